@@ -1,0 +1,340 @@
+"""The environment contract every agentgym family implements: `AgentEnv` and its step types.
+
+A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a verifier
+(`_verify`) and optionally a menu (`_admissible`) and a state-drift hook (`_drift`). The base
+class owns everything that must be the same across families: the spaces, the episode
+bookkeeping, the info keys, garbage-action survival, fault application and the sandbox's
+lifetime.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+
+from agentgym import events as ev
+from agentgym.errors import ConfigError, InfrastructureError
+from agentgym.spaces import AnyText
+from agentgym.tasks import Task, TaskSet
+
+__all__ = ["AgentEnv", "ActionError", "ParsedAction", "Outcome", "FAULT_KINDS"]
+
+FAULT_KINDS = ("tool_error", "timeout", "empty_output", "corrupted_output", "state_drift")
+"""Faults an env applies to a tool action when `AgentEnv.inject_fault` armed one."""
+
+_TRUNCATION_MARKER = "\n[agentgym: observation truncated, {n} characters omitted]"
+
+
+class ActionError(Exception):
+    """Raised by a family's `_parse` for an action outside its grammar; becomes observation text."""
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """An action the grammar understood. ``tool`` names the tool it calls (faults hit only those)."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    tool: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What one executed action produced: the observation text, its events, and whether it submitted."""
+
+    text: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    submitted: bool = False
+
+
+class AgentEnv(gym.Env[dict[str, Any], str]):
+    """Base class of every agentgym environment family.
+
+    Action: a ``str`` in the family's grammar (see ``help``), or one of `admissible_actions()`.
+    Observation: ``{"text": str}``; wrappers add fields. Reward: 1.0 when the verifier passes at
+    submission, else 0.0. ``terminated`` on submission; ``truncated`` only by budget wrappers.
+    The sandbox starts lazily at the first ``reset``, so building an env is cheap.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 0}
+    family: ClassVar[str] = ""
+    image: ClassVar[str] = "agentgym/base:latest"
+    max_action_length: ClassVar[int] = 16_384
+    max_observation_length: ClassVar[int] = 32_768
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        backend: str = "auto",
+        render_mode: str | None = None,
+        score_on_truncation: bool = False,
+        sandbox_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode={render_mode!r}; supported: {self.metadata['render_modes']}")
+        self.tasks: TaskSet = self._taskset()
+        self.split = self.tasks.check_split(split)
+        self.backend = backend
+        self.render_mode = render_mode
+        self.score_on_truncation = bool(score_on_truncation)
+        self.sandbox_options = dict(sandbox_options or {})
+        self.action_space = AnyText(self.max_action_length)
+        self.observation_space = spaces.Dict({"text": AnyText(self.max_observation_length)})
+        self.sandbox: Any = None
+        self.task: Task | None = None
+        self.turn = 0
+        self._done = False
+        self._last_text = ""
+        self._pending_fault: tuple[str, bool] | None = None
+        self._ref_pos = 0
+        self._env_calls = 0
+        self._env_seconds = 0.0
+
+    # ------------------------------------------------------------------ family hooks
+    @classmethod
+    @abstractmethod
+    def _taskset(cls) -> TaskSet:
+        """The family's tasks (cache it: it is asked once per env)."""
+
+    @abstractmethod
+    def _setup_task(self, task: Task) -> str:
+        """Put the sandbox in the task's initial state; return the initial observation text."""
+
+    @abstractmethod
+    def _parse(self, action: str) -> ParsedAction:
+        """Parse an action in the family grammar; raise `ActionError` saying what it expects."""
+
+    @abstractmethod
+    def _execute(self, action: ParsedAction) -> Outcome:
+        """Run a parsed action in the sandbox. Agent mistakes become text and events, never raise."""
+
+    @abstractmethod
+    def _verify(self) -> bool:
+        """The task's verifier on the current sandbox state."""
+
+    def _admissible(self) -> list[str]:
+        """The menu for small policies; families override."""
+        return []
+
+    def _drift(self) -> str | None:
+        """Change task state behind the agent's back; return what changed, or None if unsupported."""
+        return None
+
+    def _on_sandbox_start(self) -> None:
+        """Called once after the sandbox starts (load tool modules, warm interpreters)."""
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        if "task_id" in options:
+            task = self.tasks.get(str(options["task_id"]))
+        else:
+            split = self.tasks.check_split(options.get("split", self.split))
+            task = self.tasks.sample(split, self.np_random)
+        self._ensure_sandbox()
+        self.task = task
+        self.turn = 0
+        self._done = False
+        self._pending_fault = None
+        self._ref_pos = 0
+        self._env_calls = 0
+        self._env_seconds = 0.0
+        text = self._timed(self._setup_task, task)
+        return self._observation(text), self._info([])
+
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.task is None or self._done:
+            raise ResetNeeded("the episode is over or never started: call reset() before step()")
+        self.turn += 1
+        text = self._coerce(action)
+        expected = self.reference_action()
+        fault, self._pending_fault = self._pending_fault, None
+        outcome = self._timed(self._act, text, fault)
+        if text == expected and _clean(outcome.events):
+            self._ref_pos += 1
+        reward, terminated = 0.0, False
+        info_extra: dict[str, Any] = {}
+        if outcome.submitted:
+            success = bool(self._timed(self._verify))
+            reward, terminated, self._done = float(success), True, True
+            info_extra["success"] = success
+        obs = self._observation(outcome.text)
+        info = self._info(outcome.events)
+        info.update(info_extra)
+        return obs, reward, terminated, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._last_text
+        return None
+
+    def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
+        super().close()
+
+    # ------------------------------------------------------------------ public helpers
+    def admissible_actions(self) -> list[str]:
+        """Actions a small policy may choose from now (also in ``info["admissible_actions"]``)."""
+        return list(self._admissible()) if self.task is not None and not self._done else []
+
+    def inject_fault(self, kind: str, *, transient: bool = True) -> None:
+        """Arm a fault for this step's action if it calls a tool (used by `ToolFailureInjector`)."""
+        if kind not in FAULT_KINDS:
+            raise ConfigError(f"fault kind {kind!r}; choose from {FAULT_KINDS}")
+        self._pending_fault = (kind, transient)
+
+    def reference_action(self) -> str:
+        """The oracle's next action: the reference solution, re-issuing a step a fault spoiled.
+
+        Families whose state can drift override this with a state-aware policy.
+        """
+        if self.task is None or not self.task.solution:
+            return ""
+        return self.task.solution[min(self._ref_pos, len(self.task.solution) - 1)]
+
+    def end_by_budget(self) -> bool:
+        """Close the episode because a budget ran out; returns its success.
+
+        Unsubmitted work scores 0 unless the env was built with ``score_on_truncation=True``,
+        in which case the verifier judges the state as it stands (SWE-bench style).
+        """
+        if self._done or self.task is None:
+            return False
+        self._done = True
+        return bool(self._timed(self._verify)) if self.score_on_truncation else False
+
+    @property
+    def episode_over(self) -> bool:
+        return self._done
+
+    @property
+    def env_seconds(self) -> float:
+        """Seconds this episode spent in the env (sandbox and verifier), for `CostTracker`."""
+        return self._env_seconds
+
+    # ------------------------------------------------------------------ internals
+    def _act(self, text: str, fault: tuple[str, bool] | None) -> Outcome:
+        try:
+            parsed = self._parse(text)
+        except ActionError as exc:
+            return Outcome(f"error: {exc}", [ev.action(False, error=str(exc))])
+        head = [ev.action(True, parsed.name)]
+        try:
+            if fault is not None and parsed.tool is not None:
+                outcome = self._faulted(parsed, *fault)
+            else:
+                outcome = self._execute(parsed)
+        except InfrastructureError:
+            raise
+        except Exception as exc:  # a family bug on odd input must not kill the episode
+            outcome = Outcome(
+                f"error: {parsed.name} failed: {type(exc).__name__}: {exc}",
+                [ev.tool_call(parsed.tool or parsed.name, False, "internal")],
+            )
+        outcome.events[:0] = head
+        return outcome
+
+    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+        tool = parsed.tool or parsed.name
+        mark = ev.fault_injected(kind, tool, transient)
+        if kind == "tool_error":
+            return Outcome(
+                f"error: {tool} failed: the tool service returned an internal error. Try again.",
+                [ev.tool_call(tool, False, "tool_error"), mark],
+            )
+        if kind == "timeout":
+            return Outcome(f"error: {tool} timed out and was stopped.", [ev.tool_call(tool, False, "timeout"), mark])
+        outcome = self._execute(parsed)
+        if kind == "empty_output":
+            outcome.text = ""
+        elif kind == "corrupted_output":
+            outcome.text = self._corrupt(outcome.text)
+        elif kind == "state_drift":
+            what = self._drift()
+            if what is None:
+                return outcome
+            mark["detail"] = what
+        outcome.events.append(mark)
+        return outcome
+
+    def _corrupt(self, text: str) -> str:
+        """Cut the output short and garble a few characters, drawn from the seeded RNG."""
+        if not text:
+            return "\ufffd"
+        cut = int(self.np_random.integers(1, len(text) + 1)) if len(text) > 1 else 1
+        chars = list(text[: max(1, cut // 2)])
+        for _ in range(max(1, len(chars) // 20)):
+            chars[int(self.np_random.integers(len(chars)))] = "\ufffd"
+        return "".join(chars) + "\n[output truncated]"
+
+    def _coerce(self, action: Any) -> str:
+        if isinstance(action, bytes):
+            action = action.decode("utf-8", "replace")
+        elif isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if not isinstance(action, str):
+            action = str(action)
+        return action[: self.max_action_length]
+
+    def _ensure_sandbox(self) -> None:
+        if self.sandbox is None:
+            from agentgym.sandbox import make_sandbox
+
+            self.sandbox = make_sandbox(self.backend, image=self.image, **self.sandbox_options)
+            self._timed(self._on_sandbox_start)
+
+    def _timed(self, fn: Any, *args: Any) -> Any:
+        start = time.perf_counter()
+        before = getattr(self.sandbox, "calls", 0)
+        try:
+            return fn(*args)
+        finally:
+            self._env_seconds += time.perf_counter() - start
+            self._env_calls += getattr(self.sandbox, "calls", 0) - before
+
+    def _observation(self, text: str) -> dict[str, Any]:
+        limit = self.max_observation_length
+        if len(text) > limit:
+            marker = _TRUNCATION_MARKER.format(n=len(text) - limit)
+            text = text[: limit - len(marker)] + marker
+        self._last_text = text
+        return {"text": text}
+
+    def _info(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        assert self.task is not None
+        return {
+            "task_id": self.task.task_id,
+            "turn": self.turn,
+            "min_turns": self.task.min_turns,
+            "events": list(events),
+            "admissible_actions": self.admissible_actions(),
+            # timings stay out of info so same-seed episodes compare equal; CostTracker adds them
+            "cost": {"env_calls": self._env_calls},
+        }
+
+
+def _clean(events: list[dict[str, Any]]) -> bool:
+    """True when a step went through without a fault, a failed tool call or a mismatch."""
+    for e in events:
+        kind = e["kind"]
+        if kind == "fault_injected" or kind == "state_mismatch":
+            return False
+        if kind == "action" and not e["parsed_ok"]:
+            return False
+        if kind == "tool_call" and not e["ok"]:
+            return False
+    return True

@@ -1,0 +1,72 @@
+"""Typed errors. Each says what failed and what to run to fix it.
+
+Infrastructure errors (the engine, the sandbox) derive from `InfrastructureError` so that the
+evaluation harness and trainers can retry or mask them instead of scoring them as agent
+failures. Agent mistakes never raise: they come back as observation text and events.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgentGymError",
+    "InfrastructureError",
+    "EngineUnreachable",
+    "ImageMissing",
+    "SandboxStartFailed",
+    "SandboxCrashed",
+    "SandboxTimeout",
+    "SandboxClosed",
+    "SandboxOpError",
+    "ConfigError",
+]
+
+
+class AgentGymError(Exception):
+    """Base of every error agentgym raises on purpose."""
+
+
+class ConfigError(AgentGymError, ValueError):
+    """A bad argument or option from the user; the message echoes the bad value."""
+
+
+class InfrastructureError(AgentGymError):
+    """The sandbox or its engine failed; not the agent's fault. Retry or mask, never score."""
+
+
+class EngineUnreachable(InfrastructureError):
+    """No Docker engine answers."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(
+            "no Docker engine answers"
+            + (f" ({detail})" if detail else "")
+            + ". Run `agentgym setup` to install and start one, or pass backend='local'."
+        )
+
+
+class ImageMissing(InfrastructureError):
+    """The sandbox image has not been built on this machine."""
+
+    def __init__(self, image: str) -> None:
+        self.image = image
+        super().__init__(f"sandbox image {image!r} is missing. Run `agentgym setup` to build it.")
+
+
+class SandboxStartFailed(InfrastructureError):
+    """The container or the step server inside it did not come up."""
+
+
+class SandboxCrashed(InfrastructureError):
+    """The step server died or its channel broke mid-episode."""
+
+
+class SandboxTimeout(InfrastructureError):
+    """The step server did not answer within its deadline (the command's own timeout is not this)."""
+
+
+class SandboxClosed(AgentGymError):
+    """A call on a sandbox after `close()`."""
+
+
+class SandboxOpError(AgentGymError):
+    """The step server refused an operation (bad path, unknown module); the message says why."""

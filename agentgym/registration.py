@@ -1,0 +1,23 @@
+"""Gymnasium registration of every agentgym environment id.
+
+String entry points keep specs serialisable and imports lazy: importing agentgym does not import
+any family until `gym.make` asks for it.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+__all__ = ["ENV_IDS", "register_envs"]
+
+ENV_IDS = {
+    "agentgym/Coding-v0": "agentgym.envs.coding:CodingEnv",
+    "agentgym/ToolUse-v0": "agentgym.envs.tooluse:ToolUseEnv",
+}
+
+
+def register_envs() -> None:
+    """Register the ids once per process (gymnasium warns on re-registration)."""
+    for env_id, entry_point in ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry_point, disable_env_checker=False)

@@ -1,0 +1,45 @@
+"""Sandboxes: where agent actions run. One `Sandbox` interface, two backends.
+
+- ``docker``: a hardened container per sandbox (the default where a Docker engine answers).
+- ``local``: a host subprocess with rlimits, for machines without Docker; not isolation.
+
+``make_sandbox("auto", image=...)`` picks docker when an engine answers, else local. The
+``AGENTGYM_BACKEND`` environment variable overrides ``"auto"``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agentgym.errors import ConfigError
+from agentgym.sandbox.base import CommandResult, ForkResult, Sandbox
+
+__all__ = ["Sandbox", "CommandResult", "ForkResult", "make_sandbox", "resolve_backend", "BACKENDS"]
+
+BACKENDS = ("auto", "docker", "local")
+
+
+def resolve_backend(backend: str = "auto") -> str:
+    """The concrete backend ``"auto"`` stands for on this machine right now."""
+    if backend == "auto":
+        backend = os.environ.get("AGENTGYM_BACKEND", "auto") or "auto"
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend={backend!r}; choose one of {BACKENDS}")
+    if backend == "auto":
+        from agentgym.sandbox.docker import engine_available
+
+        return "docker" if engine_available() else "local"
+    return backend
+
+
+def make_sandbox(backend: str = "auto", *, image: str = "agentgym/base:latest", **options: Any) -> Sandbox:
+    """Start a sandbox. Options go to the backend (memory, cpus, pids_limit, start_timeout...)."""
+    concrete = resolve_backend(backend)
+    if concrete == "docker":
+        from agentgym.sandbox.docker import DockerSandbox
+
+        return DockerSandbox(image, **options)
+    from agentgym.sandbox.local import LocalSandbox
+
+    return LocalSandbox(**options)

@@ -1,0 +1,229 @@
+"""The Docker backend: one hardened container per sandbox, its step server on the attached stdio.
+
+The container runs with no network, a non-root user, no capabilities, no new privileges, a
+read-only root, size-capped tmpfs workspace and /tmp, and pid, memory and CPU limits, under
+``--init`` with logging off. Its stdin is attached once (``stdin_once``): when the owning
+process dies, the attach socket closes, the server reads EOF and exits, and ``auto_remove``
+deletes the container. Labels name the owner so `gc` can remove leftovers of dead owners.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+from agentgym.errors import EngineUnreachable, ImageMissing, SandboxStartFailed
+from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox
+
+__all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
+
+LABEL = "io.agentgym.managed"
+_STDOUT = 1
+_clients: dict[int, Any] = {}
+_clients_lock = threading.Lock()
+
+
+def docker_client(timeout: float = 10.0) -> Any:
+    """A docker SDK client for this process (clients are not fork-safe, so one per pid)."""
+    import docker
+
+    pid = os.getpid()
+    with _clients_lock:
+        client = _clients.get(pid)
+        if client is None:
+            try:
+                client = docker.from_env(timeout=int(timeout))
+                client.ping()
+            except Exception as exc:  # DockerException, requests errors, FileNotFoundError
+                raise EngineUnreachable(f"{type(exc).__name__}: {exc}") from None
+            _clients[pid] = client
+    return client
+
+
+def engine_available() -> bool:
+    try:
+        docker_client(timeout=3)
+    except EngineUnreachable:
+        return False
+    return True
+
+
+def owner_labels() -> dict[str, str]:
+    return {
+        LABEL: "true",
+        "io.agentgym.owner_pid": str(os.getpid()),
+        "io.agentgym.owner_host": socket.gethostname(),
+        "io.agentgym.owner_start": _process_start(os.getpid()),
+    }
+
+
+def _process_start(pid: int) -> str:
+    """The process's start time in clock ticks, so a reused pid is not taken for its owner."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
+def _owner_alive(labels: dict[str, str]) -> bool:
+    if labels.get("io.agentgym.owner_host") != socket.gethostname():
+        return True  # another machine's container: not ours to judge
+    try:
+        pid = int(labels.get("io.agentgym.owner_pid", "0"))
+    except ValueError:
+        return False
+    if pid <= 0 or not os.path.exists(f"/proc/{pid}"):
+        return False
+    start = labels.get("io.agentgym.owner_start", "")
+    return not start or _process_start(pid) == start
+
+
+def list_managed(client: Any = None) -> list[Any]:
+    """Every container agentgym started on this engine, running or not."""
+    client = client or docker_client()
+    return list(client.containers.list(all=True, filters={"label": f"{LABEL}=true"}))
+
+
+def gc(*, everything: bool = False, client: Any = None) -> list[str]:
+    """Remove agentgym containers whose owner process is gone (all of them with ``everything``)."""
+    removed = []
+    for container in list_managed(client):
+        if everything or not _owner_alive(container.labels):
+            try:
+                container.remove(force=True)
+                removed.append(container.short_id)
+            except Exception:
+                pass  # already gone (auto-remove raced us)
+    return removed
+
+
+class DockerSandbox(Sandbox):
+    """A hardened container running the step server; see the module docstring."""
+
+    backend = "docker"
+
+    def __init__(
+        self,
+        image: str,
+        *,
+        memory: str = "1g",
+        cpus: float = 1.0,
+        pids_limit: int = 256,
+        workspace_size: str = "256m",
+        tmp_size: str = "128m",
+        user: str = "65534:65534",
+        start_timeout: float = 60.0,
+        labels: dict[str, str] | None = None,
+        **_ignored: object,
+    ) -> None:
+        import docker.errors
+
+        super().__init__(start_timeout=start_timeout)
+        self.image = image
+        self.container: Any = None
+        self._sock: Any = None
+        self._pending = bytearray()
+        client = docker_client()
+        try:
+            client.images.get(image)
+        except docker.errors.ImageNotFound:
+            raise ImageMissing(image) from None
+        except docker.errors.APIError as exc:
+            raise EngineUnreachable(str(exc)) from None
+        try:
+            api = client.api
+            host_config = api.create_host_config(
+                network_mode="none",
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                read_only=True,
+                tmpfs={
+                    WORKSPACE: f"rw,exec,nosuid,nodev,size={workspace_size},mode=1777",
+                    "/tmp": f"rw,nosuid,nodev,size={tmp_size},mode=1777",
+                },
+                pids_limit=pids_limit,
+                mem_limit=memory,
+                memswap_limit=memory,
+                nano_cpus=int(cpus * 1e9),
+                init=True,
+                log_config={"type": "none", "config": {}},
+                auto_remove=True,
+            )
+            created = api.create_container(
+                image,
+                command=["python3", "-u", "-c", BOOTSTRAP, f'{{"workspace": "{WORKSPACE}", "container": true}}'],
+                stdin_open=True,
+                detach=False,  # with stdin_open this sets StdinOnce: EOF on our socket stops the server
+                user=user,
+                working_dir=WORKSPACE,
+                environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+                labels={**owner_labels(), **(labels or {})},
+                host_config=host_config,
+            )
+            self.container = client.containers.get(created["Id"])
+            sock = client.api.attach_socket(self.container.id, params={"stdin": 1, "stdout": 1, "stream": 1})
+            self._sock = getattr(sock, "_sock", sock)
+            self._sock_owner = sock  # keeps the HTTP response (and so the socket) alive
+            self.container.start()
+        except Exception as exc:
+            self.close()
+            raise SandboxStartFailed(f"could not start a container from {image!r}: {exc}") from exc
+        try:
+            self._handshake()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def workspace(self) -> str:
+        return WORKSPACE
+
+    def _send(self, data: bytes) -> None:
+        self._sock.settimeout(30)
+        self._sock.sendall(data)
+
+    def _recv(self, deadline: float) -> bytes:
+        """Next stdout payload bytes, taken out of Docker's 8-byte-header multiplexed frames."""
+        while True:
+            out = bytearray()
+            while len(self._pending) >= 8:
+                size = int.from_bytes(self._pending[4:8], "big")
+                if len(self._pending) < 8 + size:
+                    break
+                if self._pending[0] == _STDOUT:
+                    out += self._pending[8 : 8 + size]
+                del self._pending[: 8 + size]
+            if out:
+                return bytes(out)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self._sock.settimeout(remaining)
+            chunk = self._sock.recv(1 << 20)
+            if not chunk:
+                return b""
+            self._pending += chunk
+
+    def _terminate(self) -> None:
+        sock = getattr(self, "_sock", None)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            try:
+                sock.close()
+            except OSError:
+                pass
+            self._sock = None
+        container = getattr(self, "container", None)
+        if container is not None:
+            try:
+                container.remove(force=True)
+            except Exception:
+                pass  # auto_remove got there first
+            self.container = None

@@ -1,0 +1,136 @@
+"""The local backend: the step server as a host subprocess in a temporary folder.
+
+It exists for machines without a Docker engine. It limits memory, file size and processes with
+rlimits, but it is not isolation: commands run as the calling user with the host's network and
+filesystem. It says so once per process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+from agentgym.errors import SandboxStartFailed
+from agentgym.sandbox.base import BOOTSTRAP, Sandbox
+
+__all__ = ["LocalSandbox", "LocalSandboxWarning"]
+
+
+class LocalSandboxWarning(UserWarning):
+    """The local backend does not isolate the agent from the host."""
+
+
+_warned = False
+
+
+class LocalSandbox(Sandbox):
+    """A step server in a host subprocess; see the module docstring for what it does not do."""
+
+    backend = "local"
+
+    def __init__(
+        self,
+        *,
+        memory_mb: int = 2048,
+        file_mb: int = 256,
+        max_processes: int = 512,
+        start_timeout: float = 30.0,
+        python: str = sys.executable,
+        **_ignored: object,
+    ) -> None:
+        global _warned
+        super().__init__(start_timeout=start_timeout)
+        if not _warned:
+            _warned = True
+            warnings.warn(
+                "agentgym local sandbox backend: commands run on the host without isolation "
+                "(rlimits only). Run `agentgym setup` for the Docker backend.",
+                LocalSandboxWarning,
+                stacklevel=3,
+            )
+        self._root = tempfile.mkdtemp(prefix="agentgym-local-")
+        self._workspace = os.path.join(self._root, "workspace")
+        os.makedirs(os.path.join(self._root, "tmp"))
+        config = {
+            "workspace": self._workspace,
+            "container": False,
+            "limits": {
+                "RLIMIT_AS": memory_mb << 20,
+                "RLIMIT_FSIZE": file_mb << 20,
+                "RLIMIT_NPROC": max_processes,
+            },
+        }
+        try:
+            self._err = open(os.path.join(self._root, "server.err"), "wb")
+            self._proc = subprocess.Popen(
+                [python, "-u", "-c", BOOTSTRAP, json.dumps(config)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._err,
+                start_new_session=True,
+                cwd=self._root,
+            )
+        except OSError as exc:
+            shutil.rmtree(self._root, ignore_errors=True)
+            raise SandboxStartFailed(f"could not start the local step server with {python}: {exc}") from exc
+        self._out = self._proc.stdout.fileno()  # type: ignore[union-attr]
+        try:
+            self._handshake()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def workspace(self) -> str:
+        return self._workspace
+
+    def _send(self, data: bytes) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(data)
+        self._proc.stdin.flush()
+
+    def _recv(self, deadline: float) -> bytes:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([self._out], [], [], remaining)
+        if not ready:
+            raise TimeoutError
+        return os.read(self._out, 1 << 20)
+
+    def _terminate(self) -> None:
+        proc = getattr(self, "_proc", None)
+        if proc is not None:
+            try:
+                if proc.stdin:
+                    proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            if proc.stdout:
+                proc.stdout.close()
+        err = getattr(self, "_err", None)
+        if err is not None:
+            err.close()
+        root = getattr(self, "_root", None)
+        if root:
+            shutil.rmtree(root, ignore_errors=True)

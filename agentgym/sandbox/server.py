@@ -1,0 +1,401 @@
+"""The step server: one long-lived, stdlib-only process per sandbox.
+
+It runs inside the container (or as a host subprocess for the local backend), reads framed
+requests on stdin and writes framed replies on stdout, so a step costs a pipe round trip rather
+than a `docker exec`. It exits when stdin closes, which is how a dead client takes its container
+with it. This file is sent to the interpreter over stdin at start, so images need no copy of it.
+
+Frame: ``MAGIC`` + 8-byte big-endian length + a JSON payload; binary data travels as base64.
+The real stdout is kept apart from fd 1 so stray writes by children cannot corrupt the channel.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import select
+import signal
+import shutil
+import stat
+import struct
+import subprocess
+import sys
+import time
+import traceback
+import types
+
+MAGIC = b"\x00AG1"
+HEADER = struct.Struct(">Q")
+DEFAULT_MAX_OUTPUT = 1 << 20
+CHILD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class Server:
+    def __init__(self, workspace, container, limits):
+        self.workspace = os.path.realpath(workspace)
+        self.container = container
+        self.limits = limits
+        self.snapshots = {}
+        self.modules = {}
+        self.pgids = set()
+        self.in_fd = os.dup(0)
+        self.out_fd = os.dup(1)
+        null_r = os.open(os.devnull, os.O_RDONLY)
+        null_w = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null_r, 0)
+        os.dup2(null_w, 1)
+        os.close(null_r)
+        os.close(null_w)
+        self.my_pids = {os.getpid(), os.getppid(), 1}
+
+    # -------------------------------------------------------------- channel
+    def read_exact(self, n):
+        chunks = []
+        while n:
+            chunk = os.read(self.in_fd, min(n, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def read_frame(self):
+        head = self.read_exact(len(MAGIC) + HEADER.size)
+        if head is None:
+            return None
+        if head[: len(MAGIC)] != MAGIC:
+            raise SystemExit("agentgym step server: bad frame magic; closing")
+        (size,) = HEADER.unpack(head[len(MAGIC):])
+        body = self.read_exact(size)
+        return None if body is None else json.loads(body)
+
+    def write_frame(self, obj):
+        body = json.dumps(obj, separators=(",", ":")).encode()
+        data = MAGIC + HEADER.pack(len(body)) + body
+        view = memoryview(data)
+        while view:
+            n = os.write(self.out_fd, view)
+            view = view[n:]
+
+    def serve(self):
+        self.write_frame({"ok": True, "result": {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
+                                                 "workspace": self.workspace,
+                                                 "python": sys.version.split()[0]}})
+        while True:
+            req = self.read_frame()
+            if req is None:
+                break
+            op = req.get("op", "")
+            handler = getattr(self, "op_" + op, None)
+            try:
+                if handler is None:
+                    raise ValueError("unknown op %r" % op)
+                reply = {"ok": True, "result": handler(**req.get("args", {}))}
+            except Exception as exc:
+                reply = {"ok": False, "error": type(exc).__name__, "message": str(exc),
+                         "trace": traceback.format_exc(limit=4)}
+            self.write_frame(reply)
+        self.kill_children()
+
+    # -------------------------------------------------------------- paths
+    def path(self, rel):
+        full = os.path.realpath(os.path.join(self.workspace, rel))
+        if full != self.workspace and not full.startswith(self.workspace + os.sep):
+            raise PermissionError("path %r is outside the workspace" % rel)
+        return full
+
+    # -------------------------------------------------------------- children
+    def child_setup(self):
+        os.setsid()
+        try:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")
+        except OSError:
+            pass
+        try:
+            import resource
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            for name, value in self.limits.items():
+                resource.setrlimit(getattr(resource, name), (value, value))
+        except Exception:
+            pass
+
+    def child_env(self, extra):
+        env = {"PATH": CHILD_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": "/tmp"}
+        if not self.container:
+            env["TMPDIR"] = env["HOME"] = os.path.join(os.path.dirname(self.workspace), "tmp")
+            env["PATH"] = os.path.dirname(sys.executable) + ":" + CHILD_PATH
+        env.update(extra or {})
+        return env
+
+    def kill_group(self, pgid):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def kill_children(self):
+        for pgid in list(self.pgids):
+            self.kill_group(pgid)
+        self.pgids.clear()
+        if self.container:  # everything but init, us and our parent belongs to an agent
+            me = os.getuid()
+            for name in os.listdir("/proc"):
+                if name.isdigit() and int(name) not in self.my_pids:
+                    try:
+                        if os.stat("/proc/" + name).st_uid == me:
+                            os.kill(int(name), signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError, FileNotFoundError):
+                        pass
+        self.reap()
+
+    def reap(self):
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+
+    def collect(self, fds, pid, deadline, max_output):
+        """Read the child's pipes until they close or the deadline passes; cap what is kept."""
+        bufs = {fd: bytearray() for fd in fds}
+        dropped = {fd: 0 for fd in fds}
+        open_fds = list(fds)
+        exited_at = None
+        status = None
+        while open_fds:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            if status is None:
+                got, st = os.waitpid(pid, os.WNOHANG)
+                if got:
+                    status, exited_at = st, now
+            if exited_at is not None and now - exited_at > 0.2:
+                break  # a background child still holds the pipe; do not wait for it
+            wait = min(deadline - now, 0.05 if status is None else 0.2)
+            ready, _, _ = select.select(open_fds, [], [], wait)
+            for fd in ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    open_fds.remove(fd)
+                    continue
+                room = max_output - len(bufs[fd])
+                if room > 0:
+                    bufs[fd] += chunk[:room]
+                dropped[fd] += max(0, len(chunk) - max(room, 0))
+        timed_out = status is None and time.monotonic() >= deadline
+        if status is None and not timed_out:
+            try:
+                got, st = os.waitpid(pid, 0 if not open_fds else os.WNOHANG)
+                if got:
+                    status = st
+            except ChildProcessError:
+                pass
+        self.kill_group(pid)
+        if status is None:
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                status = 0
+        for fd in fds:
+            os.close(fd)
+        self.pgids.discard(pid)
+        self.reap()
+        code = os.waitstatus_to_exitcode(status) if not timed_out else -9
+        return bufs, dropped, code, timed_out
+
+    @staticmethod
+    def render(buf, dropped):
+        data = bytes(buf)
+        if dropped:
+            data += b"\n[agentgym: output truncated, %d bytes omitted]\n" % dropped
+        return base64.b64encode(data).decode()
+
+    # -------------------------------------------------------------- ops
+    def op_ping(self):
+        return {"pid": os.getpid()}
+
+    def op_exec(self, cmd, timeout=10.0, cwd=".", env=None, max_output=DEFAULT_MAX_OUTPUT):
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            cmd, shell=isinstance(cmd, str), cwd=self.path(cwd), env=self.child_env(env),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            preexec_fn=self.child_setup, close_fds=True,
+        )
+        self.pgids.add(proc.pid)
+        fd = proc.stdout.fileno()
+        out_fd = os.dup(fd)
+        proc.stdout.close()
+        proc.returncode = 0  # we reap it ourselves; stop Popen's __del__ from waiting
+        bufs, dropped, code, timed_out = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
+        return {"exit_code": code, "output": self.render(bufs[out_fd], dropped[out_fd]),
+                "truncated": bool(dropped[out_fd]), "timed_out": timed_out,
+                "seconds": time.monotonic() - start}
+
+    def op_read_file(self, path, max_bytes=None):
+        with open(self.path(path), "rb") as f:
+            data = f.read() if max_bytes is None else f.read(int(max_bytes))
+        return base64.b64encode(data).decode()
+
+    def op_write_files(self, files):
+        for rel, (data, mode) in files.items():
+            full = self.path(rel)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(base64.b64decode(data))
+            os.chmod(full, mode)
+        return len(files)
+
+    def op_list_files(self):
+        out = []
+        for root, dirs, files in os.walk(self.workspace):
+            dirs.sort()
+            for name in sorted(files):
+                out.append(os.path.relpath(os.path.join(root, name), self.workspace))
+        return out
+
+    def tree(self):
+        entries = []
+        for root, dirs, files in os.walk(self.workspace):
+            dirs.sort()
+            rel_root = os.path.relpath(root, self.workspace)
+            if rel_root != ".":
+                entries.append((rel_root, "d", stat.S_IMODE(os.lstat(root).st_mode), b""))
+            for name in sorted(files):
+                full = os.path.join(root, name)
+                st = os.lstat(full)
+                rel = os.path.relpath(full, self.workspace)
+                if stat.S_ISLNK(st.st_mode):
+                    entries.append((rel, "l", 0, os.readlink(full).encode()))
+                elif stat.S_ISREG(st.st_mode):
+                    with open(full, "rb") as f:
+                        entries.append((rel, "f", stat.S_IMODE(st.st_mode), f.read()))
+        return entries
+
+    def op_snapshot(self, name="initial"):
+        self.snapshots[name] = self.tree()
+        return self.checksum(self.snapshots[name])
+
+    def clear_workspace(self):
+        for name in os.listdir(self.workspace):
+            full = os.path.join(self.workspace, name)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full, ignore_errors=True)
+                if os.path.exists(full):  # e.g. a folder the agent made read-only
+                    for root, dirs, _ in os.walk(full):
+                        for d in dirs:
+                            os.chmod(os.path.join(root, d), 0o700)
+                    os.chmod(full, 0o700)
+                    shutil.rmtree(full)
+            else:
+                os.unlink(full)
+
+    def op_restore(self, name="initial", kill=True):
+        if name not in self.snapshots:
+            raise KeyError("no snapshot named %r" % name)
+        if kill:
+            self.kill_children()
+        self.clear_workspace()
+        for rel, kind, mode, data in self.snapshots[name]:
+            full = os.path.join(self.workspace, rel)
+            if kind == "d":
+                os.makedirs(full, exist_ok=True)
+                os.chmod(full, mode)
+            elif kind == "l":
+                os.symlink(data.decode(), full)
+            else:
+                with open(full, "wb") as f:
+                    f.write(data)
+                os.chmod(full, mode)
+        return self.checksum(self.snapshots[name])
+
+    @staticmethod
+    def checksum(entries):
+        h = hashlib.sha256()
+        for rel, kind, mode, data in sorted(entries):
+            h.update(("%s\0%s\0%o\0%d\0" % (rel, kind, mode, len(data))).encode())
+            h.update(data)
+        return h.hexdigest()
+
+    def op_checksum(self):
+        return self.checksum(self.tree())
+
+    def op_kill_all(self):
+        self.kill_children()
+        return True
+
+    def op_load_module(self, name, source):
+        module = types.ModuleType(name)
+        module.__dict__["WORKSPACE"] = self.workspace
+        exec(compile(source, "<agentgym:%s>" % name, "exec"), module.__dict__)
+        self.modules[name] = module
+        sys.modules[name] = module
+        return sorted(k for k in module.__dict__ if not k.startswith("_"))
+
+    def function(self, module, func):
+        if module not in self.modules:
+            raise KeyError("module %r is not loaded" % module)
+        return getattr(self.modules[module], func)
+
+    def op_call(self, module, func, kwargs=None):
+        cwd = os.getcwd()
+        os.chdir(self.workspace)
+        try:
+            return self.function(module, func)(**(kwargs or {}))
+        finally:
+            os.chdir(cwd)
+
+    def op_fork_call(self, module, func, kwargs=None, timeout=10.0, max_output=DEFAULT_MAX_OUTPUT):
+        """Run a loaded function in a forked child: a warm interpreter per run (e.g. test runs)."""
+        fn = self.function(module, func)
+        start = time.monotonic()
+        out_r, out_w = os.pipe()
+        val_r, val_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            try:
+                os.close(out_r)
+                os.close(val_r)
+                self.child_setup()
+                os.dup2(out_w, 1)
+                os.dup2(out_w, 2)
+                sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+                sys.stderr = sys.stdout
+                os.chdir(self.workspace)
+                value = fn(**(kwargs or {}))
+                payload = json.dumps({"value": value}).encode()
+            except BaseException as exc:
+                payload = json.dumps({"error": "%s: %s" % (type(exc).__name__, exc)}).encode()
+            try:
+                sys.stdout.flush()
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(val_w, view):]
+            finally:
+                os._exit(0)
+        os.close(out_w)
+        os.close(val_w)
+        self.pgids.add(pid)
+        bufs, dropped, code, timed_out = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
+        raw = bytes(bufs[val_r])
+        result = json.loads(raw) if raw and not dropped[val_r] else {"error": "no result (child died)"}
+        return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
+                "timed_out": timed_out, "output": self.render(bufs[out_r], dropped[out_r]),
+                "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
+
+
+def main(argv):
+    config = json.loads(argv[0]) if argv else {}
+    workspace = config.get("workspace", os.getcwd())
+    os.makedirs(workspace, exist_ok=True)
+    os.chdir(workspace)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    Server(workspace, bool(config.get("container")), config.get("limits", {})).serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,1 @@
+"""Baselines: a torch policy with the BudgetMix trainer, and a Stable-Baselines3 example."""

@@ -1,0 +1,1 @@
+"""agentgym.envs: the environment families (coding, tool use, ...), one sub-package each."""

@@ -1,0 +1,86 @@
+"""The AgentEnv contract, on the toy family, on both backends."""
+
+from __future__ import annotations
+
+import pytest
+from gymnasium.error import ResetNeeded
+from gymnasium.utils.env_checker import check_env
+
+from support.toy_env import ToyEnv
+
+
+@pytest.fixture
+def env(backend):
+    e = ToyEnv(backend=backend, split="test")
+    yield e
+    e.close()
+
+
+def test_oracle_solves_and_info_keys(env):
+    obs, info = env.reset(seed=3)
+    assert set(obs) == {"text"} and info["task_id"].startswith("toy/")
+    assert {"task_id", "events", "admissible_actions", "cost", "turn", "min_turns"} <= set(info)
+    for _ in range(info["min_turns"]):
+        obs, reward, terminated, truncated, info = env.step(env.reference_action())
+    assert terminated and not truncated and reward == 1.0 and info["success"] is True
+    with pytest.raises(ResetNeeded):
+        env.step("cat")
+
+
+def test_garbage_actions_cost_a_turn_and_never_raise(env):
+    env.reset(seed=0)
+    for garbage in ["", "\x00\xff", "write", "rm -rf /", "x" * 100_000, b"bytes!", 42]:
+        obs, reward, terminated, truncated, info = env.step(garbage)
+        assert not terminated and reward == 0.0
+        assert obs["text"].startswith("error:")
+        assert info["events"][0] == {"kind": "action", "parsed_ok": False, "name": None, "error": info["events"][0]["error"]}
+    assert env.turn == 7
+
+
+def test_same_seed_same_task_and_trajectory(backend):
+    runs = []
+    for _ in range(2):
+        with_env = ToyEnv(backend=backend)
+        obs, info = with_env.reset(seed=11)
+        traj = [(obs, info["task_id"])]
+        for a in ["cat", "write x", "cat", "submit"]:
+            o, r, te, tr, i = with_env.step(a)
+            traj.append((o, r, te, i["events"]))
+        runs.append(traj)
+        with_env.close()
+    assert runs[0] == runs[1]
+
+
+def test_faults_apply_to_tool_actions_only(env):
+    env.reset(seed=1)
+    env.inject_fault("tool_error")
+    _, _, _, _, info = env.step("write nope")
+    kinds = [e["kind"] for e in info["events"]]
+    assert "fault_injected" in kinds and "mutation" not in kinds  # the write never happened
+    env.inject_fault("tool_error")
+    _, _, _, _, info = env.step("help")  # not a tool: no fault
+    assert "fault_injected" not in [e["kind"] for e in info["events"]]
+
+
+def test_oracle_retries_after_transient_fault(env):
+    _, info = env.reset(seed=2)
+    env.inject_fault("timeout")
+    env.step(env.reference_action())
+    for _ in range(info["min_turns"]):
+        _, reward, terminated, _, info = env.step(env.reference_action())
+    assert terminated and reward == 1.0
+
+
+def test_check_env_passes(backend):
+    env = ToyEnv(backend=backend)
+    check_env(env, skip_render_check=True)
+    env.close()
+
+
+def test_end_by_budget_scores_zero_unless_asked(backend):
+    for score, expected in [(False, False), (True, True)]:
+        env = ToyEnv(backend=backend, score_on_truncation=score)
+        env.reset(seed=5)
+        env.step(env.reference_action())
+        assert env.end_by_budget() is expected
+        env.close()

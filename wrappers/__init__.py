@@ -1,0 +1,1 @@
+"""agentgym.wrappers: composable gymnasium wrappers for interaction-budget experiments."""
