@@ -1,0 +1,80 @@
+"""PettingZoo interop: K agents attempt the same task, each in its own sandbox.
+
+Pass@K asks whether any of K independent attempts succeeds; as a `pettingzoo.ParallelEnv` the K
+attempts step in lockstep, so multi-agent code (and PettingZoo's tooling) can drive them. Every
+attempt gets the same task (the first attempt draws it from the seed) and its own seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from pettingzoo import ParallelEnv
+
+from agentgym.errors import ConfigError
+
+__all__ = ["KAttemptsEnv"]
+
+
+class KAttemptsEnv(ParallelEnv):
+    """``k`` attempts at one agentgym task as a PettingZoo `ParallelEnv`.
+
+    Args:
+        env: an env id for `gym.make` (with ``make_kwargs``), or a callable returning a new env.
+        k: the number of attempts (agents ``attempt_0`` ... ``attempt_{k-1}``).
+
+    An attempt leaves ``agents`` when its episode terminates or is truncated; the step after
+    the last one leaves ``agents`` empty. ``close()`` closes every sandbox.
+    """
+
+    metadata = {"name": "agentgym_k_attempts_v0", "render_modes": []}
+
+    def __init__(self, env: str | Callable[[], gym.Env], k: int = 2, **make_kwargs: Any) -> None:
+        if not isinstance(k, int) or k < 1:
+            raise ConfigError(f"k={k!r}: the number of attempts must be a positive int")
+        factory = env if callable(env) else (lambda: gym.make(env, **make_kwargs))
+        self.possible_agents = [f"attempt_{i}" for i in range(k)]
+        self.agents: list[str] = []
+        self._envs = {agent: factory() for agent in self.possible_agents}
+        self.observation_spaces = {a: e.observation_space for a, e in self._envs.items()}
+        self.action_spaces = {a: e.action_space for a, e in self._envs.items()}
+        self.render_mode = None
+
+    def observation_space(self, agent: str) -> gym.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gym.Space:
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        options = dict(options or {})
+        first, *rest = self.possible_agents
+        obs, infos = {}, {}
+        obs[first], infos[first] = self._envs[first].reset(seed=seed, options=options)
+        options["task_id"] = infos[first]["task_id"]
+        for i, agent in enumerate(rest, start=1):
+            agent_seed = None if seed is None else seed + i
+            obs[agent], infos[agent] = self._envs[agent].reset(seed=agent_seed, options=options)
+        self.agents = list(self.possible_agents)
+        return obs, infos
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        obs, rewards, terms, truncs, infos = {}, {}, {}, {}, {}
+        for agent in list(self.agents):
+            if agent not in actions:
+                raise ConfigError(f"no action for live agent {agent!r}; live agents: {self.agents}")
+            o, r, te, tr, info = self._envs[agent].step(actions[agent])
+            obs[agent], rewards[agent], terms[agent], truncs[agent], infos[agent] = o, float(r), te, tr, info
+        self.agents = [a for a in self.agents if not (terms[a] or truncs[a])]
+        return obs, rewards, terms, truncs, infos
+
+    def render(self) -> None:
+        return None
+
+    def close(self) -> None:
+        for env in self._envs.values():
+            env.close()
