@@ -1,0 +1,203 @@
+"""Interaction-budget wrappers: cut an episode off after T agent turns.
+
+- `TurnLimit(env, max_turns)`: a fixed budget T; adds ``turns_left`` to the observation.
+- `RandomBudget(env, budget)`: a `TurnLimit` whose T is drawn per episode (BudgetMix).
+- `parse_budget(budget)`: a budget spec as a sampler and the largest T it can draw.
+
+A budget spec is an int T, ``{"uniform": [lo, hi]}``, ``{"choice": [...], "weights": [...]}``,
+``{"loguniform": [lo, hi]}`` (all bounds inclusive) or a callable ``(np_random) -> int``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+from gymnasium.utils import RecordConstructorArgs
+
+from agentgym.errors import ConfigError
+
+__all__ = ["TurnLimit", "RandomBudget", "parse_budget", "BudgetSpec", "CALLABLE_MAX_BUDGET"]
+
+BudgetSpec = int | Mapping[str, Any] | Callable[[np.random.Generator], int]
+Sampler = Callable[[np.random.Generator], int]
+
+CALLABLE_MAX_BUDGET = 1024
+"""Upper bound of ``turns_left``'s space for a callable budget unless ``max_budget`` is given."""
+
+
+def _turns(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"{what}={value!r}; expected an int >= 1 (a number of agent turns)")
+    return int(value)
+
+
+def _bounds(spec: Mapping[str, Any], key: str) -> tuple[int, int]:
+    pair = spec[key]
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise ConfigError(f"budget {{{key!r}: {pair!r}}}; expected [lo, hi], e.g. {{{key!r}: [2, 16]}}")
+    lo, hi = _turns(pair[0], f"{key} lo"), _turns(pair[1], f"{key} hi")
+    if lo > hi:
+        raise ConfigError(f"budget {{{key!r}: {list(pair)!r}}}: lo > hi")
+    return lo, hi
+
+
+def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sampler, int]:
+    """Turn a budget spec into ``(sampler, largest T)``; raises `ConfigError` echoing a bad spec."""
+    if callable(budget):
+        top = _turns(max_budget, "max_budget") if max_budget is not None else CALLABLE_MAX_BUDGET
+        return budget, top
+    if isinstance(budget, Mapping):
+        if len(budget) != 1 and set(budget) != {"choice", "weights"}:
+            raise ConfigError(
+                f"budget={dict(budget)!r}; expected one of {{'uniform': [lo, hi]}}, "
+                "{'choice': [...], 'weights': [...]}, {'loguniform': [lo, hi]}"
+            )
+        if "uniform" in budget:
+            lo, hi = _bounds(budget, "uniform")
+            return (lambda rng: int(rng.integers(lo, hi + 1))), hi
+        if "loguniform" in budget:
+            lo, hi = _bounds(budget, "loguniform")
+            # floor(exp(U[log lo, log(hi+1)))) gives each T in [lo, hi] mass log((T+1)/T)
+            a, b = math.log(lo), math.log(hi + 1)
+            return (lambda rng: min(hi, int(math.exp(rng.uniform(a, b))))), hi
+        if "choice" in budget:
+            values = budget["choice"]
+            if not isinstance(values, (list, tuple)) or not values:
+                raise ConfigError(f"budget choice={values!r}; expected a non-empty list of ints")
+            choices = [_turns(v, "budget choice") for v in values]
+            weights = budget.get("weights")
+            if weights is None:
+                p = None
+            else:
+                w = np.asarray(weights, dtype=float)
+                if w.shape != (len(choices),) or (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+                    raise ConfigError(
+                        f"budget weights={weights!r}; expected {len(choices)} non-negative numbers, not all 0"
+                    )
+                p = w / w.sum()
+            return (lambda rng: choices[int(rng.choice(len(choices), p=p))]), max(choices)
+        raise ConfigError(f"budget={dict(budget)!r}; unknown distribution, use uniform, choice or loguniform")
+    return (lambda rng, t=_turns(budget, "budget"): t), int(budget)
+
+
+class TurnLimit(gym.Wrapper, RecordConstructorArgs):
+    """Truncates an episode when its T-th agent turn ends without termination.
+
+    On truncation it calls ``env.unwrapped.end_by_budget()`` when the env has it (unsubmitted
+    work scores 0 unless the env scores the state at truncation) and puts its verdict in
+    ``info["success"]``. ``terminated`` and ``truncated`` keep Gymnasium's meaning: a submission
+    on the last turn is a termination, and a truncation set further in is passed through, so
+    both can be true. It never emits ``"TimeLimit.truncated"``.
+
+    info: ``budget`` (T), ``turns_left``, and ``budget_exhausted`` at the end of an episode.
+    A `Dict` observation gains ``turns_left`` (int64, shape (1,)) and ``turns_left_frac``.
+
+    >>> from agentgym.wrappers import TurnLimit
+    >>> from support.scripted_env import ScriptedAgentEnv  # tests/support: a container-free env
+    >>> env = TurnLimit(ScriptedAgentEnv(), max_turns=2)
+    >>> obs, info = env.reset(seed=0)
+    >>> int(obs["turns_left"][0]), info["budget"]
+    (2, 2)
+    >>> _ = env.step("help")
+    >>> obs, reward, terminated, truncated, info = env.step("help")
+    >>> truncated, info["budget_exhausted"], info["success"], reward
+    (True, True, False, 0.0)
+    >>> env.close()
+    """
+
+    def __init__(self, env: gym.Env, max_turns: int) -> None:
+        RecordConstructorArgs.__init__(self, max_turns=max_turns)
+        self._init_budget(env, _turns(max_turns, "max_turns"))
+
+    def _init_budget(self, env: gym.Env, top: int) -> None:
+        gym.Wrapper.__init__(self, env)
+        self.max_turns = top
+        self.turns = 0
+        self._over = False
+        inner = env.observation_space
+        if isinstance(inner, spaces.Dict):
+            self.observation_space = spaces.Dict(
+                {
+                    **inner.spaces,
+                    "turns_left": spaces.Box(0, top, shape=(1,), dtype=np.int64),
+                    "turns_left_frac": spaces.Box(0.0, 1.0, shape=(1,), dtype=np.float32),
+                }
+            )
+
+    def _next_budget(self) -> int:
+        """T for the episode that is starting (RandomBudget draws it)."""
+        return self.max_turns
+
+    @property
+    def turns_left(self) -> int:
+        return self.max_turns - self.turns
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.max_turns, self.turns, self._over = self._next_budget(), 0, False
+        return self._with_turns(obs), self._with_budget(info)
+
+    def step(self, action: Any):
+        if self._over:
+            raise ResetNeeded("the turn budget of this episode is spent: call reset() before step()")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.turns += 1
+        if self.turns >= self.max_turns and not terminated:
+            truncated = True
+            end_by_budget = getattr(self.env.unwrapped, "end_by_budget", None)
+            info["success"] = bool(end_by_budget()) if end_by_budget is not None else False
+            reward = float(reward) + float(info["success"])
+        self._over = bool(terminated or truncated)
+        info = self._with_budget(info)
+        if self._over:
+            info["budget_exhausted"] = bool(truncated and not terminated and self.turns >= self.max_turns)
+        return self._with_turns(obs), reward, terminated, truncated, info
+
+    def _with_turns(self, obs: Any) -> Any:
+        if isinstance(self.observation_space, spaces.Dict) and isinstance(obs, dict):
+            obs = dict(obs)
+            obs["turns_left"] = np.array([self.turns_left], dtype=np.int64)
+            obs["turns_left_frac"] = np.array([self.turns_left / self.max_turns], dtype=np.float32)
+        return obs
+
+    def _with_budget(self, info: dict[str, Any]) -> dict[str, Any]:
+        info["budget"], info["turns_left"] = self.max_turns, self.turns_left
+        return info
+
+
+class RandomBudget(TurnLimit):
+    """A `TurnLimit` whose T is drawn at every reset from ``budget`` (BudgetMix training).
+
+    The draw uses the env's seeded generator, so ``reset(seed=s)`` reproduces it; the drawn T
+    is ``info["budget"]``. ``max_budget`` bounds ``turns_left``'s space for a callable budget.
+
+    >>> from agentgym.wrappers import RandomBudget
+    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> env = RandomBudget(ScriptedAgentEnv(), {"choice": [4, 8, 16]})
+    >>> budgets = [env.reset(seed=s)[1]["budget"] for s in range(5)]
+    >>> budgets == [env.reset(seed=s)[1]["budget"] for s in range(5)], set(budgets) <= {4, 8, 16}
+    (True, True)
+    >>> env.close()
+    """
+
+    def __init__(self, env: gym.Env, budget: BudgetSpec, max_budget: int | None = None) -> None:
+        RecordConstructorArgs.__init__(self, budget=budget, max_budget=max_budget)
+        self._sample, top = parse_budget(budget, max_budget)
+        self._init_budget(env, top)
+        self._top = top
+        self.budget = budget
+
+    def _next_budget(self) -> int:
+        t = self._sample(self.np_random)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= self._top:
+            raise ConfigError(
+                f"budget {self.budget!r} drew T={t!r}; expected an int in [1, {self._top}] "
+                "(for a callable budget pass max_budget=...)"
+            )
+        return int(t)

@@ -1,0 +1,216 @@
+"""Fault injection: make an env's tools fail on a schedule, to measure recovery.
+
+- `ToolFailureInjector(env, kinds, at_turns | first_k | p, transient)`: arms faults through
+  ``env.unwrapped.inject_fault`` before the steps its schedule picks.
+- `parse_faults(spec)`: the fault spec-string grammar, as `ToolFailureInjector` kwargs.
+
+Spec strings: ``KIND[+KIND...]@SCHEDULE[:persistent]``, SCHEDULE one of ``turn=2``,
+``turn=1,3``, ``first=K``, ``p=0.2``; several specs joined with ``;``. Examples:
+``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.utils import RecordConstructorArgs
+
+from agentgym.core import FAULT_KINDS, ActionError, AgentEnv
+from agentgym.errors import ConfigError
+
+__all__ = ["ToolFailureInjector", "parse_faults", "FaultRule"]
+
+_SCHEDULE_KEYS = ("at_turns", "first_k", "p")
+
+
+class FaultRule:
+    """One validated schedule: which kinds, when, and whether the failure persists."""
+
+    def __init__(
+        self,
+        kinds: Sequence[str] | str = ("tool_error",),
+        at_turns: Iterable[int] | int | None = None,
+        first_k: int | None = None,
+        p: float | None = None,
+        transient: bool = True,
+    ) -> None:
+        kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+        bad = [k for k in kinds if k not in FAULT_KINDS]
+        if not kinds or bad:
+            raise ConfigError(f"fault kinds={kinds!r}; choose from {FAULT_KINDS}")
+        given = [k for k, v in (("at_turns", at_turns), ("first_k", first_k), ("p", p)) if v is not None]
+        if len(given) != 1:
+            raise ConfigError(
+                f"fault schedule {dict(at_turns=at_turns, first_k=first_k, p=p)!r}: give exactly one of "
+                "at_turns (e.g. [1]), first_k (e.g. 2) or p (e.g. 0.1)"
+            )
+        if at_turns is not None:
+            turns = (at_turns,) if isinstance(at_turns, int) else tuple(at_turns)
+            if not turns or any(isinstance(t, bool) or not isinstance(t, int) or t < 1 for t in turns):
+                raise ConfigError(f"at_turns={at_turns!r}; expected turn numbers >= 1, e.g. [1, 3]")
+            at_turns = tuple(sorted(set(turns)))
+        if first_k is not None and (isinstance(first_k, bool) or not isinstance(first_k, int) or first_k < 1):
+            raise ConfigError(f"first_k={first_k!r}; expected an int >= 1")
+        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0):
+            raise ConfigError(f"p={p!r}; expected a probability in [0, 1]")
+        self.kinds, self.at_turns, self.first_k, self.p = kinds, at_turns, first_k, p
+        self.transient = bool(transient)
+
+    def __repr__(self) -> str:
+        when = {"at_turns": self.at_turns, "first_k": self.first_k, "p": self.p}
+        sched = ", ".join(f"{k}={v!r}" for k, v in when.items() if v is not None)
+        return f"FaultRule(kinds={self.kinds!r}, {sched}, transient={self.transient})"
+
+
+class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
+    """Injects tool faults (`agentgym.core.FAULT_KINDS`) on a schedule, seeded by ``reset``.
+
+    Schedules (one per rule): ``at_turns`` fails the first tool call on or after each listed
+    turn; ``first_k`` fails the episode's first k tool calls; ``p`` fails each tool call with
+    probability p. A transient fault hits one call; a persistent one (``transient=False``) also
+    fails every later call of the same tool in the episode, with the same kind. Several kinds:
+    each fault draws one. Several rules: ``rules=[{...}, {...}]`` (what `parse_faults` gives for
+    specs joined with ``;``). Draws come from the env's seeded generator; the env records each
+    fault as a ``fault_injected`` event. Faults hit only actions that call a tool, so the
+    wrapper parses the action with the family grammar first: it needs an `AgentEnv` below it.
+
+    >>> from agentgym.wrappers import ToolFailureInjector
+    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> env = ToolFailureInjector(ScriptedAgentEnv(), kinds=["timeout"], at_turns=[1])
+    >>> _ = env.reset(seed=0)
+    >>> obs, *_, info = env.step(env.unwrapped.reference_action())
+    >>> obs["text"], [e["fault"] for e in info["events"] if e["kind"] == "fault_injected"]
+    ('error: set timed out and was stopped.', ['timeout'])
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        kinds: Sequence[str] | str = ("tool_error",),
+        at_turns: Iterable[int] | int | None = None,
+        first_k: int | None = None,
+        p: float | None = None,
+        transient: bool = True,
+        rules: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        RecordConstructorArgs.__init__(
+            self, kinds=kinds, at_turns=at_turns, first_k=first_k, p=p, transient=transient, rules=rules
+        )
+        gym.Wrapper.__init__(self, env)
+        if not isinstance(env.unwrapped, AgentEnv):
+            raise ConfigError(
+                f"ToolFailureInjector needs an agentgym AgentEnv below it (got {type(env.unwrapped).__name__}): "
+                "faults are applied by AgentEnv.inject_fault and hit only actions the family grammar "
+                "parses as tool calls"
+            )
+        if rules is not None:
+            if any(v is not None for v in (at_turns, first_k, p)):
+                raise ConfigError(f"rules={rules!r} given together with a schedule; put every schedule in rules")
+            if isinstance(rules, (str, Mapping)) or not rules:
+                raise ConfigError(f"rules={rules!r}; expected a non-empty list of dicts of FaultRule kwargs")
+            self.rules = [FaultRule(**dict(r)) for r in rules]
+        else:
+            self.rules = [FaultRule(kinds, at_turns, first_k, p, transient)]
+        self._reset_episode()
+
+    def _reset_episode(self) -> None:
+        self.turn = 0
+        self._hits = [0] * len(self.rules)  # faults each rule injected this episode
+        self._due = [0] * len(self.rules)  # at_turns entries that have come due
+        self._broken: dict[str, str] = {}  # tool -> kind, for persistent faults
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._reset_episode()
+        return obs, info
+
+    def step(self, action: Any):
+        self.turn += 1
+        tool = self._tool_of(action)
+        armed = self._arm(tool) if tool is not None else None
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if armed is not None:
+            rule, kind = armed
+            hit = any(e.get("kind") == "fault_injected" for e in info.get("events", ()))
+            if hit and rule is not None:
+                self._hits[rule] += 1
+                if not self.rules[rule].transient:
+                    self._broken[tool] = kind
+        return obs, reward, terminated, truncated, info
+
+    def _arm(self, tool: str) -> tuple[int | None, str] | None:
+        """Decide whether this tool call fails; arm the env if so. Returns (rule index, kind)."""
+        if tool in self._broken:  # a persistent fault keeps this tool down
+            kind = self._broken[tool]
+            self.env.unwrapped.inject_fault(kind, transient=False)
+            return None, kind
+        for i, rule in enumerate(self.rules):
+            if rule.at_turns is not None:
+                due = sum(1 for t in rule.at_turns if t <= self.turn)
+                fire = due > self._hits[i]  # a due fault waits for the next tool call
+            elif rule.first_k is not None:
+                fire = self._hits[i] < rule.first_k
+            else:
+                fire = bool(self.np_random.random() < rule.p)
+            if fire:
+                kind = rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]
+                self.env.unwrapped.inject_fault(kind, transient=rule.transient)
+                return i, kind
+        return None
+
+    def _tool_of(self, action: Any) -> str | None:
+        """The tool this action calls, per the family grammar (None: no tool, or unparseable)."""
+        base = self.env.unwrapped
+        if base.task is None or base.episode_over:
+            return None
+        try:
+            return base._parse(base._coerce(action)).tool
+        except ActionError:
+            return None
+        except Exception:  # a family parser bug on garbage: the env reports it in step, not here
+            return None
+
+
+def _parse_one(spec: str) -> dict[str, Any]:
+    body, _, flag = spec.partition(":")
+    if flag not in ("", "persistent", "transient"):
+        raise ConfigError(f"fault spec {spec!r}: unknown flag {flag!r}; use ':persistent' or nothing")
+    kinds_text, at, schedule = body.partition("@")
+    if not at:
+        raise ConfigError(f"fault spec {spec!r}: expected KIND[+KIND]@SCHEDULE, e.g. 'tool_error@turn=1'")
+    kinds = tuple(k.strip() for k in kinds_text.split("+"))
+    key, eq, value = schedule.strip().partition("=")
+    out: dict[str, Any] = {"kinds": kinds, "transient": flag != "persistent"}
+    try:
+        if key == "turn" and eq:
+            out["at_turns"] = tuple(int(t) for t in value.split(","))
+        elif key == "first" and eq:
+            out["first_k"] = int(value)
+        elif key == "p" and eq:
+            out["p"] = float(value)
+        else:
+            raise ValueError(schedule)
+    except ValueError:
+        raise ConfigError(
+            f"fault spec {spec!r}: bad schedule {schedule!r}; use turn=2, turn=1,3, first=K or p=0.2"
+        ) from None
+    FaultRule(**out)  # validate kinds and ranges now, with the spec in hand
+    return out
+
+
+def parse_faults(spec: str) -> dict[str, Any]:
+    """`ToolFailureInjector` kwargs from a fault spec string (see the module docstring).
+
+    >>> parse_faults("tool_error@turn=1")
+    {'kinds': ('tool_error',), 'transient': True, 'at_turns': (1,)}
+    >>> parse_faults("timeout+empty_output@p=0.1:persistent")
+    {'kinds': ('timeout', 'empty_output'), 'transient': False, 'p': 0.1}
+    >>> len(parse_faults("tool_error@turn=1;timeout@first=2")["rules"])
+    2
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"fault spec {spec!r}; expected e.g. 'tool_error@turn=1'")
+    parts = [_parse_one(s.strip()) for s in spec.split(";") if s.strip()]
+    return parts[0] if len(parts) == 1 else {"rules": parts}

@@ -1,0 +1,132 @@
+"""Failure labels: why an episode ended the way it did, from its events alone.
+
+- `label_episode(events, *, success, truncated)`: the pure function, usable offline on saved
+  trajectories (the concatenated ``info["events"]`` of every step).
+- `FailureLabeler(env)`: collects the events of an episode and puts the label in the final info.
+- `CATEGORIES`: the categories in precedence order (DESIGN section 5); first match wins.
+
+Rules, checked in this order:
+
+1. ``success``: the verifier passed.
+2. ``timeout``: the episode was truncated (turn budget or wall clock) before any submission.
+3. ``tool_call_error``: a tool call failed, injected or not, and that tool never succeeded
+   afterwards; or an action was malformed and no tool call succeeded afterwards (a malformed
+   action names no tool, so "that tool" is read as "any tool").
+4. ``state_misidentification``: any ``state_mismatch`` event.
+5. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
+6. ``planning_mistake``: everything else.
+
+``flags`` lists every rule among 1-5 that held, in that order, plus ``planning_mistake`` when it
+is the category, and two observations that are not categories: ``fault_injected`` and
+``error_recovered`` (a tool failed or an action was malformed, and a later call made up for it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.utils import RecordConstructorArgs
+
+__all__ = ["CATEGORIES", "label_episode", "FailureLabeler"]
+
+CATEGORIES = (
+    "success",
+    "timeout",
+    "tool_call_error",
+    "state_misidentification",
+    "missing_verification",
+    "planning_mistake",
+)
+
+_ANY_TOOL = "\x00any tool"  # what a malformed action waits for to count as recovered
+
+
+def _tool_errors(events: list[Mapping[str, Any]]) -> tuple[bool, bool]:
+    """(some error was never made up for, some error was made up for)."""
+    pending: set[str] = set()
+    recovered = False
+    for e in events:
+        kind = e.get("kind")
+        if kind == "action" and not e.get("parsed_ok", True):
+            pending.add(_ANY_TOOL)
+        elif kind == "tool_call":
+            name = str(e.get("name"))
+            if e.get("ok"):
+                if name in pending or _ANY_TOOL in pending:
+                    recovered = True
+                pending.discard(name)
+                pending.discard(_ANY_TOOL)
+            else:
+                pending.add(name)
+    return bool(pending), recovered
+
+
+def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncated: bool) -> tuple[str, list[str]]:
+    """The episode's category (exactly one of `CATEGORIES`) and its flags.
+
+    >>> from agentgym import events as ev
+    >>> label_episode([ev.action(True, "write"), ev.mutation("a.py"), ev.submit()], success=False, truncated=False)
+    ('missing_verification', ['missing_verification'])
+    >>> label_episode([ev.tool_call("run", False, "timeout")], success=False, truncated=True)
+    ('timeout', ['timeout', 'tool_call_error'])
+    """
+    events = list(events)
+    kinds = [e.get("kind") for e in events]
+    submitted = "submit" in kinds
+    unrecovered, recovered = _tool_errors(events)
+    last_mutation = max((i for i, k in enumerate(kinds) if k == "mutation"), default=-1)
+    verified = last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]
+    held = {
+        "success": bool(success),
+        "timeout": bool(truncated) and not submitted,
+        "tool_call_error": unrecovered,
+        "state_misidentification": "state_mismatch" in kinds,
+        "missing_verification": submitted and not verified,
+    }
+    flags = [name for name in CATEGORIES[:-1] if held[name]]
+    category = flags[0] if flags else "planning_mistake"
+    if not flags:
+        flags.append("planning_mistake")
+    if "fault_injected" in kinds:
+        flags.append("fault_injected")
+    if recovered:
+        flags.append("error_recovered")
+    return category, flags
+
+
+class FailureLabeler(gym.Wrapper, RecordConstructorArgs):
+    """At the end of an episode puts ``info["failure_category"]`` and ``info["failure_flags"]``.
+
+    It must sit outside the budget wrapper (it reads ``truncated``) and see every step's
+    ``info["events"]``; `agentgym.make` places it so. Success is ``info["success"]`` of the last
+    step (the verifier's verdict, or ``end_by_budget``'s on truncation).
+
+    >>> from agentgym.wrappers import FailureLabeler, TurnLimit
+    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> env = FailureLabeler(TurnLimit(ScriptedAgentEnv(), max_turns=2))
+    >>> _ = env.reset(seed=0)
+    >>> _ = env.step("get alpha")
+    >>> *_, truncated, info = env.step("help")
+    >>> truncated, info["failure_category"], info["failure_flags"]
+    (True, 'timeout', ['timeout', 'state_misidentification'])
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        self.events: list[dict[str, Any]] = []
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.events = list(info.get("events", ()))
+        return obs, info
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.events.extend(info.get("events", ()))
+        if terminated or truncated:
+            category, flags = label_episode(self.events, success=bool(info.get("success")), truncated=truncated)
+            info["failure_category"], info["failure_flags"] = category, flags
+        return obs, reward, terminated, truncated, info

@@ -1,0 +1,107 @@
+"""Numeric views of text envs, for Stable-Baselines3 and small torch policies.
+
+- `NumericView(env, max_actions, dim)`: ``Discrete`` actions that index the admissible-action
+  menu, and a flat ``Dict`` of ``Box`` / ``MultiBinary`` observations built with
+  `agentgym.features.hash_tokens`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import RecordConstructorArgs
+
+from agentgym.errors import ConfigError
+from agentgym.features import hash_tokens
+
+__all__ = ["NumericView"]
+
+_PASSED_THROUGH = ("turns_left", "turns_left_frac")
+
+
+class NumericView(gym.Wrapper, RecordConstructorArgs):
+    """Action ``i`` sends the i-th entry of ``info["admissible_actions"]``; observations are numbers.
+
+    Observation (a flat Dict, what SB3's ``MultiInputPolicy`` accepts):
+
+    - ``text``: hashed features of the observation text, shape ``(dim,)``;
+    - ``actions``: hashed features of each menu entry, ``(max_actions, dim)``, zero rows past
+      the menu;
+    - ``action_mask``: ``MultiBinary(max_actions)``, 1 where an index names a menu entry;
+    - ``turns_left`` and ``turns_left_frac`` when a budget wrapper below provides them.
+
+    Menus longer than ``max_actions`` are cut to their first ``max_actions`` entries. An index
+    past the menu is survived: it is sent as an action the family grammar rejects, so it costs a
+    turn like any invalid action. The mask is also in ``info["action_mask"]`` and returned by
+    `action_masks` (the method name sb3-contrib's ``MaskablePPO`` looks up).
+
+    >>> from agentgym.wrappers import NumericView, TurnLimit
+    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> env = NumericView(TurnLimit(ScriptedAgentEnv(), 8), max_actions=16, dim=64)
+    >>> obs, info = env.reset(seed=0)
+    >>> obs["text"].shape, obs["actions"].shape, int(obs["action_mask"].sum()), env.action_space
+    ((64,), (16, 64), 11, Discrete(16))
+    >>> obs, reward, terminated, truncated, info = env.step(15)  # past the menu: costs a turn
+    >>> int(obs["turns_left"][0]), terminated
+    (7, False)
+    """
+
+    def __init__(self, env: gym.Env, max_actions: int = 32, dim: int = 256) -> None:
+        RecordConstructorArgs.__init__(self, max_actions=max_actions, dim=dim)
+        gym.Wrapper.__init__(self, env)
+        for name, value in (("max_actions", max_actions), ("dim", dim)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"NumericView {name}={value!r}; expected an int >= 1")
+        inner = env.observation_space
+        if not isinstance(inner, spaces.Dict) or "text" not in inner.spaces:
+            raise ConfigError(
+                f"NumericView needs a Dict observation with a 'text' field; got {inner!r}. "
+                "Put NumericView outermost, above every wrapper that changes observations."
+            )
+        self.max_actions, self.dim = max_actions, dim
+        fields: dict[str, spaces.Space] = {
+            "text": spaces.Box(-1.0, 1.0, shape=(dim,), dtype=np.float32),
+            "actions": spaces.Box(-1.0, 1.0, shape=(max_actions, dim), dtype=np.float32),
+            "action_mask": spaces.MultiBinary(max_actions),
+        }
+        fields.update({k: inner.spaces[k] for k in _PASSED_THROUGH if k in inner.spaces})
+        self.observation_space = spaces.Dict(fields)
+        self.action_space = spaces.Discrete(max_actions)
+        self.menu: list[str] = []
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._numeric(obs, info), info
+
+    def step(self, action: Any):
+        index = int(action)
+        if 0 <= index < len(self.menu):
+            text = self.menu[index]
+        else:
+            text = f"<no menu entry {index}: the menu has {len(self.menu)}>"
+        obs, reward, terminated, truncated, info = self.env.step(text)
+        return self._numeric(obs, info), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Which indices name a menu entry now (bool, shape ``(max_actions,)``)."""
+        mask = np.zeros(self.max_actions, dtype=bool)
+        mask[: len(self.menu)] = True
+        return mask
+
+    def _numeric(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        self.menu = [str(a) for a in (info.get("admissible_actions") or [])][: self.max_actions]
+        actions = np.zeros((self.max_actions, self.dim), dtype=np.float32)
+        for i, entry in enumerate(self.menu):
+            actions[i] = hash_tokens(entry, self.dim)
+        mask = self.action_masks()
+        info["action_mask"] = mask
+        out = {
+            "text": hash_tokens(str(obs.get("text", "")), self.dim),
+            "actions": actions,
+            "action_mask": mask.astype(np.int8),
+        }
+        out.update({k: obs[k] for k in _PASSED_THROUGH if k in self.observation_space.spaces})
+        return out
