@@ -1,0 +1,57 @@
+"""`load_agent`: build an agent from the name a user types on the command line.
+
+Names: ``random``, ``oracle``, ``scripted`` (needs ``actions``), ``openai`` (needs ``base_url``
+and ``model``), or ``package.module:factory`` for any user policy, where ``factory(**kwargs)``
+returns an object with ``reset`` and ``act``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agentgym.agents.base import Agent
+from agentgym.errors import ConfigError
+
+__all__ = ["load_agent", "BUILTIN_AGENTS"]
+
+BUILTIN_AGENTS = ("random", "oracle", "scripted", "openai")
+
+
+def load_agent(spec: str, **kwargs: Any) -> Agent:
+    """The agent ``spec`` names, built with ``kwargs``."""
+    if spec == "random":
+        from agentgym.agents.simple import RandomAgent
+
+        return RandomAgent(**kwargs)
+    if spec == "oracle":
+        from agentgym.agents.simple import OracleAgent
+
+        return OracleAgent(**kwargs)
+    if spec == "scripted":
+        from agentgym.agents.simple import ScriptedAgent
+
+        return ScriptedAgent(**kwargs)
+    if spec == "openai":
+        from agentgym.agents.openai import OpenAIChatAgent
+
+        missing = [k for k in ("base_url", "model") if not kwargs.get(k)]
+        if missing:
+            raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")
+        return OpenAIChatAgent(**kwargs)
+    if ":" not in spec:
+        raise ConfigError(f"agent {spec!r}: choose one of {BUILTIN_AGENTS} or give 'package.module:factory'")
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"agent {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?") from exc
+    factory = module
+    for part in attr.split("."):
+        factory = getattr(factory, part, None)
+        if factory is None:
+            raise ConfigError(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
+    agent = factory(**kwargs) if callable(factory) else factory
+    if not isinstance(agent, Agent):
+        raise ConfigError(f"agent {spec!r} built {type(agent).__name__}, which lacks reset(env, obs, info) and act(obs, info)")
+    return agent

@@ -1,0 +1,137 @@
+"""The ``eval``, ``report`` and ``compare`` subcommands of ``agentgym``.
+
+``agentgym/cli.py`` calls `register(subparsers)`; ``python -m agentgym.eval.cli`` runs them
+without the dispatcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Any
+
+from agentgym.errors import AgentGymError
+
+__all__ = ["register", "main"]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected comma-separated integers, e.g. 1,2,4,8") from exc
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers")
+    return values
+
+
+def _kv(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def register(subparsers: Any) -> None:
+    """Add ``eval``, ``report`` and ``compare`` to an argparse subparsers object."""
+    p = subparsers.add_parser("eval", help="run an agent over a Pass@(K,T) grid and write a report",
+                              description="Run an agent over a Pass@(K,T) grid; writes episodes.jsonl, "
+                              "summary.json and report.md with plots to --out. Resumable.")
+    p.add_argument("--env", action="append", required=True, metavar="ID", help="env id (repeatable)")
+    p.add_argument("--agent", required=True,
+                   help="random | oracle | openai | package.module:factory (a callable returning an agent)")
+    p.add_argument("--agent-arg", action="append", type=_kv, default=[], metavar="KEY=VALUE",
+                   help="keyword argument for the agent factory (JSON values), repeatable")
+    p.add_argument("--base-url", help="openai agent: API root, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--model", help="openai agent: model name")
+    p.add_argument("--api-key", help="openai agent: bearer token (default: $OPENAI_API_KEY)")
+    p.add_argument("--k", type=_ints, default=[1], help="sample counts K, e.g. 1,2,4,8 (default 1)")
+    p.add_argument("--t", type=_ints, default=[8], help="turn budgets T, e.g. 2,4,8,16 (default 8)")
+    p.add_argument("--n", type=int, default=None, help="episodes per task and T (>= max K; default max K)")
+    p.add_argument("--split", default="test", help="task split (default test)")
+    p.add_argument("--tasks", type=int, default=None, help="number of tasks per env, drawn with --seed (default all)")
+    p.add_argument("--faults", default=None, metavar="SPEC",
+                   help="fault spec, e.g. tool_error@turn=1; every episode also runs clean for the paired recovery rate")
+    p.add_argument("--workers", type=int, default=1, help="worker processes or Ray actors (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="execution backend (default local)")
+    p.add_argument("--sandbox", choices=("auto", "docker", "local"), default="auto", help="sandbox backend (default auto)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--retries", type=int, default=2, help="retries of an episode after an infrastructure failure")
+    p.add_argument("--t-ref", type=int, default=None, help="budget extrapolation reference T (default the largest T)")
+    p.add_argument("--out", required=True, help="output folder (an existing run there is resumed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_eval)
+
+    r = subparsers.add_parser("report", help="re-render report.md and plots of an evaluation folder")
+    r.add_argument("dir")
+    r.set_defaults(func=_cmd_report)
+
+    c = subparsers.add_parser("compare", help="two evaluation folders side by side")
+    c.add_argument("dir_a")
+    c.add_argument("dir_b")
+    c.add_argument("--out", default=None, help="also write compare.md and compare.png here")
+    c.set_defaults(func=_cmd_compare)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from agentgym.eval.harness import evaluate
+
+    agent_kwargs = dict(args.agent_arg)
+    if args.agent == "openai":
+        agent_kwargs.update({k: v for k, v in (("base_url", args.base_url), ("model", args.model),
+                                               ("api_key", args.api_key)) if v is not None})
+    elif args.base_url or args.model:
+        print("error: --base-url/--model apply to --agent openai only", file=sys.stderr)
+        return 2
+    command = "agentgym eval " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else None
+    result = evaluate(
+        args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
+        faults=args.faults, workers=args.workers, backend=args.backend, seed=args.seed, out=args.out,
+        sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
+        progress=not args.no_progress, command=command,
+    )
+    counts = result.summary["counts"]
+    print(f"{result.ran} episode(s) run, {counts['episodes']} in the grid, {counts['infra_errors']} infrastructure "
+          f"failure(s); report: {result.out / 'report.md'}")
+    for t, row in sorted(result.grid().items()):
+        print(f"  T={t:<3} " + "  ".join(f"pass@{k}={v:.2f}" if v is not None else f"pass@{k}=–" for k, v in sorted(row.items())))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from agentgym.eval.report import render
+
+    for path in render(args.dir):
+        print(path)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from agentgym.eval.compare import compare
+
+    text, files = compare(args.dir_a, args.dir_b, args.out)
+    print(text)
+    for path in files:
+        print(path, file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the subcommands without the ``agentgym`` dispatcher."""
+    parser = argparse.ArgumentParser(prog="python -m agentgym.eval.cli")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except AgentGymError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""`evaluate`: run an agent over a Pass@(K,T) grid and write episodes, summary and report.
+
+Each budget T is its own set of episodes (a budget-aware agent plays differently at each T),
+with ``n >= max(K)`` samples per task, so every pass@K comes from the unbiased estimator. With
+``faults`` every episode also runs clean, under the same seeds, which pairs the two for the
+recovery rate. A run is resumable: episodes already in ``episodes.jsonl`` are skipped, and
+infrastructure failures recorded there are run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agentgym.errors import ConfigError
+from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, record_key, write_episodes
+from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local
+from agentgym.eval.summary import summarize
+
+__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTION_BACKENDS"]
+
+EXECUTION_BACKENDS = ("local", "ray")
+
+
+@dataclass
+class EvalResult:
+    """What `evaluate` returns: the summary (as in ``summary.json``), the records and the folder."""
+
+    summary: dict[str, Any]
+    records: list[dict[str, Any]]
+    out: Path | None = None
+    ran: int = 0
+    seconds: float = 0.0
+    files: list[Path] = field(default_factory=list)
+
+    def grid(self, env: str | None = None, condition: str = "clean") -> dict[int, dict[int, float]]:
+        """Pass@(K,T) means as ``{T: {K: mean}}`` for one env (default: the only env, or "all")."""
+        groups = self.summary["results"][condition]
+        group = env or (next(iter(groups)) if len(groups) == 1 else "all")
+        return {int(t): {int(k): c["mean"] for k, c in row.items()} for t, row in groups[group]["pass"].items()}
+
+
+def select_tasks(env_id: str, split: str, tasks: int | Sequence[str] | None, seed: int) -> list[str]:
+    """Task ids of ``split``: all of them, ``tasks`` of them drawn with ``seed`` (kept in the
+    family's order), or the given ids."""
+    env = gym.make(env_id, split=split, backend="local", disable_env_checker=True)
+    try:
+        ids = list(env.unwrapped.tasks.ids(split))
+    finally:
+        env.close()  # no sandbox was started: building an env is cheap
+    if tasks is None:
+        return ids
+    if isinstance(tasks, int):
+        if tasks < 1:
+            raise ConfigError(f"tasks={tasks}; need at least 1")
+        if tasks >= len(ids):
+            return ids
+        picked = np.random.default_rng(seed).choice(len(ids), size=tasks, replace=False)
+        return [ids[i] for i in sorted(picked)]
+    unknown = [t for t in tasks if t not in set(ids)]
+    if unknown:
+        raise ConfigError(f"tasks {unknown} are not in {env_id}'s {split!r} split")
+    return list(tasks)
+
+
+def plan_episodes(
+    env_tasks: Mapping[str, Sequence[str]], ts: Sequence[int], n: int, faults: str | None, seed: int
+) -> list[EpisodeSpec]:
+    """Every episode of the grid, clean first, grouped by env and T so workers reuse warm envs."""
+    conditions = [""] + ([faults] if faults else [])
+    return [
+        EpisodeSpec(env_id, task, int(t), i, cond, seed)
+        for cond in conditions
+        for env_id, task_ids in env_tasks.items()
+        for t in ts
+        for task in task_ids
+        for i in range(n)
+    ]
+
+
+def _parse_ints(values: Sequence[int] | str, name: str) -> list[int]:
+    if isinstance(values, str):
+        values = [int(v) for v in values.split(",") if v.strip()]
+    out = sorted({int(v) for v in values})
+    if not out or out[0] < 1:
+        raise ConfigError(f"{name}={values!r}; need positive integers, e.g. {name}=1,2,4")
+    return out
+
+
+def _agent_config(agent: Any, agent_kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+    if isinstance(agent, str):
+        from agentgym.agents.loading import load_agent
+
+        load_agent(agent, **dict(agent_kwargs))  # fail here, not in every worker
+        return AgentSpec(agent, dict(agent_kwargs)), agent
+    if agent_kwargs:
+        raise ConfigError("agent_kwargs apply only to an agent given by name")
+    return agent, f"{type(agent).__module__}.{type(agent).__qualname__}"
+
+
+def evaluate(
+    env_ids: str | Sequence[str],
+    agent: Any,
+    ks: Sequence[int] | str = (1,),
+    ts: Sequence[int] | str = (8,),
+    n: int | None = None,
+    split: str = "test",
+    tasks: int | Sequence[str] | None = None,
+    faults: str | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    seed: int = 0,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    sandbox: str = "auto",
+    agent_kwargs: Mapping[str, Any] | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    retries: int = 2,
+    t_ref: int | None = None,
+    resamples: int = 2000,
+    progress: bool = True,
+    report: bool = True,
+    command: str | None = None,
+) -> EvalResult:
+    """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
+
+    ``agent``: a name for `load_agent` (with ``agent_kwargs``), an agent instance (copied into
+    each worker) or a zero-argument factory. ``backend`` is the execution backend (``local``
+    process pool or ``ray``); ``sandbox`` the sandbox backend (``auto``/``docker``/``local``).
+    ``retries``: attempts after an infrastructure failure before the episode is recorded as one.
+    ``t_ref``: the budget that budget extrapolation divides by (default the largest T).
+    """
+    started = time.perf_counter()
+    envs = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    if not envs:
+        raise ConfigError("no env given: pass at least one env id, e.g. agentgym/Coding-v0")
+    ks_, ts_ = _parse_ints(ks, "ks"), _parse_ints(ts, "ts")
+    n = int(n) if n is not None else max(ks_)
+    if n < max(ks_):
+        raise ConfigError(f"n={n} samples per cell is below the largest k={max(ks_)}; pass n >= {max(ks_)}")
+    if backend not in EXECUTION_BACKENDS:
+        raise ConfigError(f"backend={backend!r}; choose one of {EXECUTION_BACKENDS} (the sandbox is chosen by sandbox=)")
+    if faults:
+        _check_faults(faults)
+    agent_obj, agent_name = _agent_config(agent, agent_kwargs or {})
+    env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
+    config: dict[str, Any] = {
+        "envs": envs, "agent": agent_name, "agent_kwargs": _public_kwargs(agent_kwargs or {}),
+        "ks": ks_, "ts": ts_, "n": n, "split": split, "tasks": env_tasks, "faults": faults or "",
+        "seed": int(seed), "workers": int(workers), "backend": backend, "sandbox": sandbox,
+        "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
+        "env_kwargs": dict(env_kwargs or {}), "command": command,
+    }
+    specs = plan_episodes(env_tasks, ts_, n, faults, int(seed))
+
+    out_dir = Path(out) if out is not None else None
+    previous: list[dict[str, Any]] = []
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        previous = _resume(out_dir, config)
+    done = {record_key(r) for r in previous if not r.get("infra_error")}
+    todo = [s for s in specs if s.key not in done]
+
+    wconfig = WorkerConfig(
+        envs={e: env_entry(e) for e in envs}, agent=agent_obj, split=split, sandbox=sandbox,
+        env_kwargs=dict(env_kwargs or {}), retries=int(retries),
+        max_warm_envs=max(2, len(envs) * len(ts_) * (2 if faults else 1)), sys_path=tuple(sys.path),
+    )
+    run = _backend(backend)
+    fresh: list[dict[str, Any]] = []
+    fh = (out_dir / "episodes.jsonl").open("a", encoding="utf-8") if out_dir is not None else None
+    try:
+        bar = _progress(len(todo), len(specs), progress)
+        for record in run(wconfig, todo, int(workers)):
+            fresh.append(record)
+            if fh is not None:
+                append_episode(fh, record)
+            bar.update(1)
+            if record.get("infra_error"):
+                bar.set_postfix_str(f"infra errors: {sum(1 for r in fresh if r.get('infra_error'))}")
+        bar.close()
+    finally:
+        if fh is not None:
+            fh.close()
+
+    records = _dedupe(previous + fresh)
+    summary = summarize(records, config)
+    summary["timing"] = {"seconds": time.perf_counter() - started, "episodes_run": len(fresh)}
+    result = EvalResult(summary=summary, records=records, out=out_dir, ran=len(fresh),
+                        seconds=time.perf_counter() - started)
+    if out_dir is not None:
+        write_episodes(out_dir / "episodes.jsonl", records)
+        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        result.files = [out_dir / "episodes.jsonl", out_dir / "summary.json"]
+        if report:
+            from agentgym.eval.report import write_report
+
+            result.files += write_report(out_dir, summary)
+    return result
+
+
+def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per episode: a later record replaces an earlier one, except that an
+    infrastructure failure never replaces a scored episode."""
+    best: dict[tuple, dict[str, Any]] = {}
+    for r in records:
+        key = record_key(r)
+        if key not in best or not r.get("infra_error") or best[key].get("infra_error"):
+            best[key] = r
+    return list(best.values())
+
+
+def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
+    """Records already in ``out_dir``, after checking the run there is the same experiment."""
+    run_file = out_dir / "run.json"
+    if run_file.exists():
+        old = json.loads(run_file.read_text())
+        for key in ("seed", "agent", "split", "sandbox"):
+            if old.get(key) != config[key]:
+                raise ConfigError(
+                    f"{out_dir} holds a run with {key}={old.get(key)!r}, not {config[key]!r}: "
+                    "pass a new --out folder, or the same settings to resume"
+                )
+    run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    return [r for r in read_episodes(out_dir / "episodes.jsonl") if int(r.get("seed", config["seed"])) == config["seed"]]
+
+
+def _check_faults(spec: str) -> None:
+    try:
+        from agentgym.wrappers.faults import parse_faults
+    except ImportError:
+        from agentgym.eval.stack import _MinimalStack
+
+        for part in spec.split(";"):
+            if part.strip():
+                _MinimalStack._parse(part)
+        return
+    parse_faults(spec)
+
+
+def _public_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Agent settings fit to store: secrets left out, values made printable."""
+    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
+            for k, v in kwargs.items() if "key" not in k.lower() and "token" not in k.lower()}
+
+
+def _backend(name: str) -> Callable[..., Any]:
+    if name == "ray":
+        from agentgym.eval.ray_backend import iter_ray
+
+        return iter_ray
+    return iter_local
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(todo: int, total: int, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=todo, desc=f"episodes ({total - todo} of {total} done before)", unit="ep",
+                dynamic_ncols=True, file=sys.stderr)

@@ -1,0 +1,182 @@
+"""``report.md`` and its figures, from a run's summary; `render` rebuilds both from a run folder.
+
+The report reads top to bottom the way the questions come: how does success depend on K and
+T, how much of it survives a shorter budget, why do episodes fail, does the agent recover from
+faults, and what does each extra turn or sample cost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentgym.errors import ConfigError
+from agentgym.eval.episodes import read_episodes
+from agentgym.eval.metrics import CATEGORIES
+from agentgym.eval.plots import PLOT_FILES, main_group, plot_all
+from agentgym.eval.summary import summarize
+
+__all__ = ["write_report", "render", "render_markdown", "load_summary"]
+
+
+def load_summary(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The summary of a run folder, recomputed from ``episodes.jsonl`` when it is there, so a
+    killed run still reports what it finished."""
+    d = Path(run_dir)
+    run_file, episodes = d / "run.json", d / "episodes.jsonl"
+    if run_file.exists() and episodes.exists():
+        return summarize(read_episodes(episodes), json.loads(run_file.read_text()))
+    if (d / "summary.json").exists():
+        return json.loads((d / "summary.json").read_text())
+    raise ConfigError(f"{d} holds no evaluation (no summary.json or episodes.jsonl): run `agentgym eval --out {d}` first")
+
+
+def render(run_dir: str | os.PathLike[str]) -> list[Path]:
+    """Recompute ``summary.json`` and redraw ``report.md`` with its figures in ``run_dir``."""
+    d = Path(run_dir)
+    summary = load_summary(d)
+    old = d / "summary.json"
+    if old.exists():  # keep the wall-clock record of the run that produced the episodes
+        summary.setdefault("timing", json.loads(old.read_text()).get("timing"))
+    old.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    return [old, *write_report(d, summary)]
+
+
+def write_report(out_dir: str | os.PathLike[str], summary: Mapping[str, Any]) -> list[Path]:
+    """Figures and ``report.md`` into ``out_dir``; returns the paths written."""
+    out = Path(out_dir)
+    pngs = plot_all(summary, out)
+    md = out / "report.md"
+    md.write_text(render_markdown(summary))
+    return [*pngs, md]
+
+
+def _f(x: Any, digits: int = 2) -> str:
+    return "–" if x is None else f"{float(x):.{digits}f}"
+
+
+def _pass_table(res: Mapping[str, Any], ks: list[int], ts: list[int]) -> list[str]:
+    lines = ["| K \\ T | " + " | ".join(str(t) for t in ts) + " |", "|---" * (len(ts) + 1) + "|"]
+    for k in ks:
+        row = []
+        for t in ts:
+            c = res["pass"][str(t)][str(k)]
+            row.append("–" if c["mean"] is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]")
+        lines.append(f"| **{k}** | " + " | ".join(row) + " |")
+    return lines
+
+
+def render_markdown(summary: Mapping[str, Any]) -> str:
+    """The report text (figures are referenced by file name, next to it)."""
+    c = summary["config"]
+    ks, ts = [int(k) for k in c["ks"]], [int(t) for t in c["ts"]]
+    group = main_group(summary)
+    counts = summary["counts"]
+    results = summary["results"]
+    clean = results.get("clean", {}).get(group)
+    faulted = results.get("faulted", {}).get(group)
+    n_tasks = sum(len(v) for v in c["tasks"].values())
+    L: list[str] = [
+        f"# Evaluation: {c['agent']} on {', '.join(c['envs'])}",
+        "",
+        f"- split `{c['split']}`, {n_tasks} task(s), n = {c['n']} episodes per task and budget, "
+        f"K in {ks}, T in {ts}, seed {c['seed']}",
+        f"- faults: `{c['faults']}` (every episode also run clean with the same seeds)" if c["faults"] else "- faults: none",
+        f"- execution: {c['backend']} backend, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
+        f"- episodes: {counts['episodes']} ({counts['scored']} scored, {counts['successes']} successes); "
+        f"infrastructure failures: {counts['infra_errors']} (retried episodes: {counts['infra_retried']})",
+    ]
+    if c.get("command"):
+        L.append(f"- command: `{c['command']}`")
+    timing = summary.get("timing")
+    if timing:
+        L.append(f"- wall clock: {timing['seconds']:.1f} s for {timing['episodes_run']} episode(s) run this time")
+    L += ["", "## Pass@(K,T)", "",
+          "Unbiased pass@K (1 - C(n-c,K)/C(n,K) per task, averaged over tasks) with a 95% percentile "
+          "bootstrap interval over tasks. Each T is a separate run: the agent sees its budget.", ""]
+    for cond, by_group in results.items():
+        for g, res in by_group.items():
+            L += [f"**{g}, {cond}**" + (f" (`{c['faults']}`)" if cond == "faulted" else "") + "", ""]
+            L += _pass_table(res, ks, ts) + [""]
+    L += [f"![Pass@(K,T) heatmap]({PLOT_FILES['pass_heatmap']})", ""]
+
+    if clean:
+        L += ["## Budget extrapolation", "",
+              f"success(T) / success(T_ref = {c['t_ref']}), with pass@1 as success; turn-limit exhaustion "
+              "is the share of episodes the budget cut off before they ended.", "",
+              "| T | pass@1 | ratio to T_ref | exhaustion rate |", "|---|---|---|---|"]
+        for t in ts:
+            L.append(f"| {t} | {_f(clean['success'].get(str(t)))} | {_f(clean['extrapolation'].get(str(t)))} | "
+                     f"{_f(clean['exhaustion'].get(str(t)))} |")
+        L += ["", f"![success against T]({PLOT_FILES['success_vs_t']})", ""]
+
+        L += ["## Why episodes fail", "",
+              "One primary category per episode (first match: success, timeout, tool_call_error, "
+              "state_misidentification, missing_verification, planning_mistake); shares per T.", "",
+              "| T | " + " | ".join(CATEGORIES) + " |", "|---" * (len(CATEGORIES) + 1) + "|"]
+        for t in ts:
+            row = clean["categories"].get(str(t), {})
+            L.append(f"| {t} | " + " | ".join(_f(row.get(cat, 0.0)) for cat in CATEGORIES) + " |")
+        if faulted:
+            L += ["", "With faults:", "", "| T | " + " | ".join(CATEGORIES) + " |", "|---" * (len(CATEGORIES) + 1) + "|"]
+            for t in ts:
+                row = faulted["categories"].get(str(t), {})
+                L.append(f"| {t} | " + " | ".join(_f(row.get(cat, 0.0)) for cat in CATEGORIES) + " |")
+        L += ["", f"![failure categories per T]({PLOT_FILES['failures_per_t']})", ""]
+
+    rec = summary.get("recovery", {}).get(group, {}).get("by_t", {})
+    L += ["## Recovery", "",
+          "Paired rate: success with the fault / success without it, on the same tasks, samples and "
+          "seeds. Conditional: share of clean successes whose faulted twin also succeeded. Natural "
+          "error recovery: share of clean episodes with a bad action or failed tool call that still succeeded.", "",
+          "| T | pairs | success clean | success faulted | paired rate | conditional | fault fired: success | "
+          "natural recovery (episodes) |", "|---|---|---|---|---|---|---|---|"]
+    for t in ts:
+        r = rec.get(str(t), {})
+        L.append(f"| {t} | {r.get('pairs', 0)} | {_f(r.get('success_clean'))} | {_f(r.get('success_faulted'))} | "
+                 f"{_f(r.get('paired_rate'))} | {_f(r.get('paired_conditional'))} | {_f(r.get('fault_rate'))} "
+                 f"({r.get('fault_episodes', 0)}) | {_f(r.get('natural_rate'))} ({r.get('natural_episodes', 0)}) |")
+    L += ["", f"![recovery]({PLOT_FILES['recovery']})", ""]
+
+    if clean:
+        L += ["## Cost", "",
+              "Mean cost per episode at each T (model calls are agent turns unless the agent reports "
+              "its own calls; latency is wall clock from reset to the last step).", "",
+              "| T | model calls | env calls | env s | agent s | latency s | prompt tokens | completion tokens |",
+              "|---|---|---|---|---|---|---|---|"]
+        for t in ts:
+            cost = clean["cost"].get(str(t), {})
+            L.append(f"| {t} | {_f(cost.get('model_calls'), 1)} | {_f(cost.get('env_calls'), 1)} | "
+                     f"{_f(cost.get('env_seconds'), 3)} | {_f(cost.get('agent_seconds'), 3)} | "
+                     f"{_f(cost.get('latency_s'), 3)} | {_f(cost.get('prompt_tokens'), 0)} | "
+                     f"{_f(cost.get('completion_tokens'), 0)} |")
+        L += ["", "Success at fixed cost (best pass@K over cells with K x T <= C):", "",
+              "| C = K x T | best pass | cell |", "|---|---|---|"]
+        for cost, v in sorted(clean["success_at_cost"]["turns"].items(), key=lambda kv: float(kv[0])):
+            L.append(f"| {float(cost):g} | {_f(v and v['success'])} | " + (f"K={v['K']}, T={v['T']} |" if v else "– |"))
+        L += ["", "Cost at fixed success (cheapest cell reaching the target):", "",
+              "| target | K x T | cell | env calls | seconds |", "|---|---|---|---|---|"]
+        cas = clean["cost_at_success"]
+        for target, v in cas["turns"].items():
+            ec, sec = cas["env_calls"].get(target), cas["seconds"].get(target)
+            L.append(f"| {float(target):g} | {_f(v and v['cost'], 0)} | "
+                     + (f"K={v['K']}, T={v['T']}" if v else "unreached")
+                     + f" | {_f(ec and ec['cost'], 1)} | {_f(sec and sec['cost'], 3)} |")
+        L += ["", f"![success against cost]({PLOT_FILES['success_vs_cost']})", ""]
+
+        L += ["## Latency", "", "| T | p50 s | p95 s | p99 s |", "|---|---|---|---|"]
+        for t in ts:
+            lat = clean["latency"].get(str(t), {})
+            L.append(f"| {t} | {_f(lat.get('p50'), 3)} | {_f(lat.get('p95'), 3)} | {_f(lat.get('p99'), 3)} |")
+        L += ["", f"![latency against T]({PLOT_FILES['latency']})", ""]
+
+    L += ["## Infrastructure failures", "",
+          f"{counts['infra_errors']} episode(s) failed for infrastructure reasons after every retry "
+          f"(retries per episode: {c['retries']}); they are excluded from every statistic above. "
+          f"{counts['infra_retried']} episode(s) needed at least one retry.", ""]
+    for kind, n in sorted(counts.get("infra_error_kinds", {}).items()):
+        L.append(f"- {kind}: {n}")
+    return "\n".join(L).rstrip() + "\n"

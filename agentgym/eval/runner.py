@@ -1,0 +1,258 @@
+"""Running episodes: one episode on a warm env, a worker that keeps envs warm, and the local pool.
+
+The split is by lifetime. `run_episode` is one episode, nothing else. `EpisodeWorker` lives in
+a worker process (or a Ray actor) for the whole evaluation: it builds the agent and the envs
+there, because Docker clients do not pickle, and keeps each env (and so its sandbox) warm
+across episodes; it retries infrastructure failures a bounded number of times and reports the
+ones that persist as such, never as agent failures. `iter_local` fans specs out to a pool of
+such workers, or runs them in-process for one worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from agentgym.agents.base import agent_cost, seed_agent
+from agentgym.errors import ConfigError, InfrastructureError
+from agentgym.eval.episodes import EpisodeSpec
+from agentgym.eval.stack import make_eval_env
+
+__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry"]
+
+COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent by name (``load_agent``), built inside each worker with ``kwargs``."""
+
+    name: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self) -> Any:
+        from agentgym.agents.loading import load_agent
+
+        return load_agent(self.name, **dict(self.kwargs))
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Everything a worker needs, picklable: env entry points, the agent, sandbox settings.
+
+    ``agent`` is an `AgentSpec`, a picklable agent instance (each worker gets its own copy), or
+    a picklable zero-argument factory. ``sys_path`` carries the driver's import path to workers
+    that do not inherit it (Ray), so user modules named in ``module:factory`` import there too.
+    """
+
+    envs: Mapping[str, tuple[Any, Mapping[str, Any]]]
+    agent: Any
+    split: str = "test"
+    sandbox: str = "auto"
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    retries: int = 2
+    max_warm_envs: int = 8
+    sys_path: tuple[str, ...] = ()
+
+
+def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
+    """The registered entry point and kwargs of ``env_id``, to re-register it in a worker."""
+    import agentgym  # noqa: F401  (registers the agentgym/* ids)
+
+    try:
+        spec = gym.spec(env_id)
+    except gym.error.Error as exc:
+        raise ConfigError(f"unknown env id {env_id!r}: {exc}. Registered agentgym ids: "
+                          f"{sorted(k for k in gym.registry if k.startswith('agentgym/'))}") from exc
+    return spec.entry_point, dict(spec.kwargs)
+
+
+def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
+    """Play one episode of ``spec`` and return its record (without worker bookkeeping).
+
+    The turn limit in the env's stack ends the episode; ``spec.T`` turns plus a margin is a
+    backstop against a stack that lacks one.
+    """
+    seed_agent(agent, spec.agent_seed)
+    start = time.perf_counter()
+    obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
+    agent.reset(env, obs, info)
+    actions: list[str] = []
+    n_errors = 0
+    fired: list[str] = []
+    terminated = truncated = False
+    for _ in range(spec.T + 8):
+        action = agent.act(obs, info)
+        obs, _, terminated, truncated, info = env.step(action)
+        actions.append(str(action)[:500])
+        for e in info.get("events", ()):
+            if e["kind"] == "fault_injected":
+                fired.append(e["fault"])
+            elif (e["kind"] == "action" and not e["parsed_ok"]) or (e["kind"] == "tool_call" and not e["ok"]):
+                n_errors += 1
+        if terminated or truncated:
+            break
+    else:
+        raise ConfigError(f"episode of {spec.env} ran {spec.T + 8} turns at T={spec.T}: the env stack has no turn limit")
+    latency = time.perf_counter() - start
+    cost = {k: v for k, v in dict(info.get("cost") or {}).items()}
+    cost.update(agent_cost(agent))
+    success = bool(info.get("success", False))
+    category = info.get("failure_category") or ("success" if success else None)
+    return {
+        "env": spec.env,
+        "task": spec.task,
+        "T": spec.T,
+        "sample": spec.sample,
+        "faults": spec.faults,
+        "seed": spec.seed,
+        "env_seed": spec.env_seed,
+        "agent_seed": spec.agent_seed,
+        "success": success,
+        "category": category,
+        "flags": list(info.get("failure_flags") or []),
+        "turns": int(info.get("turn", len(actions))),
+        "min_turns": int(info.get("min_turns", 0)),
+        "submitted": bool(terminated),
+        "budget_exhausted": bool(info.get("budget_exhausted", truncated and not terminated)),
+        "n_errors": n_errors,
+        "n_faults": len(fired),
+        "faults_fired": fired,
+        "cost": cost,
+        "latency_s": latency,
+        "actions": actions,
+        "infra_error": None,
+        "attempts": 1,
+    }
+
+
+class EpisodeWorker:
+    """Runs episodes with warm envs; one per worker process or Ray actor."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        for p in config.sys_path:
+            if p not in sys.path:
+                sys.path.append(p)
+        import agentgym  # noqa: F401
+
+        for env_id, (entry_point, kwargs) in config.envs.items():
+            if env_id not in gym.registry:
+                gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs))
+        self.config = config
+        agent = config.agent
+        if isinstance(agent, AgentSpec):
+            agent = agent.build()
+        elif callable(agent) and not hasattr(agent, "act"):
+            agent = agent()
+        self.agent = agent
+        self._envs: OrderedDict[tuple[str, int, str], gym.Env] = OrderedDict()
+
+    def env_for(self, spec: EpisodeSpec) -> gym.Env:
+        """A warm env for (env id, T, faults), built on first use; least recently used closed."""
+        key = (spec.env, spec.T, spec.faults)
+        env = self._envs.pop(key, None)
+        if env is None:
+            kwargs = {"split": self.config.split, "backend": self.config.sandbox, **dict(self.config.env_kwargs)}
+            env = make_eval_env(spec.env, budget=spec.T, faults=spec.faults or None, **kwargs)
+            while len(self._envs) >= self.config.max_warm_envs:
+                _, old = self._envs.popitem(last=False)
+                _close_quietly(old)
+        self._envs[key] = env
+        return env
+
+    def drop(self, spec: EpisodeSpec) -> None:
+        """Close and forget the env of ``spec`` (its sandbox failed): the retry gets a fresh one."""
+        env = self._envs.pop((spec.env, spec.T, spec.faults), None)
+        if env is not None:
+            _close_quietly(env)
+
+    def run(self, spec: EpisodeSpec) -> dict[str, Any]:
+        """The record of ``spec``, retrying infrastructure failures up to ``retries`` times."""
+        errors: list[str] = []
+        for attempt in range(1, self.config.retries + 2):
+            try:
+                record = run_episode(self.env_for(spec), self.agent, spec)
+            except InfrastructureError as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+                self.drop(spec)
+                continue
+            record["attempts"] = attempt
+            record["infra_retries"] = errors
+            record["worker"] = os.getpid()
+            return record
+        return {
+            **spec.to_dict(),
+            "env_seed": spec.env_seed,
+            "agent_seed": spec.agent_seed,
+            "success": None,
+            "category": None,
+            "infra_error": errors[-1],
+            "infra_retries": errors,
+            "attempts": len(errors),
+            "worker": os.getpid(),
+        }
+
+    def close(self) -> None:
+        while self._envs:
+            _, env = self._envs.popitem()
+            _close_quietly(env)
+        close = getattr(self.agent, "close", None)
+        if callable(close):
+            close()
+
+
+def _close_quietly(env: gym.Env) -> None:
+    try:
+        env.close()
+    except Exception:  # a crashed sandbox may fail to close; it is gone either way
+        pass
+
+
+# ---------------------------------------------------------------------- local process pool
+_WORKER: EpisodeWorker | None = None
+
+
+def _init_worker(config: WorkerConfig) -> None:
+    global _WORKER
+    _WORKER = EpisodeWorker(config)
+    import atexit
+
+    atexit.register(_WORKER.close)
+
+
+def _run_in_worker(spec: EpisodeSpec) -> dict[str, Any]:
+    assert _WORKER is not None, "pool worker not initialised"
+    return _WORKER.run(spec)
+
+
+def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int = 1) -> Iterator[dict[str, Any]]:
+    """Records of ``specs`` as they finish. One worker runs in-process; more run in a pool of
+    spawned processes, each with its own agent and warm envs."""
+    specs = list(specs)
+    if not specs:
+        return
+    if workers <= 1:
+        worker = EpisodeWorker(config)
+        try:
+            for spec in specs:
+                yield worker.run(spec)
+        finally:
+            worker.close()
+        return
+    # spawn, not fork: the parent may hold threads (progress bar) and sandbox clients.
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(processes=min(workers, len(specs)), initializer=_init_worker, initargs=(config,)) as pool:
+        yield from pool.imap_unordered(_run_in_worker, specs, chunksize=1)
+        pool.close()
+        pool.join()
+
+
+Backend = Callable[[WorkerConfig, Iterable[EpisodeSpec], int], Iterator[dict[str, Any]]]

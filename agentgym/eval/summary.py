@@ -1,0 +1,134 @@
+"""`summarize`: every statistic of a run, from its episode records, as one JSON-ready dict.
+
+The summary is what ``summary.json`` holds and what the report, the plots and ``compare`` read;
+they never look at episodes again. Keys that are numbers (T, K) are strings, as in JSON, so a
+summary read back from disk and one fresh from `summarize` are the same object.
+
+Layout::
+
+    config                   the run's settings
+    counts                   episodes, scored, infra_errors, infra_retried
+    results[cond][group]     cond: "clean" | "faulted"; group: an env id or "all"
+        pass[T][K]           {"mean", "lo", "hi", "tasks", "skipped"}  Pass@(K,T), bootstrap CI over tasks
+        success[T]           pass@1
+        extrapolation[T]     success(T) / success(T_ref)
+        exhaustion[T]        turn-limit exhaustion rate
+        categories[T][cat]   failure-category shares
+        latency[T]           {"p50", "p95", "p99"} seconds
+        cost[T][field]       mean per-episode cost (model_calls, env_calls, env_seconds, ..., latency_s)
+        success_at_cost      {"turns" | "env_calls" | "seconds": {C: best cell with cost <= C}}
+        cost_at_success      {"turns" | "env_calls" | "seconds": {target: cheapest cell}}
+    recovery[group]          paired and natural recovery rates per T (see `metrics.recovery`)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentgym.eval import metrics
+
+__all__ = ["summarize", "CONDITIONS", "SUCCESS_TARGETS"]
+
+CONDITIONS = ("clean", "faulted")
+SUCCESS_TARGETS = (0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
+_COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds",
+                "prompt_tokens", "completion_tokens")
+
+
+def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> dict[str, Any]:
+    """All statistics of ``records`` over the grid in ``config`` (ks, ts, n, envs, faults, t_ref)."""
+    ks = [int(k) for k in config["ks"]]
+    ts = [int(t) for t in config["ts"]]
+    envs = list(config["envs"])
+    resamples = int(config.get("resamples", 2000))
+    seed = int(config.get("seed", 0))
+    t_ref = int(config.get("t_ref") or max(ts))
+    in_grid = [r for r in records if r["env"] in envs and int(r["T"]) in ts and int(r["sample"]) < int(config["n"])]
+    infra = [r for r in in_grid if r.get("infra_error")]
+    groups = envs + (["all"] if len(envs) > 1 else [])
+    results: dict[str, Any] = {}
+    for cond in CONDITIONS:
+        cond_records = [r for r in in_grid if bool(r.get("faults")) == (cond == "faulted")]
+        if not cond_records:
+            continue
+        results[cond] = {}
+        for group in groups:
+            rs = cond_records if group == "all" else [r for r in cond_records if r["env"] == group]
+            results[cond][group] = _group_stats(rs, ks, ts, t_ref, resamples, seed)
+    summary = {
+        "config": dict(config),
+        "counts": {
+            "episodes": len(in_grid),
+            "scored": len(in_grid) - len(infra),
+            "successes": sum(bool(r.get("success")) for r in in_grid if not r.get("infra_error")),
+            "infra_errors": len(infra),
+            "infra_retried": sum(1 for r in in_grid if len(r.get("infra_retries") or []) > 0),
+            "infra_error_kinds": _kinds(infra),
+        },
+        "results": results,
+        "recovery": {g: metrics.recovery(in_grid if g == "all" else [r for r in in_grid if r["env"] == g])
+                     for g in groups},
+    }
+    # One canonical form: JSON's (string keys, plain floats, null for undefined).
+    return json.loads(json.dumps(_no_nan(summary), default=_jsonable))
+
+
+def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], t_ref: int,
+                 resamples: int, seed: int) -> dict[str, Any]:
+    grid = metrics.pass_grid(rs, ks, ts, resamples=resamples, seed=seed)
+    success = {t: grid[t][1]["mean"] if 1 in grid[t] else metrics.pass_grid(rs, [1], [t])[t][1]["mean"] for t in ts}
+    cost = {t: {} for t in ts}
+    for f in (*_COST_FIELDS, "latency_s"):
+        for t, v in metrics.cell_costs(rs, f).items():
+            cost[t][f] = v
+    measures = {
+        "turns": {(t, k): float(k * t) for t in ts for k in ks},
+        "env_calls": {(t, k): k * cost[t]["env_calls"] for t in ts for k in ks if "env_calls" in cost[t]},
+        "seconds": {(t, k): k * cost[t]["latency_s"] for t in ts for k in ks if "latency_s" in cost[t]},
+    }
+    budgets = sorted({k * t for t in ts for k in ks})
+    return {
+        "pass": grid,
+        "success": success,
+        "extrapolation": metrics.budget_extrapolation(success, t_ref),
+        "exhaustion": metrics.exhaustion_rate(rs),
+        "categories": metrics.category_breakdown(rs),
+        "latency": metrics.latency_percentiles(rs),
+        "cost": cost,
+        "success_at_cost": {
+            "turns": metrics.success_at_cost(grid, budgets, measures["turns"]),
+            "env_calls": metrics.success_at_cost(grid, sorted(set(measures["env_calls"].values())), measures["env_calls"]),
+            "seconds": metrics.success_at_cost(grid, sorted(set(measures["seconds"].values())), measures["seconds"]),
+        },
+        "cost_at_success": {name: metrics.cost_at_success(grid, SUCCESS_TARGETS, m) for name, m in measures.items()},
+        "tasks": len({(r["env"], r["task"]) for r in rs}),
+        "episodes": len(rs),
+    }
+
+
+def _kinds(infra: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in infra:
+        kind = str(r["infra_error"]).split(":", 1)[0]
+        out[kind] = out.get(kind, 0) + 1
+    return out
+
+
+def _no_nan(value: Any) -> Any:
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nan(v) for v in value]
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
