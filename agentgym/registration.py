@@ -1,7 +1,10 @@
 """Gymnasium registration of every agentgym environment id.
 
 String entry points keep specs serialisable and imports lazy: importing agentgym does not import
-any family until `gym.make` asks for it.
+any family until `gym.make` asks for it. Every id is registered with `agentgym.make`'s entry
+point, which builds the family from ``ENV_IDS`` and stacks the wrappers its options ask for, so
+``gym.make("agentgym/Coding-v0", budget=8, faults="tool_error@turn=1")`` works and ``env.spec``
+rebuilds that stack; with no options it is the bare family env.
 """
 
 from __future__ import annotations
@@ -18,6 +21,13 @@ ENV_IDS = {
 
 def register_envs() -> None:
     """Register the ids once per process (gymnasium warns on re-registration)."""
+    from agentgym.make import ENTRY_POINT
+
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=entry_point, disable_env_checker=False)
+            gym.register(
+                id=env_id,
+                entry_point=ENTRY_POINT,
+                kwargs={"family_entry_point": entry_point},
+                disable_env_checker=False,
+            )

@@ -1,0 +1,141 @@
+"""`agentgym.make`: an env with the agentgym wrappers stacked in a working order.
+
+- `make(env_id, budget=..., faults=..., labels=..., process_reward=..., cost=..., numeric=...)`
+- `wrap(env, ...)`: the same stack around an env you built (the one place the order lives).
+- `make_registered(family_entry_point=..., ...)`: the entry point every ``agentgym/*`` id is
+  registered with, so the same options work as ``gym.make`` kwargs and ``env.spec`` records
+  them.
+
+The order, innermost first, and why:
+
+1. the family env;
+2. `ToolFailureInjector` (``faults``): arms faults on the base env, before anything counts turns;
+3. `TurnLimit` / `RandomBudget` (``budget``): truncates, closes the episode by budget, adds
+   ``turns_left`` to the observation;
+4. `FailureLabeler` (``labels``): needs every step's events and the final ``truncated``;
+5. `ProcessReward` (``process_reward``): shapes the reward, seeing the truncation;
+6. `CostTracker` (``cost``): outermost but for the view, so agent time excludes wrapper time;
+7. `NumericView` (``numeric``): changes the action and observation spaces, so it goes last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+
+from agentgym.errors import ConfigError
+
+__all__ = ["make", "wrap", "make_registered", "ENTRY_POINT"]
+
+ENTRY_POINT = "agentgym.make:make_registered"
+"""The gymnasium entry point of every agentgym id (see `agentgym.registration`)."""
+
+
+def _options(value: Any, name: str, scalar: str | None = None) -> dict[str, Any] | None:
+    """None (off), True (defaults), a dict of kwargs, or a number for the ``scalar`` kwarg."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if scalar is not None and isinstance(value, (int, float)):
+        return {scalar: value}
+    raise ConfigError(f"{name}={value!r}; expected None, True or a dict of {name} kwargs")
+
+
+def wrap(
+    env: gym.Env,
+    *,
+    budget: Any = None,
+    faults: str | Mapping[str, Any] | None = None,
+    labels: bool = False,
+    process_reward: bool | float | Mapping[str, Any] | None = None,
+    cost: bool = False,
+    numeric: bool | Mapping[str, Any] | None = None,
+) -> gym.Env:
+    """Stack the agentgym wrappers around ``env`` in the module's order; options default off."""
+    from agentgym.wrappers import (
+        CostTracker,
+        FailureLabeler,
+        NumericView,
+        ProcessReward,
+        RandomBudget,
+        ToolFailureInjector,
+        TurnLimit,
+        parse_faults,
+    )
+
+    if faults is not None and faults != "":
+        kwargs = parse_faults(faults) if isinstance(faults, str) else _options(faults, "faults")
+        env = ToolFailureInjector(env, **(kwargs or {}))
+    if budget is not None:
+        is_int = isinstance(budget, int) and not isinstance(budget, bool)
+        env = TurnLimit(env, budget) if is_int else RandomBudget(env, budget)
+    if labels:
+        env = FailureLabeler(env)
+    if (pr := _options(process_reward, "process_reward", scalar="weight")) is not None:
+        env = ProcessReward(env, **pr)
+    if cost:
+        env = CostTracker(env)
+    if (nv := _options(numeric, "numeric")) is not None:
+        env = NumericView(env, **nv)
+    return env
+
+
+def make_registered(
+    *,
+    family_entry_point: str,
+    budget: Any = None,
+    faults: str | Mapping[str, Any] | None = None,
+    labels: bool = False,
+    process_reward: bool | float | Mapping[str, Any] | None = None,
+    cost: bool = False,
+    numeric: bool | Mapping[str, Any] | None = None,
+    **env_kwargs: Any,
+) -> gym.Env:
+    """Build a registered family and wrap it; what ``gym.make("agentgym/...", **options)`` calls.
+
+    Through ``gym.make`` every option is off unless passed, so a plain ``gym.make(id)`` is the
+    bare family env (its info stays free of timings); `make` turns labels and costs on.
+    """
+    env = load_env_creator(family_entry_point)(**env_kwargs)
+    return wrap(
+        env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric
+    )
+
+
+def make(
+    env_id: str,
+    *,
+    budget: Any = None,
+    faults: str | Mapping[str, Any] | None = None,
+    labels: bool = True,
+    process_reward: bool | float | Mapping[str, Any] | None = None,
+    cost: bool = True,
+    numeric: bool | Mapping[str, Any] | None = None,
+    **env_kwargs: Any,
+) -> gym.Env:
+    """``gym.make(env_id)`` with the agentgym wrappers, stacked in the module's order.
+
+    ``budget``: an int T (`TurnLimit`) or a `RandomBudget` spec, e.g. ``{"uniform": [2, 16]}``.
+    ``faults``: a fault spec string (``"tool_error@turn=1"``) or `ToolFailureInjector` kwargs.
+    ``process_reward``: True, a weight, or `ProcessReward` kwargs. ``numeric``: True or
+    `NumericView` kwargs. Other kwargs go to the env (``split``, ``backend``, ...). For agentgym
+    ids the options travel through ``gym.make``, so ``env.spec`` rebuilds the same stack.
+    """
+    import agentgym  # noqa: F401  (registers the agentgym/* ids)
+
+    options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric)
+    try:
+        spec = gym.spec(env_id)
+    except gym.error.Error as exc:
+        raise ConfigError(
+            f"unknown env id {env_id!r} ({exc}); agentgym ids: {sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
+        ) from exc
+    if spec.entry_point == ENTRY_POINT:
+        return gym.make(env_id, **options, **env_kwargs)
+    return wrap(gym.make(env_id, **env_kwargs), **options)
