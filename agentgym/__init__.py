@@ -7,6 +7,7 @@ works; ``gym.make("agentgym:agentgym/Coding-v0")`` imports and registers in one 
 from agentgym import events
 from agentgym.core import FAULT_KINDS, ActionError, AgentEnv, Outcome, ParsedAction
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
+from agentgym.make import make
 from agentgym.registration import ENV_IDS, register_envs
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
@@ -28,6 +29,7 @@ __all__ = [
     "InfrastructureError",
     "ENV_IDS",
     "register_envs",
+    "make",
 ]
 
 register_envs()
