@@ -47,6 +47,31 @@ class Server:
         os.close(null_r)
         os.close(null_w)
         self.my_pids = {os.getpid(), os.getppid(), 1}
+        self.oom_fd = self.open_oom_toggle()
+
+    def open_oom_toggle(self):
+        """Children must be the OOM killer's first choice, never this server.
+
+        An unprivileged process may raise its own oom_score_adj and lower it back to where it
+        was, so the server raises it around each spawn and the child inherits the high value
+        (a ``preexec_fn`` would do the same but costs milliseconds per command).
+        """
+        self.oom_base = b"0"
+        try:
+            fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
+            self.oom_base = os.pread(fd, 16, 0).strip() or b"0"
+            os.pwrite(fd, b"1000", 0)
+            os.pwrite(fd, self.oom_base, 0)
+            return fd
+        except OSError:
+            return None
+
+    def set_oom(self, value):
+        if self.oom_fd is not None:
+            try:
+                os.pwrite(self.oom_fd, value, 0)
+            except OSError:
+                pass
 
     # -------------------------------------------------------------- channel
     def read_exact(self, n):
@@ -106,18 +131,12 @@ class Server:
 
     # -------------------------------------------------------------- children
     def child_setup(self):
+        """In a forked child (fork_call): own process group, first in line for the OOM killer."""
         os.setsid()
         try:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
         except OSError:
-            pass
-        try:
-            import resource
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            for name, value in self.limits.items():
-                resource.setrlimit(getattr(resource, name), (value, value))
-        except Exception:
             pass
 
     def child_env(self, extra):
@@ -160,25 +179,48 @@ class Server:
                 return
 
     def collect(self, fds, pid, deadline, max_output):
-        """Read the child's pipes until they close or the deadline passes; cap what is kept."""
+        """Read the child's pipes until it exits or the deadline passes; cap what is kept.
+
+        A pidfd wakes the loop the moment the child exits, even when a background child still
+        holds the pipe (it then gets a short grace to flush, and the group is killed).
+        """
         bufs = {fd: bytearray() for fd in fds}
         dropped = {fd: 0 for fd in fds}
         open_fds = list(fds)
         exited_at = None
         status = None
-        while open_fds:
+        pidfd = None
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pass
+        while True:
             now = time.monotonic()
-            if now >= deadline:
-                break
             if status is None:
                 got, st = os.waitpid(pid, os.WNOHANG)
                 if got:
                     status, exited_at = st, now
-            if exited_at is not None and now - exited_at > 0.2:
-                break  # a background child still holds the pipe; do not wait for it
-            wait = min(deadline - now, 0.05 if status is None else 0.2)
-            ready, _, _ = select.select(open_fds, [], [], wait)
+                    if pidfd is not None:
+                        os.close(pidfd)
+                        pidfd = None
+            if status is not None and (not open_fds or now - exited_at > 0.2):
+                break  # done; or a background child still holds the pipe: do not wait for it
+            if now >= deadline:
+                break
+            watch = open_fds + ([pidfd] if pidfd is not None else [])
+            if status is None and pidfd is None:
+                wait = 0.01 if not open_fds else 0.05  # no pidfd: poll for the exit
+            else:
+                wait = 0.2
+            wait = min(deadline - now, wait)
+            if watch:
+                ready = select.select(watch, [], [], wait)[0]
+            else:
+                time.sleep(wait)
+                ready = []
             for fd in ready:
+                if fd == pidfd:
+                    continue
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     open_fds.remove(fd)
@@ -187,14 +229,9 @@ class Server:
                 if room > 0:
                     bufs[fd] += chunk[:room]
                 dropped[fd] += max(0, len(chunk) - max(room, 0))
-        timed_out = status is None and time.monotonic() >= deadline
-        if status is None and not timed_out:
-            try:
-                got, st = os.waitpid(pid, 0 if not open_fds else os.WNOHANG)
-                if got:
-                    status = st
-            except ChildProcessError:
-                pass
+        if pidfd is not None:
+            os.close(pidfd)
+        timed_out = status is None
         self.kill_group(pid)
         if status is None:
             try:
@@ -221,11 +258,16 @@ class Server:
 
     def op_exec(self, cmd, timeout=10.0, cwd=".", env=None, max_output=DEFAULT_MAX_OUTPUT):
         start = time.monotonic()
-        proc = subprocess.Popen(
-            cmd, shell=isinstance(cmd, str), cwd=self.path(cwd), env=self.child_env(env),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            preexec_fn=self.child_setup, close_fds=True,
-        )
+        cwd = self.path(cwd)
+        self.set_oom(b"1000")
+        try:
+            proc = subprocess.Popen(
+                cmd, shell=isinstance(cmd, str), cwd=cwd, env=self.child_env(env),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True, close_fds=True,
+            )
+        finally:
+            self.set_oom(self.oom_base)
         self.pgids.add(proc.pid)
         fd = proc.stdout.fileno()
         out_fd = os.dup(fd)
@@ -388,12 +430,21 @@ class Server:
                 "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
 
 
+def apply_limits(limits):
+    """rlimits for the server and, by inheritance, every command (no per-spawn cost)."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+
+
 def main(argv):
     config = json.loads(argv[0]) if argv else {}
     workspace = config.get("workspace", os.getcwd())
     os.makedirs(workspace, exist_ok=True)
     os.chdir(workspace)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    apply_limits(config.get("limits", {}))
     Server(workspace, bool(config.get("container")), config.get("limits", {})).serve()
 
 
