@@ -196,7 +196,10 @@ def _parse_one(spec: str) -> dict[str, Any]:
         raise ConfigError(
             f"fault spec {spec!r}: bad schedule {schedule!r}; use turn=2, turn=1,3, first=K or p=0.2"
         ) from None
-    FaultRule(**out)  # validate kinds and ranges now, with the spec in hand
+    try:
+        FaultRule(**out)  # validate kinds and ranges now, with the spec in hand
+    except ConfigError as exc:
+        raise ConfigError(f"fault spec {spec!r}: {exc}") from None
     return out
 
 
