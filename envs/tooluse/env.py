@@ -1,0 +1,345 @@
+"""`ToolUseEnv`: customer-service requests served by calling typed tools over a SQLite backend.
+
+The tool code (`backend.py`) runs in the sandbox's warm step server; a tool step is one
+``sandbox.call``. This module turns replies into observation text and events, keeps track of
+what the agent has seen (record versions, entities for the menu), and holds the state-aware
+oracle.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agentgym import events as ev
+from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
+from agentgym.envs.tooluse.domains import DOMAINS, Known, ToolSpec, render_call, tool_schema
+from agentgym.envs.tooluse.grammar import GrammarError, check_args, finish_answer, parse_action
+from agentgym.envs.tooluse.tasks import ToolUseTasks
+from agentgym.errors import ConfigError
+from agentgym.tasks import Task, TaskSet
+
+__all__ = ["ToolUseEnv", "BACKEND_MODULE", "MAX_MENU"]
+
+BACKEND_MODULE = "agentgym_tooluse"
+BACKEND_SOURCE = Path(__file__).with_name("backend.py").read_text()
+MAX_MENU = 32  # the numeric view's cap on candidate actions
+DONE_ANSWER = "All done: your request has been completed."
+REFUSAL_ANSWER = "I'm sorry, I cannot do that: our policy does not allow it."
+FINISH_SCHEMA = {
+    "type": "function",
+    "function": {
+        "name": "finish",
+        "description": "End the conversation with your final answer to the customer (a refusal if policy forbids).",
+        "parameters": {"type": "object", "properties": {"answer": {"type": "string", "description": "final answer"}},
+                       "required": ["answer"], "additionalProperties": False},
+    },
+}
+# which entity kind an id field names, for the menu and for re-reads
+_ID_FIELDS = (("order_id", "order"), ("booking_id", "booking"), ("flight_id", "flight"), ("item_id", "product"),
+              ("payment_method_id", "payment_method"), ("user_id", "user"))
+_REREAD = {"orders": ("get_order", "order_id"), "bookings": ("get_booking", "booking_id"),
+           "flights": ("get_flight", "flight_id"), "products": ("get_product", "item_id"),
+           "users": ("get_user", "user_id")}
+
+
+class ToolUseEnv(AgentEnv):
+    """Stateful tool-API tasks with written policies, verified by the final database state.
+
+    ## Description
+    The agent serves one customer request in a retail or travel domain by calling typed tools
+    (look-ups, searches, writes, a calculator) over a SQLite database seeded for the task. Written
+    policies (refund windows, unshipped-only changes, basic fares) are not enforced by the tools.
+    Tiers: ``single`` (one write), ``multi`` (several writes), ``refusal`` (policy forbids the
+    request: change nothing and refuse).
+
+    ## Action Space
+    Text: ``{"tool": NAME, "args": {...}}``, ``NAME(arg="value", ...)``, ``finish("answer")`` or
+    ``help`` (the tools as OpenAI-style JSON schemas). Bad calls cost the turn and say why.
+
+    ## Observation Space
+    ``{"text": str}``: the role, policy and request at reset; the tool's JSON result after a step.
+
+    ## Rewards
+    1.0 when, at ``finish``, the database equals the expected state (initial state, plus changes
+    by other actors, plus the writes the policy allows) and the answer says what it must (the
+    amount asked for, or a refusal); else 0.0.
+
+    ## Starting State
+    A fresh database for the task, built in the sandbox workspace.
+
+    ## Episode End
+    ``finish`` terminates. Budget wrappers truncate.
+
+    ## Arguments
+    ``split`` ("train", "test", "heldout"), ``backend``, ``domains`` and ``tiers`` (restrict the
+    tasks), ``render_mode``, ``score_on_truncation``, ``sandbox_options``.
+
+    ## Version History
+    * v0: retail and travel domains, three tiers, held-out templates.
+    """
+
+    family: ClassVar[str] = "tooluse"
+    image: ClassVar[str] = "agentgym/tooluse:latest"
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        backend: str = "auto",
+        domains: tuple[str, ...] | list[str] | None = None,
+        tiers: tuple[str, ...] | list[str] | None = None,
+        render_mode: str | None = None,
+        score_on_truncation: bool = False,
+        sandbox_options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(split=split, backend=backend, render_mode=render_mode,
+                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options)
+        if domains or tiers:
+            self.tasks = ToolUseTasks(tuple(domains or ()), tuple(tiers or ()))
+            if not self.tasks.ids(self.split):
+                raise ConfigError(f"no ToolUse tasks in split {split!r} for domains={domains} tiers={tiers}")
+        self._reset_tracking()
+
+    # ------------------------------------------------------------------ family hooks
+    @classmethod
+    def _taskset(cls) -> TaskSet:
+        return _all_tasks()
+
+    def _on_sandbox_start(self) -> None:
+        self.sandbox.load_module(BACKEND_MODULE, BACKEND_SOURCE)
+
+    def _setup_task(self, task: Task) -> str:
+        self._reset_tracking()
+        meta = task.meta
+        self._domain = DOMAINS[meta["domain"]]
+        self._specs = {s.name: s for s in self._domain.TOOLS}
+        self._lookups = [(self._canonical(a), list(keys)) for a, keys in meta["lookups"]]
+        reply = self.sandbox.call(BACKEND_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
+                                  today=meta["today"], intents=meta["intents"])
+        self._view = (self._epoch, reply["view"])
+        return task.instruction
+
+    def _parse(self, action: str) -> ParsedAction:
+        try:
+            call = parse_action(action)
+        except GrammarError as exc:
+            raise ActionError(str(exc)) from None
+        if call.name == "help":
+            return ParsedAction("help")
+        if call.name == "finish":
+            try:
+                return ParsedAction("finish", {"answer": finish_answer(call)})
+            except GrammarError as exc:
+                raise ActionError(str(exc)) from None
+        spec = self._specs.get(call.name)
+        if spec is None:
+            known = ", ".join(sorted(self._specs))
+            raise ActionError(f"unknown tool {call.name!r}; tools: {known}, plus finish and help")
+        try:
+            args = check_args(spec, call)
+        except ValueError as exc:
+            return ParsedAction(call.name, {"_error": str(exc)}, tool=call.name)
+        return ParsedAction(call.name, args, tool=call.name)
+
+    def _execute(self, action: ParsedAction) -> Outcome:
+        if action.name == "help":
+            return Outcome(self.help_text())
+        if action.name == "finish":
+            self._answer = str(action.args["answer"])
+            return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
+        if "_error" in action.args:
+            return Outcome(f"error: {action.args['_error']}", [ev.tool_call(action.name, False, "bad_args")])
+        return self._run_tool(action.name, dict(action.args))
+
+    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+        # an emptied or garbled result ran the tool, but the agent saw nothing of it
+        self._spoiled = kind in ("empty_output", "corrupted_output")
+        try:
+            return super()._faulted(parsed, kind, transient)
+        finally:
+            self._spoiled = False
+
+    def _verify(self) -> bool:
+        self.verdict = self.sandbox.call(BACKEND_MODULE, "verify", answer=self._answer)
+        return bool(self.verdict["success"])
+
+    def _drift(self) -> str | None:
+        pick = int(self.np_random.integers(1 << 30))
+        reply = self.sandbox.call(BACKEND_MODULE, "drift", pick=pick, protect=sorted(self._protected))
+        if reply is None:
+            return None
+        self._epoch += 1
+        self._view = (self._epoch, reply["view"])
+        return f"another actor changed a record: {reply['what']}"
+
+    def _admissible(self) -> list[str]:
+        assert self.task is not None
+        ref = self.reference_action()
+        head = [ref, render_call("finish", {"answer": DONE_ANSWER}), render_call("finish", {"answer": REFUSAL_ANSWER})]
+        head += [render_call("finish", {"answer": f"All done. The amount is ${a:.2f}."}) for a in self._amounts[-2:]]
+        menu = list(dict.fromkeys(head + self._domain.menu(self._known, self.task.meta["hints"])))
+        return sorted(menu[:MAX_MENU])
+
+    # ------------------------------------------------------------------ public helpers
+    @staticmethod
+    def tool_schemas(domain: str) -> list[dict[str, Any]]:
+        """The domain's tools plus ``finish``, as an OpenAI-style ``tools`` list."""
+        if domain not in DOMAINS:
+            raise ConfigError(f"unknown ToolUse domain {domain!r}; choose from {sorted(DOMAINS)}")
+        return [tool_schema(s) for s in DOMAINS[domain].TOOLS] + [FINISH_SCHEMA]
+
+    def help_text(self) -> str:
+        """What ``help`` shows: the grammar, the policy and the tools' JSON schemas."""
+        assert self.task is not None
+        schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
+        return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
+                f"finish(\"answer\").\n\nPolicy:\n{self._domain.POLICY}\n\nTools (JSON schema):\n{schemas}")
+
+    def reference_action(self) -> str:
+        """A state-aware oracle: read, re-read what changed, act as the policy allows, verify, finish."""
+        if self.task is None or self._done:
+            return ""
+        for action, _ in self._lookups:
+            if action not in self._executed:
+                return action
+        view = self._oracle_view()
+        versions = view["versions"]
+        watch = [k for _, keys in self._lookups for k in keys] + [w["target"] for w in view["writes"] if w["target"]]
+        for key in dict.fromkeys(watch):
+            if key in self._seen and self._seen[key] != versions.get(key, 0):
+                return self._reread(key)
+        for w in view["writes"]:
+            if not w["done"]:
+                return render_call(w["tool"], w["args"])
+        unverified = [k for k in self._written if k not in self._verified]
+        if len(unverified) == 1:
+            return self._reread(unverified[0])
+        if unverified:
+            return self.task.meta["verify_action"]
+        if view["refusal"]:
+            return render_call("finish", {"answer": f"I'm sorry, I cannot do that: {'; '.join(view['reasons'])}."})
+        if view["answer"] is not None:
+            return render_call("finish", {"answer": f"All done. The amount is ${view['answer']}."})
+        return render_call("finish", {"answer": DONE_ANSWER})
+
+    # ------------------------------------------------------------------ internals
+    def _reset_tracking(self) -> None:
+        self._seen: dict[str, int] = {}  # record key -> version the agent last saw
+        self._written: dict[str, int] = {}  # target record -> version right after the agent's last write to it
+        self._verified: set[str] = set()  # written records re-read since that write
+        self._protected: set[str] = set()  # every record the agent's writes touched (drift leaves them alone)
+        self._executed: set[str] = set()  # canonical actions that ran and were seen
+        self._known = Known()
+        self._amounts: list[float] = []
+        self._answer: str | None = None
+        self._subtasks: dict[str, bool] = {}
+        self._epoch = 0
+        self._view: tuple[int, dict[str, Any]] | None = None
+        self._spoiled = False
+        self.verdict: dict[str, Any] | None = None
+
+    def _canonical(self, action: str) -> str:
+        call = parse_action(action)
+        spec = self._specs[call.name]
+        args = check_args(spec, call)
+        return render_call(call.name, {p.name: args[p.name] for p in spec.params if p.name in args})
+
+    def _oracle_view(self) -> dict[str, Any]:
+        if self._view is None or self._view[0] != self._epoch:
+            self._view = (self._epoch, self.sandbox.call(BACKEND_MODULE, "oracle_view"))
+        return self._view[1]
+
+    def _reread(self, key: str) -> str:
+        for action, keys in reversed(self._lookups):
+            if key in keys:
+                return action
+        table, _, ident = key.partition(":")
+        tool, arg = _REREAD.get(table, ("get_user", "user_id"))
+        return render_call(tool, {arg: ident})
+
+    def _run_tool(self, name: str, args: dict[str, Any]) -> Outcome:
+        spec: ToolSpec = self._specs[name]
+        reply = self.sandbox.call(BACKEND_MODULE, "call_tool", name=name, args=args)
+        if not reply["ok"]:
+            events = [ev.tool_call(name, False, reply["error_kind"])]
+            if reply.get("missing"):
+                events.append(ev.state_mismatch(f"{reply['missing']} does not exist"))
+            return Outcome(f"error ({reply['error_kind']}): {reply['error']}", events)
+        events = [ev.tool_call(name, True)]
+        seen = not self._spoiled
+        if reply["wrote"]:
+            self._epoch += 1
+            self._view = (self._epoch, reply["view"])
+            target = reply["target"]
+            for key, before, after in reply["wrote"]:
+                self._protected.add(key)
+                if key == target and key in self._seen and self._seen[key] != before:
+                    events.append(ev.state_mismatch(f"{key} changed since you last read it"))
+                if seen:
+                    self._seen[key] = after
+            if target:
+                events.append(ev.mutation(target))
+                self._written[target] = dict((k, a) for k, _, a in reply["wrote"])[target]
+                self._verified.discard(target)
+        if seen:
+            checked = set()
+            for key, version in reply["refs"]:
+                if key in self._written and key not in checked and not (reply["wrote"] and key == reply["target"]):
+                    checked.add(key)
+                    self._verified.add(key)
+                    events.append(ev.verification(version == self._written[key], key))
+                self._seen[key] = version
+            self._executed.add(render_call(name, {p.name: args[p.name] for p in spec.params if p.name in args}))
+            self._absorb(reply["result"], {})
+        events += self._subtask_events(reply.get("progress"))
+        return Outcome(json.dumps(reply["result"], ensure_ascii=False), events)
+
+    def _absorb(self, obj: Any, parent: dict[str, Any]) -> None:
+        """Remember entities (and money amounts) a result showed, for the admissible menu."""
+        if isinstance(obj, list):
+            for item in obj:
+                self._absorb(item, parent)
+            return
+        if not isinstance(obj, dict):
+            return
+        for field, kind in _ID_FIELDS:
+            if isinstance(obj.get(field), str):
+                data = {k: v for k, v in obj.items() if not isinstance(v, (dict, list)) or k == "items"}
+                if kind != "user" and "user_id" not in data and "user_id" in parent:
+                    data["user_id"] = parent["user_id"]
+                if "origin" not in data and isinstance(obj.get("flight"), dict):
+                    data.update({k: obj["flight"][k] for k in ("origin", "destination") if k in obj["flight"]})
+                self._known.add(kind, obj[field], data)
+                break
+        for k in ("total", "amount", "result"):
+            if isinstance(obj.get(k), (int, float)) and not isinstance(obj.get(k), bool):
+                self._amounts.append(float(obj[k]))
+        context = {"user_id": obj["user_id"]} if isinstance(obj.get("user_id"), str) else parent
+        for v in obj.values():
+            if isinstance(v, (dict, list)):
+                self._absorb(v, context)
+
+    def _subtask_events(self, progress: list[bool | None] | None) -> list[dict[str, Any]]:
+        assert self.task is not None
+        state: dict[str, bool] = {}
+        names = self.task.subtasks
+        for i, (_, keys) in enumerate(self._lookups):
+            state[names[i]] = all(k in self._seen for k in keys)
+        if progress is not None:
+            for name in names[len(self._lookups):]:
+                idx = int(name.split(":")[1])
+                state[name] = bool(progress[idx])
+        out = []
+        for name, done in state.items():
+            if self._subtasks.get(name, False) != done:
+                self._subtasks[name] = done
+                out.append(ev.subtask(name, done))
+        return out
+
+
+@lru_cache(maxsize=1)
+def _all_tasks() -> ToolUseTasks:
+    return ToolUseTasks()

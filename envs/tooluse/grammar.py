@@ -1,0 +1,171 @@
+"""The ToolUse action grammar: JSON tool calls, Python-style function calls, ``help``, ``finish``.
+
+Accepted forms (one action per turn)::
+
+    {"tool": "get_order", "args": {"order_id": "O12345"}}
+    {"name": "get_order", "arguments": "{\\"order_id\\": \\"O12345\\"}"}      # OpenAI tool-call shape
+    get_order(order_id="O12345")
+    finish("Your order is cancelled.")           # or finish(answer="...")
+    help
+
+`parse_action` turns text into a `Call` or raises `GrammarError` saying what it expected;
+`check_args` validates a call's arguments against the tool's schema.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentgym.envs.tooluse.domains import ToolSpec
+
+__all__ = ["Call", "GrammarError", "parse_action", "check_args", "finish_answer", "signature", "CONTROL"]
+
+CONTROL = ("help", "finish")
+_EXPECTED = (
+    'expected a tool call: {"tool": NAME, "args": {...}} or NAME(arg="value", ...), '
+    'or finish("answer"), or help'
+)
+_LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+
+
+class GrammarError(ValueError):
+    """The text is not an action of this grammar; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """A parsed action: a tool name (or ``help``/``finish``), keyword args, and positional args."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    positional: tuple[Any, ...] = ()
+
+
+def parse_action(text: str) -> Call:
+    """Parse one action; raises `GrammarError` for anything outside the grammar."""
+    text = text.strip()
+    if not text:
+        raise GrammarError("empty action; " + _EXPECTED)
+    if text in ("help", "help()"):
+        return Call("help")
+    if text[0] in "{[":
+        return _parse_json(text)
+    return _parse_call(text)
+
+
+def _parse_json(text: str) -> Call:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GrammarError(f"invalid JSON ({exc.msg} at character {exc.pos}); {_EXPECTED}") from None
+    if isinstance(obj, dict) and isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
+        obj = obj["function"]
+    if not isinstance(obj, dict):
+        raise GrammarError(f"a JSON action must be an object; {_EXPECTED}")
+    name = obj.get("tool", obj.get("name"))
+    if not isinstance(name, str) or not name:
+        raise GrammarError(f'the JSON object needs a "tool" (or "name") string; {_EXPECTED}')
+    args = obj.get("args", obj.get("arguments", obj.get("parameters", {})))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise GrammarError(f'"arguments" is a string but not JSON ({exc.msg}); pass an object') from None
+    if args is None:
+        args = {}
+    extra = sorted(set(obj) - {"tool", "name", "args", "arguments", "parameters", "type", "id"})
+    if extra:
+        raise GrammarError(f"unexpected key(s) {extra} in the JSON action; {_EXPECTED}")
+    if not isinstance(args, dict):
+        raise GrammarError(f'"args" must be a JSON object of argument names to values, got {type(args).__name__}')
+    return Call(name.strip(), dict(args))
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Name) and node.id in _LITERAL_NAMES:
+        return _LITERAL_NAMES[node.id]
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise GrammarError(
+            f"argument {ast.unparse(node)[:60]!r} is not a literal value: quote strings, e.g. order_id=\"O12345\""
+        ) from None
+
+
+def _parse_call(text: str) -> Call:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        msg = getattr(exc, "msg", str(exc))
+        raise GrammarError(f"cannot parse {text[:80]!r} ({msg}); {_EXPECTED}") from None
+    body = tree.body
+    if isinstance(body, ast.Name):
+        raise GrammarError(f"{body.id!r} needs parentheses: {body.id}(...); {_EXPECTED}")
+    if not isinstance(body, ast.Call) or not isinstance(body.func, ast.Name):
+        raise GrammarError(f"{text[:80]!r} is not a call; {_EXPECTED}")
+    if any(isinstance(a, ast.Starred) for a in body.args) or any(k.arg is None for k in body.keywords):
+        raise GrammarError("*args and **kwargs are not supported; name each argument")
+    positional = tuple(_literal(a) for a in body.args)
+    args: dict[str, Any] = {}
+    for kw in body.keywords:
+        assert kw.arg is not None
+        args[kw.arg] = _literal(kw.value)
+    return Call(body.func.id, args, positional)
+
+
+def signature(spec: ToolSpec) -> str:
+    """``name(arg: type, [optional: type])``, for error messages."""
+    parts = [f"{p.name}: {p.type}" if p.required else f"[{p.name}: {p.type}]" for p in spec.params]
+    return f"{spec.name}({', '.join(parts)})"
+
+
+_TYPES = {"string": (str,), "integer": (int,), "number": (int, float)}
+
+
+def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
+    """The call's arguments checked against the schema (positional ones mapped in order).
+
+    Raises `ValueError` listing every problem and the tool's signature.
+    """
+    args: dict[str, Any] = {}
+    problems = []
+    if len(call.positional) > len(spec.params):
+        problems.append(f"{len(call.positional)} positional arguments for {len(spec.params)} parameters")
+    for p, value in zip(spec.params, call.positional):
+        args[p.name] = value
+    for name, value in call.args.items():
+        if name in args:
+            problems.append(f"argument {name!r} given twice")
+        args[name] = value
+    for name in args:
+        if spec.param(name) is None:
+            problems.append(f"unknown argument {name!r}")
+    for p in spec.params:
+        if p.name not in args:
+            if p.required:
+                problems.append(f"missing argument {p.name!r}")
+            continue
+        value = args[p.name]
+        if p.type == "integer" and isinstance(value, float) and value.is_integer():
+            value = args[p.name] = int(value)
+        if isinstance(value, bool) or not isinstance(value, _TYPES[p.type]):
+            problems.append(f"{p.name!r} must be a {p.type}, got {json.dumps(value)[:40]}")
+        elif p.enum and value not in p.enum:
+            problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {value!r}")
+        elif p.type == "string" and not value.strip():
+            problems.append(f"{p.name!r} is empty")
+    if problems:
+        raise ValueError(f"bad arguments for {spec.name}: {'; '.join(problems)}. Usage: {signature(spec)}")
+    return args
+
+
+def finish_answer(call: Call) -> str:
+    """The answer of a ``finish`` call; raises `GrammarError` when it is missing or not text."""
+    values = list(call.positional) + [v for k, v in call.args.items() if k == "answer"]
+    extra = sorted(set(call.args) - {"answer"})
+    if extra or len(values) != 1 or not isinstance(values[0], str):
+        raise GrammarError('finish takes one text answer: finish("Your refund of $12.50 is on its way.")')
+    return values[0]
