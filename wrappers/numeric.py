@@ -28,8 +28,9 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
     Observation (a flat Dict, what SB3's ``MultiInputPolicy`` accepts):
 
     - ``text``: hashed features of the observation text, shape ``(dim,)``;
-    - ``actions``: hashed features of each menu entry, ``(max_actions, dim)``, zero rows past
-      the menu;
+    - ``actions``: hashed features of each menu entry, flattened row-major to
+      ``(max_actions * dim,)`` (SB3 wants 1-D vectors; ``reshape(max_actions, dim)`` restores
+      one row per entry), zero rows past the menu;
     - ``action_mask``: ``MultiBinary(max_actions)``, 1 where an index names a menu entry;
     - ``turns_left`` and ``turns_left_frac`` when a budget wrapper below provides them.
 
@@ -43,7 +44,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
     >>> env = NumericView(TurnLimit(ScriptedAgentEnv(), 8), max_actions=16, dim=64)
     >>> obs, info = env.reset(seed=0)
     >>> obs["text"].shape, obs["actions"].shape, int(obs["action_mask"].sum()), env.action_space
-    ((64,), (16, 64), 11, Discrete(16))
+    ((64,), (1024,), 11, Discrete(16))
     >>> obs, reward, terminated, truncated, info = env.step(15)  # past the menu: costs a turn
     >>> int(obs["turns_left"][0]), terminated
     (7, False)
@@ -64,7 +65,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         self.max_actions, self.dim = max_actions, dim
         fields: dict[str, spaces.Space] = {
             "text": spaces.Box(-1.0, 1.0, shape=(dim,), dtype=np.float32),
-            "actions": spaces.Box(-1.0, 1.0, shape=(max_actions, dim), dtype=np.float32),
+            "actions": spaces.Box(-1.0, 1.0, shape=(max_actions * dim,), dtype=np.float32),
             "action_mask": spaces.MultiBinary(max_actions),
         }
         fields.update({k: inner.spaces[k] for k in _PASSED_THROUGH if k in inner.spaces})
@@ -100,7 +101,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         info["action_mask"] = mask
         out = {
             "text": hash_tokens(str(obs.get("text", "")), self.dim),
-            "actions": actions,
+            "actions": actions.reshape(-1),
             "action_mask": mask.astype(np.int8),
         }
         out.update({k: obs[k] for k in _PASSED_THROUGH if k in self.observation_space.spaces})

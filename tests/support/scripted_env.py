@@ -130,7 +130,7 @@ class ScriptedAgentEnv(AgentEnv):
         return kv_parse(action)
 
     def _execute(self, action: ParsedAction) -> Outcome:
-        self.sandbox.calls += 1
+        self.sandbox.calls += action.tool is not None
         outcome = kv_execute(action, self.sandbox.data, self.task.meta["targets"])
         kinds = {e["kind"] for e in outcome.events}
         if "mutation" in kinds:
