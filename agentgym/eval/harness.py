@@ -151,6 +151,7 @@ def evaluate(
         raise ConfigError(f"backend={backend!r}; choose one of {EXECUTION_BACKENDS} (the sandbox is chosen by sandbox=)")
     if faults:
         _check_faults(faults)
+    entries = {e: env_entry(e) for e in envs}
     agent_obj, agent_name = _agent_config(agent, agent_kwargs or {})
     env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
     config: dict[str, Any] = {
@@ -171,9 +172,8 @@ def evaluate(
     todo = [s for s in specs if s.key not in done]
 
     wconfig = WorkerConfig(
-        envs={e: env_entry(e) for e in envs}, agent=agent_obj, split=split, sandbox=sandbox,
-        env_kwargs=dict(env_kwargs or {}), retries=int(retries),
-        max_warm_envs=max(2, len(envs) * len(ts_) * (2 if faults else 1)), sys_path=tuple(sys.path),
+        envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
+        env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path),
     )
     run = _backend(backend)
     fresh: list[dict[str, Any]] = []
@@ -235,16 +235,9 @@ def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _check_faults(spec: str) -> None:
-    try:
-        from agentgym.wrappers.faults import parse_faults
-    except ImportError:
-        from agentgym.eval.stack import _MinimalStack
+    from agentgym.wrappers import parse_faults
 
-        for part in spec.split(";"):
-            if part.strip():
-                _MinimalStack._parse(part)
-        return
-    parse_faults(spec)
+    parse_faults(spec)  # raises ConfigError echoing a bad spec, before any worker starts
 
 
 def _public_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:

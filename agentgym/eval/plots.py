@@ -69,7 +69,7 @@ def _ks(summary: Mapping[str, Any]) -> list[int]:
 
 def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
 
@@ -113,7 +113,7 @@ def plot_pass_heatmap(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
             ax.set_title(f"{group}: {label}", fontsize=9)
     fig.colorbar(im, ax=axes, shrink=0.8, label="pass@K")
     fig.suptitle(f"Pass@(K,T), 95% bootstrap CI over tasks: {_title(summary)}", fontsize=9)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
 

@@ -14,7 +14,6 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +23,7 @@ import gymnasium as gym
 from agentgym.agents.base import agent_cost, seed_agent
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
-from agentgym.eval.stack import make_eval_env
+from agentgym.eval.stack import make_base_env, wrap_for_eval
 
 __all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry"]
 
@@ -59,7 +58,6 @@ class WorkerConfig:
     sandbox: str = "auto"
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     retries: int = 2
-    max_warm_envs: int = 8
     sys_path: tuple[str, ...] = ()
 
 
@@ -153,26 +151,29 @@ class EpisodeWorker:
         elif callable(agent) and not hasattr(agent, "act"):
             agent = agent()
         self.agent = agent
-        self._envs: OrderedDict[tuple[str, int, str], gym.Env] = OrderedDict()
+        self._bases: dict[str, gym.Env] = {}
+        self._stacks: dict[tuple[str, int, str], gym.Env] = {}
 
     def env_for(self, spec: EpisodeSpec) -> gym.Env:
-        """A warm env for (env id, T, faults), built on first use; least recently used closed."""
+        """The wrapper stack for (env id, T, faults) around this worker's warm base env."""
         key = (spec.env, spec.T, spec.faults)
-        env = self._envs.pop(key, None)
-        if env is None:
-            kwargs = {"split": self.config.split, "backend": self.config.sandbox, **dict(self.config.env_kwargs)}
-            env = make_eval_env(spec.env, budget=spec.T, faults=spec.faults or None, **kwargs)
-            while len(self._envs) >= self.config.max_warm_envs:
-                _, old = self._envs.popitem(last=False)
-                _close_quietly(old)
-        self._envs[key] = env
-        return env
+        stack = self._stacks.get(key)
+        if stack is None:
+            base = self._bases.get(spec.env)
+            if base is None:
+                kwargs = {"split": self.config.split, "backend": self.config.sandbox, **dict(self.config.env_kwargs)}
+                base = self._bases[spec.env] = make_base_env(spec.env, **kwargs)
+            stack = self._stacks[key] = wrap_for_eval(base, budget=spec.T, faults=spec.faults or None)
+        return stack
 
     def drop(self, spec: EpisodeSpec) -> None:
-        """Close and forget the env of ``spec`` (its sandbox failed): the retry gets a fresh one."""
-        env = self._envs.pop((spec.env, spec.T, spec.faults), None)
-        if env is not None:
-            _close_quietly(env)
+        """Close and forget the base env of ``spec`` and its stacks (its sandbox failed), so
+        the retry starts a fresh sandbox."""
+        base = self._bases.pop(spec.env, None)
+        for key in [k for k in self._stacks if k[0] == spec.env]:
+            del self._stacks[key]
+        if base is not None:
+            _close_quietly(base)
 
     def run(self, spec: EpisodeSpec) -> dict[str, Any]:
         """The record of ``spec``, retrying infrastructure failures up to ``retries`` times."""
@@ -201,8 +202,9 @@ class EpisodeWorker:
         }
 
     def close(self) -> None:
-        while self._envs:
-            _, env = self._envs.popitem()
+        self._stacks.clear()
+        while self._bases:
+            _, env = self._bases.popitem()
             _close_quietly(env)
         close = getattr(self.agent, "close", None)
         if callable(close):

@@ -1,0 +1,47 @@
+"""Test-only envs for the harness: the container-free key-value family, and flaky variants of it.
+
+Ids are registered by `register_test_envs` (called from this folder's conftest); the entry
+points are strings, so spawned pool workers and Ray actors re-register them from the spec.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium as gym
+
+from agentgym.errors import SandboxCrashed
+from support.scripted_env import ScriptedAgentEnv
+
+KV_ID = "test/EvalKV-v0"
+TOY_ID = "test/EvalToy-v0"
+FLAKY_ID = "test/EvalFlakyKV-v0"
+
+
+class FlakyKVEnv(ScriptedAgentEnv):
+    """Raises `SandboxCrashed` mid-episode: once overall (``crash_once`` names a flag file that
+    the first crash creates), and on every attempt for the tasks in ``always_crash``."""
+
+    def __init__(self, *, crash_once: str | None = None, always_crash: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.crash_once = crash_once
+        self.always_crash = tuple(always_crash)
+
+    def _execute(self, action):
+        if self.task.task_id in self.always_crash:
+            raise SandboxCrashed(f"step server died (test crash on {self.task.task_id})")
+        if self.crash_once and not os.path.exists(self.crash_once):
+            open(self.crash_once, "w").close()
+            raise SandboxCrashed("step server died (test crash, once)")
+        return super()._execute(action)
+
+
+def register_test_envs() -> None:
+    for env_id, entry in (
+        (KV_ID, "support.scripted_env:ScriptedAgentEnv"),
+        (TOY_ID, "support.toy_env:ToyEnv"),
+        (FLAKY_ID, "eval_envs:FlakyKVEnv"),
+    ):
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry)

@@ -1,0 +1,180 @@
+"""`evaluate` end to end on test envs: the oracle grid, determinism, resume, infrastructure
+failures, faults and recovery, and the report files."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import matplotlib.image
+import pytest
+
+from agentgym.errors import ConfigError
+from agentgym.eval import evaluate, read_episodes
+from agentgym.eval.episodes import TIMING_FIELDS
+from agentgym.eval.plots import PLOT_FILES
+from eval_envs import FLAKY_ID, KV_ID, TOY_ID
+from support.scripted_env import KVTasks
+
+
+def strip_timing(records):
+    """Records without the fields that vary between identical runs, sorted by episode."""
+    out = []
+    for r in records:
+        r = {k: v for k, v in r.items() if k not in TIMING_FIELDS}
+        r["cost"] = {k: v for k, v in r.get("cost", {}).items() if not k.endswith("seconds")}
+        out.append(r)
+    return sorted(out, key=lambda r: (r["env"], r["task"], r["T"], r["sample"], r["faults"]))
+
+
+def summary_stats(summary):
+    """The statistics of a summary that must not depend on timing."""
+    out = {}
+    for cond, groups in summary["results"].items():
+        for g, res in groups.items():
+            out[(cond, g)] = {k: res[k] for k in ("pass", "success", "extrapolation", "exhaustion", "categories")}
+    return out, summary["counts"], summary["recovery"]
+
+
+def test_oracle_grid_is_one_from_min_turns_and_zero_below(tmp_path):
+    tasks = KVTasks()
+    ids = tasks.ids("test")[:6]
+    min_turns = {t: tasks.get(t).min_turns for t in ids}
+    ts = sorted({*min_turns.values(), min(min_turns.values()) - 1, max(min_turns.values()) + 2})
+    result = evaluate(KV_ID, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, out=tmp_path, progress=False,
+                      report=False)
+    for r in result.records:
+        assert r["success"] == (r["T"] >= min_turns[r["task"]]), r
+        assert r["category"] == ("success" if r["success"] else "timeout")
+        assert r["budget_exhausted"] == (not r["success"])
+    grid = result.grid()
+    for t in ts:
+        if t >= max(min_turns.values()):
+            assert grid[t] == {1: 1.0, 2: 1.0}
+        if t < min(min_turns.values()):
+            assert grid[t] == {1: 0.0, 2: 0.0}
+    assert result.summary["counts"] == {"episodes": 2 * len(ids) * len(ts), "scored": 2 * len(ids) * len(ts),
+                                        "successes": sum(r["success"] for r in result.records), "infra_errors": 0,
+                                        "infra_retried": 0, "infra_error_kinds": {}}
+
+
+def test_oracle_on_a_sandboxed_env(tmp_path, backend):
+    """The toy family runs in a real sandbox (both backends); its tasks take 3 turns."""
+    result = evaluate(TOY_ID, "oracle", ks=[1], ts=[2, 3], n=1, out=tmp_path, sandbox=backend, progress=False,
+                      report=False)
+    assert result.grid() == {2: {1: 0.0}, 3: {1: 1.0}}
+    assert all(r["cost"]["env_calls"] > 0 and r["cost"]["env_seconds"] > 0 for r in result.records)
+
+
+def test_same_seed_same_records_in_process_and_in_a_pool(tmp_path):
+    kw = dict(ks=[1, 2], ts=[3, 6], n=2, tasks=4, seed=7, progress=False, report=False)
+    a = evaluate(KV_ID, "random", out=tmp_path / "a", **kw)
+    b = evaluate(KV_ID, "random", out=tmp_path / "b", **kw)
+    c = evaluate(KV_ID, "random", out=tmp_path / "c", workers=2, **kw)
+    assert strip_timing(a.records) == strip_timing(b.records) == strip_timing(c.records)
+    assert os.getpid() not in {r["worker"] for r in c.records}  # ran in pool processes
+    d = evaluate(KV_ID, "random", out=tmp_path / "d", **{**kw, "seed": 8})
+    assert [r["actions"] for r in strip_timing(d.records)] != [r["actions"] for r in strip_timing(a.records)]
+
+
+def test_resume_skips_finished_episodes_and_gives_the_same_summary(tmp_path):
+    kw = dict(ks=[1, 2], ts=[3, 5], n=2, tasks=4, seed=3, progress=False, report=False)
+    full = evaluate(KV_ID, "random", out=tmp_path / "full", **kw)
+    part = tmp_path / "part"
+    evaluate(KV_ID, "random", out=part, **kw)
+    lines = (part / "episodes.jsonl").read_text().splitlines(keepends=True)
+    keep = len(lines) // 3
+    # as if killed mid-write: a third of the episodes, then a torn line
+    (part / "episodes.jsonl").write_text("".join(lines[:keep]) + lines[keep][: len(lines[keep]) // 2])
+    resumed = evaluate(KV_ID, "random", out=part, **kw)
+    assert resumed.ran == len(lines) - keep
+    assert strip_timing(resumed.records) == strip_timing(full.records)
+    assert summary_stats(resumed.summary) == summary_stats(full.summary)
+    again = evaluate(KV_ID, "random", out=part, **kw)
+    assert again.ran == 0
+    with pytest.raises(ConfigError, match="seed"):
+        evaluate(KV_ID, "random", out=part, **{**kw, "seed": 4})
+
+
+def test_infrastructure_failure_is_retried_and_counted_apart(tmp_path):
+    ids = KVTasks().ids("test")[:3]
+    env_kwargs = {"crash_once": str(tmp_path / "crashed"), "always_crash": [ids[0]]}
+    result = evaluate(FLAKY_ID, "oracle", ks=[1], ts=[8], n=2, tasks=ids, out=tmp_path / "run",
+                      env_kwargs=env_kwargs, retries=2, progress=False, report=False)
+    by_task = {}
+    for r in result.records:
+        by_task.setdefault(r["task"], []).append(r)
+    for r in by_task[ids[0]]:
+        assert r["success"] is None and r["infra_error"].startswith("SandboxCrashed")
+        assert r["attempts"] == 3 and len(r["infra_retries"]) == 3
+    scored = [r for t in ids[1:] for r in by_task[t]]
+    assert all(r["success"] and not r["infra_error"] for r in scored)
+    assert sum(r["attempts"] == 2 for r in scored) == 1  # the one-off crash, retried once
+    counts = result.summary["counts"]
+    assert counts["infra_errors"] == 2 and counts["scored"] == 4 and counts["infra_retried"] == 3
+    assert counts["infra_error_kinds"] == {"SandboxCrashed": 2}
+    # crashed episodes are not agent failures: the oracle's pass@1 over scored tasks stays 1.0
+    assert result.grid() == {8: {1: 1.0}}
+    assert result.summary["results"]["clean"][FLAKY_ID]["pass"]["8"]["1"]["tasks"] == 2
+    # a resumed run retries the infrastructure failures, and only them
+    again = evaluate(FLAKY_ID, "oracle", ks=[1], ts=[8], n=2, tasks=ids, out=tmp_path / "run",
+                     env_kwargs={"always_crash": []}, retries=0, progress=False, report=False)
+    assert again.ran == 2 and again.summary["counts"]["infra_errors"] == 0 and again.grid() == {8: {1: 1.0}}
+
+
+def test_faults_run_paired_with_clean_episodes(tmp_path):
+    tasks = KVTasks()
+    ids = tasks.ids("test")[:4]
+    top = max(tasks.get(t).min_turns for t in ids)
+    result = evaluate(KV_ID, "oracle", ks=[1], ts=[top, top + 1], n=1, tasks=ids, faults="tool_error@turn=1",
+                      out=tmp_path, progress=False, report=False)
+    faulted = [r for r in result.records if r["faults"]]
+    assert len(faulted) == len(result.records) // 2
+    assert all(r["n_faults"] == 1 and r["faults_fired"] == ["tool_error"] for r in faulted)
+    clean = {(r["task"], r["T"]): r for r in result.records if not r["faults"]}
+    for r in faulted:  # the twin shares seeds
+        assert r["env_seed"] == clean[(r["task"], r["T"])]["env_seed"]
+    rec = result.summary["recovery"][KV_ID]["by_t"]
+    # the oracle needs one extra turn to redo the spoiled step: it recovers only with a spare turn
+    assert rec[str(top + 1)]["paired_rate"] == 1.0
+    assert rec[str(top)]["success_clean"] == 1.0 and rec[str(top)]["paired_rate"] < 1.0
+    assert result.grid(condition="faulted")[top + 1] == {1: 1.0}
+
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_report_files_are_written(tmp_path):
+    evaluate(KV_ID, "random", ks=[1, 2], ts=[2, 4], n=2, tasks=3, faults="timeout@first=1", out=tmp_path,
+             progress=False)
+    report = (tmp_path / "report.md").read_text()
+    for name in PLOT_FILES.values():
+        png = tmp_path / name
+        w, h = _png_size(png)
+        assert w > 300 and h > 200
+        assert matplotlib.image.imread(png).ndim == 3
+        assert f"({name})" in report
+    for section in ("## Pass@(K,T)", "## Budget extrapolation", "## Why episodes fail", "## Recovery", "## Cost",
+                    "## Latency", "## Infrastructure failures"):
+        assert section in report
+    assert "faulted" in report and "timeout@first=1" in report
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert set(summary["results"]) == {"clean", "faulted"}
+    assert len(read_episodes(tmp_path / "episodes.jsonl")) == 2 * 2 * 3 * 2
+
+
+def test_bad_arguments_fail_early(tmp_path):
+    with pytest.raises(ConfigError, match="n=1"):
+        evaluate(KV_ID, "oracle", ks=[1, 2], ts=[4], n=1, progress=False)
+    with pytest.raises(ConfigError, match="backend"):
+        evaluate(KV_ID, "oracle", backend="dask", progress=False)
+    with pytest.raises(ConfigError, match="unknown env id"):
+        evaluate("test/Nope-v0", "oracle", progress=False)
+    with pytest.raises(ConfigError):
+        evaluate(KV_ID, "oracle", faults="explode@turn=1", progress=False)
+    with pytest.raises(ConfigError, match="module:factory|factory"):
+        evaluate(KV_ID, "nonsense", progress=False)
