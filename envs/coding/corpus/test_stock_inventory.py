@@ -43,11 +43,11 @@ def test_ship_exact_lot_and_everything():
     assert inv.ship("bolt", 10) == 50
     assert inv.ship("bolt", 20) == 160
     assert inv.on_hand("bolt") == 0
+    assert inv.value("bolt") == 0
     inv.receive("bolt", 10, 5)
     inv.receive("bolt", 5, 9)
     assert inv.ship("bolt", 11) == 59
     assert inv.on_hand("bolt") == 4
-    assert inv.value("bolt") == 0
 
 
 def test_ship_errors():
