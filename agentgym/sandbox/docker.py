@@ -22,6 +22,7 @@ __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner
 
 LABEL = "io.agentgym.managed"
 _STDOUT = 1
+_NUM_POOLS = 6
 _clients: dict[int, Any] = {}
 _clients_lock = threading.Lock()
 
@@ -29,13 +30,16 @@ _clients_lock = threading.Lock()
 def docker_client(timeout: float = 10.0) -> Any:
     """A docker SDK client for this process (clients are not fork-safe, so one per pid)."""
     import docker
+    from docker.utils import kwargs_from_env
 
     pid = os.getpid()
     with _clients_lock:
         client = _clients.get(pid)
         if client is None:
             try:
-                client = docker.from_env(timeout=int(timeout))
+                # The SDK keeps one connection pool per URL, and URLs name containers, so
+                # each sandbox adds pools; a small num_pools keeps the open sockets bounded.
+                client = docker.DockerClient(timeout=int(timeout), num_pools=_NUM_POOLS, **kwargs_from_env())
                 client.ping()
             except Exception as exc:  # DockerException, requests errors, FileNotFoundError
                 raise EngineUnreachable(f"{type(exc).__name__}: {exc}") from None
@@ -220,6 +224,17 @@ class DockerSandbox(Sandbox):
             except OSError:
                 pass
             self._sock = None
+        owner = getattr(self, "_sock_owner", None)
+        if owner is not None:
+            # The socket's fd is released only once the SocketIO (makefile) and the HTTP
+            # response that wrap it are closed too; without this every sandbox leaks two fds.
+            for obj in (owner, getattr(owner, "_response", None)):
+                try:
+                    if obj is not None:
+                        obj.close()
+                except Exception:
+                    pass
+            self._sock_owner = None
         container = getattr(self, "container", None)
         if container is not None:
             try:

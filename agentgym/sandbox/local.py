@@ -62,6 +62,9 @@ class LocalSandbox(Sandbox):
         config = {
             "workspace": self._workspace,
             "container": False,
+            # The server skips `site` (-S: half its start time on a machine with many .pth
+            # hooks) but gets the host's import path, so loaded tool code can import pytest.
+            "sys_path": [p for p in sys.path if p and os.path.isdir(p)],
             "limits": {
                 "RLIMIT_AS": memory_mb << 20,
                 "RLIMIT_FSIZE": file_mb << 20,
@@ -71,7 +74,7 @@ class LocalSandbox(Sandbox):
         try:
             self._err = open(os.path.join(self._root, "server.err"), "wb")
             self._proc = subprocess.Popen(
-                [python, "-u", "-c", BOOTSTRAP, json.dumps(config)],
+                [python, "-S", "-u", "-c", BOOTSTRAP, json.dumps(config)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._err,

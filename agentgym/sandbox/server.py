@@ -440,6 +440,9 @@ def apply_limits(limits):
 
 def main(argv):
     config = json.loads(argv[0]) if argv else {}
+    for entry in config.get("sys_path", []):
+        if entry not in sys.path:
+            sys.path.append(entry)
     workspace = config.get("workspace", os.getcwd())
     os.makedirs(workspace, exist_ok=True)
     os.chdir(workspace)

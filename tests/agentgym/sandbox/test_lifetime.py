@@ -1,0 +1,184 @@
+"""Sandbox lifetime: no container, process, fd or thread outlives its owner or its `close()`.
+
+Also the typed failures at start (engine unreachable, image missing) and mid-episode (server
+crash), each of which must leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed
+from agentgym.sandbox import make_sandbox
+from conftest import require_docker
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _container_exists(container_id: str) -> bool:
+    import docker.errors
+
+    from agentgym.sandbox.docker import docker_client
+
+    try:
+        docker_client().containers.get(container_id)
+        return True
+    except docker.errors.NotFound:
+        return False
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _handle(sb) -> str:
+    """The thing that must disappear: the container id, or the local server's pid."""
+    return sb.container.id if sb.backend == "docker" else str(sb._proc.pid)
+
+
+def _gone(backend: str, handle: str) -> bool:
+    return not _container_exists(handle) if backend == "docker" else not _pid_alive(int(handle))
+
+
+def _wait_gone(backend: str, handle: str, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _gone(backend, handle):
+            return True
+        time.sleep(0.2)
+    return _gone(backend, handle)
+
+
+OWNER = textwrap.dedent(
+    """
+    import sys, time, warnings
+    warnings.simplefilter("ignore")
+    from agentgym.sandbox import make_sandbox
+    sb = make_sandbox(sys.argv[1])
+    sb.ping()
+    print(sb.container.id if sb.backend == "docker" else sb._proc.pid, flush=True)
+    if sys.argv[2] == "wait":
+        time.sleep(120)
+    """
+)
+
+
+def _start_owner(backend: str, mode: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-c", OWNER, backend, mode], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    assert proc.stdout is not None
+    handle = proc.stdout.readline().strip()
+    assert handle, "the owner process did not start its sandbox"
+    return proc, handle
+
+
+def test_sigkilled_owner_leaves_nothing_after_ten_seconds(backend):
+    proc, handle = _start_owner(backend, "wait")
+    assert not _gone(backend, handle)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _wait_gone(backend, handle, 10), f"{backend} sandbox {handle} outlived its SIGKILLed owner by 10 s"
+
+
+def test_owner_exiting_without_close_is_cleaned_at_exit(backend):
+    proc, handle = _start_owner(backend, "exit")
+    assert proc.wait(timeout=30) == 0
+    assert _wait_gone(backend, handle, 10)
+
+
+def test_context_manager_and_close_remove_the_sandbox(backend):
+    with make_sandbox(backend) as sb:
+        handle = _handle(sb)
+        sb.ping()
+    assert _wait_gone(backend, handle, 5)
+    sb.close()  # idempotent
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.parametrize("backend_name,cycles", [("local", 200), ("docker", 15)])
+def test_create_step_reset_close_cycles_leak_no_fds_or_threads(backend_name, cycles):
+    """The docker SDK keeps a few connection pools (URLs name containers): warm them up first."""
+    if backend_name == "docker":
+        require_docker()
+
+    def cycle():
+        with make_sandbox(backend_name) as sb:
+            sb.write_files({"a.txt": "x"})
+            sb.snapshot()
+            sb.run("echo hi > b.txt")
+            sb.restore()
+            sb.ping()
+
+    for _ in range(8 if backend_name == "docker" else 1):
+        cycle()  # warm up the client and its bounded set of connection pools
+    fds, threads, py_threads = _fds(), _threads(), threading.active_count()
+    for _ in range(cycles):
+        cycle()
+    assert _fds() <= fds, f"open fds grew from {fds} to {_fds()} over {cycles} cycles"
+    assert _threads() <= threads and threading.active_count() <= py_threads
+
+
+def test_server_crash_raises_sandbox_crashed_and_leaves_nothing(backend):
+    sb = make_sandbox(backend)
+    handle = _handle(sb)
+    sb.load_module("crash", "import os\ndef die():\n    os._exit(3)\n")
+    with pytest.raises(SandboxCrashed):
+        sb.call("crash", "die")
+    with pytest.raises(SandboxCrashed):
+        sb.ping()
+    assert _wait_gone(backend, handle, 5)
+    sb.close()
+
+
+def test_engine_unreachable_is_typed_and_names_the_fix(monkeypatch, tmp_path):
+    from agentgym.sandbox import docker as docker_backend
+    from agentgym.sandbox import resolve_backend
+
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    monkeypatch.setattr(docker_backend, "_clients", {})
+    start = time.monotonic()
+    with pytest.raises(EngineUnreachable, match="agentgym setup"):
+        docker_backend.DockerSandbox("agentgym/base:latest")
+    assert time.monotonic() - start < 10
+    assert resolve_backend("auto") == "local"
+
+
+def test_missing_image_is_typed_and_names_the_fix():
+    require_docker()
+    with pytest.raises(ImageMissing, match="agentgym setup"):
+        make_sandbox("docker", image="agentgym/no-such-image:latest")
+
+
+def test_gc_removes_containers_of_dead_owners_only():
+    require_docker()
+    from agentgym.sandbox.docker import gc
+
+    dead = make_sandbox("docker", labels={"io.agentgym.owner_pid": "999999999"})
+    alive = make_sandbox("docker")
+    try:
+        dead_id, alive_id = dead.container.id, alive.container.id
+        removed = gc()
+        assert dead_id[:12] in removed and alive_id[:12] not in removed
+        assert _wait_gone("docker", dead_id, 5) and _container_exists(alive_id)
+        alive.ping()
+    finally:
+        dead.close()
+        alive.close()

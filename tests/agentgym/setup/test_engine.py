@@ -1,0 +1,81 @@
+"""Engine setup: stale daemon files, distribution detection, and the running-engine no-op."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from agentgym.errors import EngineUnreachable
+from agentgym.setup import engine
+
+
+@pytest.fixture
+def run_dir(tmp_path, monkeypatch):
+    """Point the daemon's pid files and sockets at a temporary folder."""
+    monkeypatch.setattr(engine, "PID_FILE", str(tmp_path / "docker.pid"))
+    monkeypatch.setattr(engine, "DEFAULT_SOCKET", str(tmp_path / "docker.sock"))
+    monkeypatch.setattr(engine, "CONTAINERD_PID", str(tmp_path / "containerd.pid"))
+    monkeypatch.setattr(engine, "CONTAINERD_SOCKETS", (str(tmp_path / "containerd.sock"),))
+    monkeypatch.setattr(engine, "_running", lambda name: [])  # no dockerd runs in this picture
+    return tmp_path
+
+
+def _dead_socket(path) -> None:
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    s.close()  # the file stays, nobody listens
+
+
+def test_stale_pid_files_and_sockets_are_removed(run_dir):
+    (run_dir / "docker.pid").write_text("999999999\n")
+    (run_dir / "containerd.pid").write_text(f"{os.getpid()}\n")  # a live pid, but not containerd
+    _dead_socket(run_dir / "docker.sock")
+    _dead_socket(run_dir / "containerd.sock")
+    removed = engine.remove_stale_files(lambda m: None)
+    assert sorted(os.path.basename(p) for p in removed) == [
+        "containerd.pid", "containerd.sock", "docker.pid", "docker.sock"]
+    assert list(run_dir.iterdir()) == []
+
+
+def test_live_sockets_are_kept(run_dir):
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(run_dir / "docker.sock"))
+    listener.listen(1)
+    try:
+        assert engine.remove_stale_files(lambda m: None) == []
+        assert (run_dir / "docker.sock").exists()
+    finally:
+        listener.close()
+
+
+def test_is_debian_like_reads_os_release(tmp_path):
+    (tmp_path / "deb").write_text('ID=debian\nVERSION_CODENAME=bookworm\n')
+    (tmp_path / "ubu").write_text('ID=ubuntu\nID_LIKE=debian\n')
+    (tmp_path / "mint").write_text('ID=linuxmint\nID_LIKE="ubuntu debian"\n')
+    (tmp_path / "fed").write_text('ID=fedora\n')
+    has_apt = engine.shutil.which("apt-get") is not None
+    assert engine.is_debian_like(str(tmp_path / "deb")) is has_apt
+    assert engine.is_debian_like(str(tmp_path / "ubu")) is has_apt
+    assert engine.is_debian_like(str(tmp_path / "mint")) is has_apt
+    assert engine.is_debian_like(str(tmp_path / "fed")) is False
+    assert engine.is_debian_like(str(tmp_path / "missing")) is False
+
+
+def test_unreachable_remote_engine_is_not_replaced(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:9")
+    with pytest.raises(EngineUnreachable, match="DOCKER_HOST"):
+        engine.ensure_engine(lambda m: None, timeout=1)
+
+
+def test_running_engine_is_a_quick_no_op():
+    status = engine.engine_status()
+    if not status.ok:
+        from conftest import require_docker
+
+        require_docker()
+    lines: list[str] = []
+    again = engine.ensure_engine(lines.append)
+    assert again.ok and again.version == status.version
+    assert lines == [f"engine: Docker {status.version} answers at {status.host}"]

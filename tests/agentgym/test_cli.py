@@ -1,0 +1,106 @@
+"""The ``agentgym`` command line, run as users run it (``python -m agentgym`` in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+
+from agentgym import cli
+from conftest import require_docker
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def agentgym(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agentgym", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+
+
+def test_help_lists_the_commands():
+    r = agentgym("--help")
+    assert r.returncode == 0
+    for command in ("setup", "doctor", "sandbox"):
+        assert command in r.stdout
+    assert agentgym("--version").stdout.strip().startswith("agentgym ")
+    assert agentgym().returncode == 2
+
+
+def test_sandbox_run_prints_output_and_exits_with_the_status():
+    r = agentgym("sandbox", "run", "--backend", "local", "--", "python3", "-c",
+                 "import sys; print('hello'); sys.exit(7)")
+    assert r.returncode == 7 and r.stdout == "hello\n"
+    r = agentgym("sandbox", "run", "--backend", "local", "--timeout", "0.5", "--", "sleep 30")
+    assert r.returncode == 124 and "timed out" in r.stderr
+    assert agentgym("sandbox", "run", "--backend", "local").returncode == 2
+
+
+def test_sandbox_run_on_docker_is_non_root():
+    require_docker()
+    r = agentgym("sandbox", "run", "--backend", "docker", "--", "id", "-u")
+    assert r.returncode == 0 and r.stdout.strip() == "65534"
+
+
+def test_typed_errors_become_a_message_and_exit_1():
+    require_docker()
+    r = agentgym("sandbox", "run", "--backend", "docker", "--image", "agentgym/no-such-image:latest", "--", "true")
+    assert r.returncode == 1 and "ImageMissing" in r.stderr and "agentgym setup" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_doctor_reports_backends_images_and_versions():
+    r = agentgym("doctor", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["backends"]["local"]["ok"] is True
+    assert set(report["versions"]) >= {"agentgym", "python", "gymnasium", "docker_engine"}
+    if report["engine"]["ok"]:
+        assert "agentgym/base:latest" in report["images"]
+        assert report["backends"]["docker"]["ok"] is (report["images"]["agentgym/base:latest"] == "present")
+        if report["backends"]["docker"]["ok"]:
+            assert report["auto_backend"] == "docker"
+    else:
+        assert "agentgym setup" in report["backends"]["docker"]["detail"]
+    text = agentgym("doctor")
+    assert text.returncode == 0 and "backend local: works" in text.stdout
+
+
+def test_setup_on_a_ready_machine_is_a_quick_no_op():
+    require_docker()
+    r = agentgym("setup", timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "answers" in r.stderr and "base image agentgym/base:latest: present" in r.stderr
+
+
+def test_sandbox_gc_runs():
+    require_docker()
+    r = agentgym("sandbox", "gc")
+    assert r.returncode == 0 and r.stdout.startswith("removed ")
+
+
+def test_missing_command_module_is_skipped_but_broken_ones_are_not(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("agentgym.setup.commands", "agentgym.no_such_package.cli"))
+    assert "doctor" in cli.build_parser().format_help()
+    broken = tmp_path / "agentgym_broken_cmds.py"
+    broken.write_text("import agentgym_dependency_that_is_missing\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("agentgym_broken_cmds",))
+    with pytest.raises(ModuleNotFoundError, match="agentgym_dependency_that_is_missing"):
+        cli.build_parser()
+
+
+def test_registered_commands_get_their_exit_code(monkeypatch):
+    module = types.ModuleType("agentgym_fake_cmds")
+
+    def register(subparsers):
+        p = subparsers.add_parser("fake")
+        p.set_defaults(func=lambda args: 5)
+
+    module.register = register  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agentgym_fake_cmds", module)
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("agentgym_fake_cmds",))
+    assert cli.main(["fake"]) == 5
