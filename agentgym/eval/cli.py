@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="run an agent over a Pass@(K,T) grid and write a report",
                               description="Run an agent over a Pass@(K,T) grid; writes episodes.jsonl, "
                               "summary.json and report.md with plots to --out. Resumable.")
-    p.add_argument("--env", action="append", required=True, metavar="ID", help="env id (repeatable)")
+    p.add_argument("--env", action="append", required=True, metavar="ID",
+                   help="env id (repeatable); 'module:Id' imports module first, which registers Id")
     p.add_argument("--agent", required=True,
                    help="random | oracle | openai | package.module:factory (a callable returning an agent)")
     p.add_argument("--agent-arg", action="append", type=_kv, default=[], metavar="KEY=VALUE",
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--t-ref", type=int, default=None, help="budget extrapolation reference T (default the largest T)")
     p.add_argument("--out", required=True, help="output folder (an existing run there is resumed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-report", action="store_true", help="write episodes and summary only (render later with `agentgym report`)")
     p.set_defaults(func=_cmd_eval)
 
     r = subparsers.add_parser("report", help="re-render report.md and plots of an evaluation folder")
@@ -93,11 +95,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
         faults=args.faults, workers=args.workers, backend=args.backend, seed=args.seed, out=args.out,
         sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
-        progress=not args.no_progress, command=command,
+        progress=not args.no_progress, report=not args.no_report, command=command,
     )
     counts = result.summary["counts"]
     print(f"{result.ran} episode(s) run, {counts['episodes']} in the grid, {counts['infra_errors']} infrastructure "
-          f"failure(s); report: {result.out / 'report.md'}")
+          f"failure(s); output: {result.out}")
     for t, row in sorted(result.grid().items()):
         print(f"  T={t:<3} " + "  ".join(f"pass@{k}={v:.2f}" if v is not None else f"pass@{k}=–" for k, v in sorted(row.items())))
     return 0

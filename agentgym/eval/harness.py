@@ -23,7 +23,7 @@ import numpy as np
 
 from agentgym.errors import ConfigError
 from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, record_key, write_episodes
-from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local
+from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local, resolve_env_id
 from agentgym.eval.summary import summarize
 
 __all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTION_BACKENDS"]
@@ -140,7 +140,7 @@ def evaluate(
     ``t_ref``: the budget that budget extrapolation divides by (default the largest T).
     """
     started = time.perf_counter()
-    envs = [env_ids] if isinstance(env_ids, str) else list(env_ids)
+    envs = [resolve_env_id(e) for e in ([env_ids] if isinstance(env_ids, str) else list(env_ids))]
     if not envs:
         raise ConfigError("no env given: pass at least one env id, e.g. agentgym/Coding-v0")
     ks_, ts_ = _parse_ints(ks, "ks"), _parse_ints(ts, "ts")

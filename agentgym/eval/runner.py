@@ -25,7 +25,7 @@ from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
 
-__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry"]
+__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry", "resolve_env_id"]
 
 COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds")
 
@@ -61,12 +61,27 @@ class WorkerConfig:
     sys_path: tuple[str, ...] = ()
 
 
-def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
-    """The registered entry point and kwargs of ``env_id``, to re-register it in a worker."""
+def resolve_env_id(env_id: str) -> str:
+    """The registered id of ``env_id``; the ``"module:Id"`` form imports ``module`` first (it
+    registers ``Id`` on import), as ``gym.make`` does."""
+    import importlib
+
     import agentgym  # noqa: F401  (registers the agentgym/* ids)
 
+    module, sep, name = env_id.rpartition(":")
+    if not sep:
+        return env_id
     try:
-        spec = gym.spec(env_id)
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(f"env {env_id!r}: cannot import {module!r} ({exc}); is it on PYTHONPATH?") from exc
+    return name
+
+
+def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
+    """The registered entry point and kwargs of ``env_id``, to re-register it in a worker."""
+    try:
+        spec = gym.spec(resolve_env_id(env_id))
     except gym.error.Error as exc:
         raise ConfigError(f"unknown env id {env_id!r}: {exc}. Registered agentgym ids: "
                           f"{sorted(k for k in gym.registry if k.startswith('agentgym/'))}") from exc

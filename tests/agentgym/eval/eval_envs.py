@@ -45,3 +45,25 @@ def register_test_envs() -> None:
     ):
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry)
+
+
+class SlowOracle:
+    """The oracle with a pause per action, so a test can kill a run mid-way."""
+
+    def __init__(self, delay: float = 0.05) -> None:
+        from agentgym.agents import OracleAgent
+
+        self.delay = float(delay)
+        self.oracle = OracleAgent()
+
+    def reset(self, env, obs, info):
+        self.oracle.reset(env, obs, info)
+
+    def act(self, obs, info):
+        import time
+
+        time.sleep(self.delay)
+        return self.oracle.act(obs, info)
+
+
+register_test_envs()

@@ -1,0 +1,83 @@
+"""The ``agentgym eval`` / ``report`` / ``compare`` commands end to end, in subprocesses,
+including a run killed mid-way and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentgym.eval.plots import PLOT_FILES
+from test_eval_harness import summary_stats
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+
+
+def cli_env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(HERE), env.get("PYTHONPATH", "")])
+    return env
+
+
+def agentgym(*args, check=True, **kw):
+    proc = subprocess.run([sys.executable, "-m", "agentgym.cli", *args], capture_output=True, text=True,
+                          env=cli_env(), cwd=ROOT, timeout=300, **kw)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+EVAL = ["eval", "--env", "eval_envs:test/EvalKV-v0", "--agent", "eval_envs:SlowOracle", "--agent-arg", "delay=0.02",
+        "--k", "1,2", "--t", "3,5", "--n", "2", "--tasks", "4", "--seed", "11", "--no-progress"]
+
+
+def test_eval_kill_resume_report_and_compare(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    done = agentgym(*EVAL, "--out", str(a))
+    assert "T=5" in done.stdout and "pass@2=" in done.stdout
+    for name in ("episodes.jsonl", "summary.json", "report.md", "run.json", *PLOT_FILES.values()):
+        assert (a / name).stat().st_size > 0, name
+    total = len((a / "episodes.jsonl").read_text().splitlines())
+    assert total == 2 * 4 * 2
+
+    # kill a run mid-way, then resume it with the same command
+    proc = subprocess.Popen([sys.executable, "-m", "agentgym.cli", *EVAL, "--out", str(b), "--no-report"],
+                            env=cli_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    episodes = b / "episodes.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if episodes.exists() and len(episodes.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(episodes.read_text().splitlines())
+    assert 3 <= finished < total
+    resumed = agentgym(*EVAL, "--out", str(b), "--no-report")
+    assert resumed.stdout.startswith(f"{total - finished} episode(s) run"), resumed.stdout
+    assert not (b / "report.md").exists()
+    agentgym("report", str(b))
+    assert (b / "report.md").exists() and all((b / n).stat().st_size > 0 for n in PLOT_FILES.values())
+    sa = json.loads((a / "summary.json").read_text())
+    sb = json.loads((b / "summary.json").read_text())
+    assert summary_stats(sa) == summary_stats(sb)
+
+    out = tmp_path / "cmp"
+    cmp = agentgym("compare", str(a), str(b), "--out", str(out))
+    assert "| 2 | 5 |" in cmp.stdout and "+0.00" in cmp.stdout
+    assert (out / "compare.md").exists() and (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_errors_are_typed_and_say_what_to_do(tmp_path):
+    proc = agentgym("eval", "--env", "eval_envs:test/EvalKV-v0", "--agent", "oracle", "--k", "4", "--n", "2",
+                    "--out", str(tmp_path), check=False)
+    assert proc.returncode != 0 and "n >= 4" in proc.stderr
+    proc = agentgym("report", str(tmp_path / "nothing"), check=False)
+    assert proc.returncode != 0 and "agentgym eval" in proc.stderr
