@@ -1,0 +1,316 @@
+"""ToolUseEnv on both sandbox backends: contract, oracle, faults, drift, refusals, events, errors.
+
+The oracle sweep runs every test task on the local backend and a sample on docker; set
+AGENTGYM_TOOLUSE_FULL=1 to sweep the whole test split on docker too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agentgym.envs.tooluse import ToolUseEnv
+from agentgym.envs.tooluse.domains import render_call
+from agentgym.envs.tooluse.env import BACKEND_MODULE, MAX_MENU
+from conftest import require_docker
+
+IMAGE = ToolUseEnv.image
+FULL = os.environ.get("AGENTGYM_TOOLUSE_FULL", "") not in ("", "0")
+
+
+@pytest.fixture(scope="module", params=["local", "docker"])
+def env(request):
+    """One warm env per backend for the whole module (a container start is ~0.3 s)."""
+    if request.param == "docker":
+        require_docker(IMAGE)
+    e = ToolUseEnv(split="test", backend=request.param)
+    yield e
+    e.close()
+
+
+def _ids(env, template: str) -> list[str]:
+    return [t for t in env.tasks.ids("test") if f"/{template}/" in t]
+
+
+def _kinds(info) -> list[str]:
+    return [e["kind"] for e in info["events"]]
+
+
+def _events(info, kind: str) -> list[dict]:
+    return [e for e in info["events"] if e["kind"] == kind]
+
+
+def _run_oracle(env, task_id: str, *, fault: tuple[int, str] | None = None, slack: int = 0, seed: int = 0):
+    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    for turn in range(1, info["min_turns"] + slack + 1):
+        if fault and fault[0] == turn:
+            env.inject_fault(fault[1])
+        obs, reward, terminated, truncated, info = env.step(env.reference_action())
+        if terminated:
+            return reward, turn, info
+    return 0.0, env.turn, info
+
+
+def _lookups(env) -> None:
+    """Do the task's reads, as a careful agent would."""
+    for action, _ in env.unwrapped._lookups:
+        env.step(action)
+
+
+# ---------------------------------------------------------------------------- contract
+def test_check_env(env):
+    check_env(ToolUseEnv(split="test", backend=env.backend), skip_render_check=True)
+
+
+def test_same_seed_same_task_and_trajectory(env):
+    runs = []
+    for _ in range(2):
+        e = ToolUseEnv(split="test", backend=env.backend)
+        rng = np.random.default_rng(5)
+        obs, info = e.reset(seed=42)
+        traj = [(obs, info)]
+        for turn in range(1, 9):
+            if turn == 3:
+                e.inject_fault("state_drift")
+            menu = info["admissible_actions"]
+            action = e.reference_action() if turn % 2 else menu[int(rng.integers(len(menu)))]
+            obs, reward, terminated, truncated, info = e.step(action)
+            traj.append((action, obs, reward, terminated, info))
+            if terminated:
+                break
+        runs.append(traj)
+        e.close()
+    assert runs[0] == runs[1]
+
+
+# ---------------------------------------------------------------------------- oracle
+def test_oracle_solves_every_test_task_in_min_turns(env):
+    ids = env.tasks.ids("test")
+    if env.backend == "docker" and not FULL:
+        ids = ids[::6]
+    failed = []
+    for tid in ids:
+        reward, turns, info = _run_oracle(env, tid, slack=2)
+        if reward != 1.0 or turns != info["min_turns"]:
+            failed.append((tid, turns, env.verdict))
+    assert not failed, failed[:3]
+
+
+def test_oracle_solves_heldout_tasks(env):
+    for tid in env.tasks.ids("heldout")[::8]:
+        reward, turns, info = _run_oracle(env, tid)
+        assert reward == 1.0, (tid, env.verdict)
+
+
+@pytest.mark.parametrize("kind", ["tool_error", "timeout", "empty_output", "corrupted_output", "state_drift"])
+def test_oracle_recovers_from_a_transient_fault_at_turn_1(env, kind):
+    templates = sorted({t.split("/")[2] for t in env.tasks.ids("test")})
+    for template in templates:
+        tid = _ids(env, template)[0]
+        reward, turns, info = _run_oracle(env, tid, fault=(1, kind), slack=3)
+        assert reward == 1.0, (kind, tid, env.verdict)
+        if kind != "state_drift":
+            assert turns == info["min_turns"] + (kind != "state_drift"), (kind, tid)
+
+
+def test_oracle_recovers_from_drift_at_every_turn(env):
+    for tid in env.tasks.ids("test")[::9]:
+        n = env.tasks.get(tid).min_turns
+        for at in range(1, n):
+            reward, _, _ = _run_oracle(env, tid, fault=(at, "state_drift"), slack=4, seed=at)
+            assert reward == 1.0, (tid, at, env.verdict)
+
+
+# ---------------------------------------------------------------------------- drift and stale records
+def _ship_target(env) -> str:
+    """Another actor ships the target order (the first drift candidate of a cancel task)."""
+    what = env.sandbox.call(BACKEND_MODULE, "drift", pick=0, protect=[])
+    env.unwrapped._epoch += 1
+    env.unwrapped._view = (env.unwrapped._epoch, what["view"])
+    return what["what"]
+
+
+def test_drift_turns_a_cancel_into_a_refusal_and_a_stale_write_is_flagged(env):
+    tid = _ids(env, "cancel_pending")[0]
+    order = env.tasks.get(tid).meta["intents"][0]
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    assert "shipped order " + order["order_id"] in _ship_target(env)
+    # the oracle notices the record changed, re-reads it, then refuses
+    assert env.reference_action().startswith("list_orders(")
+    _, _, _, _, info = env.step(render_call("cancel_order", {"order_id": order["order_id"], "reason": order["reason"]}))
+    assert [e["detail"] for e in _events(info, "state_mismatch")] == [f"orders:{order['order_id']} changed since you last read it"]
+    assert _events(info, "mutation")
+    _, reward, terminated, _, _ = env.step('finish("Done, it is cancelled.")')
+    assert terminated and reward == 0.0 and not env.verdict["state_ok"]
+
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    _ship_target(env)
+    reward, _, _ = 0.0, None, None
+    for _ in range(4):
+        obs, reward, terminated, _, info = env.step(env.reference_action())
+        if terminated:
+            break
+    assert reward == 1.0 and env.verdict["refusal_expected"]
+
+
+def test_drift_never_touches_what_the_agent_wrote(env):
+    tid = _ids(env, "cancel_all_pending")[0]
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    env.step(env.reference_action())  # the first cancellation
+    written = set(env.unwrapped._protected)
+    for pick in range(30):
+        reply = env.sandbox.call(BACKEND_MODULE, "drift", pick=pick, protect=sorted(written))
+        if reply is None:
+            break
+        key = reply["what"].split()[-1]
+        assert f"orders:{key}" not in written
+
+
+# ---------------------------------------------------------------------------- refusal tier
+def test_refusal_tier_acting_fails_and_only_a_grounded_refusal_succeeds(env):
+    tid = _ids(env, "refuse_cancel_shipped")[0]
+    intent = env.tasks.get(tid).meta["intents"][0]
+    # acting on the forbidden request fails, even with a refusal-sounding answer
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    env.step(render_call("cancel_order", {"order_id": intent["order_id"], "reason": intent["reason"]}))
+    _, reward, _, _, _ = env.step('finish("Sorry, I cannot do that.")')
+    assert reward == 0.0 and not env.verdict["state_ok"]
+    # a refusal without reading the order is a guess, not a policy decision
+    env.reset(options={"task_id": tid})
+    _, reward, _, _, _ = env.step('finish("Sorry, I cannot do that.")')
+    assert reward == 0.0 and env.verdict["state_ok"] and not env.verdict["grounded"]
+    # reading, then claiming success, fails
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    _, reward, _, _, _ = env.step('finish("All done, cancelled.")')
+    assert reward == 0.0 and not env.verdict["answer_ok"]
+    # reading, changing nothing, refusing: success
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    _, reward, _, _, info = env.step("finish(\"I'm sorry, I can't cancel it: the order has already shipped.\")")
+    assert reward == 1.0 and info["success"]
+
+
+def test_a_wrong_amount_fails_the_answer(env):
+    tid = _ids(env, "return_delivered")[0]
+    env.reset(options={"task_id": tid})
+    while not env.reference_action().startswith("finish("):
+        env.step(env.reference_action())
+    right = env.reference_action()
+    amount = float(right.split("$")[1].rstrip('.")'))
+    _, reward, _, _, _ = env.step(f'finish("Refunded ${amount + 1:.2f}.")')
+    assert reward == 0.0 and env.verdict["state_ok"] and not env.verdict["answer_ok"]
+
+
+# ---------------------------------------------------------------------------- events and errors
+def test_events_mutation_verification_subtasks(env):
+    tid = _ids(env, "cancel_pending")[0]
+    obs, info = env.reset(options={"task_id": tid})
+    names = list(env.task.subtasks)
+    done = []
+    while True:
+        action = env.reference_action()
+        obs, reward, terminated, _, info = env.step(action)
+        done += [e["name"] for e in _events(info, "subtask") if e["done"]]
+        if action.startswith("cancel_order("):
+            assert _events(info, "mutation") == [{"kind": "mutation", "target": action.split('"')[1].join(["orders:", ""])}]
+            assert _events(info, "tool_call") == [{"kind": "tool_call", "name": "cancel_order", "ok": True, "error_kind": None}]
+        if action.startswith("get_order("):
+            assert _events(info, "verification")[0]["ok"] is True
+        if terminated:
+            break
+    assert reward == 1.0 and sorted(done) == sorted(names)
+
+
+def test_error_paths_cost_the_turn_and_say_why(env):
+    tid = _ids(env, "cancel_pending")[0]
+    obs, info = env.reset(options={"task_id": tid})
+    user = env.tasks.get(tid).meta["tables"]["users"][0]["user_id"]
+    cases = [
+        ("{broken", "invalid JSON", None),
+        ("cancel everything now", "cannot parse", None),
+        ('launch_rocket(x="1")', "unknown tool 'launch_rocket'", None),
+        ("get_order()", "missing argument 'order_id'", "bad_args"),
+        ('cancel_order(order_id="O1", reason="bored")', "must be one of", "bad_args"),
+        ('get_order(order_id="O00000")', "no order with id 'O00000'", "not_found"),
+        ('find_user_by_email(email="nobody@example.com")', "no customer with email", "not_found"),
+        ('calculate(expression="__import__(\'os\')")', "cannot evaluate", "bad_args"),
+        ('search_products(query="lamp", page=99)', "out of range", "bad_args"),
+        ("finish()", "finish takes one text answer", None),
+    ]
+    for turn, (action, message, kind) in enumerate(cases, start=1):
+        obs, reward, terminated, _, info = env.step(action)
+        assert obs["text"].startswith("error") and message in obs["text"], (action, obs["text"])
+        assert not terminated and reward == 0.0 and env.turn == turn
+        if kind is None:
+            assert info["events"][0]["parsed_ok"] is False
+        else:
+            assert _events(info, "tool_call") == [{"kind": "tool_call", "name": action.split("(")[0], "ok": False,
+                                                   "error_kind": kind}]
+    obs, _, _, _, info = env.step('get_order(order_id="O00000")')
+    assert _events(info, "state_mismatch") == [{"kind": "state_mismatch", "detail": "orders:O00000 does not exist"}]
+    order = env.tasks.get(tid).meta["intents"][0]["order_id"]
+    env.step(render_call("cancel_order", {"order_id": order, "reason": "no longer needed"}))
+    obs, _, _, _, info = env.step(render_call("cancel_order", {"order_id": order, "reason": "no longer needed"}))
+    assert "already cancelled" in obs["text"] and _events(info, "tool_call")[0]["error_kind"] == "conflict"
+    obs, _, _, _, info = env.step(render_call("list_orders", {"user_id": user}))
+    assert json.loads(obs["text"])["user_id"] == user and _events(info, "verification")
+
+
+def test_help_lists_openai_style_schemas(env):
+    env.reset(options={"task_id": _ids(env, "book_cheapest")[0]})
+    obs, _, _, _, info = env.step("help")
+    assert _kinds(info) == ["action"]
+    schemas = json.loads(obs["text"].split("Tools (JSON schema):\n", 1)[1])
+    names = {s["function"]["name"] for s in schemas}
+    assert {"search_flights", "book_flight", "finish", "calculate"} <= names
+    book = next(s for s in schemas if s["function"]["name"] == "book_flight")["function"]["parameters"]
+    assert book["properties"]["cabin"]["enum"] == ["basic", "economy", "business"]
+    assert book["properties"]["passengers"]["type"] == "integer"
+
+
+def test_calculator_and_json_actions(env):
+    env.reset(options={"task_id": _ids(env, "return_delivered")[0]})
+    obs, _, _, _, info = env.step('{"tool": "calculate", "args": {"expression": "(129.99 * 0.85) + 24"}}')
+    assert json.loads(obs["text"])["result"] == pytest.approx(134.4915)
+    assert _events(info, "tool_call")[0]["ok"] is True
+
+
+# ---------------------------------------------------------------------------- menu and random policy
+def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
+    for tid in env.tasks.ids("test")[::7]:
+        obs, info = env.reset(options={"task_id": tid})
+        while True:
+            menu = info["admissible_actions"]
+            assert 3 <= len(menu) <= MAX_MENU and menu == sorted(menu) and len(set(menu)) == len(menu)
+            assert env.reference_action() in menu
+            assert any(m.startswith("finish(") for m in menu)
+            obs, reward, terminated, _, info = env.step(env.reference_action())
+            if terminated:
+                assert info["admissible_actions"] == []
+                break
+
+
+def test_random_menu_policy_is_measured_and_far_below_the_oracle(env):
+    rng = np.random.default_rng(0)
+    ids = env.tasks.ids("test")[:: (2 if env.backend == "local" else 8)]
+    wins = 0
+    for tid in ids:
+        obs, info = env.reset(seed=0, options={"task_id": tid})
+        for _ in range(20):
+            menu = info["admissible_actions"]
+            obs, reward, terminated, _, info = env.step(menu[int(rng.integers(len(menu)))])
+            if terminated:
+                wins += reward == 1.0
+                break
+    rate = wins / len(ids)
+    print(f"random menu policy on {len(ids)} {env.backend} test tasks, T=20: success {rate:.3f}")
+    assert rate < 0.25
