@@ -589,7 +589,7 @@ def _solve_retail(db, today, it):
         if new["name"] != old["name"]:
             return False, "items can only be swapped for another variant of the same product", [], target, None
         if new["stock"] < line["qty"]:
-            return False, "%s (%s) is out of stock" % (new["name"], new["variant"]), [], target, None
+            return False, "%s (%s) is out of stock" % (new["name"], new["variant"]), [], "products:%s" % new["item_id"], None
         total = o["total_cents"] + (new["price_cents"] - line["price_cents"]) * line["qty"]
         args = {"order_id": o["order_id"], "item_id": it["item_id"], "new_item_id": it["new_item_id"]}
         return True, "", [("modify_item", args)], target, total
@@ -660,7 +660,7 @@ def _solve_travel(db, today, it):
         target = "bookings:%s-%s" % (best["flight_id"], it["user_id"])
         if pm["balance_cents"] is not None and pm["balance_cents"] < total:
             return False, "the travel certificate's balance %.2f does not cover the fare %.2f" % (
-                _money(pm["balance_cents"]), _money(total)), [], target, None
+                _money(pm["balance_cents"]), _money(total)), [], "payment_methods:%s" % pm["pm_id"], None
         args = {"user_id": it["user_id"], "flight_id": best["flight_id"], "cabin": cab,
                 "passengers": it["passengers"], "payment_method_id": pm["pm_id"]}
         return True, "", [("book_flight", args)], target, total
@@ -861,5 +861,11 @@ def verify(answer=None):
         answer_ok = is_refusal(answer)
     else:
         answer_ok = not is_refusal(answer) and (exp["answer_cents"] is None or exp["answer_cents"] in _amounts(answer))
+    # a refusal counts only if grounded: the agent must have read, as it is now, the record that forbids the request
+    evidence = {}
+    if exp["refusal"]:
+        for step in exp["steps"]:
+            if not step["allowed"] and step["intent"].get("if_forbidden", "refuse") == "refuse" and step["target"]:
+                evidence[step["target"]] = _version(_S["db"], step["target"])
     return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
-            "refusal_expected": exp["refusal"]}
+            "refusal_expected": exp["refusal"], "evidence": evidence}

@@ -162,9 +162,33 @@ class ToolUseEnv(AgentEnv):
         finally:
             self._spoiled = False
 
+    def _corrupt(self, text: str) -> str:
+        """A tool service's partial result: valid JSON with records missing, marked as partial."""
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return super()._corrupt(text)
+        return json.dumps(self._partial(obj), ensure_ascii=False) + "\n[partial result: the service cut the response short]"
+
+    def _partial(self, obj: Any) -> Any:
+        if isinstance(obj, dict):
+            lists = [k for k, v in obj.items() if isinstance(v, list) and v]
+            if lists:  # drop the tail of the longest list
+                key = max(lists, key=lambda k: len(obj[k]))
+                keep = int(self.np_random.integers(len(obj[key])))
+                return {**obj, key: obj[key][:keep], "partial": True}
+            keys = list(obj)
+            keep = max(1, int(self.np_random.integers(1, len(keys) + 1)) // 2) if keys else 0
+            return {**{k: obj[k] for k in keys[:keep]}, "partial": True}
+        return {"partial": True}
+
     def _verify(self) -> bool:
-        self.verdict = self.sandbox.call(BACKEND_MODULE, "verify", answer=self._answer)
-        return bool(self.verdict["success"])
+        verdict = self.sandbox.call(BACKEND_MODULE, "verify", answer=self._answer)
+        # a refusal must be grounded: the agent read the forbidding record as it is now
+        verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
+        verdict["success"] = bool(verdict["success"] and verdict["grounded"])
+        self.verdict = verdict
+        return verdict["success"]
 
     def _drift(self) -> str | None:
         pick = int(self.np_random.integers(1 << 30))
