@@ -114,8 +114,7 @@ class ToolUseEnv(AgentEnv):
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()
         meta = task.meta
-        self._domain = DOMAINS[meta["domain"]]
-        self._specs = {s.name: s for s in self._domain.TOOLS}
+        self._specs = {s.name: s for s in DOMAINS[meta["domain"]].TOOLS}
         self._lookups = [(self._canonical(a), list(keys)) for a, keys in meta["lookups"]]
         reply = self.sandbox.call(BACKEND_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
                                   today=meta["today"], intents=meta["intents"])
@@ -158,9 +157,16 @@ class ToolUseEnv(AgentEnv):
         # an emptied or garbled result ran the tool, but the agent saw nothing of it
         self._spoiled = kind in ("empty_output", "corrupted_output")
         try:
-            return super()._faulted(parsed, kind, transient)
+            outcome = super()._faulted(parsed, kind, transient)
         finally:
             self._spoiled = False
+        if kind == "tool_error":  # a tool API's transient error is a rate limit
+            outcome.text = (f"error (rate_limited): 429 Too Many Requests from the {parsed.name} service; "
+                            "nothing was done. Retry the call.")
+            for e in outcome.events:
+                if e["kind"] == "tool_call":
+                    e["error_kind"] = "rate_limited"
+        return outcome
 
     def _corrupt(self, text: str) -> str:
         """A tool service's partial result: valid JSON with records missing, marked as partial."""
@@ -250,6 +256,11 @@ class ToolUseEnv(AgentEnv):
         return render_call("finish", {"answer": DONE_ANSWER})
 
     # ------------------------------------------------------------------ internals
+    @property
+    def _domain(self) -> Any:
+        assert self.task is not None
+        return DOMAINS[self.task.meta["domain"]]
+
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> version the agent last saw
         self._written: dict[str, int] = {}  # target record -> version right after the agent's last write to it

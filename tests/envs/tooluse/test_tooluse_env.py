@@ -125,6 +125,24 @@ def test_oracle_recovers_from_drift_at_every_turn(env):
             assert reward == 1.0, (tid, at, env.verdict)
 
 
+def test_faults_read_as_tool_api_failures(env):
+    tid = _ids(env, "cancel_all_pending")[0]
+    env.reset(seed=0, options={"task_id": tid})
+    first = env.reference_action()
+    env.inject_fault("tool_error")
+    obs, _, _, _, info = env.step(first)
+    assert "429 Too Many Requests" in obs["text"] and _events(info, "tool_call")[0]["error_kind"] == "rate_limited"
+    assert env.reference_action() == first  # nothing happened: retry
+    env.step(first)
+    listing = env.reference_action()
+    env.inject_fault("corrupted_output")
+    obs, _, _, _, info = env.step(listing)
+    body = json.loads(obs["text"].split("\n[partial result")[0])
+    assert body["partial"] is True and len(body["orders"]) < len(env.task.meta["lookups"][1][1])
+    assert not [e for e in _events(info, "subtask") if e["name"].startswith("lookup:list_orders")]
+    assert env.reference_action() == listing  # a partial listing is read again
+
+
 # ---------------------------------------------------------------------------- drift and stale records
 def _ship_target(env) -> str:
     """Another actor ships the target order (the first drift candidate of a cancel task)."""
