@@ -178,9 +178,12 @@ def evaluate(
     run = _backend(backend)
     fresh: list[dict[str, Any]] = []
     fh = (out_dir / "episodes.jsonl").open("a", encoding="utf-8") if out_dir is not None else None
+    arrivals: list[float] = []
+    loop_start = time.perf_counter()
     try:
         bar = _progress(len(todo), len(specs), progress)
         for record in run(wconfig, todo, int(workers)):
+            arrivals.append(time.perf_counter() - loop_start)
             fresh.append(record)
             if fh is not None:
                 append_episode(fh, record)
@@ -192,9 +195,10 @@ def evaluate(
         if fh is not None:
             fh.close()
 
+    loop_seconds = time.perf_counter() - loop_start
     records = _dedupe(previous + fresh)
     summary = summarize(records, config)
-    summary["timing"] = {"seconds": time.perf_counter() - started, "episodes_run": len(fresh)}
+    summary["timing"] = _timing(fresh, arrivals, loop_seconds, time.perf_counter() - started)
     result = EvalResult(summary=summary, records=records, out=out_dir, ran=len(fresh),
                         seconds=time.perf_counter() - started)
     if out_dir is not None:
@@ -206,6 +210,31 @@ def evaluate(
 
             result.files += write_report(out_dir, summary)
     return result
+
+
+def _timing(fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: float, seconds: float) -> dict[str, Any]:
+    """Throughput and the harness's own share of the time, for this invocation's episodes.
+
+    ``steady_episodes_per_s`` counts from the first finished episode to the last, leaving out
+    worker start-up; ``overhead_fraction`` is the run loop's time beyond the episodes' own
+    latency, and ``steady_overhead_fraction`` the same after the first episode, once envs are
+    warm (both meaningful for one worker, where episodes run back to back).
+    """
+    episode_seconds = sum(float(r.get("latency_s") or 0.0) for r in fresh)
+    later = episode_seconds - float(fresh[0].get("latency_s") or 0.0) if fresh else 0.0
+    steady = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0]) if len(arrivals) > 1 and arrivals[-1] > arrivals[0] else None
+    return {
+        "seconds": seconds,
+        "episodes_run": len(fresh),
+        "loop_seconds": loop_seconds,
+        "episode_seconds": episode_seconds,
+        "first_episode_s": arrivals[0] if arrivals else None,
+        "episodes_per_s": len(fresh) / loop_seconds if fresh and loop_seconds > 0 else None,
+        "steady_episodes_per_s": steady,
+        "overhead_fraction": (loop_seconds - episode_seconds) / episode_seconds if episode_seconds > 0 else None,
+        # after the first episode (warm envs): the gaps between back-to-back episodes
+        "steady_overhead_fraction": (arrivals[-1] - arrivals[0] - later) / later if later > 0 else None,
+    }
 
 
 def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
