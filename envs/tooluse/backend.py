@@ -344,7 +344,7 @@ def r_get_product(c, item_id):
     return _product(p)
 
 
-def _order_user_check(o):
+def _check_open(o):
     if o["status"] in ("cancelled", "returned"):
         raise ToolError("conflict", "order %s is already %s" % (o["order_id"], o["status"]))
 
@@ -353,7 +353,7 @@ def r_cancel_order(c, order_id, reason):
     o = c.get("orders", order_id, "order")
     if reason not in CANCEL_REASONS:
         raise ToolError("bad_args", "reason must be one of %s" % (CANCEL_REASONS,))
-    _order_user_check(o)
+    _check_open(o)
     for li in _item_lines(c, order_id):
         p = c.get("products", li["item_id"], "product")
         c.update("products", li["item_id"], {"stock": p["stock"] + li["qty"]})
@@ -368,7 +368,7 @@ def r_cancel_order(c, order_id, reason):
 
 def r_update_address(c, order_id, address):
     o = c.get("orders", order_id, "order")
-    _order_user_check(o)
+    _check_open(o)
     if len(address.strip()) < 8:
         raise ToolError("bad_args", "address %r is too short to be a street address" % address)
     c.update("orders", order_id, {"address": address.strip()}, target=True)
@@ -377,7 +377,7 @@ def r_update_address(c, order_id, address):
 
 def r_modify_item(c, order_id, item_id, new_item_id):
     o = c.get("orders", order_id, "order")
-    _order_user_check(o)
+    _check_open(o)
     line = _one(c.db, "SELECT * FROM order_items WHERE order_id=? AND item_id=?", order_id, item_id)
     if line is None:
         raise ToolError("not_found", "order %s has no item %r" % (order_id, item_id), missing="products:%s" % item_id)
@@ -401,7 +401,7 @@ def r_modify_item(c, order_id, item_id, new_item_id):
 
 def r_return_order(c, order_id, payment_method_id, amount):
     o = c.get("orders", order_id, "order")
-    _order_user_check(o)
+    _check_open(o)
     pm = c.get("payment_methods", payment_method_id, "payment method")
     if pm["user_id"] != o["user_id"]:
         raise ToolError("conflict", "payment method %s does not belong to the order's customer" % payment_method_id)
@@ -829,10 +829,6 @@ def oracle_view():
                 writes.append({"tool": tool, "args": args, "target": step["target"], "done": bool(done)})
     return {"versions": versions, "writes": writes, "refusal": exp["refusal"], "reasons": exp["reasons"],
             "answer": None if exp["answer_cents"] is None else "%.2f" % _money(exp["answer_cents"])}
-
-
-def versions():
-    return {r[0]: r[1] for r in _S["db"].execute("SELECT key, version FROM _versions")}
 
 
 def is_refusal(answer):

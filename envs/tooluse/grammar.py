@@ -21,9 +21,8 @@ from typing import Any
 
 from agentgym.envs.tooluse.domains import ToolSpec
 
-__all__ = ["Call", "GrammarError", "parse_action", "check_args", "finish_answer", "signature", "CONTROL"]
+__all__ = ["Call", "GrammarError", "parse_action", "check_args", "finish_answer", "signature"]
 
-CONTROL = ("help", "finish")
 _EXPECTED = (
     'expected a tool call: {"tool": NAME, "args": {...}} or NAME(arg="value", ...), '
     'or finish("answer"), or help'

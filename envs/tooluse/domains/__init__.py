@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,10 +109,6 @@ class Known:
 
     def of(self, kind: str) -> dict[str, dict[str, Any]]:
         return self.ids.get(kind, {})
-
-
-def pick_distinct(rng: random.Random, pool: Sequence[Any], k: int) -> list[Any]:
-    return rng.sample(list(pool), k)
 
 
 # imported last: the domain modules import the types above
