@@ -45,13 +45,28 @@ def _token_hash(token: str) -> int:
 def hash_tokens(text: str, dim: int) -> np.ndarray:
     """A ``float32`` vector of length ``dim``: signed hashed token counts, L2-normalised.
 
-    Empty text gives the zero vector. The result is deterministic across processes and machines.
+    Empty text gives the zero vector. The result is deterministic across processes and machines
+    (and a fresh array: texts repeat, so results are cached and copied out).
     """
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
         raise ConfigError(f"hash_tokens dim={dim!r}; expected a positive int such as 256")
-    vec = np.zeros(int(dim), dtype=np.float32)
+    text, dim = str(text), int(dim)
+    # short texts (menu entries, tool messages) repeat; long ones would make the cache heavy
+    return (_cached_hash_tokens(text, dim) if len(text) <= 1024 else _hash_tokens(text, dim)).copy()
+
+
+@lru_cache(maxsize=16_384)
+def _cached_hash_tokens(text: str, dim: int) -> np.ndarray:
+    return _hash_tokens(text, dim)
+
+
+def _hash_tokens(text: str, dim: int) -> np.ndarray:
+    vec = np.zeros(dim, dtype=np.float32)
     for tok in tokens(text):
         h = _token_hash(tok)
         vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
-    norm = float(np.linalg.norm(vec))
-    return vec / norm if norm > 0 else vec
+    norm = float(np.sqrt(np.dot(vec, vec)))
+    if norm > 0:
+        vec /= norm
+    vec.setflags(write=False)
+    return vec

@@ -72,6 +72,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         self.observation_space = spaces.Dict(fields)
         self.action_space = spaces.Discrete(max_actions)
         self.menu: list[str] = []
+        self._menu_rows = np.zeros((max_actions, dim), dtype=np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
@@ -93,10 +94,13 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         return mask
 
     def _numeric(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
-        self.menu = [str(a) for a in (info.get("admissible_actions") or [])][: self.max_actions]
-        actions = np.zeros((self.max_actions, self.dim), dtype=np.float32)
-        for i, entry in enumerate(self.menu):
-            actions[i] = hash_tokens(entry, self.dim)
+        menu = [str(a) for a in (info.get("admissible_actions") or [])][: self.max_actions]
+        if menu != self.menu or not menu:  # menus often repeat from step to step
+            self._menu_rows = np.zeros((self.max_actions, self.dim), dtype=np.float32)
+            for i, entry in enumerate(menu):
+                self._menu_rows[i] = hash_tokens(entry, self.dim)
+        self.menu = menu
+        actions = self._menu_rows.copy()
         mask = self.action_masks()
         info["action_mask"] = mask
         out = {
