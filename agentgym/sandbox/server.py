@@ -300,60 +300,150 @@ class Server:
                 out.append(os.path.relpath(os.path.join(root, name), self.workspace))
         return out
 
+    def scan(self):
+        """rel -> lstat of every entry under the workspace (symlinks not followed), parents first."""
+        found = {}
+        stack = [""]
+        root = self.workspace + os.sep
+        while stack:
+            rel_dir = stack.pop()
+            with os.scandir(root + rel_dir) as it:
+                for entry in it:
+                    rel = rel_dir + entry.name
+                    st = entry.stat(follow_symlinks=False)
+                    found[rel] = st
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(rel + os.sep)
+        return found
+
     def tree(self):
+        """(rel, kind, mode, data) for every folder, file and symlink; the snapshot format."""
         entries = []
-        for root, dirs, files in os.walk(self.workspace):
-            dirs.sort()
-            rel_root = os.path.relpath(root, self.workspace)
-            if rel_root != ".":
-                entries.append((rel_root, "d", stat.S_IMODE(os.lstat(root).st_mode), b""))
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                st = os.lstat(full)
-                rel = os.path.relpath(full, self.workspace)
-                if stat.S_ISLNK(st.st_mode):
-                    entries.append((rel, "l", 0, os.readlink(full).encode()))
-                elif stat.S_ISREG(st.st_mode):
-                    with open(full, "rb") as f:
-                        entries.append((rel, "f", stat.S_IMODE(st.st_mode), f.read()))
+        for rel, st in sorted(self.scan().items()):
+            full = os.path.join(self.workspace, rel)
+            if stat.S_ISDIR(st.st_mode):
+                entries.append((rel, "d", stat.S_IMODE(st.st_mode), b""))
+            elif stat.S_ISLNK(st.st_mode):
+                entries.append((rel, "l", 0, os.readlink(full).encode()))
+            elif stat.S_ISREG(st.st_mode):
+                with open(full, "rb") as f:
+                    entries.append((rel, "f", stat.S_IMODE(st.st_mode), f.read()))
         return entries
 
     def op_snapshot(self, name="initial"):
-        self.snapshots[name] = self.tree()
-        return self.checksum(self.snapshots[name])
+        started = time.time_ns()
+        entries = self.tree()
+        self.snapshots[name] = (entries, self.checksum(entries))
+        self.remember(name, started, self.scan())
+        return self.snapshots[name][1]
+
+    # A restore rewrites only what changed since the last restore or snapshot. A file counts as
+    # unchanged when its inode, size, mode, mtime and ctime are as recorded; ctime cannot be set
+    # by the agent, and any write or chmod moves it. The kernel's file clock is coarse (a tick),
+    # so a file whose recorded ctime falls within TICK_NS of the recording could still change
+    # unseen in that same tick: such files are compared by content at the next restore instead.
+    TICK_NS = 50_000_000
+
+    @staticmethod
+    def signature(st):
+        return (st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+
+    def remember(self, name, started, found):
+        self.sig_name = name
+        self.sig_trust_before = started - self.TICK_NS
+        self.sigs = {rel: self.signature(st) for rel, st in found.items() if stat.S_ISREG(st.st_mode)}
+
+    def unchanged(self, name, rel, st, data):
+        if getattr(self, "sig_name", None) == name:
+            sig = self.sigs.get(rel)
+            if sig == self.signature(st) and sig[4] < self.sig_trust_before:
+                return True
+        with open(self.workspace + os.sep + rel, "rb") as f:
+            return f.read(len(data) + 1) == data
+
+    def remove(self, full):
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full, ignore_errors=True)
+            if os.path.lexists(full):  # e.g. a folder the agent made read-only
+                for root, dirs, _ in os.walk(full):
+                    for d in dirs:
+                        os.chmod(os.path.join(root, d), 0o700)
+                os.chmod(full, 0o700)
+                shutil.rmtree(full)
+        else:
+            os.unlink(full)
 
     def clear_workspace(self):
         for name in os.listdir(self.workspace):
-            full = os.path.join(self.workspace, name)
-            if os.path.isdir(full) and not os.path.islink(full):
-                shutil.rmtree(full, ignore_errors=True)
-                if os.path.exists(full):  # e.g. a folder the agent made read-only
-                    for root, dirs, _ in os.walk(full):
-                        for d in dirs:
-                            os.chmod(os.path.join(root, d), 0o700)
-                    os.chmod(full, 0o700)
-                    shutil.rmtree(full)
-            else:
-                os.unlink(full)
+            self.remove(os.path.join(self.workspace, name))
+
+    def write_entry(self, rel, kind, mode, data):
+        full = self.workspace + os.sep + rel
+        if kind == "d":
+            os.makedirs(full, exist_ok=True)
+            os.chmod(full, mode)
+        elif kind == "l":
+            os.symlink(data.decode(), full)
+        else:
+            with open(full, "wb") as f:
+                f.write(data)
+            os.chmod(full, mode)
+
+    def restore_changed(self, name, entries):
+        """Make the workspace equal ``entries``, touching only what differs; returns the new scan."""
+        current = self.scan()
+        root = self.workspace + os.sep
+        wanted = {entry[0] for entry in entries}
+        gone = [rel for rel in current if rel not in wanted]
+        for rel in sorted(gone, key=len, reverse=True):  # children before their folders
+            if os.path.lexists(root + rel):
+                self.remove(root + rel)
+        for rel in gone:
+            del current[rel]
+        replaced = []  # folders removed below: their old children are gone too
+        rewritten = []
+        for rel, kind, mode, data in entries:
+            full = root + rel
+            st = current.get(rel)
+            if st is not None and replaced and any(rel.startswith(d) for d in replaced):
+                st = None
+            if st is not None:
+                fmt = stat.S_IFMT(st.st_mode)
+                if kind == "d" and fmt == stat.S_IFDIR:
+                    if stat.S_IMODE(st.st_mode) != mode:
+                        os.chmod(full, mode)
+                        rewritten.append(rel)
+                    continue
+                if kind == "l" and fmt == stat.S_IFLNK and os.readlink(full).encode() == data:
+                    continue
+                if (kind == "f" and fmt == stat.S_IFREG and stat.S_IMODE(st.st_mode) == mode
+                        and st.st_size == len(data) and self.unchanged(name, rel, st, data)):
+                    continue
+                if fmt == stat.S_IFDIR:
+                    replaced.append(rel + os.sep)
+                self.remove(full)
+            self.write_entry(rel, kind, mode, data)
+            rewritten.append(rel)
+        for rel in rewritten:
+            current[rel] = os.lstat(root + rel)
+        return current
 
     def op_restore(self, name="initial", kill=True):
         if name not in self.snapshots:
             raise KeyError("no snapshot named %r" % name)
         if kill:
             self.kill_children()
-        self.clear_workspace()
-        for rel, kind, mode, data in self.snapshots[name]:
-            full = os.path.join(self.workspace, rel)
-            if kind == "d":
-                os.makedirs(full, exist_ok=True)
-                os.chmod(full, mode)
-            elif kind == "l":
-                os.symlink(data.decode(), full)
-            else:
-                with open(full, "wb") as f:
-                    f.write(data)
-                os.chmod(full, mode)
-        return self.checksum(self.snapshots[name])
+        entries, digest = self.snapshots[name]
+        started = time.time_ns()
+        try:
+            found = self.restore_changed(name, entries)
+        except OSError:  # something odd (a folder made unwritable...): start from empty
+            self.clear_workspace()
+            for entry in entries:
+                self.write_entry(*entry)
+            found = self.scan()
+        self.remember(name, started, found)
+        return digest
 
     @staticmethod
     def checksum(entries):

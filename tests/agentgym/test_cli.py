@@ -16,21 +16,37 @@ from conftest import require_docker
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def agentgym(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "agentgym", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO)
+@pytest.fixture
+def agentgym(capfd):
+    """Run ``agentgym ARGS`` in this process (a subprocess costs seconds of imports per call)."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        capfd.readouterr()
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:  # argparse's --help, --version and usage errors
+            code = int(exc.code or 0)
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess(list(args), code, out, err)
+
+    return run
 
 
-def test_help_lists_the_commands():
-    r = agentgym("--help")
+def test_python_m_agentgym_lists_the_commands():
+    r = subprocess.run([sys.executable, "-m", "agentgym", "--help"], capture_output=True, text=True, timeout=120,
+                       cwd=REPO)
     assert r.returncode == 0
     for command in ("setup", "doctor", "sandbox"):
         assert command in r.stdout
+
+
+def test_version_and_usage(agentgym):
     assert agentgym("--version").stdout.strip().startswith("agentgym ")
     assert agentgym().returncode == 2
+    assert agentgym("sandbox", "run", "--backend", "nope", "--", "true").returncode == 2
 
 
-def test_sandbox_run_prints_output_and_exits_with_the_status():
+def test_sandbox_run_prints_output_and_exits_with_the_status(agentgym):
     r = agentgym("sandbox", "run", "--backend", "local", "--", "python3", "-c",
                  "import sys; print('hello'); sys.exit(7)")
     assert r.returncode == 7 and r.stdout == "hello\n"
@@ -39,20 +55,20 @@ def test_sandbox_run_prints_output_and_exits_with_the_status():
     assert agentgym("sandbox", "run", "--backend", "local").returncode == 2
 
 
-def test_sandbox_run_on_docker_is_non_root():
+def test_sandbox_run_on_docker_is_non_root(agentgym):
     require_docker()
     r = agentgym("sandbox", "run", "--backend", "docker", "--", "id", "-u")
     assert r.returncode == 0 and r.stdout.strip() == "65534"
 
 
-def test_typed_errors_become_a_message_and_exit_1():
+def test_typed_errors_become_a_message_and_exit_1(agentgym):
     require_docker()
     r = agentgym("sandbox", "run", "--backend", "docker", "--image", "agentgym/no-such-image:latest", "--", "true")
     assert r.returncode == 1 and "ImageMissing" in r.stderr and "agentgym setup" in r.stderr
     assert "Traceback" not in r.stderr
 
 
-def test_doctor_reports_backends_images_and_versions():
+def test_doctor_reports_backends_images_and_versions(agentgym):
     r = agentgym("doctor", "--json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
@@ -69,14 +85,14 @@ def test_doctor_reports_backends_images_and_versions():
     assert text.returncode == 0 and "backend local: works" in text.stdout
 
 
-def test_setup_on_a_ready_machine_is_a_quick_no_op():
+def test_setup_on_a_ready_machine_is_a_quick_no_op(agentgym):
     require_docker()
-    r = agentgym("setup", timeout=600)
+    r = agentgym("setup")
     assert r.returncode == 0, r.stderr
     assert "answers" in r.stderr and "base image agentgym/base:latest: present" in r.stderr
 
 
-def test_sandbox_gc_runs():
+def test_sandbox_gc_runs(agentgym):
     require_docker()
     r = agentgym("sandbox", "gc")
     assert r.returncode == 0 and r.stdout.startswith("removed ")

@@ -139,6 +139,26 @@ def test_snapshot_restore_is_checksum_identical(sandbox):
     sandbox.run("chmod -R u+w . ; rm -rf ./*")
 
 
+def test_restore_sees_same_size_edits_forged_mtimes_and_type_changes(sandbox):
+    sandbox.run("rm -rf ./*")
+    sandbox.write_files({"a.txt": "aaaa", "d/b.txt": "bbbb", "d/e/c.txt": "cccc"})
+    digest = sandbox.snapshot("s")
+    for _ in range(2):  # right after a snapshot, and right after a restore (same clock tick)
+        sandbox.write_files({"a.txt": "AAAA"})
+        assert sandbox.restore("s") == digest and sandbox.checksum() == digest
+        assert sandbox.read_file("a.txt") == b"aaaa"
+    time.sleep(0.1)
+    sandbox.run("touch -r d/b.txt ref && echo -n BBBB > d/b.txt && touch -r ref d/b.txt && rm ref")
+    sandbox.restore("s")
+    assert sandbox.read_file("d/b.txt") == b"bbbb" and sandbox.checksum() == digest
+    sandbox.run("rm -rf d/e && echo -n file > d/e && rm a.txt && mkdir a.txt && touch a.txt/x")
+    assert sandbox.restore("s") == digest and sandbox.checksum() == digest
+    assert sandbox.read_file("d/e/c.txt") == b"cccc"
+    sandbox.run("chmod 500 d")
+    assert sandbox.restore("s") == digest and sandbox.checksum() == digest
+    sandbox.run("rm -rf ./*")
+
+
 def test_paths_outside_the_workspace_are_refused(sandbox):
     with pytest.raises(SandboxOpError, match="outside the workspace"):
         sandbox.read_file("../../etc/passwd")
