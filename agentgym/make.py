@@ -74,7 +74,10 @@ def wrap(
         env = ToolFailureInjector(env, **(kwargs or {}))
     if budget is not None:
         is_int = isinstance(budget, int) and not isinstance(budget, bool)
-        env = TurnLimit(env, budget) if is_int else RandomBudget(env, budget)
+        try:
+            env = TurnLimit(env, budget) if is_int else RandomBudget(env, budget)
+        except ConfigError as exc:
+            raise ConfigError(f"budget={budget!r}: {exc}") from None
     if labels:
         env = FailureLabeler(env)
     if (pr := _options(process_reward, "process_reward", scalar="weight")) is not None:
