@@ -47,6 +47,26 @@ def _bounds(spec: Mapping[str, Any], key: str) -> tuple[int, int]:
     return lo, hi
 
 
+class _Draw:
+    """A picklable sampler for one distribution (lambdas would stop envs from pickling)."""
+
+    def __init__(self, kind: str, *params: Any) -> None:
+        self.kind, self.params = kind, params
+
+    def __call__(self, rng: np.random.Generator) -> int:
+        if self.kind == "fixed":
+            return self.params[0]
+        if self.kind == "uniform":
+            lo, hi = self.params
+            return int(rng.integers(lo, hi + 1))
+        if self.kind == "loguniform":
+            # floor(exp(U[log lo, log(hi+1)))) gives each T in [lo, hi] mass log((T+1)/T)
+            lo, hi = self.params
+            return min(hi, int(math.exp(rng.uniform(math.log(lo), math.log(hi + 1)))))
+        choices, p = self.params
+        return choices[int(rng.choice(len(choices), p=p))]
+
+
 def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sampler, int]:
     """Turn a budget spec into ``(sampler, largest T)``; raises `ConfigError` echoing a bad spec."""
     if callable(budget):
@@ -58,32 +78,28 @@ def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sam
                 f"budget={dict(budget)!r}; expected one of {{'uniform': [lo, hi]}}, "
                 "{'choice': [...], 'weights': [...]}, {'loguniform': [lo, hi]}"
             )
-        if "uniform" in budget:
-            lo, hi = _bounds(budget, "uniform")
-            return (lambda rng: int(rng.integers(lo, hi + 1))), hi
-        if "loguniform" in budget:
-            lo, hi = _bounds(budget, "loguniform")
-            # floor(exp(U[log lo, log(hi+1)))) gives each T in [lo, hi] mass log((T+1)/T)
-            a, b = math.log(lo), math.log(hi + 1)
-            return (lambda rng: min(hi, int(math.exp(rng.uniform(a, b))))), hi
+        for kind in ("uniform", "loguniform"):
+            if kind in budget:
+                lo, hi = _bounds(budget, kind)
+                return _Draw(kind, lo, hi), hi
         if "choice" in budget:
             values = budget["choice"]
             if not isinstance(values, (list, tuple)) or not values:
                 raise ConfigError(f"budget choice={values!r}; expected a non-empty list of ints")
             choices = [_turns(v, "budget choice") for v in values]
             weights = budget.get("weights")
-            if weights is None:
-                p = None
-            else:
+            p = None
+            if weights is not None:
                 w = np.asarray(weights, dtype=float)
                 if w.shape != (len(choices),) or (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
                     raise ConfigError(
                         f"budget weights={weights!r}; expected {len(choices)} non-negative numbers, not all 0"
                     )
                 p = w / w.sum()
-            return (lambda rng: choices[int(rng.choice(len(choices), p=p))]), max(choices)
+            return _Draw("choice", choices, p), max(choices)
         raise ConfigError(f"budget={dict(budget)!r}; unknown distribution, use uniform, choice or loguniform")
-    return (lambda rng, t=_turns(budget, "budget"): t), int(budget)
+    t = _turns(budget, "budget")
+    return _Draw("fixed", t), t
 
 
 class TurnLimit(gym.Wrapper, RecordConstructorArgs):
