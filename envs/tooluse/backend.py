@@ -18,6 +18,7 @@ import ast
 import datetime
 import operator
 import os
+import re
 import sqlite3
 
 DB_NAME = "tooluse.db"
@@ -228,7 +229,7 @@ def t_calculate(c, expression):
     if len(expression) > 200:
         raise ToolError("bad_args", "expression is longer than 200 characters")
     try:
-        value = _calc(ast.parse(expression.replace("$", "").replace(",", ""), mode="eval"))
+        value = _calc(ast.parse(re.sub(r"(?<=\d),(?=\d{3}\b)", "", expression.replace("$", "")), mode="eval"))
     except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
         raise ToolError("bad_args", "cannot evaluate %r: %s" % (expression, exc)) from None
     return {"expression": expression, "result": round(value, 6) if isinstance(value, float) else value}
