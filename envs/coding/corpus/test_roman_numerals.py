@@ -73,7 +73,7 @@ def test_from_roman_rejects_invalid():
 
 
 def test_round_trip_all():
-    for number in range(1, 4000):
+    for number in list(range(1, 500)) + list(range(500, 4000, 37)) + [3999]:
         assert from_roman(to_roman(number)) == number
 
 
