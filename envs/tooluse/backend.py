@@ -739,8 +739,12 @@ def setup(domain, tables, today, intents):
     return {"rows": {table: len(rows) for table, rows in tables.items()}, "view": oracle_view()}
 
 
-def call_tool(name, args):
-    """Run one tool on the live database; the reply carries what it read and wrote (for events)."""
+def call_tool(name, args, check=()):
+    """Run one tool on the live database; the reply carries what it read and wrote (for events).
+
+    ``check``: records the agent wrote; for each one this call read, ``checks`` says whether it is
+    now as the task requires (what a re-read verifies).
+    """
     fn = TOOLS[_S["domain"]].get(name)
     if fn is None:
         return {"ok": False, "error_kind": "unknown_tool", "error": "no tool named %r" % name}
@@ -755,6 +759,10 @@ def call_tool(name, args):
         _S["db"].rollback()
         return {"ok": False, "error_kind": "bad_args", "error": str(exc)}
     reply = {"ok": True, "result": result, "refs": ctx.refs, "wrote": ctx.wrote, "target": ctx.target}
+    read = {key for key, _ in ctx.refs}
+    if any(key in read for key in check):
+        world = _expected()["world"]
+        reply["checks"] = {key: _record(_S["db"], key) == _record(world, key) for key in check if key in read}
     if ctx.wrote:  # the oracle's view changes only on writes and drift: ship it now, saving a round trip
         reply["progress"] = _progress()
         reply["view"] = oracle_view()

@@ -297,7 +297,7 @@ class ToolUseEnv(AgentEnv):
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> Outcome:
         spec: ToolSpec = self._specs[name]
-        reply = self.sandbox.call(BACKEND_MODULE, "call_tool", name=name, args=args)
+        reply = self.sandbox.call(BACKEND_MODULE, "call_tool", name=name, args=args, check=sorted(self._written))
         if not reply["ok"]:
             events = [ev.tool_call(name, False, reply["error_kind"])]
             if reply.get("missing"):
@@ -325,7 +325,7 @@ class ToolUseEnv(AgentEnv):
                 if key in self._written and key not in checked and not (reply["wrote"] and key == reply["target"]):
                     checked.add(key)
                     self._verified.add(key)
-                    events.append(ev.verification(version == self._written[key], key))
+                    events.append(ev.verification(reply["checks"][key], key))
                 self._seen[key] = version
             self._executed.add(render_call(name, {p.name: args[p.name] for p in spec.params if p.name in args}))
             self._absorb(reply["result"], {})

@@ -249,6 +249,21 @@ def test_events_mutation_verification_subtasks(env):
     assert reward == 1.0 and sorted(done) == sorted(names)
 
 
+def test_re_reading_a_wrong_write_is_a_failed_verification(env):
+    tid = _ids(env, "update_address")[0]
+    order = env.tasks.get(tid).meta["intents"][0]
+    env.reset(options={"task_id": tid})
+    _lookups(env)
+    env.step(render_call("update_address", {"order_id": order["order_id"], "address": "9 Wrong Way, Nowhere"}))
+    _, _, _, _, info = env.step(render_call("get_order", {"order_id": order["order_id"]}))
+    assert _events(info, "verification") == [{"kind": "verification", "ok": False, "target": f"orders:{order['order_id']}"}]
+    env.step(render_call("update_address", {"order_id": order["order_id"], "address": order["address"]}))
+    _, _, _, _, info = env.step(render_call("get_order", {"order_id": order["order_id"]}))
+    assert _events(info, "verification")[0]["ok"] is True
+    _, reward, _, _, _ = env.step('finish("Your order will ship to the new address.")')
+    assert reward == 1.0
+
+
 def test_error_paths_cost_the_turn_and_say_why(env):
     tid = _ids(env, "cancel_pending")[0]
     obs, info = env.reset(options={"task_id": tid})
