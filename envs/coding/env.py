@@ -1,0 +1,339 @@
+"""`CodingEnv`: fix injected bugs in a small Python repository inside the sandbox."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+from agentgym import events as ev
+from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.envs.coding import grammar
+from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
+from agentgym.envs.coding.tasks import TIERS, Candidate, CodingTasks, default_taskset
+from agentgym.errors import ConfigError, SandboxOpError
+from agentgym.tasks import Task, TaskSet
+
+__all__ = ["CodingEnv"]
+
+RUNNER = "agentgym_coding_runner"
+RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
+_MAX_SHELL_OUTPUT = 16_384
+
+
+class _TierView(TaskSet):
+    """The same tasks with sampling restricted to some tiers (ids of other tiers still load)."""
+
+    def __init__(self, base: CodingTasks, tiers: tuple[str, ...]) -> None:
+        self.base, self.tiers = base, tiers
+        self.family, self.splits = base.family, base.splits
+
+    def ids(self, split: str) -> list[str]:
+        return [i for t in self.tiers for i in self.base.ids(split, t)]
+
+    def get(self, task_id: str) -> Task:
+        return self.base.get(task_id)
+
+
+class CodingEnv(AgentEnv):
+    """Fix the bugs injected into a small Python repository so that its hidden tests pass.
+
+    ## Description
+    Each task is a corpus module (string and text utilities, parsers, numeric helpers, data
+    structures, dates and units, small algorithms) with one or two bugs injected by AST
+    mutation, and its visible tests; the hidden tests are a superset of them. Tiers:
+    ``one_bug``, ``two_bugs`` (one module), ``cross_file`` (two modules, a bug in each).
+
+    ## Action Space
+    A ``str`` in the grammar printed by ``help`` (`agentgym.envs.coding.grammar.HELP`): ``view``,
+    ``run``, ``replace``, ``patch``, ``test``, ``revert``, ``submit``. ``info["admissible_actions"]``
+    holds a menu in the same grammar: run the tests, view each file, candidate patches (each
+    bug's true fix and plausible wrong patches nearby), revert, submit.
+
+    ## Observation Space
+    ``{"text": str}``: the bug report at reset, then each action's output (file views with line
+    numbers, test reports, command output, errors that say what the grammar expects).
+
+    ## Rewards
+    1.0 when the hidden tests pass at ``submit``, else 0.0. Subtask events (each bug's covering
+    tests, the visible tests) feed `ProcessReward`.
+
+    ## Starting State
+    A task drawn from ``split`` (``train``, ``test`` or ``heldout``; held-out modules never appear
+    in training) with the env's seeded generator, or ``options={"task_id": ...}``.
+
+    ## Episode End
+    ``terminated`` on ``submit``; ``truncated`` only by budget wrappers.
+
+    ## Arguments
+    ``split``, ``tiers`` (sample only these tiers), ``backend`` (``docker``, ``local``, ``auto``),
+    ``test_timeout`` and ``shell_timeout`` (seconds), ``score_on_truncation``, ``sandbox_options``.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    family = "coding"
+    image = "agentgym/coding:latest"
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        tiers: tuple[str, ...] | list[str] | str | None = None,
+        backend: str = "auto",
+        render_mode: str | None = None,
+        score_on_truncation: bool = False,
+        sandbox_options: dict[str, Any] | None = None,
+        test_timeout: float = 10.0,
+        shell_timeout: float = 10.0,
+    ) -> None:
+        super().__init__(split=split, backend=backend, render_mode=render_mode,
+                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options)
+        if tiers is not None:
+            tiers = (tiers,) if isinstance(tiers, str) else tuple(tiers)
+            unknown = [t for t in tiers if t not in TIERS]
+            if unknown or not tiers:
+                raise ConfigError(f"tiers={tiers!r}; choose from {TIERS}")
+            self.tasks = _TierView(self.tasks, tiers)
+        if test_timeout <= 0 or shell_timeout <= 0:
+            raise ConfigError(f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}")
+        self.test_timeout = float(test_timeout)
+        self.shell_timeout = float(shell_timeout)
+        self._files: dict[str, str | None] = {}
+        self._history: list[dict[str, str | None]] = []
+        self._tested = False
+        self._last_edited: str | None = None
+        self._subtasks: dict[str, bool] = {}
+        self._menu_cache: tuple[int, list[str]] | None = None
+        self._version = 0
+
+    # ------------------------------------------------------------------ family hooks
+    @classmethod
+    def _taskset(cls) -> TaskSet:
+        return default_taskset()
+
+    def _on_sandbox_start(self) -> None:
+        self.sandbox.load_module(RUNNER, RUNNER_SOURCE)
+        self.sandbox.snapshot("empty")
+
+    def _setup_task(self, task: Task) -> str:
+        self.sandbox.restore("empty")
+        self.sandbox.write_files(task.files)
+        self._files = dict(task.files)
+        self._history = []
+        self._tested = False
+        self._last_edited = None
+        self._subtasks = {name: False for name in task.subtasks}
+        self._changed()
+        return task.instruction
+
+    def _parse(self, action: str) -> ParsedAction:
+        return grammar.parse(action)
+
+    def _execute(self, action: ParsedAction) -> Outcome:
+        handler = getattr(self, f"_do_{action.name}")
+        return handler(**action.args)
+
+    def _verify(self) -> bool:
+        r = self.sandbox.fork_call(RUNNER, "run_hidden", timeout=self.test_timeout, hidden=dict(self.task.meta["hidden"]))
+        return bool(not r.timed_out and r.error is None and r.value and r.value["passed"])
+
+    def _admissible(self) -> list[str]:
+        if self._menu_cache is not None and self._menu_cache[0] == self._version:
+            return list(self._menu_cache[1])
+        menu = ["test"] + [f"view {path}" for path in self.task.files]
+        patches: list[str] = []
+        for cand in self._candidates():
+            text = self._files.get(cand.file)
+            diff = cand.patch(text) if text is not None else None
+            if diff is not None and "patch\n" + diff not in patches:
+                patches.append("patch\n" + diff)
+        menu += patches
+        if self._history:
+            menu.append("revert")
+        menu.append("submit")
+        self._menu_cache = (self._version, menu)
+        return list(menu)
+
+    def _drift(self) -> str | None:
+        """State drift: the last edited file silently goes back to its initial (buggy) content."""
+        path = self._last_edited
+        if path is None or self._files.get(path) == self.task.files[path]:
+            return None
+        self.sandbox.write_files({path: self.task.files[path]})
+        self._files[path] = self.task.files[path]
+        self._changed()
+        return f"{path} reverted to its initial content"
+
+    # ------------------------------------------------------------------ the oracle
+    def reference_action(self) -> str:
+        """The oracle: fix what differs from the correct code (true fixes first), test once, submit.
+
+        It reads the true state, so it recovers from faults, drift and wrong patches.
+        """
+        if self.task is None:
+            return ""
+        originals: dict[str, str] = self.task.meta["originals"]
+        for path in sorted(originals):
+            current, original = self._files.get(path), originals[path]
+            if current == original:
+                continue
+            if current is None:
+                return f"run cat > {path} <<'AGENTGYM_EOF'\n{original.rstrip(chr(10))}\nAGENTGYM_EOF"
+            for cand in self.task.meta["candidates"]:
+                if cand.fix and cand.file == path:
+                    diff = cand.patch(current)
+                    if diff is not None:
+                        return "patch\n" + diff
+            return "patch\n" + _full_diff(path, current, original)
+        return "submit" if self._tested else "test"
+
+    # ------------------------------------------------------------------ actions
+    def _do_help(self) -> Outcome:
+        return Outcome(grammar.HELP)
+
+    def _do_submit(self) -> Outcome:
+        return Outcome("Submitted; the hidden tests decide.", [ev.submit()], submitted=True)
+
+    def _do_view(self, path: str, start: int | None = None, end: int | None = None) -> Outcome:
+        text = self._read(path)
+        if text is None:
+            return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
+                           [ev.tool_call("view", True), ev.state_mismatch(f"missing path {path}")])
+        lines = text.splitlines()
+        first, last = (start or 1), (end if end is not None else len(lines))
+        if start is not None and (first > len(lines) or last > len(lines)):
+            return Outcome(f"error: {path} has {len(lines)} lines; lines {first}-{last} are out of range.",
+                           [ev.tool_call("view", True), ev.state_mismatch(f"lines {first}-{last} outside {path}")])
+        width = len(str(max(last, 1)))
+        body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
+        return Outcome(f"{path} (lines {first}-{last} of {len(lines)}):\n{body}", [ev.tool_call("view", True)])
+
+    def _do_run(self, command: str) -> Outcome:
+        r = self.sandbox.run(command, timeout=self.shell_timeout, max_output=_MAX_SHELL_OUTPUT)
+        events = [ev.tool_call("shell", not r.timed_out, "timeout" if r.timed_out else None)]
+        current = self.sandbox.call(RUNNER, "read_files", paths=sorted(self._files))
+        changed = {p: t for p, t in current.items() if t != self._files.get(p)}
+        if changed:
+            self._history.append({p: self._files.get(p) for p in changed})
+            self._files.update(changed)
+            self._last_edited = sorted(changed)[0]
+            self._changed()
+            events += [ev.mutation(p) for p in sorted(changed)] + self._subtask_events()
+        status = f"[timed out after {self.shell_timeout:g}s]" if r.timed_out else f"[exit code {r.exit_code}]"
+        return Outcome(f"{r.text}{'' if r.text.endswith(chr(10)) or not r.text else chr(10)}{status}", events)
+
+    def _do_replace(self, path: str, start: int, end: int, lines: list[str]) -> Outcome:
+        text = self._read(path)
+        if text is None:
+            return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
+                           [ev.tool_call("edit", True), ev.state_mismatch(f"missing path {path}")])
+        old = text.splitlines()
+        if start > len(old) + 1 or end > len(old):
+            return Outcome(f"error: {path} has {len(old)} lines; cannot replace lines {start}-{end}.",
+                           [ev.tool_call("edit", True), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
+        new = old[: start - 1] + list(lines) + old[end:]
+        self._write({path: "\n".join(new) + "\n" if new else ""})
+        what = f"inserted {len(lines)} line(s) before line {start}" if end < start else \
+            f"replaced lines {start}-{end} with {len(lines)} line(s)"
+        return Outcome(f"{path}: {what}.", [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events())
+
+    def _do_patch(self, patches: list) -> Outcome:
+        files = {fp.path: self._read(fp.path) for fp in patches}
+        try:
+            new = apply_patch(files, patches)
+        except PatchMismatch as exc:
+            return Outcome(f"error: the patch does not apply: {exc}",
+                           [ev.tool_call("edit", True), ev.state_mismatch(str(exc).split(";")[0])])
+        self._write(new)
+        hunks = sum(len(fp.hunks) for fp in patches)
+        return Outcome(f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).",
+                       [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(new)] + self._subtask_events())
+
+    def _do_revert(self) -> Outcome:
+        if not self._history:
+            return Outcome("error: there is no edit to revert.", [ev.tool_call("edit", True),
+                                                                 ev.state_mismatch("no edit to revert")])
+        previous = self._history.pop()
+        present = {p: t for p, t in previous.items() if t is not None}
+        if present:
+            self.sandbox.write_files(present)
+        for p in (p for p, t in previous.items() if t is None):
+            self.sandbox.run(["rm", "-f", "--", p])
+        self._files.update(previous)
+        self._last_edited = sorted(previous)[0]
+        self._changed()
+        return Outcome(f"Reverted the last edit to {', '.join(sorted(previous))}.",
+                       [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(previous)] + self._subtask_events())
+
+    def _do_test(self) -> Outcome:
+        meta = self.task.meta
+        r = self.sandbox.fork_call(
+            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(meta["visible_test_files"]),
+            hidden=dict(meta["hidden"]), covering=dict(meta["covering"]),
+        )
+        if r.timed_out:
+            return Outcome(f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "
+                           "(an infinite loop?) and was stopped.",
+                           [ev.tool_call("tests", False, "timeout"), ev.verification(False, "visible tests")])
+        if r.error is not None or not isinstance(r.value, dict):
+            return Outcome(f"{r.text}\nerror: the test runner crashed: {r.error}",
+                           [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")])
+        self._tested = True
+        result = r.value
+        for name, ok in result["covering"].items():
+            self._subtasks[name] = bool(ok)
+        self._subtasks["visible_tests"] = bool(result["passed"])
+        events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
+        return Outcome(r.text.rstrip("\n"), events + self._subtask_events(text_checks=False))
+
+    # ------------------------------------------------------------------ state helpers
+    def _read(self, path: str) -> str | None:
+        path = path[2:] if path.startswith("./") else path
+        if path in self._files:
+            return self._files[path]
+        try:
+            return self.sandbox.read_file(path, max_bytes=1 << 20).decode("utf-8", "replace")
+        except SandboxOpError:
+            return None
+
+    def _existing(self) -> list[str]:
+        return [p for p, t in self._files.items() if t is not None]
+
+    def _write(self, files: dict[str, str]) -> None:
+        self.sandbox.write_files(files)
+        self._history.append({p: self._files.get(p) for p in files})
+        for p in files:
+            if p not in self._files:
+                self._files[p] = None  # now tracked, so shell edits to it are seen
+        self._files.update(files)
+        self._last_edited = sorted(files)[0]
+        self._changed()
+
+    def _changed(self) -> None:
+        self._tested = False
+        self._version += 1
+
+    def _candidates(self) -> list[Candidate]:
+        """The task's candidate patches in an order fixed per task (the true fix is not always first)."""
+        cands = list(self.task.meta["candidates"])
+        seed = self.task.meta["menu_seed"]
+        return [c for _, c in sorted(enumerate(cands), key=lambda ic: (seed * (ic[0] + 1) * 2654435761) % (1 << 32))]
+
+    def _subtask_events(self, text_checks: bool = True) -> list[dict[str, Any]]:
+        """Current subtask status: after edits, each bug is judged by whether its fix is in place (cheap)."""
+        if text_checks:
+            bugs = self.task.meta["bugs"]
+            for bug, fix in zip(bugs, self.task.meta["candidates"][: len(bugs)]):
+                text = self._files.get(fix.file) or ""
+                if fix.locate(text) is not None:
+                    self._subtasks[bug.subtask] = False
+                elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
+                    self._subtasks[bug.subtask] = True
+        return [ev.subtask(name, done) for name, done in self._subtasks.items()]
+
+
+def _full_diff(path: str, current: str, original: str) -> str:
+    lines = difflib.unified_diff(current.splitlines(), original.splitlines(), f"a/{path}", f"b/{path}", lineterm="")
+    return "\n".join(lines)

@@ -1,0 +1,188 @@
+"""The in-sandbox test runner of the coding family (stdlib + pytest only; never imports agentgym).
+
+`CodingEnv` loads this source into the sandbox's step server with `Sandbox.load_module`, so
+pytest and its built-in plugins are imported once per sandbox; every test run then happens in a
+forked copy of that warm interpreter (`Sandbox.fork_call`), which imports the agent's code
+fresh from the workspace. The report is rendered here from pytest's own reports, so it holds no
+timings or temporary paths and the same code gives the same text on every run.
+"""
+
+import importlib
+import io
+import os
+import re
+import sys
+import tempfile
+
+os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fast and deterministic
+
+import pytest  # noqa: E402  (warm import: the reason this module exists)
+
+try:  # import every built-in plugin now, so a forked run only parses its config
+    from _pytest.config import default_plugins as _DEFAULT_PLUGINS
+
+    for _name in _DEFAULT_PLUGINS:
+        try:
+            importlib.import_module("_pytest." + _name)
+        except Exception:
+            pass
+except Exception:
+    pass
+
+import gc  # noqa: E402
+
+gc.freeze()  # forked runs then skip scanning the warm interpreter's objects in pytest's gc.collect
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
+# Plugins a bug-fixing run never needs cost start-up time; "-s" because the report is built
+# from pytest's own reports (sys.stdout is swapped out during the run anyway).
+_PYTEST_ARGS = ["-q", "-s", "--tb=short", "--color=no", "-o", "console_output_style=classic", "--import-mode=prepend"]
+for _plugin in ("cacheprovider", "stepwise", "junitxml", "doctest", "pastebin", "nose", "legacypath",
+                "setuponly", "setupplan", "debugging", "faulthandler", "unraisableexception", "threadexception"):
+    _PYTEST_ARGS += ["-p", "no:" + _plugin]
+
+
+class _Collector:
+    """A pytest plugin that keeps every test's outcome and failure text."""
+
+    def __init__(self):
+        self.outcomes = {}
+        self.failures = {}
+        self.collect_errors = {}
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.collect_errors[report.nodeid or "<collection>"] = report.longreprtext
+
+    def pytest_runtest_logreport(self, report):
+        path, _, rest = report.nodeid.partition("::")
+        nodeid = os.path.basename(path) + "::" + rest  # hidden files live outside the rootdir
+        if report.when == "call" or report.outcome != "passed":
+            prev = self.outcomes.get(nodeid)
+            if prev in ("failed", "error"):
+                return
+            outcome = report.outcome
+            if report.when != "call" and report.failed:
+                outcome = "error"
+            self.outcomes[nodeid] = outcome
+            if report.failed:
+                self.failures[nodeid] = report.longreprtext
+
+
+def _pytest(paths, workspace, select=None):
+    """Run pytest on ``paths`` silently; return the collector. ``select`` keeps only those node ids."""
+    collector = _Collector()
+    args = list(_PYTEST_ARGS) + ["--rootdir", workspace, "-c", os.devnull]
+    args += list(select) if select is not None else list(paths)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = io.StringIO()
+    try:
+        code = pytest.main(args, plugins=[collector])
+    finally:
+        sys.stdout, sys.stderr = out, err
+    collector.exit_code = int(code)
+    return collector
+
+
+def _scrub(text, workspace, tmp):
+    for root in (tmp, workspace):
+        if root:
+            text = text.replace(root + os.sep, "").replace(root, ".")
+    return _ADDRESS.sub("0x?", text)
+
+
+def _render(collector, workspace):
+    """The report the agent sees: one line per test, then the failure details, then counts."""
+    lines = []
+    for nodeid, text in sorted(collector.collect_errors.items()):
+        lines.append("ERROR collecting %s" % nodeid)
+        lines.append(_scrub(text, workspace, None).rstrip())
+    for nodeid, outcome in collector.outcomes.items():
+        lines.append("%s %s" % (nodeid, outcome.upper()))
+    for nodeid, text in collector.failures.items():
+        lines.append("_" * 20 + " %s " % nodeid.split("::")[-1] + "_" * 20)
+        lines.append(_scrub(text, workspace, None).rstrip())
+    counts = {}
+    for outcome in collector.outcomes.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    summary = ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())) or "no tests ran"
+    if collector.collect_errors:
+        summary += ", %d collection error%s" % (len(collector.collect_errors), "s" * (len(collector.collect_errors) > 1))
+    lines.append("== %s ==" % summary)
+    return "\n".join(lines)
+
+
+def _prepare(workspace):
+    sys.dont_write_bytecode = True
+    if workspace not in sys.path:
+        sys.path.insert(0, workspace)
+
+
+def run_visible(test_files, hidden=None, covering=None):
+    """Run the visible tests (printing their report) and, silently, the bugs' covering tests.
+
+    ``hidden`` maps a hidden test file name to its source; ``covering`` maps a subtask name to
+    the hidden test names that must pass for it. Returns the visible outcome counts and, per
+    subtask, whether its covering tests passed.
+    """
+    workspace = os.getcwd()
+    _prepare(workspace)
+    visible = _pytest(test_files, workspace)
+    print(_render(visible, workspace))
+    passed = bool(visible.outcomes) and not visible.collect_errors and all(
+        o in ("passed", "skipped") for o in visible.outcomes.values()
+    )
+    result = {"passed": passed, "counts": _counts(visible), "covering": {}}
+    if hidden and covering:
+        tmp = tempfile.mkdtemp(prefix="hidden-")
+        names = _write_hidden(tmp, hidden)
+        select = sorted({"%s::%s" % (names[f], t) for tests in covering.values() for f, t in tests})
+        run = _pytest(None, workspace, select=select)
+        bad = bool(run.collect_errors)
+        for name, tests in covering.items():
+            ids = ["hidden_%s::%s" % (f, t) for f, t in tests]
+            result["covering"][name] = not bad and all(run.outcomes.get(i) == "passed" for i in ids)
+    return result
+
+
+def run_hidden(hidden):
+    """The verifier: run every hidden test; True only when all of them ran and passed."""
+    workspace = os.getcwd()
+    _prepare(workspace)
+    tmp = tempfile.mkdtemp(prefix="hidden-")
+    names = _write_hidden(tmp, hidden)
+    run = _pytest(sorted(names.values()), workspace)
+    ok = bool(run.outcomes) and not run.collect_errors and all(o == "passed" for o in run.outcomes.values())
+    return {"passed": ok, "counts": _counts(run), "collection_errors": len(run.collect_errors),
+            "failed": sorted(k.split("::", 1)[1] for k, o in run.outcomes.items() if o != "passed")}
+
+
+def _write_hidden(tmp, hidden):
+    """Write hidden test files outside the workspace, named apart from the visible ones."""
+    names = {}
+    for name, source in sorted(hidden.items()):
+        path = os.path.join(tmp, "hidden_" + name)
+        with open(path, "w") as f:
+            f.write(source)
+        names[name] = path
+    return names
+
+
+def _counts(collector):
+    counts = {}
+    for outcome in collector.outcomes.values():
+        counts[outcome] = counts.get(outcome, 0) + 1
+    counts["collection_errors"] = len(collector.collect_errors)
+    return counts
+
+
+def read_files(paths):
+    """Current text of workspace files (None for a missing one), read in the server: one round trip."""
+    out = {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                out[path] = f.read()
+        except (OSError, ValueError):
+            out[path] = None
+    return out
