@@ -164,7 +164,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
             raise ResetNeeded("the turn budget of this episode is spent: call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.turns += 1
-        if self.turns >= self.max_turns and not terminated:
+        if self.turns >= self.max_turns and not (terminated or truncated):  # a wrapper inside may have ended it
             truncated = True
             end_by_budget = getattr(self.env.unwrapped, "end_by_budget", None)
             info["success"] = bool(end_by_budget()) if end_by_budget is not None else False

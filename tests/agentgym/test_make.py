@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 
 import agentgym
 from agentgym.errors import ConfigError
@@ -95,6 +96,14 @@ def test_spec_round_trip_of_a_hand_built_stack():
     assert [w.name for w in again.spec.additional_wrappers] == [w.name for w in env.spec.additional_wrappers]
     assert [w.kwargs for w in again.spec.additional_wrappers] == [w.kwargs for w in env.spec.additional_wrappers]
     assert rollout(again, 5) == rollout(env, 5)
+
+
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
+def test_gymnasium_check_env_passes_on_full_stacks():
+    # cost=False: CostTracker's seconds differ between same-seed steps, which check_env compares
+    check_env(agentgym.make(KV_ID, budget={"uniform": [2, 9]}, faults="timeout@p=0.5", process_reward=0.1, cost=False),
+              skip_render_check=True)
+    check_env(gym.make(KV_ID, budget=4, labels=True, numeric=True), skip_render_check=True)
 
 
 def test_foreign_ids_are_wrapped_outside_gym_make():

@@ -22,6 +22,12 @@ def test_documented_recovery_test_on_the_toy_env(backend):
     assert_recovers(TOY_ID, OracleAgent(), fault="tool_error@turn=1", budget=12, seeds=range(3), backend=backend)
 
 
+def test_documented_recovery_test_on_coding():
+    # exactly the docs example
+    assert_recovers("agentgym/Coding-v0", OracleAgent(), fault="tool_error@turn=1",
+                    budget=12, seeds=range(3), backend="local")
+
+
 def test_documented_recovery_test_on_tooluse():
     assert_recovers("agentgym/ToolUse-v0", OracleAgent(), fault="tool_error@turn=1", budget=12, seeds=range(3),
                     backend="local")

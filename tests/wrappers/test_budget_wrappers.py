@@ -144,3 +144,10 @@ def test_callable_budget_out_of_range_raises_with_a_fix():
         env.reset(seed=0)
     env = RandomBudget(ScriptedAgentEnv(), lambda rng: 5000, max_budget=5000)
     assert env.reset(seed=0)[1]["budget"] == 5000
+
+
+def test_nested_budgets_end_once_and_keep_the_inner_verdict():
+    env = TurnLimit(TurnLimit(ScriptedAgentEnv(score_on_truncation=True), 1), 1)
+    env.reset(seed=1)
+    _, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+    assert truncated and info["success"] is True and reward == 1.0 and info["budget_exhausted"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import pytest
 
 from agentgym.core import FAULT_KINDS
@@ -138,3 +139,22 @@ def test_parse_faults_rejects_bad_specs_echoing_them(spec):
     with pytest.raises(ConfigError) as err:
         parse_faults(spec)
     assert repr(spec.strip()) in str(err.value)
+
+
+def test_oracle_solves_coding_after_a_transient_fault_of_every_kind():
+    # one sandbox for every kind; the local backend runs the same fault path as docker
+    base = gym.make("agentgym/Coding-v0", backend="local", split="test")
+    try:
+        for seed, kind in enumerate(FAULT_KINDS):
+            env = TurnLimit(ToolFailureInjector(base, kinds=kind, at_turns=[1]), 24)
+            _, info = env.reset(seed=seed)
+            terminated = truncated = False
+            fired = []
+            while not (terminated or truncated):
+                *_, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+                fired += faults_of(info)
+            assert [f[0] for f in fired] == [kind], (kind, info["task_id"])
+            assert terminated and info["success"], (kind, info["task_id"])
+            assert info["turn"] <= info["min_turns"] + 1, (kind, info["task_id"], info["turn"])  # one retry
+    finally:
+        base.close()
