@@ -10,6 +10,17 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+_THIS = sys.modules[__name__]
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Keep `from conftest import require_docker` meaning this file.
+
+    pytest imports every conftest.py under the one module name "conftest", so once a
+    subfolder's conftest.py is loaded, test modules collected later would import that one.
+    """
+    if isinstance(collector, pytest.Module):
+        sys.modules["conftest"] = _THIS
 
 
 def docker_ready(image: str = "agentgym/base:latest") -> str | None:
