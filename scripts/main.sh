@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# README command (1): the main job. Installs agentgym, uses Docker when it answers (starting it
+# with `agentgym setup` when run as root) and the local backend otherwise, then runs the
+# BudgetMix baseline (arguments go to it). Until that baseline exists it runs the doctor and
+# a sandbox demo.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
+step() { printf '\n== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
+
+if "$PYTHON" -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+    export PIP_BREAK_SYSTEM_PACKAGES=1
+fi
+
+step "install"
+if "$PYTHON" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
+    echo "torch 2.13.0 is installed"
+else
+    "$PYTHON" -m pip install --progress-bar off torch==2.13.0
+fi
+"$PYTHON" -m pip install -q --progress-bar off -e '.[all]'
+
+step "sandbox backend"
+if [ "$(id -u)" -eq 0 ]; then
+    if ! "$PYTHON" -m agentgym setup; then
+        echo "agentgym setup failed: continuing with the local backend (no isolation)" >&2
+    fi
+else
+    echo "not root: skipping \`agentgym setup\`; Docker is used if it already answers, else the local backend"
+fi
+
+if [ -f baselines/budgetmix.py ]; then
+    step "python -m baselines.budgetmix $*"
+    exec "$PYTHON" -m baselines.budgetmix "$@"
+fi
+step "agentgym doctor"
+"$PYTHON" -m agentgym doctor
+step "sandbox demo"
+"$PYTHON" -m agentgym sandbox run -- python3 -c \
+    'import os, platform, sys; print(f"hello from a sandbox: uid {os.getuid()}, python {sys.version.split()[0]}, {platform.node()}")'

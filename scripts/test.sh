@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# README command (2): set up everything the full test suite needs, then run it.
+#
+# Works on a fresh Debian/Ubuntu machine as root with only python3 (>= 3.11) and pip: installs
+# torch (CPU build, pinned first so nothing pulls a newer one), agentgym with every extra,
+# starts a Docker engine and builds the sandbox images (`agentgym setup`), then runs pytest.
+# Extra arguments go to pytest. Settings such as CI=true come from the caller's environment:
+# with CI=true a Docker test that would skip fails instead.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
+step() { printf '\n== %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
+started=$SECONDS
+
+# Debian's own python3 refuses system-wide pip installs (PEP 668); this is a throwaway test
+# machine, so allow them there rather than failing.
+if "$PYTHON" -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+    export PIP_BREAK_SYSTEM_PACKAGES=1
+fi
+
+step "pip install torch==2.13.0"
+"$PYTHON" -m pip install --progress-bar off torch==2.13.0
+step "pip install -e .[all]"
+"$PYTHON" -m pip install --progress-bar off -e '.[all]'
+step "agentgym setup"
+"$PYTHON" -m agentgym setup
+step "pytest"
+status=0
+"$PYTHON" -m pytest -q tests "$@" || status=$?
+printf '\n== done in %d s, pytest exit status %d\n' "$((SECONDS - started))" "$status"
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: that is a failure" >&2
+fi
+exit "$status"
