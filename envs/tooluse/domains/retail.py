@@ -294,7 +294,7 @@ def cancel_and_readdress(rng: random.Random) -> Scenario:
     _filler(shop, u, [a, b], 1)
     new = _address(rng)
     reason = rng.choice(list(REASON_PHRASES))
-    request = (f"Hi, {who}. Two things: cancel the order with the {_name(a)} ({REASON_PHRASES[reason]}), and send "
+    request = (f"Hi, this is {who}. Two things: cancel the order with the {_name(a)} ({REASON_PHRASES[reason]}), and send "
                f"the {_name(b)} to my new address, {new}.")
     intents = [{"op": "cancel", "order_id": oa["order_id"], "reason": reason},
                {"op": "address", "order_id": ob["order_id"], "address": new}]
@@ -328,7 +328,7 @@ def refuse_cancel_shipped(rng: random.Random) -> Scenario:
     if order["status"] == "delivered":
         order["delivered"] = (shop.today - datetime.timedelta(days=rng.randint(1, 10))).isoformat()
     _filler(shop, u, [p], 1)
-    request = f"Hi, {who}. Cancel my order with the {_name(p)} please, {REASON_PHRASES['no longer needed']}."
+    request = f"Hi, this is {who}. Cancel my order with the {_name(p)} please, {REASON_PHRASES['no longer needed']}."
     return _scenario(shop, request, [{"op": "cancel", "order_id": order["order_id"], "reason": "no longer needed"}],
                      _base_lookups(find, shop), _get(order)[0], {"openers": openers})
 
@@ -353,7 +353,7 @@ def swap_variant(rng: random.Random) -> Scenario:
     order = shop.order(u, "pending", [p])
     _filler(shop, u, [p], 1)
     other = rng.choice([q for q in shop.products if q["name"] == p["name"] and q is not p])
-    request = (f"Hi, {who}. In my pending order, please swap the {_name(p)} ({p['variant']}) for the "
+    request = (f"Hi, this is {who}. In my pending order, please swap the {_name(p)} ({p['variant']}) for the "
                f"{other['variant']} one. What is my new order total?")
     variants = [f"products:{q['item_id']}" for q in shop.products if q["name"] == p["name"]]
     lookups = _base_lookups(find, shop) + [_get(order), (render_call("search_products", {"query": p["name"]}), variants)]
@@ -371,7 +371,7 @@ def refuse_readdress_shipped(rng: random.Random) -> Scenario:
     order = shop.order(u, "shipped", [p])
     _filler(shop, u, [p], 1)
     new = _address(rng)
-    request = f"Hello, {who}. Please change the delivery address for my {_name(p)} order to {new}."
+    request = f"Hello, this is {who}. Please change the delivery address for my {_name(p)} order to {new}."
     return _scenario(shop, request, [{"op": "address", "order_id": order["order_id"], "address": new}],
                      _base_lookups(find, shop), _get(order)[0], {"openers": openers, "addresses": [new]})
 

@@ -248,7 +248,7 @@ def change_earliest(rng: random.Random) -> Scenario:
     if rng.random() < 0.4:  # a trap: the earliest flight is full
         min(later, key=lambda x: x["depart"])["seats_left"] = b["passengers"] - 1
     _other_trip(air, {o, d})
-    request = (f"Hi, {who}. My plans moved: please put my {AIRPORTS[o]} to {AIRPORTS[d]} booking on {f['date']} on "
+    request = (f"Hi, this is {who}. My plans moved: please put my {AIRPORTS[o]} to {AIRPORTS[d]} booking on {f['date']} on "
                f"the earliest flight the next day, {new_date}.")
     lookups += [_bookings_lookup(air), _search(air, o, d, new_date)]
     return _scenario(air, request, [{"op": "change", "booking_id": b["booking_id"], "date": new_date}], lookups,
@@ -266,7 +266,7 @@ def cancel_round_trip(rng: random.Random) -> Scenario:
     b1 = air.book(u, air.route(o, d, air.day(out_day), 1)[0], cabin, n)
     b2 = air.book(u, air.route(d, o, air.day(out_day + rng.randint(2, 9)), 1)[0], cabin, n)
     _other_trip(air, {o, d})
-    request = f"Hello, {who}. My trip to {AIRPORTS[d]} is off: cancel both flights of it, there and back."
+    request = f"Hello, this is {who}. My trip to {AIRPORTS[d]} is off: cancel both flights of it, there and back."
     intents = [{"op": "cancel_booking", "booking_id": b1["booking_id"]},
                {"op": "cancel_booking", "booking_id": b2["booking_id"]}]
     return _scenario(air, request, intents, lookups + [_bookings_lookup(air)],
@@ -302,7 +302,7 @@ def refuse_cancel_basic(rng: random.Random) -> Scenario:
     f = air.route(o, d, air.day(rng.randint(5, 50)), 1)[0]
     b = air.book(u, f, "basic", rng.randint(1, 2))
     _other_trip(air, {o, d})
-    request = f"Hi, {who}. I can't make my {AIRPORTS[o]} to {AIRPORTS[d]} flight on {f['date']}; please cancel it."
+    request = f"Hi, this is {who}. I can't make my {AIRPORTS[o]} to {AIRPORTS[d]} flight on {f['date']}; please cancel it."
     return _scenario(air, request, [{"op": "cancel_booking", "booking_id": b["booking_id"]}],
                      lookups + [_bookings_lookup(air)], _get(b["booking_id"]), {"openers": openers})
 
