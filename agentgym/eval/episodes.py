@@ -20,7 +20,7 @@ from agentgym.tasks import stable_hash
 
 __all__ = ["EpisodeSpec", "episode_seed", "record_key", "read_episodes", "append_episode", "write_episodes", "TIMING_FIELDS"]
 
-TIMING_FIELDS = ("latency_s", "attempts_seconds", "worker")
+TIMING_FIELDS = ("latency_s", "startup_s", "worker")
 """Record fields that vary between identical runs (wall-clock timings, which worker ran it)."""
 
 _SEED_MOD = 2**31 - 1

@@ -198,7 +198,7 @@ def evaluate(
     loop_seconds = time.perf_counter() - loop_start
     records = _dedupe(previous + fresh)
     summary = summarize(records, config)
-    summary["timing"] = _timing(fresh, arrivals, loop_seconds, time.perf_counter() - started)
+    summary["timing"] = _timing(fresh, arrivals, loop_seconds, time.perf_counter() - started, int(workers))
     result = EvalResult(summary=summary, records=records, out=out_dir, ran=len(fresh),
                         seconds=time.perf_counter() - started)
     if out_dir is not None:
@@ -212,28 +212,30 @@ def evaluate(
     return result
 
 
-def _timing(fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: float, seconds: float) -> dict[str, Any]:
+def _timing(fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: float, seconds: float,
+            workers: int) -> dict[str, Any]:
     """Throughput and the harness's own share of the time, for this invocation's episodes.
 
     ``steady_episodes_per_s`` counts from the first finished episode to the last, leaving out
-    worker start-up; ``overhead_fraction`` is the run loop's time beyond the episodes' own
-    latency, and ``steady_overhead_fraction`` the same after the first episode, once envs are
-    warm (both meaningful for one worker, where episodes run back to back).
+    worker start-up. With one worker, where episodes run back to back, ``overhead_fraction`` is
+    the run loop's time beyond the episodes' own latency, as a share of it, and
+    ``steady_overhead_fraction`` the same after the first episode, once envs are warm; with
+    several workers episodes overlap and both are None.
     """
-    episode_seconds = sum(float(r.get("latency_s") or 0.0) for r in fresh)
-    later = episode_seconds - float(fresh[0].get("latency_s") or 0.0) if fresh else 0.0
-    steady = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0]) if len(arrivals) > 1 and arrivals[-1] > arrivals[0] else None
+    latency = [float(r.get("latency_s") or 0.0) for r in fresh]
+    total, later = sum(latency), sum(latency[1:])
+    serial = workers <= 1
     return {
         "seconds": seconds,
         "episodes_run": len(fresh),
         "loop_seconds": loop_seconds,
-        "episode_seconds": episode_seconds,
+        "episode_seconds": total,
         "first_episode_s": arrivals[0] if arrivals else None,
         "episodes_per_s": len(fresh) / loop_seconds if fresh and loop_seconds > 0 else None,
-        "steady_episodes_per_s": steady,
-        "overhead_fraction": (loop_seconds - episode_seconds) / episode_seconds if episode_seconds > 0 else None,
-        # after the first episode (warm envs): the gaps between back-to-back episodes
-        "steady_overhead_fraction": (arrivals[-1] - arrivals[0] - later) / later if later > 0 else None,
+        "steady_episodes_per_s": (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+        if len(arrivals) > 1 and arrivals[-1] > arrivals[0] else None,
+        "overhead_fraction": (loop_seconds - total) / total if serial and total > 0 else None,
+        "steady_overhead_fraction": (arrivals[-1] - arrivals[0] - later) / later if serial and later > 0 else None,
     }
 
 
@@ -299,5 +301,7 @@ def _progress(todo: int, total: int, enabled: bool) -> Any:
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=todo, desc=f"episodes ({total - todo} of {total} done before)", unit="ep",
-                dynamic_ncols=True, file=sys.stderr)
+    bar = tqdm(total=todo, desc="eval", unit="ep", dynamic_ncols=True, file=sys.stderr)
+    if total > todo:
+        bar.set_postfix_str(f"resumed: {total - todo} of {total} already done")
+    return bar

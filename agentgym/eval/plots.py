@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from agentgym.eval.metrics import CATEGORIES  # noqa: E402
 
@@ -234,6 +235,8 @@ def plot_success_vs_cost(summary: Mapping[str, Any], path: str | os.PathLike[str
             ax.step([f[0] for f in frontier], [f[1] for f in frontier], where="post", color="black", lw=1,
                     label="best at cost <= C")
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(label)
         ax.set_ylabel("pass@K")
         ax.set_ylim(-0.03, 1.05)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import eval_envs  # noqa: F401  (registers the test envs in this process too)
 from agentgym.eval.plots import PLOT_FILES
 from test_eval_harness import summary_stats
 
@@ -75,9 +76,12 @@ def test_eval_kill_resume_report_and_compare(tmp_path):
     assert (out / "compare.md").exists() and (out / "compare.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_cli_errors_are_typed_and_say_what_to_do(tmp_path):
-    proc = agentgym("eval", "--env", "eval_envs:test/EvalKV-v0", "--agent", "oracle", "--k", "4", "--n", "2",
-                    "--out", str(tmp_path), check=False)
-    assert proc.returncode != 0 and "n >= 4" in proc.stderr
-    proc = agentgym("report", str(tmp_path / "nothing"), check=False)
-    assert proc.returncode != 0 and "agentgym eval" in proc.stderr
+def test_cli_errors_are_typed_and_say_what_to_do(tmp_path, capsys):
+    from agentgym.cli import main
+
+    code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--k", "4", "--n", "2", "--out", str(tmp_path)])
+    assert code != 0 and "n >= 4" in capsys.readouterr().err
+    code = main(["report", str(tmp_path / "nothing")])
+    assert code != 0 and "agentgym eval" in capsys.readouterr().err
+    code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "random", "--model", "m", "--out", str(tmp_path)])
+    assert code == 2 and "--agent openai only" in capsys.readouterr().err
