@@ -823,7 +823,7 @@ def drift(pick, protect):
     _update(_S["db"], table, pk, fields)
     _S["db"].commit()
     _S["drifts"].append((table, pk, fields))
-    return {"what": what, "view": oracle_view()}
+    return {"what": what, "key": "%s:%s" % (table, pk), "view": oracle_view()}
 
 
 def oracle_view():

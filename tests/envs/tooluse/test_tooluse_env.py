@@ -183,12 +183,15 @@ def test_drift_never_touches_what_the_agent_wrote(env):
     _lookups(env)
     env.step(env.reference_action())  # the first cancellation
     written = set(env.unwrapped._protected)
+    assert any(k.startswith("orders:") for k in written) and any(k.startswith("products:") for k in written)
+    drifted = set()
     for pick in range(30):
         reply = env.sandbox.call(BACKEND_MODULE, "drift", pick=pick, protect=sorted(written))
         if reply is None:
             break
-        key = reply["what"].split()[-1]
-        assert f"orders:{key}" not in written
+        assert reply["key"] not in written
+        drifted.add(reply["key"])
+    assert drifted  # the other pending orders and the profile were fair game
 
 
 # ---------------------------------------------------------------------------- refusal tier
