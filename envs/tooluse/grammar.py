@@ -46,6 +46,11 @@ class Call:
 def parse_action(text: str) -> Call:
     """Parse one action; raises `GrammarError` for anything outside the grammar."""
     text = text.strip()
+    if text.startswith("```") and text.endswith("```") and len(text) > 6:  # a chat model's code fence
+        text = text[3:-3].strip()
+        first, _, rest = text.partition("\n")
+        if rest and first.strip().isalpha():  # ```json / ```python
+            text = rest.strip()
     if not text:
         raise GrammarError("empty action; " + _EXPECTED)
     if text in ("help", "help()"):

@@ -20,6 +20,8 @@ RETAIL = {s.name: s for s in DOMAINS["retail"].TOOLS}
         "get_order(order_id='O12345')",
         'get_order("O12345")',
         '  get_order( order_id = "O12345" )  ',
+        '```json\n{"tool": "get_order", "args": {"order_id": "O12345"}}\n```',
+        '```\nget_order(order_id="O12345")\n```',
     ],
 )
 def test_json_and_call_forms_agree(text):
@@ -51,6 +53,7 @@ def test_help_and_finish():
     [
         ("", "empty action"),
         ("   ", "empty action"),
+        ("```\n```", "empty action"),
         ("{not json", "invalid JSON"),
         ("[1, 2]", "must be an object"),
         ('{"args": {}}', 'needs a "tool"'),
