@@ -1,0 +1,408 @@
+"""BudgetMix: PPO on agentgym menu tasks with the turn budget fixed, mixed, or grown by a curriculum.
+
+Single-file in the CleanRL manner: `Args`, `make_env`, the training loop in `train`. The
+model is `baselines.policy.MenuPolicy` (DRRN-style, sees turns left and used).
+
+    python -m baselines.budgetmix                      # the quick experiment (CPU, <= 15 min)
+    python -m baselines.budgetmix --full               # the large preset (GPU)
+    python -m baselines.budgetmix --smoke              # seconds; what the smoke test runs
+    python -m baselines.budgetmix --schedule uniform:2-16 --total-env-steps 20000   # train one
+
+With no ``--schedule`` it runs the experiment (`baselines.experiment`): it trains fixed-T-short,
+fixed-T-long, BudgetMix and the curriculum at equal environment steps, evaluates each with the
+evaluation harness on held-out tasks over a K x T grid, and writes ``report.md`` with plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+__all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "main"]
+
+
+@dataclass
+class Args:
+    exp_name: str = "budgetmix"
+    """the name of this experiment (prefix of the run folder)"""
+    out: str = "runs/budgetmix"
+    """folder for runs, checkpoints, TensorBoard logs and the report"""
+    seed: int = 1
+    """seed of the run (envs, policy, sampling)"""
+    device: str = "auto"
+    """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
+    torch_threads: int = 1
+    """CPU threads for torch; 1 is fastest for this small model on a shared machine (OpenMP threads spin on busy cores)"""
+    backend: str = "auto"
+    """sandbox backend: auto (Docker if it answers, else local), docker, local"""
+    track: bool = True
+    """write TensorBoard logs under OUT/RUN/tb"""
+    progress: bool = True
+    """show tqdm progress bars"""
+    resume: bool = False
+    """continue each run from its checkpoint when one exists (finished runs are skipped)"""
+    preset: str = "quick"
+    """quick (CPU, <= 15 min), full (GPU, large) or smoke (seconds)"""
+
+    # the task and the budget
+    env_ids: str = "agentgym/Coding-v0"
+    """comma-separated env ids to train and evaluate on"""
+    schedule: str = ""
+    """train this one budget schedule (fixed:T, uniform:LO-HI, choice:T1,T2@W1,W2, loguniform:LO-HI, curriculum:LO-HI) instead of the experiment"""
+    t_short: int = 4
+    """the experiment's fixed-T-short budget"""
+    t_long: int = 16
+    """the experiment's fixed-T-long budget"""
+    mix: str = "uniform:2-16"
+    """the experiment's BudgetMix schedule"""
+    curriculum: str = "curriculum:4-16"
+    """the experiment's increasing-horizon schedule"""
+    curriculum_ramp: float = 0.75
+    """fraction of training over which the curriculum grows T from LO to HI"""
+    process_reward: float = 0.0
+    """weight of ProcessReward (dense subtask reward); 0 keeps the trajectory-level reward only"""
+    train_faults: str = ""
+    """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
+
+    # the algorithm
+    total_env_steps: int = 24_000
+    """environment steps per training run (equal across the compared schedules)"""
+    num_envs: int = 16
+    """envs stepped together (one batched forward scores all their menus)"""
+    env_threads: int = 2
+    """threads stepping the envs (steps wait on the sandbox process)"""
+    steps_per_update: int = 1024
+    """environment steps collected (whole episodes) per PPO update"""
+    learning_rate: float = 1e-3
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """linearly anneal the learning rate to 0"""
+    gamma: float = 1.0
+    """discount (the budget already charges for turns)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    advantage: str = "gae"
+    """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
+    update_epochs: int = 4
+    """PPO epochs per update"""
+    minibatch_size: int = 256
+    """PPO minibatch size (steps)"""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    target_kl: float = 0.05
+    """stop an update's epochs early past this approximate KL (0: never)"""
+    dim: int = 256
+    """hashed text feature size"""
+    hidden: int = 128
+    """hidden units of the policy"""
+    max_actions: int = 32
+    """menu entries the policy scores (the rest are cut)"""
+
+    # the evaluation
+    eval_ts: str = "2,3,4,6,8,12,16,24"
+    """budgets T of the evaluation grid (below, at and above the training budgets)"""
+    eval_ks: str = "1,2,4"
+    """sampling breadths K of the evaluation grid"""
+    eval_n: int = 4
+    """episodes per task and T (>= the largest K)"""
+    eval_tasks: int = 24
+    """held-out test tasks per env"""
+    eval_faults: str = "tool_error@turn=1"
+    """fault spec for the recovery evaluation (paired with the clean run)"""
+    eval_fault_ts: str = "4,8,16"
+    """budgets at which recovery under the injected fault is measured"""
+    eval_workers: int = 2
+    """evaluation worker processes"""
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "quick": {},
+    "smoke": {
+        "total_env_steps": 160,
+        "num_envs": 4,
+        "steps_per_update": 64,
+        "minibatch_size": 64,
+        "update_epochs": 1,
+        "dim": 64,
+        "hidden": 32,
+        "t_short": 3,
+        "t_long": 6,
+        "mix": "uniform:2-6",
+        "curriculum": "curriculum:3-6",
+        "eval_ts": "2,6",
+        "eval_ks": "1,2",
+        "eval_n": 2,
+        "eval_tasks": 2,
+        "eval_fault_ts": "6",
+        "eval_workers": 1,
+        "progress": False,
+    },
+    "full": {
+        "total_env_steps": 2_000_000,
+        "num_envs": 64,
+        "env_threads": 16,
+        "steps_per_update": 8192,
+        "minibatch_size": 1024,
+        "learning_rate": 3e-4,
+        "dim": 1024,
+        "hidden": 512,
+        "env_ids": "agentgym/Coding-v0,agentgym/ToolUse-v0",
+        "eval_tasks": 200,
+        "eval_n": 16,
+        "eval_ks": "1,2,4,8,16",
+        "eval_ts": "2,3,4,6,8,12,16,24,32",
+        "eval_fault_ts": "4,8,16,32",
+        "eval_workers": 16,
+    },
+}
+"""Overrides of `Args` defaults per ``--preset`` (flags given on the command line win)."""
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """The docstring line under each dataclass field (CleanRL/tyro style help)."""
+    docs: dict[str, str] = {}
+    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = str(nxt.value.value)  # type: ignore[union-attr]
+    return docs
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """`Args` from the command line: ``--field-name VALUE`` per field, ``--full``/``--smoke`` presets."""
+    parser = argparse.ArgumentParser(prog="python -m baselines.budgetmix", description=__doc__.split("\n\n")[0])
+    docs = _field_docs(Args)
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in (bool, "bool"):
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
+        else:
+            kind = {"int": int, "float": float}.get(str(f.type), str)
+            parser.add_argument(flag, dest=f.name, type=kind, default=None, help=docs.get(f.name))
+    parser.add_argument("--full", dest="preset", action="store_const", const="full", help="the large GPU preset")
+    parser.add_argument("--smoke", dest="preset", action="store_const", const="smoke", help="a seconds-long run")
+    given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
+    preset = given.get("preset", "quick")
+    if preset not in PRESETS:
+        parser.error(f"--preset {preset!r}: choose one of {sorted(PRESETS)}")
+    return Args(**{**PRESETS[preset], **given, "preset": preset})
+
+
+def make_env(
+    env_id: str,
+    budget: Any,
+    *,
+    backend: str = "auto",
+    split: str = "train",
+    process_reward: float = 0.0,
+    faults: str = "",
+) -> Callable[[], gym.Env]:
+    """A thunk building one training env: the agentgym wrapper stack with this budget."""
+
+    def thunk() -> gym.Env:
+        import agentgym
+
+        return agentgym.make(
+            env_id,
+            budget=budget,
+            faults=faults or None,
+            labels=True,
+            process_reward=process_reward or None,
+            backend=backend,
+            split=split,
+        )
+
+    return thunk
+
+
+def train(args: Args, run_name: str) -> dict[str, Any]:
+    """Train one policy with ``args.schedule``; returns its training summary (also in summary.json)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from baselines.agent import load_policy, save_checkpoint
+    from baselines.policy import MenuPolicy, pick_device
+    from baselines.ppo import PPOConfig, ppo_update
+    from baselines.rollout import EpisodeCollector
+    from baselines.schedules import parse_schedule
+
+    # ---------------------------------------------------------------- run folder, seeding, device
+    run_dir = Path(args.out) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt_path = run_dir / "checkpoint.pt"
+    summary_path = run_dir / "summary.json"
+    if args.resume and summary_path.exists():
+        return json.loads(summary_path.read_text())
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, args.torch_threads))
+    device = pick_device(args.device)
+    writer = SummaryWriter(str(run_dir / "tb")) if args.track else None
+    if writer is not None:
+        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items()))
+
+    # ---------------------------------------------------------------- envs with the budget schedule
+    schedule = parse_schedule(args.schedule, ramp=args.curriculum_ramp)
+    env_ids = [e for e in args.env_ids.split(",") if e]
+    env_fns = [
+        make_env(
+            env_ids[i % len(env_ids)],
+            schedule.budget_arg(),
+            backend=args.backend,
+            process_reward=args.process_reward,
+            faults=args.train_faults,
+        )
+        for i in range(args.num_envs)
+    ]
+
+    # ---------------------------------------------------------------- policy, optimizer, resume
+    policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(device)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+    global_step, update, history = 0, 0, []
+    if args.resume and ckpt_path.exists():
+        policy, ckpt = load_policy(ckpt_path, str(device))
+        optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+        optimizer.load_state_dict(ckpt["optimizer"])
+        global_step, update, history = ckpt["global_step"], ckpt["update"], ckpt["history"]
+        torch.set_rng_state(ckpt["torch_rng"])
+    cfg = PPOConfig(
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        advantage=args.advantage,
+        update_epochs=args.update_epochs,
+        minibatch_size=args.minibatch_size,
+        clip_coef=args.clip_coef,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        target_kl=args.target_kl or None,
+    )
+    rng = np.random.default_rng(args.seed + update)
+    collector = EpisodeCollector(
+        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update, threads=args.env_threads
+    )
+    bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
+    start_time, start_step = time.perf_counter(), global_step
+    rollout_seconds = 0.0
+
+    # ---------------------------------------------------------------- training loop
+    try:
+        while global_step < args.total_env_steps:
+            progress = global_step / args.total_env_steps
+            if args.anneal_lr:
+                optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress)
+            schedule.update(progress)
+
+            # ---- rollout: whole episodes, infrastructure failures masked out
+            t0 = time.perf_counter()
+            infra_before = collector.infra_failures
+            episodes = collector.collect(min(args.steps_per_update, args.total_env_steps - global_step), bar.update)
+            rollout_seconds += time.perf_counter() - t0
+            steps = sum(len(ep) for ep in episodes)
+            global_step = start_step + collector.env_steps
+            update += 1
+            if not episodes:
+                continue
+
+            # ---- PPO update
+            losses = ppo_update(policy, optimizer, episodes, cfg, args.max_actions, rng)
+
+            # ---- metrics
+            success = float(np.mean([ep.success for ep in episodes]))
+            budgets = [ep.budget for ep in episodes if ep.budget is not None]
+            sps = (global_step - start_step) / (time.perf_counter() - start_time)
+            row = {
+                "update": update,
+                "global_step": global_step,
+                "charts/success_rate": success,
+                "charts/episodic_return": float(np.mean([sum(ep.rewards) for ep in episodes])),
+                "charts/episodic_length": float(np.mean([len(ep) for ep in episodes])),
+                "charts/truncated_rate": float(np.mean([ep.truncated for ep in episodes])),
+                "charts/budget_mean": float(np.mean(budgets)) if budgets else float("nan"),
+                "charts/episodes": len(episodes),
+                "charts/infra_failures_masked": collector.infra_failures - infra_before,
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/SPS": sps,
+                "charts/rollout_SPS": steps / max(time.perf_counter() - t0, 1e-9),
+                **{f"losses/{k}": v for k, v in losses.items()},
+            }
+            history.append(row)
+            if writer is not None:
+                for key, value in row.items():
+                    if "/" in key:
+                        writer.add_scalar(key, value, global_step)
+            bar.set_postfix(success=f"{success:.2f}", T=f"{row['charts/budget_mean']:.1f}", sps=f"{sps:.0f}")
+
+            # ---- checkpoint (atomic), so --resume continues from here
+            save_checkpoint(
+                ckpt_path,
+                policy,
+                optimizer=optimizer.state_dict(),
+                global_step=global_step,
+                update=update,
+                history=history,
+                torch_rng=torch.get_rng_state(),
+                max_actions=args.max_actions,
+                args=dataclasses.asdict(args),
+            )
+    finally:
+        bar.close()
+        collector.close()
+        if writer is not None:
+            writer.close()
+
+    elapsed = time.perf_counter() - start_time
+    tail = history[-3:] if history else []
+    summary = {
+        "run": run_name,
+        "schedule": str(schedule),
+        "schedule_mean_T": schedule.mean,
+        "env_ids": env_ids,
+        "env_steps": global_step,
+        "seconds": elapsed,
+        "steps_per_second": (global_step - start_step) / max(elapsed, 1e-9),
+        "rollout_steps_per_second": (global_step - start_step) / max(rollout_seconds, 1e-9),
+        "infra_failures_masked": collector.infra_failures,
+        "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
+        "checkpoint": str(ckpt_path),
+        "device": str(device),
+        "history": history,
+    }
+    summary_path.write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.schedule:
+        summary = train(args, f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}")
+        print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=1))
+        return 0
+    from baselines.experiment import run_experiment
+
+    return run_experiment(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

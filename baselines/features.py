@@ -1,0 +1,180 @@
+"""What the torch policy sees: hashed text features of the episode so far, the budget, and the menu.
+
+`EpisodeMemory` follows one episode and turns ``(obs, info)`` into fixed-size arrays:
+
+- the observation: hashed tokens of the current observation text, of everything observed so
+  far in the episode, and of the actions taken so far (``3 * dim`` floats);
+- the budget: turns left and turns used, in a few scales the policy can threshold on;
+- each candidate action of ``info["admissible_actions"]``: its hashed tokens, plus how it
+  relates to the episode (token overlap with the current and past observations, how often it
+  was already taken, whether it was the last action).
+
+Training rollouts and the evaluation agent both go through this class, so the policy sees
+the same features in both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from agentgym.features import hash_tokens
+
+__all__ = [
+    "BUDGET_FEATURES",
+    "CANDIDATE_EXTRAS",
+    "EncodedStep",
+    "EpisodeMemory",
+    "text_features",
+    "budget_features",
+    "stack_steps",
+]
+
+BUDGET_FEATURES = 9
+"""Length of `budget_features`."""
+
+CANDIDATE_EXTRAS = 5
+"""Per-candidate features besides the hashed text (see `EpisodeMemory.encode`)."""
+
+
+@lru_cache(maxsize=65_536)
+def _cached_features(text: str, dim: int) -> np.ndarray:
+    vec = np.asarray(hash_tokens(text, dim), dtype=np.float32)
+    vec.setflags(write=False)
+    return vec
+
+
+def text_features(text: str, dim: int) -> np.ndarray:
+    """Hashed word and bigram tokens of ``text`` (L2-normalised), shared with `NumericView`.
+
+    Menu texts repeat across steps and episodes, so results are cached (read-only arrays).
+    """
+    return _cached_features(text, dim)
+
+
+def budget_features(turns_left: int | None, turns_used: int, horizon: float = 32.0) -> np.ndarray:
+    """Turns left and used in the scales a policy needs to decide when to commit.
+
+    ``turns_left=None`` (no budget wrapper) is encoded as a flag with the other left-features
+    zero, so a policy is never told a budget that does not exist.
+    """
+    used = float(turns_used)
+    if turns_left is None:
+        return np.array([0, 0, 0, 0, 0, 0, used / horizon, np.log1p(used) / 4.0, 1.0], dtype=np.float32)
+    left = float(max(int(turns_left), 0))
+    return np.array(
+        [
+            left / horizon,
+            np.log1p(left) / 4.0,
+            1.0 / max(left, 1.0),
+            float(left <= 1),
+            float(left <= 2),
+            float(left <= 4),
+            used / horizon,
+            np.log1p(used) / 4.0,
+            0.0,
+        ],
+        dtype=np.float32,
+    )
+
+
+def _turns_left(obs: Any, info: Mapping[str, Any]) -> int | None:
+    if isinstance(obs, Mapping) and "turns_left" in obs:
+        return int(np.asarray(obs["turns_left"]).reshape(-1)[0])
+    if "turns_left" in info:
+        return int(info["turns_left"])
+    return None
+
+
+def _text(obs: Any) -> str:
+    if isinstance(obs, Mapping):
+        return str(obs.get("text", ""))
+    return str(obs)
+
+
+@dataclass
+class EncodedStep:
+    """One decision point as arrays; ``actions`` are the menu texts the rows of ``candidates`` stand for."""
+
+    observation: np.ndarray  # (3 * dim,)
+    budget: np.ndarray  # (BUDGET_FEATURES,)
+    candidates: np.ndarray  # (n_actions, dim)
+    candidate_extras: np.ndarray  # (n_actions, CANDIDATE_EXTRAS)
+    actions: list[str]
+
+
+class EpisodeMemory:
+    """Running features of one episode; call `reset` at episode start and `record` after each action."""
+
+    def __init__(self, dim: int, max_actions: int) -> None:
+        self.dim = dim
+        self.max_actions = max_actions
+        self.reset()
+
+    def reset(self) -> None:
+        self._seen = np.zeros(self.dim, dtype=np.float32)
+        self._done = np.zeros(self.dim, dtype=np.float32)
+        self._taken: Counter[str] = Counter()
+        self._last_action: str | None = None
+        self._turns_used = 0
+
+    def encode(self, obs: Any, info: Mapping[str, Any]) -> EncodedStep:
+        """Features of the current decision point; also folds the new observation into memory."""
+        current = text_features(_text(obs), self.dim)
+        self._seen = self._seen + current
+        seen = _unit(self._seen)
+        observation = np.concatenate([current, seen, _unit(self._done)])
+        budget = budget_features(_turns_left(obs, info), self._turns_used)
+        actions = list(info.get("admissible_actions") or [])[: self.max_actions]
+        if actions:
+            candidates = np.stack([text_features(a, self.dim) for a in actions])
+            extras = np.stack(
+                [
+                    candidates @ current,
+                    candidates @ seen,
+                    np.array([min(self._taken[a], 3) / 3.0 for a in actions], dtype=np.float32),
+                    np.array([float(self._taken[a] > 0) for a in actions], dtype=np.float32),
+                    np.array([float(a == self._last_action) for a in actions], dtype=np.float32),
+                ],
+                axis=1,
+            ).astype(np.float32)
+        else:
+            candidates = np.zeros((0, self.dim), dtype=np.float32)
+            extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
+        return EncodedStep(observation, budget, candidates, extras, actions)
+
+    def record(self, action: str) -> None:
+        """Remember the action the agent took."""
+        self._done = self._done + text_features(action, self.dim)
+        self._taken[action] += 1
+        self._last_action = action
+        self._turns_used += 1
+
+
+def _unit(vec: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(vec))
+    return (vec / norm).astype(np.float32) if norm > 0 else vec.astype(np.float32)
+
+
+def stack_steps(steps: Sequence[EncodedStep], max_actions: int) -> dict[str, np.ndarray]:
+    """Pad a list of steps into batch arrays with a candidate mask (for the policy's forward)."""
+    n = len(steps)
+    dim = steps[0].candidates.shape[1] if steps else 0
+    out = {
+        "observation": np.stack([s.observation for s in steps]).astype(np.float32),
+        "budget": np.stack([s.budget for s in steps]).astype(np.float32),
+        "candidates": np.zeros((n, max_actions, dim), dtype=np.float32),
+        "candidate_extras": np.zeros((n, max_actions, CANDIDATE_EXTRAS), dtype=np.float32),
+        "mask": np.zeros((n, max_actions), dtype=bool),
+    }
+    for i, s in enumerate(steps):
+        k = len(s.actions)
+        out["candidates"][i, :k] = s.candidates
+        out["candidate_extras"][i, :k] = s.candidate_extras
+        out["mask"][i, : max(k, 1)] = True  # an empty menu keeps one (zero) slot so the softmax stays finite
+    return out

@@ -1,0 +1,106 @@
+"""The torch policy: a DRRN-style scorer of (observation, candidate action) pairs with a value head.
+
+The observation side encodes the hashed text of the episode so far *together with the budget*
+(turns left, turns used), so the same network can prefer checking its work when turns allow
+and committing when they run out. Each candidate action of the menu is encoded separately and
+scored against the observation encoding; padded menu slots are masked out. Everything is
+batched: one forward scores the menus of many envs at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS
+
+__all__ = ["MenuPolicy", "pick_device", "masked_categorical"]
+
+
+def pick_device(name: str = "auto") -> torch.device:
+    """``auto``: CUDA when present, else the CPU; or any name torch accepts."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, 0.0)
+    return layer
+
+
+def masked_categorical(logits: torch.Tensor, mask: torch.Tensor) -> Categorical:
+    """A categorical over the menu that gives padded slots zero probability."""
+    return Categorical(logits=logits.masked_fill(~mask, torch.finfo(logits.dtype).min))
+
+
+class MenuPolicy(nn.Module):
+    """Scores each candidate action against the observation and budget; value from the observation.
+
+    Inputs (batch B, menu size A, text dim D): ``observation`` (B, 3D), ``budget``
+    (B, BUDGET_FEATURES), ``candidates`` (B, A, D), ``candidate_extras`` (B, A, CANDIDATE_EXTRAS),
+    ``mask`` (B, A) bool. Output: logits (B, A) and value (B,).
+    """
+
+    def __init__(self, dim: int = 256, hidden: int = 128) -> None:
+        super().__init__()
+        self.dim, self.hidden = dim, hidden
+        self.state_encoder = nn.Sequential(
+            _layer(3 * dim + BUDGET_FEATURES, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
+        )
+        # DRRN: the score is an inner product of a state and an action embedding; the action side
+        # also sees how the candidate relates to the episode (overlap, repeats), the state side the budget
+        self.action_encoder = nn.Sequential(_layer(dim + CANDIDATE_EXTRAS, hidden), nn.Tanh(), _layer(hidden, hidden))
+        self.state_query = _layer(hidden, hidden, std=0.1)
+        # a direct path for the candidate's relation to the episode (overlap with what was seen,
+        # repeats): it generalises across tasks from the first update
+        self.extra_score = _layer(CANDIDATE_EXTRAS, 1, std=0.01)
+        self.value_head = nn.Sequential(_layer(hidden, hidden), nn.Tanh(), _layer(hidden, 1, std=1.0))
+
+    def forward(
+        self,
+        observation: torch.Tensor,
+        budget: torch.Tensor,
+        candidates: torch.Tensor,
+        candidate_extras: torch.Tensor,
+        mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        state = self.state_encoder(torch.cat([observation, budget], dim=-1))  # (B, H)
+        acts = self.action_encoder(torch.cat([candidates, candidate_extras], dim=-1))  # (B, A, H)
+        logits = torch.einsum("bh,bah->ba", self.state_query(state), acts) + self.extra_score(candidate_extras).squeeze(-1)
+        logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+        return logits, self.value_head(state).squeeze(-1)
+
+    def evaluate(
+        self, batch: dict[str, torch.Tensor], actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Log-probability of ``actions``, the menu entropy and the value, for the PPO update."""
+        logits, value = self(batch["observation"], batch["budget"], batch["candidates"], batch["candidate_extras"], batch["mask"])
+        dist = masked_categorical(logits, batch["mask"])
+        return dist.log_prob(actions), dist.entropy(), value
+
+    @torch.no_grad()
+    def act(
+        self, batch: dict[str, np.ndarray], *, greedy: bool = False, generator: torch.Generator | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Choose one menu index per row; returns (index, log-probability, value) as numpy arrays."""
+        device = next(self.parameters()).device
+        t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
+        logits, value = self(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+        dist = masked_categorical(logits, t["mask"])
+        if greedy:
+            index = logits.argmax(dim=-1)
+        else:
+            # sample on the CPU so one seeded CPU generator governs every device
+            index = torch.multinomial(dist.probs.float().cpu(), 1, generator=generator).squeeze(-1).to(device)
+        return index.cpu().numpy(), dist.log_prob(index).cpu().numpy(), value.cpu().numpy()
+
+    def config(self) -> dict[str, Any]:
+        """Constructor arguments, stored in checkpoints so a policy is rebuilt without its script."""
+        return {"dim": self.dim, "hidden": self.hidden}

@@ -1,0 +1,256 @@
+"""The experiment's report: one ``report.md`` with PNG plots, from training and harness summaries.
+
+Sections: setup and throughput; success (pass@1) per schedule and T; Pass@(K,T) tables;
+success-vs-T curves of all schedules on one plot; failure categories per T; recovery under
+injected faults; first-commit accuracy against recovery rate; cost per success; training
+curves. Numbers come from the harness summaries (``summary.json`` of each evaluation) and the
+training summaries; nothing here re-runs an episode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from baselines.decisions import decision_stats  # noqa: E402
+
+__all__ = ["write_report", "success_table"]
+
+CATEGORIES = ("success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake")
+
+
+def _group(summary: dict[str, Any], cond: str = "clean") -> dict[str, Any]:
+    groups = summary["results"][cond]
+    return groups["all"] if "all" in groups else next(iter(groups.values()))
+
+
+def _f(x: Any, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
+    """Rows ``[name, success@T...]`` (pass@1 with its bootstrap interval)."""
+    rows = []
+    for name, ev in evals.items():
+        cells = _group(ev["grid"])["pass"]
+        row = [name]
+        for t in ts:
+            c = cells.get(str(t), {}).get("1")
+            row.append("–" if c is None or c["mean"] is None else f"{c['mean']:.2f} [{_f(c['lo'])}, {_f(c['hi'])}]")
+        rows.append(row)
+    return rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dict[str, str], path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, ev in evals.items():
+        cells = _group(ev["grid"])["pass"]
+        xs, ys, lo, hi = [], [], [], []
+        for t in ts:
+            c = cells.get(str(t), {}).get("1")
+            if c and c["mean"] is not None:
+                xs.append(t)
+                ys.append(c["mean"])
+                lo.append(c["mean"] - (c["lo"] if c["lo"] is not None else c["mean"]))
+                hi.append((c["hi"] if c["hi"] is not None else c["mean"]) - c["mean"])
+        style = dict(linestyle="--", color="grey") if name == "random" else {}
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu')})", **style)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ts)
+    ax.set_xticklabels([str(t) for t in ts])
+    ax.set_xlabel("evaluation budget T (turns)")
+    ax.set_ylabel("success (pass@1), held-out tasks")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Success against the turn budget, per training schedule")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _plot_categories(evals: dict[str, dict[str, Any]], ts: list[int], path: Path) -> None:
+    names = list(evals)
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.6), sharey=True)
+    axes = axes if len(names) > 1 else [axes]
+    colors = dict(zip(CATEGORIES, ["tab:green", "tab:orange", "tab:red", "tab:purple", "tab:brown", "tab:grey"]))
+    for ax, name in zip(axes, names):
+        cats = _group(evals[name]["grid"])["categories"]
+        bottom = [0.0] * len(ts)
+        for cat in CATEGORIES:
+            vals = [float(cats.get(str(t), {}).get(cat, 0.0) or 0.0) for t in ts]
+            ax.bar([str(t) for t in ts], vals, bottom=bottom, color=colors[cat], label=cat)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("T")
+    axes[0].set_ylabel("share of episodes")
+    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_decisions(decisions: dict[str, dict[int, dict[str, Any]]], path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for name, by_t in decisions.items():
+        pts = [(t, d["first_commit_accuracy"], d["recovery_rate"]) for t, d in by_t.items()
+               if d["first_commit_accuracy"] is not None and d["recovery_rate"] is not None]
+        if not pts:
+            continue
+        ax.plot([p[1] for p in pts], [p[2] for p in pts], marker="o", label=name,
+                **(dict(linestyle="--", color="grey") if name == "random" else {}))
+        for t, x, y in pts:
+            ax.annotate(f"T={t}", (x, y), fontsize=6, xytext=(2, 2), textcoords="offset points")
+    ax.set_xlabel("first-commit accuracy (first state change is a reference action)")
+    ax.set_ylabel("recovery rate (success after a wrong first commit)")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Better first decisions, or better recovery?")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _plot_training(training: dict[str, dict[str, Any]], path: Path) -> None:
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for name, summary in training.items():
+        hist = summary.get("history") or []
+        xs = [h["global_step"] for h in hist]
+        axes[0].plot(xs, [h["charts/success_rate"] for h in hist], label=name)
+        axes[1].plot(xs, [h["charts/budget_mean"] for h in hist], label=name)
+    axes[0].set_ylabel("training success (at the schedule's budgets)")
+    axes[1].set_ylabel("mean budget T of the batch")
+    for ax in axes:
+        ax.set_xlabel("environment steps")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(
+    out: Path,
+    args: Any,
+    schedules: dict[str, str],
+    training: dict[str, dict[str, Any]],
+    evals: dict[str, dict[str, Any]],
+    timing: dict[str, float],
+) -> Path:
+    """Write ``out/report.md`` and its PNGs; returns the report's path."""
+    ts = [int(t) for t in str(args.eval_ts).split(",")]
+    ks = [int(k) for k in str(args.eval_ks).split(",")]
+    _plot_success(evals, ts, schedules, out / "success_vs_T.png")
+    _plot_categories(evals, ts, out / "failure_categories.png")
+    decisions = {name: decision_stats(ev["records"]) for name, ev in evals.items()}
+    _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
+    _plot_training(training, out / "training.png")
+
+    total_steps = sum(s["env_steps"] for s in training.values())
+    train_s = sum(s["seconds"] for s in training.values())
+    lines = [
+        "# BudgetMix experiment: fixed-T against mixed budgets",
+        "",
+        f"Command: `python -m baselines.budgetmix --preset {args.preset}`. Envs: {args.env_ids}. "
+        f"Seed {args.seed}. Device: {next(iter(training.values()))['device'] if training else '?'}.",
+        "",
+        "## Setup and throughput",
+        "",
+        f"Each schedule trained for {args.total_env_steps} environment steps ({args.num_envs} envs, "
+        f"{args.steps_per_update} steps per PPO update). Evaluation: {args.eval_tasks} held-out test tasks per env, "
+        f"{args.eval_n} episodes per task and T, T in {{{args.eval_ts}}}, K in {{{args.eval_ks}}}.",
+        "",
+        _md_table(
+            ["run", "schedule", "mean T", "env steps", "train s", "env steps/s", "rollout steps/s", "infra masked", "train success (last)"],
+            [
+                [n, s["schedule"], f"{s['schedule_mean_T']:.1f}", str(s["env_steps"]), f"{s['seconds']:.0f}",
+                 f"{s['steps_per_second']:.0f}", f"{s['rollout_steps_per_second']:.0f}", str(s["infra_failures_masked"]),
+                 _f(s["final_train_success"])]
+                for n, s in training.items()
+            ],
+        ),
+        "",
+        f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
+        f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
+        f"total {timing['total_seconds']:.0f} s.",
+        "",
+        "## Success at each budget T (pass@1, held-out tasks, 95% bootstrap interval over tasks)",
+        "",
+        _md_table(["agent"] + [f"T={t}" for t in ts], success_table(evals, ts)),
+        "",
+        "![success vs T](success_vs_T.png)",
+        "",
+        "## Pass@(K,T)",
+        "",
+    ]
+    for name, ev in evals.items():
+        cells = _group(ev["grid"])["pass"]
+        rows = [[f"K={k}"] + [_f(cells.get(str(t), {}).get(str(k), {}).get("mean")) for t in ts] for k in ks]
+        lines += [f"**{name}**", "", _md_table([""] + [f"T={t}" for t in ts], rows), ""]
+    lines += ["## Failure categories per T", "", "![failure categories](failure_categories.png)", ""]
+    for name, ev in evals.items():
+        cats = _group(ev["grid"])["categories"]
+        rows = [[c] + [_f((cats.get(str(t)) or {}).get(c, 0.0)) for t in ts] for c in CATEGORIES]
+        lines += [f"**{name}**", "", _md_table(["category"] + [f"T={t}" for t in ts], rows), ""]
+
+    lines += [
+        "## Recovery under injected faults",
+        "",
+        f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
+        "T, sample and seeds. *paired rate* = success with the fault / success without it.",
+        "",
+    ]
+    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t]
+    rows = []
+    for name, ev in evals.items():
+        rec = (ev.get("faults") or {}).get("recovery", {})
+        by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
+        for t in fts:
+            d = by_t.get(str(t)) or {}
+            rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
+    lines += [_md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows), ""]
+
+    lines += [
+        "## First decisions against recovery",
+        "",
+        "The first action that changed task state is the agent's first commitment; it is right when it is an action of "
+        "the task's reference solution. success = accuracy x success-if-right + (1 - accuracy) x recovery rate "
+        "(episodes that committed at least once).",
+        "",
+        "![first commit vs recovery](first_commit_vs_recovery.png)",
+        "",
+    ]
+    rows = []
+    for name, by_t in decisions.items():
+        for t, d in by_t.items():
+            rows.append([name, str(t), _f(d["first_commit_accuracy"]), _f(d["success_if_right"]), _f(d["recovery_rate"]),
+                         f"{d['committed']}/{d['episodes']}"])
+    lines += [_md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate", "committed"], rows), ""]
+
+    lines += ["## Cost per success", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", ""]
+    rows = []
+    for name, ev in evals.items():
+        g = _group(ev["grid"])
+        for t in ts:
+            s = g["success"].get(str(t))
+            c = g["cost"].get(str(t)) or {}
+            per = (lambda v: "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}")
+            rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
+    lines += [_md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
+    lines += ["## Training curves", "", "![training](training.png)", ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path

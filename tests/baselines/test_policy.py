@@ -1,0 +1,87 @@
+"""MenuPolicy and its features: shapes, the menu mask, batching, and the budget as an input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, EpisodeMemory, budget_features, stack_steps
+from baselines.policy import MenuPolicy, pick_device
+
+DIM, MAX_ACTIONS = 32, 6
+
+
+def _steps(menus: list[list[str]], turns_left: list[int]) -> list:
+    out = []
+    for menu, left in zip(menus, turns_left):
+        mem = EpisodeMemory(DIM, MAX_ACTIONS)
+        out.append(mem.encode({"text": "tests fail in parse_date", "turns_left": np.array([left])}, {"admissible_actions": menu}))
+    return out
+
+
+def test_batched_shapes_and_mask() -> None:
+    menus = [["run tests", "submit"], ["a", "b", "c", "d", "e", "f", "g"], []]
+    batch = stack_steps(_steps(menus, [3, 1, 5]), MAX_ACTIONS)
+    assert batch["observation"].shape == (3, 3 * DIM)
+    assert batch["budget"].shape == (3, BUDGET_FEATURES)
+    assert batch["candidates"].shape == (3, MAX_ACTIONS, DIM)
+    assert batch["candidate_extras"].shape == (3, MAX_ACTIONS, CANDIDATE_EXTRAS)
+    # menus longer than max_actions are cut; an empty menu keeps one slot so the softmax is finite
+    assert batch["mask"].sum(axis=1).tolist() == [2, MAX_ACTIONS, 1]
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    t = {k: torch.as_tensor(v) for k, v in batch.items()}
+    logits, value = policy(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+    assert logits.shape == (3, MAX_ACTIONS) and value.shape == (3,)
+    probs = torch.softmax(logits, -1)
+    assert torch.all(probs[~t["mask"]] == 0)
+    assert torch.allclose(probs.sum(-1), torch.ones(3))
+
+
+def test_act_samples_only_menu_entries_and_is_seeded() -> None:
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    batch = stack_steps(_steps([["x", "y"]] * 64, [2] * 64), MAX_ACTIONS)
+    a, logp, v = policy.act(batch, generator=torch.Generator().manual_seed(0))
+    b, _, _ = policy.act(batch, generator=torch.Generator().manual_seed(0))
+    assert set(a.tolist()) <= {0, 1} and (a == b).all()
+    assert np.all(logp <= 0) and v.shape == (64,)
+    g, _, _ = policy.act(batch, greedy=True)
+    assert len(set(g.tolist())) == 1
+
+
+def test_policy_sees_the_budget() -> None:
+    # the same observation and menu with different turns left must give different scores
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    torch.manual_seed(0)
+    for p in policy.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    batch = stack_steps(_steps([["run tests", "submit"]] * 2, [1, 12]), MAX_ACTIONS)
+    t = {k: torch.as_tensor(v) for k, v in batch.items()}
+    logits, value = policy(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+    assert not torch.allclose(logits[0, :2], logits[1, :2])
+    assert value[0] != value[1]
+
+
+def test_budget_features_mark_the_last_turns_and_an_absent_budget() -> None:
+    last, many, none = budget_features(1, 5), budget_features(12, 0), budget_features(None, 3)
+    assert last[3] == 1.0 and many[3] == 0.0  # "one turn left" flag
+    assert none[-1] == 1.0 and last[-1] == 0.0 and not none[:6].any()
+
+
+def test_memory_tracks_repeats_and_the_last_action() -> None:
+    mem = EpisodeMemory(DIM, MAX_ACTIONS)
+    info = {"admissible_actions": ["run tests", "submit"]}
+    mem.encode({"text": "start"}, info)
+    mem.record("run tests")
+    step = mem.encode({"text": "1 failed"}, info)
+    assert step.candidate_extras[0, 2] > 0 and step.candidate_extras[0, 4] == 1.0  # taken, and last
+    assert step.candidate_extras[1, 2] == 0 and step.candidate_extras[1, 4] == 0.0
+    assert step.budget[-1] == 1.0 and step.budget[6] > 0  # no budget given; one turn used
+
+
+def test_pick_device_auto() -> None:
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert pick_device("auto").type == expected
+    assert pick_device("cpu").type == "cpu"
+    with pytest.raises(RuntimeError):
+        pick_device("nonsense")
