@@ -143,6 +143,26 @@ def test_faults_read_as_tool_api_failures(env):
     assert env.reference_action() == listing  # a partial listing is read again
 
 
+def test_oracle_survives_random_faults_of_every_kind_through_the_wrappers(env):
+    import agentgym
+
+    spec = "tool_error+timeout+empty_output+corrupted_output+state_drift@p=0.3"
+    stack = agentgym.make("agentgym/ToolUse-v0", budget=40, faults=spec, split="test", backend=env.backend)
+    try:
+        faults = 0
+        for i, tid in enumerate(env.tasks.ids("test")[:: (5 if env.backend == "local" else 15)]):
+            obs, info = stack.reset(seed=i, options={"task_id": tid})
+            while True:
+                obs, reward, terminated, truncated, info = stack.step(stack.unwrapped.reference_action())
+                faults += len(_events(info, "fault_injected"))
+                if terminated or truncated:
+                    break
+            assert reward == 1.0 and info["failure_category"] == "success", (tid, stack.unwrapped.verdict)
+        assert faults > 5
+    finally:
+        stack.close()
+
+
 # ---------------------------------------------------------------------------- drift and stale records
 def _ship_target(env) -> str:
     """Another actor ships the target order (the first drift candidate of a cancel task)."""
