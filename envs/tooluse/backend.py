@@ -381,7 +381,8 @@ def r_modify_item(c, order_id, item_id, new_item_id):
     _check_open(o)
     line = _one(c.db, "SELECT * FROM order_items WHERE order_id=? AND item_id=?", order_id, item_id)
     if line is None:
-        raise ToolError("not_found", "order %s has no item %r" % (order_id, item_id), missing="products:%s" % item_id)
+        raise ToolError("not_found", "order %s has no item %r" % (order_id, item_id),
+                        missing="order_items:%s/%s" % (order_id, item_id))
     new = c.get("products", new_item_id, "product")
     if new_item_id == item_id:
         raise ToolError("bad_args", "new_item_id is the item already in the order")
