@@ -67,7 +67,9 @@ class CodingEnv(AgentEnv):
 
     ## Arguments
     ``split``, ``tiers`` (sample only these tiers), ``backend`` (``docker``, ``local``, ``auto``),
-    ``test_timeout`` and ``shell_timeout`` (seconds), ``score_on_truncation``, ``sandbox_options``.
+    ``test_timeout`` and ``shell_timeout`` (seconds), ``test_runner`` (``"auto"`` calls plain test
+    functions directly with pytest's assertion rewriting; ``"pytest"`` starts a pytest session
+    per run; the verifier always uses pytest), ``score_on_truncation``, ``sandbox_options``.
 
     ## Version History
     * v0: initial release.
@@ -75,6 +77,7 @@ class CodingEnv(AgentEnv):
 
     family = "coding"
     image = "agentgym/coding:latest"
+    verification_action = "test"  # what benchmarks/envs.py times as a test run
 
     def __init__(
         self,
@@ -87,6 +90,7 @@ class CodingEnv(AgentEnv):
         sandbox_options: dict[str, Any] | None = None,
         test_timeout: float = 10.0,
         shell_timeout: float = 10.0,
+        test_runner: str = "auto",
     ) -> None:
         super().__init__(split=split, backend=backend, render_mode=render_mode,
                          score_on_truncation=score_on_truncation, sandbox_options=sandbox_options)
@@ -98,6 +102,9 @@ class CodingEnv(AgentEnv):
             self.tasks = _TierView(self.tasks, tiers)
         if test_timeout <= 0 or shell_timeout <= 0:
             raise ConfigError(f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}")
+        if test_runner not in ("auto", "pytest"):
+            raise ConfigError(f"test_runner={test_runner!r}; choose 'auto' (plain tests called directly) or 'pytest'")
+        self.test_runner = test_runner
         self.test_timeout = float(test_timeout)
         self.shell_timeout = float(shell_timeout)
         self._files: dict[str, str | None] = {}
@@ -271,7 +278,7 @@ class CodingEnv(AgentEnv):
         meta = self.task.meta
         r = self.sandbox.fork_call(
             RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(meta["visible_test_files"]),
-            hidden=dict(meta["hidden"]), covering=dict(meta["covering"]),
+            hidden=dict(meta["hidden"]), covering=dict(meta["covering"]), runner=self.test_runner,
         )
         if r.timed_out:
             return Outcome(f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "

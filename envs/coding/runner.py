@@ -7,12 +7,15 @@ fresh from the workspace. The report is rendered here from pytest's own reports,
 timings or temporary paths and the same code gives the same text on every run.
 """
 
+import ast
 import importlib
 import io
 import os
 import re
 import sys
 import tempfile
+import traceback
+import types
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fast and deterministic
 
@@ -31,6 +34,9 @@ except Exception:
 
 import gc  # noqa: E402
 
+import inspect  # noqa: E402
+
+inspect.getmodule(compile("", "<warm>", "exec"))  # fills inspect's module-by-file cache once, not per failure
 gc.freeze()  # forked runs then skip scanning the warm interpreter's objects in pytest's gc.collect
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
@@ -72,7 +78,7 @@ class _Collector:
 def _pytest(paths, workspace, select=None):
     """Run pytest on ``paths`` silently; return the collector. ``select`` keeps only those node ids."""
     collector = _Collector()
-    args = list(_PYTEST_ARGS) + ["--rootdir", workspace, "-c", os.devnull]
+    args = list(_PYTEST_ARGS) + ["--rootdir", workspace, "--confcutdir", workspace]
     args += list(select) if select is not None else list(paths)
     out, err = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()
@@ -82,6 +88,85 @@ def _pytest(paths, workspace, select=None):
         sys.stdout, sys.stderr = out, err
     collector.exit_code = int(code)
     return collector
+
+
+class _Lite:
+    """The `_Collector` shape, filled by calling plain test functions directly."""
+
+    def __init__(self):
+        self.outcomes = {}
+        self.failures = {}
+        self.collect_errors = {}
+
+
+def _lite(test_files, workspace):
+    """Run plain test functions without a pytest session; None if a file needs pytest (fixtures, marks, classes)."""
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    run = _Lite()
+    plan = []
+    for path in test_files:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+            tree = ast.parse(source, path)
+        except SyntaxError:
+            return None  # let pytest word the collection error
+        except OSError as exc:
+            run.collect_errors[path] = "%s: %s" % (type(exc).__name__, exc)
+            continue
+        tests = []
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+                return None
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+                if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.decorator_list \
+                        or isinstance(node, ast.AsyncFunctionDef):
+                    return None
+                tests.append(node.name)
+        if "pytestmark" in source.decode("utf-8", "replace"):
+            return None
+        rewrite_asserts(tree, source, path, None)
+        plan.append((path, compile(tree, path, "exec"), tests))
+    for path, code, tests in plan:
+        module = types.ModuleType(os.path.basename(path)[:-3])
+        module.__file__ = os.path.join(workspace, path)
+        sys.modules[module.__name__] = module
+        try:
+            exec(code, module.__dict__)
+        except BaseException:
+            run.collect_errors[path] = _short_tb(sys.exc_info(), 0)
+            continue
+        for name in tests:
+            nodeid = "%s::%s" % (path, name)
+            try:
+                module.__dict__[name]()
+                run.outcomes[nodeid] = "passed"
+            except BaseException as exc:
+                if type(exc).__name__ == "Skipped":
+                    run.outcomes[nodeid] = "skipped"
+                    continue
+                run.outcomes[nodeid] = "failed"
+                run.failures[nodeid] = _short_tb(sys.exc_info(), 1)
+    return run
+
+
+def _short_tb(exc_info, skip):
+    """A traceback in pytest's ``--tb=short`` shape: one ``file:line: in func`` and source line per frame."""
+    etype, value, tb = exc_info
+    frames = traceback.extract_tb(tb)[skip:]
+    frames = [f for f in frames if "_pytest" not in f.filename and "pluggy" not in f.filename] or frames
+    lines = []
+    for f in frames:
+        lines.append("%s:%d: in %s" % (f.filename, f.lineno, f.name))
+        if f.line:
+            lines.append("    " + f.line)
+    message = str(value)
+    head = "%s.%s" % (etype.__module__, etype.__qualname__) if etype.__module__ not in ("builtins", "__main__") \
+        else etype.__qualname__
+    for i, part in enumerate(("%s: %s" % (head, message) if message else head).splitlines() or [head]):
+        lines.append("E   " + part)
+    return "\n".join(lines)
 
 
 def _scrub(text, workspace, tmp):
@@ -118,31 +203,75 @@ def _prepare(workspace):
         sys.path.insert(0, workspace)
 
 
-def run_visible(test_files, hidden=None, covering=None):
+def run_visible(test_files, hidden=None, covering=None, runner="auto"):
     """Run the visible tests (printing their report) and, silently, the bugs' covering tests.
 
     ``hidden`` maps a hidden test file name to its source; ``covering`` maps a subtask name to
-    the hidden test names that must pass for it. Returns the visible outcome counts and, per
-    subtask, whether its covering tests passed.
+    the hidden test names that must pass for it. ``runner``: ``"pytest"`` always starts a pytest
+    session; ``"auto"`` calls plain test functions directly with pytest's assertion rewriting
+    (same verdicts and assertion messages, a tenth of the start-up cost) and falls back to
+    pytest for anything else. Returns the visible outcome counts and, per subtask, whether its
+    covering tests passed.
     """
     workspace = os.getcwd()
     _prepare(workspace)
-    visible = _pytest(test_files, workspace)
+    visible = _lite(test_files, workspace) if runner == "auto" else None
+    if visible is None:
+        visible = _pytest(test_files, workspace)
     print(_render(visible, workspace))
     passed = bool(visible.outcomes) and not visible.collect_errors and all(
         o in ("passed", "skipped") for o in visible.outcomes.values()
     )
     result = {"passed": passed, "counts": _counts(visible), "covering": {}}
     if hidden and covering:
-        tmp = tempfile.mkdtemp(prefix="hidden-")
-        names = _write_hidden(tmp, hidden)
-        select = sorted({"%s::%s" % (names[f], t) for tests in covering.values() for f, t in tests})
-        run = _pytest(None, workspace, select=select)
-        bad = bool(run.collect_errors)
+        outcomes = run_direct(hidden, sorted({(f, t) for tests in covering.values() for f, t in tests}))
+        if outcomes is None:  # not plain functions: let pytest run them
+            tmp = tempfile.mkdtemp(prefix="hidden-")
+            names = _write_hidden(tmp, hidden)
+            select = sorted({"%s::%s" % (names[f], t) for tests in covering.values() for f, t in tests})
+            run = _pytest(None, workspace, select=select)
+            outcomes = {} if run.collect_errors else {
+                tuple(k.split("::", 1)): o == "passed" for k, o in run.outcomes.items()}
+            outcomes = {(f[len("hidden_"):], t): ok for (f, t), ok in outcomes.items()}
         for name, tests in covering.items():
-            ids = ["hidden_%s::%s" % (f, t) for f, t in tests]
-            result["covering"][name] = not bad and all(run.outcomes.get(i) == "passed" for i in ids)
+            result["covering"][name] = all(outcomes.get((f, t), False) for f, t in tests)
     return result
+
+
+def run_direct(hidden, tests):
+    """Call plain test functions (no arguments, no marks) directly: ten times cheaper than a pytest session.
+
+    ``tests`` is a list of (hidden file name, test name). Returns {(file, test): passed}, or None when
+    some test is not a plain function (the caller then uses pytest, whose verdict is the same).
+    """
+    namespaces = {}
+    out = {}
+    for file, test in tests:
+        if file not in namespaces:
+            namespace = {"__name__": "hidden_" + file[:-3]}
+            try:
+                exec(compile(hidden[file], file, "exec"), namespace)
+            except BaseException:
+                namespace = None
+            namespaces[file] = namespace
+        namespace = namespaces[file]
+        if namespace is None:
+            out[(file, test)] = False
+            continue
+        fn = namespace.get(test)
+        code = getattr(fn, "__code__", None)
+        if code is None or code.co_argcount or hasattr(fn, "pytestmark") or "pytestmark" in namespace:
+            return None
+        out_fd = sys.stdout
+        sys.stdout = io.StringIO()
+        try:
+            fn()
+            out[(file, test)] = True
+        except BaseException:
+            out[(file, test)] = False
+        finally:
+            sys.stdout = out_fd
+    return out
 
 
 def run_hidden(hidden):
