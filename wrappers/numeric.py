@@ -79,7 +79,10 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         return self._numeric(obs, info), info
 
     def step(self, action: Any):
-        index = int(action)
+        try:
+            index = int(np.asarray(action).reshape(-1)[0])
+        except (TypeError, ValueError, IndexError, OverflowError):
+            index = -1  # not an index at all: sent as an invalid action like any other
         if 0 <= index < len(self.menu):
             text = self.menu[index]
         else:

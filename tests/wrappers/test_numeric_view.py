@@ -43,7 +43,7 @@ def test_index_sends_that_menu_entry():
     assert info["events"][0] == {"kind": "action", "parsed_ok": True, "name": "set", "error": None}
 
 
-@pytest.mark.parametrize("index", [31, np.int64(20)])
+@pytest.mark.parametrize("index", [31, np.int64(20), -1, np.array([40]), "x", None, 2**70])
 def test_index_past_the_menu_costs_a_turn(index):
     env = numeric_env()
     env.reset(seed=1)
