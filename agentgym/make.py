@@ -20,6 +20,7 @@ The order, innermost first, and why:
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -132,6 +133,9 @@ def make(
     """
     import agentgym  # noqa: F401  (registers the agentgym/* ids)
 
+    if ":" in env_id:  # gymnasium's "module:id" form: import the module, which registers the id
+        module, _, env_id = env_id.partition(":")
+        importlib.import_module(module)
     options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric)
     try:
         spec = gym.spec(env_id)

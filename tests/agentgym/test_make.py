@@ -113,6 +113,15 @@ def test_foreign_ids_are_wrapped_outside_gym_make():
         agentgym.make(PLAIN_ID, budget=3, faults="tool_error@turn=1")
 
 
+def test_module_prefixed_ids_and_vector_envs():
+    env = agentgym.make("support.scripted_env:" + KV_ID, budget=3)
+    assert layers(env) == [TurnLimit, FailureLabeler, CostTracker]
+    vec = gym.make_vec(KV_ID, num_envs=2, vectorization_mode="sync", budget=3, labels=True)
+    obs, info = vec.reset(seed=0)
+    assert obs["turns_left"].tolist() == [[3], [3]] and info["budget"].tolist() == [3, 3]
+    vec.close()
+
+
 def test_bad_ids_and_options_raise_config_errors():
     with pytest.raises(ConfigError, match="agentgym/Nope-v0"):
         agentgym.make("agentgym/Nope-v0")
