@@ -200,6 +200,10 @@ class CodingEnv(AgentEnv):
     def _do_help(self) -> Outcome:
         return Outcome(grammar.HELP)
 
+    def help_text(self) -> str:
+        """What ``help`` shows (the action grammar), for agents that prompt with it without spending a turn."""
+        return grammar.HELP
+
     def _do_submit(self) -> Outcome:
         return Outcome("Submitted; the hidden tests decide.", [ev.submit()], submitted=True)
 
