@@ -116,9 +116,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         self._reset_episode()
 
     def _reset_episode(self) -> None:
-        self.turn = 0
         self._hits = [0] * len(self.rules)  # faults each rule injected this episode
-        self._due = [0] * len(self.rules)  # at_turns entries that have come due
         self._broken: dict[str, str] = {}  # tool -> kind, for persistent faults
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -127,7 +125,6 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         return obs, info
 
     def step(self, action: Any):
-        self.turn += 1
         tool = self._tool_of(action)
         armed = self._arm(tool) if tool is not None else None
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -148,7 +145,8 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             return None, kind
         for i, rule in enumerate(self.rules):
             if rule.at_turns is not None:
-                due = sum(1 for t in rule.at_turns if t <= self.turn)
+                turn = self.env.unwrapped.turn + 1  # the turn this step will be (info["turn"])
+                due = sum(1 for t in rule.at_turns if t <= turn)
                 fire = due > self._hits[i]  # a due fault waits for the next tool call
             elif rule.first_k is not None:
                 fire = self._hits[i] < rule.first_k
