@@ -17,7 +17,7 @@ from agentgym import events as ev
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, Known, ToolSpec, render_call, tool_schema
 from agentgym.envs.tooluse.grammar import GrammarError, check_args, finish_answer, parse_action
-from agentgym.envs.tooluse.tasks import ToolUseTasks
+from agentgym.envs.tooluse.tasks import GRAMMAR_HINT, ToolUseTasks
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
 
@@ -222,8 +222,9 @@ class ToolUseEnv(AgentEnv):
         return [tool_schema(s) for s in DOMAINS[domain].TOOLS] + [FINISH_SCHEMA]
 
     def help_text(self) -> str:
-        """What ``help`` shows: the grammar, the policy and the tools' JSON schemas."""
-        assert self.task is not None
+        """What ``help`` shows: the grammar, the policy and the tools' JSON schemas (after a reset)."""
+        if self.task is None:
+            return GRAMMAR_HINT + " The tools depend on the task's domain: reset first, then send `help`."
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
                 f"finish(\"answer\").\n\nPolicy:\n{self._domain.POLICY}\n\nTools (JSON schema):\n{schemas}")
