@@ -1,0 +1,3 @@
+"""``fixtures/`` is a tiny corpus in the coding format (module + ``test_<module>.py``), not tests to collect."""
+
+collect_ignore = ["fixtures"]
