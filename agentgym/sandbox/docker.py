@@ -10,6 +10,7 @@ deletes the container. Labels name the owner so `gc` can remove leftovers of dea
 from __future__ import annotations
 
 import os
+import select
 import socket
 import threading
 import time
@@ -22,6 +23,8 @@ __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner
 
 LABEL = "io.agentgym.managed"
 _STDOUT = 1
+_RECV_SIZE = 1 << 18
+_SEND_TIMEOUT = 60.0
 _NUM_POOLS = 6
 _clients: dict[int, Any] = {}
 _clients_lock = threading.Lock()
@@ -172,6 +175,13 @@ class DockerSandbox(Sandbox):
             sock = client.api.attach_socket(self.container.id, params={"stdin": 1, "stdout": 1, "stream": 1})
             self._sock = getattr(sock, "_sock", sock)
             self._sock_owner = sock  # keeps the HTTP response (and so the socket) alive
+            # A blocking socket and our own poll for deadlines: a socket timeout would cost two
+            # fcntl calls per settimeout and an extra poll per send and recv.
+            self._sock.settimeout(None)
+            self._poller = select.poll()
+            self._poller.register(self._sock.fileno(), select.POLLIN)
+            self._rbuf = bytearray(_RECV_SIZE)
+            self._rview = memoryview(self._rbuf)
             self.container.start()
         except Exception as exc:
             self.close()
@@ -187,30 +197,38 @@ class DockerSandbox(Sandbox):
         return WORKSPACE
 
     def _send(self, data: bytes) -> None:
-        self._sock.settimeout(30)
-        self._sock.sendall(data)
+        if len(data) <= _RECV_SIZE:  # the server drains its stdin before answering: never blocks
+            self._sock.sendall(data)
+            return
+        self._sock.settimeout(_SEND_TIMEOUT)  # a large payload must not hang on a stuck server
+        try:
+            self._sock.sendall(data)
+        finally:
+            self._sock.settimeout(None)
 
     def _recv(self, deadline: float) -> bytes:
         """Next stdout payload bytes, taken out of Docker's 8-byte-header multiplexed frames."""
+        pending = self._pending
         while True:
-            out = bytearray()
-            while len(self._pending) >= 8:
-                size = int.from_bytes(self._pending[4:8], "big")
-                if len(self._pending) < 8 + size:
+            out = b""
+            while len(pending) >= 8:
+                size = int.from_bytes(pending[4:8], "big")
+                if len(pending) < 8 + size:
                     break
-                if self._pending[0] == _STDOUT:
-                    out += self._pending[8 : 8 + size]
-                del self._pending[: 8 + size]
+                if pending[0] == _STDOUT:
+                    out += pending[8 : 8 + size]
+                del pending[: 8 + size]
             if out:
-                return bytes(out)
+                return out
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
-            self._sock.settimeout(remaining)
-            chunk = self._sock.recv(1 << 20)
-            if not chunk:
+            if not self._poller.poll(remaining * 1000 + 1):
+                continue
+            n = self._sock.recv_into(self._rbuf)
+            if not n:
                 return b""
-            self._pending += chunk
+            pending += self._rview[:n]
 
     def _terminate(self) -> None:
         sock = getattr(self, "_sock", None)

@@ -85,6 +85,9 @@ class LocalSandbox(Sandbox):
             shutil.rmtree(self._root, ignore_errors=True)
             raise SandboxStartFailed(f"could not start the local step server with {python}: {exc}") from exc
         self._out = self._proc.stdout.fileno()  # type: ignore[union-attr]
+        self._poller = select.poll()
+        self._poller.register(self._out, select.POLLIN)
+        self._rbuf = bytearray(1 << 18)  # reused: os.read(fd, big) would allocate per call
         try:
             self._handshake()
         except BaseException:
@@ -104,10 +107,10 @@ class LocalSandbox(Sandbox):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
-        ready, _, _ = select.select([self._out], [], [], remaining)
-        if not ready:
+        if not self._poller.poll(remaining * 1000 + 1):
             raise TimeoutError
-        return os.read(self._out, 1 << 20)
+        n = os.readv(self._out, [self._rbuf])
+        return bytes(memoryview(self._rbuf)[:n])
 
     def _terminate(self) -> None:
         proc = getattr(self, "_proc", None)

@@ -39,6 +39,7 @@ class Server:
         self.modules = {}
         self.pgids = set()
         self.in_fd = os.dup(0)
+        self.rbuf = bytearray()
         self.out_fd = os.dup(1)
         null_r = os.open(os.devnull, os.O_RDONLY)
         null_w = os.open(os.devnull, os.O_WRONLY)
@@ -75,14 +76,16 @@ class Server:
 
     # -------------------------------------------------------------- channel
     def read_exact(self, n):
-        chunks = []
-        while n:
-            chunk = os.read(self.in_fd, min(n, 1 << 20))
+        """n bytes from the channel; a request usually arrives whole in one read."""
+        buf = self.rbuf
+        while len(buf) < n:
+            chunk = os.read(self.in_fd, max(n - len(buf), 1 << 16))
             if not chunk:
                 return None
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+            buf += chunk
+        data = bytes(buf[:n])
+        del buf[:n]
+        return data
 
     def read_frame(self):
         head = self.read_exact(len(MAGIC) + HEADER.size)
