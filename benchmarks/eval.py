@@ -3,7 +3,10 @@
     python benchmarks/eval.py --json                         # ToolUse-v0 in Docker, oracle agent
     python benchmarks/eval.py --env agentgym/Coding-v0 --episodes 120
 
-Runs the same oracle grid three ways and reports:
+Runs the same oracle grid with 1 and 2 workers in two scenarios: ``sandbox_bound`` (the
+oracle answers instantly; every episode is sandbox work, so it competes for the CPUs) and
+``model_latency_bound`` (each turn first waits ``--model-delay`` seconds, as an LLM agent waits
+on its endpoint). For each it reports:
 - ``overhead_pct``: with one in-process worker and warm envs, the time between back-to-back
   episodes beyond their own latency (env + agent), as a share of episode time. Also reported
   with start-up (building envs before the first episode) and with the end-of-run summary
@@ -23,13 +26,36 @@ import sys
 import tempfile
 import time
 
+from agentgym.agents import OracleAgent
 from agentgym.eval import evaluate
 
 
-def run(env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: str, seed: int) -> dict:
+def _pct(fraction: float | None) -> float | None:
+    return None if fraction is None else 100.0 * fraction
+
+
+class DelayedOracle:
+    """The oracle behind a simulated model call of ``delay`` seconds per turn, as an LLM agent
+    spends waiting on its endpoint; the harness must overlap these waits across workers."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.oracle = OracleAgent()
+
+    def reset(self, env, obs, info) -> None:
+        self.oracle.reset(env, obs, info)
+
+    def act(self, obs, info) -> str:
+        time.sleep(self.delay)
+        return self.oracle.act(obs, info)
+
+
+def run(env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: str, seed: int,
+        delay: float = 0.0) -> dict:
+    agent = DelayedOracle(delay) if delay > 0 else "oracle"
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        result = evaluate(env_id, "oracle", ks=[1], ts=ts, n=n, tasks=tasks, workers=workers, sandbox=sandbox,
+        result = evaluate(env_id, agent, ks=[1], ts=ts, n=n, tasks=tasks, workers=workers, sandbox=sandbox,
                           seed=seed, out=out, progress=False, report=False)
         total = time.perf_counter() - start
     timing = result.summary["timing"]
@@ -45,9 +71,10 @@ def run(env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: s
         "first_episode_s": timing["first_episode_s"],
         "episodes_per_s": timing["episodes_per_s"],
         "steady_episodes_per_s": timing["steady_episodes_per_s"],
-        "overhead_pct_loop": 100.0 * timing["overhead_fraction"],
-        "overhead_pct_steady": 100.0 * timing["steady_overhead_fraction"],
-        "overhead_pct_with_summary": 100.0 * (total - timing["episode_seconds"]) / timing["episode_seconds"],
+        "overhead_pct_loop": _pct(timing["overhead_fraction"]),
+        "overhead_pct_steady": _pct(timing["steady_overhead_fraction"]),
+        "overhead_pct_with_summary": _pct((total - timing["episode_seconds"]) / timing["episode_seconds"])
+        if workers == 1 else None,
         "latency_p50_ms": 1000 * statistics.median(lat),
         "latency_p95_ms": 1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))],
     }
@@ -61,40 +88,51 @@ def main() -> int:
     p.add_argument("--t", default="4,16", help="turn budgets")
     p.add_argument("--n", type=int, default=8, help="episodes per task and T")
     p.add_argument("--repeats", type=int, default=1, help="repeat each configuration, report the median")
+    p.add_argument("--model-delay", type=float, default=0.02,
+                   help="seconds of simulated model latency per turn in the second scenario (0 to skip it)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args()
     ts = [int(t) for t in args.t.split(",")]
-    runs: dict[int, list[dict]] = {1: [], 2: []}
-    for i in range(args.repeats):
-        for workers in (1, 2):
-            runs[workers].append(run(args.env, args.tasks, ts, args.n, workers, args.sandbox, seed=i))
+    scenarios = {"sandbox_bound": 0.0}
+    if args.model_delay > 0:
+        scenarios["model_latency_bound"] = args.model_delay
+    report: dict = {"env": args.env, "sandbox": args.sandbox, "cpus": os.cpu_count(), "load_avg_1m_start": os.getloadavg()[0]}
+    for name, delay in scenarios.items():
+        runs: dict[int, list[dict]] = {1: [], 2: []}
+        for i in range(args.repeats):
+            for workers in (1, 2):
+                runs[workers].append(run(args.env, args.tasks, ts, args.n, workers, args.sandbox, seed=i, delay=delay))
 
-    def med(w: int, key: str) -> float:
-        return statistics.median(r[key] for r in runs[w])
+        def med(w: int, key: str) -> float:
+            return statistics.median(r[key] for r in runs[w])
 
-    report = {
-        "env": args.env,
-        "sandbox": args.sandbox,
-        "cpus": os.cpu_count(),
-        "load_avg_1m": os.getloadavg()[0],
-        "episodes_per_run": runs[1][0]["episodes"],
-        "overhead_pct": med(1, "overhead_pct_steady"),
-        "overhead_pct_incl_startup": med(1, "overhead_pct_loop"),
-        "overhead_pct_with_summary": med(1, "overhead_pct_with_summary"),
-        "steady_episodes_per_s_1": med(1, "steady_episodes_per_s"),
-        "steady_episodes_per_s_2": med(2, "steady_episodes_per_s"),
-        "speedup_2v1": med(2, "steady_episodes_per_s") / med(1, "steady_episodes_per_s"),
-        "end_to_end_speedup_2v1": med(2, "episodes_per_s") / med(1, "episodes_per_s"),
-        "latency_p50_ms": med(1, "latency_p50_ms"),
-        "latency_p95_ms": med(1, "latency_p95_ms"),
-        "runs": runs,
-    }
+        report[name] = {
+            "model_delay_s": delay,
+            "episodes_per_run": runs[1][0]["episodes"],
+            "overhead_pct": med(1, "overhead_pct_steady"),
+            "overhead_pct_incl_startup": med(1, "overhead_pct_loop"),
+            "overhead_pct_with_summary": med(1, "overhead_pct_with_summary"),
+            "steady_episodes_per_s_1": med(1, "steady_episodes_per_s"),
+            "steady_episodes_per_s_2": med(2, "steady_episodes_per_s"),
+            "speedup_2v1": med(2, "steady_episodes_per_s") / med(1, "steady_episodes_per_s"),
+            "end_to_end_speedup_2v1": med(2, "episodes_per_s") / med(1, "episodes_per_s"),
+            "latency_p50_ms_1": med(1, "latency_p50_ms"),
+            "latency_p95_ms_1": med(1, "latency_p95_ms"),
+            "latency_p50_ms_2": med(2, "latency_p50_ms"),
+            "runs": runs,
+        }
+    report["load_avg_1m_end"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         for k, v in report.items():
-            if k != "runs":
-                print(f"{k:28s} {v:.3f}" if isinstance(v, float) else f"{k:28s} {v}")
+            if isinstance(v, dict):
+                print(k)
+                for kk, vv in v.items():
+                    if kk != "runs":
+                        print(f"  {kk:28s} {vv:.3f}" if isinstance(vv, float) else f"  {kk:28s} {vv}")
+            else:
+                print(f"{k:30s} {v}")
     return 0
 
 

@@ -301,7 +301,10 @@ def _progress(todo: int, total: int, enabled: bool) -> Any:
         return _NoBar()
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=todo, desc="eval", unit="ep", dynamic_ncols=True, file=sys.stderr)
+    class _Bar(tqdm):  # no monitor thread: worker processes may be forked after the bar starts
+        monitor_interval = 0
+
+    bar = _Bar(total=todo, desc="eval", unit="ep", dynamic_ncols=True, file=sys.stderr)
     if total > todo:
         bar.set_postfix_str(f"resumed: {total - todo} of {total} already done")
     return bar

@@ -266,9 +266,23 @@ def _run_in_worker(spec: EpisodeSpec) -> dict[str, Any]:
     return _WORKER.run(spec)
 
 
+def _start_method() -> str:
+    """fork where it is safe, else spawn.
+
+    fork starts a worker in milliseconds where spawn re-imports agentgym, gymnasium and numpy
+    (seconds on a busy machine). It is safe when the parent runs a single thread (the progress
+    bar runs without a monitor thread) and holds no sandbox, which the harness never opens in
+    the parent. A parent with other threads (a Ray driver, a user's app), or macOS and Windows,
+    get spawn.
+    """
+    import threading
+
+    return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
+
+
 def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int = 1) -> Iterator[dict[str, Any]]:
     """Records of ``specs`` as they finish. One worker runs in-process; more run in a pool of
-    spawned processes, each with its own agent and warm envs."""
+    worker processes, each with its own agent and warm envs."""
     specs = list(specs)
     if not specs:
         return
@@ -280,8 +294,7 @@ def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int 
         finally:
             worker.close()
         return
-    # spawn, not fork: the parent may hold threads (progress bar) and sandbox clients.
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context(_start_method())
     with ctx.Pool(processes=min(workers, len(specs)), initializer=_init_worker, initargs=(config,)) as pool:
         yield from pool.imap_unordered(_run_in_worker, specs, chunksize=1)
         pool.close()

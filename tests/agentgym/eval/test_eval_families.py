@@ -10,7 +10,7 @@ from agentgym.eval import evaluate
 from agentgym.eval.harness import select_tasks
 from conftest import require_docker
 
-FAMILIES = ["agentgym/ToolUse-v0"]
+FAMILIES = ["agentgym/Coding-v0", "agentgym/ToolUse-v0"]
 
 
 @pytest.mark.docker
