@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed
+from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed, SandboxTimeout
 from agentgym.sandbox import make_sandbox
 from conftest import require_docker
 
@@ -145,6 +145,20 @@ def test_server_crash_raises_sandbox_crashed_and_leaves_nothing(backend):
     with pytest.raises(SandboxCrashed):
         sb.ping()
     assert _wait_gone(backend, handle, 5)
+    sb.close()
+
+
+def test_unanswered_request_raises_sandbox_timeout_and_leaves_nothing(backend):
+    sb = make_sandbox(backend)
+    handle = _handle(sb)
+    sb.load_module("stuck", "import time\ndef hang():\n    time.sleep(60)\n")
+    start = time.monotonic()
+    with pytest.raises(SandboxTimeout):
+        sb.call("stuck", "hang", timeout=0.5)
+    assert time.monotonic() - start < 10
+    with pytest.raises(SandboxCrashed):
+        sb.ping()
+    assert _wait_gone(backend, handle, 10)
     sb.close()
 
 
