@@ -111,6 +111,7 @@ plan_steps = st.one_of(
     st.tuples(st.just("menu"), st.integers(0, 20)),
     st.tuples(st.just("text"), st.text(alphabet="se tagb\x00\n\t;é{}-_0", max_size=20)),
     st.tuples(st.just("text"), st.sampled_from(["submit", "get alpha", "set alpha amber", "set zeta x", "help"])),
+    st.tuples(st.just("text"), st.sampled_from([b"\xff\xfe", 42, None, "x" * 20_000])),
 )
 plans = st.lists(plan_steps, min_size=1, max_size=14)
 
