@@ -714,16 +714,21 @@ def _progress():
 
 
 # ---------------------------------------------------------------------------- entry points
-def setup(domain, tables, today, intents):
-    """Create the task's database in the workspace from seed rows; forget the previous episode."""
+def setup(domain, tables, today, intents, in_memory=False):
+    """Create the task's database in the workspace from seed rows; forget the previous episode.
+
+    ``in_memory``: keep the database in memory (the host uses this to plan a task's solution).
+    """
     old = _S.get("db")
     if old is not None:
         old.close()
-    workspace = globals().get("WORKSPACE") or os.getcwd()
-    path = os.path.join(workspace, DB_NAME)
-    for suffix in ("", "-journal"):
-        if os.path.exists(path + suffix):
-            os.unlink(path + suffix)
+    if in_memory:
+        path = ":memory:"
+    else:
+        path = os.path.join(globals().get("WORKSPACE") or os.getcwd(), DB_NAME)
+        for suffix in ("", "-journal"):
+            if os.path.exists(path + suffix):
+                os.unlink(path + suffix)
     initial = _connect(":memory:")  # built in memory, then copied to the file in one go
     initial.executescript("BEGIN;" + SCHEMA[domain] + META_SCHEMA + "COMMIT;")
     for table, rows in tables.items():

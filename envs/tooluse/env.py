@@ -17,7 +17,7 @@ from agentgym import events as ev
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, Known, ToolSpec, render_call, tool_schema
 from agentgym.envs.tooluse.grammar import GrammarError, check_args, finish_answer, parse_action
-from agentgym.envs.tooluse.tasks import GRAMMAR_HINT, ToolUseTasks
+from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
 
@@ -26,7 +26,6 @@ __all__ = ["ToolUseEnv", "BACKEND_MODULE", "MAX_MENU"]
 BACKEND_MODULE = "agentgym_tooluse"
 BACKEND_SOURCE = Path(__file__).with_name("backend.py").read_text()
 MAX_MENU = 32  # the numeric view's cap on candidate actions
-DONE_ANSWER = "All done: your request has been completed."
 REFUSAL_ANSWER = "I'm sorry, I cannot do that: our policy does not allow it."
 FINISH_SCHEMA = {
     "type": "function",
@@ -37,12 +36,9 @@ FINISH_SCHEMA = {
                        "required": ["answer"], "additionalProperties": False},
     },
 }
-# which entity kind an id field names, for the menu and for re-reads
+# which entity kind an id field names, for the menu
 _ID_FIELDS = (("order_id", "order"), ("booking_id", "booking"), ("flight_id", "flight"), ("item_id", "product"),
               ("payment_method_id", "payment_method"), ("user_id", "user"))
-_REREAD = {"orders": ("get_order", "order_id"), "bookings": ("get_booking", "booking_id"),
-           "flights": ("get_flight", "flight_id"), "products": ("get_product", "item_id"),
-           "users": ("get_user", "user_id")}
 
 
 class ToolUseEnv(AgentEnv):
@@ -115,7 +111,7 @@ class ToolUseEnv(AgentEnv):
         self._reset_tracking()
         meta = task.meta
         self._specs = {s.name: s for s in DOMAINS[meta["domain"]].TOOLS}
-        self._lookups = [(self._canonical(a), list(keys)) for a, keys in meta["lookups"]]
+        self._lookups = [(a, list(keys)) for a, keys in meta["lookups"]]
         reply = self.sandbox.call(BACKEND_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
                                   today=meta["today"], intents=meta["intents"])
         self._view = (self._epoch, reply["view"])
@@ -250,11 +246,7 @@ class ToolUseEnv(AgentEnv):
             return self._reread(unverified[0])
         if unverified:
             return self.task.meta["verify_action"]
-        if view["refusal"]:
-            return render_call("finish", {"answer": f"I'm sorry, I cannot do that: {'; '.join(view['reasons'])}."})
-        if view["answer"] is not None:
-            return render_call("finish", {"answer": f"All done. The amount is ${view['answer']}."})
-        return render_call("finish", {"answer": DONE_ANSWER})
+        return finish_action(view)
 
     # ------------------------------------------------------------------ internals
     @property
@@ -277,24 +269,13 @@ class ToolUseEnv(AgentEnv):
         self._spoiled = False
         self.verdict: dict[str, Any] | None = None
 
-    def _canonical(self, action: str) -> str:
-        call = parse_action(action)
-        spec = self._specs[call.name]
-        args = check_args(spec, call)
-        return render_call(call.name, {p.name: args[p.name] for p in spec.params if p.name in args})
-
     def _oracle_view(self) -> dict[str, Any]:
         if self._view is None or self._view[0] != self._epoch:
             self._view = (self._epoch, self.sandbox.call(BACKEND_MODULE, "oracle_view"))
         return self._view[1]
 
     def _reread(self, key: str) -> str:
-        for action, keys in reversed(self._lookups):
-            if key in keys:
-                return action
-        table, _, ident = key.partition(":")
-        tool, arg = _REREAD.get(table, ("get_user", "user_id"))
-        return render_call(tool, {arg: ident})
+        return reread_action(key, self._lookups)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> Outcome:
         spec: ToolSpec = self._specs[name]

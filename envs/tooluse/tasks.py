@@ -7,15 +7,23 @@ train and test by a stable hash of the task id, so the split is the same on ever
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from agentgym.envs.tooluse.domains import DOMAINS, Template
+from agentgym.envs.tooluse.domains import DOMAINS, Template, render_call
+from agentgym.envs.tooluse.grammar import check_args, parse_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
-__all__ = ["ToolUseTasks", "TEMPLATES", "SEEDS_PER_TEMPLATE", "TIERS", "observation_header"]
+__all__ = [
+    "ToolUseTasks", "TEMPLATES", "SEEDS_PER_TEMPLATE", "TIERS", "observation_header", "canonical", "reread_action",
+    "finish_action", "DONE_ANSWER",
+]
 
 SEEDS_PER_TEMPLATE = 24
 TEST_FRACTION = 0.25
@@ -28,6 +36,63 @@ GRAMMAR_HINT = (
     'reply finish("your final answer to the customer"); if the policy forbids the request, change nothing '
     "and finish with a refusal that says you cannot do it."
 )
+
+
+DONE_ANSWER = "All done: your request has been completed."
+_REREAD = {"orders": ("get_order", "order_id"), "bookings": ("get_booking", "booking_id"),
+           "flights": ("get_flight", "flight_id"), "products": ("get_product", "item_id"),
+           "users": ("get_user", "user_id")}
+
+
+def canonical(domain: str, action: str) -> str:
+    """An action in function-call form with its arguments in schema order."""
+    call = parse_action(action)
+    spec = next(s for s in DOMAINS[domain].TOOLS if s.name == call.name)
+    args = check_args(spec, call)
+    return render_call(call.name, {p.name: args[p.name] for p in spec.params if p.name in args})
+
+
+def reread_action(key: str, lookups: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """How to read one record again: the most specific look-up that showed it, else its get tool."""
+    for action, keys in reversed(lookups):
+        if key in keys:
+            return action
+    table, _, ident = key.partition(":")
+    tool, arg = _REREAD.get(table, ("get_user", "user_id"))
+    return render_call(tool, {arg: ident})
+
+
+def finish_action(view: dict[str, Any]) -> str:
+    """The oracle's last action for a solver view: a grounded refusal, the amount, or done."""
+    if view["refusal"]:
+        return render_call("finish", {"answer": f"I'm sorry, I cannot do that: {'; '.join(view['reasons'])}."})
+    if view["answer"] is not None:
+        return render_call("finish", {"answer": f"All done. The amount is ${view['answer']}."})
+    return render_call("finish", {"answer": DONE_ANSWER})
+
+
+@lru_cache(maxsize=1)
+def _planner() -> ModuleType:
+    """A host-side copy of the sandbox's tool server, to plan each task's reference solution."""
+    spec = importlib.util.spec_from_file_location("agentgym_tooluse_planner", Path(__file__).with_name("backend.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _solution(domain: str, sc: Any, lookups: list[tuple[str, list[str]]]) -> tuple[str, ...]:
+    """The reference actions when nothing goes wrong: read, act, re-read what was written, finish."""
+    planner = _planner()
+    view = planner.setup(domain, sc.tables, sc.today, sc.intents, in_memory=True)["view"]
+    writes = [w for w in view["writes"] if not w["done"]]
+    actions = [a for a, _ in lookups] + [render_call(w["tool"], w["args"]) for w in writes]
+    targets = list(dict.fromkeys(w["target"] for w in writes))
+    if len(targets) == 1:
+        actions.append(reread_action(targets[0], lookups))
+    elif targets:
+        actions.append(sc.verify_action)
+    return (*actions, finish_action(view))
 
 
 def observation_header(domain: str, today: str) -> str:
@@ -87,16 +152,15 @@ def _build(task_id: str) -> Task:
     instruction = f"{header}\n\nCustomer: {sc.request}"
     subtasks = tuple(f"lookup:{action.split('(')[0]}:{i}" for i, (action, _) in enumerate(sc.lookups))
     subtasks += tuple(f"write:{i}:{it['op']}" for i, it in enumerate(sc.intents) if t.tier != "refusal")
-    # the reference trajectory when nothing drifts: read, act, re-read, finish (the oracle is state-aware)
-    n_writes = 0 if t.tier == "refusal" else len(sc.intents)
-    solution_len = len(sc.lookups) + n_writes + (1 if n_writes else 0) + 1
+    lookups = [(canonical(t.domain, a), list(keys)) for a, keys in sc.lookups]
+    solution = _solution(t.domain, sc, lookups)  # the env's oracle is state-aware; this is its fault-free path
     return Task(
         task_id=task_id,
         family="tooluse",
         split=_split(t, task_id),
         instruction=instruction,
         subtasks=subtasks,
-        min_turns=solution_len,
+        solution=solution,
         tier=t.tier,
         meta={
             "domain": t.domain,
@@ -105,7 +169,7 @@ def _build(task_id: str) -> Task:
             "today": sc.today,
             "request": sc.request,
             "intents": sc.intents,
-            "lookups": [[a, list(keys)] for a, keys in sc.lookups],
+            "lookups": [[a, keys] for a, keys in lookups],
             "verify_action": sc.verify_action,
             "hints": sc.hints,
         },
