@@ -115,4 +115,4 @@ class Known:
 from agentgym.envs.tooluse.domains import retail, travel  # noqa: E402
 
 DOMAINS: Mapping[str, Any] = {"retail": retail, "travel": travel}
-"""Domain name -> module with ROLE, POLICY, TOOLS, TEMPLATES, absorb() and menu()."""
+"""Domain name -> module with NAME, ROLE, POLICY, TOOLS, TEMPLATES and menu()."""
