@@ -1,0 +1,107 @@
+"""Registry-driven checks for every registered agentgym id (MiniGrid/PettingZoo style).
+
+For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends, a determinism
+rollout (two envs, same seed, a fixed walk over the admissible menu, everything compared), a
+pickle and spec round trip, and the ``"agentgym:<id>"`` form of `gym.make`. Unexpected warnings
+fail the test.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import warnings
+from contextlib import contextmanager
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import agentgym
+
+from conftest import require_docker
+
+IDS = sorted(agentgym.ENV_IDS)
+
+
+def family_image(env_id: str) -> str:
+    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+    return getattr(importlib.import_module(module), name).image
+
+
+@contextmanager
+def no_unexpected_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message="agentgym local sandbox backend")  # said once, on purpose
+        yield
+
+
+@pytest.fixture(params=["local", "docker"])
+def backend_for(request):
+    def pick(env_id: str) -> str:
+        if request.param == "docker":
+            require_docker(family_image(env_id))
+        return request.param
+
+    return pick
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env(env_id, backend_for):
+    backend = backend_for(env_id)
+    with no_unexpected_warnings():
+        env = gym.make(env_id, backend=backend)
+        try:
+            check_env(env.unwrapped, skip_render_check=True)
+        finally:
+            env.close()
+
+
+def rollout(env_id: str, backend: str, seed: int, steps: int = 8) -> list:
+    env = gym.make(env_id, backend=backend)
+    try:
+        obs, info = env.reset(seed=seed)
+        trajectory = [obs, info]
+        for k in range(steps):
+            menu = [a for a in info["admissible_actions"] if a.split()[0] != "submit"] or info["admissible_actions"]
+            if not menu:
+                break
+            obs, reward, terminated, truncated, info = env.step(menu[(7 * k + 3) % len(menu)])
+            trajectory.append((obs, reward, terminated, truncated, info))
+            if terminated or truncated:
+                break
+        return trajectory
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_seed_same_trajectory(env_id, backend_for):
+    backend = backend_for(env_id)
+    with no_unexpected_warnings():
+        first, second = rollout(env_id, backend, seed=42), rollout(env_id, backend, seed=42)
+    assert first == second
+    assert len(first) > 2
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_spec_pickle_round_trip_and_module_prefixed_id(env_id):
+    with no_unexpected_warnings():
+        env = gym.make(env_id, backend="local")
+        try:
+            spec = pickle.loads(pickle.dumps(env.spec))
+            assert spec.id == env_id and spec == env.spec
+            again = gym.make(spec)
+            try:
+                assert type(again.unwrapped) is type(env.unwrapped) and again.spec == env.spec
+            finally:
+                again.close()
+        finally:
+            env.close()
+        prefixed = gym.make(f"agentgym:{env_id}", backend="local")
+        try:
+            obs, info = prefixed.reset(seed=0)
+            assert isinstance(obs["text"], str) and info["task_id"]
+        finally:
+            prefixed.close()
