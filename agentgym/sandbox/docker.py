@@ -26,12 +26,17 @@ _STDOUT = 1
 _RECV_SIZE = 1 << 18
 _SEND_TIMEOUT = 60.0
 _NUM_POOLS = 6
+_API_TIMEOUT = 120
 _clients: dict[int, Any] = {}
 _clients_lock = threading.Lock()
 
 
 def docker_client(timeout: float = 10.0) -> Any:
-    """A docker SDK client for this process (clients are not fork-safe, so one per pid)."""
+    """A docker SDK client for this process (clients are not fork-safe, so one per pid).
+
+    ``timeout`` bounds the first ping only; later API calls get a generous timeout, because
+    creating a container on a busy machine can take seconds.
+    """
     import docker
     from docker.utils import kwargs_from_env
 
@@ -42,8 +47,10 @@ def docker_client(timeout: float = 10.0) -> Any:
             try:
                 # The SDK keeps one connection pool per URL, and URLs name containers, so
                 # each sandbox adds pools; a small num_pools keeps the open sockets bounded.
-                client = docker.DockerClient(timeout=int(timeout), num_pools=_NUM_POOLS, **kwargs_from_env())
+                client = docker.DockerClient(timeout=_API_TIMEOUT, num_pools=_NUM_POOLS, **kwargs_from_env())
+                client.api.timeout = max(1, int(timeout))
                 client.ping()
+                client.api.timeout = _API_TIMEOUT
             except Exception as exc:  # DockerException, requests errors, FileNotFoundError
                 raise EngineUnreachable(f"{type(exc).__name__}: {exc}") from None
             _clients[pid] = client
