@@ -143,12 +143,6 @@ class DockerSandbox(Sandbox):
         self._pending = bytearray()
         client = docker_client()
         try:
-            client.images.get(image)
-        except docker.errors.ImageNotFound:
-            raise ImageMissing(image) from None
-        except docker.errors.APIError as exc:
-            raise EngineUnreachable(str(exc)) from None
-        try:
             api = client.api
             host_config = api.create_host_config(
                 network_mode="none",
@@ -178,7 +172,7 @@ class DockerSandbox(Sandbox):
                 labels={**owner_labels(), **(labels or {})},
                 host_config=host_config,
             )
-            self.container = client.containers.get(created["Id"])
+            self.container = client.containers.prepare_model({"Id": created["Id"]})
             sock = client.api.attach_socket(self.container.id, params={"stdin": 1, "stdout": 1, "stream": 1})
             self._sock = getattr(sock, "_sock", sock)
             self._sock_owner = sock  # keeps the HTTP response (and so the socket) alive
@@ -190,6 +184,9 @@ class DockerSandbox(Sandbox):
             self._rbuf = bytearray(_RECV_SIZE)
             self._rview = memoryview(self._rbuf)
             self.container.start()
+        except docker.errors.ImageNotFound:  # create_container's 404 "No such image"
+            self.close()
+            raise ImageMissing(image) from None
         except Exception as exc:
             self.close()
             raise SandboxStartFailed(f"could not start a container from {image!r}: {exc}") from exc
