@@ -206,8 +206,9 @@ def _promote(client: Any, temp: str, final: str, log: Log) -> None:
     if old and old != image_id(client, final):
         try:  # the previous image, unless a container or a family image still uses it
             client.api.remove_image(old)
-        except Exception:
-            log(f"  kept the previous image {old[7:19]} (still in use)")
+        except Exception as exc:
+            if image_id(client, old):
+                log(f"  kept the previous image {old[7:19]}: {exc}")
 
 
 def verify_image(image: str) -> str:
