@@ -90,7 +90,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     elif args.base_url or args.model:
         print("error: --base-url/--model apply to --agent openai only", file=sys.stderr)
         return 2
-    command = "agentgym eval " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else None
+    command = _command_line(args)
     result = evaluate(
         args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
         faults=args.faults, workers=args.workers, backend=args.backend, seed=args.seed, out=args.out,
@@ -103,6 +103,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for t, row in sorted(result.grid().items()):
         print(f"  T={t:<3} " + "  ".join(f"pass@{k}={v:.2f}" if v is not None else f"pass@{k}=–" for k, v in sorted(row.items())))
     return 0
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    """The eval command as a user could retype it (the API key left out), for the report."""
+    parts = ["agentgym eval"]
+    parts += [f"--env {shlex.quote(e)}" for e in args.env]
+    parts.append(f"--agent {shlex.quote(args.agent)}")
+    parts += [f"--agent-arg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in args.agent_arg]
+    for flag, value in (("--base-url", args.base_url), ("--model", args.model)):
+        if value:
+            parts.append(f"{flag} {shlex.quote(value)}")
+    parts += [f"--k {','.join(map(str, args.k))}", f"--t {','.join(map(str, args.t))}"]
+    for flag, value in (("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
+                        ("--workers", args.workers), ("--backend", args.backend), ("--sandbox", args.sandbox),
+                        ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):
+        if value is not None:
+            parts.append(f"{flag} {shlex.quote(str(value))}")
+    return " ".join(parts)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +97,3 @@ def write_episodes(path: str | os.PathLike[str], records: Iterable[dict[str, Any
             fh.write(json.dumps(r, sort_keys=True) + "\n")
     os.replace(tmp, p)
 
-
-def iter_keys(records: Iterable[dict[str, Any]]) -> Iterator[tuple[str, str, int, int, str]]:
-    for r in records:
-        yield record_key(r)

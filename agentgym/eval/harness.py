@@ -274,7 +274,12 @@ def _check_faults(spec: str) -> None:
 def _public_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """Agent settings fit to store: secrets left out, values made printable."""
     return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-            for k, v in kwargs.items() if "key" not in k.lower() and "token" not in k.lower()}
+            for k, v in kwargs.items() if not _secret(k)}
+
+
+def _secret(name: str) -> bool:
+    name = name.lower()
+    return name in ("key", "token", "password", "secret") or name.endswith(("_key", "_token", "_password", "_secret"))
 
 
 def _backend(name: str) -> Callable[..., Any]:

@@ -14,7 +14,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -300,5 +300,3 @@ def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int 
         pool.close()
         pool.join()
 
-
-Backend = Callable[[WorkerConfig, Iterable[EpisodeSpec], int], Iterator[dict[str, Any]]]

@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 import eval_envs  # noqa: F401  (registers the test envs in this process too)
 from agentgym.eval.plots import PLOT_FILES
