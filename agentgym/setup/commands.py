@@ -71,10 +71,12 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
                 started = time.monotonic() - start
                 result = sandbox.run(["python3", "-c", "import os, sys; print(os.getuid(), sys.version.split()[0])"],
                                      timeout=20)
-                t = time.perf_counter()
-                for _ in range(20):
+                steps = []
+                for _ in range(100):
+                    t = time.perf_counter()
                     sandbox.ping()
-                step_ms = (time.perf_counter() - t) / 20 * 1e3
+                    steps.append(time.perf_counter() - t)
+                step_ms = sorted(steps)[len(steps) // 2] * 1e3
     except AgentGymError as exc:
         return False, f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # an unexpected engine answer: report it, do not crash the doctor
@@ -82,7 +84,7 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
     if not result.ok:
         return False, f"the test command failed (exit {result.exit_code}): {result.text[-300:]}"
     uid, py = (result.text.split() + ["?", "?"])[:2]
-    return True, f"started in {started * 1e3:.0f} ms, step {step_ms:.2f} ms, uid {uid}, python {py}"
+    return True, f"started in {started * 1e3:.0f} ms, step p50 {step_ms:.2f} ms, uid {uid}, python {py}"
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

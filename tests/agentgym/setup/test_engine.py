@@ -79,3 +79,48 @@ def test_running_engine_is_a_quick_no_op():
     again = engine.ensure_engine(lines.append)
     assert again.ok and again.version == status.version
     assert lines == [f"engine: Docker {status.version} answers at {status.host}"]
+
+
+@pytest.fixture
+def no_engine(tmp_path, monkeypatch):
+    """A machine where no engine answers yet and setup may start one (a fake dockerd)."""
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    monkeypatch.setattr(engine.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(engine, "_running", lambda name: [])
+    monkeypatch.setattr(engine, "remove_stale_files", lambda log: [])
+    monkeypatch.setattr(engine, "DOCKERD_LOG", str(tmp_path / "dockerd.log"))
+    monkeypatch.setattr(engine, "_started", [])
+
+    def fake_dockerd(script: str) -> None:
+        path = tmp_path / "dockerd"
+        path.write_text("#!/bin/sh\n" + script)
+        path.chmod(0o755)
+        monkeypatch.setattr(engine, "_find_dockerd", lambda: str(path))
+
+    return fake_dockerd
+
+
+def test_a_daemon_that_dies_at_start_is_reported_with_its_log(no_engine, monkeypatch):
+    no_engine('echo "args: $*"; echo "failed to start daemon: no space left"; exit 1\n')
+    monkeypatch.setattr(engine, "engine_status", lambda timeout=5: engine.EngineStatus(False, detail="down"))
+    with pytest.raises(engine.SetupFailed, match="(?s)exited with status 1.*no space left"):
+        engine.ensure_engine(lambda m: None, timeout=20)
+    log = open(engine.DOCKERD_LOG).read()
+    assert "args: --bridge=none --iptables=false --ip-masq=false" in log
+
+
+def test_a_started_daemon_is_waited_for(no_engine, monkeypatch):
+    no_engine("exec sleep 30\n")
+    answers = iter([engine.EngineStatus(False, detail="down")] * 3)
+    monkeypatch.setattr(engine, "engine_status",
+                        lambda timeout=5: next(answers, engine.EngineStatus(True, version="99.0", host="unix://x")))
+    lines: list[str] = []
+    try:
+        status = engine.ensure_engine(lines.append, timeout=20)
+        assert status.ok and status.version == "99.0"
+        assert engine._started and engine._started[0].poll() is None  # detached, still running
+        assert any("starting" in line for line in lines) and "answers after" in lines[-1]
+    finally:
+        for proc in engine._started:
+            proc.kill()
+            proc.wait()
