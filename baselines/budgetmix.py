@@ -63,13 +63,13 @@ class Args:
     """comma-separated env ids to train and evaluate on"""
     schedule: str = ""
     """train this one budget schedule (fixed:T, uniform:LO-HI, choice:T1,T2@W1,W2, loguniform:LO-HI, curriculum:LO-HI) instead of the experiment"""
-    t_short: int = 4
+    t_short: int = 3
     """the experiment's fixed-T-short budget"""
-    t_long: int = 16
+    t_long: int = 12
     """the experiment's fixed-T-long budget"""
-    mix: str = "uniform:2-16"
+    mix: str = "uniform:2-12"
     """the experiment's BudgetMix schedule"""
-    curriculum: str = "curriculum:4-16"
+    curriculum: str = "curriculum:3-12"
     """the experiment's increasing-horizon schedule"""
     curriculum_ramp: float = 0.75
     """fraction of training over which the curriculum grows T from LO to HI"""
@@ -79,15 +79,15 @@ class Args:
     """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
 
     # the algorithm
-    total_env_steps: int = 24_000
+    total_env_steps: int = 1_500
     """environment steps per training run (equal across the compared schedules)"""
-    num_envs: int = 16
+    num_envs: int = 8
     """envs stepped together (one batched forward scores all their menus)"""
-    env_threads: int = 2
+    env_threads: int = 4
     """threads stepping the envs (steps wait on the sandbox process)"""
-    steps_per_update: int = 1024
+    steps_per_update: int = 128
     """environment steps collected (whole episodes) per PPO update"""
-    learning_rate: float = 1e-3
+    learning_rate: float = 3e-3
     """Adam learning rate"""
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
@@ -99,7 +99,7 @@ class Args:
     """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
     update_epochs: int = 4
     """PPO epochs per update"""
-    minibatch_size: int = 256
+    minibatch_size: int = 64
     """PPO minibatch size (steps)"""
     clip_coef: float = 0.2
     """PPO surrogate clipping"""
@@ -111,35 +111,38 @@ class Args:
     """gradient norm clip"""
     target_kl: float = 0.05
     """stop an update's epochs early past this approximate KL (0: never)"""
-    dim: int = 256
+    dim: int = 128
     """hashed text feature size"""
-    hidden: int = 128
+    hidden: int = 64
     """hidden units of the policy"""
     max_actions: int = 32
     """menu entries the policy scores (the rest are cut)"""
 
     # the evaluation
-    eval_ts: str = "2,3,4,6,8,12,16,24"
+    eval_ts: str = "2,3,4,8,12,16"
     """budgets T of the evaluation grid (below, at and above the training budgets)"""
-    eval_ks: str = "1,2,4"
+    eval_ks: str = "1,2"
     """sampling breadths K of the evaluation grid"""
-    eval_n: int = 4
+    eval_n: int = 2
     """episodes per task and T (>= the largest K)"""
-    eval_tasks: int = 24
+    eval_tasks: int = 10
     """held-out test tasks per env"""
     eval_faults: str = "tool_error@turn=1"
     """fault spec for the recovery evaluation (paired with the clean run)"""
-    eval_fault_ts: str = "4,8,16"
+    eval_fault_ts: str = "4,12"
     """budgets at which recovery under the injected fault is measured"""
     eval_workers: int = 2
     """evaluation worker processes"""
+    harness_reports: bool = True
+    """also write the harness's own report (plots) for each agent's grid run (several seconds each)"""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": {},
     "smoke": {
         "total_env_steps": 160,
-        "num_envs": 4,
+        "num_envs": 2,
+        "env_threads": 2,
         "steps_per_update": 64,
         "minibatch_size": 64,
         "update_epochs": 1,
@@ -155,6 +158,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_tasks": 2,
         "eval_fault_ts": "6",
         "eval_workers": 1,
+        "harness_reports": False,
         "progress": False,
     },
     "full": {
@@ -252,7 +256,9 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     ckpt_path = run_dir / "checkpoint.pt"
     summary_path = run_dir / "summary.json"
     if args.resume and summary_path.exists():
-        return json.loads(summary_path.read_text())
+        finished = json.loads(summary_path.read_text())
+        if finished["env_steps"] >= args.total_env_steps:
+            return finished  # done: --resume never retrains a finished run
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -380,6 +386,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         "schedule_mean_T": schedule.mean,
         "env_ids": env_ids,
         "env_steps": global_step,
+        "updates": update,
         "seconds": elapsed,
         "steps_per_second": (global_step - start_step) / max(elapsed, 1e-9),
         "rollout_steps_per_second": (global_step - start_step) / max(rollout_seconds, 1e-9),

@@ -54,7 +54,9 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path) -> dict[str, Any
     grid_dir, fault_dir = out / name / "grid", out / name / "faults"
     if not args.resume:
         shutil.rmtree(out / name, ignore_errors=True)  # the harness resumes from what it finds
-    grid = evaluate(env_ids, agent, ks=args.eval_ks, ts=args.eval_ts, n=args.eval_n, out=grid_dir, **common)
+    grid = evaluate(
+        env_ids, agent, ks=args.eval_ks, ts=args.eval_ts, n=args.eval_n, out=grid_dir, report=args.harness_reports, **common
+    )
     result: dict[str, Any] = {"grid": grid.summary, "records": grid.records, "seconds": grid.seconds}
     if args.eval_faults and args.eval_fault_ts:
         fault_ts = {int(t) for t in args.eval_fault_ts.split(",")}
@@ -67,7 +69,8 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path) -> dict[str, Any
                     if int(r["T"]) in fault_ts and not r.get("faults"):
                         fh.write(json.dumps(r, sort_keys=True) + "\n")
         faulted = evaluate(
-            env_ids, agent, ks="1", ts=sorted(fault_ts), n=args.eval_n, faults=args.eval_faults, out=fault_dir, **common
+            env_ids, agent, ks="1", ts=sorted(fault_ts), n=args.eval_n, faults=args.eval_faults, out=fault_dir,
+            report=False, **common,
         )
         result["faults"] = faulted.summary
         result["seconds"] += faulted.seconds

@@ -1,0 +1,68 @@
+"""The real CLIs in a subprocess at a tiny budget: `python -m baselines.budgetmix --smoke` and SB3."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(args: list[str], tmp_path: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "baselines")])}
+    return subprocess.run(
+        [sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = _run(["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out)], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = (out / "report.md").read_text()
+    for section in ("Success at each budget T", "Pass@(K,T)", "Failure categories per T",
+                    "Recovery under injected faults", "First decisions against recovery", "Cost per success",
+                    "env steps/s"):
+        assert section in report, section
+    for name in ("random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum"):
+        assert f"| {name} |" in report
+    for png in ("success_vs_T.png", "failure_categories.png", "first_commit_vs_recovery.png", "training.png"):
+        assert (out / png).stat().st_size > 1000, png
+    summary = json.loads((out / "budgetmix" / "summary.json").read_text())
+    assert summary["env_steps"] >= 160 and summary["steps_per_second"] > 0
+    assert (out / "budgetmix" / "checkpoint.pt").exists()
+    assert any((out / "budgetmix" / "tb").iterdir())  # TensorBoard event file
+    # the harness ran each agent on held-out tasks: one record per (task, T, sample), fault twins too
+    grid = [json.loads(line) for line in (out / "eval" / "budgetmix" / "grid" / "episodes.jsonl").open()]
+    assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
+
+
+def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out), "--schedule", "uniform:2-6"]
+    first = _run(args, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    again = _run(args + ["--resume", "--total-env-steps", "320"], tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    before, after = json.loads(first.stdout), json.loads(again.stdout)
+    assert before["env_steps"] >= 160 and after["env_steps"] >= 320
+    # it continued from the checkpoint (same updates first), it did not start over
+    history = json.loads((out / "budgetmix-uniform-2-6" / "summary.json").read_text())["history"]
+    assert len(history) > before["updates"] and history[0]["global_step"] <= 160
+
+
+def test_sb3_ppo_trains_on_the_numeric_view(tmp_path: Path) -> None:
+    pytest.importorskip("stable_baselines3")
+    proc = _run(
+        ["-m", "baselines.sb3_ppo", "--env-id", "budget_env:agentgym-test/BudgetChoice-v0", "--total-timesteps", "256",
+         "--n-steps", "64", "--num-envs", "2", "--eval-ts", "2,8", "--eval-episodes", "4", "--max-actions", "8"],
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["timesteps"] >= 256 and set(result["success_by_T"]) == {"2", "8"}
