@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -93,7 +94,7 @@ def is_debian_like(os_release: str = "/etc/os-release") -> bool:
 
 def run_step(cmd: Sequence[str], label: str, log: Log, *, env: dict[str, str] | None = None,
              timeout: float = 1800.0, heartbeat: float = 15.0) -> tuple[int, str]:
-    """Run a long command, printing a progress line every ``heartbeat`` seconds.
+    """Run a long command, printing a progress line every ``heartbeat`` seconds (even when it is silent).
 
     Returns (exit status, the output's last 40 lines) so failures can quote what went wrong.
     """
@@ -103,20 +104,29 @@ def run_step(cmd: Sequence[str], label: str, log: Log, *, env: dict[str, str] | 
         env=env, text=True, errors="replace", bufsize=1,
     )
     tail: list[str] = []
-    last_beat = start
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        line = line.rstrip()
-        if line:
-            tail = (tail + [line])[-40:]
-        now = time.monotonic()
-        if now - last_beat >= heartbeat:
-            last_beat = now
-            log(f"  ... {label}: {now - start:.0f} s, {line[:100]}")
-        if now - start > timeout:
-            proc.kill()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.strip():
+                tail.append(line.rstrip())
+                del tail[:-40]
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while True:
+        try:
+            code = proc.wait(timeout=heartbeat)
             break
-    code = proc.wait()
+        except subprocess.TimeoutExpired:
+            elapsed = time.monotonic() - start
+            if elapsed > timeout:
+                proc.kill()
+                code = proc.wait()
+                tail.append(f"[agentgym: killed after {timeout:.0f} s]")
+                break
+            log(f"  ... {label}: {elapsed:.0f} s" + (f", {tail[-1][:100]}" if tail else ""))
+    reader.join(timeout=5)
     return code, "\n".join(tail)
 
 

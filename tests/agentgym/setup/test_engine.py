@@ -124,3 +124,13 @@ def test_a_started_daemon_is_waited_for(no_engine, monkeypatch):
         for proc in engine._started:
             proc.kill()
             proc.wait()
+
+
+def test_run_step_reports_progress_while_silent_and_kills_at_its_timeout():
+    lines: list[str] = []
+    code, tail = engine.run_step(["sh", "-c", "echo first; sleep 1.5; echo last; exit 3"], "demo", lines.append,
+                                 heartbeat=0.5)
+    assert code == 3 and tail == "first\nlast"
+    assert any(line.startswith("  ... demo: ") and line.endswith("first") for line in lines)
+    code, tail = engine.run_step(["sleep", "30"], "stuck", lines.append, heartbeat=0.3, timeout=1)
+    assert code == -9 and "killed after 1 s" in tail
