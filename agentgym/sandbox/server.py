@@ -162,15 +162,31 @@ class Server:
             self.kill_group(pgid)
         self.pgids.clear()
         if self.container:  # everything but init, us and our parent belongs to an agent
-            me = os.getuid()
-            for name in os.listdir("/proc"):
-                if name.isdigit() and int(name) not in self.my_pids:
-                    try:
-                        if os.stat("/proc/" + name).st_uid == me:
-                            os.kill(int(name), signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError, FileNotFoundError):
-                        pass
+            for _ in range(50):  # again while something is left: a fork bomb forks during a pass
+                killed = self.kill_strays()
+                self.reap()
+                if not killed:
+                    break
         self.reap()
+
+    def kill_strays(self):
+        """SIGKILL every live process of our user but the server; returns how many."""
+        me = os.getuid()
+        killed = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in self.my_pids:
+                continue
+            try:
+                if os.stat("/proc/" + name).st_uid != me:
+                    continue
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                        continue  # already dead, waiting for init to reap it
+                os.kill(int(name), signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError, FileNotFoundError, IndexError):
+                pass
+        return killed
 
     def reap(self):
         while True:
