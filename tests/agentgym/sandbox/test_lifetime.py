@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed, SandboxTimeout
+from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox import make_sandbox
 from conftest import require_docker
 
@@ -160,6 +160,42 @@ def test_unanswered_request_raises_sandbox_timeout_and_leaves_nothing(backend):
         sb.ping()
     assert _wait_gone(backend, handle, 10)
     sb.close()
+
+
+def _server_children() -> list[int]:
+    """Live step-server processes started by this test process (local backend)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"agentgym_step_server" in cmdline:
+            pids.append(int(name))
+    return pids
+
+
+def test_start_failure_is_typed_and_leaves_nothing(backend):
+    import uuid
+
+    tag = uuid.uuid4().hex
+    before = _server_children()
+    with pytest.raises(SandboxStartFailed):
+        make_sandbox(backend, start_timeout=0.001, labels={"io.agentgym.test": tag})
+    if backend == "local":
+        assert _server_children() == before
+        return
+    from agentgym.sandbox.docker import docker_client
+
+    deadline = time.monotonic() + 10
+    while docker_client().containers.list(all=True, filters={"label": f"io.agentgym.test={tag}"}):
+        assert time.monotonic() < deadline, "a container outlived its failed start"
+        time.sleep(0.2)
 
 
 def test_engine_unreachable_is_typed_and_names_the_fix(monkeypatch, tmp_path):
