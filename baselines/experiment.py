@@ -117,8 +117,18 @@ def run_experiment(args: Any) -> int:
         evals[name] = evaluate_agent(args, name, agent, out / "eval")
     eval_seconds = time.perf_counter() - eval_started
 
+    # ---------------------------------------------------------------- does each policy use the budget?
+    from baselines.probe import budget_probe
+
+    policies = {name: agents[name].policy for name in training}
+    turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
+    probe = budget_probe(
+        policies, [e for e in args.env_ids.split(",") if e][0], max_actions=args.max_actions,
+        turns_left=turns_left, tasks=8 if args.preset != "smoke" else 2, backend=args.backend,
+    )
+
     # ---------------------------------------------------------------- report
     timing = {"train_seconds": train_seconds, "eval_seconds": eval_seconds, "total_seconds": time.perf_counter() - started}
-    path = write_report(out, args, schedules, training, evals, timing)
+    path = write_report(out, args, schedules, training, evals, timing, probe)
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -142,6 +143,28 @@ def _plot_training(training: dict[str, dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
+def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
+    """Rows of what each agent does at each T: turns used, submissions, test runs, reverts."""
+    rows = []
+    for name, ev in evals.items():
+        for t in ts:
+            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")]
+            if not rs:
+                continue
+            acts = [r.get("actions") or [] for r in rs]
+            rows.append([
+                name, str(t),
+                f"{np.mean([r['turns'] for r in rs]):.1f}",
+                f"{np.mean([bool(r['submitted']) for r in rs]):.2f}",
+                f"{np.mean([bool(r['budget_exhausted']) for r in rs]):.2f}",
+                f"{np.mean([a.count('test') for a in acts]):.2f}",
+                f"{np.mean([a.count('revert') for a in acts]):.2f}",
+                f"{np.mean([sum(x.startswith('patch') for x in a) for a in acts]):.2f}",
+                f"{np.mean([bool(r['success']) for r in rs]):.2f}",
+            ])
+    return rows
+
+
 def write_report(
     out: Path,
     args: Any,
@@ -149,6 +172,7 @@ def write_report(
     training: dict[str, dict[str, Any]],
     evals: dict[str, dict[str, Any]],
     timing: dict[str, float],
+    probe: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
     """Write ``out/report.md`` and its PNGs; returns the report's path."""
     ts = [int(t) for t in str(args.eval_ts).split(",")]
@@ -250,6 +274,34 @@ def write_report(
             per = (lambda v: "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}")
             rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
     lines += [_md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
+    lines += [
+        "## What each agent does at each T",
+        "",
+        "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
+        "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
+        "",
+        _md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
+                  behaviour_table(evals, ts)),
+        "",
+    ]
+    if probe:
+        tl = sorted({int(t) for d in probe.values() for t in d["p_submit"]["opening"]})
+        rows = []
+        for name, d in probe.items():
+            for where, by_t in d["p_submit"].items():
+                rows.append([name, where] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
+            rows.append([name, "TV(min, max turns left)", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
+        lines += [
+            "## Does the policy use the budget? (probe)",
+            "",
+            "The same held-out states (the opening observation, and the state after the policy's own first action) "
+            "with only the turns left changed: mean probability of `submit`, and the mean total-variation distance "
+            "between the menu distributions at the smallest and the largest turns left. A policy blind to the budget "
+            "gives the same number in every column and a distance of 0.",
+            "",
+            _md_table(["policy", "state"] + [f"left={t}" for t in tl], rows),
+            "",
+        ]
     lines += ["## Training curves", "", "![training](training.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
