@@ -97,6 +97,8 @@ class Args:
     """GAE lambda"""
     advantage: str = "gae"
     """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
+    group_size: int = 1
+    """rollouts per task, one after another (the groups of --advantage group); 1 draws a task per episode"""
     update_epochs: int = 4
     """PPO epochs per update"""
     minibatch_size: int = 64
@@ -306,7 +308,8 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     )
     rng = np.random.default_rng(args.seed + update)
     collector = EpisodeCollector(
-        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update, threads=args.env_threads
+        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
+        threads=args.env_threads, group_size=args.group_size,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
     start_time, start_step = time.perf_counter(), global_step

@@ -12,6 +12,7 @@ whole, never scored as a failure, and the env is rebuilt; the count goes to the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,7 @@ class EpisodeCollector:
         max_actions: int,
         seed: int,
         threads: int = 2,
+        group_size: int = 1,
     ) -> None:
         self.env_fns = list(env_fns)
         self.envs: list[gym.Env] = [fn() for fn in self.env_fns]
@@ -77,10 +79,28 @@ class EpisodeCollector:
         self._info: list[dict[str, Any]] = [{}] * len(self.envs)
         self._open: list[Episode | None] = [None] * len(self.envs)
         self._seeded = False
+        # group-relative training: episodes come in groups of `group_size` on the same task
+        self.group_size = max(1, int(group_size))
+        self._group_rng = np.random.default_rng(seed)
+        self._group_task: str | None = None
+        self._group_left = 0
+        self._group_lock = threading.Lock()
 
     # a reset or step that may raise InfrastructureError, run in the pool
+    def _next_task(self, i: int) -> dict[str, Any] | None:
+        if self.group_size == 1:
+            return None
+        with self._group_lock:
+            if self._group_left == 0:
+                base = self.envs[i].unwrapped
+                ids = base.tasks.ids(base.split)
+                self._group_task = ids[int(self._group_rng.integers(len(ids)))]
+                self._group_left = self.group_size
+            self._group_left -= 1
+            return {"task_id": self._group_task}
+
     def _reset(self, i: int, seed: int | None) -> None:
-        obs, info = self.envs[i].reset(seed=seed)
+        obs, info = self.envs[i].reset(seed=seed, options=self._next_task(i))
         self.memories[i].reset()
         self._obs[i], self._info[i] = obs, info
         self._open[i] = Episode(task_id=str(info.get("task_id", "")), budget=info.get("budget"))

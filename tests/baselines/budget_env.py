@@ -27,6 +27,13 @@ ENV_ID = "agentgym-test/BudgetChoice-v0"
 WORDS = ("alpha", "bravo", "delta", "gamma", "kilo", "lima", "oscar", "sierra", "tango", "zulu")
 
 
+class BudgetChoiceTasks:
+    """Task ids per split, like an agentgym `TaskSet` (a quarter of the ids are test tasks)."""
+
+    def ids(self, split: str) -> list[str]:
+        return [f"budgetchoice/{i}" for i in range(200) if (i % 4 == 0) == (split == "test")]
+
+
 class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
     metadata = {"render_modes": []}
 
@@ -36,9 +43,10 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         self.observation_space = gym.spaces.Dict({"text": AnyText(512)})
         self._done = True
         self.turn = 0
+        self.tasks = BudgetChoiceTasks()
 
     def _task_ids(self, split: str) -> list[int]:
-        return [i for i in range(200) if (i % 4 == 0) == (split == "test")]
+        return [int(t.split("/")[1]) for t in self.tasks.ids(split)]
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)

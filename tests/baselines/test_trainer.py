@@ -62,6 +62,21 @@ def _wrapped(env):
     return wrap(env, budget=6, labels=True)
 
 
+def test_group_rollouts_share_a_task() -> None:
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=3)] * 2, policy, dim=DIM,
+                                 max_actions=MAX_ACTIONS, seed=0, threads=1, group_size=4)
+    try:
+        episodes = collector.collect(30)
+    finally:
+        collector.close()
+    from collections import Counter
+
+    counts = Counter(ep.task_id for ep in episodes)
+    assert len(episodes) >= 8 and len(counts) < len(episodes)
+    assert max(counts.values()) <= 4 and sorted(counts.values())[-1] == 4
+
+
 def test_gae_without_bootstrap_past_the_end() -> None:
     adv, ret = gae([0.0, 0.0, 1.0], [0.5, 0.5, 0.5], gamma=1.0, lam=1.0)
     assert ret.tolist() == [1.0, 1.0, 1.0]
