@@ -13,9 +13,42 @@ from typing import Any
 from agentgym.agents.base import Agent
 from agentgym.errors import ConfigError
 
-__all__ = ["load_agent", "BUILTIN_AGENTS"]
+__all__ = ["load_agent", "check_agent", "resolve_factory", "BUILTIN_AGENTS"]
 
 BUILTIN_AGENTS = ("random", "oracle", "scripted", "openai")
+
+
+def resolve_factory(spec: str) -> Any:
+    """The object ``package.module:factory`` names, imported but not called (a harness checks
+    the name in the parent and builds the agent only in its workers)."""
+    if ":" not in spec:
+        raise ConfigError(f"agent {spec!r}: choose one of {BUILTIN_AGENTS} or give 'package.module:factory'")
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"agent {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?") from exc
+    factory: Any = module
+    for part in attr.split("."):
+        factory = getattr(factory, part, None)
+        if factory is None:
+            raise ConfigError(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
+    return factory
+
+
+def check_agent(spec: str, **kwargs: Any) -> None:
+    """Fail early on a bad agent name or missing settings, without building the agent (a
+    user's factory may load a model: that belongs in the workers only)."""
+    if spec in ("random", "oracle", "scripted"):
+        if spec == "scripted" and "actions" not in kwargs:
+            raise ConfigError("agent 'scripted' needs actions=[...] (or a dict of task id -> actions)")
+        return
+    if spec == "openai":
+        missing = [k for k in ("base_url", "model") if not kwargs.get(k)]
+        if missing:
+            raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")
+        return
+    resolve_factory(spec)
 
 
 def load_agent(spec: str, **kwargs: Any) -> Agent:
@@ -39,18 +72,7 @@ def load_agent(spec: str, **kwargs: Any) -> Agent:
         if missing:
             raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")
         return OpenAIChatAgent(**kwargs)
-    if ":" not in spec:
-        raise ConfigError(f"agent {spec!r}: choose one of {BUILTIN_AGENTS} or give 'package.module:factory'")
-    module_name, _, attr = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"agent {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?") from exc
-    factory = module
-    for part in attr.split("."):
-        factory = getattr(factory, part, None)
-        if factory is None:
-            raise ConfigError(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
+    factory = resolve_factory(spec)
     agent = factory(**kwargs) if callable(factory) else factory
     if not isinstance(agent, Agent):
         raise ConfigError(f"agent {spec!r} built {type(agent).__name__}, which lacks reset(env, obs, info) and act(obs, info)")

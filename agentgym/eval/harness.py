@@ -98,9 +98,9 @@ def _parse_ints(values: Sequence[int] | str, name: str) -> list[int]:
 
 def _agent_config(agent: Any, agent_kwargs: Mapping[str, Any]) -> tuple[Any, str]:
     if isinstance(agent, str):
-        from agentgym.agents.loading import load_agent
+        from agentgym.agents.loading import check_agent
 
-        load_agent(agent, **dict(agent_kwargs))  # fail here, not in every worker
+        check_agent(agent, **dict(agent_kwargs))  # fail here, not in every worker
         return AgentSpec(agent, dict(agent_kwargs)), agent
     if agent_kwargs:
         raise ConfigError("agent_kwargs apply only to an agent given by name")

@@ -253,15 +253,26 @@ def _close_quietly(env: gym.Env) -> None:
 _WORKER: EpisodeWorker | None = None
 
 
+_INIT_ERROR: BaseException | None = None
+
+
 def _init_worker(config: WorkerConfig) -> None:
-    global _WORKER
-    _WORKER = EpisodeWorker(config)
+    # An initializer that raises makes multiprocessing restart the worker forever: keep the
+    # error and raise it from the first task instead, so it reaches the parent once.
+    global _WORKER, _INIT_ERROR
+    try:
+        _WORKER = EpisodeWorker(config)
+    except Exception as exc:
+        _INIT_ERROR = exc
+        return
     import atexit
 
     atexit.register(_WORKER.close)
 
 
 def _run_in_worker(spec: EpisodeSpec) -> dict[str, Any]:
+    if _INIT_ERROR is not None:
+        raise _INIT_ERROR
     assert _WORKER is not None, "pool worker not initialised"
     return _WORKER.run(spec)
 

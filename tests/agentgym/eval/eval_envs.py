@@ -67,3 +67,8 @@ class SlowOracle:
 
 
 register_test_envs()
+
+
+def not_an_agent(**kwargs):
+    """A broken user factory: what it builds has no act()."""
+    return object()

@@ -178,3 +178,11 @@ def test_bad_arguments_fail_early(tmp_path):
         evaluate(KV_ID, "oracle", faults="explode@turn=1", progress=False)
     with pytest.raises(ConfigError, match="module:factory|factory"):
         evaluate(KV_ID, "nonsense", progress=False)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_broken_agent_factory_fails_once_and_never_hangs(workers, tmp_path):
+    with pytest.raises(ConfigError, match="lacks reset"):
+        evaluate(KV_ID, "eval_envs:not_an_agent", ks=[1], ts=[4], n=1, tasks=2, workers=workers, out=tmp_path,
+                 progress=False, report=False)
+
