@@ -27,9 +27,6 @@ from agentgym.eval.stack import make_base_env, wrap_for_eval
 
 __all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry", "resolve_env_id"]
 
-COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds")
-
-
 @dataclass(frozen=True)
 class AgentSpec:
     """An agent by name (``load_agent``), built inside each worker with ``kwargs``."""
@@ -251,8 +248,6 @@ def _close_quietly(env: gym.Env) -> None:
 
 # ---------------------------------------------------------------------- local process pool
 _WORKER: EpisodeWorker | None = None
-
-
 _INIT_ERROR: BaseException | None = None
 
 
