@@ -149,8 +149,8 @@ def _png_size(path):
 
 
 def test_report_files_are_written(tmp_path):
-    evaluate(KV_ID, "random", ks=[1, 2], ts=[2, 4], n=2, tasks=3, faults="timeout@first=1", out=tmp_path,
-             progress=False)
+    evaluate([KV_ID, TOY_ID], "random", ks=[1, 2], ts=[2, 4], n=2, tasks=3, faults="timeout@first=1", out=tmp_path,
+             sandbox="local", progress=False)
     report = (tmp_path / "report.md").read_text()
     for name in PLOT_FILES.values():
         png = tmp_path / name
@@ -164,7 +164,10 @@ def test_report_files_are_written(tmp_path):
     assert "faulted" in report and "timeout@first=1" in report
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert set(summary["results"]) == {"clean", "faulted"}
-    assert len(read_episodes(tmp_path / "episodes.jsonl")) == 2 * 2 * 3 * 2
+    assert set(summary["results"]["clean"]) == {KV_ID, TOY_ID, "all"}  # per env, and pooled over envs
+    assert summary["results"]["clean"]["all"]["tasks"] == 6
+    assert f"**{TOY_ID}, clean**" in report and "**all, faulted**" in report
+    assert len(read_episodes(tmp_path / "episodes.jsonl")) == 2 * 2 * 2 * 3 * 2
 
 
 def test_bad_arguments_fail_early(tmp_path):
