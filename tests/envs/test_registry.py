@@ -9,9 +9,11 @@ fail the test.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pickle
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -105,3 +107,19 @@ def test_spec_pickle_round_trip_and_module_prefixed_id(env_id):
             assert isinstance(obs["text"], str) and info["task_id"]
         finally:
             prefixed.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_benchmark_script_measures_every_id(env_id):
+    """benchmarks/envs.py is generic over ids: one short run each (figures are not asserted, only their shape)."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "envs.py"
+    spec = importlib.util.spec_from_file_location("agentgym_bench_envs", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with no_unexpected_warnings():
+        result = bench.bench(env_id, backend="local", episodes=2, steps_per_episode=2, tests_per_episode=1)
+    assert result["env"] == env_id and result["backend"] == "local"
+    assert result["reset_ms"]["n"] == 2 and result["step_ms"]["p50"] is not None
+    assert result["oracle"]["success_rate"] == 1.0 and result["oracle"]["episodes_per_s"] > 0
+    if result["verification_action"] is not None:
+        assert result["test_run_ms"]["n"] == 2
