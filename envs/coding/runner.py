@@ -62,7 +62,8 @@ class _Collector:
 
     def pytest_runtest_logreport(self, report):
         path, _, rest = report.nodeid.partition("::")
-        nodeid = os.path.basename(path) + "::" + rest  # hidden files live outside the rootdir
+        # hidden files live outside the rootdir, where pytest leaves the node id's path empty
+        nodeid = os.path.basename(path or report.location[0]) + "::" + rest
         if report.when == "call" or report.outcome != "passed":
             prev = self.outcomes.get(nodeid)
             if prev in ("failed", "error"):
