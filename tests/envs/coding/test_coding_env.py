@@ -271,3 +271,17 @@ def test_pytest_sessions_give_the_same_verdicts_as_direct_calls():
         finally:
             env.close()
     assert reports["auto"] == reports["pytest"] and "FAILED" in " ".join(reports["auto"][0])
+
+
+def test_a_crashed_test_runner_is_a_tool_error(env):
+    task = revealed_task()
+    (bug,) = task.meta["bugs"]
+    env.reset(options={"task_id": task.task_id})
+    n = task.files[bug.file].count("\n")
+    env.step(f"replace {bug.file} 1-{n}\nimport os\nos._exit(3)")  # the code under test kills its interpreter
+    obs, _, _, _, info = env.step("test")
+    assert {"kind": "tool_call", "name": "tests", "ok": False, "error_kind": "crash"} in info["events"]
+    assert "crashed" in obs["text"]
+    env.step("revert")
+    _, _, _, _, info = env.step("test")
+    assert info["events"][1] == {"kind": "tool_call", "name": "tests", "ok": True, "error_kind": None}
