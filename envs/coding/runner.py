@@ -156,7 +156,8 @@ def _short_tb(exc_info, skip):
     """A traceback in pytest's ``--tb=short`` shape: one ``file:line: in func`` and source line per frame."""
     etype, value, tb = exc_info
     frames = traceback.extract_tb(tb)[skip:]
-    frames = [f for f in frames if "_pytest" not in f.filename and "pluggy" not in f.filename] or frames
+    frames = [f for f in frames if not f.filename.startswith(("<agentgym", "<frozen"))
+              and "_pytest" not in f.filename and "pluggy" not in f.filename] or frames
     lines = []
     for f in frames:
         lines.append("%s:%d: in %s" % (f.filename, f.lineno, f.name))
