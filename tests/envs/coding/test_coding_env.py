@@ -285,3 +285,13 @@ def test_a_crashed_test_runner_is_a_tool_error(env):
     env.step("revert")
     _, _, _, _, info = env.step("test")
     assert info["events"][1] == {"kind": "tool_call", "name": "tests", "ok": True, "error_kind": None}
+
+
+def test_the_docs_example_runs():
+    """docs/coding.md's first example, on the local backend (it names a real task id, so keep it real)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "coding.md").read_text()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    code = code.replace('split="test")', 'split="test", backend="local")', 1).replace("print(", "str(")
+    exec(compile(code, "docs/coding.md", "exec"), {})

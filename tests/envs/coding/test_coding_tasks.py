@@ -27,6 +27,8 @@ def _modules(task_id: str) -> set[str]:
 def test_shipped_mutant_data_is_fresh(tasks):
     assert tasks.stale == [], "run `python -m agentgym.envs.coding.build_tasks` and commit data/mutants.json"
     assert len(tasks.corpus) >= 40 and set(tasks.entries) == set(tasks.corpus)
+    for entry in tasks.entries.values():  # keys name mutants in task ids: they must be unique per module
+        assert len({m["key"] for m in entry["mutants"]}) == len(entry["mutants"])
 
 
 def test_at_least_1000_tasks_in_every_tier_and_split(tasks):
