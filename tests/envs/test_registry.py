@@ -1,8 +1,8 @@
 """Registry-driven checks for every registered agentgym id (MiniGrid/PettingZoo style).
 
 For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends, a determinism
-rollout (two envs, same seed, a fixed walk over the admissible menu, everything compared), a
-pickle and spec round trip, and the ``"agentgym:<id>"`` form of `gym.make`. Unexpected warnings
+rollout (two envs, same seed, a fixed walk over the admissible menu, everything compared), the
+oracle on test-split tasks, a pickle and spec round trip, and the ``"agentgym:<id>"`` form of `gym.make`. Unexpected warnings
 fail the test.
 """
 
@@ -85,6 +85,25 @@ def test_same_seed_same_trajectory(env_id, backend_for):
         first, second = rollout(env_id, backend, seed=42), rollout(env_id, backend, seed=42)
     assert first == second
     assert len(first) > 2
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_oracle_solves_test_tasks(env_id, backend_for):
+    """The reference policy solves test-split tasks when the budget allows (a few seeds per backend)."""
+    backend = backend_for(env_id)
+    with no_unexpected_warnings():
+        env = gym.make(env_id, backend=backend, split="test")
+        try:
+            for seed in range(3):
+                obs, info = env.reset(seed=seed)
+                reward, terminated = 0.0, False
+                for _ in range(4 * info["min_turns"] + 10):
+                    obs, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+                    if terminated or truncated:
+                        break
+                assert terminated and reward == 1.0 and info["success"] is True, (env_id, seed, info["task_id"])
+        finally:
+            env.close()
 
 
 @pytest.mark.parametrize("env_id", IDS)
