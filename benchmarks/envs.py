@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 import warnings
@@ -35,7 +36,14 @@ def _pct(xs: list[float]) -> dict[str, float | int | None]:
 
 
 def _verb(action: str) -> str:
-    return action.strip().split(None, 1)[0].lower() if action.strip() else ""
+    """The action's name: the first word, the name before ``(`` or a JSON call's ``"tool"``."""
+    text = action.strip()
+    if text.startswith("{"):
+        try:
+            return str(json.loads(text).get("tool", "")).lower()
+        except (ValueError, AttributeError):
+            return ""
+    return re.split(r"[\s(]", text, maxsplit=1)[0].lower() if text else ""
 
 
 def _verification_action(env: gym.Env, menu: list[str]) -> str | None:
