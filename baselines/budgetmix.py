@@ -135,6 +135,8 @@ class Args:
     """budgets at which recovery under the injected fault is measured"""
     eval_workers: int = 2
     """evaluation worker processes"""
+    eval_references: bool = True
+    """also evaluate scripted Coding-v0 strategies (hasty, careful, budget-aware): what each budget rewards"""
     harness_reports: bool = True
     """also write the harness's own report (plots) for each agent's grid run (several seconds each)"""
 
@@ -161,6 +163,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_fault_ts": "6",
         "eval_workers": 1,
         "harness_reports": False,
+        "eval_references": False,
         "progress": False,
     },
     "full": {

@@ -111,6 +111,11 @@ def run_experiment(args: Any) -> int:
     for name, summary in training.items():
         policy, ckpt = load_policy(summary["checkpoint"], "cpu")
         agents[name] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
+    if args.eval_references and args.env_ids == "agentgym/Coding-v0":
+        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
+
+        # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
+        agents.update({"script:hasty": HastyAgent(), "script:careful": CarefulAgent(), "script:budget-aware": BudgetAwareAgent()})
     eval_started = time.perf_counter()
     for name, agent in agents.items():
         print(f"[budgetmix] evaluating {name} over T={args.eval_ts} K={args.eval_ks}", flush=True)

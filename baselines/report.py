@@ -65,6 +65,9 @@ def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dic
                 ys.append(c["mean"])
                 lo.append(c["mean"] - (c["lo"] if c["lo"] is not None else c["mean"]))
                 hi.append((c["hi"] if c["hi"] is not None else c["mean"]) - c["mean"])
+        if name.startswith("script:"):
+            ax.plot(xs, ys, linestyle=":", marker=".", alpha=0.8, label=f"{name} (scripted reference)")
+            continue
         style = dict(linestyle="--", color="grey") if name == "random" else {}
         ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu')})", **style)
     ax.set_xscale("log", base=2)
@@ -105,6 +108,8 @@ def _plot_categories(evals: dict[str, dict[str, Any]], ts: list[int], path: Path
 def _plot_decisions(decisions: dict[str, dict[int, dict[str, Any]]], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for name, by_t in decisions.items():
+        if name.startswith("script:"):
+            continue
         pts = [(t, d["first_commit_accuracy"], d["recovery_rate"]) for t, d in by_t.items()
                if d["first_commit_accuracy"] is not None and d["recovery_rate"] is not None]
         if not pts:

@@ -1,0 +1,103 @@
+"""Scripted menu strategies for Coding-v0, to measure what each budget rewards.
+
+They know nothing about which patch is right (they pick among the menu's patches at random,
+seeded per episode), so they isolate the value of *verifying* against *committing early*:
+
+- `HastyAgent`: apply one patch, submit (two turns).
+- `CarefulAgent`: apply a patch, run the visible tests; if they pass, submit, else revert and
+  try the next patch (three turns per try); submit when out of patches.
+- `BudgetAwareAgent`: careful while turns allow, but commits (patch then submit, or submit)
+  when the turns left are too few for another test cycle.
+
+``python -m agentgym eval --agent baselines.heuristics:careful`` runs one with the harness.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import re
+
+import gymnasium as gym
+import numpy as np
+
+__all__ = ["HastyAgent", "CarefulAgent", "BudgetAwareAgent", "hasty", "careful", "budget_aware"]
+
+_FAILED = re.compile(r"\b\d+ (failed|errors?)\b|^error:", re.MULTILINE)
+
+
+class _MenuScript:
+    budget_aware = False
+    test_first = True
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        self.tried: set[str] = set()
+        self.applied = False
+        self.tested = False
+
+    def _next_patch(self, menu: list[str]) -> str | None:
+        fresh = [a for a in menu if a.startswith("patch") and a not in self.tried]
+        return fresh[int(self.rng.integers(len(fresh)))] if fresh else None
+
+    def _left(self, obs: dict[str, Any], info: dict[str, Any]) -> int:
+        if "turns_left" in obs:
+            return int(np.asarray(obs["turns_left"]).reshape(-1)[0])
+        return int(info.get("turns_left", 1_000))
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        menu = list(info.get("admissible_actions") or [])
+        left = self._left(obs, info)
+        text = str(obs.get("text", ""))
+        if self.applied and self.tested:
+            self.tested = False
+            if not _FAILED.search(text):
+                return "submit"
+            if self.budget_aware and left <= 2:
+                return "submit"  # no room for another cycle: keep the patch and commit
+            self.applied = False
+            return "revert"
+        if self.applied:
+            if not self.test_first or (self.budget_aware and left <= 1):
+                return "submit"
+            self.tested = True
+            return "test"
+        patch = self._next_patch(menu)
+        if patch is None or (self.budget_aware and left <= 1):
+            return "submit"
+        self.tried.add(patch)
+        self.applied = True
+        return patch
+
+
+class HastyAgent(_MenuScript):
+    """Patch once, submit."""
+
+    test_first = False
+
+
+class CarefulAgent(_MenuScript):
+    """Patch, test, and revert-and-retry until the visible tests pass; blind to the budget."""
+
+
+class BudgetAwareAgent(_MenuScript):
+    """Careful while turns allow; commits when the turns left cannot fit another test cycle."""
+
+    budget_aware = True
+
+
+def hasty(**kwargs: Any) -> HastyAgent:
+    return HastyAgent(**kwargs)
+
+
+def careful(**kwargs: Any) -> CarefulAgent:
+    return CarefulAgent(**kwargs)
+
+
+def budget_aware(**kwargs: Any) -> BudgetAwareAgent:
+    return BudgetAwareAgent(**kwargs)
