@@ -33,7 +33,7 @@ class Args:
     """the agentgym env id"""
     budget: str = "uniform:2-12"
     """training budget schedule (as in baselines.budgetmix: fixed:T, uniform:LO-HI, ...)"""
-    total_timesteps: int = 4096
+    total_timesteps: int = 2048
     """environment steps of training"""
     num_envs: int = 4
     """envs in SB3's DummyVecEnv"""

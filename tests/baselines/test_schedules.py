@@ -66,3 +66,20 @@ def test_curriculum_grows_the_horizon() -> None:
 def test_bad_specs_raise_config_errors(bad: str) -> None:
     with pytest.raises(ConfigError, match=bad.split(":")[0] if bad != "nope:4" else "kind"):
         parse_schedule(bad)
+
+
+def test_make_env_stacks_process_reward_and_faults() -> None:
+    from baselines.budgetmix import make_env
+
+    env = make_env("agentgym/Coding-v0", 3, backend="local", process_reward=0.5, faults="tool_error@turn=1")()
+    try:
+        obs, info = env.reset(seed=0)
+        assert info["budget"] == 3 and int(obs["turns_left"][0]) == 3
+        names = []
+        e = env
+        while hasattr(e, "env"):
+            names.append(type(e).__name__)
+            e = e.env
+        assert {"ProcessReward", "ToolFailureInjector", "TurnLimit", "FailureLabeler"} <= set(names)
+    finally:
+        env.close()
