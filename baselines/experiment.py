@@ -134,6 +134,12 @@ def run_experiment(args: Any) -> int:
 
     # ---------------------------------------------------------------- report
     timing = {"train_seconds": train_seconds, "eval_seconds": eval_seconds, "total_seconds": time.perf_counter() - started}
+    timing_path = out / "timing.json"
+    if args.resume and timing_path.exists():
+        # a resumed experiment reports the time of all its sessions together
+        before = json.loads(timing_path.read_text())
+        timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
+    timing_path.write_text(json.dumps(timing, indent=1))
     path = write_report(out, args, schedules, training, evals, timing, probe)
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0
