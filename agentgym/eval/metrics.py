@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from agentgym.wrappers.labels import CATEGORIES  # the taxonomy, in precedence order
+
 __all__ = [
     "CATEGORIES",
     "pass_at_k",
@@ -40,15 +42,6 @@ __all__ = [
     "scored",
 ]
 
-CATEGORIES = (
-    "success",
-    "timeout",
-    "tool_call_error",
-    "state_misidentification",
-    "missing_verification",
-    "planning_mistake",
-)
-"""The failure taxonomy (DESIGN.md section 5), in precedence order."""
 
 Record = Mapping[str, Any]
 
