@@ -11,7 +11,7 @@ import types
 import pytest
 
 from agentgym import cli
-from conftest import require_docker
+from support.docker import require_docker
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

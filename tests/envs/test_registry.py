@@ -21,7 +21,7 @@ from gymnasium.utils.env_checker import check_env
 
 import agentgym
 
-from conftest import require_docker
+from support.docker import require_docker
 
 IDS = sorted(agentgym.ENV_IDS)
 

@@ -8,7 +8,7 @@ import pytest
 
 from agentgym.eval import evaluate
 from agentgym.eval.harness import select_tasks
-from conftest import require_docker
+from support.docker import require_docker
 
 FAMILIES = ["agentgym/Coding-v0", "agentgym/ToolUse-v0"]
 

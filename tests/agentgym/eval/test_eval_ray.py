@@ -9,7 +9,7 @@ from eval_envs import FLAKY_ID, KV_ID
 from support.scripted_env import KVTasks
 from test_eval_harness import strip_timing
 
-from conftest import IN_CI
+from support.docker import IN_CI
 
 try:
     import ray

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agentgym.sandbox import make_sandbox
-from conftest import require_docker
+from support.docker import require_docker
 
 pytestmark = pytest.mark.docker
 

@@ -18,7 +18,7 @@ import pytest
 
 from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox import make_sandbox
-from conftest import require_docker
+from support.docker import require_docker
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 

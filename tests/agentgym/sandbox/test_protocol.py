@@ -19,7 +19,7 @@ from agentgym.sandbox import make_sandbox
 @pytest.fixture(scope="module", params=["local", "docker"])
 def sandbox(request):
     """One sandbox per backend for this module (tests restore what they change)."""
-    from conftest import require_docker
+    from support.docker import require_docker
 
     if request.param == "docker":
         require_docker()

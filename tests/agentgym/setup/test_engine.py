@@ -72,7 +72,7 @@ def test_unreachable_remote_engine_is_not_replaced(monkeypatch, tmp_path):
 def test_running_engine_is_a_quick_no_op():
     status = engine.engine_status()
     if not status.ok:
-        from conftest import require_docker
+        from support.docker import require_docker
 
         require_docker()
     lines: list[str] = []

@@ -8,7 +8,7 @@ import pytest
 
 from agentgym.setup import images
 from agentgym.setup.engine import SetupFailed
-from conftest import require_docker
+from support.docker import require_docker
 
 DEB822 = """\
 Types: deb

@@ -12,7 +12,7 @@ from agentgym.envs.coding import CodingEnv
 from agentgym.envs.coding.tasks import TIERS, default_taskset
 from agentgym.errors import ConfigError
 
-from conftest import require_docker
+from support.docker import require_docker
 
 FULL_ORACLE = os.environ.get("AGENTGYM_CODING_FULL_ORACLE", "") not in ("", "0")
 

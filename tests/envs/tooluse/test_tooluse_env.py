@@ -16,7 +16,7 @@ from gymnasium.utils.env_checker import check_env
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.envs.tooluse.domains import render_call
 from agentgym.envs.tooluse.env import BACKEND_MODULE, MAX_MENU
-from conftest import require_docker
+from support.docker import require_docker
 
 IMAGE = ToolUseEnv.image
 FULL = os.environ.get("AGENTGYM_TOOLUSE_FULL", "") not in ("", "0")
