@@ -124,7 +124,9 @@ class EpisodeCollector:
 
     def _start_all(self, indices: Sequence[int]) -> None:
         seeds = [self.seed + i if not self._seeded else None for i in indices]
-        errors = list(self._map(lambda a: self._safe(lambda: self._reset(*a)), list(zip(indices, seeds))))
+        # resets stay on this thread: task building may keep thread-bound state (ToolUse-v0 plans a
+        # task's solution in an in-memory SQLite database that must be closed by its own thread)
+        errors = [self._safe(lambda: self._reset(i, s)) for i, s in zip(indices, seeds)]
         for i, err in zip(indices, errors):
             if err is not None:
                 self._rebuild(i)
