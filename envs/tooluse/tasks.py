@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -71,13 +72,22 @@ def finish_action(view: dict[str, Any]) -> str:
     return render_call("finish", {"answer": DONE_ANSWER})
 
 
-@lru_cache(maxsize=1)
+_planners = threading.local()
+
+
 def _planner() -> ModuleType:
-    """A host-side copy of the sandbox's tool server, to plan each task's reference solution."""
-    spec = importlib.util.spec_from_file_location("agentgym_tooluse_planner", Path(__file__).with_name("backend.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    """A host-side copy of the sandbox's tool server, to plan each task's reference solution.
+
+    One copy per thread: the server keeps its session (and SQLite connections, which belong to
+    the thread that opened them) in module globals, so threads must not share a copy.
+    """
+    mod = getattr(_planners, "module", None)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location("agentgym_tooluse_planner", Path(__file__).with_name("backend.py"))
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _planners.module = mod
     return mod
 
 

@@ -77,3 +77,17 @@ def test_bad_ids_and_filters_raise_config_errors():
         ToolUseTasks(tiers=["hard"])
     only = ToolUseTasks(domains=["travel"], tiers=["refusal"])
     assert only.ids("test") and all("/travel/" in t and TASKS.get(t).tier == "refusal" for t in only.ids("test"))
+
+
+def test_tasks_build_from_several_threads():
+    """Task planning keeps SQLite state per thread, so threaded trainers and runners can build tasks."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentgym.envs.tooluse import tasks as tasks_module
+
+    ids = ToolUseTasks().ids("train")[:24]
+    tasks_module._build.cache_clear()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        built = list(pool.map(tasks_module._build, ids))
+    tasks_module._build.cache_clear()
+    assert [t.solution for t in built] == [tasks_module._build(i).solution for i in ids]
