@@ -124,8 +124,7 @@ class EpisodeCollector:
 
     def _start_all(self, indices: Sequence[int]) -> None:
         seeds = [self.seed + i if not self._seeded else None for i in indices]
-        # resets stay on this thread: task building may keep thread-bound state (ToolUse-v0 plans a
-        # task's solution in an in-memory SQLite database that must be closed by its own thread)
+        # resets run in order on this thread, so the episode seeds map to envs deterministically
         errors = [self._safe(lambda: self._reset(i, s)) for i, s in zip(indices, seeds)]
         for i, err in zip(indices, errors):
             if err is not None:
