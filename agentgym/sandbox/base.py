@@ -120,10 +120,15 @@ class Sandbox(ABC):
     def _handshake(self) -> None:
         """Send the server's source, then wait for its ready frame."""
         self._send(str(len(SERVER_SOURCE)).encode() + b"\n" + SERVER_SOURCE)
+        deadline = time.monotonic() + self.start_timeout
         try:
-            self.info = self._read_reply(time.monotonic() + self.start_timeout)
+            self._await_channel(deadline)
+            self.info = self._read_reply(deadline)
         except (SandboxCrashed, SandboxTimeout) as exc:
             raise SandboxStartFailed(f"the {self.backend} step server did not start: {exc}") from exc
+
+    def _await_channel(self, deadline: float) -> None:
+        """Backends whose server moves to another channel after booting switch to it here."""
 
     def close(self) -> None:
         """Stop the server and remove the sandbox; safe to call twice."""

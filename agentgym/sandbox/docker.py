@@ -1,17 +1,23 @@
-"""The Docker backend: one hardened container per sandbox, its step server on the attached stdio.
+"""The Docker backend: one hardened container per sandbox, its step server on a private channel.
 
 The container runs with no network, a non-root user, no capabilities, no new privileges, a
 read-only root, size-capped tmpfs workspace and /tmp, and pid, memory and CPU limits, under
-``--init`` with logging off. Its stdin is attached once (``stdin_once``): when the owning
-process dies, the attach socket closes, the server reads EOF and exits, and ``auto_remove``
-deletes the container. Labels name the owner so `gc` can remove leftovers of dead owners.
+``--init`` with logging off. The server boots over the attached stdio (stdin attached once,
+``stdin_once``), then connects to a unix socket this process listens on in a folder the
+container sees read-only, so steps skip dockerd's stdio proxy; the folder is deleted as soon
+as the server has connected. When the owning process dies, its end of the socket (and the
+attach connection) closes, the server reads EOF and exits, and ``auto_remove`` deletes the
+container. Labels name the owner so `gc` can remove leftovers of dead owners.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import select
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from typing import Any
@@ -24,6 +30,7 @@ __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner
 LABEL = "io.agentgym.managed"
 _STDOUT = 1
 _RECV_SIZE = 1 << 18
+_CHANNEL_DIR = "/run/agentgym"
 _SEND_TIMEOUT = 60.0
 _NUM_POOLS = 6
 _API_TIMEOUT = 120
@@ -140,9 +147,11 @@ class DockerSandbox(Sandbox):
         self.image = image
         self.container: Any = None
         self._sock: Any = None
+        self._direct: socket.socket | None = None
         self._pending = bytearray()
         client = docker_client()
         try:
+            self._listen()
             api = client.api
             host_config = api.create_host_config(
                 network_mode="none",
@@ -160,10 +169,13 @@ class DockerSandbox(Sandbox):
                 init=True,
                 log_config={"type": "none", "config": {}},
                 auto_remove=True,
+                # read-only: the server only connects to our socket, so it can write nothing here
+                binds={self._chan_dir: {"bind": _CHANNEL_DIR, "mode": "ro"}},
             )
+            config = json.dumps({"workspace": WORKSPACE, "container": True, "channel": f"{_CHANNEL_DIR}/s"})
             created = api.create_container(
                 image,
-                command=["python3", "-u", "-c", BOOTSTRAP, f'{{"workspace": "{WORKSPACE}", "container": true}}'],
+                command=["python3", "-u", "-c", BOOTSTRAP, config],
                 stdin_open=True,
                 detach=False,  # with stdin_open this sets StdinOnce: EOF on our socket stops the server
                 user=user,
@@ -200,18 +212,67 @@ class DockerSandbox(Sandbox):
     def workspace(self) -> str:
         return WORKSPACE
 
-    def _send(self, data: bytes) -> None:
-        if len(data) <= _RECV_SIZE:  # the server drains its stdin before answering: never blocks
-            self._sock.sendall(data)
-            return
-        self._sock.settimeout(_SEND_TIMEOUT)  # a large payload must not hang on a stuck server
+    def _listen(self) -> None:
+        """A unix socket in a folder the container sees read-only: the step server connects to it.
+
+        Traffic then skips dockerd's attach proxy (one process hop and its CPU per message); the
+        attached stdio stays as the boot channel and the fallback when connecting fails.
+        """
+        self._chan_dir = tempfile.mkdtemp(prefix="agentgym-chan-")
+        os.chmod(self._chan_dir, 0o711)
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = os.path.join(self._chan_dir, "s")
+        self._listener.bind(path)
+        os.chmod(path, 0o777)  # the server runs as an unprivileged user
+        self._listener.listen(1)
+
+    def _await_channel(self, deadline: float) -> None:
+        """Accept the server's connection, or notice it answered on stdout instead."""
+        poller = select.poll()
+        poller.register(self._listener.fileno(), select.POLLIN)
+        poller.register(self._sock.fileno(), select.POLLIN)
         try:
-            self._sock.sendall(data)
+            while (remaining := deadline - time.monotonic()) > 0:
+                events = dict(poller.poll(remaining * 1000))
+                if self._listener.fileno() in events:
+                    self._direct, _ = self._listener.accept()
+                    self._direct.setblocking(True)
+                    self._poller = select.poll()
+                    self._poller.register(self._direct.fileno(), select.POLLIN)
+                    return
+                if self._sock.fileno() in events:
+                    return  # the server stayed on stdio (or died): its frame is waiting there
         finally:
-            self._sock.settimeout(None)
+            self._close_listener()
+
+    def _close_listener(self) -> None:
+        listener = getattr(self, "_listener", None)
+        if listener is not None:
+            listener.close()
+            self._listener = None
+        if getattr(self, "_chan_dir", None):
+            shutil.rmtree(self._chan_dir, ignore_errors=True)
+            self._chan_dir = None
+
+    def _send(self, data: bytes) -> None:
+        chan = self._direct or self._sock
+        if len(data) <= _RECV_SIZE:  # the server drains its input before answering: never blocks
+            chan.sendall(data)
+            return
+        chan.settimeout(_SEND_TIMEOUT)  # a large payload must not hang on a stuck server
+        try:
+            chan.sendall(data)
+        finally:
+            chan.settimeout(None)
 
     def _recv(self, deadline: float) -> bytes:
-        """Next stdout payload bytes, taken out of Docker's 8-byte-header multiplexed frames."""
+        """Next payload bytes: straight from the unix socket, or out of Docker's stdio frames."""
+        if self._direct is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._poller.poll(remaining * 1000 + 1):
+                raise TimeoutError
+            n = self._direct.recv_into(self._rbuf)
+            return bytes(self._rview[:n])
         pending = self._pending
         while True:
             out = b""
@@ -235,6 +296,14 @@ class DockerSandbox(Sandbox):
             pending += self._rview[:n]
 
     def _terminate(self) -> None:
+        self._close_listener()
+        direct = getattr(self, "_direct", None)
+        if direct is not None:
+            try:
+                direct.close()
+            except OSError:
+                pass
+            self._direct = None
         sock = getattr(self, "_sock", None)
         if sock is not None:
             try:

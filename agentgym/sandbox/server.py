@@ -15,6 +15,7 @@ import json
 import os
 import select
 import signal
+import socket
 import shutil
 import stat
 import struct
@@ -105,9 +106,27 @@ class Server:
             n = os.write(self.out_fd, view)
             view = view[n:]
 
-    def serve(self):
+    def connect_channel(self, path):
+        """Move the protocol to a unix socket the client listens on, bypassing Docker's stdio proxy.
+
+        The ready frame then goes over the socket; if connecting fails it goes to stdout and the
+        protocol stays there. Either way, the channel closing means the client is gone.
+        """
+        try:
+            chan = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            chan.connect(path)
+        except OSError as exc:
+            return "stdio (%s)" % exc
+        os.close(self.in_fd)
+        os.close(self.out_fd)
+        self.chan = chan
+        self.in_fd = self.out_fd = chan.fileno()
+        return "socket"
+
+    def serve(self, channel=None):
+        mode = self.connect_channel(channel) if channel else "stdio"
         self.write_frame({"ok": True, "result": {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
-                                                 "workspace": self.workspace,
+                                                 "workspace": self.workspace, "channel": mode,
                                                  "python": sys.version.split()[0]}})
         while True:
             req = self.read_frame()
@@ -557,7 +576,7 @@ def main(argv):
     os.chdir(workspace)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     apply_limits(config.get("limits", {}))
-    Server(workspace, bool(config.get("container")), config.get("limits", {})).serve()
+    Server(workspace, bool(config.get("container")), config.get("limits", {})).serve(config.get("channel"))
 
 
 if __name__ == "__main__":
