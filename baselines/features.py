@@ -5,9 +5,11 @@
 - the observation: hashed tokens of the current observation text, of everything observed so
   far in the episode, and of the actions taken so far (``3 * dim`` floats);
 - the budget: turns left and turns used, in a few scales the policy can threshold on;
-- each candidate action of ``info["admissible_actions"]``: its hashed tokens, plus how it
-  relates to the episode (token overlap with the current and past observations, how often it
-  was already taken, whether it was the last action).
+- each candidate action of ``info["admissible_actions"]``: its hashed tokens; for a unified-diff
+  patch also what it *changes* (hashed tokens of the added lines minus those of the removed
+  lines, and how many lines it adds or drops), since a bag of the whole diff cannot tell a fix
+  from its inverse; plus how it relates to the episode (token overlap with the current and past
+  observations, how often it was already taken, whether it was the last action).
 
 Training rollouts and the evaluation agent both go through this class, so the policy sees
 the same features in both.
@@ -31,6 +33,7 @@ __all__ = [
     "EncodedStep",
     "EpisodeMemory",
     "text_features",
+    "change_features",
     "budget_features",
     "stack_steps",
 ]
@@ -38,8 +41,8 @@ __all__ = [
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""
 
-CANDIDATE_EXTRAS = 5
-"""Per-candidate features besides the hashed text (see `EpisodeMemory.encode`)."""
+CANDIDATE_EXTRAS = 7
+"""Per-candidate features besides the hashed text and change (see `EpisodeMemory.encode`)."""
 
 
 @lru_cache(maxsize=65_536)
@@ -55,6 +58,34 @@ def text_features(text: str, dim: int) -> np.ndarray:
     Menu texts repeat across steps and episodes, so results are cached (read-only arrays).
     """
     return _cached_features(text, dim)
+
+
+@lru_cache(maxsize=65_536)
+def _cached_change(action: str, dim: int) -> tuple[np.ndarray, float, float]:
+    added, removed = [], []
+    if action.startswith("patch\n"):
+        for line in action.splitlines()[1:]:
+            if line.startswith("+") and not line.startswith("+++"):
+                added.append(line[1:])
+            elif line.startswith("-") and not line.startswith("---"):
+                removed.append(line[1:])
+    if not added and not removed:
+        vec = np.zeros(dim, dtype=np.float32)
+        vec.setflags(write=False)
+        return vec, 0.0, 0.0
+    vec = (hash_tokens("\n".join(added), dim) - hash_tokens("\n".join(removed), dim)).astype(np.float32)
+    vec.setflags(write=False)
+    return vec, 1.0, float(np.clip(len(added) - len(removed), -3, 3)) / 3.0
+
+
+def change_features(action: str, dim: int) -> tuple[np.ndarray, float, float]:
+    """What a patch action changes: (added-minus-removed hashed tokens, is-a-patch, line balance).
+
+    The sign matters: a true fix removes the odd line a bug put in and adds back the natural
+    one, a decoy does the opposite, and both have nearly the same bag of tokens. Non-patch
+    actions give zeros. Cached, read-only.
+    """
+    return _cached_change(action, dim)
 
 
 def budget_features(turns_left: int | None, turns_used: int, horizon: float = 32.0) -> np.ndarray:
@@ -103,7 +134,7 @@ class EncodedStep:
 
     observation: np.ndarray  # (3 * dim,)
     budget: np.ndarray  # (BUDGET_FEATURES,)
-    candidates: np.ndarray  # (n_actions, dim)
+    candidates: np.ndarray  # (n_actions, 2 * dim): hashed text, then the change a patch makes
     candidate_extras: np.ndarray  # (n_actions, CANDIDATE_EXTRAS)
     actions: list[str]
 
@@ -132,19 +163,23 @@ class EpisodeMemory:
         budget = budget_features(_turns_left(obs, info), self._turns_used)
         actions = list(info.get("admissible_actions") or [])[: self.max_actions]
         if actions:
-            candidates = np.stack([text_features(a, self.dim) for a in actions])
+            texts = np.stack([text_features(a, self.dim) for a in actions])
+            changes = [change_features(a, self.dim) for a in actions]
+            candidates = np.concatenate([texts, np.stack([c[0] for c in changes])], axis=1)
             extras = np.stack(
                 [
-                    candidates @ current,
-                    candidates @ seen,
+                    texts @ current,
+                    texts @ seen,
                     np.array([min(self._taken[a], 3) / 3.0 for a in actions], dtype=np.float32),
                     np.array([float(self._taken[a] > 0) for a in actions], dtype=np.float32),
                     np.array([float(a == self._last_action) for a in actions], dtype=np.float32),
+                    np.array([c[1] for c in changes], dtype=np.float32),
+                    np.array([c[2] for c in changes], dtype=np.float32),
                 ],
                 axis=1,
             ).astype(np.float32)
         else:
-            candidates = np.zeros((0, self.dim), dtype=np.float32)
+            candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
         return EncodedStep(observation, budget, candidates, extras, actions)
 

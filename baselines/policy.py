@@ -44,7 +44,7 @@ class MenuPolicy(nn.Module):
     """Scores each candidate action against the observation and budget; value from the observation.
 
     Inputs (batch B, menu size A, text dim D): ``observation`` (B, 3D), ``budget``
-    (B, BUDGET_FEATURES), ``candidates`` (B, A, D), ``candidate_extras`` (B, A, CANDIDATE_EXTRAS),
+    (B, BUDGET_FEATURES), ``candidates`` (B, A, 2D), ``candidate_extras`` (B, A, CANDIDATE_EXTRAS),
     ``mask`` (B, A) bool. Output: logits (B, A) and value (B,).
     """
 
@@ -56,11 +56,11 @@ class MenuPolicy(nn.Module):
         )
         # DRRN: the score is an inner product of a state and an action embedding; the action side
         # also sees how the candidate relates to the episode (overlap, repeats), the state side the budget
-        self.action_encoder = nn.Sequential(_layer(dim + CANDIDATE_EXTRAS, hidden), nn.Tanh(), _layer(hidden, hidden))
+        self.action_encoder = nn.Sequential(_layer(2 * dim + CANDIDATE_EXTRAS, hidden), nn.Tanh(), _layer(hidden, hidden))
         self.state_query = _layer(hidden, hidden, std=0.1)
-        # a direct path for the candidate's relation to the episode (overlap with what was seen,
-        # repeats): it generalises across tasks from the first update
-        self.extra_score = _layer(CANDIDATE_EXTRAS, 1, std=0.01)
+        # a direct linear path from the candidate alone (what a patch changes, its relation to the
+        # episode): a prior over actions that generalises across tasks from the first updates
+        self.prior_score = _layer(2 * dim + CANDIDATE_EXTRAS, 1, std=0.01)
         self.value_head = nn.Sequential(_layer(hidden, hidden), nn.Tanh(), _layer(hidden, 1, std=1.0))
 
     def forward(
@@ -72,8 +72,9 @@ class MenuPolicy(nn.Module):
         mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         state = self.state_encoder(torch.cat([observation, budget], dim=-1))  # (B, H)
-        acts = self.action_encoder(torch.cat([candidates, candidate_extras], dim=-1))  # (B, A, H)
-        logits = torch.einsum("bh,bah->ba", self.state_query(state), acts) + self.extra_score(candidate_extras).squeeze(-1)
+        action_in = torch.cat([candidates, candidate_extras], dim=-1)
+        acts = self.action_encoder(action_in)  # (B, A, H)
+        logits = torch.einsum("bh,bah->ba", self.state_query(state), acts) + self.prior_score(action_in).squeeze(-1)
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, self.value_head(state).squeeze(-1)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, EpisodeMemory, budget_features, stack_steps
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, EpisodeMemory, budget_features, change_features, stack_steps
 from baselines.policy import MenuPolicy, pick_device
 
 DIM, MAX_ACTIONS = 32, 6
@@ -25,7 +25,7 @@ def test_batched_shapes_and_mask() -> None:
     batch = stack_steps(_steps(menus, [3, 1, 5]), MAX_ACTIONS)
     assert batch["observation"].shape == (3, 3 * DIM)
     assert batch["budget"].shape == (3, BUDGET_FEATURES)
-    assert batch["candidates"].shape == (3, MAX_ACTIONS, DIM)
+    assert batch["candidates"].shape == (3, MAX_ACTIONS, 2 * DIM)
     assert batch["candidate_extras"].shape == (3, MAX_ACTIONS, CANDIDATE_EXTRAS)
     # menus longer than max_actions are cut; an empty menu keeps one slot so the softmax is finite
     assert batch["mask"].sum(axis=1).tolist() == [2, MAX_ACTIONS, 1]
@@ -85,3 +85,25 @@ def test_pick_device_auto() -> None:
     assert pick_device("cpu").type == "cpu"
     with pytest.raises(RuntimeError):
         pick_device("nonsense")
+
+
+FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n-    return None\n+    return ''.join(parts)\n "
+INVERSE = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n-    return ''.join(parts)\n+    return None\n "
+DROP = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,2 @@\n     x = 1\n-    total += x\n     return total"
+
+
+def test_change_features_tell_a_fix_from_its_inverse() -> None:
+    # the whole-diff bag of tokens is nearly the same for a fix and its inverse; the change is not
+    fix, is_patch, balance = change_features(FIX, DIM)
+    inverse, _, _ = change_features(INVERSE, DIM)
+    assert is_patch == 1.0 and balance == 0.0
+    np.testing.assert_allclose(fix, -inverse, atol=1e-6)
+    assert float(np.abs(fix).sum()) > 0
+    assert change_features(DROP, DIM)[2] == pytest.approx(-1 / 3)  # drops a line
+    for action in ("submit", "view m.py", "patch"):  # not a diff: no change
+        vec, flag, bal = change_features(action, DIM)
+        assert not vec.any() and flag == 0.0 and bal == 0.0
+    step = EpisodeMemory(DIM, MAX_ACTIONS).encode({"text": "x"}, {"admissible_actions": [FIX, INVERSE, "submit"]})
+    assert step.candidates.shape == (3, 2 * DIM)
+    assert not np.allclose(step.candidates[0, DIM:], step.candidates[1, DIM:])
+    assert step.candidate_extras[:, -2].tolist() == [1.0, 1.0, 0.0]
