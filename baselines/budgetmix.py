@@ -79,7 +79,7 @@ class Args:
     """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
 
     # the algorithm
-    total_env_steps: int = 1_500
+    total_env_steps: int = 3_000
     """environment steps per training run (equal across the compared schedules)"""
     num_envs: int = 8
     """envs stepped together (one batched forward scores all their menus)"""
@@ -127,7 +127,7 @@ class Args:
     """sampling breadths K of the evaluation grid"""
     eval_n: int = 2
     """episodes per task and T (>= the largest K)"""
-    eval_tasks: int = 10
+    eval_tasks: int = 16
     """held-out test tasks per env"""
     eval_faults: str = "tool_error@turn=1"
     """fault spec for the recovery evaluation (paired with the clean run)"""
