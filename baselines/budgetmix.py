@@ -236,7 +236,9 @@ def make_env(
             budget=budget,
             faults=faults or None,
             labels=True,
-            process_reward=process_reward or None,
+            # running out of turns ends the episode for this trainer (no bootstrap), so the
+            # shaping must treat it as terminal too, or unsubmitted progress pays
+            process_reward={"weight": process_reward, "truncation_is_terminal": True} if process_reward else None,
             backend=backend,
             split=split,
         )

@@ -1,6 +1,6 @@
 """Reward shaping from the env's own progress events.
 
-- `ProcessReward(env, weight, gamma, potential)`: a dense reward from ``subtask`` events added
+- `ProcessReward(env, weight, gamma, potential, truncation_is_terminal)`: a dense reward from ``subtask`` events added
   to the env's reward, which is kept as it is (1.0 when the task's verifier passes).
 """
 
@@ -25,7 +25,10 @@ class ProcessReward(gym.Wrapper, RecordConstructorArgs):
     ``weight * (gamma * phi' - phi)`` with ``phi' = 0`` once the episode terminates, so the
     optimal policy is unchanged (Ng et al., 1999) and the bonuses of a submitted episode sum to
     ``-weight * phi(start)`` with ``gamma=1``. On truncation ``phi'`` is kept, as for any state
-    the episode was cut off in. With ``potential=False`` the bonus is ``weight`` times the
+    the episode was cut off in, which is right for a learner that bootstraps there. A learner that
+    treats running out of turns as the end (it sees the turns left, and unsubmitted work scores
+    0) should pass ``truncation_is_terminal=True``: else the kept potential pays for progress that
+    was never submitted, and the shaped optimum becomes "make progress, never submit". With ``potential=False`` the bonus is ``weight`` times the
     fraction of subtasks done for the first time this step (never negative; it can change the
     optimal policy). Each step's bonus lies in ``[-weight, weight]``. info: ``process_reward``
     (the bonus) and ``progress`` (phi').
@@ -38,13 +41,23 @@ class ProcessReward(gym.Wrapper, RecordConstructorArgs):
     [0.033, 0.033, 0.033, 0.0, 0.9]
     """
 
-    def __init__(self, env: gym.Env, weight: float = 0.1, gamma: float = 1.0, potential: bool = True) -> None:
-        RecordConstructorArgs.__init__(self, weight=weight, gamma=gamma, potential=potential)
+    def __init__(
+        self,
+        env: gym.Env,
+        weight: float = 0.1,
+        gamma: float = 1.0,
+        potential: bool = True,
+        truncation_is_terminal: bool = False,
+    ) -> None:
+        RecordConstructorArgs.__init__(
+            self, weight=weight, gamma=gamma, potential=potential, truncation_is_terminal=truncation_is_terminal
+        )
         gym.Wrapper.__init__(self, env)
         for name, value in (("weight", weight), ("gamma", gamma)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ConfigError(f"ProcessReward {name}={value!r}; expected a number in [0, 1]")
         self.weight, self.gamma, self.potential = float(weight), float(gamma), bool(potential)
+        self.truncation_is_terminal = bool(truncation_is_terminal)
         self._done: dict[str, bool] = {}
         self._ever: set[str] = set()
         self._names: tuple[str, ...] = ()
@@ -68,7 +81,8 @@ class ProcessReward(gym.Wrapper, RecordConstructorArgs):
         self._observe(info)
         phi_next = self.progress()
         if self.potential:
-            bonus = self.weight * (self.gamma * (0.0 if terminated else phi_next) - phi)
+            final = terminated or (truncated and self.truncation_is_terminal)
+            bonus = self.weight * (self.gamma * (0.0 if final else phi_next) - phi)
         else:
             names = self._names or tuple(self._done)
             bonus = self.weight * len(self._ever - before) / len(names) if names else 0.0

@@ -81,5 +81,10 @@ def test_make_env_stacks_process_reward_and_faults() -> None:
             names.append(type(e).__name__)
             e = e.env
         assert {"ProcessReward", "ToolFailureInjector", "TurnLimit", "FailureLabeler"} <= set(names)
+        # the trainer ends episodes at the budget without bootstrapping: shaping must agree
+        shaping = env
+        while type(shaping).__name__ != "ProcessReward":
+            shaping = shaping.env
+        assert shaping.weight == 0.5 and shaping.truncation_is_terminal
     finally:
         env.close()

@@ -69,6 +69,17 @@ def test_truncation_keeps_the_potential():
     assert truncated and not terminated and r == pytest.approx(0.4) and info["progress"] == 1.0
 
 
+def test_truncation_as_terminal_pays_nothing_for_unsubmitted_progress():
+    # a learner that treats running out of turns as the end: the shaping must not reward it
+    env = ProcessReward(TurnLimit(ScriptedAgentEnv(), 2), weight=0.4, truncation_is_terminal=True)
+    env.reset(seed=1)
+    _, r1, *_ = env.step("set alpha fjord")
+    _, r2, terminated, truncated, info = env.step("get alpha")
+    assert truncated and not terminated and info["progress"] == 1.0
+    assert r1 + r2 == pytest.approx(0.0)
+    assert env._saved_kwargs["truncation_is_terminal"] is True
+
+
 def test_plain_env_names_subtasks_from_events():
     env = ProcessReward(ScriptedEnv(), weight=0.1)
     env.reset(seed=0)
