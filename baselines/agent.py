@@ -13,7 +13,8 @@ from typing import Any
 import gymnasium as gym
 import torch
 
-from baselines.features import EpisodeMemory, stack_steps
+from agentgym.errors import ConfigError
+from baselines.features import FEATURES_VERSION, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy, pick_device
 from baselines.rollout import FALLBACK_ACTION
 
@@ -71,7 +72,14 @@ def save_checkpoint(path: str | os.PathLike[str], policy: MenuPolicy, **extra: A
 def load_policy(path: str | os.PathLike[str], device: str = "cpu") -> tuple[MenuPolicy, dict[str, Any]]:
     """The policy stored in a checkpoint, and the checkpoint dict."""
     ckpt = torch.load(path, map_location=pick_device(device), weights_only=False)
-    policy = MenuPolicy(**ckpt["policy_config"]).to(pick_device(device))
+    config = dict(ckpt["policy_config"])
+    version = config.pop("features", 1)
+    if version != FEATURES_VERSION:
+        raise ConfigError(
+            f"checkpoint {path} encodes observations with baseline features v{version}, this code with "
+            f"v{FEATURES_VERSION}; retrain it (delete its run folder, or rerun without --resume)"
+        )
+    policy = MenuPolicy(**config).to(pick_device(device))
     policy.load_state_dict(ckpt["policy"])
     return policy, ckpt
 

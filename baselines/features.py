@@ -28,6 +28,7 @@ import numpy as np
 from agentgym.features import hash_tokens
 
 __all__ = [
+    "FEATURES_VERSION",
     "BUDGET_FEATURES",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
@@ -37,6 +38,9 @@ __all__ = [
     "budget_features",
     "stack_steps",
 ]
+
+FEATURES_VERSION = 2
+"""Bumped when the encoding changes shape or meaning; checkpoints record it (2: patch change features)."""
 
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""

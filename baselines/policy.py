@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, FEATURES_VERSION
 
 __all__ = ["MenuPolicy", "pick_device", "masked_categorical"]
 
@@ -104,4 +104,4 @@ class MenuPolicy(nn.Module):
 
     def config(self) -> dict[str, Any]:
         """Constructor arguments, stored in checkpoints so a policy is rebuilt without its script."""
-        return {"dim": self.dim, "hidden": self.hidden}
+        return {"dim": self.dim, "hidden": self.hidden, "features": FEATURES_VERSION}

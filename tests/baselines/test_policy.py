@@ -107,3 +107,21 @@ def test_change_features_tell_a_fix_from_its_inverse() -> None:
     assert step.candidates.shape == (3, 2 * DIM)
     assert not np.allclose(step.candidates[0, DIM:], step.candidates[1, DIM:])
     assert step.candidate_extras[:, -2].tolist() == [1.0, 1.0, 0.0]
+
+
+def test_checkpoint_round_trip_and_an_old_feature_version_is_refused(tmp_path) -> None:
+    from agentgym.errors import ConfigError
+    from baselines.agent import load_policy, save_checkpoint
+
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    path = tmp_path / "checkpoint.pt"
+    save_checkpoint(path, policy, max_actions=MAX_ACTIONS)
+    loaded, ckpt = load_policy(path)
+    assert ckpt["max_actions"] == MAX_ACTIONS
+    for a, b in zip(policy.state_dict().values(), loaded.state_dict().values()):
+        assert torch.equal(a, b)
+    # a checkpoint from before the change features: a clear error, not a tensor size mismatch
+    ckpt["policy_config"].pop("features")
+    torch.save(ckpt, path)
+    with pytest.raises(ConfigError, match="features v1.*retrain"):
+        load_policy(path)
