@@ -39,8 +39,9 @@ __all__ = [
     "stack_steps",
 ]
 
-FEATURES_VERSION = 2
-"""Bumped when the encoding changes shape or meaning; checkpoints record it (2: patch change features)."""
+FEATURES_VERSION = 3
+"""Bumped when the encoding or the policy's inputs change; checkpoints record it (2: patch change
+features; 3: the budget scores each candidate directly)."""
 
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""

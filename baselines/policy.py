@@ -61,6 +61,11 @@ class MenuPolicy(nn.Module):
         # a direct linear path from the candidate alone (what a patch changes, its relation to the
         # episode): a prior over actions that generalises across tasks from the first updates
         self.prior_score = _layer(2 * dim + CANDIDATE_EXTRAS, 1, std=0.01)
+        # the budget meets each candidate directly (bilinear): "one turn left -> submit" is one
+        # weight here, where through the state MLP it must be found among every text feature
+        self.budget_score = nn.Bilinear(BUDGET_FEATURES, 2 * dim + CANDIDATE_EXTRAS, 1)
+        nn.init.normal_(self.budget_score.weight, std=0.01)
+        nn.init.constant_(self.budget_score.bias, 0.0)
         self.value_head = nn.Sequential(_layer(hidden, hidden), nn.Tanh(), _layer(hidden, 1, std=1.0))
 
     def forward(
@@ -74,7 +79,12 @@ class MenuPolicy(nn.Module):
         state = self.state_encoder(torch.cat([observation, budget], dim=-1))  # (B, H)
         action_in = torch.cat([candidates, candidate_extras], dim=-1)
         acts = self.action_encoder(action_in)  # (B, A, H)
-        logits = torch.einsum("bh,bah->ba", self.state_query(state), acts) + self.prior_score(action_in).squeeze(-1)
+        per_budget = budget.unsqueeze(1).expand(-1, action_in.shape[1], -1).contiguous()
+        logits = (
+            torch.einsum("bh,bah->ba", self.state_query(state), acts)
+            + self.prior_score(action_in).squeeze(-1)
+            + self.budget_score(per_budget, action_in).squeeze(-1)
+        )
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, self.value_head(state).squeeze(-1)
 
