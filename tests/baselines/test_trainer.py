@@ -99,7 +99,7 @@ def test_ppo_learns_the_short_budget_strategy() -> None:
     rng = np.random.default_rng(0)
     try:
         first = collector.collect(256)
-        for _ in range(16):
+        for _ in range(24):
             episodes = collector.collect(256)
             stats = ppo_update(collector.policy, optimizer, episodes, PPOConfig(minibatch_size=128), MAX_ACTIONS, rng)
     finally:
