@@ -31,12 +31,10 @@ FEATURE_SETS = ("whole_diff", "change", "both")
 
 
 def _features(action: str, dim: int, which: str) -> np.ndarray:
-    change, is_patch, balance = change_features(action, dim)
-    parts = {
-        "whole_diff": [text_features(action, dim)],
-        "change": [change, np.array([is_patch, balance], dtype=np.float32)],
-        "both": [text_features(action, dim), change, np.array([is_patch, balance], dtype=np.float32)],
-    }[which]
+    parts = [text_features(action, dim)] if which in ("whole_diff", "both") else []
+    if which in ("change", "both"):
+        change, is_patch, balance = change_features(action, dim)
+        parts += [change, np.array([is_patch, balance], dtype=np.float32)]
     return np.concatenate(parts).astype(np.float32)
 
 
@@ -75,13 +73,13 @@ def rank_accuracy(
     torch.manual_seed(seed)
 
     def pad(data: list[tuple[list[str], np.ndarray]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        width = max(len(a) for a, _ in data)
-        size = len(_features(data[0][0][0], dim, which))
-        x = np.zeros((len(data), width, size), dtype=np.float32)
+        rows = [np.stack([_features(a, dim, which) for a in actions]) for actions, _ in data]
+        width = max(len(r) for r in rows)
+        x = np.zeros((len(data), width, rows[0].shape[1]), dtype=np.float32)
         y = np.zeros((len(data), width), dtype=bool)
         mask = np.zeros((len(data), width), dtype=bool)
-        for i, (actions, labels) in enumerate(data):
-            x[i, : len(actions)] = np.stack([_features(a, dim, which) for a in actions])
+        for i, (row, (actions, labels)) in enumerate(zip(rows, data)):
+            x[i, : len(actions)] = row
             y[i, : len(actions)] = labels
             mask[i, : len(actions)] = True
         return torch.as_tensor(x), torch.as_tensor(y), torch.as_tensor(mask)
