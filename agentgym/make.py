@@ -104,12 +104,17 @@ def make_registered(
     """Build a registered family and wrap it; what ``gym.make("agentgym/...", **options)`` calls.
 
     Through ``gym.make`` every option is off unless passed, so a plain ``gym.make(id)`` is the
-    bare family env (its info stays free of timings); `make` turns labels and costs on.
+    family env under only `TimeLimitGuard` (its info stays free of timings); `make` turns labels
+    and costs on. The guard refuses ``max_episode_steps=``, which gymnasium applies after this
+    function returns, with a message naming ``budget=``.
     """
+    from agentgym.wrappers.budget import TimeLimitGuard
+
     env = load_env_creator(family_entry_point)(**env_kwargs)
-    return wrap(
+    env = wrap(
         env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric
     )
+    return TimeLimitGuard(env)
 
 
 def make(

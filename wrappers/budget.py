@@ -3,6 +3,8 @@
 - `TurnLimit(env, max_turns)`: a fixed budget T; adds ``turns_left`` to the observation.
 - `RandomBudget(env, budget)`: a `TurnLimit` whose T is drawn per episode (BudgetMix).
 - `parse_budget(budget)`: a budget spec as a sampler and the largest T it can draw.
+- `TimeLimitGuard(env)`: refuses Gymnasium's `TimeLimit` (``gym.make(id, max_episode_steps=T)``)
+  above an agentgym env, which would cut episodes off unscored, unlabelled and silent.
 
 A budget spec is an int T, ``{"uniform": [lo, hi]}``, ``{"choice": [...], "weights": [...]}``,
 ``{"loguniform": [lo, hi]}`` (all bounds inclusive) or a callable ``(np_random) -> int``.
@@ -11,6 +13,7 @@ A budget spec is an int T, ``{"uniform": [lo, hi]}``, ``{"choice": [...], "weigh
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,7 +25,7 @@ from gymnasium.utils import RecordConstructorArgs
 
 from agentgym.errors import ConfigError
 
-__all__ = ["TurnLimit", "RandomBudget", "parse_budget", "BudgetSpec", "CALLABLE_MAX_BUDGET"]
+__all__ = ["TurnLimit", "RandomBudget", "TimeLimitGuard", "parse_budget", "budget_note", "BudgetSpec", "CALLABLE_MAX_BUDGET"]
 
 BudgetSpec = int | Mapping[str, Any] | Callable[[np.random.Generator], int]
 Sampler = Callable[[np.random.Generator], int]
@@ -102,6 +105,14 @@ def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sam
     return _Draw("fixed", t), t
 
 
+def budget_note(max_turns: int) -> str:
+    """The line `TurnLimit` adds to the first observation's text."""
+    return (
+        f"[budget: {max_turns} turns in this episode; every action, help included, uses one; "
+        "work not submitted when they run out scores 0]"
+    )
+
+
 class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     """Truncates an episode when its T-th agent turn ends without termination.
 
@@ -112,7 +123,9 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     both can be true. It never emits ``"TimeLimit.truncated"``.
 
     info: ``budget`` (T), ``turns_left``, and ``budget_exhausted`` at the end of an episode.
-    A `Dict` observation gains ``turns_left`` (int64, shape (1,)) and ``turns_left_frac``.
+    A `Dict` observation gains ``turns_left`` (int64, shape (1,)) and ``turns_left_frac``; with
+    ``announce`` (the default) the first observation's text states T (`budget_note`), so an agent
+    that reads only text knows its budget before it spends a turn on ``help``.
 
     >>> from agentgym.wrappers import TurnLimit
     >>> from support.scripted_env import ScriptedAgentEnv  # tests/support: a container-free env
@@ -127,12 +140,13 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     >>> env.close()
     """
 
-    def __init__(self, env: gym.Env, max_turns: int) -> None:
-        RecordConstructorArgs.__init__(self, max_turns=max_turns)
-        self._init_budget(env, _turns(max_turns, "max_turns"))
+    def __init__(self, env: gym.Env, max_turns: int, announce: bool = True) -> None:
+        RecordConstructorArgs.__init__(self, max_turns=max_turns, announce=announce)
+        self._init_budget(env, _turns(max_turns, "max_turns"), announce)
 
-    def _init_budget(self, env: gym.Env, top: int) -> None:
+    def _init_budget(self, env: gym.Env, top: int, announce: bool) -> None:
         gym.Wrapper.__init__(self, env)
+        self.announce = bool(announce)
         self.max_turns = top
         self.turns = 0
         self._over = False
@@ -157,7 +171,10 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
         self.max_turns, self.turns, self._over = self._next_budget(), 0, False
-        return self._with_turns(obs), self._with_budget(info)
+        obs = self._with_turns(obs)
+        if self.announce and isinstance(obs, dict) and isinstance(obs.get("text"), str):
+            obs["text"] = f"{obs['text'].rstrip()}\n\n{budget_note(self.max_turns)}"
+        return obs, self._with_budget(info)
 
     def step(self, action: Any):
         if self._over:
@@ -202,10 +219,12 @@ class RandomBudget(TurnLimit):
     >>> env.close()
     """
 
-    def __init__(self, env: gym.Env, budget: BudgetSpec, max_budget: int | None = None) -> None:
-        RecordConstructorArgs.__init__(self, budget=budget, max_budget=max_budget)
+    def __init__(
+        self, env: gym.Env, budget: BudgetSpec, max_budget: int | None = None, announce: bool = True
+    ) -> None:
+        RecordConstructorArgs.__init__(self, budget=budget, max_budget=max_budget, announce=announce)
         self._sample, top = parse_budget(budget, max_budget)
-        self._init_budget(env, top)
+        self._init_budget(env, top, announce)
         self._top = top
         self.budget = budget
 
@@ -217,3 +236,49 @@ class RandomBudget(TurnLimit):
                 "(for a callable budget pass max_budget=...)"
             )
         return int(t)
+
+
+class TimeLimitGuard(gym.Wrapper, RecordConstructorArgs):
+    """Refuses Gymnasium's `TimeLimit` above an agentgym env, at the first reset.
+
+    ``gym.make(id, max_episode_steps=T)`` wraps the env in `TimeLimit` after the entry point
+    returns, so nothing at construction can see it; its truncation sets only ``truncated``:
+    no verdict, no ``turns_left``, no failure label. The agentgym entry point puts this guard
+    outermost, and its first reset looks up the call stack for a `TimeLimit` wrapping it.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        self._checked = False
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if not self._checked:
+            self._refuse_time_limit()
+            self._checked = True
+        return self.env.reset(seed=seed, options=options)
+
+    def _refuse_time_limit(self) -> None:
+        frame = sys._getframe(2)
+        for _ in range(64):  # the wrappers between a TimeLimit and here are a handful of frames
+            if frame is None:
+                return
+            outer = frame.f_locals.get("self")
+            if isinstance(outer, gym.wrappers.TimeLimit) and _wraps(outer, self):
+                t = outer._max_episode_steps
+                raise ConfigError(
+                    f"max_episode_steps={t} adds Gymnasium's TimeLimit, which cuts an agentgym episode "
+                    f"off with no score, no turns_left and no failure label; pass the budget instead: "
+                    f"gym.make({self.unwrapped.spec.id if self.unwrapped.spec else 'ENV_ID'!r}, budget={t}) "
+                    f"or agentgym.make(..., budget={t})"
+                )
+            frame = frame.f_back
+
+
+def _wraps(outer: gym.Env, inner: gym.Env) -> bool:
+    env = outer
+    while isinstance(env, gym.Wrapper):
+        env = env.env
+        if env is inner:
+            return True
+    return False

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import platform
 import sys
@@ -16,7 +17,20 @@ from typing import Any
 
 from agentgym.errors import AgentGymError
 
-__all__ = ["register", "cmd_setup", "cmd_doctor", "cmd_sandbox_run", "cmd_sandbox_gc", "check_backend"]
+__all__ = [
+    "register", "cmd_setup", "cmd_doctor", "cmd_sandbox_run", "cmd_sandbox_gc", "check_backend",
+    "LOCAL_BACKEND_NEEDS", "missing_local_modules",
+]
+
+LOCAL_BACKEND_NEEDS = ("pytest",)
+"""Modules the local backend's step server imports from this interpreter (Coding-v0 runs its
+tests with pytest there; the Docker images carry their own). A missing one kills the server at
+its first test run, which under RLlib showed up as a dead worker and "No samples returned"."""
+
+
+def missing_local_modules() -> list[str]:
+    """The `LOCAL_BACKEND_NEEDS` this interpreter cannot import."""
+    return [name for name in LOCAL_BACKEND_NEEDS if importlib.util.find_spec(name) is None]
 
 
 def _log(message: str) -> None:
@@ -84,6 +98,11 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
     if not result.ok:
         return False, f"the test command failed (exit {result.exit_code}): {result.text[-300:]}"
     uid, py = (result.text.split() + ["?", "?"])[:2]
+    if backend == "local" and (missing := missing_local_modules()):
+        return False, (
+            f"the sandbox starts, but {sys.executable} cannot import {', '.join(missing)}, which the "
+            f"local backend needs for Coding-v0's tests: run `{sys.executable} -m pip install {' '.join(missing)}`"
+        )
     return True, f"started in {started * 1e3:.0f} ms, step p50 {step_ms:.2f} ms, uid {uid}, python {py}"
 
 

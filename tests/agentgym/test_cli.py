@@ -120,3 +120,25 @@ def test_registered_commands_get_their_exit_code(monkeypatch):
     monkeypatch.setitem(sys.modules, "agentgym_fake_cmds", module)
     monkeypatch.setattr(cli, "COMMAND_MODULES", ("agentgym_fake_cmds",))
     assert cli.main(["fake"]) == 5
+
+
+def test_pytest_is_a_runtime_dependency_for_the_local_backend():
+    """A plain `pip install agentgym` must run Coding-v0 on the local backend, which imports pytest."""
+    import tomllib
+
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
+        deps = tomllib.load(f)["project"]["dependencies"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "pytest" for d in deps)
+
+
+def test_doctor_says_when_the_local_backend_lacks_a_module(agentgym, monkeypatch):
+    from agentgym.setup import commands
+
+    monkeypatch.setattr(commands, "LOCAL_BACKEND_NEEDS", ("pytest", "agentgym_no_such_module"))
+    ok, detail = commands.check_backend("local", "unused")
+    assert not ok and "agentgym_no_such_module" in detail and "pip install agentgym_no_such_module" in detail
+    result = agentgym("doctor", "--json")
+    local = json.loads(result.stdout)["backends"]["local"]
+    assert local["ok"] is False and "agentgym_no_such_module" in local["detail"]
+    monkeypatch.setattr(commands, "LOCAL_BACKEND_NEEDS", ("pytest",))
+    assert commands.check_backend("local", "unused")[0]

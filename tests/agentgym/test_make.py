@@ -20,6 +20,7 @@ from agentgym.wrappers import (
     ToolFailureInjector,
     TurnLimit,
 )
+from agentgym.wrappers.budget import TimeLimitGuard
 
 KV_ID = "agentgym-test/KV-v0"  # the container-free scripted family, registered like agentgym ids
 PLAIN_ID = "agentgym-test/PlainKV-v0"  # a gymnasium env with agentgym events but no AgentEnv
@@ -29,10 +30,10 @@ if KV_ID not in gym.registry:
 
 
 def layers(env):
-    """The agentgym wrapper classes of a stack, innermost first."""
+    """The agentgym wrapper classes of a stack, innermost first (the entry point's guard left out)."""
     out = []
     while isinstance(env, gym.Wrapper):
-        if type(env).__module__.startswith("agentgym."):
+        if type(env).__module__.startswith("agentgym.") and type(env) is not TimeLimitGuard:
             out.append(type(env))
         env = env.env
     return out[::-1]
@@ -66,7 +67,7 @@ def test_full_stack_order():
 def test_defaults_differ_only_in_labels_and_cost():
     assert layers(agentgym.make(KV_ID)) == [FailureLabeler, CostTracker]
     assert layers(agentgym.make(KV_ID, labels=False, cost=False)) == []
-    assert layers(gym.make(KV_ID)) == []  # plain gym.make: the bare family env
+    assert layers(gym.make(KV_ID)) == []  # plain gym.make: the family env under only TimeLimitGuard
 
 
 def test_options_work_as_gym_make_kwargs():
@@ -146,3 +147,17 @@ def test_tooluse_with_a_fault_budget_labels_and_costs():
         assert isinstance(obs["turns_left_frac"], np.ndarray)
     finally:
         env.close()
+
+
+def test_max_episode_steps_is_refused_with_a_message_naming_budget():
+    """Gymnasium's TimeLimit would cut episodes off unscored and unlabelled, with no warning."""
+    for options in ({}, {"budget": 4, "labels": True}):
+        env = gym.make(KV_ID, max_episode_steps=8, **options)
+        with pytest.raises(ConfigError, match=r"max_episode_steps=8.*budget=8"):
+            env.reset(seed=0)
+        env.close()
+    with pytest.raises(ConfigError, match="budget=3"):
+        gym.wrappers.TimeLimit(agentgym.make(KV_ID, budget=None), 3).reset(seed=0)
+    env = gym.make(KV_ID, budget=8)  # the agentgym way is untouched
+    env.reset(seed=0)
+    assert env.step("help")[-1]["budget"] == 8

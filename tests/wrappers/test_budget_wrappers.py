@@ -151,3 +151,16 @@ def test_nested_budgets_end_once_and_keep_the_inner_verdict():
     env.reset(seed=1)
     _, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
     assert truncated and info["success"] is True and reward == 1.0 and info["budget_exhausted"] is True
+
+
+def test_first_observation_states_the_budget_in_text():
+    """A text-only agent must know T before it spends a turn on help."""
+    from agentgym.wrappers.budget import budget_note
+
+    obs, _ = TurnLimit(ScriptedAgentEnv(), 8).reset(seed=0)
+    assert obs["text"].endswith(budget_note(8)) and "8 turns" in obs["text"] and "help" in budget_note(8)
+    obs, info = RandomBudget(ScriptedAgentEnv(), {"choice": [5]}).reset(seed=0)
+    assert budget_note(5) in obs["text"]
+    bare, _ = ScriptedAgentEnv().reset(seed=0)
+    quiet, _ = TurnLimit(ScriptedAgentEnv(), 8, announce=False).reset(seed=0)
+    assert quiet["text"] == bare["text"]

@@ -13,6 +13,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from agentgym.errors import ConfigError
 from agentgym.features import hash_tokens
 from agentgym.wrappers import CostTracker, FailureLabeler, NumericView, TurnLimit
+from agentgym.wrappers.budget import budget_note
 
 from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
 
@@ -28,7 +29,8 @@ def test_spaces_and_observation_content():
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     menu = info["admissible_actions"]
-    np.testing.assert_array_equal(obs["text"], hash_tokens(env.unwrapped._last_text, 32))
+    seen = f"{env.unwrapped._last_text.rstrip()}\n\n{budget_note(6)}"  # TurnLimit states T in the text
+    np.testing.assert_array_equal(obs["text"], hash_tokens(seen, 32))
     rows = obs["actions"].reshape(16, 32)
     np.testing.assert_array_equal(rows[0], hash_tokens(menu[0], 32))
     assert not rows[len(menu):].any()
