@@ -15,6 +15,7 @@ __all__ = [
     "SandboxStartFailed",
     "SandboxCrashed",
     "SandboxTimeout",
+    "ProtocolError",
     "SandboxClosed",
     "SandboxOpError",
     "ConfigError",
@@ -62,6 +63,12 @@ class SandboxCrashed(InfrastructureError):
 
 class SandboxTimeout(InfrastructureError):
     """The step server did not answer within its deadline (the command's own timeout is not this)."""
+
+
+class ProtocolError(SandboxCrashed):
+    """The step server's channel carried a frame that breaks the protocol: a reply to another request,
+    a frame over the size cap, a bad magic. The channel is unusable afterwards; the env replaces the
+    sandbox at the next reset."""
 
 
 class SandboxClosed(AgentGymError):
