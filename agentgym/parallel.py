@@ -3,6 +3,12 @@
 Pass@K asks whether any of K independent attempts succeeds; as a `pettingzoo.ParallelEnv` the K
 attempts step in lockstep, so multi-agent code (and PettingZoo's tooling) can drive them. Every
 attempt gets the same task (the first attempt draws it from the seed) and its own seed.
+
+For SuperSuit and SB3 (docs/interop.md): ``numeric=True`` gives each attempt `NumericView`'s
+Discrete actions, ``flatten=True`` turns its Dict observation into one `Box` (what
+``black_death_v3`` needs), and the env pickles by its construction arguments, so
+``concat_vec_envs_v1`` can copy it even after a reset (sandboxes never travel; copies start
+their own at their first reset).
 """
 
 from __future__ import annotations
@@ -22,8 +28,11 @@ class KAttemptsEnv(ParallelEnv):
     """``k`` attempts at one agentgym task as a PettingZoo `ParallelEnv`.
 
     Args:
-        env: an env id for `gym.make` (with ``make_kwargs``), or a callable returning a new env.
+        env: an env id for `gym.make` (with ``make_kwargs``, e.g. ``budget=8, numeric=True``),
+            or a callable returning a new env (picklable, e.g. by cloudpickle, to be copied).
         k: the number of attempts (agents ``attempt_0`` ... ``attempt_{k-1}``).
+        flatten: wrap each attempt in `gymnasium.wrappers.FlattenObservation`, so a numeric
+            Dict observation becomes one `Box` (the mask is its ``action_mask`` slice).
 
     An attempt leaves ``agents`` when its episode terminates or is truncated; the step after
     the last one leaves ``agents`` empty. ``close()`` closes every sandbox.
@@ -31,16 +40,31 @@ class KAttemptsEnv(ParallelEnv):
 
     metadata = {"name": "agentgym_k_attempts_v0", "render_modes": []}
 
-    def __init__(self, env: str | Callable[[], gym.Env], k: int = 2, **make_kwargs: Any) -> None:
+    def __init__(
+        self, env: str | Callable[[], gym.Env], k: int = 2, *, flatten: bool = False, **make_kwargs: Any
+    ) -> None:
         if not isinstance(k, int) or k < 1:
             raise ConfigError(f"k={k!r}: the number of attempts must be a positive int")
-        factory = env if callable(env) else (lambda: gym.make(env, **make_kwargs))
+        self._args = (env, k, flatten, make_kwargs)
         self.possible_agents = [f"attempt_{i}" for i in range(k)]
         self.agents: list[str] = []
-        self._envs = {agent: factory() for agent in self.possible_agents}
+        self._envs = {agent: self._make_one() for agent in self.possible_agents}
         self.observation_spaces = {a: e.observation_space for a, e in self._envs.items()}
         self.action_spaces = {a: e.action_space for a, e in self._envs.items()}
         self.render_mode = None
+
+    def _make_one(self) -> gym.Env:
+        env, _, flatten, make_kwargs = self._args
+        made = env() if callable(env) else gym.make(env, **make_kwargs)
+        return gym.wrappers.FlattenObservation(made) if flatten else made
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Only the construction arguments: live sandboxes (locks, sockets) do not pickle."""
+        return {"args": self._args}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        env, k, flatten, make_kwargs = state["args"]
+        self.__init__(env, k, flatten=flatten, **make_kwargs)
 
     def observation_space(self, agent: str) -> gym.Space:
         return self.observation_spaces[agent]

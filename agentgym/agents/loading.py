@@ -8,6 +8,8 @@ returns an object with ``reset`` and ``act``.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from typing import Any
 
 from agentgym.agents.base import Agent
@@ -25,7 +27,7 @@ def resolve_factory(spec: str) -> Any:
         raise ConfigError(f"agent {spec!r}: choose one of {BUILTIN_AGENTS} or give 'package.module:factory'")
     module_name, _, attr = spec.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _import_from_cwd_too(module_name)
     except ImportError as exc:
         raise ConfigError(f"agent {spec!r}: cannot import {module_name!r} ({exc}); is it on PYTHONPATH?") from exc
     factory: Any = module
@@ -34,6 +36,19 @@ def resolve_factory(spec: str) -> Any:
         if factory is None:
             raise ConfigError(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
     return factory
+
+
+def _import_from_cwd_too(module_name: str) -> Any:
+    """Import ``module_name``, looking in the current directory too, as ``python -m`` does (the
+    ``agentgym`` console script's path holds only its own folder). Workers inherit the path."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        if exc.name != module_name.split(".")[0] or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.insert(0, cwd)
+        return importlib.import_module(module_name)
 
 
 def check_agent(spec: str, **kwargs: Any) -> None:

@@ -59,13 +59,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--faults", default=None, metavar="SPEC",
                    help="fault spec, e.g. tool_error@turn=1; every episode also runs clean for the paired recovery rate")
     p.add_argument("--workers", type=int, default=1, help="worker processes or Ray actors (default 1)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="execution backend (default local)")
-    p.add_argument("--sandbox", choices=("auto", "docker", "local"), default="auto", help="sandbox backend (default auto)")
+    p.add_argument("--executor", choices=("local", "ray"), default=None,
+                   help="where episodes run: a local process pool or Ray actors (default local)")
+    p.add_argument("--sandbox", choices=("auto", "docker", "local"), default="auto",
+                   help="sandbox backend, what backend= means elsewhere in agentgym (default auto)")
+    p.add_argument("--backend", choices=("local", "ray"), default=None, help=argparse.SUPPRESS)  # old --executor
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retries", type=int, default=2, help="retries of an episode after an infrastructure failure")
     p.add_argument("--t-ref", type=int, default=None, help="budget extrapolation reference T (default the largest T)")
     p.add_argument("--out", required=True, help="output folder (an existing run there is resumed)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress (a bar on a terminal; a line per 10%% of episodes in a log)")
     p.add_argument("--no-report", action="store_true", help="write episodes and summary only (render later with `agentgym report`)")
     p.set_defaults(func=_cmd_eval)
 
@@ -90,10 +94,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     elif args.base_url or args.model:
         print("error: --base-url/--model apply to --agent openai only", file=sys.stderr)
         return 2
+    if args.backend is not None:
+        print("agentgym eval: --backend is now --executor (where episodes run); the sandbox is --sandbox",
+              file=sys.stderr)
+        args.executor = args.executor or args.backend
+    args.executor = args.executor or "local"
     command = _command_line(args)
     result = evaluate(
         args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
-        faults=args.faults, workers=args.workers, backend=args.backend, seed=args.seed, out=args.out,
+        faults=args.faults, workers=args.workers, executor=args.executor, seed=args.seed, out=args.out,
         sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
         progress=not args.no_progress, report=not args.no_report, command=command,
     )
@@ -116,7 +125,7 @@ def _command_line(args: argparse.Namespace) -> str:
             parts.append(f"{flag} {shlex.quote(value)}")
     parts += [f"--k {','.join(map(str, args.k))}", f"--t {','.join(map(str, args.t))}"]
     for flag, value in (("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
-                        ("--workers", args.workers), ("--backend", args.backend), ("--sandbox", args.sandbox),
+                        ("--workers", args.workers), ("--executor", args.executor), ("--sandbox", args.sandbox),
                         ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):
         if value is not None:
             parts.append(f"{flag} {shlex.quote(str(value))}")

@@ -21,7 +21,8 @@ def _name(path: Path) -> str:
 
 
 def compare_markdown(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> str:
-    """Side-by-side tables: pass@K(T) of A and B and their difference, per shared group and condition."""
+    """Side-by-side tables: pass@K(T), pass^k(T) of A and B and their difference, per shared
+    group and condition, then time to recover under faults."""
     ks = sorted(set(map(int, a["config"]["ks"])) & set(map(int, b["config"]["ks"])))
     ts = sorted(set(map(int, a["config"]["ts"])) & set(map(int, b["config"]["ts"])))
     if not ks or not ts:
@@ -37,13 +38,18 @@ def compare_markdown(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str
             continue
         for group in [g for g in a["results"][cond] if g in b["results"][cond]]:
             ra, rb = a["results"][cond][group], b["results"][cond][group]
-            L += [f"## {group}, {cond}", "", "Pass@K: A | B | B - A (95% bootstrap intervals in brackets)", "",
-                  "| K | T | A | B | B - A |", "|---|---|---|---|---|"]
-            for k in ks:
-                for t in ts:
-                    ca, cb = ra["pass"][str(t)][str(k)], rb["pass"][str(t)][str(k)]
-                    diff = "–" if ca["mean"] is None or cb["mean"] is None else f"{cb['mean'] - ca['mean']:+.2f}"
-                    L.append(f"| {k} | {t} | {_cell(ca)} | {_cell(cb)} | {diff} |")
+            L += [f"## {group}, {cond}", ""]
+            for key, label in (("pass", "Pass@K"), ("pass_hat", "pass^k (all K attempts succeed)")):
+                if key not in ra or key not in rb:
+                    continue
+                L += [f"{label}: A | B | B - A (95% bootstrap intervals in brackets)", "",
+                      "| K | T | A | B | B - A |", "|---|---|---|---|---|"]
+                for k in ks:
+                    for t in ts:
+                        ca, cb = ra[key][str(t)][str(k)], rb[key][str(t)][str(k)]
+                        diff = "–" if ca["mean"] is None or cb["mean"] is None else f"{cb['mean'] - ca['mean']:+.2f}"
+                        L.append(f"| {k} | {t} | {_cell(ca)} | {_cell(cb)} | {diff} |")
+                L.append("")
             L += ["", "| T | exhaustion A | exhaustion B | extrapolation A | extrapolation B | latency p50 A | latency p50 B |",
                   "|---|---|---|---|---|---|---|"]
             for t in ts:
@@ -51,7 +57,26 @@ def compare_markdown(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str
                          f"{_f(ra['extrapolation'].get(str(t)))} | {_f(rb['extrapolation'].get(str(t)))} | "
                          f"{_f(ra['latency'].get(str(t), {}).get('p50'), 3)} | {_f(rb['latency'].get(str(t), {}).get('p50'), 3)} |")
             L.append("")
+    L += _recover_table(a, b, ts)
     return "\n".join(L).rstrip() + "\n"
+
+
+def _recover_table(a: dict[str, Any], b: dict[str, Any], ts: list[int]) -> list[str]:
+    """Time to recover (turns from the fault to the next successful tool call) of A and B per T."""
+    L: list[str] = []
+    for group in [g for g in a.get("recovery", {}) if g in b.get("recovery", {})]:
+        ra, rb = a["recovery"][group]["by_t"], b["recovery"][group]["by_t"]
+        rows = [(t, (ra.get(str(t)) or {}).get("time_to_recover") or {}, (rb.get(str(t)) or {}).get("time_to_recover") or {})
+                for t in ts]
+        if not any(x.get("episodes") or y.get("episodes") for _, x, y in rows):
+            continue
+        L += [f"## {group}, time to recover", "",
+              "| T | recovered A | recovered B | mean turns A | mean turns B | p90 A | p90 B |", "|---|---|---|---|---|---|---|"]
+        for t, x, y in rows:
+            L.append(f"| {t} | {_f(x.get('recovered'))} | {_f(y.get('recovered'))} | {_f(x.get('mean'))} | "
+                     f"{_f(y.get('mean'))} | {_f(x.get('p90'), 1)} | {_f(y.get('p90'), 1)} |")
+        L.append("")
+    return L
 
 
 def _cell(c: dict[str, Any]) -> str:

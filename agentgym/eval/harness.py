@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,10 @@ from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, r
 from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local, resolve_env_id
 from agentgym.eval.summary import summarize
 
-__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTION_BACKENDS"]
+__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTORS"]
 
-EXECUTION_BACKENDS = ("local", "ray")
+EXECUTORS = ("local", "ray")
+"""Where episodes run: a local process pool or Ray actors (``executor=``, ``--executor``)."""
 
 
 @dataclass
@@ -117,11 +119,12 @@ def evaluate(
     tasks: int | Sequence[str] | None = None,
     faults: str | None = None,
     workers: int = 1,
-    backend: str = "local",
+    executor: str = "local",
     seed: int = 0,
     out: str | os.PathLike[str] | None = None,
     *,
     sandbox: str = "auto",
+    backend: str | None = None,
     agent_kwargs: Mapping[str, Any] | None = None,
     env_kwargs: Mapping[str, Any] | None = None,
     retries: int = 2,
@@ -134,8 +137,10 @@ def evaluate(
     """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
 
     ``agent``: a name for `load_agent` (with ``agent_kwargs``), an agent instance (copied into
-    each worker) or a zero-argument factory. ``backend`` is the execution backend (``local``
-    process pool or ``ray``); ``sandbox`` the sandbox backend (``auto``/``docker``/``local``).
+    each worker) or a zero-argument factory. ``executor`` says where episodes run (``local``
+    process pool or ``ray``); ``sandbox`` is the sandbox backend (``auto``/``docker``/``local``),
+    what ``backend=`` means everywhere else in agentgym. ``backend="ray"`` is still read as the
+    executor, with a DeprecationWarning.
     ``retries``: attempts after an infrastructure failure before the episode is recorded as one.
     ``t_ref``: the budget that budget extrapolation divides by (default the largest T).
     """
@@ -147,8 +152,12 @@ def evaluate(
     n = int(n) if n is not None else max(ks_)
     if n < max(ks_):
         raise ConfigError(f"n={n} samples per cell is below the largest k={max(ks_)}; pass n >= {max(ks_)}")
-    if backend not in EXECUTION_BACKENDS:
-        raise ConfigError(f"backend={backend!r}; choose one of {EXECUTION_BACKENDS} (the sandbox is chosen by sandbox=)")
+    if backend is not None:  # the old name of executor
+        warnings.warn("evaluate(backend=...) is now executor=...; the sandbox backend is sandbox=...",
+                      DeprecationWarning, stacklevel=2)
+        executor = backend
+    if executor not in EXECUTORS:
+        raise ConfigError(f"executor={executor!r}; choose one of {EXECUTORS} (the sandbox is chosen by sandbox=)")
     if faults:
         _check_faults(faults)
     entries = {e: env_entry(e) for e in envs}
@@ -157,7 +166,7 @@ def evaluate(
     config: dict[str, Any] = {
         "envs": envs, "agent": agent_name, "agent_kwargs": _public_kwargs(agent_kwargs or {}),
         "ks": ks_, "ts": ts_, "n": n, "split": split, "tasks": env_tasks, "faults": faults or "",
-        "seed": int(seed), "workers": int(workers), "backend": backend, "sandbox": sandbox,
+        "seed": int(seed), "workers": int(workers), "executor": executor, "sandbox": sandbox,
         "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
         "env_kwargs": dict(env_kwargs or {}), "command": command,
     }
@@ -175,7 +184,7 @@ def evaluate(
         envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
         env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path),
     )
-    run = _backend(backend)
+    run = _executor(executor)
     fresh: list[dict[str, Any]] = []
     fh = (out_dir / "episodes.jsonl").open("a", encoding="utf-8") if out_dir is not None else None
     arrivals: list[float] = []
@@ -282,7 +291,7 @@ def _secret(name: str) -> bool:
     return name in ("key", "token", "password", "secret") or name.endswith(("_key", "_token", "_password", "_secret"))
 
 
-def _backend(name: str) -> Callable[..., Any]:
+def _executor(name: str) -> Callable[..., Any]:
     if name == "ray":
         from agentgym.eval.ray_backend import iter_ray
 
@@ -301,15 +310,45 @@ class _NoBar:
         pass
 
 
-def _progress(todo: int, total: int, enabled: bool) -> Any:
+class _LineProgress:
+    """Progress for a log file or CI (stderr is not a terminal): a plain line at most every 10%
+    of the episodes or 30 s, where tqdm would write thousands of carriage-return updates."""
+
+    def __init__(self, todo: int, total: int, file: Any) -> None:
+        self.todo, self.done, self.file = todo, 0, file
+        self.start = self.last = time.monotonic()
+        self.step = max(1, -(-todo // 10))
+        self.postfix = f" (resumed: {total - todo} of {total} already done)" if total > todo else ""
+        print(f"eval: {todo} episode(s) to run{self.postfix}", file=file, flush=True)
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.done == self.todo or self.done % self.step == 0 or now - self.last >= 30:
+            self.last = now
+            rate = self.done / max(now - self.start, 1e-9)
+            print(f"eval: {self.done}/{self.todo} episodes ({100 * self.done // max(self.todo, 1)}%), "
+                  f"{rate:.1f} ep/s{self.postfix}", file=self.file, flush=True)
+
+    def set_postfix_str(self, s: str) -> None:
+        self.postfix = f" ({s})"
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(todo: int, total: int, enabled: bool, file: Any = None) -> Any:
     if not enabled:
         return _NoBar()
+    file = sys.stderr if file is None else file
+    if not (hasattr(file, "isatty") and file.isatty()):
+        return _LineProgress(todo, total, file)
     from tqdm.auto import tqdm
 
     class _Bar(tqdm):  # no monitor thread: worker processes may be forked after the bar starts
         monitor_interval = 0
 
-    bar = _Bar(total=todo, desc="eval", unit="ep", dynamic_ncols=True, file=sys.stderr)
+    bar = _Bar(total=todo, desc="eval", unit="ep", dynamic_ncols=True, file=file)
     if total > todo:
         bar.set_postfix_str(f"resumed: {total - todo} of {total} already done")
     return bar

@@ -5,11 +5,14 @@ so a report can be rebuilt from the file alone and two runs compare on equal ter
 
 Contents:
 - `pass_at_k`: the unbiased estimator 1 - C(n-c, k) / C(n, k) of Chen et al. (2021).
-- `pass_grid`: Pass@(K,T) averaged over tasks, with a percentile bootstrap interval over tasks.
+- `pass_hat_k`: tau-bench's pass^k, C(c, k) / C(n, k): the chance that all k of k attempts succeed.
+- `pass_grid`: Pass@(K,T) (or pass^k with ``estimator=pass_hat_k``) averaged over tasks, with a
+  percentile bootstrap interval over tasks.
 - `bootstrap_mean`: that interval for any per-task score.
 - `budget_extrapolation`: success(T) / success(T_ref).
 - `recovery`: paired recovery rate (faulted vs clean on the same tasks and seeds) and the
-  natural error-recovery rate.
+  natural error-recovery rate; with the turns from the first injected fault to the first
+  successful tool call after it (HAL's time-to-recover), see `time_to_recover`.
 - `success_at_cost`, `cost_at_success`: the best pass over cells with cost <= C, and the
   cheapest cell reaching a target success.
 - `exhaustion_rate`, `category_breakdown`, `latency_percentiles`.
@@ -18,7 +21,7 @@ Contents:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,8 @@ from agentgym.wrappers.labels import CATEGORIES  # the taxonomy, in precedence o
 __all__ = [
     "CATEGORIES",
     "pass_at_k",
+    "pass_hat_k",
+    "time_to_recover",
     "task_counts",
     "bootstrap_mean",
     "pass_grid",
@@ -60,6 +65,22 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         return 1.0
     # The product form avoids huge binomials: C(n-c,k)/C(n,k) = prod_{i=n-c+1}^{n} (1 - k/i).
     return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """tau-bench's pass^k: the probability that ``k`` samples drawn without replacement from
+    ``n`` episodes, ``c`` of them successful, all succeed: C(c, k) / C(n, k).
+
+    Unbiased for p^k of a task with success probability p, unlike (c/n)^k; it measures
+    consistency where pass@k measures coverage.
+    """
+    if not 0 <= c <= n:
+        raise ValueError(f"need 0 <= c <= n, got n={n}, c={c}")
+    if not 1 <= k <= n:
+        raise ValueError(f"need 1 <= k <= n, got n={n}, k={k}")
+    if c < k:
+        return 0.0
+    return float(np.prod((c - np.arange(k)) / (n - np.arange(k))))
 
 
 def scored(records: Iterable[Record]) -> list[Record]:
@@ -106,8 +127,10 @@ def pass_grid(
     *,
     resamples: int = 2000,
     seed: int = 0,
+    estimator: Callable[[int, int, int], float] = pass_at_k,
 ) -> dict[int, dict[int, dict[str, Any]]]:
-    """Pass@(K,T): ``grid[T][K] = {"mean", "lo", "hi", "tasks", "skipped"}``.
+    """Pass@(K,T): ``grid[T][K] = {"mean", "lo", "hi", "tasks", "skipped"}``; with
+    ``estimator=pass_hat_k`` the same grid of pass^k.
 
     A task enters a cell only if it has at least K scored episodes at that T (infrastructure
     failures can leave fewer); ``skipped`` counts the tasks left out.
@@ -120,7 +143,7 @@ def pass_grid(
         counts = task_counts(by_t.get(int(t), []))
         row: dict[int, dict[str, Any]] = {}
         for k in ks:
-            values = [pass_at_k(n, c, k) for n, c in counts.values() if n >= k]
+            values = [estimator(n, c, k) for n, c in counts.values() if n >= k]
             mean, lo, hi = bootstrap_mean(values, resamples=resamples, seed=seed)
             row[int(k)] = {
                 "mean": mean,
@@ -176,8 +199,32 @@ def recovery(records: Iterable[Record]) -> dict[str, Any]:
             "natural_rate": _share(with_err),
             "fault_episodes": len(fired),
             "fault_rate": _share(fired),
+            "time_to_recover": time_to_recover(fired),
         }
     return out
+
+
+def time_to_recover(records: Iterable[Record]) -> dict[str, Any]:
+    """Turns from the first injected fault to the first successful tool call after it.
+
+    Over episodes where a fault fired (the record's ``recover_turns``: an int, or None when no
+    tool call succeeded afterwards): ``episodes``, ``recovered`` (share), ``mean``, ``p50``,
+    ``p90`` (of recovered episodes), ``hist`` (turns -> episodes) and ``never`` (episodes).
+    """
+    rs = [r for r in scored(records) if r.get("n_faults", 0) > 0 and "recover_turns" in r]
+    turns = [int(r["recover_turns"]) for r in rs if r["recover_turns"] is not None]
+    hist: dict[int, int] = defaultdict(int)
+    for t in turns:
+        hist[t] += 1
+    return {
+        "episodes": len(rs),
+        "recovered": len(turns) / len(rs) if rs else None,
+        "mean": float(np.mean(turns)) if turns else None,
+        "p50": float(np.percentile(turns, 50)) if turns else None,
+        "p90": float(np.percentile(turns, 90)) if turns else None,
+        "hist": dict(sorted(hist.items())),
+        "never": len(rs) - len(turns),
+    }
 
 
 def cell_costs(records: Iterable[Record], field: str) -> dict[int, float]:

@@ -1,8 +1,8 @@
 """The report's figures, drawn from a summary (``summary.json``) with matplotlib's Agg backend.
 
 Each function takes the summary and a path, writes one PNG and returns the path:
-`plot_pass_heatmap`, `plot_success_vs_t`, `plot_failures_per_t`, `plot_recovery`,
-`plot_success_vs_cost`, `plot_latency`. `plot_all` draws them all; `plot_compare` draws two
+`plot_pass_heatmap`, `plot_pass_hat`, `plot_success_vs_t`, `plot_failures_per_t`,
+`plot_recovery` (with the time to recover), `plot_success_vs_cost`, `plot_latency`. `plot_all` draws them all; `plot_compare` draws two
 runs side by side.
 """
 
@@ -18,7 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from agentgym.eval.metrics import CATEGORIES  # noqa: E402
 
@@ -26,6 +26,7 @@ __all__ = [
     "PLOT_FILES",
     "plot_all",
     "plot_pass_heatmap",
+    "plot_pass_hat",
     "plot_success_vs_t",
     "plot_failures_per_t",
     "plot_recovery",
@@ -37,6 +38,7 @@ __all__ = [
 
 PLOT_FILES = {
     "pass_heatmap": "pass_heatmap.png",
+    "pass_hat": "pass_hat_k.png",
     "success_vs_t": "success_vs_t.png",
     "failures_per_t": "failures_per_t.png",
     "recovery": "recovery.png",
@@ -69,10 +71,23 @@ def _ks(summary: Mapping[str, Any]) -> list[int]:
 
 
 def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    fig.tight_layout()
+    if not fig.get_constrained_layout():
+        fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
+
+
+def _log_ticks(ax: Any, values: list[float], most: int = 7) -> None:
+    """Label a log axis at the data's own values: a narrow log range otherwise shows one tick
+    label or none."""
+    vals = sorted({float(f"{v:.3g}") for v in values if v and v > 0})
+    if not vals:
+        return
+    step = max(1, -(-len(vals) // most))
+    ticks = vals[::step] if vals[::step][-1] == vals[-1] else vals[::step] + [vals[-1]]
+    ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def _num(x: Any) -> float:
@@ -90,8 +105,9 @@ def plot_pass_heatmap(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
     ks, ts = _ks(summary), _ts(summary)
     conds = list(summary["results"])
     groups = summary["config"]["envs"] + (["all"] if len(summary["config"]["envs"]) > 1 else [])
+    # at least 6.4 x 3.2 inches: a 1 x 1 grid must still fit its title and colour bar
     fig, axes = plt.subplots(len(groups), len(conds), squeeze=False, layout="constrained",
-                             figsize=(1.6 + 1.25 * len(ts) * len(conds), 0.9 + 0.8 * len(ks) * len(groups)))
+                             figsize=(max(6.4, 2.4 + 1.3 * len(ts) * len(conds)), max(3.2, 1.6 + 0.8 * len(ks) * len(groups))))
     for gi, group in enumerate(groups):
         for ci, cond in enumerate(conds):
             ax = axes[gi][ci]
@@ -113,10 +129,36 @@ def plot_pass_heatmap(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
             label = f"{cond}" + (f" ({summary['config']['faults']})" if cond == "faulted" else "")
             ax.set_title(f"{group}: {label}", fontsize=9)
     fig.colorbar(im, ax=axes, shrink=0.8, label="pass@K")
-    fig.suptitle(f"Pass@(K,T), 95% bootstrap CI over tasks: {_title(summary)}", fontsize=9)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path)
+    fig.suptitle(f"Pass@(K,T), 95% bootstrap CI over tasks\n{_title(summary)}", fontsize=9)
+    return _save(fig, path)
+
+
+def plot_pass_hat(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+    """pass^k (all K of K attempts succeed, solid) beside pass@K (any succeeds, dotted) against
+    K, one line per T: the gap is how inconsistent the agent is."""
+    group, ks, ts = main_group(summary), _ks(summary), _ts(summary)
+    conds = list(summary["results"])
+    fig, axes = plt.subplots(1, len(conds), figsize=(5.5 * len(conds), 4), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, cond in zip(axes[0], conds):
+        res = summary["results"][cond][group]
+        for i, t in enumerate(ts):
+            color = colors[i % len(colors)]
+            if "pass_hat" in res:
+                ax.plot(ks, [_num(res["pass_hat"][str(t)][str(k)]["mean"]) for k in ks], "-", marker="o",
+                        color=color, label=f"T={t} pass^k")
+            ax.plot(ks, [_num(res["pass"][str(t)][str(k)]["mean"]) for k in ks], ":", marker=".", color=color,
+                    label=f"T={t} pass@k")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.set_xlabel("attempts k")
+        ax.set_ylabel("rate")
+        ax.set_ylim(-0.03, 1.05)
+        ax.grid(alpha=0.3)
+        ax.set_title(f"pass^k (solid) and pass@k (dotted), {cond}", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(_title(summary), fontsize=9)
+    return _save(fig, path)
 
 
 def plot_success_vs_t(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
@@ -179,7 +221,7 @@ def plot_recovery(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> P
     """Success with and without injected faults per T (left) and recovery rates (right): the
     paired rate success(faulted)/success(clean), and the natural error-recovery rate."""
     group, ts = main_group(summary), _ts(summary)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (ax, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4))
     for cond, color in (("clean", "#1f77b4"), ("faulted", "#d62728")):
         if cond in summary["results"]:
             s = summary["results"][cond][group]["success"]
@@ -194,8 +236,10 @@ def plot_recovery(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> P
     ax2.plot(ts, [_num(rec.get(str(t), {}).get("natural_rate")) for t in ts], marker="x", ls=":",
              label="natural error recovery (clean)")
     if not paired:
-        ax2.text(0.5, 0.92, "no faults injected in this run (pass faults=SPEC)", transform=ax2.transAxes,
-                 ha="center", fontsize=8, color="grey")
+        hint = "no faults injected in this run:\nrerun with --faults SPEC, e.g. --faults tool_error@turn=1"
+        for a in (ax2, ax3):
+            a.text(0.5, 0.85, hint, transform=a.transAxes, ha="center", fontsize=8, color="grey")
+    _plot_time_to_recover(ax3, rec, ts)
     for a in (ax, ax2):
         a.set_xscale("log", base=2)
         a.set_xticks(ts, [str(t) for t in ts])
@@ -209,6 +253,31 @@ def plot_recovery(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> P
     ax2.set_title("recovery", fontsize=10)
     fig.suptitle(_title(summary), fontsize=9)
     return _save(fig, path)
+
+
+_TTR_BINS = ((1, "1 turn"), (2, "2 turns"), (3, "3 turns"), (None, "4+ turns"))
+
+
+def _plot_time_to_recover(ax: Any, rec: Mapping[str, Any], ts: list[int]) -> None:
+    """Per T, the share of fault episodes that recovered in 1, 2, 3, 4+ turns, or never."""
+    shares = []
+    for t in ts:
+        ttr = (rec.get(str(t)) or {}).get("time_to_recover") or {}
+        n = ttr.get("episodes") or 0
+        hist = {int(k): v for k, v in (ttr.get("hist") or {}).items()}
+        row = [hist.get(b, 0) for b, _ in _TTR_BINS[:-1]] + [sum(v for k, v in hist.items() if k >= 4), ttr.get("never", 0)]
+        shares.append([x / n if n else 0.0 for x in row])
+    colors = ("#2ca02c", "#98df8a", "#ffbb78", "#ff7f0e", "#d62728")
+    bottom = np.zeros(len(ts))
+    for i, label in enumerate([lbl for _, lbl in _TTR_BINS] + ["never"]):
+        col = np.array([row[i] for row in shares])
+        ax.bar([str(t) for t in ts], col, bottom=bottom, color=colors[i], label=label)
+        bottom += col
+    ax.set_ylim(0, 1.1)
+    ax.set_xlabel("turn budget T")
+    ax.set_ylabel("share of episodes where a fault fired")
+    ax.set_title("time to recover: fault to next successful tool call", fontsize=10)
+    ax.legend(fontsize=7, loc="upper right", ncols=2)
 
 
 def plot_success_vs_cost(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
@@ -235,8 +304,7 @@ def plot_success_vs_cost(summary: Mapping[str, Any], path: str | os.PathLike[str
             ax.step([f[0] for f in frontier], [f[1] for f in frontier], where="post", color="black", lw=1,
                     label="best at cost <= C")
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
-        ax.xaxis.set_minor_formatter(NullFormatter())
+        _log_ticks(ax, [_cell_cost(res, name, t, k) or 0.0 for t in ts for k in ks])
         ax.set_xlabel(label)
         ax.set_ylabel("pass@K")
         ax.set_ylim(-0.03, 1.05)
@@ -279,6 +347,7 @@ def plot_all(summary: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> lis
     out = Path(out_dir)
     fns = {
         "pass_heatmap": plot_pass_heatmap,
+        "pass_hat": plot_pass_hat,
         "success_vs_t": plot_success_vs_t,
         "failures_per_t": plot_failures_per_t,
         "recovery": plot_recovery,
@@ -314,6 +383,10 @@ def plot_compare(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, s
     ax.set_ylabel("pass@K")
     ax.set_ylim(-0.03, 1.05)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    handles, labels = ax.get_legend_handles_labels()
+    for style, name in (("-", names[0]), ("--", names[1])):  # say which line style is which run
+        handles.append(plt.Line2D([], [], color="black", ls=style))
+        labels.append(f"{'solid' if style == '-' else 'dashed'}: {name}")
+    ax.legend(handles, labels, fontsize=7)
     fig.suptitle(f"{names[0]} (solid) vs {names[1]} (dashed) on {group}", fontsize=9)
     return _save(fig, path)

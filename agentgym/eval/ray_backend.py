@@ -23,7 +23,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError as exc:
-        raise ConfigError("backend='ray' needs Ray: run `pip install ray` (plain ray, not ray[rllib])") from exc
+        raise ConfigError("executor='ray' needs Ray: run `pip install ray` (plain ray, not ray[rllib])") from exc
     return ray
 
 

@@ -58,12 +58,12 @@ def _f(x: Any, digits: int = 2) -> str:
     return "–" if x is None else f"{float(x):.{digits}f}"
 
 
-def _pass_table(res: Mapping[str, Any], ks: list[int], ts: list[int]) -> list[str]:
+def _pass_table(res: Mapping[str, Any], ks: list[int], ts: list[int], key: str = "pass") -> list[str]:
     lines = ["| K \\ T | " + " | ".join(str(t) for t in ts) + " |", "|---" * (len(ts) + 1) + "|"]
     for k in ks:
         row = []
         for t in ts:
-            c = res["pass"][str(t)][str(k)]
+            c = res[key][str(t)][str(k)]
             row.append("–" if c["mean"] is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]")
         lines.append(f"| **{k}** | " + " | ".join(row) + " |")
     return lines
@@ -85,7 +85,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         f"- split `{c['split']}`, {n_tasks} task(s), n = {c['n']} episodes per task and budget, "
         f"K in {ks}, T in {ts}, seed {c['seed']}",
         f"- faults: `{c['faults']}` (every episode also run clean with the same seeds)" if c["faults"] else "- faults: none",
-        f"- execution: {c['backend']} backend, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
+        f"- execution: {c.get('executor', c.get('backend'))} executor, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
         f"- episodes: {counts['episodes']} ({counts['scored']} scored, {counts['successes']} successes); "
         f"infrastructure failures: {counts['infra_errors']} (retried episodes: {counts['infra_retried']})",
     ]
@@ -102,6 +102,14 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             L += [f"**{g}, {cond}**" + (f" (`{c['faults']}`)" if cond == "faulted" else "") + "", ""]
             L += _pass_table(res, ks, ts) + [""]
     L += [f"![Pass@(K,T) heatmap]({PLOT_FILES['pass_heatmap']})", ""]
+    L += ["## pass^k (consistency)", "",
+          "tau-bench's pass^k: the chance that all K of K attempts succeed, C(c,K)/C(n,K) per task "
+          "(unbiased from n >= K episodes), averaged over tasks, with the same bootstrap interval.", ""]
+    for cond, by_group in results.items():
+        for g, res in by_group.items():
+            if "pass_hat" in res:
+                L += [f"**{g}, {cond}**", ""] + _pass_table(res, ks, ts, "pass_hat") + [""]
+    L += [f"![pass^k]({PLOT_FILES['pass_hat']})", ""]
 
     if clean:
         L += ["## Budget extrapolation", "",
@@ -139,6 +147,14 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         L.append(f"| {t} | {r.get('pairs', 0)} | {_f(r.get('success_clean'))} | {_f(r.get('success_faulted'))} | "
                  f"{_f(r.get('paired_rate'))} | {_f(r.get('paired_conditional'))} | {_f(r.get('fault_rate'))} "
                  f"({r.get('fault_episodes', 0)}) | {_f(r.get('natural_rate'))} ({r.get('natural_episodes', 0)}) |")
+    if any((r.get("time_to_recover") or {}).get("episodes") for r in rec.values()):
+        L += ["", "Time to recover: turns from the first injected fault to the first successful tool call "
+              "after it, over episodes where a fault fired.", "",
+              "| T | episodes | recovered | mean | p50 | p90 | never |", "|---|---|---|---|---|---|---|"]
+        for t in ts:
+            r = (rec.get(str(t), {}) or {}).get("time_to_recover") or {}
+            L.append(f"| {t} | {r.get('episodes', 0)} | {_f(r.get('recovered'))} | {_f(r.get('mean'))} | "
+                     f"{_f(r.get('p50'), 1)} | {_f(r.get('p90'), 1)} | {r.get('never', 0)} |")
     L += ["", f"![recovery]({PLOT_FILES['recovery']})", ""]
 
     if clean:

@@ -98,14 +98,19 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     actions: list[str] = []
     n_errors = 0
     fired: list[str] = []
+    fault_turn: int | None = None
+    recover_turns: int | None = None
     terminated = truncated = False
-    for _ in range(spec.T + 8):
+    for turn in range(1, spec.T + 9):
         action = agent.act(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
         actions.append(str(action)[:500])
         for e in info.get("events", ()):
+            if e["kind"] == "tool_call" and e["ok"] and fault_turn is not None and turn > fault_turn:
+                recover_turns = turn - fault_turn if recover_turns is None else recover_turns
             if e["kind"] == "fault_injected":
                 fired.append(e["fault"])
+                fault_turn = turn if fault_turn is None else fault_turn
             elif (e["kind"] == "action" and not e["parsed_ok"]) or (e["kind"] == "tool_call" and not e["ok"]):
                 n_errors += 1
         if terminated or truncated:
@@ -136,6 +141,7 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
         "n_errors": n_errors,
         "n_faults": len(fired),
         "faults_fired": fired,
+        "recover_turns": recover_turns,
         "cost": cost,
         "latency_s": latency,
         "actions": actions,

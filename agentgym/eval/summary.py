@@ -10,6 +10,7 @@ Layout::
     counts                   episodes, scored, infra_errors, infra_retried
     results[cond][group]     cond: "clean" | "faulted"; group: an env id or "all"
         pass[T][K]           {"mean", "lo", "hi", "tasks", "skipped"}  Pass@(K,T), bootstrap CI over tasks
+        pass_hat[T][K]       the same for pass^k (all K of K attempts succeed; tau-bench)
         success[T]           pass@1
         extrapolation[T]     success(T) / success(T_ref)
         exhaustion[T]        turn-limit exhaustion rate
@@ -18,7 +19,10 @@ Layout::
         cost[T][field]       mean per-episode cost (model_calls, env_calls, env_seconds, ..., latency_s)
         success_at_cost      {"turns" | "env_calls" | "seconds": {C: best cell with cost <= C}}
         cost_at_success      {"turns" | "env_calls" | "seconds": {target: cheapest cell}}
-    recovery[group]          paired and natural recovery rates per T (see `metrics.recovery`)
+    recovery[group]          paired and natural recovery rates per T (see `metrics.recovery`),
+                             with by_t[T].time_to_recover (see `metrics.time_to_recover`)
+
+docs/eval.md lists every field with its meaning.
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], 
     budgets = sorted({k * t for t in ts for k in ks})
     return {
         "pass": grid,
+        "pass_hat": metrics.pass_grid(rs, ks, ts, resamples=resamples, seed=seed, estimator=metrics.pass_hat_k),
         "success": success,
         "extrapolation": metrics.budget_extrapolation(success, t_ref),
         "exhaustion": metrics.exhaustion_rate(rs),

@@ -40,3 +40,25 @@ def test_attempts_share_the_task_and_finish_independently():
 def test_bad_k_is_rejected():
     with pytest.raises(ConfigError, match="k=0"):
         KAttemptsEnv(lambda: ToyEnv(backend="local"), k=0)
+
+
+def test_pickles_after_reset_and_flattens_to_box():
+    """SuperSuit's concat_vec_envs_v1 copies the env by pickling it, often after a reset."""
+    import pickle
+
+    import numpy as np
+    from gymnasium import spaces
+
+    env = KAttemptsEnv("agentgym/ToolUse-v0", k=2, flatten=True, numeric=True, budget=4, backend="local", split="test")
+    try:
+        obs, _ = env.reset(seed=0)
+        assert isinstance(env.observation_space("attempt_0"), spaces.Box)
+        assert env.observation_space("attempt_0").contains(obs["attempt_0"])
+        copy = pickle.loads(pickle.dumps(env))
+        try:
+            again, _ = copy.reset(seed=0)
+            assert np.array_equal(again["attempt_0"], obs["attempt_0"]) and copy.possible_agents == env.possible_agents
+        finally:
+            copy.close()
+    finally:
+        env.close()

@@ -84,3 +84,16 @@ def test_cli_errors_are_typed_and_say_what_to_do(tmp_path, capsys):
     assert code != 0 and "agentgym eval" in capsys.readouterr().err
     code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "random", "--model", "m", "--out", str(tmp_path)])
     assert code == 2 and "--agent openai only" in capsys.readouterr().err
+
+
+def test_cli_names_the_executor_apart_from_the_sandbox(tmp_path, capsys):
+    from agentgym.cli import build_parser, main
+
+    help_text = build_parser()._subparsers._group_actions[0].choices["eval"].format_help()
+    assert "--executor" in help_text and "--backend" not in help_text
+    base = ["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--t", "8", "--tasks", "1", "--no-progress"]
+    assert main([*base, "--executor", "local", "--out", str(tmp_path / "a")]) == 0
+    assert json.loads((tmp_path / "a" / "summary.json").read_text())["config"]["executor"] == "local"
+    capsys.readouterr()
+    assert main([*base, "--backend", "local", "--out", str(tmp_path / "b"), "--no-report"]) == 0
+    assert "--backend is now --executor" in capsys.readouterr().err

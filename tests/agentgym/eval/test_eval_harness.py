@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import sys
+from pathlib import Path
 
 import matplotlib.image
 import pytest
@@ -173,8 +175,8 @@ def test_report_files_are_written(tmp_path):
 def test_bad_arguments_fail_early(tmp_path):
     with pytest.raises(ConfigError, match="n=1"):
         evaluate(KV_ID, "oracle", ks=[1, 2], ts=[4], n=1, progress=False)
-    with pytest.raises(ConfigError, match="backend"):
-        evaluate(KV_ID, "oracle", backend="dask", progress=False)
+    with pytest.raises(ConfigError, match="executor"):
+        evaluate(KV_ID, "oracle", executor="dask", progress=False)
     with pytest.raises(ConfigError, match="unknown env id"):
         evaluate("test/Nope-v0", "oracle", progress=False)
     with pytest.raises(ConfigError):
@@ -189,3 +191,90 @@ def test_a_broken_agent_factory_fails_once_and_never_hangs(workers, tmp_path):
         evaluate(KV_ID, "eval_envs:not_an_agent", ks=[1], ts=[4], n=1, tasks=2, workers=workers, out=tmp_path,
                  progress=False, report=False)
 
+
+
+def test_pass_hat_and_time_to_recover_reach_summary_report_and_compare(tmp_path):
+    from agentgym.eval.compare import compare
+
+    tasks = KVTasks()
+    ids = tasks.ids("test")[:3]
+    top = max(tasks.get(t).min_turns for t in ids)
+    result = evaluate(KV_ID, "oracle", ks=[1, 2], ts=[top + 2], n=2, tasks=ids, faults="tool_error@turn=1",
+                      out=tmp_path / "a", progress=False)
+    faulted = [r for r in result.records if r["faults"]]
+    # the tool error spoils the first tool call; the oracle's next one succeeds a turn later
+    assert all(r["recover_turns"] == 1 for r in faulted)
+    assert all(r["recover_turns"] is None for r in result.records if not r["faults"])
+    cell = result.summary["results"]["clean"][KV_ID]["pass_hat"][str(top + 2)]["2"]
+    assert cell["mean"] == 1.0 and cell["tasks"] == 3
+    ttr = result.summary["recovery"][KV_ID]["by_t"][str(top + 2)]["time_to_recover"]
+    assert ttr["episodes"] == 6 and ttr["recovered"] == 1.0 and ttr["hist"] == {"1": 6}
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert "## pass^k (consistency)" in report and "Time to recover" in report
+    assert (tmp_path / "a" / PLOT_FILES["pass_hat"]).stat().st_size > 0
+    text, _ = compare(tmp_path / "a", tmp_path / "a")
+    assert "pass^k (all K attempts succeed)" in text and "time to recover" in text
+
+
+def test_plots_are_readable(tmp_path, monkeypatch):
+    """The heatmap is big enough for its title; log cost axes carry several tick labels; the
+    recovery hint names the real flag; the compare legend says which line style is which run."""
+    from agentgym.eval import plots
+
+    figs = {}
+    real_save = plots._save
+
+    def keep(fig, path):  # what each figure shows, read before it is saved
+        fig.canvas.draw()
+        title = fig._suptitle
+        box, frame = (title.get_window_extent(), fig.bbox) if title is not None else (None, None)
+        figs[Path(path).name] = {
+            "texts": [t.get_text() for ax in fig.axes for t in ax.texts],
+            "ticks": [[t.get_text() for t in ax.get_xticklabels() if t.get_text()] for ax in fig.axes],
+            "legends": [ax.get_legend() for ax in fig.axes],
+            "title_inside": box is None or (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y1 <= frame.y1),
+        }
+        return real_save(fig, path)
+
+    monkeypatch.setattr(plots, "_save", keep)
+    result = evaluate(KV_ID, "random", ks=[1], ts=[4], n=1, tasks=2, out=tmp_path / "a", progress=False)
+    w, h = _png_size(tmp_path / "a" / PLOT_FILES["pass_heatmap"])
+    assert w >= 600 and h >= 300 and figs[PLOT_FILES["pass_heatmap"]]["title_inside"]
+    assert all(len(ticks) >= 1 for ticks in figs[PLOT_FILES["success_vs_cost"]]["ticks"][:3])  # one cell, labelled
+    evaluate(KV_ID, "random", ks=[1, 2, 4], ts=[2, 4, 8], n=4, tasks=2, out=tmp_path / "b", progress=False)
+    assert all(len(ticks) >= 3 for ticks in figs[PLOT_FILES["success_vs_cost"]]["ticks"][:3])
+    texts = figs[PLOT_FILES["recovery"]]["texts"]
+    assert any("--faults" in t for t in texts) and not any("faults=SPEC" in t for t in texts)
+    plots.plot_compare(result.summary, result.summary, ("A", "B"), KV_ID, tmp_path / "cmp.png")
+    legend = figs["cmp.png"]["legends"][0]
+    assert {"solid: A", "dashed: B"} <= {t.get_text() for t in legend.get_texts()}
+
+
+def test_executor_is_named_apart_from_the_sandbox_backend(tmp_path):
+    """backend= means the sandbox everywhere in agentgym; where episodes run is executor=."""
+    result = evaluate(KV_ID, "oracle", ks=[1], ts=[4], n=1, tasks=1, executor="local", out=tmp_path, progress=False)
+    assert result.summary["config"]["executor"] == "local" and "backend" not in result.summary["config"]
+    assert "local executor" in (tmp_path / "report.md").read_text()
+    with pytest.warns(DeprecationWarning, match="executor"):
+        evaluate(KV_ID, "oracle", ks=[1], ts=[4], n=1, tasks=1, backend="local", progress=False, report=False)
+
+
+def test_agent_module_is_found_in_the_current_directory(tmp_path, monkeypatch):
+    """`agentgym eval --agent my_agent:factory` from the folder holding my_agent.py (the console
+    script's sys.path does not hold the current directory), in spawned workers too."""
+    (tmp_path / "my_cwd_agent.py").write_text(
+        "from agentgym.agents import OracleAgent\n\ndef factory():\n    return OracleAgent()\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    result = evaluate(KV_ID, "my_cwd_agent:factory", ks=[1], ts=[8], n=1, tasks=2, workers=2, progress=False,
+                      report=False)
+    assert result.grid()[8] == {1: 1.0}
+
+
+def test_progress_in_a_log_is_a_few_plain_lines(capsys):
+    """In a CI log or through tee, tqdm would write a carriage-return update per episode."""
+    evaluate(KV_ID, "random", ks=[1], ts=[2, 4], n=10, tasks=3, progress=True, report=False)
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = [line for line in err.splitlines() if line.startswith("eval:")]
+    assert 2 <= len(lines) <= 12 and lines[-1].startswith("eval: 60/60 episodes (100%)")

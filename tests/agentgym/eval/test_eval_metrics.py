@@ -117,3 +117,42 @@ def test_categories_and_latency():
     assert cats["success"] == 0.25 and cats["timeout"] == 0.75 and sum(cats.values()) == pytest.approx(1.0)
     lat = metrics.latency_percentiles(rs)[2]
     assert lat["p50"] == pytest.approx(2.5) and lat["p50"] <= lat["p95"] <= lat["p99"] <= 4.0
+
+
+def brute_force_pass_hat_k(n: int, c: int, k: int) -> float:
+    """Share of all k-subsets of n episodes (c of them successes) that are all successes."""
+    outcomes = [True] * c + [False] * (n - c)
+    subsets = list(combinations(range(n), k))
+    return sum(all(outcomes[i] for i in s) for s in subsets) / len(subsets)
+
+
+@given(nck())
+@settings(max_examples=200, deadline=None)
+def test_pass_hat_k_matches_enumeration(args):
+    n, c, k = args
+    assert metrics.pass_hat_k(n, c, k) == pytest.approx(brute_force_pass_hat_k(n, c, k))
+
+
+def test_pass_hat_k_is_unbiased_where_the_plug_in_is_not():
+    # a task solved with probability 1/2, n = 2: E[pass^2] must be p^2 = 0.25
+    expected = sum(metrics.pass_hat_k(2, c, 2) * w for c, w in ((0, 0.25), (1, 0.5), (2, 0.25)))
+    assert expected == pytest.approx(0.25)
+    assert metrics.pass_hat_k(4, 4, 4) == 1.0 and metrics.pass_hat_k(4, 3, 4) == 0.0
+    with pytest.raises(ValueError):
+        metrics.pass_hat_k(2, 1, 3)
+    records = [_rec("a", 8, i, s) for i, s in enumerate((True, True, False, False))] + [_rec("b", 8, i, True) for i in range(4)]
+    grid = metrics.pass_grid(records, [1, 2, 4], [8], estimator=metrics.pass_hat_k)
+    assert grid[8][1]["mean"] == pytest.approx((0.5 + 1) / 2)
+    assert grid[8][2]["mean"] == pytest.approx((1 / 6 + 1) / 2)
+    assert grid[8][4]["mean"] == pytest.approx(0.5)
+
+
+def test_time_to_recover_distribution():
+    def faulted(i, turns, n_faults=1):
+        return _rec("a", 8, i, turns is not None, faults="f", n_faults=n_faults, recover_turns=turns)
+
+    rs = [faulted(0, 1), faulted(1, 1), faulted(2, 3), faulted(3, None), faulted(4, None, n_faults=0)]
+    ttr = metrics.time_to_recover(rs)
+    assert ttr["episodes"] == 4 and ttr["never"] == 1 and ttr["recovered"] == 0.75
+    assert ttr["hist"] == {1: 2, 3: 1} and ttr["mean"] == pytest.approx(5 / 3) and ttr["p50"] == 1.0
+    assert metrics.time_to_recover([])["recovered"] is None
