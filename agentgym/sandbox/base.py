@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import atexit
 import base64
+import hmac
 import json
+import os
+import secrets
+import select
 import threading
 import time
 import weakref
@@ -18,20 +22,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentgym.errors import SandboxClosed, SandboxCrashed, SandboxOpError, SandboxStartFailed, SandboxTimeout
+from agentgym.errors import (
+    ProtocolError,
+    SandboxClosed,
+    SandboxCrashed,
+    SandboxOpError,
+    SandboxStartFailed,
+    SandboxTimeout,
+)
 
-__all__ = ["Sandbox", "CommandResult", "ForkResult", "SERVER_SOURCE", "BOOTSTRAP", "WORKSPACE"]
+__all__ = ["Sandbox", "CommandResult", "ForkResult", "Harness", "HarnessLine", "SERVER_SOURCE", "BOOTSTRAP",
+           "WORKSPACE", "MAX_REPLY", "write_all"]
 
 SERVER_SOURCE = (Path(__file__).with_name("server.py")).read_bytes()
-# The interpreter reads the server's source from stdin, so no image needs a copy of it.
+# The interpreter reads the server's source, then its JSON config, from stdin: no image needs a copy
+# of the server, and nothing secret (the channel token) ever sits in a command line.
 BOOTSTRAP = (
-    "import sys;n=int(sys.stdin.buffer.readline());g={'__name__':'agentgym_step_server'};"
-    "exec(compile(sys.stdin.buffer.read(n),'agentgym/sandbox/server.py','exec'),g);g['main'](sys.argv[1:])"
+    "import sys;r=sys.stdin.buffer;s=r.read(int(r.readline()));c=r.read(int(r.readline()));"
+    "g={'__name__':'agentgym_step_server'};exec(compile(s,'agentgym/sandbox/server.py','exec'),g);g['main'](c)"
 )
 WORKSPACE = "/workspace"
 MAGIC = b"\x00AG1"
 _HEADER = len(MAGIC) + 8
 _GRACE = 10.0  # seconds the server may take beyond a command's own timeout
+MAX_REPLY = 256 << 20
+"""Largest reply frame the client accepts; a bigger announced size is a `ProtocolError` at once."""
 
 _LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
 
@@ -40,6 +55,23 @@ _LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
 def _close_all() -> None:
     for sandbox in list(_LIVE):
         sandbox.close()
+
+
+def write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write all of ``data`` to a non-blocking fd, waiting for room until ``deadline`` (then TimeoutError).
+
+    Every send to the server goes through here, so a server that stopped reading (stopped, stuck,
+    or a full pipe) costs at most the request's deadline, never a hang.
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError from None
+            select.select([], [fd], [], remaining)
 
 
 @dataclass(frozen=True)
@@ -92,6 +124,9 @@ class Sandbox(ABC):
         self._lock = threading.Lock()
         self._closed = False
         self._broken: str | None = None
+        self._next_id = 0
+        self._abandoned: set[int] = set()
+        self._token = ""
         self.calls = 0
         self.seconds = 0.0
         self.info: dict[str, Any] = {}
@@ -100,8 +135,8 @@ class Sandbox(ABC):
 
     # ------------------------------------------------------------ backend hooks
     @abstractmethod
-    def _send(self, data: bytes) -> None:
-        """Write raw bytes to the server's stdin."""
+    def _send(self, data: bytes, deadline: float) -> None:
+        """Write raw bytes to the server; raise TimeoutError if they are not all written by the deadline."""
 
     @abstractmethod
     def _recv(self, deadline: float) -> bytes:
@@ -117,18 +152,28 @@ class Sandbox(ABC):
         """The workspace path as the step server sees it."""
 
     # ------------------------------------------------------------ lifecycle
-    def _handshake(self) -> None:
-        """Send the server's source, then wait for its ready frame."""
-        self._send(str(len(SERVER_SOURCE)).encode() + b"\n" + SERVER_SOURCE)
+    def _handshake(self, config: dict[str, Any]) -> None:
+        """Send the server's source and config, then wait for a ready frame that carries our token."""
+        self._token = secrets.token_hex(16)
+        payload = json.dumps({**config, "token": self._token}).encode()
         deadline = time.monotonic() + self.start_timeout
         try:
-            self._await_channel(deadline)
-            self.info = self._read_reply(deadline)
-        except (SandboxCrashed, SandboxTimeout) as exc:
+            self._send(str(len(SERVER_SOURCE)).encode() + b"\n" + SERVER_SOURCE + str(len(payload)).encode()
+                       + b"\n" + payload, deadline)
+            self.info = self._await_ready(deadline)
+        except (SandboxCrashed, SandboxTimeout, OSError) as exc:
             raise SandboxStartFailed(f"the {self.backend} step server did not start: {exc}") from exc
 
-    def _await_channel(self, deadline: float) -> None:
-        """Backends whose server moves to another channel after booting switch to it here."""
+    def _read_ready(self, deadline: float) -> dict[str, Any]:
+        """The ready frame; only a peer that knows this sandbox's token is taken for its server."""
+        info = self._read_reply(deadline, 0)
+        if not isinstance(info, dict) or not hmac.compare_digest(str(info.pop("token", "")), self._token):
+            raise ProtocolError("the peer on the channel is not this sandbox's step server (wrong token)")
+        return info
+
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        """The server's ready frame; backends whose server moves to another channel switch to it here."""
+        return self._read_ready(deadline)
 
     def close(self) -> None:
         """Stop the server and remove the sandbox; safe to call twice."""
@@ -155,44 +200,88 @@ class Sandbox(ABC):
             pass
 
     # ------------------------------------------------------------ protocol
-    def request(self, op: str, wait: float = 30.0, /, **args: Any) -> Any:
-        """One round trip to the step server. Raises typed errors; a broken channel stays broken."""
+    def request(self, op: str, wait: float = 30.0, /, raw: bytes = b"", **args: Any) -> Any:
+        """One round trip to the step server. Raises typed errors; a broken channel stays broken.
+
+        ``raw`` bytes follow the frame and go, unread by the server, to the process the op names
+        (a verifier's harness). Every frame carries an id: a reply to another id is a
+        `ProtocolError`. A call interrupted while waiting (KeyboardInterrupt) leaves the channel
+        usable: its late reply is recognised by its id and dropped. One interrupted while sending
+        leaves a half-written frame, so the channel is closed and the sandbox must be replaced.
+        """
         if self._closed:
             raise SandboxClosed(f"{op} on a closed {self.backend} sandbox")
         if self._broken:
             raise SandboxCrashed(f"the sandbox is unusable after an earlier failure: {self._broken}")
-        body = json.dumps({"op": op, "args": args}, separators=(",", ":")).encode()
         start = time.perf_counter()
         with self._lock:
+            self._next_id += 1
+            rid = self._next_id
+            frame = {"id": rid, "op": op, "args": args}
+            if raw:
+                frame["raw"] = len(raw)
+            body = json.dumps(frame, separators=(",", ":")).encode()
+            deadline = time.monotonic() + wait
+            sent = False
             try:
-                self._send(MAGIC + len(body).to_bytes(8, "big") + body)
-                reply = self._read_reply(time.monotonic() + wait)
+                self._send(MAGIC + len(body).to_bytes(8, "big") + body + raw, deadline)
+                sent = True
+                reply = self._read_reply(deadline, rid)
             except (SandboxCrashed, SandboxTimeout) as exc:
-                self._broken = str(exc)
-                self._terminate()
+                self._break(str(exc))
                 raise
+            except TimeoutError:
+                self._break(f"{op}: the request could not be sent in time")
+                raise SandboxTimeout(f"the {self.backend} step server did not take the {op} request in time "
+                                     "(stopped or stuck)") from None
             except OSError as exc:
-                self._broken = f"{type(exc).__name__}: {exc}"
-                self._terminate()
+                self._break(f"{type(exc).__name__}: {exc}")
                 raise SandboxCrashed(f"the {self.backend} step server's channel broke during {op}: {exc}") from exc
+            except BaseException:
+                if sent:
+                    self._abandoned.add(rid)
+                else:
+                    self._break(f"{op} was interrupted while its request was being sent")
+                raise
             finally:
                 self.calls += 1
                 self.seconds += time.perf_counter() - start
         return reply
 
-    def _read_reply(self, deadline: float) -> Any:
+    @property
+    def broken(self) -> str | None:
+        """Why the channel is unusable, or None while it works."""
+        return self._broken
+
+    def _break(self, why: str) -> None:
+        self._broken = why
+        self._terminate()
+
+    def _read_reply(self, deadline: float, rid: int) -> Any:
+        """The reply to request ``rid``; late replies to abandoned requests are dropped on the way."""
         while True:
             if len(self._buf) >= _HEADER:
                 if self._buf[:4] != MAGIC:
-                    raise SandboxCrashed(f"the step server sent a bad frame: {bytes(self._buf[:40])!r}")
+                    raise ProtocolError(f"the step server sent a bad frame: {bytes(self._buf[:40])!r}")
                 size = int.from_bytes(self._buf[4:_HEADER], "big")
+                if size > MAX_REPLY:
+                    raise ProtocolError(f"the step server announced a {size}-byte frame (limit {MAX_REPLY})")
                 if len(self._buf) >= _HEADER + size:
                     body = bytes(self._buf[_HEADER : _HEADER + size])
                     del self._buf[: _HEADER + size]
-                    msg = json.loads(body)
-                    if not msg["ok"]:
-                        raise SandboxOpError(f"{msg['error']}: {msg['message']}")
-                    return msg["result"]
+                    try:
+                        msg = json.loads(body)
+                        got = msg["id"]
+                    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+                        raise ProtocolError(f"the step server sent an unreadable frame ({type(exc).__name__})") from None
+                    if got in self._abandoned:
+                        self._abandoned.discard(got)
+                        continue
+                    if got != rid:
+                        raise ProtocolError(f"a reply to request {got!r} arrived while waiting for request {rid}")
+                    if not msg.get("ok"):
+                        raise SandboxOpError(f"{msg.get('error')}: {msg.get('message')}")
+                    return msg.get("result")
             try:
                 chunk = self._recv(deadline)
             except TimeoutError:
@@ -278,3 +367,45 @@ class Sandbox(ABC):
             r["value"], r["error"], r["exit_code"], r["timed_out"], base64.b64decode(r["output"]), r["truncated"],
             r["seconds"],
         )
+
+    def harness(self, cmd: Sequence[str], *, env: Mapping[str, str] | None = None) -> "Harness":
+        """Start a verifier's untrusted side: a fresh process as the agent, fed and read line by line.
+
+        Every other agent process is killed first. What `Harness.send` writes travels past the
+        step server with ``splice``, so it never sits in the memory that later test runs fork from.
+        """
+        self.request("harness_start", cmd=list(cmd), env=dict(env or {}))
+        return Harness(self)
+
+
+@dataclass(frozen=True)
+class HarnessLine:
+    """One line the harness wrote, or why there is none (it exited, ran out of time, or flooded)."""
+
+    text: str
+    eof: bool
+    timed_out: bool
+    truncated: bool
+
+
+class Harness:
+    """The untrusted side of a verifier, running in the sandbox; see `Sandbox.harness`. Close it (or use ``with``)."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+
+    def talk(self, data: bytes, *, timeout: float, max_bytes: int = 16 << 20) -> HarnessLine:
+        """Write ``data`` (may be empty) to the harness's stdin, then read its next output line."""
+        r = self.sandbox.request("harness_talk", timeout + _GRACE, raw=data, timeout=timeout, max_bytes=max_bytes)
+        return HarnessLine(str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]))
+
+    def close(self) -> None:
+        """Kill the harness and every other agent process."""
+        if not self.sandbox.closed and not self.sandbox.broken:
+            self.sandbox.request("harness_stop")
+
+    def __enter__(self) -> "Harness":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,18 +1,21 @@
 """The Docker backend: one hardened container per sandbox, its step server on a private channel.
 
-The container runs with no network, a non-root user, no capabilities, no new privileges, a
-read-only root, size-capped tmpfs workspace and /tmp, and pid, memory and CPU limits, under
-``--init`` with logging off. The server boots over the attached stdio (stdin attached once,
+The container runs with no network, no new privileges, a read-only root, size-capped tmpfs
+workspace and /tmp, and pid, memory and CPU limits, under ``--init`` with logging off. Agent
+code runs as an unprivileged user with no capabilities; the step server runs as root with only
+the capabilities it needs to stay apart from it (set uid/gid for children, kill the agent's
+processes, empty what the agent made unreadable) and is not dumpable, so the agent can neither
+signal, trace nor read it. The server boots over the attached stdio (stdin attached once,
 ``stdin_once``), then connects to a unix socket this process listens on in a folder the
 container sees read-only, so steps skip dockerd's stdio proxy; the folder is deleted as soon
-as the server has connected. When the owning process dies, its end of the socket (and the
+as the server has connected, and only a peer that echoes this sandbox's secret token is taken
+for the server. When the owning process dies, its end of the socket (and the
 attach connection) closes, the server reads EOF and exits, and ``auto_remove`` deletes the
 container. Labels name the owner so `gc` can remove leftovers of dead owners.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -22,8 +25,8 @@ import threading
 import time
 from typing import Any
 
-from agentgym.errors import EngineUnreachable, ImageMissing, SandboxStartFailed
-from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox
+from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed
+from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox, write_all
 
 __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
 
@@ -31,7 +34,10 @@ LABEL = "io.agentgym.managed"
 _STDOUT = 1
 _RECV_SIZE = 1 << 18
 _CHANNEL_DIR = "/run/agentgym"
-_SEND_TIMEOUT = 60.0
+# What the root step server keeps; everything else is dropped. Agent processes run as ``user``
+# with none at all (a setuid to a non-zero uid clears them, no-new-privileges stops regaining them).
+SERVER_CAPS = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
+SCRATCH = ["/tmp", "/dev/shm", "/dev/mqueue"]
 _NUM_POOLS = 6
 _API_TIMEOUT = 120
 _clients: dict[int, Any] = {}
@@ -136,7 +142,7 @@ class DockerSandbox(Sandbox):
         pids_limit: int = 256,
         workspace_size: str = "256m",
         tmp_size: str = "128m",
-        user: str = "65534:65534",
+        user: str = "65534:65534",  # the agent's uid:gid; the step server itself runs as root
         start_timeout: float = 60.0,
         labels: dict[str, str] | None = None,
         **_ignored: object,
@@ -144,6 +150,12 @@ class DockerSandbox(Sandbox):
         import docker.errors
 
         super().__init__(start_timeout=start_timeout)
+        try:
+            agent = [int(part) for part in str(user).split(":")]
+            if len(agent) != 2 or 0 in agent:
+                raise ValueError
+        except ValueError:
+            raise SandboxStartFailed(f"user={user!r}: give the agent's numeric 'uid:gid', neither of them 0") from None
         self.image = image
         self.container: Any = None
         self._sock: Any = None
@@ -156,6 +168,7 @@ class DockerSandbox(Sandbox):
             host_config = api.create_host_config(
                 network_mode="none",
                 cap_drop=["ALL"],
+                cap_add=SERVER_CAPS,
                 security_opt=["no-new-privileges"],
                 read_only=True,
                 tmpfs={
@@ -172,13 +185,14 @@ class DockerSandbox(Sandbox):
                 # read-only: the server only connects to our socket, so it can write nothing here
                 binds={self._chan_dir: {"bind": _CHANNEL_DIR, "mode": "ro"}},
             )
-            config = json.dumps({"workspace": WORKSPACE, "container": True, "channel": f"{_CHANNEL_DIR}/s"})
+            config = {"workspace": WORKSPACE, "container": True, "channel": f"{_CHANNEL_DIR}/s",
+                      "agent": agent, "scratch": SCRATCH}
             created = api.create_container(
                 image,
-                command=["python3", "-u", "-c", BOOTSTRAP, config],
+                command=["python3", "-u", "-I", "-c", BOOTSTRAP],
                 stdin_open=True,
                 detach=False,  # with stdin_open this sets StdinOnce: EOF on our socket stops the server
-                user=user,
+                user="0:0",
                 working_dir=WORKSPACE,
                 environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
                 labels={**owner_labels(), **(labels or {})},
@@ -188,9 +202,9 @@ class DockerSandbox(Sandbox):
             sock = client.api.attach_socket(self.container.id, params={"stdin": 1, "stdout": 1, "stream": 1})
             self._sock = getattr(sock, "_sock", sock)
             self._sock_owner = sock  # keeps the HTTP response (and so the socket) alive
-            # A blocking socket and our own poll for deadlines: a socket timeout would cost two
-            # fcntl calls per settimeout and an extra poll per send and recv.
-            self._sock.settimeout(None)
+            # Non-blocking, with our own poll for deadlines (write_all for sends, poll before recv):
+            # a socket timeout would cost two fcntl calls per settimeout and an extra poll per call.
+            self._sock.setblocking(False)
             self._poller = select.poll()
             self._poller.register(self._sock.fileno(), select.POLLIN)
             self._rbuf = bytearray(_RECV_SIZE)
@@ -203,7 +217,7 @@ class DockerSandbox(Sandbox):
             self.close()
             raise SandboxStartFailed(f"could not start a container from {image!r}: {exc}") from exc
         try:
-            self._handshake()
+            self._handshake(config)
         except BaseException:
             self.close()
             raise
@@ -224,10 +238,14 @@ class DockerSandbox(Sandbox):
         path = os.path.join(self._chan_dir, "s")
         self._listener.bind(path)
         os.chmod(path, 0o777)  # the server runs as an unprivileged user
-        self._listener.listen(1)
+        self._listener.listen(8)
 
-    def _await_channel(self, deadline: float) -> None:
-        """Accept the server's connection, or notice it answered on stdout instead."""
+    def _await_ready(self, deadline: float) -> dict[str, Any]:
+        """Accept the server's connection and check its token, or notice it answered on stdout instead.
+
+        Anyone on the host may connect to the listening socket; a connection whose first frame
+        does not carry this sandbox's token is closed and the wait goes on.
+        """
         poller = select.poll()
         poller.register(self._listener.fileno(), select.POLLIN)
         poller.register(self._sock.fileno(), select.POLLIN)
@@ -235,13 +253,22 @@ class DockerSandbox(Sandbox):
             while (remaining := deadline - time.monotonic()) > 0:
                 events = dict(poller.poll(remaining * 1000))
                 if self._listener.fileno() in events:
-                    self._direct, _ = self._listener.accept()
-                    self._direct.setblocking(True)
+                    conn, _ = self._listener.accept()
+                    conn.setblocking(False)
+                    self._direct, self._buf = conn, bytearray()
                     self._poller = select.poll()
-                    self._poller.register(self._direct.fileno(), select.POLLIN)
-                    return
+                    self._poller.register(conn.fileno(), select.POLLIN)
+                    try:
+                        return self._read_ready(min(deadline, time.monotonic() + 5.0))
+                    except InfrastructureError:
+                        conn.close()  # not our server: keep waiting for it
+                        self._direct, self._buf = None, bytearray()
+                        self._poller = select.poll()
+                        self._poller.register(self._sock.fileno(), select.POLLIN)
+                        continue
                 if self._sock.fileno() in events:
-                    return  # the server stayed on stdio (or died): its frame is waiting there
+                    return self._read_ready(deadline)  # the server stayed on stdio (or died)
+            return self._read_ready(deadline)  # raises SandboxTimeout
         finally:
             self._close_listener()
 
@@ -254,16 +281,8 @@ class DockerSandbox(Sandbox):
             shutil.rmtree(self._chan_dir, ignore_errors=True)
             self._chan_dir = None
 
-    def _send(self, data: bytes) -> None:
-        chan = self._direct or self._sock
-        if len(data) <= _RECV_SIZE:  # the server drains its input before answering: never blocks
-            chan.sendall(data)
-            return
-        chan.settimeout(_SEND_TIMEOUT)  # a large payload must not hang on a stuck server
-        try:
-            chan.sendall(data)
-        finally:
-            chan.settimeout(None)
+    def _send(self, data: bytes, deadline: float) -> None:
+        write_all((self._direct or self._sock).fileno(), data, deadline)
 
     def _recv(self, deadline: float) -> bytes:
         """Next payload bytes: straight from the unix socket, or out of Docker's stdio frames."""
@@ -271,7 +290,10 @@ class DockerSandbox(Sandbox):
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._poller.poll(remaining * 1000 + 1):
                 raise TimeoutError
-            n = self._direct.recv_into(self._rbuf)
+            try:
+                n = self._direct.recv_into(self._rbuf)
+            except BlockingIOError:
+                return self._recv(deadline)
             return bytes(self._rview[:n])
         pending = self._pending
         while True:
@@ -290,7 +312,10 @@ class DockerSandbox(Sandbox):
                 raise TimeoutError
             if not self._poller.poll(remaining * 1000 + 1):
                 continue
-            n = self._sock.recv_into(self._rbuf)
+            try:
+                n = self._sock.recv_into(self._rbuf)
+            except BlockingIOError:
+                continue
             if not n:
                 return b""
             pending += self._rview[:n]

@@ -7,7 +7,6 @@ filesystem. It says so once per process.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -19,7 +18,7 @@ import time
 import warnings
 
 from agentgym.errors import SandboxStartFailed
-from agentgym.sandbox.base import BOOTSTRAP, Sandbox
+from agentgym.sandbox.base import BOOTSTRAP, Sandbox, write_all
 
 __all__ = ["LocalSandbox", "LocalSandboxWarning"]
 
@@ -62,6 +61,7 @@ class LocalSandbox(Sandbox):
         config = {
             "workspace": self._workspace,
             "container": False,
+            "scratch": [os.path.join(self._root, "tmp")],  # the commands' TMPDIR and HOME
             # The server skips `site` (-S: half its start time on a machine with many .pth
             # hooks) but gets the host's import path, so loaded tool code can import pytest.
             "sys_path": [p for p in sys.path if p and os.path.isdir(p)],
@@ -74,7 +74,7 @@ class LocalSandbox(Sandbox):
         try:
             self._err = open(os.path.join(self._root, "server.err"), "wb")
             self._proc = subprocess.Popen(
-                [python, "-S", "-u", "-c", BOOTSTRAP, json.dumps(config)],
+                [python, "-S", "-u", "-c", BOOTSTRAP],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._err,
@@ -85,11 +85,13 @@ class LocalSandbox(Sandbox):
             shutil.rmtree(self._root, ignore_errors=True)
             raise SandboxStartFailed(f"could not start the local step server with {python}: {exc}") from exc
         self._out = self._proc.stdout.fileno()  # type: ignore[union-attr]
+        self._in = self._proc.stdin.fileno()  # type: ignore[union-attr]
+        os.set_blocking(self._in, False)  # sends wait with a deadline (write_all), never block
         self._poller = select.poll()
         self._poller.register(self._out, select.POLLIN)
         self._rbuf = bytearray(1 << 18)  # reused: os.read(fd, big) would allocate per call
         try:
-            self._handshake()
+            self._handshake(config)
         except BaseException:
             self.close()
             raise
@@ -98,10 +100,8 @@ class LocalSandbox(Sandbox):
     def workspace(self) -> str:
         return self._workspace
 
-    def _send(self, data: bytes) -> None:
-        assert self._proc.stdin is not None
-        self._proc.stdin.write(data)
-        self._proc.stdin.flush()
+    def _send(self, data: bytes, deadline: float) -> None:
+        write_all(self._in, data, deadline)
 
     def _recv(self, deadline: float) -> bytes:
         remaining = deadline - time.monotonic()

@@ -6,10 +6,18 @@ than a `docker exec`. It exits when stdin closes, which is how a dead client tak
 with it. This file is sent to the interpreter over stdin at start, so images need no copy of it.
 
 Frame: ``MAGIC`` + 8-byte big-endian length + a JSON payload; binary data travels as base64.
-The real stdout is kept apart from fd 1 so stray writes by children cannot corrupt the channel.
+Every request carries an ``id`` that its reply echoes. A request may be followed by ``raw`` bytes
+that the server moves to an untrusted process with ``splice``, so they never enter this
+process's memory (which forked test runs inherit). The real stdout is kept apart from fd 1 so
+stray writes by children cannot corrupt the channel.
+
+In a container the server runs as root with a handful of capabilities and does its everyday work
+with the agent's effective uid; agent commands, test runs and verifier harnesses run with the
+agent's real uid, so an agent can neither signal, trace nor read the server (docs/security.md).
 """
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -28,19 +36,25 @@ import types
 MAGIC = b"\x00AG1"
 HEADER = struct.Struct(">Q")
 DEFAULT_MAX_OUTPUT = 1 << 20
+MAX_REQUEST = 256 << 20  # a larger announced frame is a broken or hostile peer
 CHILD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SCRATCH_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")  # agent-writable outside the workspace (container)
+PR_SET_DUMPABLE = 4
 
 
 class Server:
-    def __init__(self, workspace, container, limits):
+    def __init__(self, workspace, container, limits, agent=None, scratch=()):
         self.workspace = os.path.realpath(workspace)
         self.container = container
         self.limits = limits
+        self.agent = tuple(agent) if agent else None  # (uid, gid) agent code runs as; None: same as ours
+        self.scratch = tuple(scratch)  # folders emptied at every restore (tmp, HOME, shm)
         self.snapshots = {}
         self.modules = {}
         self.pgids = set()
+        self.harness = None
+        self.raw_left = 0
         self.in_fd = os.dup(0)
-        self.rbuf = bytearray()
         self.out_fd = os.dup(1)
         null_r = os.open(os.devnull, os.O_RDONLY)
         null_w = os.open(os.devnull, os.O_WRONLY)
@@ -48,8 +62,41 @@ class Server:
         os.dup2(null_w, 1)
         os.close(null_r)
         os.close(null_w)
-        self.my_pids = {os.getpid(), os.getppid(), 1}
         self.oom_fd = self.open_oom_toggle()
+        if self.agent:
+            self.become_agent()
+
+    # -------------------------------------------------------------- identity
+    def become_agent(self):
+        """Keep root as the real and saved uid (so we can kill, wipe and drop children to the agent)
+        but work with the agent's effective ids: files we write are the agent's, paths we follow
+        are checked with the agent's rights, and no process of the agent's uid may signal or
+        trace us (the kernel compares against our real and saved uid, which are root)."""
+        os.setgroups([])
+        set_dumpable(False)
+        os.setegid(self.agent[1])
+        os.seteuid(self.agent[0])
+
+    @contextlib.contextmanager
+    def privileged(self):
+        """Root's effective ids for a moment: killing the agent's processes, emptying what it made unreadable."""
+        if not self.agent:
+            yield
+            return
+        os.seteuid(0)
+        os.setegid(0)
+        try:
+            yield
+        finally:
+            os.setegid(self.agent[1])
+            os.seteuid(self.agent[0])
+
+    def drop_to_agent(self):
+        """In a child, before any agent code: the agent's real, effective and saved ids, no capabilities."""
+        if self.agent:
+            uid, gid = self.agent
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
 
     def open_oom_toggle(self):
         """Children must be the OOM killer's first choice, never this server.
@@ -60,7 +107,7 @@ class Server:
         """
         self.oom_base = b"0"
         try:
-            fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
+            fd = os.open("/proc/self/oom_score_adj", os.O_RDWR | os.O_CLOEXEC)
             self.oom_base = os.pread(fd, 16, 0).strip() or b"0"
             os.pwrite(fd, b"1000", 0)
             os.pwrite(fd, self.oom_base, 0)
@@ -77,16 +124,15 @@ class Server:
 
     # -------------------------------------------------------------- channel
     def read_exact(self, n):
-        """n bytes from the channel; a request usually arrives whole in one read."""
-        buf = self.rbuf
+        """Exactly n bytes from the channel, never more: bytes after a frame may be raw data that
+        must reach its destination with ``splice`` instead of passing through this process."""
+        buf = bytearray()
         while len(buf) < n:
-            chunk = os.read(self.in_fd, max(n - len(buf), 1 << 16))
+            chunk = os.read(self.in_fd, n - len(buf))
             if not chunk:
                 return None
             buf += chunk
-        data = bytes(buf[:n])
-        del buf[:n]
-        return data
+        return bytes(buf)
 
     def read_frame(self):
         head = self.read_exact(len(MAGIC) + HEADER.size)
@@ -95,6 +141,8 @@ class Server:
         if head[: len(MAGIC)] != MAGIC:
             raise SystemExit("agentgym step server: bad frame magic; closing")
         (size,) = HEADER.unpack(head[len(MAGIC):])
+        if size > MAX_REQUEST:
+            raise SystemExit("agentgym step server: a %d-byte frame is over the limit; closing" % size)
         body = self.read_exact(size)
         return None if body is None else json.loads(body)
 
@@ -121,28 +169,74 @@ class Server:
         os.close(self.out_fd)
         self.chan = chan
         self.in_fd = self.out_fd = chan.fileno()
+        os.set_inheritable(self.in_fd, False)
         return "socket"
 
-    def serve(self, channel=None):
+    def serve(self, channel=None, token=""):
         mode = self.connect_channel(channel) if channel else "stdio"
-        self.write_frame({"ok": True, "result": {"ready": True, "pid": os.getpid(), "uid": os.getuid(),
-                                                 "workspace": self.workspace, "channel": mode,
-                                                 "python": sys.version.split()[0]}})
+        # The token proves to the client that this connection is its server, not a local impostor.
+        self.write_frame({"id": 0, "ok": True, "result": {
+            "ready": True, "token": token, "pid": os.getpid(), "uid": os.getuid(), "agent_uid": os.geteuid(),
+            "workspace": self.workspace, "channel": mode, "python": sys.version.split()[0]}})
+        token = None
         while True:
             req = self.read_frame()
             if req is None:
                 break
             op = req.get("op", "")
             handler = getattr(self, "op_" + op, None)
+            self.raw_left = int(req.get("raw") or 0)
             try:
                 if handler is None:
                     raise ValueError("unknown op %r" % op)
-                reply = {"ok": True, "result": handler(**req.get("args", {}))}
+                reply = {"id": req.get("id"), "ok": True, "result": handler(**req.get("args", {}))}
             except Exception as exc:
-                reply = {"ok": False, "error": type(exc).__name__, "message": str(exc),
+                reply = {"id": req.get("id"), "ok": False, "error": type(exc).__name__, "message": str(exc),
                          "trace": traceback.format_exc(limit=4)}
+            if self.raw_left:
+                self.discard_raw()
             self.write_frame(reply)
         self.kill_children()
+
+    # -------------------------------------------------------------- raw data, never in our memory
+    def relay_raw(self, dest_fd, deadline):
+        """Move this request's raw bytes from the channel to ``dest_fd`` (a pipe) with ``splice``."""
+        poller = select.poll()
+        while self.raw_left > 0:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            try:
+                moved = os.splice(self.in_fd, dest_fd, self.raw_left, flags=os.SPLICE_F_NONBLOCK)
+            except BlockingIOError:
+                poller.register(self.in_fd, select.POLLIN)
+                poller.register(dest_fd, select.POLLOUT)
+                poller.poll(min(remaining, 0.05) * 1000)
+                poller.unregister(self.in_fd)
+                poller.unregister(dest_fd)
+                continue
+            except OSError:  # the destination is gone (EPIPE): the rest is discarded
+                return False
+            if moved == 0:
+                raise SystemExit("agentgym step server: channel closed inside raw data")
+            self.raw_left -= moved
+        return True
+
+    def discard_raw(self):
+        """Drop raw bytes nobody took, keeping the channel in step, still without reading them here."""
+        r, w = os.pipe()
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            while self.raw_left > 0:
+                moved = os.splice(self.in_fd, w, min(self.raw_left, 1 << 16))
+                if moved == 0:
+                    raise SystemExit("agentgym step server: channel closed inside raw data")
+                self.raw_left -= moved
+                while moved:
+                    moved -= os.splice(r, null, moved)
+        finally:
+            for fd in (r, w, null):
+                os.close(fd)
 
     # -------------------------------------------------------------- paths
     def path(self, rel):
@@ -153,13 +247,14 @@ class Server:
 
     # -------------------------------------------------------------- children
     def child_setup(self):
-        """In a forked child (fork_call): own process group, first in line for the OOM killer."""
+        """In a forked child (fork_call): own process group, first in line for the OOM killer, agent's ids."""
         os.setsid()
         try:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("1000")
         except OSError:
             pass
+        self.drop_to_agent()
 
     def child_env(self, extra):
         env = {"PATH": CHILD_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
@@ -170,6 +265,18 @@ class Server:
         env.update(extra or {})
         return env
 
+    def spawn(self, cmd, cwd, env, stdin, stdout, stderr):
+        """A new command in its own session, as the agent, with only the given fds."""
+        ids = {"user": self.agent[0], "group": self.agent[1]} if self.agent else {}
+        self.set_oom(b"1000")
+        try:
+            proc = subprocess.Popen(cmd, shell=isinstance(cmd, str), cwd=cwd, env=self.child_env(env), stdin=stdin,
+                                    stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True, **ids)
+        finally:
+            self.set_oom(self.oom_base)
+        self.pgids.add(proc.pid)
+        return proc
+
     def kill_group(self, pgid):
         try:
             os.killpg(pgid, signal.SIGKILL)
@@ -177,33 +284,40 @@ class Server:
             pass
 
     def kill_children(self):
+        self.harness_close()
         for pgid in list(self.pgids):
             self.kill_group(pgid)
         self.pgids.clear()
-        if self.container:  # everything but init, us and our parent belongs to an agent
-            for _ in range(50):  # again while something is left: a fork bomb forks during a pass
-                killed = self.kill_strays()
-                self.reap()
-                if not killed:
-                    break
+        if self.agent:  # every process of the agent's uid, whatever group or session it moved to
+            with self.privileged():
+                for _ in range(50):  # again while something is left: a fork bomb forks during a pass
+                    killed = self.kill_agent_processes()
+                    self.reap()
+                    if not killed:
+                        break
         self.reap()
 
-    def kill_strays(self):
-        """SIGKILL every live process of our user but the server; returns how many."""
-        me = os.getuid()
+    def kill_agent_processes(self):
+        """SIGKILL every process whose real uid is the agent's; returns how many were alive.
+
+        A zombie leader whose other threads still run is alive (it can still write files), so only
+        zombies with no thread left are skipped: they are dead, waiting for init to reap them.
+        """
+        uid = str(self.agent[0])
         killed = 0
         for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) in self.my_pids:
+            if not name.isdigit():
                 continue
             try:
-                if os.stat("/proc/" + name).st_uid != me:
+                with open("/proc/%s/status" % name, "rb") as f:
+                    status = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
+                if status.get(b"Uid", b"").split()[:1] != [uid.encode()]:
                     continue
-                with open("/proc/%s/stat" % name, "rb") as f:
-                    if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                        continue  # already dead, waiting for init to reap it
+                if status.get(b"State", b"").strip().startswith(b"Z") and int(status.get(b"Threads", b"1")) <= 1:
+                    continue
                 os.kill(int(name), signal.SIGKILL)
                 killed += 1
-            except (ProcessLookupError, PermissionError, FileNotFoundError, IndexError):
+            except (ProcessLookupError, PermissionError, FileNotFoundError, ValueError, OSError):
                 pass
         return killed
 
@@ -296,17 +410,7 @@ class Server:
 
     def op_exec(self, cmd, timeout=10.0, cwd=".", env=None, max_output=DEFAULT_MAX_OUTPUT):
         start = time.monotonic()
-        cwd = self.path(cwd)
-        self.set_oom(b"1000")
-        try:
-            proc = subprocess.Popen(
-                cmd, shell=isinstance(cmd, str), cwd=cwd, env=self.child_env(env),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                start_new_session=True, close_fds=True,
-            )
-        finally:
-            self.set_oom(self.oom_base)
-        self.pgids.add(proc.pid)
+        proc = self.spawn(cmd, self.path(cwd), env, subprocess.DEVNULL, subprocess.PIPE, subprocess.STDOUT)
         fd = proc.stdout.fileno()
         out_fd = os.dup(fd)
         proc.stdout.close()
@@ -315,6 +419,74 @@ class Server:
         return {"exit_code": code, "output": self.render(bufs[out_fd], dropped[out_fd]),
                 "truncated": bool(dropped[out_fd]), "timed_out": timed_out,
                 "seconds": time.monotonic() - start}
+
+    # -------------------------------------------------------------- untrusted harness (verifiers)
+    def op_harness_start(self, cmd, env=None):
+        """Start a verifier's untrusted side: a fresh process as the agent, talked to line by line.
+
+        Every other process of the agent is killed first: the episode is over, and nothing it left
+        running may touch the workspace or the harness while it runs.
+        """
+        self.kill_children()
+        proc = self.spawn(cmd, self.workspace, env, subprocess.PIPE, subprocess.PIPE, subprocess.DEVNULL)
+        os.set_blocking(proc.stdout.fileno(), False)
+        os.set_blocking(proc.stdin.fileno(), False)
+        self.harness = (proc, bytearray())
+        return {"pid": proc.pid}
+
+    def op_harness_talk(self, timeout=10.0, max_bytes=DEFAULT_MAX_OUTPUT):
+        """Give the harness this request's raw bytes, then return its next line of output.
+
+        ``eof`` when it exited or closed its output, ``timed_out`` past the deadline, ``truncated``
+        when a line ran past ``max_bytes``; the caller decides what each means for the verdict.
+        """
+        if self.harness is None:
+            raise RuntimeError("no harness is running")
+        proc, buf = self.harness
+        deadline = time.monotonic() + float(timeout)
+        if self.raw_left and not self.relay_raw(proc.stdin.fileno(), deadline):
+            return {"line": "", "eof": proc.poll() is not None, "timed_out": proc.poll() is None, "truncated": False}
+        fd = proc.stdout.fileno()
+        while True:
+            cut = buf.find(b"\n")
+            if cut >= 0:
+                line = bytes(buf[:cut])
+                del buf[: cut + 1]
+                return {"line": line.decode("utf-8", "replace"), "eof": False, "timed_out": False, "truncated": False}
+            if len(buf) > int(max_bytes):
+                return {"line": "", "eof": False, "timed_out": False, "truncated": True}
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return {"line": "", "eof": False, "timed_out": True, "truncated": False}
+            if not select.select([fd], [], [], remaining)[0]:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return {"line": "", "eof": True, "timed_out": False, "truncated": False}
+            buf += chunk
+
+    def op_harness_stop(self):
+        self.kill_children()
+        return True
+
+    def harness_close(self):
+        if self.harness is None:
+            return
+        proc, _ = self.harness
+        self.harness = None
+        self.kill_group(proc.pid)
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
 
     def op_read_file(self, path, max_bytes=None):
         with open(self.path(path), "rb") as f:
@@ -471,17 +643,35 @@ class Server:
             raise KeyError("no snapshot named %r" % name)
         if kill:
             self.kill_children()
+            self.wipe_scratch()
         entries, digest = self.snapshots[name]
         started = time.time_ns()
         try:
             found = self.restore_changed(name, entries)
-        except OSError:  # something odd (a folder made unwritable...): start from empty
-            self.clear_workspace()
+        except OSError:  # something odd (a folder made unreadable or unwritable...): start from empty
+            with self.privileged():
+                self.clear_workspace()
             for entry in entries:
                 self.write_entry(*entry)
             found = self.scan()
         self.remember(name, started, found)
         return digest
+
+    def wipe_scratch(self):
+        """Empty every place outside the workspace where the agent could leave something for the next episode."""
+        with self.privileged():
+            for folder in self.scratch:
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    continue
+                for name in names:
+                    try:
+                        self.remove(os.path.join(folder, name))
+                    except OSError:
+                        pass
+        if self.agent:
+            remove_sysv_ipc(self.agent[0])
 
     @staticmethod
     def checksum(entries):
@@ -520,7 +710,11 @@ class Server:
             os.chdir(cwd)
 
     def op_fork_call(self, module, func, kwargs=None, timeout=10.0, max_output=DEFAULT_MAX_OUTPUT):
-        """Run a loaded function in a forked child: a warm interpreter per run (e.g. test runs)."""
+        """Run a loaded function in a forked child: a warm interpreter per run (e.g. test runs).
+
+        The child keeps only its two pipes (as fds 1-2 and 3), drops to the agent's ids and runs
+        in its own session, so code it imports can neither write on the channel nor signal us.
+        """
         fn = self.function(module, func)
         start = time.monotonic()
         out_r, out_w = os.pipe()
@@ -528,11 +722,12 @@ class Server:
         pid = os.fork()
         if pid == 0:  # child
             try:
-                os.close(out_r)
-                os.close(val_r)
-                self.child_setup()
                 os.dup2(out_w, 1)
                 os.dup2(out_w, 2)
+                os.dup2(val_w, 3)
+                os.closerange(4, 1 << 16)  # the channel, the OOM toggle, the read ends: none is ours
+                val_w = 3
+                self.child_setup()
                 sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
                 sys.stderr = sys.stdout
                 os.chdir(self.workspace)
@@ -552,10 +747,49 @@ class Server:
         self.pgids.add(pid)
         bufs, dropped, code, timed_out = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
         raw = bytes(bufs[val_r])
-        result = json.loads(raw) if raw and not dropped[val_r] else {"error": "no result (child died)"}
+        try:
+            result = json.loads(raw) if raw and not dropped[val_r] else {"error": "no result (child died)"}
+        except ValueError:
+            result = {"error": "unreadable result"}
+        if not isinstance(result, dict):
+            result = {"error": "unreadable result"}
         return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
                 "timed_out": timed_out, "output": self.render(bufs[out_r], dropped[out_r]),
                 "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
+
+
+def set_dumpable(flag):
+    """prctl(PR_SET_DUMPABLE): a non-dumpable process cannot be traced or read through /proc by others."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(flag), 0, 0, 0)
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def remove_sysv_ipc(uid):
+    """Remove the System V shared memory, queues and semaphores a uid left (they outlive processes)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+    except (OSError, ImportError):
+        return
+    for kind, rmid in (("shm", libc.shmctl), ("msg", libc.msgctl), ("sem", libc.semctl)):
+        try:
+            with open("/proc/sysvipc/" + kind) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            uid_col = {"shm": 7, "msg": 7, "sem": 4}[kind]
+            if len(cols) > uid_col and cols[uid_col] == str(uid):
+                if kind == "sem":
+                    rmid(int(cols[1]), 0, 0)  # IPC_RMID = 0
+                else:
+                    rmid(int(cols[1]), 0, None)
 
 
 def apply_limits(limits):
@@ -566,18 +800,18 @@ def apply_limits(limits):
         resource.setrlimit(getattr(resource, name), (value, value))
 
 
-def main(argv):
-    config = json.loads(argv[0]) if argv else {}
+def main(config):
+    """``config``: JSON bytes sent after the source on stdin (never argv: agents can read /proc/*/cmdline)."""
+    config = json.loads(config)
     for entry in config.get("sys_path", []):
         if entry not in sys.path:
             sys.path.append(entry)
     workspace = config.get("workspace", os.getcwd())
     os.makedirs(workspace, exist_ok=True)
     os.chdir(workspace)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # A harness that closes its stdin must cost an EPIPE, not the server (children get SIG_DFL back).
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     apply_limits(config.get("limits", {}))
-    Server(workspace, bool(config.get("container")), config.get("limits", {})).serve(config.get("channel"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    server = Server(workspace, bool(config.get("container")), config.get("limits", {}), config.get("agent"),
+                    config.get("scratch", ()))
+    server.serve(config.get("channel"), config.get("token", ""))

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
-from agentgym.envs.coding import grammar
+from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.tasks import TIERS, Candidate, CodingTasks, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
@@ -55,8 +55,10 @@ class CodingEnv(AgentEnv):
     numbers, test reports, command output, errors that say what the grammar expects).
 
     ## Rewards
-    1.0 when the hidden tests pass at ``submit``, else 0.0. Subtask events (each bug's covering
-    tests, the visible tests) feed `ProcessReward`.
+    1.0 when the hidden tests pass at ``submit``, else 0.0, decided outside every process that
+    runs agent code: the hidden tests' operations on the reference are replayed on the agent's
+    modules and the results compared on the host (`agentgym.envs.coding.verifier`). Subtask
+    events (each bug's fix in place, the visible tests passing) feed `ProcessReward`.
 
     ## Starting State
     A task drawn from ``split`` (``train``, ``test`` or ``heldout``; held-out modules never appear
@@ -67,9 +69,10 @@ class CodingEnv(AgentEnv):
 
     ## Arguments
     ``split``, ``tiers`` (sample only these tiers), ``backend`` (``docker``, ``local``, ``auto``),
-    ``test_timeout`` and ``shell_timeout`` (seconds), ``test_runner`` (``"auto"`` calls plain test
-    functions directly with pytest's assertion rewriting; ``"pytest"`` starts a pytest session
-    per run; the verifier always uses pytest), ``score_on_truncation``, ``sandbox_options``.
+    ``test_timeout`` (seconds, for a visible test run and for the verifier's replay) and
+    ``shell_timeout``, ``test_runner`` (``"auto"`` calls plain test functions directly with
+    pytest's assertion rewriting; ``"pytest"`` starts a pytest session per run),
+    ``score_on_truncation``, ``sandbox_options``.
 
     ## Version History
     * v0: initial release.
@@ -114,6 +117,7 @@ class CodingEnv(AgentEnv):
         self._subtasks: dict[str, bool] = {}
         self._menu_cache: tuple[int, list[str]] | None = None
         self._version = 0
+        self.last_verdict: verifier.Verdict | None = None  # host-side detail of the last verification
 
     # ------------------------------------------------------------------ family hooks
     @classmethod
@@ -143,8 +147,10 @@ class CodingEnv(AgentEnv):
         return handler(**action.args)
 
     def _verify(self) -> bool:
-        r = self.sandbox.fork_call(RUNNER, "run_hidden", timeout=self.test_timeout, hidden=dict(self.task.meta["hidden"]))
-        return bool(not r.timed_out and r.error is None and r.value and r.value["passed"])
+        """The hidden tests' operations replayed on the agent's modules and compared here (verifier.py)."""
+        meta = self.task.meta
+        self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
+        return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
         if self._menu_cache is not None and self._menu_cache[0] == self._version:
@@ -282,7 +288,7 @@ class CodingEnv(AgentEnv):
         meta = self.task.meta
         r = self.sandbox.fork_call(
             RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(meta["visible_test_files"]),
-            hidden=dict(meta["hidden"]), covering=dict(meta["covering"]), runner=self.test_runner,
+            runner=self.test_runner,
         )
         if r.timed_out:
             return Outcome(f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "
@@ -293,11 +299,9 @@ class CodingEnv(AgentEnv):
                            [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")])
         self._tested = True
         result = r.value
-        for name, ok in result["covering"].items():
-            self._subtasks[name] = bool(ok)
         self._subtasks["visible_tests"] = bool(result["passed"])
         events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
-        return Outcome(r.text.rstrip("\n"), events + self._subtask_events(text_checks=False))
+        return Outcome(r.text.rstrip("\n"), events + self._subtask_events())
 
     # ------------------------------------------------------------------ state helpers
     def _read(self, path: str) -> str | None:
@@ -332,16 +336,16 @@ class CodingEnv(AgentEnv):
         seed = self.task.meta["menu_seed"]
         return [c for _, c in sorted(enumerate(cands), key=lambda ic: (seed * (ic[0] + 1) * 2654435761) % (1 << 32))]
 
-    def _subtask_events(self, text_checks: bool = True) -> list[dict[str, Any]]:
-        """Current subtask status: after edits, each bug is judged by whether its fix is in place (cheap)."""
-        if text_checks:
-            bugs = self.task.meta["bugs"]
-            for bug, fix in zip(bugs, self.task.meta["candidates"][: len(bugs)]):
-                text = self._files.get(fix.file) or ""
-                if fix.locate(text) is not None:
-                    self._subtasks[bug.subtask] = False
-                elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
-                    self._subtasks[bug.subtask] = True
+    def _subtask_events(self) -> list[dict[str, Any]]:
+        """Current subtask status: each bug counts as fixed when its fix is in place (a text check:
+        hidden tests never run during the episode), the visible tests by their last run."""
+        bugs = self.task.meta["bugs"]
+        for bug, fix in zip(bugs, self.task.meta["candidates"][: len(bugs)]):
+            text = self._files.get(fix.file) or ""
+            if fix.locate(text) is not None:
+                self._subtasks[bug.subtask] = False
+            elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
+                self._subtasks[bug.subtask] = True
         return [ev.subtask(name, done) for name, done in self._subtasks.items()]
 
 

@@ -1,9 +1,9 @@
 """The in-sandbox test runner of the coding family (stdlib + pytest only; never imports agentgym).
 
 `CodingEnv` loads this source into the sandbox's step server with `Sandbox.load_module`, so
-pytest and its built-in plugins are imported once per sandbox; every test run then happens in a
-forked copy of that warm interpreter (`Sandbox.fork_call`), which imports the agent's code
-fresh from the workspace. The report is rendered here from pytest's own reports, so it holds no
+pytest and its built-in plugins are imported once per sandbox; every visible test run then
+happens in a forked copy of that warm interpreter (`Sandbox.fork_call`, as the agent's user),
+which imports the agent's code fresh from the workspace. The report is rendered here from pytest's own reports, so it holds no
 timings or temporary paths and the same code gives the same text on every run.
 """
 
@@ -205,15 +205,13 @@ def _prepare(workspace):
         sys.path.insert(0, workspace)
 
 
-def run_visible(test_files, hidden=None, covering=None, runner="auto"):
-    """Run the visible tests (printing their report) and, silently, the bugs' covering tests.
+def run_visible(test_files, runner="auto"):
+    """Run the visible tests, printing their report; return whether they passed and their counts.
 
-    ``hidden`` maps a hidden test file name to its source; ``covering`` maps a subtask name to
-    the hidden test names that must pass for it. ``runner``: ``"pytest"`` always starts a pytest
-    session; ``"auto"`` calls plain test functions directly with pytest's assertion rewriting
-    (same verdicts and assertion messages, a tenth of the start-up cost) and falls back to
-    pytest for anything else. Returns the visible outcome counts and, per subtask, whether its
-    covering tests passed.
+    ``runner``: ``"pytest"`` always starts a pytest session; ``"auto"`` calls plain test functions
+    directly with pytest's assertion rewriting (same verdicts and assertion messages, a tenth of
+    the start-up cost) and falls back to pytest for anything else. The hidden tests never come
+    here: this runs agent code, and they must not be in any process that does (docs/security.md).
     """
     workspace = os.getcwd()
     _prepare(workspace)
@@ -224,60 +222,12 @@ def run_visible(test_files, hidden=None, covering=None, runner="auto"):
     passed = bool(visible.outcomes) and not visible.collect_errors and all(
         o in ("passed", "skipped") for o in visible.outcomes.values()
     )
-    result = {"passed": passed, "counts": _counts(visible), "covering": {}}
-    if hidden and covering:
-        outcomes = run_direct(hidden, sorted({(f, t) for tests in covering.values() for f, t in tests}))
-        if outcomes is None:  # not plain functions: let pytest run them
-            tmp = tempfile.mkdtemp(prefix="hidden-")
-            names = _write_hidden(tmp, hidden)
-            select = sorted({"%s::%s" % (names[f], t) for tests in covering.values() for f, t in tests})
-            run = _pytest(None, workspace, select=select)
-            outcomes = {} if run.collect_errors else {
-                tuple(k.split("::", 1)): o == "passed" for k, o in run.outcomes.items()}
-            outcomes = {(f[len("hidden_"):], t): ok for (f, t), ok in outcomes.items()}
-        for name, tests in covering.items():
-            result["covering"][name] = all(outcomes.get((f, t), False) for f, t in tests)
-    return result
-
-
-def run_direct(hidden, tests):
-    """Call plain test functions (no arguments, no marks) directly: ten times cheaper than a pytest session.
-
-    ``tests`` is a list of (hidden file name, test name). Returns {(file, test): passed}, or None when
-    some test is not a plain function (the caller then uses pytest, whose verdict is the same).
-    """
-    namespaces = {}
-    out = {}
-    for file, test in tests:
-        if file not in namespaces:
-            namespace = {"__name__": "hidden_" + file[:-3]}
-            try:
-                exec(compile(hidden[file], file, "exec"), namespace)
-            except BaseException:
-                namespace = None
-            namespaces[file] = namespace
-        namespace = namespaces[file]
-        if namespace is None:
-            out[(file, test)] = False
-            continue
-        fn = namespace.get(test)
-        code = getattr(fn, "__code__", None)
-        if code is None or code.co_argcount or hasattr(fn, "pytestmark") or "pytestmark" in namespace:
-            return None
-        out_fd = sys.stdout
-        sys.stdout = io.StringIO()
-        try:
-            fn()
-            out[(file, test)] = True
-        except BaseException:
-            out[(file, test)] = False
-        finally:
-            sys.stdout = out_fd
-    return out
+    return {"passed": passed, "counts": _counts(visible)}
 
 
 def run_hidden(hidden):
-    """The verifier: run every hidden test; True only when all of them ran and passed."""
+    """Every hidden test under pytest, for `build_tasks` on the host (finding which mutants the tests
+    catch). Never used in a sandbox: the env's verifier is `agentgym.envs.coding.verifier`."""
     workspace = os.getcwd()
     _prepare(workspace)
     tmp = tempfile.mkdtemp(prefix="hidden-")

@@ -296,9 +296,9 @@ def _build_task(tasks: CodingTasks, task_id: str) -> Task:
             "bugs": tuple(bugs),
             "candidates": tuple(candidates),
             "originals": originals,
-            "hidden": {m.test_file: m.tests for m in modules},
+            "hidden": {m.test_file: m.tests for m in modules},  # host-side only: see verifier.py
+            "reference": {m.name: m.source for m in modules},
             "visible_test_files": tuple(m.test_file for m in modules),
-            "covering": {b.subtask: [[f"test_{b.module}.py", t] for t in b.covering] for b in bugs},
             "menu_seed": stable_hash(task_id),
         },
     )

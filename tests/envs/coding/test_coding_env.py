@@ -249,11 +249,8 @@ def test_tier_filter_and_bad_arguments():
 
 
 def test_pytest_sessions_give_the_same_verdicts_as_direct_calls():
-    """test_runner="pytest" and the fallback for non-plain covering tests agree with the direct runner."""
-    from agentgym.envs.coding.env import RUNNER
-
+    """test_runner="pytest" agrees with the direct runner on the report and the events."""
     task = revealed_task(1)
-    (bug,) = task.meta["bugs"]
     reports = {}
     for runner in ("auto", "pytest"):
         env = CodingEnv(split="test", backend="local", test_runner=runner)
@@ -262,12 +259,6 @@ def test_pytest_sessions_give_the_same_verdicts_as_direct_calls():
             obs, _, _, _, info = env.step("test")
             lines = obs["text"].splitlines()
             reports[runner] = ([l for l in lines if l.endswith(("PASSED", "FAILED"))], lines[-1], info["events"][2:])
-            if runner == "pytest":
-                module = bug.module
-                hidden = {f"test_{module}.py": f"from {module} import *\n\ndef test_with_fixture(tmp_path):\n    assert tmp_path\n"}
-                r = env.sandbox.fork_call(RUNNER, "run_visible", test_files=list(task.meta["visible_test_files"]),
-                                          hidden=hidden, covering={"x": [[f"test_{module}.py", "test_with_fixture"]]})
-                assert r.error is None and r.value["covering"] == {"x": True}
         finally:
             env.close()
     assert reports["auto"] == reports["pytest"] and "FAILED" in " ".join(reports["auto"][0])
