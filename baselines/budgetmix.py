@@ -42,7 +42,9 @@ class Args:
     out: str = "runs/budgetmix"
     """folder for runs, checkpoints, TensorBoard logs and the report"""
     seed: int = 1
-    """seed of the run (envs, policy, sampling)"""
+    """seed of a single --schedule run (envs, policy, sampling)"""
+    seeds: str = "1,2,3"
+    """training seeds of the experiment: every schedule is trained once per seed"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
     torch_threads: int = 1
@@ -70,7 +72,9 @@ class Args:
     mix: str = "uniform:2-12"
     """the experiment's BudgetMix schedule"""
     curriculum: str = "curriculum:3-12"
-    """the experiment's increasing-horizon schedule"""
+    """the experiment's increasing-horizon schedule (linear)"""
+    curriculum_steps: str = "steps:3,6,12"
+    """the experiment's stepwise increasing-horizon schedule (empty: leave it out)"""
     curriculum_ramp: float = 0.75
     """fraction of training over which the curriculum grows T from LO to HI"""
     process_reward: float = 0.0
@@ -85,6 +89,10 @@ class Args:
     """envs stepped together (one batched forward scores all their menus)"""
     env_threads: int = 4
     """threads stepping the envs (steps wait on the sandbox process)"""
+    collect_mode: str = "async"
+    """async (a slow env step holds up only its own env; open episodes carry over) or lockstep (the batch waits for its slowest env)"""
+    test_timeout: float = 10.0
+    """Coding-v0 test and verification timeout (s) for training envs; see benchmarks/train.py for measured run times"""
     steps_per_update: int = 128
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
@@ -92,7 +100,9 @@ class Args:
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
     gamma: float = 1.0
-    """discount (the budget already charges for turns)"""
+    """discount; below 1 a turn spent costs value even when the budget allows it"""
+    turn_cost: float = 0.0
+    """reward subtracted per turn in training (0: none), so idle tests at long budgets are not free"""
     gae_lambda: float = 0.95
     """GAE lambda"""
     advantage: str = "gae"
@@ -121,17 +131,27 @@ class Args:
     """menu entries the policy scores (the rest are cut)"""
 
     # the evaluation
-    eval_ts: str = "2,3,4,8,12,16"
-    """budgets T of the evaluation grid (below, at and above the training budgets)"""
-    eval_ks: str = "1,2"
+    eval_ts: str = "2,3,5,8,12,16"
+    """budgets T of the evaluation grid (recovery needs T >= 5: patch, test, revert, patch, submit)"""
+    eval_ks: str = "1"
     """sampling breadths K of the evaluation grid"""
-    eval_n: int = 2
+    eval_n: int = 1
     """episodes per task and T (>= the largest K)"""
-    eval_tasks: int = 16
-    """held-out test tasks per env"""
-    eval_faults: str = "tool_error@turn=1"
-    """fault spec for the recovery evaluation (paired with the clean run)"""
-    eval_fault_ts: str = "4,12"
+    eval_split: str = "heldout"
+    """split of the headline numbers: heldout = modules never trained on"""
+    eval_tier: str = "one_bug"
+    """Coding-v0 tier of the primary eval list (empty: all tiers)"""
+    eval_tasks: int = 60
+    """tasks in the one fixed eval list shared by every agent and seed"""
+    eval_split2: str = "test"
+    """second column: the same agents on this split (new mutants of training modules); empty: skip"""
+    eval_split2_ts: str = "2,16"
+    """budgets of the second-split evaluation"""
+    eval_multi_tasks: int = 0
+    """multi-bug (two_bugs, cross_file) held-out tasks, reported separately (0: skip)"""
+    eval_faults: str = ""
+    """fault spec for the recovery evaluation (paired with the clean run; empty: skip)"""
+    eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
     eval_workers: int = 2
     """evaluation worker processes"""
@@ -156,10 +176,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         "t_long": 6,
         "mix": "uniform:2-6",
         "curriculum": "curriculum:3-6",
+        "curriculum_steps": "steps:3,6",
+        "seeds": "1",
         "eval_ts": "2,6",
         "eval_ks": "1,2",
         "eval_n": 2,
         "eval_tasks": 2,
+        "eval_split2_ts": "6",
+        "eval_faults": "tool_error@turn=1",
         "eval_fault_ts": "6",
         "eval_workers": 1,
         "harness_reports": False,
@@ -225,8 +249,16 @@ def make_env(
     split: str = "train",
     process_reward: float = 0.0,
     faults: str = "",
+    test_timeout: float | None = None,
 ) -> Callable[[], gym.Env]:
-    """A thunk building one training env: the agentgym wrapper stack with this budget."""
+    """A thunk building one training env: the agentgym wrapper stack with this budget.
+
+    ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
+    decoy ends in a time sized from measured test runs, not the env's 10 s default.
+    """
+    env_kwargs: dict[str, Any] = {}
+    if test_timeout is not None and env_id.endswith("Coding-v0"):
+        env_kwargs = {"test_timeout": test_timeout, "shell_timeout": test_timeout}
 
     def thunk() -> gym.Env:
         import agentgym
@@ -241,6 +273,7 @@ def make_env(
             process_reward={"weight": process_reward, "truncation_is_terminal": True} if process_reward else None,
             backend=backend,
             split=split,
+            **env_kwargs,
         )
 
     return thunk
@@ -285,6 +318,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
             backend=args.backend,
             process_reward=args.process_reward,
             faults=args.train_faults,
+            test_timeout=args.test_timeout,
         )
         for i in range(args.num_envs)
     ]
@@ -314,11 +348,11 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed + update)
     collector = EpisodeCollector(
         env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
-        threads=args.env_threads, group_size=args.group_size,
+        threads=args.env_threads, group_size=args.group_size, mode=args.collect_mode,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
     start_time, start_step = time.perf_counter(), global_step
-    rollout_seconds = 0.0
+    rollout_seconds = update_seconds = 0.0
 
     # ---------------------------------------------------------------- training loop
     try:
@@ -338,9 +372,14 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
             update += 1
             if not episodes:
                 continue
+            if args.turn_cost:
+                for ep in episodes:  # charged in training only; success is what the env says
+                    ep.rewards = [r - args.turn_cost for r in ep.rewards]
 
-            # ---- PPO update
+            # ---- PPO update (in async mode, open episodes keep stepping meanwhile)
+            t1 = time.perf_counter()
             losses = ppo_update(policy, optimizer, episodes, cfg, args.max_actions, rng)
+            update_seconds += time.perf_counter() - t1
 
             # ---- metrics
             success = float(np.mean([ep.success for ep in episodes]))
@@ -381,6 +420,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
                 args=dataclasses.asdict(args),
             )
     finally:
+        collector_timing = collector.timing()
         bar.close()
         collector.close()
         if writer is not None:
@@ -398,6 +438,11 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         "seconds": elapsed,
         "steps_per_second": (global_step - start_step) / max(elapsed, 1e-9),
         "rollout_steps_per_second": (global_step - start_step) / max(rollout_seconds, 1e-9),
+        "rollout_seconds": rollout_seconds,
+        "update_seconds": update_seconds,
+        "collect_mode": args.collect_mode,
+        "test_timeout": args.test_timeout,
+        **collector_timing,
         "infra_failures_masked": collector.infra_failures,
         "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
         "checkpoint": str(ckpt_path),

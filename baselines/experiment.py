@@ -1,14 +1,18 @@
-"""The fixed-T vs BudgetMix experiment: train four schedules at equal env steps, evaluate, report.
+"""The fixed-T vs BudgetMix experiment: train five schedules per seed at equal env steps, evaluate, report.
 
 `run_experiment` is what ``python -m baselines.budgetmix`` runs without ``--schedule``:
 
-1. trains ``fixed-T<short>``, ``fixed-T<long>``, ``budgetmix`` and ``curriculum`` with the
-   same number of environment steps and the same seed;
-2. evaluates each trained policy, and the random menu policy as the floor, with the
-   evaluation harness on held-out test tasks over the K x T grid (budgets below, between
-   and above the training budgets), then again with an injected fault at a few T (the clean
-   twins are reused, so the recovery rate is paired);
-3. writes ``OUT/report.md`` with its plots (`baselines.report`).
+1. trains ``fixed-T<short>``, ``fixed-T<long>``, ``budgetmix``, the linear ``curriculum`` and
+   the stepwise ``curriculum-steps`` with the same number of environment steps, once per
+   training seed (``--seeds``);
+2. evaluates every trained policy, the random menu policy and the scripted references on one
+   fixed list of tasks shared by all of them (``eval_task_list``): one-bug tasks of modules
+   never trained on (``--eval-split heldout``) over the T grid; then the second split (new
+   mutants of training modules) at a few T, multi-bug held-out tasks when asked, and an
+   injected fault when asked;
+3. estimates success with intervals over seeds and tasks, and the contrasts named in advance
+   (`baselines.contrasts.named_contrasts`) paired by task; probes each policy on forced states
+   (`baselines.probe`); writes ``OUT/report.md`` with its plots (`baselines.report`).
 
 Every step resumes: finished runs and episodes are skipped with ``--resume``.
 """
@@ -22,43 +26,84 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent"]
+__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "training_seeds"]
+
+MULTI_TIERS = ("two_bugs", "cross_file")
 
 
 def experiment_schedules(args: Any) -> dict[str, str]:
     """Run name -> schedule spec, in the order the report lists them."""
-    return {
+    out = {
         f"fixed-T{args.t_short}": f"fixed:{args.t_short}",
         f"fixed-T{args.t_long}": f"fixed:{args.t_long}",
         "budgetmix": args.mix,
         "curriculum": args.curriculum,
     }
+    if args.curriculum_steps:
+        out["curriculum-steps"] = args.curriculum_steps
+    return out
 
 
-def evaluate_agent(args: Any, name: str, agent: Any, out: Path) -> dict[str, Any]:
-    """Clean grid and fault runs of one agent; returns {"grid": summary, "faults": summary, "records": [...]}."""
+def training_seeds(args: Any) -> list[int]:
+    return [int(s) for s in str(args.seeds).split(",") if s.strip()]
+
+
+def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: int, seed: int = 2026) -> list[str]:
+    """One fixed list of ``n`` task ids of ``split`` (and ``tiers``), the same for every agent and seed."""
+    import gymnasium as gym
+    import numpy as np
+
+    import agentgym  # noqa: F401  (registers the ids)
+
+    kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
+    env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
+    try:
+        ids = sorted(env.unwrapped.tasks.ids(split))
+    finally:
+        env.close()
+    if n >= len(ids):
+        return ids
+    return [ids[i] for i in sorted(np.random.default_rng(seed).choice(len(ids), size=n, replace=False))]
+
+
+def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
+              faults: str | None = None, env_kwargs: dict[str, Any] | None = None, report: bool = False) -> Any:
     from agentgym.eval import evaluate
 
+    env_id = [e for e in args.env_ids.split(",") if e][0]
+    return evaluate(
+        env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=args.eval_workers,
+        seed=0, out=out, sandbox=args.backend, progress=args.progress, report=report, env_kwargs=env_kwargs,
+    )
+
+
+def evaluate_agent(args: Any, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]) -> dict[str, Any]:
+    """Every evaluation of one agent: {"grid", "records", "split2_records", "multi_records", "faults", "seconds"}.
+
+    The harness seed is the same for every agent, so each (task, T, sample) episode gets the same
+    env seed whoever plays it.
+    """
     from baselines.decisions import DecisionRecorder
 
-    env_ids = [e for e in args.env_ids.split(",") if e]
     agent = DecisionRecorder(agent)
-    common = dict(
-        split="test",
-        tasks=args.eval_tasks,
-        workers=args.eval_workers,
-        seed=args.seed,
-        sandbox=args.backend,
-        progress=args.progress,
-    )
-    grid_dir, fault_dir = out / name / "grid", out / name / "faults"
     if not args.resume:
         shutil.rmtree(out / name, ignore_errors=True)  # the harness resumes from what it finds
-    grid = evaluate(
-        env_ids, agent, ks=args.eval_ks, ts=args.eval_ts, n=args.eval_n, out=grid_dir, report=args.harness_reports, **common
-    )
+    tier = {"tiers": (args.eval_tier,)} if args.eval_tier and "Coding" in args.env_ids else None
+    grid = _evaluate(args, agent, out / name / "grid", split=args.eval_split, tasks=task_lists["primary"], ts=args.eval_ts,
+                     ks=args.eval_ks, n=args.eval_n, env_kwargs=tier, report=args.harness_reports)
     result: dict[str, Any] = {"grid": grid.summary, "records": grid.records, "seconds": grid.seconds}
+    if args.eval_split2:
+        second = _evaluate(args, agent, out / name / "split2", split=args.eval_split2, tasks=task_lists["split2"],
+                           ts=args.eval_split2_ts, ks="1", n=1, env_kwargs=tier)
+        result["split2_records"] = second.records
+        result["seconds"] += second.seconds
+    if task_lists.get("multi"):
+        multi = _evaluate(args, agent, out / name / "multi", split=args.eval_split, tasks=task_lists["multi"],
+                          ts=args.eval_ts, ks="1", n=1, env_kwargs={"tiers": MULTI_TIERS})
+        result["multi_records"] = multi.records
+        result["seconds"] += multi.seconds
     if args.eval_faults and args.eval_fault_ts:
+        grid_dir, fault_dir = out / name / "grid", out / name / "faults"
         fault_ts = {int(t) for t in args.eval_fault_ts.split(",")}
         fault_dir.mkdir(parents=True, exist_ok=True)
         if not (fault_dir / "episodes.jsonl").exists():
@@ -68,10 +113,9 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path) -> dict[str, Any
                 for r in grid.records:
                     if int(r["T"]) in fault_ts and not r.get("faults"):
                         fh.write(json.dumps(r, sort_keys=True) + "\n")
-        faulted = evaluate(
-            env_ids, agent, ks="1", ts=sorted(fault_ts), n=args.eval_n, faults=args.eval_faults, out=fault_dir,
-            report=False, **common,
-        )
+        faulted = _evaluate(args, agent, fault_dir, split=args.eval_split, tasks=task_lists["primary"],
+                            ts=",".join(map(str, sorted(fault_ts))), ks="1", n=args.eval_n, faults=args.eval_faults,
+                            env_kwargs=tier)
         result["faults"] = faulted.summary
         result["seconds"] += faulted.seconds
     return result
@@ -92,44 +136,63 @@ def run_experiment(args: Any) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     schedules = experiment_schedules(args)
+    seeds = training_seeds(args)
 
-    # ---------------------------------------------------------------- train at equal env steps
-    training: dict[str, dict[str, Any]] = {}
-    for name, spec in schedules.items():
-        print(f"[budgetmix] training {name} ({spec}) for {args.total_env_steps} env steps", flush=True)
-        training[name] = train(dataclasses.replace(args, schedule=spec), name)
-        print(
-            f"[budgetmix] {name}: {training[name]['steps_per_second']:.0f} env steps/s, "
-            f"train success {training[name]['final_train_success']:.2f}",
-            flush=True,
-        )
+    # ---------------------------------------------------------------- train at equal env steps, per seed
+    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
+    for seed in seeds:
+        for name, spec in schedules.items():
+            print(f"[budgetmix] training {name} ({spec}) seed {seed} for {args.total_env_steps} env steps", flush=True)
+            s = train(dataclasses.replace(args, schedule=spec, seed=seed), f"{name}-s{seed}")
+            training[name][seed] = s
+            print(f"[budgetmix] {name} seed {seed}: {s['steps_per_second']:.0f} env steps/s, "
+                  f"train success {s['final_train_success']:.2f}", flush=True)
     train_seconds = time.perf_counter() - started
 
-    # ---------------------------------------------------------------- evaluate on held-out tasks
-    evals: dict[str, dict[str, Any]] = {}
-    agents: dict[str, Any] = {"random": RandomAgent()}
-    for name, summary in training.items():
-        policy, ckpt = load_policy(summary["checkpoint"], "cpu")
-        agents[name] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
-    if args.eval_references and args.env_ids == "agentgym/Coding-v0":
+    # ---------------------------------------------------------------- one fixed task list for everyone
+    env_id = [e for e in args.env_ids.split(",") if e][0]
+    coding = "Coding" in env_id
+    tier = (args.eval_tier,) if args.eval_tier and coding else None
+    task_lists = {
+        "primary": eval_task_list(env_id, args.eval_split, tier, args.eval_tasks),
+        "split2": eval_task_list(env_id, args.eval_split2, tier, args.eval_tasks) if args.eval_split2 else [],
+        "multi": eval_task_list(env_id, args.eval_split, MULTI_TIERS, args.eval_multi_tasks)
+        if args.eval_multi_tasks and coding else [],
+    }
+    (out / "eval_tasks.json").write_text(json.dumps(task_lists, indent=1))
+
+    # ---------------------------------------------------------------- evaluate: references once, policies per seed
+    agents: dict[str, dict[int, Any]] = {"random": {0: RandomAgent()}}
+    for name, by_seed in training.items():
+        agents[name] = {}
+        for seed, summary in by_seed.items():
+            policy, ckpt = load_policy(summary["checkpoint"], "cpu")
+            agents[name][seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
+    if args.eval_references and coding:
         from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
 
         # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
-        agents.update({"script:hasty": HastyAgent(), "script:careful": CarefulAgent(), "script:budget-aware": BudgetAwareAgent()})
+        agents.update({"script:hasty": {0: HastyAgent()}, "script:careful": {0: CarefulAgent()},
+                       "script:budget-aware": {0: BudgetAwareAgent()}})
     eval_started = time.perf_counter()
-    for name, agent in agents.items():
-        print(f"[budgetmix] evaluating {name} over T={args.eval_ts} K={args.eval_ks}", flush=True)
-        evals[name] = evaluate_agent(args, name, agent, out / "eval")
+    evals: dict[str, dict[int, dict[str, Any]]] = {}
+    for name, by_seed in agents.items():
+        evals[name] = {}
+        for seed, agent in by_seed.items():
+            print(f"[budgetmix] evaluating {name} seed {seed} on {len(task_lists['primary'])} {args.eval_split} tasks "
+                  f"over T={args.eval_ts}", flush=True)
+            evals[name][seed] = evaluate_agent(args, f"{name}-s{seed}" if seed else name, agent, out / "eval", task_lists)
     eval_seconds = time.perf_counter() - eval_started
 
-    # ---------------------------------------------------------------- does each policy use the budget?
+    # ---------------------------------------------------------------- does each policy use the budget and the verdict?
     from baselines.probe import budget_probe
 
-    policies = {name: agents[name].policy for name in training}
+    policies = {name: agents[name][seeds[0]].policy for name in training}
     turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
     probe = budget_probe(
-        policies, [e for e in args.env_ids.split(",") if e][0], max_actions=args.max_actions,
-        turns_left=turns_left, tasks=8 if args.preset != "smoke" else 2, backend=args.backend,
+        policies, env_id, max_actions=args.max_actions, turns_left=turns_left,
+        tasks=24 if args.preset != "smoke" else 2, backend=args.backend, split=args.eval_split,
+        env_kwargs={"tiers": tier} if tier else None,
     )
 
     # ---------------------------------------------------------------- report
@@ -140,6 +203,6 @@ def run_experiment(args: Any) -> int:
         before = json.loads(timing_path.read_text())
         timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
     timing_path.write_text(json.dumps(timing, indent=1))
-    path = write_report(out, args, schedules, training, evals, timing, probe)
+    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists)
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0

@@ -5,6 +5,9 @@
 - the observation: hashed tokens of the current observation text, of everything observed so
   far in the episode, and of the actions taken so far (``3 * dim`` floats);
 - the budget: turns left and turns used, in a few scales the policy can threshold on;
+- the progress of the episode, from public events only (`PROGRESS_NAMES`): the verdict of the
+  last check (passed / failed / none), whether an edit is unverified, the last action's kind
+  and whether it failed. ``subtask`` events are never read: they reveal the answer;
 - each candidate action of ``info["admissible_actions"]``: its hashed tokens; for a unified-diff
   patch also what it *changes* (hashed tokens of the added lines minus those of the removed
   lines, and how many lines it adds or drops), since a bag of the whole diff cannot tell a fix
@@ -30,6 +33,10 @@ from agentgym.features import hash_tokens
 __all__ = [
     "FEATURES_VERSION",
     "BUDGET_FEATURES",
+    "PROGRESS_FEATURES",
+    "PROGRESS_NAMES",
+    "CANDIDATE_KINDS",
+    "ProgressTracker",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
     "EpisodeMemory",
@@ -39,15 +46,96 @@ __all__ = [
     "stack_steps",
 ]
 
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 """Bumped when the encoding or the policy's inputs change; checkpoints record it (2: patch change
-features; 3: the budget scores each candidate directly)."""
+features; 3: the budget scores each candidate directly; 4: progress from public events, and the
+candidate's kind)."""
 
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""
 
-CANDIDATE_EXTRAS = 7
+CANDIDATE_KINDS = ("test", "revert", "submit", "view")
+"""Action kinds flagged per candidate (a patch has its own flag among the first seven extras)."""
+
+CANDIDATE_EXTRAS = 7 + len(CANDIDATE_KINDS)
 """Per-candidate features besides the hashed text and change (see `EpisodeMemory.encode`)."""
+
+_LAST_KINDS = ("none", "view", "edit", "test", "revert", "other")
+PROGRESS_NAMES = (
+    "verdict_passed",  # the last check passed and nothing was edited since
+    "verdict_failed",  # the last check failed and nothing was edited since
+    "never_checked",  # no check in this episode yet
+    "unverified_edit",  # an edit was made after the last check (or with no check yet)
+    "last_check_failed",  # the last check failed, edits since or not
+    "edits_since_check",  # edits since the last check, /3, at most 1
+    "last_error",  # the last action failed (a tool error, a state mismatch, a parse error)
+    *(f"last_action_{k}" for k in _LAST_KINDS),
+)
+"""What `ProgressTracker.features` holds, in order."""
+
+PROGRESS_FEATURES = len(PROGRESS_NAMES)
+
+
+def _verb(action: str) -> str:
+    return action.split(None, 1)[0] if action.strip() else ""
+
+
+def _kind(action: str) -> str:
+    word = _verb(action)
+    return {"patch": "edit", "replace": "edit", "view": "view", "test": "test", "revert": "revert"}.get(word, "other")
+
+
+class ProgressTracker:
+    """The state of verification and editing in an episode, read from public events only.
+
+    Events used: ``verification`` (``ok``: what the check said), ``mutation`` (an edit),
+    ``tool_call`` with ``ok=False``, ``state_mismatch`` and ``action`` with ``parsed_ok=False``
+    (the last action failed). ``subtask`` events are ignored on purpose: they say which bug a
+    patch fixed, which an agent cannot observe.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.verdict: bool | None = None  # the last check's result
+        self.edits_since_check = 0
+        self.last_kind = "none"
+        self.last_error = False
+
+    def update(self, action: str | None, events: Sequence[Mapping[str, Any]]) -> None:
+        """Fold in one step: the action taken and the events its step emitted."""
+        self.last_error = False
+        for e in events:
+            kind = e.get("kind")
+            if kind == "verification":
+                self.verdict = bool(e.get("ok"))
+                self.edits_since_check = 0
+            elif kind == "mutation":
+                self.edits_since_check += 1
+            elif kind == "state_mismatch" or (kind == "tool_call" and not e.get("ok", True)) or (
+                kind == "action" and not e.get("parsed_ok", True)
+            ):
+                self.last_error = True
+        if action is not None:
+            self.last_kind = _kind(action)
+
+    def features(self) -> np.ndarray:
+        unchanged = self.edits_since_check == 0
+        last = np.array([float(self.last_kind == k) for k in _LAST_KINDS], dtype=np.float32)
+        head = np.array(
+            [
+                float(self.verdict is True and unchanged),
+                float(self.verdict is False and unchanged),
+                float(self.verdict is None),
+                float(self.edits_since_check > 0),
+                float(self.verdict is False),
+                min(self.edits_since_check, 3) / 3.0,
+                float(self.last_error),
+            ],
+            dtype=np.float32,
+        )
+        return np.concatenate([head, last])
 
 
 @lru_cache(maxsize=65_536)
@@ -139,13 +227,18 @@ class EncodedStep:
 
     observation: np.ndarray  # (3 * dim,)
     budget: np.ndarray  # (BUDGET_FEATURES,)
+    progress: np.ndarray  # (PROGRESS_FEATURES,)
     candidates: np.ndarray  # (n_actions, 2 * dim): hashed text, then the change a patch makes
     candidate_extras: np.ndarray  # (n_actions, CANDIDATE_EXTRAS)
     actions: list[str]
 
 
 class EpisodeMemory:
-    """Running features of one episode; call `reset` at episode start and `record` after each action."""
+    """Running features of one episode; call `reset` at episode start and `record` after each action.
+
+    `encode` is called once per decision point with that point's ``(obs, info)``; it folds the
+    observation, and the events of the step that led there (``info["events"]``), into memory.
+    """
 
     def __init__(self, dim: int, max_actions: int) -> None:
         self.dim = dim
@@ -158,9 +251,12 @@ class EpisodeMemory:
         self._taken: Counter[str] = Counter()
         self._last_action: str | None = None
         self._turns_used = 0
+        self.progress = ProgressTracker()
 
     def encode(self, obs: Any, info: Mapping[str, Any]) -> EncodedStep:
         """Features of the current decision point; also folds the new observation into memory."""
+        if self._turns_used:
+            self.progress.update(self._last_action, info.get("events") or [])
         current = text_features(_text(obs), self.dim)
         self._seen = self._seen + current
         seen = _unit(self._seen)
@@ -180,13 +276,14 @@ class EpisodeMemory:
                     np.array([float(a == self._last_action) for a in actions], dtype=np.float32),
                     np.array([c[1] for c in changes], dtype=np.float32),
                     np.array([c[2] for c in changes], dtype=np.float32),
+                    *(np.array([float(_verb(a) == k) for a in actions], dtype=np.float32) for k in CANDIDATE_KINDS),
                 ],
                 axis=1,
             ).astype(np.float32)
         else:
             candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
-        return EncodedStep(observation, budget, candidates, extras, actions)
+        return EncodedStep(observation, budget, self.progress.features(), candidates, extras, actions)
 
     def record(self, action: str) -> None:
         """Remember the action the agent took."""
@@ -208,6 +305,7 @@ def stack_steps(steps: Sequence[EncodedStep], max_actions: int) -> dict[str, np.
     out = {
         "observation": np.stack([s.observation for s in steps]).astype(np.float32),
         "budget": np.stack([s.budget for s in steps]).astype(np.float32),
+        "progress": np.stack([s.progress for s in steps]).astype(np.float32),
         "candidates": np.zeros((n, max_actions, dim), dtype=np.float32),
         "candidate_extras": np.zeros((n, max_actions, CANDIDATE_EXTRAS), dtype=np.float32),
         "mask": np.zeros((n, max_actions), dtype=bool),

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, FEATURES_VERSION
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, FEATURES_VERSION, PROGRESS_FEATURES
 
 __all__ = ["MenuPolicy", "pick_device", "masked_categorical"]
 
@@ -44,15 +44,17 @@ class MenuPolicy(nn.Module):
     """Scores each candidate action against the observation and budget; value from the observation.
 
     Inputs (batch B, menu size A, text dim D): ``observation`` (B, 3D), ``budget``
-    (B, BUDGET_FEATURES), ``candidates`` (B, A, 2D), ``candidate_extras`` (B, A, CANDIDATE_EXTRAS),
-    ``mask`` (B, A) bool. Output: logits (B, A) and value (B,).
+    (B, BUDGET_FEATURES), ``progress`` (B, PROGRESS_FEATURES: the last check's verdict, an
+    unverified edit, the last action's kind and error), ``candidates`` (B, A, 2D),
+    ``candidate_extras`` (B, A, CANDIDATE_EXTRAS), ``mask`` (B, A) bool. Output: logits (B, A)
+    and value (B,). `forward_batch` takes the dict `stack_steps` builds.
     """
 
     def __init__(self, dim: int = 256, hidden: int = 128) -> None:
         super().__init__()
         self.dim, self.hidden = dim, hidden
         self.state_encoder = nn.Sequential(
-            _layer(3 * dim + BUDGET_FEATURES, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
+            _layer(3 * dim + BUDGET_FEATURES + PROGRESS_FEATURES, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
         )
         # DRRN: the score is an inner product of a state and an action embedding; the action side
         # also sees how the candidate relates to the episode (overlap, repeats), the state side the budget
@@ -61,9 +63,10 @@ class MenuPolicy(nn.Module):
         # a direct linear path from the candidate alone (what a patch changes, its relation to the
         # episode): a prior over actions that generalises across tasks from the first updates
         self.prior_score = _layer(2 * dim + CANDIDATE_EXTRAS, 1, std=0.01)
-        # the budget meets each candidate directly (bilinear): "one turn left -> submit" is one
-        # weight here, where through the state MLP it must be found among every text feature
-        self.budget_score = nn.Bilinear(BUDGET_FEATURES, 2 * dim + CANDIDATE_EXTRAS, 1)
+        # the budget and the progress meet each candidate directly (bilinear): "one turn left ->
+        # submit" and "the last test failed -> revert" are one weight each here, where through
+        # the state MLP they must be found among every text feature
+        self.budget_score = nn.Bilinear(BUDGET_FEATURES + PROGRESS_FEATURES, 2 * dim + CANDIDATE_EXTRAS, 1)
         nn.init.normal_(self.budget_score.weight, std=0.01)
         nn.init.constant_(self.budget_score.bias, 0.0)
         self.value_head = nn.Sequential(_layer(hidden, hidden), nn.Tanh(), _layer(hidden, 1, std=1.0))
@@ -72,14 +75,16 @@ class MenuPolicy(nn.Module):
         self,
         observation: torch.Tensor,
         budget: torch.Tensor,
+        progress: torch.Tensor,
         candidates: torch.Tensor,
         candidate_extras: torch.Tensor,
         mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        state = self.state_encoder(torch.cat([observation, budget], dim=-1))  # (B, H)
+        context = torch.cat([budget, progress], dim=-1)
+        state = self.state_encoder(torch.cat([observation, context], dim=-1))  # (B, H)
         action_in = torch.cat([candidates, candidate_extras], dim=-1)
         acts = self.action_encoder(action_in)  # (B, A, H)
-        per_budget = budget.unsqueeze(1).expand(-1, action_in.shape[1], -1).contiguous()
+        per_budget = context.unsqueeze(1).expand(-1, action_in.shape[1], -1).contiguous()
         logits = (
             torch.einsum("bh,bah->ba", self.state_query(state), acts)
             + self.prior_score(action_in).squeeze(-1)
@@ -88,11 +93,16 @@ class MenuPolicy(nn.Module):
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, self.value_head(state).squeeze(-1)
 
+    def forward_batch(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """`forward` on the dict of tensors that `stack_steps` builds."""
+        return self(batch["observation"], batch["budget"], batch["progress"], batch["candidates"],
+                    batch["candidate_extras"], batch["mask"])
+
     def evaluate(
         self, batch: dict[str, torch.Tensor], actions: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Log-probability of ``actions``, the menu entropy and the value, for the PPO update."""
-        logits, value = self(batch["observation"], batch["budget"], batch["candidates"], batch["candidate_extras"], batch["mask"])
+        logits, value = self.forward_batch(batch)
         dist = masked_categorical(logits, batch["mask"])
         return dist.log_prob(actions), dist.entropy(), value
 
@@ -103,7 +113,7 @@ class MenuPolicy(nn.Module):
         """Choose one menu index per row; returns (index, log-probability, value) as numpy arrays."""
         device = next(self.parameters()).device
         t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
-        logits, value = self(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+        logits, value = self.forward_batch(t)
         dist = masked_categorical(logits, t["mask"])
         if greedy:
             index = logits.argmax(dim=-1)

@@ -9,6 +9,7 @@ training summaries; nothing here re-runs an episode.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from baselines.contrasts import cells_from_records, named_contrasts, success_at  # noqa: E402
 from baselines.decisions import decision_stats  # noqa: E402
 
 __all__ = ["write_report", "success_table"]
@@ -170,45 +172,85 @@ def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[lis
     return rows
 
 
+def _agent_cells(by_seed: dict[int, dict[str, Any]], key: str = "records") -> dict[int, dict[tuple[str, int], float]]:
+    return {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
+
+
+def _interval(c: dict[str, Any]) -> str:
+    return "–" if c["mean"] is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]"
+
+
+def _pooled_decisions(by_seed: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Recovery conditioned on a wrong first commit, pooled over seeds, with counts."""
+    records = [r for ev in by_seed.values() for r in ev["records"]]
+    out = decision_stats(records)
+    for t, d in out.items():
+        rs = [r for r in records if int(r["T"]) == t and not r.get("infra_error") and not r.get("faults")]
+        wrong = [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0]
+        d["recovered"] = sum(bool(r["success"]) for r in wrong)
+    return out
+
+
 def write_report(
     out: Path,
     args: Any,
     schedules: dict[str, str],
-    training: dict[str, dict[str, Any]],
-    evals: dict[str, dict[str, Any]],
+    training: dict[str, dict[int, dict[str, Any]]],
+    evals: dict[str, dict[int, dict[str, Any]]],
     timing: dict[str, float],
     probe: dict[str, dict[str, Any]] | None = None,
+    task_lists: dict[str, list[str]] | None = None,
 ) -> Path:
-    """Write ``out/report.md`` and its PNGs; returns the report's path."""
+    """Write ``out/report.md`` and its PNGs; returns the report's path.
+
+    ``training`` and ``evals`` are keyed by agent name, then training seed (0 for agents that
+    are not trained). Headline tables and contrasts use every seed; the per-agent detail
+    sections (Pass@(K,T), categories, behaviour, cost) show the first seed.
+    """
     ts = [int(t) for t in str(args.eval_ts).split(",")]
     ks = [int(k) for k in str(args.eval_ks).split(",")]
-    _plot_success(evals, ts, schedules, out / "success_vs_T.png")
-    _plot_categories(evals, ts, out / "failure_categories.png")
-    decisions = {name: decision_stats(ev["records"]) for name, ev in evals.items()}
+    task_lists = task_lists or {}
+    primary = task_lists.get("primary") or sorted({r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]})
+    first = {name: by_seed[min(by_seed)] for name, by_seed in evals.items()}
+    first_training = {name: by_seed[min(by_seed)] for name, by_seed in training.items()}
+    _plot_success(first, ts, schedules, out / "success_vs_T.png")
+    _plot_categories(first, ts, out / "failure_categories.png")
+    decisions = {name: _pooled_decisions(by_seed) for name, by_seed in evals.items()}
     _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
-    _plot_training(training, out / "training.png")
+    _plot_training(first_training, out / "training.png")
 
-    total_steps = sum(s["env_steps"] for s in training.values())
-    train_s = sum(s["seconds"] for s in training.values())
+    runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
+    total_steps = sum(s["env_steps"] for _, _, s in runs)
+    train_s = sum(s["seconds"] for _, _, s in runs)
+    seeds = sorted({seed for _, seed, _ in runs})
     lines = [
         "# BudgetMix experiment: fixed-T against mixed budgets",
         "",
         f"Command: `python -m baselines.budgetmix --preset {args.preset}`. Envs: {args.env_ids}. "
-        f"Seed {args.seed}. Device: {next(iter(training.values()))['device'] if training else '?'}.",
+        f"Training seeds {seeds}. Device: {runs[0][2]['device'] if runs else '?'}.",
         "",
-        "## Setup and throughput",
+        "## Protocol",
         "",
-        f"Each schedule trained for {args.total_env_steps} environment steps ({args.num_envs} envs, "
-        f"{args.steps_per_update} steps per PPO update). Evaluation: {args.eval_tasks} held-out test tasks per env, "
-        f"{args.eval_n} episodes per task and T, T in {{{args.eval_ts}}}, K in {{{args.eval_ks}}}.",
+        f"- Every schedule trained for {args.total_env_steps} environment steps per seed ({args.num_envs} envs, "
+        f"{args.steps_per_update} steps per PPO update, gamma {args.gamma:g}, turn cost {args.turn_cost:g}, "
+        f"collection `{args.collect_mode}`, test timeout {args.test_timeout:g} s).",
+        f"- Headline: one fixed list of **{len(primary)} `{args.eval_split}` tasks** (tier `{args.eval_tier or 'all'}`; "
+        "modules never trained on when the split is `heldout`), the same for every agent and seed, "
+        f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
+        "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
+        "(`baselines/contrasts.py`).",
+        "",
+        "## Throughput",
         "",
         _md_table(
-            ["run", "schedule", "mean T", "env steps", "train s", "env steps/s", "rollout steps/s", "infra masked", "train success (last)"],
+            ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
+             "infra masked", "train success (last)"],
             [
-                [n, s["schedule"], f"{s['schedule_mean_T']:.1f}", str(s["env_steps"]), f"{s['seconds']:.0f}",
-                 f"{s['steps_per_second']:.0f}", f"{s['rollout_steps_per_second']:.0f}", str(s["infra_failures_masked"]),
+                [n, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
+                 f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
+                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s["infra_failures_masked"]),
                  _f(s["final_train_success"])]
-                for n, s in training.items()
+                for n, seed, s in runs
             ],
         ),
         "",
@@ -216,48 +258,84 @@ def write_report(
         f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
         f"total {timing['total_seconds']:.0f} s.",
         "",
-        "## Success at each budget T (pass@1, held-out tasks, 95% bootstrap interval over tasks)",
+    ]
+    # ---- headline success table
+    cells = {name: _agent_cells(by_seed) for name, by_seed in evals.items()}
+    ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
+    split2_tasks = task_lists.get("split2") or []
+    cells2 = {name: _agent_cells(by_seed, "split2_records") for name, by_seed in evals.items()}
+    header = ["agent", "seeds"] + [f"T={t}" for t in ts] + [f"{args.eval_split2} T={t}" for t in ts2]
+    rows = []
+    for name, agent in cells.items():
+        row = [name, str(len(agent))] + [_interval(success_at(agent, primary, t)) for t in ts]
+        row += [_interval(success_at(cells2[name], split2_tasks, t)) for t in ts2]
+        rows.append(row)
+    lines += [
+        f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
         "",
-        _md_table(["agent"] + [f"T={t}" for t in ts], success_table(evals, ts)),
+        _md_table(header, rows),
         "",
-        "![success vs T](success_vs_T.png)",
-        "",
-        "## Pass@(K,T)",
+        "![success vs T](success_vs_T.png) (first seed only)",
         "",
     ]
-    for name, ev in evals.items():
-        cells = _group(ev["grid"])["pass"]
-        rows = [[f"K={k}"] + [_f(cells.get(str(t), {}).get(str(k), {}).get("mean")) for t in ts] for k in ks]
+    # ---- named contrasts
+    names = list(schedules)
+    short, long, mix = names[0], names[1], "budgetmix"
+    curricula = [n for n in names if n.startswith("curriculum")]
+    contrasts = named_contrasts(cells, primary, ts, short=short, long=long, mix=mix, curricula=curricula)
+    rows = [[c["label"], c["name"], f"{c['a']} ({_f(c['mean_a'])})", f"{c['b']} ({_f(c['mean_b'])})", _f(c["diff"]), f"[{_f(c['lo'])}, {_f(c['hi'])}]",
+             _f((c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None), str(c["tasks"])] for c in contrasts]
+    lines += [
+        "## Contrasts named in advance (paired by task, seeds resampled)",
+        "",
+        "A - B in success; an interval that excludes 0 supports the difference. (d) picks the specialist on the same "
+        "data, which favours it.",
+        "",
+        _md_table(["", "contrast", "A", "B", "A - B", "95% interval", "half-width", "tasks"], rows),
+        "",
+    ]
+    (out / "contrasts.json").write_text(json.dumps(contrasts, indent=1))
+    if task_lists.get("multi"):
+        cells_m = {name: _agent_cells(by_seed, "multi_records") for name, by_seed in evals.items()}
+        rows = [[name, str(len(a))] + [_interval(success_at(a, task_lists["multi"], t)) for t in ts] for name, a in cells_m.items()]
+        lines += [f"## Multi-bug tasks ({len(task_lists['multi'])} {args.eval_split} tasks, reported apart)", "",
+                  _md_table(["agent", "seeds"] + [f"T={t}" for t in ts], rows), ""]
+
+    lines += ["## Pass@(K,T) (first seed)", ""]
+    for name, ev in first.items():
+        cells_k = _group(ev["grid"])["pass"]
+        rows = [[f"K={k}"] + [_f(cells_k.get(str(t), {}).get(str(k), {}).get("mean")) for t in ts] for k in ks]
         lines += [f"**{name}**", "", _md_table([""] + [f"T={t}" for t in ts], rows), ""]
-    lines += ["## Failure categories per T", "", "![failure categories](failure_categories.png)", ""]
-    for name, ev in evals.items():
+    lines += ["## Failure categories per T (first seed)", "", "![failure categories](failure_categories.png)", ""]
+    for name, ev in first.items():
         cats = _group(ev["grid"])["categories"]
         rows = [[c] + [_f((cats.get(str(t)) or {}).get(c, 0.0)) for t in ts] for c in CATEGORIES]
         lines += [f"**{name}**", "", _md_table(["category"] + [f"T={t}" for t in ts], rows), ""]
 
-    lines += [
-        "## Recovery under injected faults",
-        "",
-        f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
-        "T, sample and seeds. *paired rate* = success with the fault / success without it.",
-        "",
-    ]
-    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t]
-    rows = []
-    for name, ev in evals.items():
-        rec = (ev.get("faults") or {}).get("recovery", {})
-        by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
-        for t in fts:
-            d = by_t.get(str(t)) or {}
-            rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
-    lines += [_md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows), ""]
+    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t] if args.eval_faults else []
+    if fts:
+        lines += [
+            "## Recovery under injected faults (first seed)",
+            "",
+            f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
+            "T, sample and seeds. *paired rate* = success with the fault / success without it.",
+            "",
+        ]
+        rows = []
+        for name, ev in first.items():
+            rec = (ev.get("faults") or {}).get("recovery", {})
+            by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
+            for t in fts:
+                d = by_t.get(str(t)) or {}
+                rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
+        lines += [_md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows), ""]
 
     lines += [
-        "## First decisions against recovery",
+        "## First decisions against recovery (all seeds pooled)",
         "",
         "The first action that changed task state is the agent's first commitment; it is right when it is an action of "
-        "the task's reference solution. success = accuracy x success-if-right + (1 - accuracy) x recovery rate "
-        "(episodes that committed at least once).",
+        "the task's reference solution. *recovered / wrong first*: episodes that succeeded after a wrong first commit, "
+        "out of those with a wrong first commit. success = accuracy x success-if-right + (1 - accuracy) x recovery rate.",
         "",
         "![first commit vs recovery](first_commit_vs_recovery.png)",
         "",
@@ -266,12 +344,13 @@ def write_report(
     for name, by_t in decisions.items():
         for t, d in by_t.items():
             rows.append([name, str(t), _f(d["first_commit_accuracy"]), _f(d["success_if_right"]), _f(d["recovery_rate"]),
-                         f"{d['committed']}/{d['episodes']}"])
-    lines += [_md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate", "committed"], rows), ""]
+                         f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"])
+    lines += [_md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
+                         "recovered / wrong first", "committed"], rows), ""]
 
-    lines += ["## Cost per success", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", ""]
+    lines += ["## Cost per success (first seed)", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", ""]
     rows = []
-    for name, ev in evals.items():
+    for name, ev in first.items():
         g = _group(ev["grid"])
         for t in ts:
             s = g["success"].get(str(t))
@@ -280,34 +359,43 @@ def write_report(
             rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
     lines += [_md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
     lines += [
-        "## What each agent does at each T",
+        "## What each agent does at each T (first seed)",
         "",
         "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
         "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
         "",
         _md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
-                  behaviour_table(evals, ts)),
+                  behaviour_table(first, ts)),
         "",
     ]
     if probe:
-        tl = sorted({int(t) for d in probe.values() for t in d["p_submit"]["opening"]})
-        rows = []
-        for name, d in probe.items():
-            for where, by_t in d["p_submit"].items():
-                rows.append([name, where] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
-            rows.append([name, "TV(min, max turns left)", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
-        lines += [
-            "## Does the policy use the budget? (probe)",
-            "",
-            "The same held-out states (the opening observation, and the state after the policy's own first action) "
-            "with only the turns left changed: mean probability of `submit`, and the mean total-variation distance "
-            "between the menu distributions at the smallest and the largest turns left. A policy blind to the budget "
-            "gives the same number in every column and a distance of 0.",
-            "",
-            _md_table(["policy", "state"] + [f"left={t}" for t in tl], rows),
-            "",
-        ]
-    lines += ["## Training curves", "", "![training](training.png)", ""]
+        lines += probe_section(probe)
+    lines += ["## Training curves (first seed)", "", "![training](training.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
+    """Forced-state tables: P(action | state, turns left) per policy (`baselines.probe`)."""
+    tl = sorted({int(t) for d in probe.values() for t in d["p"]["submit"]["opening"]})
+    asks = [("revert", "failing test"), ("submit", "failing test"), ("submit", "unverified edit"),
+            ("test", "unverified edit"), ("submit", "passing test"), ("submit", "opening")]
+    rows = []
+    for name, d in probe.items():
+        for action, state in asks:
+            by_t = d["p"][action][state]
+            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
+        rows.append([name, "TV(min, max turns left)", "", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
+    return [
+        "## Does the policy use the budget and the verdict? (forced-state probe, first seed)",
+        "",
+        "Held-out tasks driven into named states by a fixed script, the policy's memory fed exactly as on-policy "
+        "(opening instruction first, then each step's observation and events); only the turns left change across "
+        "columns. *failing test*: a patch, then `test` failed; *unverified edit*: a patch, not tested; *passing test*: "
+        "a patch, then `test` passed. A policy that recovers puts weight on `revert` after a failing test when turns "
+        "allow; one that uses the budget submits an unverified edit when turns run low.",
+        "",
+        _md_table(["policy", "probability", "states"] + [f"left={t}" for t in tl], rows),
+        "",
+    ]

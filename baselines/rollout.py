@@ -1,19 +1,33 @@
-"""Trajectory collection for the trainer: many envs stepped together, whole episodes only.
+"""Trajectory collection for the trainer: many envs stepped at their own pace, whole episodes only.
 
-`EpisodeCollector` runs a list of envs, scores all their menus in one batched forward, and
-steps the envs in a thread pool (a step mostly waits on its sandbox, which runs in another
-process, so threads keep both cores busy). It returns complete episodes: the trainer's signal
-is trajectory-level, so an episode is cut only by its own end (submission or the budget).
+`EpisodeCollector` runs a list of envs with one policy. Each env's step runs in a thread pool
+(a step mostly waits on its sandbox, which runs in another process). In the default
+``mode="async"`` the collector never waits for the slowest env: whenever any step finishes,
+the envs that are ready are scored in one batched forward and sent their next action, so one
+slow step (a test that runs into its timeout) holds up only its own env. ``collect`` returns
+as soon as the finished episodes hold enough steps; episodes still open carry over to the next
+call and keep stepping in the background meanwhile (during the PPO update). Each step stores
+the log-probability of the policy that chose it, so PPO's ratio stays correct for those.
+``mode="lockstep"`` is the previous collector (every env steps once per batched forward, the
+batch waits for the slowest), kept so the benchmark can measure the difference in one run.
 
-An episode whose env raised `InfrastructureError` (engine lost, sandbox crashed) is dropped
-whole, never scored as a failure, and the env is rebuilt; the count goes to the metrics.
+The trainer's signal is trajectory-level, so an episode is cut only by its own end
+(submission or the budget). An episode whose env raised `InfrastructureError` (engine lost,
+sandbox crashed) is dropped whole, never scored as a failure, and the env is rebuilt; the count
+goes to the metrics.
+
+`stats` times every step by action kind and counts straggler time: env-seconds spent idle
+because another env's step was still running (lockstep: the rest of a round after an env's own
+step; async: time a step waited in the pool queue), divided by the number of envs.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,10 +39,12 @@ from agentgym.errors import InfrastructureError
 from baselines.features import EncodedStep, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
-__all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION"]
+__all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION", "COLLECT_MODES"]
 
 FALLBACK_ACTION = "help"
 """Sent when an env offers an empty menu (costs a turn, never raises)."""
+
+COLLECT_MODES = ("async", "lockstep")
 
 
 @dataclass
@@ -41,6 +57,7 @@ class Episode:
     values: list[float] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
+    events: list[list[dict[str, Any]]] = field(default_factory=list)
     task_id: str = ""
     budget: int | None = None
     success: bool = False
@@ -49,6 +66,24 @@ class Episode:
 
     def __len__(self) -> int:
         return len(self.rewards)
+
+
+@dataclass
+class _Pending:
+    """A step in flight: what was chosen, and when it was handed to the pool."""
+
+    action: str
+    encoded: EncodedStep
+    choice: int
+    logprob: float
+    value: float
+    submitted: float
+    future: Future
+
+
+def action_kind(action: str) -> str:
+    """The grammar verb of an action (``patch``, ``test``, ``submit``...), for timing tables."""
+    return action.split(None, 1)[0] if action.strip() else "empty"
 
 
 class EpisodeCollector:
@@ -64,7 +99,11 @@ class EpisodeCollector:
         seed: int,
         threads: int = 2,
         group_size: int = 1,
+        mode: str = "async",
     ) -> None:
+        if mode not in COLLECT_MODES:
+            raise ValueError(f"mode={mode!r}; choose one of {COLLECT_MODES}")
+        self.mode = mode
         self.env_fns = list(env_fns)
         self.envs: list[gym.Env] = [fn() for fn in self.env_fns]
         self.policy = policy
@@ -78,6 +117,7 @@ class EpisodeCollector:
         self._obs: list[Any] = [None] * len(self.envs)
         self._info: list[dict[str, Any]] = [{}] * len(self.envs)
         self._open: list[Episode | None] = [None] * len(self.envs)
+        self._pending: dict[int, _Pending] = {}
         self._seeded = False
         # group-relative training: episodes come in groups of `group_size` on the same task
         self.group_size = max(1, int(group_size))
@@ -85,6 +125,7 @@ class EpisodeCollector:
         self._group_task: str | None = None
         self._group_left = 0
         self._group_lock = threading.Lock()
+        self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0}
 
     # a reset or step that may raise InfrastructureError, run in the pool
     def _next_task(self, i: int) -> dict[str, Any] | None:
@@ -132,49 +173,117 @@ class EpisodeCollector:
                 self._reset(i, None)  # a second failure in a row is not masked: it surfaces
         self._seeded = True
 
+    def _choose(self, indices: Sequence[int]) -> list[tuple[str, EncodedStep, int, float, float]]:
+        """One batched forward over the menus of envs ``indices``: (action, features, index, logp, value) each."""
+        t0 = time.perf_counter()
+        encoded = [self.memories[i].encode(self._obs[i], self._info[i]) for i in indices]
+        choice, logprob, value = self.policy.act(stack_steps(encoded, self.max_actions), generator=self.generator)
+        self.stats["forward_seconds"] += time.perf_counter() - t0
+        return [
+            (enc.actions[c] if enc.actions else FALLBACK_ACTION, enc, int(c), float(lp), float(v))
+            for enc, c, lp, v in zip(encoded, choice, logprob, value)
+        ]
+
+    def _record(self, i: int, p: _Pending, result: Any, finished_into: list[Episode]) -> bool:
+        """Fold one step's result into env ``i``'s episode; True when that episode ended (or was dropped)."""
+        ep = self._open[i]
+        if isinstance(result, InfrastructureError) or ep is None:
+            self._rebuild(i)
+            return True
+        obs, reward, terminated, truncated, info = result
+        self.memories[i].record(p.action)
+        ep.steps.append(p.encoded)
+        ep.choices.append(p.choice)
+        ep.logprobs.append(p.logprob)
+        ep.values.append(p.value)
+        ep.rewards.append(float(reward))
+        ep.actions.append(p.action)
+        ep.events.append(list(info.get("events") or []))
+        if ep.budget is None and "budget" in info:
+            ep.budget = int(info["budget"])
+        self._obs[i], self._info[i] = obs, info
+        self.env_steps += 1
+        if terminated or truncated:
+            ep.success = bool(info.get("success", False))
+            ep.truncated = bool(truncated and not terminated)
+            ep.failure_category = info.get("failure_category")
+            finished_into.append(ep)
+            self._open[i] = None
+            return True
+        return False
+
     def collect(self, min_steps: int, on_step: Callable[[int], None] | None = None) -> list[Episode]:
-        """Whole episodes totalling at least ``min_steps`` steps (envs finish what they started)."""
+        """Whole episodes totalling at least ``min_steps`` steps."""
         self.policy.eval()
+        if self.mode == "lockstep":
+            return self._collect_lockstep(min_steps, on_step)
+        return self._collect_async(min_steps, on_step)
+
+    # ------------------------------------------------------------------ async: no env waits for another
+    def _collect_async(self, min_steps: int, on_step: Callable[[int], None] | None) -> list[Episode]:
+        done: list[Episode] = []
+        steps_done = sum(len(ep) for ep in done)
+        idle = [i for i in range(len(self.envs)) if i not in self._pending]
+        self._start_all([i for i in idle if self._open[i] is None])
+        while True:
+            ready = [i for i in range(len(self.envs)) if i not in self._pending and self._open[i] is not None]
+            if ready:
+                for i, (action, enc, c, lp, v) in zip(ready, self._choose(ready)):
+                    self._pending[i] = _Pending(action, enc, c, lp, v, time.perf_counter(), self._submit(i, action))
+            if steps_done >= min_steps:
+                return done  # open episodes keep stepping in the background and carry over
+            finished, _ = wait([p.future for p in self._pending.values()], return_when=FIRST_COMPLETED)
+            restart: list[int] = []
+            for i in [i for i, p in self._pending.items() if p.future in finished]:
+                p = self._pending.pop(i)
+                result, started, seconds = p.future.result()
+                if not isinstance(result, InfrastructureError):
+                    self.stats["step_seconds"][action_kind(p.action)].append(seconds)
+                self.stats["straggler_seconds"] += (started - p.submitted) / len(self.envs)
+                before = len(done)
+                if self._record(i, p, result, done):
+                    restart.append(i)
+                if not isinstance(result, InfrastructureError) and on_step is not None:
+                    on_step(1)
+                steps_done += sum(len(ep) for ep in done[before:])
+            if restart:
+                self._start_all(restart)
+
+    def _submit(self, i: int, action: str) -> Future:
+        if self.pool is None:
+            future: Future = Future()
+            future.set_result(self._timed_step(i, action))
+            return future
+        return self.pool.submit(self._timed_step, i, action)
+
+    def _timed_step(self, i: int, action: str) -> tuple[Any, float, float]:
+        started = time.perf_counter()
+        result = self._step_one(i, action)
+        return result, started, time.perf_counter() - started
+
+    # ------------------------------------------------------------------ lockstep: the batch waits for its slowest env
+    def _collect_lockstep(self, min_steps: int, on_step: Callable[[int], None] | None) -> list[Episode]:
         done: list[Episode] = []
         count = 0
         active = list(range(len(self.envs)))
         self._start_all([i for i in active if self._open[i] is None])
         while active:
-            encoded = [self.memories[i].encode(self._obs[i], self._info[i]) for i in active]
-            batch = stack_steps(encoded, self.max_actions)
-            choice, logprob, value = self.policy.act(batch, generator=self.generator)
-            actions = [enc.actions[c] if enc.actions else FALLBACK_ACTION for enc, c in zip(encoded, choice)]
-            results = list(self._map(lambda a: self._step_one(*a), list(zip(active, actions))))
+            chosen = self._choose(active)
+            round_start = time.perf_counter()
+            results = self._map(lambda a: self._timed_step(*a), [(i, c[0]) for i, c in zip(active, chosen)])
+            round_end = time.perf_counter()
             finished: list[int] = []
-            for j, i in enumerate(active):
-                ep = self._open[i]
-                result = results[j]
-                if isinstance(result, InfrastructureError) or ep is None:
-                    self._rebuild(i)
+            for i, (action, enc, c, lp, v), (result, started, seconds) in zip(active, chosen, results):
+                if not isinstance(result, InfrastructureError):
+                    self.stats["step_seconds"][action_kind(action)].append(seconds)
+                self.stats["straggler_seconds"] += (round_end - (started + seconds)) / len(self.envs)
+                p = _Pending(action, enc, c, lp, v, round_start, Future())
+                if self._record(i, p, result, done):
                     finished.append(i)
-                    continue
-                obs, reward, terminated, truncated, info = result
-                self.memories[i].record(actions[j])
-                ep.steps.append(encoded[j])
-                ep.choices.append(int(choice[j]))
-                ep.logprobs.append(float(logprob[j]))
-                ep.values.append(float(value[j]))
-                ep.rewards.append(float(reward))
-                ep.actions.append(actions[j])
-                if ep.budget is None and "budget" in info:
-                    ep.budget = int(info["budget"])
-                self._obs[i], self._info[i] = obs, info
-                count += 1
-                self.env_steps += 1
-                if on_step is not None:
-                    on_step(1)
-                if terminated or truncated:
-                    ep.success = bool(info.get("success", False))
-                    ep.truncated = bool(truncated and not terminated)
-                    ep.failure_category = info.get("failure_category")
-                    done.append(ep)
-                    self._open[i] = None
-                    finished.append(i)
+                if not isinstance(result, InfrastructureError):
+                    count += 1
+                    if on_step is not None:
+                        on_step(1)
             restart = [i for i in finished if count < min_steps]
             active = [i for i in active if i not in finished] + restart
             if restart:
@@ -191,9 +300,30 @@ class EpisodeCollector:
         except InfrastructureError as exc:
             return exc
 
+    def timing(self) -> dict[str, Any]:
+        """Step-time percentiles (ms) per action kind, straggler and forward seconds so far."""
+        kinds = {
+            kind: {
+                "n": len(v),
+                "p50_ms": 1e3 * float(np.percentile(v, 50)),
+                "p90_ms": 1e3 * float(np.percentile(v, 90)),
+                "p99_ms": 1e3 * float(np.percentile(v, 99)),
+                "max_ms": 1e3 * float(np.max(v)),
+            }
+            for kind, v in sorted(self.stats["step_seconds"].items())
+            if v
+        }
+        return {
+            "step_ms_by_kind": kinds,
+            "straggler_seconds": float(self.stats["straggler_seconds"]),
+            "forward_seconds": float(self.stats["forward_seconds"]),
+        }
+
     def close(self) -> None:
+        for p in self._pending.values():
+            p.future.cancel()
         if self.pool is not None:
             self.pool.shutdown(wait=True)
+        self._pending.clear()
         for env in self.envs:
             env.close()
-

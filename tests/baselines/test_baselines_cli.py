@@ -25,21 +25,29 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
     proc = _run(["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out)], tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = (out / "report.md").read_text()
-    for section in ("Success at each budget T", "Pass@(K,T)", "Failure categories per T",
-                    "Recovery under injected faults", "First decisions against recovery", "Cost per success",
-                    "env steps/s"):
+    for section in ("Success at each budget T", "Contrasts named in advance", "Pass@(K,T)", "Failure categories per T",
+                    "Recovery under injected faults", "First decisions against recovery", "recovered / wrong first",
+                    "Cost per success", "env steps/s", "forced-state probe", "P(revert \\| failing test)"):
         assert section in report, section
-    for name in ("random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum"):
+    for name in ("random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum", "curriculum-steps"):
         assert f"| {name} |" in report
+    for label in "abcde":  # every named contrast has a row
+        assert f"| {label} |" in report, label
     for png in ("success_vs_T.png", "failure_categories.png", "first_commit_vs_recovery.png", "training.png"):
         assert (out / png).stat().st_size > 1000, png
-    summary = json.loads((out / "budgetmix" / "summary.json").read_text())
+    summary = json.loads((out / "budgetmix-s1" / "summary.json").read_text())
     assert summary["env_steps"] >= 160 and summary["steps_per_second"] > 0
-    assert (out / "budgetmix" / "checkpoint.pt").exists()
-    assert any((out / "budgetmix" / "tb").iterdir())  # TensorBoard event file
-    # the harness ran each agent on held-out tasks: one record per (task, T, sample), fault twins too
-    grid = [json.loads(line) for line in (out / "eval" / "budgetmix" / "grid" / "episodes.jsonl").open()]
-    assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
+    assert summary["rollout_seconds"] > 0 and "straggler_seconds" in summary and summary["step_ms_by_kind"]
+    assert (out / "budgetmix-s1" / "checkpoint.pt").exists()
+    assert any((out / "budgetmix-s1" / "tb").iterdir())  # TensorBoard event file
+    # one fixed list of held-out tasks, the same for every agent
+    tasks = json.loads((out / "eval_tasks.json").read_text())
+    assert len(tasks["primary"]) == 2 and all("/one_bug/" in t for t in tasks["primary"])
+    grids = {name: [json.loads(line) for line in (out / "eval" / name / "grid" / "episodes.jsonl").open()]
+             for name in ("budgetmix-s1", "random")}
+    for grid in grids.values():
+        assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
+        assert {r["task"] for r in grid} == set(tasks["primary"])
 
 
 def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:

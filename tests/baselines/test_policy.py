@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, EpisodeMemory, budget_features, change_features, stack_steps
+from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, CANDIDATE_KINDS, PROGRESS_NAMES, EpisodeMemory, budget_features, change_features, stack_steps
 from baselines.policy import MenuPolicy, pick_device
 
 DIM, MAX_ACTIONS = 32, 6
@@ -31,7 +31,7 @@ def test_batched_shapes_and_mask() -> None:
     assert batch["mask"].sum(axis=1).tolist() == [2, MAX_ACTIONS, 1]
     policy = MenuPolicy(dim=DIM, hidden=16)
     t = {k: torch.as_tensor(v) for k, v in batch.items()}
-    logits, value = policy(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+    logits, value = policy.forward_batch(t)
     assert logits.shape == (3, MAX_ACTIONS) and value.shape == (3,)
     probs = torch.softmax(logits, -1)
     assert torch.all(probs[~t["mask"]] == 0)
@@ -57,7 +57,7 @@ def test_policy_sees_the_budget() -> None:
         torch.nn.init.normal_(p, std=0.5)
     batch = stack_steps(_steps([["run tests", "submit"]] * 2, [1, 12]), MAX_ACTIONS)
     t = {k: torch.as_tensor(v) for k, v in batch.items()}
-    logits, value = policy(t["observation"], t["budget"], t["candidates"], t["candidate_extras"], t["mask"])
+    logits, value = policy.forward_batch(t)
     assert not torch.allclose(logits[0, :2], logits[1, :2])
     assert value[0] != value[1]
 
@@ -106,7 +106,46 @@ def test_change_features_tell_a_fix_from_its_inverse() -> None:
     step = EpisodeMemory(DIM, MAX_ACTIONS).encode({"text": "x"}, {"admissible_actions": [FIX, INVERSE, "submit"]})
     assert step.candidates.shape == (3, 2 * DIM)
     assert not np.allclose(step.candidates[0, DIM:], step.candidates[1, DIM:])
-    assert step.candidate_extras[:, -2].tolist() == [1.0, 1.0, 0.0]
+    assert step.candidate_extras[:, 5].tolist() == [1.0, 1.0, 0.0]  # is a patch
+    submit_flag = 7 + CANDIDATE_KINDS.index("submit")
+    assert step.candidate_extras[:, submit_flag].tolist() == [0.0, 0.0, 1.0]
+
+
+def _feature(step, name: str) -> float:
+    return float(step.progress[PROGRESS_NAMES.index(name)])
+
+
+def test_progress_reads_the_verdict_and_unverified_edits_from_public_events_only() -> None:
+    from agentgym import events as ev
+
+    mem = EpisodeMemory(DIM, MAX_ACTIONS)
+    menu = {"admissible_actions": [FIX, "test", "revert", "submit"]}
+    step = mem.encode({"text": "bug in m.py"}, menu)
+    assert _feature(step, "never_checked") == 1.0 and _feature(step, "last_action_none") == 1.0
+    mem.record(FIX)
+    # a subtask event says this patch fixed the bug: the policy must not see it
+    patched = {**menu, "events": [ev.tool_call("edit", True), ev.mutation("m.py"), ev.subtask("bug1", True)]}
+    step = mem.encode({"text": "Patched m.py (1 hunk)."}, patched)
+    assert _feature(step, "unverified_edit") == 1.0 and _feature(step, "last_action_edit") == 1.0
+    leaky = EpisodeMemory(DIM, MAX_ACTIONS)
+    leaky.encode({"text": "bug in m.py"}, menu)
+    leaky.record(FIX)
+    no_subtask = {**menu, "events": [ev.tool_call("edit", True), ev.mutation("m.py"), ev.subtask("bug1", False)]}
+    np.testing.assert_array_equal(leaky.encode({"text": "Patched m.py (1 hunk)."}, no_subtask).progress, step.progress)
+    mem.record("test")
+    step = mem.encode({"text": "1 failed"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(False, "visible tests")]})
+    assert _feature(step, "verdict_failed") == 1.0 and _feature(step, "unverified_edit") == 0.0
+    assert _feature(step, "last_check_failed") == 1.0 and _feature(step, "last_action_test") == 1.0
+    mem.record("revert")
+    step = mem.encode({"text": "Reverted"}, {**menu, "events": [ev.tool_call("edit", True), ev.mutation("m.py")]})
+    assert _feature(step, "verdict_failed") == 0.0 and _feature(step, "unverified_edit") == 1.0
+    assert _feature(step, "last_check_failed") == 1.0 and _feature(step, "last_action_revert") == 1.0
+    mem.record("view nope.py")
+    step = mem.encode({"text": "error"}, {**menu, "events": [ev.tool_call("view", True), ev.state_mismatch("missing")]})
+    assert _feature(step, "last_error") == 1.0 and _feature(step, "last_action_view") == 1.0
+    mem.record("test")
+    step = mem.encode({"text": "ok"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(True, "visible tests")]})
+    assert _feature(step, "verdict_passed") == 1.0 and _feature(step, "last_error") == 0.0
 
 
 def test_checkpoint_round_trip_and_an_old_feature_version_is_refused(tmp_path) -> None:

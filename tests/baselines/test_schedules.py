@@ -62,7 +62,18 @@ def test_curriculum_grows_the_horizon() -> None:
     assert set(_episode_budgets("curriculum:4-16", 5, progress=1.0)) == {16}
 
 
-@pytest.mark.parametrize("bad", ["fixed:0", "uniform:9-3", "nope:4", "choice:2,4@1", "uniform:x-3"])
+def test_stepwise_curriculum_raises_the_horizon_in_stages() -> None:
+    schedule = parse_schedule("steps:3,6,12")
+    seen = []
+    for progress in (0.0, 0.3, 0.34, 0.66, 0.67, 0.99, 1.0):
+        schedule.update(progress)
+        seen.append(schedule.current)
+    assert seen == [3, 3, 6, 6, 12, 12, 12]
+    assert str(schedule) == "steps:3,6,12" and schedule.mean == pytest.approx(7.0)
+    assert set(_episode_budgets("steps:3,6,12", 5, progress=0.5)) == {6}
+
+
+@pytest.mark.parametrize("bad", ["fixed:0", "uniform:9-3", "nope:4", "choice:2,4@1", "uniform:x-3", "steps:6,3"])
 def test_bad_specs_raise_config_errors(bad: str) -> None:
     with pytest.raises(ConfigError, match=bad.split(":")[0] if bad != "nope:4" else "kind"):
         parse_schedule(bad)

@@ -1,0 +1,115 @@
+"""Success tables and named contrasts with intervals that include seed variance, paired by task.
+
+Every agent is evaluated on one fixed list of tasks; a trained schedule is evaluated once per
+training seed. For an agent, ``cells[seed][(task, T)]`` is its mean success on that task at
+budget T (over the episodes of that cell). The estimate at T is the mean over tasks of the
+mean over seeds. Its interval is a two-level bootstrap: resample the seeds, then the tasks,
+with replacement, and take the 2.5 and 97.5 percentiles of the mean.
+
+A contrast A@Ta - B@Tb is paired by task: both sides are evaluated on the same resampled
+tasks, so the task-to-task spread (most of the variance with one fixed list) cancels; each
+side's seeds are resampled independently (different training runs), or jointly when A and B
+are the same agent (its seed-s policy is scored at both budgets).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["cells_from_records", "Agent", "success_at", "contrast", "named_contrasts"]
+
+Agent = dict[int, dict[tuple[str, int], float]]
+"""seed -> (task, T) -> mean success of that cell."""
+
+
+def cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], float]:
+    """Mean success per (task, T) over clean episodes; infrastructure errors are left out."""
+    acc: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for r in records:
+        if r.get("infra_error") or r.get("faults"):
+            continue
+        acc[(str(r["task"]), int(r["T"]))].append(float(bool(r["success"])))
+    return {k: float(np.mean(v)) for k, v in acc.items()}
+
+
+def _matrix(agent: Agent, tasks: Sequence[str], t: int) -> np.ndarray:
+    """(seeds, tasks) success; NaN where a cell is missing."""
+    return np.array([[agent[s].get((task, t), np.nan) for task in tasks] for s in sorted(agent)], dtype=float)
+
+
+def _common_tasks(*mats: np.ndarray) -> np.ndarray:
+    ok = np.ones(mats[0].shape[1], dtype=bool)
+    for m in mats:
+        ok &= ~np.isnan(m).any(axis=0)
+    return ok
+
+
+def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Mean success at budget ``t`` with its seed-and-task bootstrap interval."""
+    m = _matrix(agent, tasks, t)
+    m = m[:, _common_tasks(m)]
+    if m.size == 0:
+        return {"mean": None, "lo": None, "hi": None, "tasks": 0, "seeds": len(agent)}
+    rng = np.random.default_rng(seed)
+    s_idx = rng.integers(m.shape[0], size=(resamples, m.shape[0]))
+    t_idx = rng.integers(m.shape[1], size=(resamples, m.shape[1]))
+    per_task = m[s_idx].mean(axis=1)  # (R, tasks): mean over the resampled seeds
+    boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"mean": float(m.mean()), "lo": float(lo), "hi": float(hi), "tasks": int(m.shape[1]), "seeds": int(m.shape[0])}
+
+
+def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same_agent: bool = False,
+             resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """A@ta - B@tb, paired by task, seeds resampled per side (jointly when ``same_agent``)."""
+    ma, mb = _matrix(a, tasks, ta), _matrix(b, tasks, tb)
+    keep = _common_tasks(ma, mb)
+    ma, mb = ma[:, keep], mb[:, keep]
+    if ma.size == 0 or mb.size == 0:
+        return {"diff": None, "lo": None, "hi": None, "mean_a": None, "mean_b": None, "tasks": 0}
+    rng = np.random.default_rng(seed)
+    n = ma.shape[1]
+    sa = rng.integers(ma.shape[0], size=(resamples, ma.shape[0]))
+    sb = sa if same_agent else rng.integers(mb.shape[0], size=(resamples, mb.shape[0]))
+    t_idx = rng.integers(n, size=(resamples, n))
+    diff_per_task = ma[sa].mean(axis=1) - mb[sb].mean(axis=1)  # (R, tasks)
+    boot = np.take_along_axis(diff_per_task, t_idx, axis=1).mean(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"diff": float(ma.mean() - mb.mean()), "lo": float(lo), "hi": float(hi), "mean_a": float(ma.mean()),
+            "mean_b": float(mb.mean()), "tasks": int(n), "seeds_a": int(ma.shape[0]), "seeds_b": int(mb.shape[0])}
+
+
+def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], *, short: str, long: str,
+                    mix: str, curricula: Sequence[str], resamples: int = 2000) -> list[dict[str, Any]]:
+    """The contrasts named in advance (issue #15), each with its paired 95% interval.
+
+    (a) collapse: fixed-T_long at the smallest T minus itself at the largest T;
+    (b) BudgetMix - fixed-T_long at the smallest T;
+    (c) BudgetMix - fixed-T_short at the largest T;
+    (d) BudgetMix - the per-T best fixed-T specialist, at each T (the specialist is picked on
+        the same data, which favours it);
+    (e) BudgetMix - each curriculum, at the smallest and the largest T.
+    """
+    lo_t, hi_t = min(ts), max(ts)
+    out: list[dict[str, Any]] = []
+
+    def add(label: str, name: str, a: str, ta: int, b: str, tb: int) -> None:
+        if a in agents and b in agents:
+            c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples)
+            out.append({"label": label, "name": name, "a": f"{a} @T={ta}", "b": f"{b} @T={tb}", **c})
+
+    add("a", "collapse of the long-budget specialist", long, lo_t, long, hi_t)
+    add("b", "BudgetMix vs fixed-T_long at the shortest T", mix, lo_t, long, lo_t)
+    add("c", "BudgetMix vs fixed-T_short at the longest T", mix, hi_t, short, hi_t)
+    for t in ts:
+        best = max((short, long), key=lambda n: success_at(agents[n], tasks, t, resamples=1)["mean"] or -1.0
+                   if n in agents else -1.0)
+        add("d", f"BudgetMix vs the best fixed-T specialist at T={t}", mix, t, best, t)
+    for cur in curricula:
+        for t in (lo_t, hi_t):
+            add("e", f"BudgetMix vs {cur} at T={t}", mix, t, cur, t)
+    return out

@@ -1,0 +1,121 @@
+"""Training throughput of the BudgetMix trainer: env steps per second, where the time goes.
+
+    python benchmarks/train.py --json                    # quick-preset settings, 1,024 env steps per run
+    python benchmarks/train.py --steps 2048 --repeats 3 --configs lockstep@10,async@10,async@2
+
+Runs `baselines.budgetmix.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
+per PPO update, the BudgetMix schedule uniform:2-12) for a fixed number of env steps, once per
+configuration per repeat. A configuration is ``MODE@TIMEOUT``: the collection mode (``lockstep``,
+the trainer before #15: the batch waits for its slowest env; ``async``: it does not) and
+Coding-v0's test timeout in seconds. The default compares the trainer before (``lockstep@10``)
+with the preset now (``async@`` the preset's timeout). Configurations are interleaved, in
+alternating order, so that load from other processes on a shared machine falls on all of them.
+Prints one JSON object (``--json``) with, per configuration, the median over repeats of:
+
+- ``env_steps_per_s``: env steps over the whole training run (rollout + update), as the preset trains;
+- ``rollout_seconds`` / ``update_seconds``: time collecting episodes vs in PPO updates;
+- ``straggler_seconds``: env-seconds idle because another env's step was still running, per env;
+- ``step_ms_by_kind``: step-time percentiles per action kind (what timeouts should be sized from);
+
+and ``after_over_before``, the ratio of the medians of the last configuration over the first.
+``env_steps_per_s`` at the top level is the last configuration's. ``env_steps_per_s_uncached`` is null: Coding-v0 has no result
+cache yet, so every run is uncached (see docs/baselines.md, "Throughput").
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from baselines.budgetmix import Args, PRESETS, train  # noqa: E402
+
+
+def one_run(base: Args, config: str, steps: int, out: str, tag: str) -> dict:
+    mode, _, timeout = config.partition("@")
+    args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
+                               test_timeout=float(timeout) if timeout else base.test_timeout)
+    started = time.perf_counter()
+    summary = train(args, f"{mode}-{args.test_timeout:g}-{tag}")
+    return {
+        "env_steps": summary["env_steps"],
+        "wall_seconds": time.perf_counter() - started,
+        "env_steps_per_s": summary["steps_per_second"],
+        "rollout_seconds": summary["rollout_seconds"],
+        "update_seconds": summary["update_seconds"],
+        "straggler_seconds": summary["straggler_seconds"],
+        "forward_seconds": summary["forward_seconds"],
+        "step_ms_by_kind": summary["step_ms_by_kind"],
+        "train_success": summary["final_train_success"],
+    }
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return float(statistics.median(r[key] for r in runs))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=1024, help="env steps per training run")
+    parser.add_argument("--repeats", type=int, default=2, help="runs per mode (medians are reported)")
+    parser.add_argument("--configs", default="", help="MODE@TIMEOUT,... to compare (default: lockstep@10 and the preset's)")
+    parser.add_argument("--schedule", default="uniform:2-12", help="budget schedule trained")
+    parser.add_argument("--backend", default="auto", help="sandbox backend: auto, docker, local")
+    parser.add_argument("--preset", default="quick", choices=sorted(PRESETS))
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    opts = parser.parse_args(argv)
+
+    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset})
+    base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend)
+    modes = [m for m in opts.configs.split(",") if m] or ["lockstep@10", f"{base.collect_mode}@{base.test_timeout:g}"]
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
+    with tempfile.TemporaryDirectory() as out:
+        for r in range(opts.repeats):
+            for mode in modes if r % 2 == 0 else modes[::-1]:
+                runs[mode].append(one_run(base, mode, opts.steps, out, str(r)))
+                if not opts.json:
+                    print(f"{mode} run {r}: {runs[mode][-1]['env_steps_per_s']:.1f} env steps/s", flush=True)
+    per_mode = {
+        mode: {
+            **{k: _median(rs, k) for k in ("env_steps_per_s", "rollout_seconds", "update_seconds", "straggler_seconds",
+                                           "forward_seconds", "wall_seconds")},
+            "env_steps_per_s_runs": [round(r["env_steps_per_s"], 1) for r in rs],
+            "step_ms_by_kind": rs[-1]["step_ms_by_kind"],
+        }
+        for mode, rs in runs.items()
+    }
+    headline = per_mode[modes[-1]]
+    result = {
+        "benchmark": "train",
+        "preset": opts.preset,
+        "schedule": opts.schedule,
+        "steps_per_run": opts.steps,
+        "repeats": opts.repeats,
+        "num_envs": base.num_envs,
+        "env_threads": base.env_threads,
+        "configs": modes,
+        "backend": opts.backend,
+        "cpus": os.cpu_count(),
+        "env_steps_per_s": headline["env_steps_per_s"],
+        "env_steps_per_s_uncached": None,
+        "result_cache": "absent (Coding-v0 has no result cache yet; every run is uncached)",
+        "rollout_seconds": headline["rollout_seconds"],
+        "update_seconds": headline["update_seconds"],
+        "straggler_seconds": headline["straggler_seconds"],
+        "modes": per_mode,
+    }
+    if len(modes) > 1:
+        result["after_over_before"] = per_mode[modes[-1]]["env_steps_per_s"] / per_mode[modes[0]]["env_steps_per_s"]
+    print(json.dumps(result, indent=None if opts.json else 1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
