@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+
+from support.fake_chat import reply, serve
 
 
 class FakeChat(BaseHTTPRequestHandler):
@@ -19,13 +20,7 @@ class FakeChat(BaseHTTPRequestHandler):
         type(self).requests.append(body)
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         content = "help" if turn == 0 else 'finish("I could not complete the request.")'
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        reply(self, content, {"prompt_tokens": 10, "completion_tokens": 3})
 
     def log_message(self, *args):
         pass
@@ -34,11 +29,8 @@ class FakeChat(BaseHTTPRequestHandler):
 @pytest.fixture
 def server():
     FakeChat.requests = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(FakeChat) as url:
+        yield url
 
 
 def test_llm_agent_plays_an_episode_from_text_help_and_schemas(run_example, server):

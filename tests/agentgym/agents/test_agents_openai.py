@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import gymnasium as gym
 import pytest
@@ -14,6 +13,7 @@ from agentgym.agents import ModelEndpointError, OpenAIChatAgent
 from agentgym.agents.openai import extract_action
 from agentgym.eval import evaluate
 from agentgym.make import wrap
+from support.fake_chat import reply, serve
 from support.scripted_env import KVTasks, ScriptedAgentEnv
 
 KV_ID = "test/AgentsKV-v0"
@@ -43,16 +43,7 @@ class FakeChat(BaseHTTPRequestHandler):
         plan = [f"set {k} {v}" for k, v in targets] + [f"get {targets[-1][0]}", "submit"]
         action = plan[min(done, len(plan) - 1)]
         content = f"```\n{action}\n```" if done == 0 else action
-        payload = {
-            "choices": [{"message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": 3},
-        }
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        reply(self, content, {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": 3})
 
     def log_message(self, *args):
         pass
@@ -62,12 +53,8 @@ class FakeChat(BaseHTTPRequestHandler):
 def server():
     FakeChat.requests = []
     FakeChat.fail_with = None
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(FakeChat) as url:
+        yield url
 
 
 def test_agent_completes_an_episode_and_records_usage(server):
