@@ -1,0 +1,49 @@
+"""A non-editable ``pip install .`` (a wheel with its package data) into a clean virtual
+environment runs an episode on every registered id, from outside the source tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+EPISODES = r"""
+import json, sys, gymnasium as gym, agentgym
+from agentgym.agents import OracleAgent
+assert "site-packages" in agentgym.__file__, agentgym.__file__
+out = {}
+for env_id in agentgym.ENV_IDS:
+    env = agentgym.make(env_id, budget=20, backend=sys.argv[1], split="test")
+    agent = OracleAgent()
+    obs, info = env.reset(seed=0)
+    agent.reset(env, obs, info)
+    while True:
+        obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+        if terminated or truncated:
+            break
+    out[env_id] = {"success": info["success"], "turns": info["turn"]}
+    env.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_wheel_install_runs_an_episode_on_each_id(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", ROOT], capture_output=True, text=True, timeout=900,
+                         cwd=tmp_path)
+    assert pip.returncode == 0, pip.stderr[-3000:]
+    # local: needs pytest from the plain install (Coding-v0's tests run with it on the host)
+    run = subprocess.run([python, "-c", EPISODES, "local"], capture_output=True, text=True, timeout=600,
+                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads(run.stdout.strip().splitlines()[-1])
+    assert set(results) == {"agentgym/Coding-v0", "agentgym/ToolUse-v0"}
+    assert all(r["success"] for r in results.values()), results
