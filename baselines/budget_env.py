@@ -1,4 +1,4 @@
-"""A sandbox-free env whose best strategy depends on the turn budget, for trainer tests.
+"""A sandbox-free env whose best strategy depends on the turn budget: trainer tests and the positive control.
 
 The shape of a Coding-v0 menu task in miniature: one of ``n`` patches is the fix. The
 instruction carries a clue that names the right patch with probability ``clue_accuracy``
@@ -9,8 +9,14 @@ turns only "patch the clue, submit" can succeed.
 
 It emits agentgym's info keys and events and implements ``end_by_budget`` and
 ``reference_action``, so the agentgym wrappers work on it. Registered as
-``agentgym-test/BudgetChoice-v0`` when this module is imported (``gym.make`` does that for
-``"tests.baselines.budget_env:agentgym-test/BudgetChoice-v0"``).
+``agentgym-test/BudgetChoice-v0`` when this module is imported (``agentgym.make`` does that for
+``"baselines.budget_env:agentgym-test/BudgetChoice-v0"``).
+
+Its right answers are known (`optimum`), which makes it the positive control of the trainer
+(`baselines.positive_control`): with five patches and a clue right 60% of the time, patching the
+clue and submitting scores 0.6 at any T; patching and testing candidates in turn, committing
+to the last one patched when turns run out, scores 0.6 + 0.4 * min(k - 1, 4) / 4 where k
+= (T - 2) // 2 + 1 patches fit (T = 8: 0.9; T >= 10: 1.0).
 """
 
 from __future__ import annotations
@@ -23,8 +29,22 @@ import numpy as np
 from agentgym import events as ev
 from agentgym.spaces import AnyText
 
+__all__ = ["ENV_ID", "WORDS", "BudgetChoiceEnv", "BudgetChoiceTasks", "optimum"]
+
 ENV_ID = "agentgym-test/BudgetChoice-v0"
 WORDS = ("alpha", "bravo", "delta", "gamma", "kilo", "lima", "oscar", "sierra", "tango", "zulu")
+
+
+def optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6) -> float:
+    """The best success at budget ``turns``: patch the clue, then test and patch the others in turn.
+
+    k patches fit when each but the last is followed by a test and a submit ends the episode
+    (patch, test, patch, test, ..., patch, submit): k = (turns - 2) // 2 + 1 for turns >= 2.
+    """
+    if turns < 2:
+        return 0.0
+    k = min((turns - 2) // 2 + 1, n)
+    return clue_accuracy + (1 - clue_accuracy) * (k - 1) / (n - 1)
 
 
 class BudgetChoiceTasks:

@@ -18,6 +18,13 @@ Prints one JSON object (``--json``) with, per configuration, the median over rep
 - ``step_ms_by_kind``: step-time percentiles per action kind (what timeouts should be sized from);
 
 and ``after_over_before``, the ratio of the medians of the last configuration over the first.
+
+``--slow P:S`` makes each env step take S more seconds with probability P (a sleep, as while
+a sandbox runs into its timeout), to measure what one slow step costs the other envs.
+``cache_potential`` measures what a result cache for Coding-v0 ``test`` and verification could
+save: a ``test`` or ``submit`` step whose (task, sequence of edits that changed the workspace)
+was already seen in the same run would be a cache hit; it reports the share of such repeats
+and the step-seconds spent on them.
 ``env_steps_per_s`` at the top level is the last configuration's. ``env_steps_per_s_uncached`` is null: Coding-v0 has no result
 cache yet, so every run is uncached (see docs/baselines.md, "Throughput").
 """
@@ -35,16 +42,95 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+
+import baselines.budgetmix as budgetmix  # noqa: E402
 from baselines.budgetmix import Args, PRESETS, train  # noqa: E402
 
 
-def one_run(base: Args, config: str, steps: int, out: str, tag: str) -> dict:
+class SlowSteps(gym.Wrapper):
+    """With probability ``p`` a step first sleeps ``seconds`` (a sandbox waiting out a timeout)."""
+
+    def __init__(self, env: gym.Env, p: float, seconds: float, seed: int) -> None:
+        super().__init__(env)
+        self.p, self.seconds, self.rng = p, seconds, np.random.default_rng(seed)
+
+    def step(self, action):
+        if self.rng.random() < self.p:
+            time.sleep(self.seconds)
+        return self.env.step(action)
+
+
+class CacheProbe(gym.Wrapper):
+    """Counts ``test``/``submit`` steps whose (task, workspace edits) key was already seen in the run."""
+
+    def __init__(self, env: gym.Env, seen: dict) -> None:
+        super().__init__(env)
+        self.seen, self.task, self.edits = seen, "", []
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self.task, self.edits = str(info.get("task_id", "")), []
+        return obs, info
+
+    def step(self, action):
+        started = time.perf_counter()
+        result = self.env.step(action)
+        seconds = time.perf_counter() - started
+        kind = action.split(None, 1)[0] if action.strip() else ""
+        changed = any(e.get("kind") == "mutation" for e in result[4].get("events") or [])
+        if kind == "patch" and changed:
+            self.edits.append(action)
+        elif kind == "revert" and changed and self.edits:
+            self.edits.pop()
+        elif kind in ("test", "submit"):
+            key = (kind, self.task, tuple(self.edits))
+            stats = self.seen.setdefault(kind, {"n": 0, "repeats": 0, "seconds": 0.0, "seconds_on_repeats": 0.0})
+            stats["n"] += 1
+            stats["seconds"] += seconds
+            if key in self.seen.setdefault("keys", set()):
+                stats["repeats"] += 1
+                stats["seconds_on_repeats"] += seconds
+            self.seen["keys"].add(key)
+        elif kind in ("run", "replace"):
+            self.edits.append(f"opaque:{len(self.seen.setdefault('keys', set()))}:{action}")  # run/replace: unkeyable
+        return result
+
+
+_MAKE_ENV = budgetmix.make_env
+
+
+def _instrumented(slow: tuple[float, float] | None, seen: dict):
+    """`make_env` with the cache probe (and slow steps) around each env; `train` builds its envs with it."""
+
+    def make_env(*a, **kw):
+        thunk = _MAKE_ENV(*a, **kw)
+        counter = iter(range(1 << 30))
+
+        def build() -> gym.Env:
+            env = CacheProbe(thunk(), seen)
+            return SlowSteps(env, slow[0], slow[1], next(counter)) if slow else env
+
+        return build
+
+    return make_env
+
+
+def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None) -> dict:
     mode, _, timeout = config.partition("@")
+    seen: dict = {}
+    budgetmix.make_env = _instrumented(slow, seen)
     args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
                                test_timeout=float(timeout) if timeout else base.test_timeout)
     started = time.perf_counter()
-    summary = train(args, f"{mode}-{args.test_timeout:g}-{tag}")
+    try:
+        summary = train(args, f"{mode}-{args.test_timeout:g}-{tag}")
+    finally:
+        budgetmix.make_env = _MAKE_ENV
+    seen.pop("keys", None)
     return {
+        "cache_potential": seen,
         "env_steps": summary["env_steps"],
         "wall_seconds": time.perf_counter() - started,
         "env_steps_per_s": summary["steps_per_second"],
@@ -55,6 +141,18 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str) -> dict:
         "step_ms_by_kind": summary["step_ms_by_kind"],
         "train_success": summary["final_train_success"],
     }
+
+
+def _cache_summary(runs: list[dict]) -> dict:
+    """Repeats of (task, edits) among test/submit steps, summed over the runs of one configuration."""
+    out: dict = {}
+    for kind in ("test", "submit"):
+        n = sum(r["cache_potential"].get(kind, {}).get("n", 0) for r in runs)
+        rep = sum(r["cache_potential"].get(kind, {}).get("repeats", 0) for r in runs)
+        sec = sum(r["cache_potential"].get(kind, {}).get("seconds", 0.0) for r in runs)
+        sec_rep = sum(r["cache_potential"].get(kind, {}).get("seconds_on_repeats", 0.0) for r in runs)
+        out[kind] = {"n": n, "repeat_rate": rep / n if n else None, "step_seconds": sec, "step_seconds_on_repeats": sec_rep}
+    return out
 
 
 def _median(runs: list[dict], key: str) -> float:
@@ -69,17 +167,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedule", default="uniform:2-12", help="budget schedule trained")
     parser.add_argument("--backend", default="auto", help="sandbox backend: auto, docker, local")
     parser.add_argument("--preset", default="quick", choices=sorted(PRESETS))
+    parser.add_argument("--slow", default="", help="P:S: a step sleeps S seconds with probability P (straggler test)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     opts = parser.parse_args(argv)
 
     base = Args(**{**PRESETS[opts.preset], "preset": opts.preset})
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend)
+    slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
     modes = [m for m in opts.configs.split(",") if m] or ["lockstep@10", f"{base.collect_mode}@{base.test_timeout:g}"]
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as out:
         for r in range(opts.repeats):
             for mode in modes if r % 2 == 0 else modes[::-1]:
-                runs[mode].append(one_run(base, mode, opts.steps, out, str(r)))
+                runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow))
                 if not opts.json:
                     print(f"{mode} run {r}: {runs[mode][-1]['env_steps_per_s']:.1f} env steps/s", flush=True)
     per_mode = {
@@ -88,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                                            "forward_seconds", "wall_seconds")},
             "env_steps_per_s_runs": [round(r["env_steps_per_s"], 1) for r in rs],
             "step_ms_by_kind": rs[-1]["step_ms_by_kind"],
+            "cache_potential": _cache_summary(rs),
         }
         for mode, rs in runs.items()
     }
@@ -102,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         "env_threads": base.env_threads,
         "configs": modes,
         "backend": opts.backend,
+        "slow": opts.slow or None,
         "cpus": os.cpu_count(),
         "env_steps_per_s": headline["env_steps_per_s"],
         "env_steps_per_s_uncached": None,

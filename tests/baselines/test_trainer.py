@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -108,3 +110,62 @@ def test_ppo_learns_the_short_budget_strategy() -> None:
     after = np.mean([ep.success for ep in episodes])
     assert np.isfinite(list(stats.values())).all()
     assert before < 0.05 and after > 0.2, (before, after)
+
+
+class SlowFirstStep(BudgetChoiceEnv):
+    """The first env built sleeps on its first step, as a sandbox waiting out a test timeout."""
+
+    built = 0
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        SlowFirstStep.built += 1
+        self.slow = SlowFirstStep.built == 1
+
+    def step(self, action):
+        if self.slow:
+            self.slow = False
+            time.sleep(SLOW_S)
+        return super().step(action)
+
+
+SLOW_S = 0.8
+
+
+@pytest.mark.parametrize("mode", ["async", "lockstep"])
+def test_a_slow_step_stalls_only_its_own_env_in_async_mode(mode: str) -> None:
+    SlowFirstStep.built = 0
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    collector = EpisodeCollector([lambda: _wrapped(SlowFirstStep())] * 2, policy, dim=DIM, max_actions=MAX_ACTIONS,
+                                 seed=0, threads=2, mode=mode)
+    try:
+        started = time.perf_counter()
+        episodes = collector.collect(30)
+        elapsed = time.perf_counter() - started
+        steps = sum(len(ep) for ep in episodes)
+    finally:
+        collector.close()
+    assert steps >= 30
+    if mode == "async":
+        # the other env kept stepping: 30 steps of whole episodes while the slow step was still running
+        assert elapsed < SLOW_S / 2, elapsed
+        assert collector.stats["straggler_seconds"] < SLOW_S / 4
+    else:
+        assert elapsed >= SLOW_S  # the batch waited for the slow env
+        assert collector.stats["straggler_seconds"] >= SLOW_S / 2 * 0.9  # one of two envs idle for SLOW_S
+
+
+def test_async_episodes_carry_over_whole_and_consistent() -> None:
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=5)] * 3, policy, dim=DIM, max_actions=MAX_ACTIONS,
+                                 seed=0, threads=3, mode="async")
+    try:
+        batches = [collector.collect(25) for _ in range(4)]
+    finally:
+        collector.close()
+    for episodes in batches:
+        assert sum(len(ep) for ep in episodes) >= 25
+        for ep in episodes:  # whole episodes only, every field aligned
+            assert len(ep.steps) == len(ep.rewards) == len(ep.choices) == len(ep.logprobs) == len(ep.actions) == len(ep.events)
+            assert ep.truncated or ep.actions[-1] == "submit"
+            assert len(ep) <= 5
