@@ -291,6 +291,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         return action[: self.max_action_length]
 
     def _ensure_sandbox(self) -> None:
+        if self.sandbox is not None and (self.sandbox.closed or getattr(self.sandbox, "broken", None)):
+            self.sandbox.close()  # its channel broke (an interrupted call, a crash): start a fresh one
+            self.sandbox = None
         if self.sandbox is None:
             from agentgym.sandbox import make_sandbox
 

@@ -6,7 +6,8 @@ Generic over registered ids. "step" times the env's non-verification menu action
 ``info["admissible_actions"]`` except submit and the test/verification action); "test run" times
 the verification action, found through the env's optional ``verification_action`` attribute, or
 else by name (``test``, ``tests``, ``run_tests``, ``verify``, ``check``). The oracle runs
-`reference_action()` to the end of each episode. Prints one JSON object (``--json``) or a table.
+`reference_action()` to the end of each episode; "submit_verify" times its submitting step, where
+the task's verifier decides the reward. Prints one JSON object (``--json``) or a table.
 """
 
 from __future__ import annotations
@@ -87,14 +88,17 @@ def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "
                 steps.append(time.perf_counter() - start)
                 if terminated or truncated:
                     break
-        # the oracle, end to end
-        successes, turns = 0, []
+        # the oracle, end to end; its submitting step is timed apart (the verifier runs there)
+        successes, turns, submits = 0, [], []
         start = time.perf_counter()
         for ep in range(episodes):
             obs, info = env.reset(seed=10_000 + seed + ep)
             limit = 4 * info.get("min_turns", 10) + 10
             for t in range(limit):
+                step_start = time.perf_counter()
                 obs, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+                if terminated:
+                    submits.append(time.perf_counter() - step_start)
                 if terminated or truncated:
                     break
             successes += int(reward == 1.0)
@@ -109,6 +113,7 @@ def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "
             "reset_ms": _pct(resets),
             "step_ms": _pct(steps),
             "test_run_ms": _pct(tests),
+            "submit_verify_ms": _pct(submits),
             "verification_action": verify,
             "oracle": {
                 "episodes_per_s": round(episodes / oracle_seconds, 3),

@@ -113,3 +113,25 @@ def test_a_send_to_a_stopped_server_has_a_deadline():
         with contextlib.suppress(ProcessLookupError):  # a broken channel already ended the server
             os.kill(sandbox._proc.pid, signal.SIGCONT)
         sandbox.close()
+
+
+def test_a_call_interrupted_while_sending_gets_a_fresh_sandbox_at_reset(monkeypatch):
+    """A half-sent frame breaks the channel for good; the env replaces the sandbox at the next reset."""
+    from agentgym.envs.coding import CodingEnv
+
+    env = CodingEnv(split="test", backend="local")
+    try:
+        env.reset(seed=0)
+        first = env.sandbox
+
+        def interrupted(data, deadline):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(first, "_send", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            env.step("run echo hi")
+        assert first.broken
+        env.reset(seed=0)
+        assert env.sandbox is not first and "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
