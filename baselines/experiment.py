@@ -174,6 +174,13 @@ def run_experiment(args: Any) -> int:
         # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
         agents.update({"script:hasty": {0: HastyAgent()}, "script:careful": {0: CarefulAgent()},
                        "script:budget-aware": {0: BudgetAwareAgent()}})
+        if "budgetmix" in training:
+            from baselines.heuristics import LearnedPickAgent
+
+            # the ceiling of a policy that learned the loop: BudgetMix's patch pick, the scripted loop
+            agents["ref:budgetmix-pick+loop"] = {
+                seed: LearnedPickAgent(a.policy, max_actions=a.max_actions) for seed, a in agents["budgetmix"].items()
+            }
     eval_started = time.perf_counter()
     evals: dict[str, dict[int, dict[str, Any]]] = {}
     for name, by_seed in agents.items():

@@ -8,6 +8,9 @@ seeded per episode), so they isolate the value of *verifying* against *committin
   try the next patch (three turns per try); submit when out of patches.
 - `BudgetAwareAgent`: careful while turns allow, but commits (patch then submit, or submit)
   when the turns left are too few for another test cycle.
+- `LearnedPickAgent`: the budget-aware loop, but each patch is the one a trained policy scores
+  highest among those not yet tried: a learned pick with a scripted test-and-revert loop, the
+  measured ceiling of a policy that would learn the loop.
 
 ``python -m agentgym eval --agent baselines.heuristics:careful`` runs one with the harness.
 """
@@ -21,7 +24,7 @@ import re
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["HastyAgent", "CarefulAgent", "BudgetAwareAgent", "hasty", "careful", "budget_aware"]
+__all__ = ["HastyAgent", "CarefulAgent", "BudgetAwareAgent", "LearnedPickAgent", "hasty", "careful", "budget_aware"]
 
 _FAILED = re.compile(r"\b\d+ (failed|errors?)\b|^error:", re.MULTILINE)
 
@@ -89,6 +92,50 @@ class BudgetAwareAgent(_MenuScript):
     """Careful while turns allow; commits when the turns left cannot fit another test cycle."""
 
     budget_aware = True
+
+
+class LearnedPickAgent(BudgetAwareAgent):
+    """`BudgetAwareAgent` whose next patch is the policy's highest-scored untried one.
+
+    The policy's memory is fed as on-policy (``encode`` at every turn, ``record`` after), so its
+    patch scores are those it would give in its own episodes.
+    """
+
+    def __init__(self, policy: Any, *, max_actions: int, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.policy = policy.eval()
+        self.max_actions = max_actions
+
+    def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        from baselines.features import EpisodeMemory
+
+        super().reset(env, obs, info)
+        self.memory = EpisodeMemory(self.policy.dim, self.max_actions)
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        self._step = self.memory.encode(obs, info)
+        action = super().act(obs, info)
+        self.memory.record(action)
+        return action
+
+    def _next_patch(self, menu: list[str]) -> str | None:
+        import torch
+
+        from baselines.features import stack_steps
+
+        fresh = [i for i, a in enumerate(self._step.actions) if a.startswith("patch") and a not in self.tried]
+        if not fresh:
+            return None
+        batch = {k: torch.as_tensor(v) for k, v in stack_steps([self._step], self.max_actions).items()}
+        with torch.no_grad():
+            logits, _ = self.policy.forward_batch(batch)
+        return self._step.actions[max(fresh, key=lambda i: float(logits[0, i]))]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import torch
+
+        torch.set_num_threads(1)  # in an evaluation worker: the pool already uses the cores
+        self.__dict__.update(state)
 
 
 def hasty(**kwargs: Any) -> HastyAgent:

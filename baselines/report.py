@@ -244,11 +244,11 @@ def write_report(
         "",
         _md_table(
             ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
-             "infra masked", "train success (last)"],
+             "test timeouts", "infra masked", "train success (last)"],
             [
                 [n, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
                  f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
-                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s["infra_failures_masked"]),
+                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s.get("timeouts", "–")), str(s["infra_failures_masked"]),
                  _f(s["final_train_success"])]
                 for n, seed, s in runs
             ],

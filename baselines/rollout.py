@@ -125,7 +125,8 @@ class EpisodeCollector:
         self._group_task: str | None = None
         self._group_left = 0
         self._group_lock = threading.Lock()
-        self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0}
+        self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0,
+                                      "timeouts": 0}
 
     # a reset or step that may raise InfrastructureError, run in the pool
     def _next_task(self, i: int) -> dict[str, Any] | None:
@@ -199,6 +200,8 @@ class EpisodeCollector:
         ep.rewards.append(float(reward))
         ep.actions.append(p.action)
         ep.events.append(list(info.get("events") or []))
+        if any(e.get("kind") == "tool_call" and e.get("error_kind") == "timeout" for e in ep.events[-1]):
+            self.stats["timeouts"] += 1  # reported, not hidden: a looping decoy ran into the test timeout
         if ep.budget is None and "budget" in info:
             ep.budget = int(info["budget"])
         self._obs[i], self._info[i] = obs, info
@@ -317,6 +320,7 @@ class EpisodeCollector:
             "step_ms_by_kind": kinds,
             "straggler_seconds": float(self.stats["straggler_seconds"]),
             "forward_seconds": float(self.stats["forward_seconds"]),
+            "timeouts": int(self.stats["timeouts"]),
         }
 
     def close(self) -> None:

@@ -43,3 +43,32 @@ def test_strategies_differ_by_budget() -> None:
     assert verbs[:2] == ["patch", "test"] and verbs[-1] == "submit"
     # it reverts every patch whose tests failed, so exactly one patch is applied when it submits
     assert verbs.count("patch") - verbs.count("revert") == 1
+
+
+def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
+    import torch
+
+    from baselines.heuristics import LearnedPickAgent
+    from baselines.policy import MenuPolicy
+
+    task = _one_bug_task()
+    torch.manual_seed(0)
+    policy = MenuPolicy(dim=32, hidden=16)
+    env = agentgym.make("agentgym/Coding-v0", budget=16, split="test", backend="local", labels=True)
+    try:
+        obs, info = env.reset(seed=0, options={"task_id": task})
+    finally:
+        env.close()
+    patches = [a for a in info["admissible_actions"] if a.startswith("patch")]
+    from baselines.features import EpisodeMemory, stack_steps
+
+    step = EpisodeMemory(32, 32).encode(obs, info)
+    with torch.no_grad():
+        logits, _ = policy.forward_batch({k: torch.as_tensor(v) for k, v in stack_steps([step], 32).items()})
+    scores = {a: float(logits[0, i]) for i, a in enumerate(step.actions)}
+    favourite = max(patches, key=scores.__getitem__)
+    actions, _ = _episode(LearnedPickAgent(policy, max_actions=32), 16, task)
+    assert actions[0] == favourite  # the pick is the policy's, not the script's random one
+    verbs = [a.split("\n")[0] for a in actions]
+    assert verbs[:2] == ["patch", "test"] and verbs[-1] == "submit"
+    assert verbs.count("patch") - verbs.count("revert") == 1
