@@ -64,7 +64,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     The sandbox starts lazily at the first ``reset``, so building an env is cheap.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 0}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
     family: ClassVar[str] = ""
     image: ClassVar[str] = "agentgym/base:latest"
     max_action_length: ClassVar[int] = 16_384
@@ -78,6 +78,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         render_mode: str | None = None,
         score_on_truncation: bool = False,
         sandbox_options: Mapping[str, Any] | None = None,
+        help_in_observation: bool = True,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode={render_mode!r}; supported: {self.metadata['render_modes']}")
@@ -87,6 +88,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.render_mode = render_mode
         self.score_on_truncation = bool(score_on_truncation)
         self.sandbox_options = dict(sandbox_options or {})
+        self.help_in_observation = bool(help_in_observation)
         self.action_space = AnyText(self.max_action_length)
         self.observation_space = spaces.Dict({"text": AnyText(self.max_observation_length)})
         self.sandbox: Any = None
@@ -132,6 +134,18 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     def _on_sandbox_start(self) -> None:
         """Called once after the sandbox starts (load tool modules, warm interpreters)."""
 
+    def help_text(self) -> str:
+        """What ``help`` shows: the action grammar (and the task's tools, once reset)."""
+        return ""
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The current task's tools as an OpenAI-style ``tools`` list (empty for grammars that are not calls)."""
+        return []
+
+    def _reset_help(self) -> str:
+        """What the first observation adds after the instruction so no turn goes on ``help``."""
+        return self.help_text()
+
     # ------------------------------------------------------------------ gymnasium API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -152,7 +166,10 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._env_calls = 0
         self._env_seconds = 0.0
         text = self._timed(self._setup_task, task)
-        return self._observation(text), self._info([])
+        extra = self._reset_help() if self.help_in_observation else ""
+        info = self._info([])
+        info["help"], info["tools"] = self.help_text(), self.tools()
+        return self._observation(f"{text}\n\n{extra}" if extra else text), info
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self.task is None or self._done:
@@ -169,7 +186,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         if outcome.submitted:
             success = bool(self._timed(self._verify))
             reward, terminated, self._done = float(success), True, True
-            info_extra["success"] = success
+            info_extra["success"] = info_extra["is_success"] = success  # is_success: SB3's Monitor reads it
         obs = self._observation(outcome.text)
         info = self._info(outcome.events)
         info.update(info_extra)

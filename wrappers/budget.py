@@ -184,7 +184,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
         if self.turns >= self.max_turns and not (terminated or truncated):  # a wrapper inside may have ended it
             truncated = True
             end_by_budget = getattr(self.env.unwrapped, "end_by_budget", None)
-            info["success"] = bool(end_by_budget()) if end_by_budget is not None else False
+            info["success"] = info["is_success"] = bool(end_by_budget()) if end_by_budget is not None else False
             reward = float(reward) + float(info["success"])
         self._over = bool(terminated or truncated)
         info = self._with_budget(info)

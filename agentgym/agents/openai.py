@@ -160,15 +160,12 @@ class OpenAIChatAgent:
 
 
 def env_grammar(env: gym.Env) -> str:
-    """The family's command grammar as text: ``grammar``/``help_text``/``action_help`` on the
-    unwrapped env if it has one (attribute or method), else the Action Space section of its docstring."""
+    """The family's command grammar as text: `AgentEnv.help_text` (the contract), else the Action Space
+    section of the env's docstring (for gymnasium envs that are not agentgym's)."""
     base = env.unwrapped
-    for name in ("grammar", "help_text", "action_help"):
-        value = getattr(base, name, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+    value = base.help_text() if callable(getattr(base, "help_text", None)) else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
     doc = type(base).__doc__ or ""
     match = re.search(r"Action Space\s*\n[-=~]*\n?(.*?)(?:\n\s*\n\S|\Z)", doc, re.DOTALL)
     if match:

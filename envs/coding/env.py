@@ -91,12 +91,14 @@ class CodingEnv(AgentEnv):
         render_mode: str | None = None,
         score_on_truncation: bool = False,
         sandbox_options: dict[str, Any] | None = None,
+        help_in_observation: bool = True,
         test_timeout: float = 10.0,
         shell_timeout: float = 10.0,
         test_runner: str = "auto",
     ) -> None:
         super().__init__(split=split, backend=backend, render_mode=render_mode,
-                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options)
+                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
+                         help_in_observation=help_in_observation)
         if tiers is not None:
             tiers = (tiers,) if isinstance(tiers, str) else tuple(tiers)
             unknown = [t for t in tiers if t not in TIERS]
@@ -254,7 +256,8 @@ class CodingEnv(AgentEnv):
         self._write({path: "\n".join(new) + "\n" if new else ""})
         what = f"inserted {len(lines)} line(s) before line {start}" if end < start else \
             f"replaced lines {start}-{end} with {len(lines)} line(s)"
-        return Outcome(f"{path}: {what}.", [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events())
+        return Outcome(f"{path}: {what}.\n{_echo(path, text, self._files[path])}",
+                       [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events())
 
     def _do_patch(self, patches: list) -> Outcome:
         files = {fp.path: self._read(fp.path) for fp in patches}
@@ -265,7 +268,8 @@ class CodingEnv(AgentEnv):
                            [ev.tool_call("edit", True), ev.state_mismatch(str(exc).split(";")[0])])
         self._write(new)
         hunks = sum(len(fp.hunks) for fp in patches)
-        return Outcome(f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).",
+        echoes = "\n".join(_echo(p, files.get(p) or "", new[p]) for p in sorted(new))
+        return Outcome(f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n{echoes}",
                        [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(new)] + self._subtask_events())
 
     def _do_revert(self) -> Outcome:
@@ -347,6 +351,31 @@ class CodingEnv(AgentEnv):
             elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
                 self._subtasks[bug.subtask] = True
         return [ev.subtask(name, done) for name, done in self._subtasks.items()]
+
+
+def _echo(path: str, before: str, after: str, context: int = 2, limit: int = 40) -> str:
+    """The edited lines as they now read, numbered, with a little context: no `view` needed after an edit."""
+    old, new = before.splitlines(), after.splitlines()
+    spans: list[list[int]] = []
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        lo, hi = max(0, j1 - context), min(len(new), max(j2, j1 + 1) + context)
+        if spans and lo <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([lo, hi])
+    shown: list[str] = []
+    width = len(str(len(new)))
+    for lo, hi in spans:
+        if shown:
+            shown.append("...")
+        shown += [f"{n + 1:>{width}} | {new[n]}" for n in range(lo, hi)]
+    if not shown:
+        return f"{path}: no line changed."
+    more = len(shown) - limit
+    body = "\n".join(shown[:limit]) + (f"\n[{more} more line(s); `view {path}` shows them]" if more > 0 else "")
+    return f"{path} now reads:\n{body}"
 
 
 def _full_diff(path: str, current: str, original: str) -> str:

@@ -321,7 +321,7 @@ def _instruction(modules: list[SourceModule], bugs: list[Bug], files: Mapping[st
         f"Files: {listing}.",
         "Bug report:",
         *reports,
-        "The visible tests are a subset of the hidden ones. Type `help` for the action grammar.",
+        "The visible tests are a subset of the hidden ones.",
     ])
 
 

@@ -90,9 +90,11 @@ class ToolUseEnv(AgentEnv):
         render_mode: str | None = None,
         score_on_truncation: bool = False,
         sandbox_options: dict[str, Any] | None = None,
+        help_in_observation: bool = True,
     ) -> None:
         super().__init__(split=split, backend=backend, render_mode=render_mode,
-                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options)
+                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
+                         help_in_observation=help_in_observation)
         if domains or tiers:
             self.tasks = ToolUseTasks(tuple(domains or ()), tuple(tiers or ()))
             if not self.tasks.ids(self.split):
@@ -224,6 +226,13 @@ class ToolUseEnv(AgentEnv):
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
                 f"finish(\"answer\").\n\nPolicy:\n{self._domain.POLICY}\n\nTools (JSON schema):\n{schemas}")
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []
+
+    def _reset_help(self) -> str:
+        # the instruction already holds the policy and the call grammar: add only the schemas
+        return "Tools (JSON schema):\n" + json.dumps(self.tools(), indent=1)
 
     def reference_action(self) -> str:
         """A state-aware oracle: read, re-read what changed, act as the policy allows, verify, finish."""

@@ -73,7 +73,7 @@ def test_oracle_retries_after_transient_fault(env):
 
 def test_check_env_passes(backend):
     env = ToyEnv(backend=backend)
-    check_env(env, skip_render_check=True)
+    check_env(env, skip_render_check=True)  # built without gym.make: no spec to re-make it per render mode
     env.close()
 
 

@@ -102,9 +102,8 @@ def test_spec_round_trip_of_a_hand_built_stack():
 @pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
 def test_gymnasium_check_env_passes_on_full_stacks():
     # cost=False: CostTracker's seconds differ between same-seed steps, which check_env compares
-    check_env(agentgym.make(KV_ID, budget={"uniform": [2, 9]}, faults="timeout@p=0.5", process_reward=0.1, cost=False),
-              skip_render_check=True)
-    check_env(gym.make(KV_ID, budget=4, labels=True, numeric=True), skip_render_check=True)
+    check_env(agentgym.make(KV_ID, budget={"uniform": [2, 9]}, faults="timeout@p=0.5", process_reward=0.1, cost=False))
+    check_env(gym.make(KV_ID, budget=4, labels=True, numeric=True))
 
 
 def test_foreign_ids_are_wrapped_outside_gym_make():

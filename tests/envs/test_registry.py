@@ -51,13 +51,59 @@ def backend_for(request):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_check_env(env_id, backend_for):
+    """Gymnasium's full check_env, rendering included (render_mode="ansi" returns the last observation)."""
     backend = backend_for(env_id)
     with no_unexpected_warnings():
-        env = gym.make(env_id, backend=backend)
+        env = gym.make(env_id, backend=backend, render_mode="ansi")
         try:
-            check_env(env.unwrapped, skip_render_check=True)
+            check_env(env.unwrapped)
+            env.reset(seed=0)
+            assert env.render() == env.unwrapped._last_text and env.render()
         finally:
             env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reset_gives_help_and_tools_without_spending_a_turn(env_id):
+    """The grammar is in the first observation and in info["help"]; call-style families list their tools."""
+    env = gym.make(env_id, backend="local")
+    try:
+        obs, info = env.reset(seed=0)
+        assert info["help"] and info["help"].splitlines()[0] in env.unwrapped.help_text()
+        assert isinstance(info["tools"], list) and info["turn"] == 0
+        for schema in info["tools"]:
+            assert schema["type"] == "function" and schema["function"]["name"]
+            assert schema["function"]["name"] in obs["text"]
+        if not info["tools"]:
+            assert info["help"].strip().splitlines()[-1] in obs["text"]
+    finally:
+        env.close()
+    bare = gym.make(env_id, backend="local", help_in_observation=False)
+    try:
+        assert len(bare.reset(seed=0)[0]["text"]) < len(obs["text"])
+    finally:
+        bare.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_is_success_mirrors_success_for_sb3(env_id):
+    """SB3's Monitor and EvalCallback read info["is_success"]: set it wherever success is decided."""
+    env = agentgym.make(env_id, backend="local", budget=1)
+    try:
+        env.reset(seed=0)
+        _, _, terminated, truncated, info = env.step("help")
+        assert truncated and info["is_success"] is info["success"] is False
+    finally:
+        env.close()
+    env = agentgym.make(env_id, backend="local", budget=40)
+    try:
+        env.reset(seed=0)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            _, _, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+        assert terminated and info["is_success"] is info["success"] is True
+    finally:
+        env.close()
 
 
 def rollout(env_id: str, backend: str, seed: int, steps: int = 8) -> list:

@@ -69,7 +69,7 @@ def test_without_a_budget_there_is_no_turns_left_field():
 # gymnasium's checker warns on any wrapped env; here the wrapper is what is checked
 @pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
 def test_gymnasium_and_sb3_checkers_pass():
-    gym_check_env(numeric_env(max_actions=16, dim=32), skip_render_check=True)
+    gym_check_env(numeric_env(max_actions=16, dim=32), skip_render_check=True)  # a numeric view renders nothing
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SB3's advice (e.g. "flatten this observation") counts as a failure
         sb3_check_env(numeric_env(max_actions=16, dim=32), warn=True)

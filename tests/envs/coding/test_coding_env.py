@@ -286,3 +286,21 @@ def test_the_docs_example_runs():
     code = doc.split("```python\n", 1)[1].split("```", 1)[0]
     code = code.replace('split="test")', 'split="test", backend="local")', 1).replace("print(", "str(")
     exec(compile(code, "docs/coding.md", "exec"), {})
+
+
+def test_edits_echo_the_changed_lines_bounded():
+    """After replace/patch the agent sees the edited lines numbered, without spending a `view`."""
+    env = CodingEnv(split="test", backend="local")
+    try:
+        task = revealed_task()
+        (bug,) = task.meta["bugs"]
+        env.reset(options={"task_id": task.task_id})
+        obs, *_ = env.step(f"replace {bug.file} 2-2\nX_MARK = 1")
+        assert f"{bug.file} now reads:" in obs["text"] and " 2 | X_MARK = 1" in obs["text"]
+        obs, *_ = env.step(env.reference_action())  # a patch
+        assert obs["text"].startswith("Patched") and "now reads:" in obs["text"]
+        n = task.files[bug.file].count("\n")
+        obs, *_ = env.step(f"replace {bug.file} {n + 1}-{n}\n" + "\n".join(f"Y{i} = {i}" for i in range(100)))
+        assert "more line(s); `view" in obs["text"] and obs["text"].count(" | ") <= 40
+    finally:
+        env.close()

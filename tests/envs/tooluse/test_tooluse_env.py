@@ -63,6 +63,7 @@ def _lookups(env) -> None:
 
 # ---------------------------------------------------------------------------- contract
 def test_check_env(env):
+    # rendering is checked in tests/envs/test_registry.py, through gym.make (the check needs a spec)
     check_env(ToolUseEnv(split="test", backend=env.backend), skip_render_check=True)
 
 
