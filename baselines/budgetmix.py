@@ -83,7 +83,7 @@ class Args:
     """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
 
     # the algorithm
-    total_env_steps: int = 1_000
+    total_env_steps: int = 800
     """environment steps per training run (equal across the compared schedules and seeds)"""
     num_envs: int = 8
     """envs stepped together (one batched forward scores all their menus)"""
@@ -141,7 +141,7 @@ class Args:
     """split of the headline numbers: heldout = modules never trained on"""
     eval_tier: str = "one_bug"
     """Coding-v0 tier of the primary eval list (empty: all tiers)"""
-    eval_tasks: int = 40
+    eval_tasks: int = 24
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
@@ -155,8 +155,8 @@ class Args:
     """budgets at which recovery under the injected fault is measured"""
     eval_workers: int = 2
     """evaluation worker processes"""
-    eval_references: bool = True
-    """also evaluate scripted Coding-v0 strategies (hasty, careful, budget-aware): what each budget rewards"""
+    eval_references: str = "budget-aware,pick+loop"
+    """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     harness_reports: bool = True
     """also write the harness's own report (plots) for each agent's grid run (several seconds each)"""
 
@@ -187,7 +187,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_fault_ts": "6",
         "eval_workers": 1,
         "harness_reports": False,
-        "eval_references": False,
+        "eval_references": "",
         "progress": False,
     },
     "full": {
@@ -205,6 +205,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "hidden": 128,
         "eval_tasks": 200,
         "eval_workers": 16,
+        "eval_references": "hasty,careful,budget-aware,pick+loop",
         "eval_multi_tasks": 0,
         "backend": "local",
     },

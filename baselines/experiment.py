@@ -168,15 +168,14 @@ def run_experiment(args: Any) -> int:
         for seed, summary in by_seed.items():
             policy, ckpt = load_policy(summary["checkpoint"], "cpu")
             agents[name][seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
-    if args.eval_references and coding:
-        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
+    refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
+    if refs:
+        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent, LearnedPickAgent
 
         # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
-        agents.update({"script:hasty": {0: HastyAgent()}, "script:careful": {0: CarefulAgent()},
-                       "script:budget-aware": {0: BudgetAwareAgent()}})
-        if "budgetmix" in training:
-            from baselines.heuristics import LearnedPickAgent
-
+        scripts = {"hasty": HastyAgent, "careful": CarefulAgent, "budget-aware": BudgetAwareAgent}
+        agents.update({f"script:{r}": {0: scripts[r]()} for r in scripts if r in refs})
+        if "pick+loop" in refs and "budgetmix" in training:
             # the ceiling of a policy that learned the loop: BudgetMix's patch pick, the scripted loop
             agents["ref:budgetmix-pick+loop"] = {
                 seed: LearnedPickAgent(a.policy, max_actions=a.max_actions) for seed, a in agents["budgetmix"].items()
