@@ -249,6 +249,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             parsed = self._parse(text)
         except ActionError as exc:
             return Outcome(f"error: {exc}", [ev.action(False, error=str(exc))])
+        except (Exception, RecursionError) as exc:  # a parser bug on hostile input must not escape step()
+            why = f"the action could not be parsed ({type(exc).__name__}); send `help` for the grammar"
+            return Outcome(f"error: {why}", [ev.action(False, error=why)])
         head = [ev.action(True, parsed.name)]
         try:
             if fault is not None and parsed.tool is not None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed
 from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox, write_all
+from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog
 
 __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
 
@@ -162,6 +163,7 @@ class DockerSandbox(Sandbox):
         self._direct: socket.socket | None = None
         self._pending = bytearray()
         client = docker_client()
+        ensure_watchdog(_process_start(os.getpid()))
         try:
             self._listen()
             api = client.api
@@ -232,7 +234,7 @@ class DockerSandbox(Sandbox):
         Traffic then skips dockerd's attach proxy (one process hop and its CPU per message); the
         attached stdio stays as the boot channel and the fallback when connecting fails.
         """
-        self._chan_dir = tempfile.mkdtemp(prefix="agentgym-chan-")
+        self._chan_dir = tempfile.mkdtemp(prefix=f"{CHANNEL_PREFIX}{os.getpid()}-")  # the watchdog finds it by pid
         os.chmod(self._chan_dir, 0o711)
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         path = os.path.join(self._chan_dir, "s")

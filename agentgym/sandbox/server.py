@@ -154,6 +154,22 @@ class Server:
             n = os.write(self.out_fd, view)
             view = view[n:]
 
+    def client_gone(self):
+        """True once the client closed its end of the channel: stop everything and exit.
+
+        Checked inside every wait (a command, a test run, a harness), so a client killed mid-call
+        takes the sandbox with it within a fraction of a second, not after the command's timeout.
+        """
+        if getattr(self, "hup_fd", None) != self.in_fd:
+            self.hup_fd, self.hup = self.in_fd, select.poll()
+            self.hup.register(self.in_fd, select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+        return bool(self.hup.poll(0))
+
+    def exit_if_client_gone(self):
+        if self.client_gone():
+            self.kill_children()
+            os._exit(0)
+
     def connect_channel(self, path):
         """Move the protocol to a unix socket the client listens on, bypassing Docker's stdio proxy.
 
@@ -352,6 +368,7 @@ class Server:
         except (AttributeError, OSError):
             pass
         while True:
+            self.exit_if_client_gone()
             now = time.monotonic()
             if status is None:
                 got, st = os.waitpid(pid, os.WNOHANG)
@@ -463,7 +480,8 @@ class Server:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return {"line": "", "eof": False, "timed_out": True, "truncated": False}
-            if not select.select([fd], [], [], remaining)[0]:
+            self.exit_if_client_gone()
+            if not select.select([fd], [], [], min(remaining, 0.2))[0]:
                 continue
             try:
                 chunk = os.read(fd, 1 << 16)
@@ -494,8 +512,15 @@ class Server:
             pass
 
     def op_read_file(self, path, max_bytes=None):
-        with open(self.path(path), "rb") as f:
-            data = f.read() if max_bytes is None else f.read(int(max_bytes))
+        """A regular file's bytes; a FIFO or device is refused at once (opening one could block us)."""
+        fd = os.open(self.path(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError("%s is not a regular file" % path)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read() if max_bytes is None else f.read(int(max_bytes))
+        finally:
+            os.close(fd)
         return base64.b64encode(data).decode()
 
     def op_write_files(self, files):

@@ -195,7 +195,7 @@ class CodingEnv(AgentEnv):
             if current == original:
                 continue
             if current is None:
-                return f"run cat > {path} <<'AGENTGYM_EOF'\n{original.rstrip(chr(10))}\nAGENTGYM_EOF"
+                return f"run rm -rf -- {path} && cat > {path} <<'AGENTGYM_EOF'\n{original.rstrip(chr(10))}\nAGENTGYM_EOF"
             for cand in self.task.meta["candidates"]:
                 if cand.fix and cand.file == path:
                     diff = cand.patch(current)
@@ -233,6 +233,8 @@ class CodingEnv(AgentEnv):
         r = self.sandbox.run(command, timeout=self.shell_timeout, max_output=_MAX_SHELL_OUTPUT)
         events = [ev.tool_call("shell", not r.timed_out, "timeout" if r.timed_out else None)]
         current = self.sandbox.call(RUNNER, "read_files", paths=sorted(self._files))
+        refused = {p: t["error"] for p, t in current.items() if isinstance(t, dict)}
+        current = {p: (None if p in refused else t) for p, t in current.items()}  # unreadable counts as gone
         changed = {p: t for p, t in current.items() if t != self._files.get(p)}
         if changed:
             self._history.append({p: self._files.get(p) for p in changed})
@@ -241,6 +243,8 @@ class CodingEnv(AgentEnv):
             self._changed()
             events += [ev.mutation(p) for p in sorted(changed)] + self._subtask_events()
         status = f"[timed out after {self.shell_timeout:g}s]" if r.timed_out else f"[exit code {r.exit_code}]"
+        status += "".join(f"\nerror: {p} {why}; the env treats it as missing." for p, why in sorted(refused.items()))
+        events += [ev.state_mismatch(f"{p} {why}") for p, why in sorted(refused.items())]
         return Outcome(f"{r.text}{'' if r.text.endswith(chr(10)) or not r.text else chr(10)}{status}", events)
 
     def _do_replace(self, path: str, start: int, end: int, lines: list[str]) -> Outcome:

@@ -257,13 +257,38 @@ def _counts(collector):
     return counts
 
 
-def read_files(paths):
-    """Current text of workspace files (None for a missing one), read in the server: one round trip."""
+def read_files(paths, max_bytes=1 << 20, max_total=8 << 20):
+    """Current text of workspace files, read in the server: one round trip, bounded, never blocking.
+
+    Each path maps to its text, None when it does not exist, or ``{"error": why}`` when it is not
+    something the env may read back: not a regular file (a FIFO or device would block or never
+    end; a symlink could lead out of the workspace), over ``max_bytes``, or past ``max_total``
+    for this call. Whatever the agent writes, a step costs the host at most ``max_total`` bytes.
+    """
+    import stat as st
+
     out = {}
+    total = 0
     for path in paths:
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                out[path] = f.read()
-        except (OSError, ValueError):
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        except FileNotFoundError:
             out[path] = None
+            continue
+        except OSError as exc:
+            out[path] = {"error": "cannot be read (%s)" % (os.strerror(exc.errno) if exc.errno else exc)}
+            continue
+        try:
+            info = os.fstat(fd)
+            if not st.S_ISREG(info.st_mode):
+                out[path] = {"error": "is not a regular file"}
+            elif info.st_size > max_bytes or total + info.st_size > max_total:
+                out[path] = {"error": "is %d bytes, over the %d-byte limit the env reads back" % (
+                    info.st_size, max_bytes if info.st_size > max_bytes else max_total - total)}
+            else:
+                data = os.read(fd, max_bytes + 1)
+                total += len(data)
+                out[path] = data[:max_bytes].decode("utf-8", "replace")
+        finally:
+            os.close(fd)
     return out

@@ -91,6 +91,60 @@ def test_sigkilled_owner_leaves_nothing_after_ten_seconds(backend):
     assert _wait_gone(backend, handle, 10), f"{backend} sandbox {handle} outlived its SIGKILLed owner by 10 s"
 
 
+MID_COMMAND = textwrap.dedent(
+    """
+    import sys, warnings
+    warnings.simplefilter("ignore")
+    from agentgym.sandbox import make_sandbox
+    sb = make_sandbox(sys.argv[1])
+    print(sb.container.id if sb.backend == "docker" else sb._proc.pid, flush=True)
+    sb.run("sleep 120", timeout=120)
+    """
+)
+
+
+def test_sigkilled_owner_mid_command_leaves_nothing_within_seconds(backend):
+    """The server notices its client is gone inside a wait, not after the command's own timeout."""
+    proc = subprocess.Popen([sys.executable, "-c", MID_COMMAND, backend], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    handle = proc.stdout.readline().strip()
+    time.sleep(1.0)  # the command is running
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _wait_gone(backend, handle, 5), f"{backend} sandbox {handle} outlived an owner killed mid-command"
+
+
+DURING_START = textwrap.dedent(
+    """
+    import sys, time, warnings
+    warnings.simplefilter("ignore")
+    from agentgym.sandbox.docker import DockerSandbox, docker_client
+    api = docker_client().api
+    attach = api.attach_socket
+    def stall(container, *a, **k):  # created, not started: auto-remove cannot fire
+        print(container, flush=True)
+        time.sleep(120)
+    api.attach_socket = stall
+    DockerSandbox("agentgym/base:latest")
+    """
+)
+
+
+def test_owner_sigkilled_during_start_up_leaves_no_container_and_no_folder():
+    import glob
+    import tempfile
+
+    require_docker()
+    proc = subprocess.Popen([sys.executable, "-c", DURING_START], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    container = proc.stdout.readline().strip()
+    assert container and _container_exists(container)
+    folders = glob.glob(os.path.join(tempfile.gettempdir(), f"agentgym-chan-{proc.pid}-*"))
+    assert folders
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _wait_gone("docker", container, 15), "a container created by an owner killed during start-up was left"
+    assert not any(os.path.exists(f) for f in folders)
+
+
 def test_owner_exiting_without_close_is_cleaned_at_exit(backend):
     proc, handle = _start_owner(backend, "exit")
     assert proc.wait(timeout=30) == 0

@@ -1,0 +1,69 @@
+"""A per-process watchdog that removes this process's containers and channel folders once it is dead.
+
+Cleanup must not depend on anyone's cooperation: a process SIGKILLed while a container is being
+created (before it runs, so ``auto_remove`` never fires) or before it deletes its channel folder
+leaves both behind. The first Docker sandbox of a process starts one small detached Python
+process (its own session, so a Ctrl-C or a group kill of the owner does not take it) that checks
+every half second whether its owner still lives; when the owner is gone it removes the
+containers labelled with the owner's pid and start time and the owner's ``agentgym-chan-<pid>-*``
+folders, then exits. It holds no resources meanwhile (the docker SDK is imported only then).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+__all__ = ["ensure_watchdog", "CHANNEL_PREFIX"]
+
+CHANNEL_PREFIX = "agentgym-chan-"
+_started: set[int] = set()
+_lock = threading.Lock()
+
+_SOURCE = r"""
+import glob, os, shutil, sys, time
+pid, start, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def alive():
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[19] == start
+    except (OSError, IndexError):
+        return False
+while alive():
+    time.sleep(0.5)
+for folder in glob.glob(os.path.join(tmp, "agentgym-chan-%d-*" % pid)):
+    shutil.rmtree(folder, ignore_errors=True)
+try:
+    import docker
+    client = docker.from_env(timeout=30)
+    flt = {"label": ["io.agentgym.managed=true", "io.agentgym.owner_pid=%d" % pid, "io.agentgym.owner_start=" + start]}
+    for container in client.containers.list(all=True, filters=flt):
+        try:
+            container.remove(force=True)
+        except Exception:
+            pass
+except Exception:
+    pass
+"""
+
+
+def ensure_watchdog(owner_start: str) -> None:
+    """Start this process's watchdog once (again in a forked child, which is another owner)."""
+    pid = os.getpid()
+    with _lock:
+        if pid in _started:
+            return
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", _SOURCE, str(pid), owner_start, tempfile.gettempdir()],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True, env={"PATH": os.environ.get("PATH", ""), **_docker_env()},
+        )
+        proc.returncode = 0  # it outlives us on purpose: no "still running" warning, no reaping at exit
+        _started.add(pid)
+
+
+def _docker_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k.startswith("DOCKER_")}
