@@ -178,12 +178,20 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         text = self._coerce(action)
         expected = self.reference_action()
         fault, self._pending_fault = self._pending_fault, None
-        outcome = self._timed(self._act, text, fault)
+        try:
+            outcome = self._timed(self._act, text, fault)
+        except InfrastructureError as exc:
+            if self.sandbox is None or not self.sandbox.agent_caused(exc):
+                raise  # not the agent's doing: retried and kept out of scores by the harness
+            outcome = self._sandbox_lost(text, exc)
         if text == expected and _clean(outcome.events):
             self._ref_pos += 1
         reward, terminated = 0.0, False
         info_extra: dict[str, Any] = {}
-        if outcome.submitted:
+        if self._done:  # the agent's own action wedged or killed its sandbox: a failure it caused
+            terminated = True
+            info_extra.update(success=False, is_success=False, sandbox_crashed=True)
+        elif outcome.submitted:
             success = bool(self._timed(self._verify))
             reward, terminated, self._done = float(success), True, True
             info_extra["success"] = info_extra["is_success"] = success  # is_success: SB3's Monitor reads it
@@ -267,6 +275,24 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             )
         outcome.events[:0] = head
         return outcome
+
+    def _sandbox_lost(self, text: str, exc: InfrastructureError) -> Outcome:
+        """End the episode as the agent's failure: its action killed or wedged the sandbox.
+
+        The sandbox is closed here and replaced at the next `reset`. FailureLabeler files the
+        episode under ``tool_call_error`` with the flag ``sandbox_crashed``.
+        """
+        self._done = True
+        self.sandbox.close()
+        try:
+            name = self._parse(text).name
+        except Exception:  # noqa: BLE001 - only a label
+            name = "action"
+        return Outcome(
+            f"error: the sandbox stopped answering during this action ({type(exc).__name__}); the episode ends "
+            "as a failure. A new sandbox starts at the next reset.",
+            [ev.action(True, name), ev.tool_call(name, False, "sandbox_crashed")],
+        )
 
     def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
         tool = parsed.tool or parsed.name

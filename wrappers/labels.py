@@ -17,8 +17,10 @@ Rules, checked in this order:
 6. ``planning_mistake``: everything else.
 
 ``flags`` lists every rule among 1-5 that held, in that order, plus ``planning_mistake`` when it
-is the category, and two observations that are not categories: ``fault_injected`` and
-``error_recovered`` (a tool failed or an action was malformed, and a later call made up for it).
+is the category, and observations that are not categories: ``fault_injected``,
+``error_recovered`` (a tool failed or an action was malformed, and a later call made up for it)
+and ``sandbox_crashed`` (the agent's own action killed or wedged its sandbox; the episode ended
+there, so it is also a ``tool_call_error``).
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncat
         flags.append("fault_injected")
     if recovered:
         flags.append("error_recovered")
+    if any(e.get("kind") == "tool_call" and e.get("error_kind") == "sandbox_crashed" for e in events):
+        flags.append("sandbox_crashed")
     return category, flags
 
 

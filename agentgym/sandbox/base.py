@@ -248,6 +248,13 @@ class Sandbox(ABC):
                 self.seconds += time.perf_counter() - start
         return reply
 
+    def agent_caused(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised while running the agent's action, is the agent's doing.
+
+        Backends override this; by default a failure is the infrastructure's (retried, never scored).
+        """
+        return False
+
     @property
     def broken(self) -> str | None:
         """Why the channel is unusable, or None while it works."""

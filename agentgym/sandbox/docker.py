@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed
+from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox, write_all
 from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog
 
@@ -159,6 +159,8 @@ class DockerSandbox(Sandbox):
             raise SandboxStartFailed(f"user={user!r}: give the agent's numeric 'uid:gid', neither of them 0") from None
         self.image = image
         self.container: Any = None
+        self._container_id = ""
+        self._running_when_broken = False
         self._sock: Any = None
         self._direct: socket.socket | None = None
         self._pending = bytearray()
@@ -201,6 +203,7 @@ class DockerSandbox(Sandbox):
                 host_config=host_config,
             )
             self.container = client.containers.prepare_model({"Id": created["Id"]})
+            self._container_id = created["Id"]
             sock = client.api.attach_socket(self.container.id, params={"stdin": 1, "stdout": 1, "stream": 1})
             self._sock = getattr(sock, "_sock", sock)
             self._sock_owner = sock  # keeps the HTTP response (and so the socket) alive
@@ -227,6 +230,26 @@ class DockerSandbox(Sandbox):
     @property
     def workspace(self) -> str:
         return WORKSPACE
+
+    def agent_caused(self, exc: BaseException) -> bool:
+        """A server that is still running but missed its deadline was wedged by the agent's action.
+
+        The agent cannot signal the root server, so a server that *died* (container gone, engine
+        down) is the infrastructure's failure; one whose container still runs but did not answer
+        was kept busy by what the agent asked of it.
+        """
+        return isinstance(exc, SandboxTimeout) and self._running_when_broken
+
+    def _break(self, why: str) -> None:
+        self._running_when_broken = self._container_running()  # asked before the container is removed
+        super()._break(why)
+
+    def _container_running(self) -> bool:
+        try:
+            state = docker_client(timeout=5).api.inspect_container(self._container_id)["State"]
+        except Exception:  # noqa: BLE001 - engine down or container removed: not the agent
+            return False
+        return bool(state.get("Running"))
 
     def _listen(self) -> None:
         """A unix socket in a folder the container sees read-only: the step server connects to it.

@@ -17,7 +17,7 @@ import tempfile
 import time
 import warnings
 
-from agentgym.errors import SandboxStartFailed
+from agentgym.errors import SandboxCrashed, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox.base import BOOTSTRAP, Sandbox, write_all
 
 __all__ = ["LocalSandbox", "LocalSandboxWarning"]
@@ -99,6 +99,11 @@ class LocalSandbox(Sandbox):
     @property
     def workspace(self) -> str:
         return self._workspace
+
+    def agent_caused(self, exc: BaseException) -> bool:
+        """Agent commands run as our own user here and can kill or stop the server: any failure
+        during an action is the agent's (no engine or outside party is involved)."""
+        return isinstance(exc, (SandboxCrashed, SandboxTimeout))
 
     def _send(self, data: bytes, deadline: float) -> None:
         write_all(self._in, data, deadline)

@@ -1,0 +1,62 @@
+"""Who pays for a dead sandbox: the agent when its own action killed or wedged it, nobody otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+import agentgym
+from agentgym.errors import InfrastructureError
+from support.docker import require_docker
+
+
+def test_killing_the_local_server_is_the_agents_failure_and_reset_recovers():
+    """Locally the agent runs as the server's user and can kill it: that episode is scored, labelled."""
+    env = agentgym.make("agentgym/Coding-v0", backend="local", split="test", labels=True)
+    try:
+        env.reset(seed=0)
+        obs, reward, terminated, truncated, info = env.step("run kill -9 $PPID; sleep 1")  # PPID: the step server
+        assert terminated and reward == 0.0 and info["success"] is False and info["sandbox_crashed"] is True
+        assert info["failure_category"] == "tool_call_error" and "sandbox_crashed" in info["failure_flags"]
+        assert obs["text"].startswith("error: the sandbox stopped answering")
+        env.reset(seed=0)  # a fresh sandbox
+        assert "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
+
+
+def test_a_server_wedged_by_the_agents_action_is_scored_on_docker(monkeypatch):
+    require_docker("agentgym/coding:latest")
+    env = agentgym.make("agentgym/Coding-v0", backend="docker", split="test")
+    try:
+        env.reset(seed=0)
+        sandbox = env.unwrapped.sandbox
+        real_request = type(sandbox).request
+
+        def wedge(self, op, wait=30.0, /, raw=b"", **args):
+            if op == "exec":  # the server is kept busy past the host's deadline by this command
+                return real_request(self, "exec", 0.5, cmd="sleep 3", timeout=10)
+            return real_request(self, op, wait, raw=raw, **args)
+
+        monkeypatch.setattr(type(sandbox), "request", wedge)
+        _, reward, terminated, _, info = env.step("run echo hi")
+        monkeypatch.undo()
+        assert terminated and reward == 0.0 and info["sandbox_crashed"] is True
+        env.reset(seed=0)
+        assert env.unwrapped.sandbox is not sandbox and "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
+
+
+def test_a_container_removed_from_outside_is_infrastructure_and_reset_recovers():
+    require_docker("agentgym/coding:latest")
+    env = agentgym.make("agentgym/Coding-v0", backend="docker", split="test")
+    try:
+        env.reset(seed=0)
+        env.unwrapped.sandbox.container.remove(force=True)
+        with pytest.raises(InfrastructureError):
+            env.step("run echo hi")
+        env.reset(seed=0)
+        assert "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
+
