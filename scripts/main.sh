@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command (1): the main job. Installs agentgym, uses Docker when it answers (starting it
-# with `agentgym setup` when run as root) and the local backend otherwise, then runs the
+# with `agentgym setup` when run as root) and otherwise chooses the local backend by name (and says
+# so), then runs the
 # BudgetMix baseline (arguments go to it). Until that baseline exists it runs the doctor and
 # a sandbox demo.
 set -euo pipefail
@@ -27,7 +28,12 @@ if [ "$(id -u)" -eq 0 ]; then
         echo "agentgym setup failed: continuing with the local backend (no isolation)" >&2
     fi
 else
-    echo "not root: skipping \`agentgym setup\`; Docker is used if it already answers, else the local backend"
+    echo "not root: skipping \`agentgym setup\`; Docker is used if it already answers"
+fi
+# "auto" never falls back to the host by itself: without an engine, choose the local backend by name.
+if [ -z "${AGENTGYM_BACKEND:-}" ] && ! "$PYTHON" -c 'import sys; from agentgym.sandbox.docker import engine_available; sys.exit(not engine_available())'; then
+    export AGENTGYM_BACKEND=local
+    echo "no Docker engine answers: running with AGENTGYM_BACKEND=local (agent code runs on this host, not isolated)"
 fi
 
 if [ -f baselines/budgetmix.py ]; then

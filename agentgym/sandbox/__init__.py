@@ -1,10 +1,12 @@
 """Sandboxes: where agent actions run. One `Sandbox` interface, two backends.
 
-- ``docker``: a hardened container per sandbox (the default where a Docker engine answers).
-- ``local``: a host subprocess with rlimits, for machines without Docker; not isolation.
+- ``docker``: a hardened container per sandbox (what ``"auto"`` means).
+- ``local``: a host subprocess with rlimits, for machines without Docker; not isolation, so it
+  runs only when chosen by name: ``backend="local"`` or ``AGENTGYM_BACKEND=local``.
 
-``make_sandbox("auto", image=...)`` picks docker when an engine answers, else local. The
-``AGENTGYM_BACKEND`` environment variable overrides ``"auto"``.
+``make_sandbox("auto", image=...)`` uses Docker, or raises `EngineUnreachable` (naming
+``agentgym setup`` and ``backend="local"``) when no engine answers: agent code never lands on
+the host by accident. The ``AGENTGYM_BACKEND`` environment variable overrides ``"auto"``.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ def resolve_backend(backend: str = "auto") -> str:
     if backend not in BACKENDS:
         raise ConfigError(f"backend={backend!r}; choose one of {BACKENDS}")
     if backend == "auto":
-        from agentgym.sandbox.docker import engine_available
+        from agentgym.sandbox.docker import docker_client
 
-        return "docker" if engine_available() else "local"
+        docker_client(timeout=3)  # raises EngineUnreachable, whose message names both ways out
+        return "docker"
     return backend
 
 

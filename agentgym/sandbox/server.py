@@ -65,6 +65,8 @@ class Server:
         self.oom_fd = self.open_oom_toggle()
         if self.agent:
             self.become_agent()
+        else:  # no uid to sweep by: adopt every orphan instead, so setsid and double forks stay findable
+            set_child_subreaper()
 
     # -------------------------------------------------------------- identity
     def become_agent(self):
@@ -309,14 +311,41 @@ class Server:
         for pgid in list(self.pgids):
             self.kill_group(pgid)
         self.pgids.clear()
-        if self.agent:  # every process of the agent's uid, whatever group or session it moved to
-            with self.privileged():
-                for _ in range(50):  # again while something is left: a fork bomb forks during a pass
-                    killed = self.kill_agent_processes()
-                    self.reap()
-                    if not killed:
-                        break
+        # every process of the agent's uid (container), or every descendant (local: we are their
+        # subreaper), whatever group or session it moved to
+        sweep = self.kill_agent_processes if self.agent else self.kill_descendants
+        with self.privileged():
+            for _ in range(50):  # again while something is left: a fork bomb forks during a pass
+                killed = sweep()
+                self.reap()
+                if not killed:
+                    break
         self.reap()
+
+    def kill_descendants(self):
+        """SIGKILL every live descendant of this server; returns how many."""
+        parents = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % name, "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != b"Z":
+                parents.setdefault(int(fields[1]), []).append(int(name))
+        found, todo = [], [os.getpid()]
+        while todo:
+            for child in parents.get(todo.pop(), ()):
+                found.append(child)
+                todo.append(child)
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return len(found)
 
     def kill_agent_processes(self):
         """SIGKILL every process whose real uid is the agent's; returns how many were alive.
@@ -794,6 +823,16 @@ def set_dumpable(flag):
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(flag), 0, 0, 0)
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def set_child_subreaper():
+    """prctl(PR_SET_CHILD_SUBREAPER): orphaned descendants are re-parented to us, not to init."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
     except (OSError, AttributeError, ImportError):
         pass
 

@@ -262,7 +262,34 @@ def test_engine_unreachable_is_typed_and_names_the_fix(monkeypatch, tmp_path):
     with pytest.raises(EngineUnreachable, match="agentgym setup"):
         docker_backend.DockerSandbox("agentgym/base:latest")
     assert time.monotonic() - start < 10
+    # no silent fallback to the host: "auto" means Docker, and says how to get it or to opt out
+    with pytest.raises(EngineUnreachable, match=r"agentgym setup.*backend='local'"):
+        resolve_backend("auto")
+    monkeypatch.setenv("AGENTGYM_BACKEND", "local")
     assert resolve_backend("auto") == "local"
+
+
+def test_local_reset_and_close_kill_setsid_and_double_forked_processes():
+    """The local server adopts orphans (subreaper), so escaped processes are found and killed."""
+    sb = make_sandbox("local")
+    try:
+        sb.snapshot("s")
+        out = sb.run("setsid sh -c 'sleep 300 & echo $!'; setsid sh -c '(sleep 301 & echo $!) &'; sleep 0.3").text.split()
+        pids = [int(p) for p in out]
+        assert len(pids) == 2 and all(_pid_alive(p) for p in pids)
+        sb.restore("s")
+        deadline = time.monotonic() + 5
+        while any(_pid_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_pid_alive(p) for p in pids)
+        out = sb.run("setsid sh -c 'sleep 302 & echo $!'").text.split()
+    finally:
+        sb.close()
+    pid = int(out[0])
+    deadline = time.monotonic() + 5
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _pid_alive(pid)
 
 
 def test_missing_image_is_typed_and_names_the_fix():
