@@ -66,3 +66,22 @@ def test_a_workspace_made_unreadable_restores(env):
     env.reset(options={"task_id": task.task_id})  # must not raise
     assert sorted(env.sandbox.list_files()) == sorted(task.files)
     assert env.sandbox.read_file(task.meta["bugs"][0].file).decode() == task.files[task.meta["bugs"][0].file]
+
+
+_SYSV = r'''python3 - <<'PY'
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+shm = libc.shmget(0, 4096, 0o1666)  # IPC_PRIVATE, IPC_CREAT | 0666: outlives every process
+msg = libc.msgget(0, 0o1666)
+print("made", shm >= 0, msg >= 0)
+PY
+cat /proc/sysvipc/shm /proc/sysvipc/msg | wc -l'''
+
+
+def test_system_v_ipc_objects_do_not_survive_reset(env):
+    task = unfixed_task()
+    env.reset(options={"task_id": task.task_id})
+    out = shell(env, _SYSV)
+    assert "made True True" in out and out.split()[-4] == "4", out  # two headers, two objects
+    env.reset(options={"task_id": task.task_id})
+    assert shell(env, "cat /proc/sysvipc/shm /proc/sysvipc/msg | wc -l").split()[0] == "2"
