@@ -148,3 +148,19 @@ def test_rewritten_test_files_do_not_decide(env):
     shell(env, f"printf 'def test_ok():\\n    assert True\\n' > {test_file}; cp {test_file} test_extra.py")
     _, reward, _, _, info = env.step("submit")
     assert reward == 0.0 and info["success"] is False
+
+
+def test_endless_callbacks_into_the_host_end_in_bounded_time(env):
+    """The tests' callables run on the host; agent code calling one forever must not hold the verdict."""
+    import time
+
+    from agentgym.envs.coding.tasks import default_taskset
+
+    tasks = default_taskset()
+    task_id = next(i for s in tasks.splits for i in tasks.ids(s, "one_bug") if "/binary_search/" in i)
+    task = tasks.get(task_id)
+    env.reset(options={"task_id": task_id})
+    append_to_module(env, task, "def first_true(lo, hi, pred):\n    while True:\n        pred(lo)")
+    start = time.monotonic()
+    _, reward, terminated, _, info = env.step("submit")
+    assert terminated and reward == 0.0 and time.monotonic() - start < env.test_timeout + 5
