@@ -1,0 +1,465 @@
+"""The text browser: one episode's site, page, history, element ids, oracle and verifier.
+
+Loaded into the sandbox's step server as ``agentgym_browser_session``; the env calls ``setup``,
+``act``, ``drift`` and ``verify`` through ``sandbox.call``. A page load calls the site's WSGI app
+in-process (following redirects), parses the HTML with `axtree.parse_page` and numbers every line
+with an id that is stable for (path, role, name, occurrence) within the episode and drawn from a
+seeded permutation, so ids differ across episodes. Every reply carries the oracle's next action,
+so the env's `reference_action()` costs no extra round trip.
+"""
+
+import io
+import os
+import re
+import urllib.parse
+
+import agentgym_browser_admin as admin
+import agentgym_browser_axtree as axtree
+import agentgym_browser_forum as forum
+import agentgym_browser_shop as shop
+import agentgym_browser_web as web
+
+SITES = {"shop": shop, "forum": forum, "admin": admin}
+DB_NAME = "browser.db"
+WINDOW = 50
+SCROLL_STEP = 40
+ID_PRIME = 9973
+TEXT_ROLES = ("textbox", "searchbox", "spinbutton")
+REFUSAL_MARKERS = ("cannot", "can't", "can not", "unable", "refuse", "not allowed", "not possible",
+                   "not permitted", "no longer", "won't be able")
+
+
+class ActError(Exception):
+    """An action the page cannot take; ``kind`` becomes the tool_call event's error_kind."""
+
+    def __init__(self, kind, message, mismatch=None):
+        super().__init__(message)
+        self.kind, self.mismatch = kind, mismatch
+
+
+def is_refusal(answer):
+    low = (answer or "").lower()
+    return any(m in low for m in REFUSAL_MARKERS)
+
+
+def answer_matches(expected, answer):
+    """The expected value appears in the answer as a whole token (case and spacing ignored)."""
+    want = " ".join(str(expected).lower().split())
+    got = " ".join(str(answer or "").lower().split())
+    return re.search(r"(?<![\w$@.-])%s(?![\w@-]|\.\d)" % re.escape(want), got) is not None
+
+
+class Session:
+    """One episode: the site's store and app, the page the agent is on, and what it has done."""
+
+    def __init__(self, spec, seed, path=":memory:"):
+        self.spec = spec
+        self.site = SITES[spec["site"]]
+        self.store = web.Store(path, self.site.SCHEMA, self.site.PRIMARY)
+        self.store.create(spec["tables"])
+        self.initial = self.store.copy()
+        self.app = web.App(spec["site"], self.store, self.site.ROUTES, self.site.layout)
+        self.id_a = 1 + seed % (ID_PRIME - 1)
+        self.id_b = (seed // ID_PRIME) % ID_PRIME
+        self.ids, self.keys = {}, {}
+        self.history, self.lines, self.forms = [], [], []
+        self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
+        self.page_refs = {}
+        self.written, self.verified, self.drifted = [], set(), []
+        self.seen = {}
+        self.step_writes, self.loaded, self.agent_keys = [], False, set()
+        self.load("GET", spec.get("start", "/"))
+        self.loaded = False
+
+    # ------------------------------------------------------------------ pages
+    def _new_id(self):
+        n = len(self.keys)
+        return (self.id_a * n + self.id_b) % ID_PRIME + 1 if n < ID_PRIME else ID_PRIME + 1 + n
+
+    def fetch(self, method, url, data=b""):
+        writes, conflicts, rejected = [], [], None
+        for _ in range(5):
+            path, _, query = url.partition("?")
+            environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "localhost",
+                       "SERVER_PORT": "80", "CONTENT_LENGTH": str(len(data)), "wsgi.input": io.BytesIO(data),
+                       "CONTENT_TYPE": "application/x-www-form-urlencoded", "wsgi.url_scheme": "http"}
+            started = []
+            body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))
+            status, headers = started[0]
+            st = self.store
+            writes += st.writes
+            conflicts += st.conflicts
+            rejected = rejected or st.rejected
+            location = dict(headers).get("Location")
+            if status[:2] == "30" and location:
+                method, url, data = "GET", location, b""
+                continue
+            return status, url, body.decode("utf-8"), writes, conflicts, rejected, list(st.refs)
+        raise ActError("redirect_loop", "the site redirected too many times")
+
+    def load(self, method, url, data=b"", push=True):
+        status, url, markup, writes, conflicts, rejected, refs = self.fetch(method, url, data)
+        self.status, self.url = status, url
+        self.title, lines, self.forms = axtree.parse_page(markup)
+        path = url.partition("?")[0]
+        counts = {}
+        for line in lines:
+            base = "%s\0%s\0%s" % (path, line["role"], line["name"])
+            counts[base] = counts.get(base, 0) + 1
+            key = "%s\0%d" % (base, counts[base])
+            ident = self.ids.get(key)
+            if ident is None:
+                ident = self.ids[key] = self._new_id()
+                self.keys[ident] = path
+            line["id"] = ident
+        self.lines, self.offset, self.focus = lines, 0, None
+        self.page_refs = {k: v for k, v in refs}
+        if push:
+            self.history.append(url)
+        self.loaded = True
+        self.step_writes += writes
+        self.agent_keys.update(k for k, _, _ in writes)
+        for key, _, after in writes:
+            if key.partition(":")[0] in self.site.VERIFY_TABLES:
+                if key in self.written:
+                    self.written.remove(key)
+                self.written.append(key)
+                self.verified.discard(key)
+        self.conflicts, self.rejected = conflicts, rejected
+        if status[:3] != "200":
+            raise ActError("http_%s" % status[:3], "HTTP %s for %s" % (status, url))
+        if rejected:
+            alerts = [ln["name"] for ln in lines if ln["role"] == "alert"]
+            detail = "; ".join(alerts) or "the form was not accepted"
+            mismatch = ("you posted a form over a newer version of %s" % ", ".join(conflicts)) if conflicts else None
+            raise ActError(rejected, "the site rejected the form: %s" % detail, mismatch)
+
+    def observe(self):
+        out = ["URL: %s" % self.url, "Title: %s" % self.title]
+        shown = self.lines[self.offset:self.offset + WINDOW]
+        for line in shown:
+            out.append(_format(line))
+        if len(self.lines) > len(shown):
+            more = ' scroll("down") for more;' if self.offset + WINDOW < len(self.lines) else ""
+            up = ' scroll("up") for earlier lines;' if self.offset else ""
+            out.append("[lines %d-%d of %d;%s%s]" % (self.offset + 1, self.offset + len(shown), len(self.lines),
+                                                      more, up))
+        return "\n".join(out)
+
+    def element(self, ident):
+        try:
+            ident = int(str(ident).strip().lstrip("[").rstrip("]"))
+        except ValueError:
+            raise ActError("bad_args", "element ids are numbers, like 12; got %r" % (ident,)) from None
+        for line in self.lines:
+            if line["id"] == ident:
+                return line
+        if ident in self.keys:
+            raise ActError("stale", "element [%d] is not on this page any more (it was on %s); use an id from the "
+                           "current page" % (ident, self.keys[ident]), "stale element id [%d]" % ident)
+        raise ActError("not_found", "there is no element [%d] on this page; ids are the numbers in brackets" % ident,
+                       "unknown element id [%d]" % ident)
+
+    def submit(self, form, submitter=None):
+        if form is None:
+            raise ActError("bad_args", "that element is not in a form")
+        spec = self.forms[form]
+        fields = list(spec["hidden"])
+        for line in self.lines:
+            if line.get("form") != form or not line.get("field"):
+                continue
+            role = line["role"]
+            if role in TEXT_ROLES or role == "combobox":
+                fields.append((line["field"], line["value"]))
+            elif role in ("checkbox", "radio") and line["checked"]:
+                fields.append((line["field"], line["submit_value"]))
+        if submitter is not None and submitter.get("field"):
+            fields.append((submitter["field"], submitter["submit_value"]))
+        action = urllib.parse.urljoin(self.url, spec["action"] or self.url)
+        encoded = urllib.parse.urlencode(fields)
+        if spec["method"] == "POST":
+            self.load("POST", action, encoded.encode())
+        else:
+            self.load("GET", action.partition("?")[0] + ("?" + encoded if encoded else ""))
+
+    # ------------------------------------------------------------------ actions
+    def do_click(self, id):
+        line = self.element(id)
+        role = line["role"]
+        if role == "link":
+            self.load("GET", urllib.parse.urljoin(self.url, line["href"]))
+        elif role == "button":
+            if not line.get("submit"):
+                raise ActError("not_interactive", "button [%d] does nothing on this site" % line["id"])
+            self.submit(line.get("form"), line)
+        elif role == "checkbox":
+            line["checked"] = not line["checked"]
+        elif role == "radio":
+            for other in self.lines:
+                if other["role"] == "radio" and other.get("form") == line.get("form") \
+                        and other.get("field") == line.get("field"):
+                    other["checked"] = False
+            line["checked"] = True
+        else:
+            raise ActError("not_interactive", "[%d] is a %s, not a link, button, checkbox or radio button; "
+                           "use fill() for text boxes and select() for drop-downs" % (line["id"], role))
+
+    def do_fill(self, id, text, enter=False):
+        line = self.element(id)
+        if line["role"] not in TEXT_ROLES:
+            hint = " (use select() for a combobox)" if line["role"] == "combobox" else ""
+            raise ActError("not_interactive", "[%d] is a %s, not a text box%s" % (line["id"], line["role"], hint))
+        line["value"] = str(text)[:4000]
+        self.focus = line["id"]
+        if enter:
+            self.submit(line.get("form"))
+
+    def do_select(self, id, option):
+        line = self.element(id)
+        if line["role"] != "combobox":
+            raise ActError("not_interactive", "[%d] is a %s, not a drop-down (combobox)" % (line["id"], line["role"]))
+        want = str(option).strip().lower()
+        for value, label in line["options"]:
+            if want in (label.lower(), str(value).lower()):
+                line["value"] = value
+                return
+        raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
+                       % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))
+
+    def do_press(self, id=None, key="Enter"):
+        if id is None:
+            if self.focus is None:
+                raise ActError("bad_args", "no element has focus: press(id, \"Enter\") names the element")
+            id = self.focus
+        line = self.element(id)
+        if str(key).strip().lower() not in ("enter", "return"):
+            raise ActError("bad_args", "only the Enter key does something here (it submits the element's form)")
+        if line.get("form") is None:
+            raise ActError("not_interactive", "[%d] is not in a form: Enter does nothing" % line["id"])
+        self.submit(line["form"])
+
+    def do_goto(self, path):
+        path = str(path).strip()
+        parsed = urllib.parse.urlsplit(path)
+        if parsed.scheme or parsed.netloc:
+            if parsed.hostname not in ("localhost", "127.0.0.1"):
+                raise ActError("bad_args", "goto takes a path on this site, like \"/search?q=lamp\"; other sites "
+                               "are not reachable")
+            path = urllib.parse.urlunsplit(("", "", parsed.path or "/", parsed.query, ""))
+        if not path.startswith("/"):
+            raise ActError("bad_args", "goto takes a path that starts with '/', like \"/search?q=lamp\"")
+        self.load("GET", path)
+
+    def do_back(self):
+        if len(self.history) < 2:
+            raise ActError("no_history", "there is no previous page to go back to")
+        self.history.pop()
+        self.load("GET", self.history[-1], push=False)
+
+    def do_reload(self):
+        self.load("GET", self.url, push=False)
+
+    def do_scroll(self, direction="down"):
+        step = SCROLL_STEP if direction == "down" else -SCROLL_STEP
+        self.offset = max(0, min(self.offset + step, max(0, len(self.lines) - WINDOW)))
+
+    def do_noop(self):
+        pass
+
+    def act(self, name, args):
+        """Run one browser action; the reply says what the agent sees and what the step did."""
+        self.step_writes, self.loaded, self.conflicts = [], False, []
+        error = kind = mismatch = None
+        self.store.begin()
+        try:
+            getattr(self, "do_" + name)(**args)
+        except ActError as exc:
+            error, kind, mismatch = str(exc), exc.kind, exc.mismatch
+        text = self.observe()
+        if error:
+            text = "error: %s\n\n%s" % (error, text)
+        return self.reply(text, error, kind, mismatch)
+
+    # ------------------------------------------------------------------ bookkeeping for events
+    def reply(self, text, error=None, kind=None, mismatch=None):
+        wrote = [key for key, _, _ in self.step_writes]
+        fresh = {}
+        if self.loaded:
+            for key, version in self.page_refs.items():
+                if key in self.written and key not in wrote and key not in self.verified:
+                    self.verified.add(key)
+                    fresh[key] = version
+        for key, version in self.page_refs.items():
+            self.seen[key] = version
+        targets = [k for k in dict.fromkeys(wrote) if k.partition(":")[0] in self.site.MUTATION_TABLES]
+        checks = {}
+        if fresh:
+            expected, _ = self.expected()
+            checks = {k: self.store.record(k) == expected.record(k) for k in fresh}
+        return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
+                "mutations": targets, "verified": checks, "shown": dict(self.page_refs),
+                "progress": self.progress(), "oracle": self.oracle()}
+
+    def progress(self):
+        return [bool(self.site.done(self.store, op)) for op in self.spec["ops"]]
+
+    # ------------------------------------------------------------------ other actors
+    def drift(self, pick):
+        """Another actor changes a record the agent has not written; None when none is left."""
+        touched = self.agent_keys
+        done = {d["index"] for d in self.drifted}
+        cands = [dict(d, index=i) for i, d in enumerate(self.spec["drifts"])
+                 if i not in done and not set(d["touches"]) & touched]
+        if not cands:
+            return None
+        d = cands[pick % len(cands)]
+        self.store.begin()
+        self.store.db.execute("BEGIN")
+        self.site.DRIFTS[d["fn"]](self.store, **d["args"])
+        self.store.db.execute("COMMIT")
+        self.drifted.append(d)
+        return {"what": d["what"], "oracle": self.oracle()}
+
+    # ------------------------------------------------------------------ verifier
+    def expected(self):
+        """The expected final store: initial state, other actors' changes, then the allowed writes."""
+        exp = self.initial.copy()
+        for d in self.drifted:
+            self.site.DRIFTS[d["fn"]](exp, **d["args"])
+        reasons = [r for r in (self.site.allowed(exp, op) for op in self.spec["ops"]) if r]
+        if not reasons:
+            for op in self.spec["ops"]:
+                self.site.apply(exp, op)
+        return exp, reasons
+
+    def verify(self, answer):
+        exp, reasons = self.expected()
+        state_ok = exp.dump() == self.store.dump()
+        want = None
+        if reasons:
+            answer_ok = is_refusal(answer)
+        elif self.spec.get("answer"):
+            want = self.site.answer(exp, self.spec["answer"])
+            answer_ok = answer_matches(want, answer)
+        else:
+            answer_ok = not is_refusal(answer)
+        evidence = {k: self.store.version(k) for k in self.spec["evidence"]} if reasons else {}
+        return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
+                "expected_answer": want, "refusal": bool(reasons), "reasons": reasons, "evidence": evidence}
+
+    # ------------------------------------------------------------------ oracle
+    @property
+    def path(self):
+        return self.url.partition("?")[0]
+
+    @property
+    def query(self):
+        return dict(urllib.parse.parse_qsl(self.url.partition("?")[2]))
+
+    def find(self, role, name):
+        for line in self.lines:
+            if line["role"] == role and line["name"] == name:
+                return line
+        return None
+
+    def stale_page(self):
+        return any(self.store.version(k) != v for k, v in self.page_refs.items())
+
+    def plan(self):
+        """The oracle's next step as a tuple: (verb, role, name[, text]), (goto, path), (reload,), (finish, answer)."""
+        st, site = self.store, self.site
+        if self.stale_page() or self.rejected == "conflict":
+            return ("reload",)
+        reasons = [site.allowed(st, op) for op in self.spec["ops"] if not site.done(st, op)]
+        reasons = [r for r in reasons if r]
+        if reasons:
+            for key in self.spec["evidence"]:
+                if self.seen.get(key) != st.version(key):
+                    return site.see(self, key)
+            return ("finish", "I cannot do that: %s." % reasons[0])
+        for op in self.spec["ops"]:
+            if not site.done(st, op):
+                return site.step(self, op)
+        for key in self.written:
+            if key not in self.verified and st.record(key) is not None:
+                return ("reload",) if key in self.page_refs else site.see(self, key)
+        for key in self.spec["evidence"]:
+            if self.seen.get(key) != st.version(key):
+                return site.see(self, key)
+        if self.spec.get("answer"):
+            return ("finish", site.answer(st, self.spec["answer"]))
+        return ("finish", "Done.")
+
+    def oracle(self):
+        step = self.plan()
+        verb = step[0]
+        if verb in ("click", "fill", "select", "press"):
+            line = self.find(step[1], step[2])
+            if line is None:
+                return {"action": 'goto("%s")' % self.spec.get("start", "/"), "semantic": "lost: %r" % (step,)}
+            target = "%s %s" % (step[1], _quote(step[2]))
+            if verb == "click":
+                return {"action": "click(%d)" % line["id"], "semantic": "click(%s)" % target}
+            return {"action": "%s(%d, %s)" % (verb, line["id"], _json(step[3])),
+                    "semantic": "%s(%s, %s)" % (verb, target, _json(step[3]))}
+        if verb in ("goto", "finish"):
+            call = "%s(%s)" % (verb, _json(step[1]))
+            return {"action": call, "semantic": call}
+        return {"action": "%s()" % verb, "semantic": "%s()" % verb}
+
+
+def _quote(text):
+    return "'%s'" % str(text).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _json(text):
+    return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _format(line):
+    head = "%s[%d] %s %s" % ("  " * line.get("indent", 0), line["id"], line["role"], _quote(line["name"]))
+    role = line["role"]
+    if role in TEXT_ROLES:
+        head += " value=%s" % _quote(line["value"])
+    elif role in ("checkbox", "radio"):
+        head += " checked=%s" % ("true" if line["checked"] else "false")
+    elif role == "combobox":
+        labels = dict((str(v), lbl) for v, lbl in line["options"])
+        head += " value=%s options=[%s]" % (_quote(labels.get(str(line["value"]), line["value"])),
+                                            ", ".join(_quote(lbl) for _, lbl in line["options"]))
+    return head
+
+
+# ---------------------------------------------------------------------- the sandbox's entry points
+_S = {}
+
+
+def _path():
+    workspace = globals().get("WORKSPACE")
+    if not workspace:
+        return ":memory:"
+    path = os.path.join(workspace, DB_NAME)
+    old = _S.pop("session", None)
+    if old is not None:
+        old.store.db.close()
+    for suffix in ("", "-journal"):
+        if os.path.exists(path + suffix):
+            os.unlink(path + suffix)
+    return path
+
+
+def setup(spec, seed):
+    _S["session"] = s = Session(spec, seed, _path())
+    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle()}
+
+
+def act(name, args):
+    return _S["session"].act(name, args)
+
+
+def drift(pick):
+    return _S["session"].drift(pick)
+
+
+def verify(answer):
+    return _S["session"].verify(answer)

@@ -1,0 +1,222 @@
+"""A small WSGI toolkit for the browser family's sites: routes, requests, pages, and a store.
+
+Stdlib only: it runs inside the sandbox's step server (loaded as ``agentgym_browser_web``) and, for
+planning, on the host. `Store` wraps SQLite with a version per record and a per-request log of
+the records a page showed (``refs``) and the writes it made, so the env can emit ``mutation``,
+``verification`` and ``state_mismatch`` events from the server's own bookkeeping.
+"""
+
+import html
+import re
+import sqlite3
+import urllib.parse
+
+META_SCHEMA = "CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+
+
+def h(value):
+    """HTML-escape any value."""
+    return html.escape(str(value), quote=True)
+
+
+def money(cents):
+    return "$%.2f" % (cents / 100.0)
+
+
+class NotFound(Exception):
+    """The path names no page or record: the app answers 404."""
+
+
+class Response:
+    def __init__(self, body="", status="200 OK", location=None):
+        self.body = body
+        self.status = status
+        self.location = location
+
+
+def redirect(location):
+    return Response("", "303 See Other", location)
+
+
+class Request:
+    """One request: method, path, query and (for POST) the urlencoded form."""
+
+    def __init__(self, environ):
+        self.method = environ.get("REQUEST_METHOD", "GET")
+        self.path = environ.get("PATH_INFO") or "/"
+        self.query = dict(urllib.parse.parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True))
+        self.form, self.lists = {}, {}
+        if self.method == "POST":
+            size = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(size).decode("utf-8", "replace") if size else ""
+            for k, v in urllib.parse.parse_qsl(body, keep_blank_values=True):
+                self.form[k] = v
+                self.lists.setdefault(k, []).append(v)
+
+    def arg(self, name, default=""):
+        return self.query.get(name, default).strip()
+
+
+class Store:
+    """SQLite with record versions; ``refs``/``writes``/``conflicts`` describe the current request."""
+
+    def __init__(self, path, schema, primary):
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        if path != ":memory:":  # one process owns the file: take the lock once, journal in memory
+            self.db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            self.db.execute("PRAGMA journal_mode=MEMORY")
+            self.db.execute("PRAGMA synchronous=OFF")
+        self.primary = primary
+        self.schema = schema
+        self.begin()
+
+    def create(self, tables):
+        self.db.executescript(self.schema + META_SCHEMA)
+        for table, rows in tables.items():
+            for row in rows:
+                cols = ", ".join(row)
+                self.db.execute("INSERT INTO %s(%s) VALUES(%s)" % (table, cols, ", ".join("?" * len(row))),
+                                tuple(row.values()))
+
+    def begin(self):
+        self.refs, self.writes, self.conflicts, self.rejected = [], [], [], None
+
+    # reads
+    def one(self, sql, *params):
+        row = self.db.execute(sql, params).fetchone()
+        return dict(row) if row else None
+
+    def all(self, sql, *params):
+        return [dict(r) for r in self.db.execute(sql, params).fetchall()]
+
+    def get(self, table, pk):
+        row = self.one("SELECT * FROM %s WHERE %s=?" % (table, self.primary[table]), pk)
+        if row is None:
+            raise NotFound("%s %s" % (table, pk))
+        return row
+
+    def version(self, key):
+        row = self.db.execute("SELECT version FROM _versions WHERE key=?", (key,)).fetchone()
+        return row[0] if row else 0
+
+    def ref(self, table, pk):
+        """The page shows this record (a page that shows a record the agent wrote verifies it)."""
+        key = "%s:%s" % (table, pk)
+        self.refs.append([key, self.version(key)])
+        return self.refs[-1][1]
+
+    def setting(self, name, default=""):
+        row = self.db.execute("SELECT value FROM settings WHERE key=?", (name,)).fetchone()
+        return row[0] if row else default
+
+    # writes
+    def _bump(self, key):
+        before = self.version(key)
+        self.db.execute("INSERT INTO _versions(key, version) VALUES(?, 1) "
+                        "ON CONFLICT(key) DO UPDATE SET version=version+1", (key,))
+        self.writes.append([key, before, before + 1])
+
+    def update(self, table, pk, fields):
+        cols = ", ".join("%s=?" % c for c in fields)
+        self.db.execute("UPDATE %s SET %s WHERE %s=?" % (table, cols, self.primary[table]), (*fields.values(), pk))
+        self._bump("%s:%s" % (table, pk))
+
+    def insert(self, table, row):
+        cols = ", ".join(row)
+        self.db.execute("INSERT INTO %s(%s) VALUES(%s)" % (table, cols, ", ".join("?" * len(row))),
+                        tuple(row.values()))
+        self._bump("%s:%s" % (table, row[self.primary[table]]))
+
+    def delete(self, table, pk):
+        self.db.execute("DELETE FROM %s WHERE %s=?" % (table, self.primary[table]), (pk,))
+        self._bump("%s:%s" % (table, pk))
+
+    def set_setting(self, name, value):
+        self.db.execute("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=?",
+                        (name, value, value))
+        self._bump("settings:%s" % name)
+
+    def stale(self, table, pk, version):
+        """True (and a conflict logged) when a form posted ``version`` over a newer record."""
+        key = "%s:%s" % (table, pk)
+        if str(self.version(key)) != str(version):
+            self.conflicts.append(key)
+            self.rejected = "conflict"
+            return True
+        return False
+
+    # verification
+    def dump(self):
+        """Every business table as sorted rows: what the verifier compares."""
+        out = {}
+        for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+            if not name.startswith("_"):
+                out[name] = sorted(tuple(r) for r in self.db.execute("SELECT * FROM %s" % name))
+        return out
+
+    def record(self, key):
+        table, _, pk = key.partition(":")
+        row = self.db.execute("SELECT * FROM %s WHERE %s=?" % (table, self.primary[table]), (pk,)).fetchone()
+        return list(row) if row else None
+
+    def copy(self):
+        other = Store.__new__(Store)
+        other.db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        other.db.row_factory = sqlite3.Row
+        self.db.backup(other.db)
+        other.primary, other.schema = self.primary, self.schema
+        other.begin()
+        return other
+
+
+class App:
+    """A WSGI callable over a `Store`: ``routes`` are (method, regex, handler(store, request, **groups))."""
+
+    def __init__(self, name, store, routes, layout):
+        self.name = name
+        self.store = store
+        self.routes = [(m, re.compile("^%s$" % p), fn) for m, p, fn in routes]
+        self.layout = layout
+
+    def handle(self, req):
+        for method, pattern, fn in self.routes:
+            match = pattern.match(req.path)
+            if match and method == req.method:
+                return fn(self.store, req, **match.groupdict())
+        allowed = [m for m, p, _ in self.routes if p.match(req.path)]
+        if allowed:
+            return Response(self.layout(self.store, "Method not allowed", "<p>Use the page's forms.</p>"),
+                            "405 Method Not Allowed")
+        raise NotFound(req.path)
+
+    def __call__(self, environ, start_response):
+        self.store.begin()
+        req = Request(environ)
+        self.store.db.execute("BEGIN")
+        try:
+            resp = self.handle(req)
+            self.store.db.execute("COMMIT")
+        except NotFound as exc:
+            self.store.db.execute("ROLLBACK")
+            self.store.begin()
+            resp = Response(self.layout(self.store, "Page not found",
+                                        "<h1>Page not found</h1><p>Nothing here: %s</p>" % h(exc)), "404 Not Found")
+        except Exception:
+            self.store.db.execute("ROLLBACK")
+            raise
+        headers = [("Content-Type", "text/html; charset=utf-8")]
+        if resp.location:
+            headers.append(("Location", resp.location))
+        start_response(resp.status, headers)
+        return [resp.body.encode("utf-8")]
+
+
+def rejected(store, kind, layout, title, body):
+    """A page that refuses a form (validation or a version conflict): the tool call failed."""
+    store.rejected = store.rejected or kind
+    return Response(layout(store, title, body))
+
+
+def qs(**params):
+    return urllib.parse.urlencode([(k, v) for k, v in params.items() if v not in ("", None)])
