@@ -16,6 +16,7 @@ __all__ = ["ENV_IDS", "register_envs"]
 ENV_IDS = {
     "agentgym/Coding-v0": "agentgym.envs.coding:CodingEnv",
     "agentgym/ToolUse-v0": "agentgym.envs.tooluse:ToolUseEnv",
+    "agentgym/Browser-v0": "agentgym.envs.browser:BrowserEnv",
 }
 
 

@@ -298,7 +298,23 @@ class Session:
             checks = {k: self.store.record(k) == expected.record(k) for k in fresh}
         return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
                 "mutations": targets, "verified": checks, "shown": dict(self.page_refs),
-                "progress": self.progress(), "oracle": self.oracle()}
+                "progress": self.progress(), "oracle": self.oracle(), "menu": self.menu()}
+
+    def menu(self):
+        """Candidate actions on this page for small policies (the env adds the oracle's and finishes)."""
+        out = []
+        for line in self.lines:
+            role, ident = line["role"], line["id"]
+            if role in ("link", "button", "checkbox", "radio"):
+                out.append("click(%d)" % ident)
+            elif role in TEXT_ROLES:
+                out += ["fill(%d, %s)" % (ident, _json(hint)) for hint in self.spec.get("hints", [])[:3]]
+                if line["value"]:
+                    out.append('press(%d, "Enter")' % ident)
+            elif role == "combobox":
+                out += ["select(%d, %s)" % (ident, _json(label)) for _, label in line["options"][:6]]
+        out += ["back()", "reload()"] + (['scroll("down")'] if self.offset + WINDOW < len(self.lines) else [])
+        return out
 
     def progress(self):
         return [bool(self.site.done(self.store, op)) for op in self.spec["ops"]]
@@ -318,7 +334,7 @@ class Session:
         self.site.DRIFTS[d["fn"]](self.store, **d["args"])
         self.store.db.execute("COMMIT")
         self.drifted.append(d)
-        return {"what": d["what"], "oracle": self.oracle()}
+        return {"what": d["what"], "oracle": self.oracle(), "menu": self.menu()}
 
     # ------------------------------------------------------------------ verifier
     def expected(self):
@@ -450,7 +466,8 @@ def _path():
 
 def setup(spec, seed):
     _S["session"] = s = Session(spec, seed, _path())
-    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle()}
+    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
+            "menu": s.menu()}
 
 
 def act(name, args):

@@ -1,0 +1,229 @@
+"""`BrowserEnv`: web tasks on sites served inside the sandbox, seen as accessibility-tree text.
+
+The sites and the text browser (`site/`) run in the sandbox's warm step server; a step is one
+``sandbox.call`` that runs the site's WSGI app in-process and renders the page. This module turns
+replies into observations and events, applies faults the way a browser meets them, and serves the
+state-aware oracle whose next action each reply carries.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from agentgym import events as ev
+from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.envs.browser.actions import BrowserActions
+from agentgym.envs.browser.site import MODULE, SOURCES
+from agentgym.envs.browser.tasks import BrowserTasks
+from agentgym.errors import ConfigError
+from agentgym.tasks import Task, TaskSet
+
+__all__ = ["BrowserEnv", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
+
+MAX_MENU = 32  # the numeric view's cap on candidate actions
+DONE_ANSWER = "Done."
+REFUSAL_ANSWER = "I cannot do that: the site does not allow it."
+
+
+class BrowserEnv(AgentEnv):
+    """Web tasks on a shop, a forum and an admin console, verified by the final database.
+
+    ## Description
+    The agent reaches a goal on one of three seeded web apps served inside the sandbox (Harbor
+    Shop: search, filters, pages, cart, coupons, checkout, orders; Harbor Community: boards,
+    threads, replies, post edits, moderation; Harbor Admin: filtered user lists, bulk actions
+    behind a confirmation page, edit forms with validation). Forms carry record versions, so a
+    form posted over another actor's newer change is refused. Tiers: ``lookup`` (answer a
+    question), ``single`` (one write), ``multi`` (several writes), ``refusal`` (the site's rules
+    forbid the request: change nothing and say so).
+
+    ## Action Space
+    Text: ``click(12)``, ``fill(12, "text")``, ``select(12, "option")``, ``press(12, "Enter")``,
+    ``goto("/path")``, ``back()``, ``reload()``, ``scroll("down")``, ``noop()``,
+    ``finish("answer")`` or ``help``; BrowserGym's call names, WebArena's bracket forms
+    (``click [12]``, ``type [12] [text] [1]``, ``stop [answer]``) and JSON tool calls too. Bad
+    actions cost the turn and return ``error: ...`` saying why.
+
+    ## Observation Space
+    ``{"text": str}``: the goal and the first page at reset; after a step, the page as
+    ``URL:``/``Title:`` lines and one ``[id] role 'name' value=...`` line per element (a window
+    of 50 lines; ``scroll`` moves it). Ids are stable within an episode and shuffled by the seed.
+
+    ## Rewards
+    1.0 when, at ``finish``, the site's database equals the expected one (initial state, plus
+    other actors' changes, plus the writes the goal allows) and the answer is right (the value
+    asked for; a refusal grounded in the record that forbids the request); else 0.0.
+
+    ## Starting State
+    A fresh database for the task and the site's start page.
+
+    ## Episode End
+    ``finish`` terminates. Budget wrappers truncate.
+
+    ## Arguments
+    ``split`` ("train", "test", "heldout"), ``backend``, ``sites`` and ``tiers`` (restrict the
+    tasks), ``render_mode``, ``score_on_truncation``, ``sandbox_options``,
+    ``help_in_observation``.
+
+    ## Version History
+    * v0: text backend; shop, forum and admin sites; four tiers; held-out templates.
+    """
+
+    family: ClassVar[str] = "browser"
+    image: ClassVar[str] = "agentgym/browser:latest"
+    actions: ClassVar[BrowserActions] = BrowserActions()
+
+    def __init__(
+        self,
+        *,
+        split: str = "train",
+        backend: str = "auto",
+        sites: tuple[str, ...] | list[str] | None = None,
+        tiers: tuple[str, ...] | list[str] | None = None,
+        render_mode: str | None = None,
+        score_on_truncation: bool = False,
+        sandbox_options: dict[str, Any] | None = None,
+        help_in_observation: bool = True,
+    ) -> None:
+        super().__init__(split=split, backend=backend, render_mode=render_mode,
+                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
+                         help_in_observation=help_in_observation)
+        if sites or tiers:
+            self.tasks = BrowserTasks(tuple(sites or ()), tuple(tiers or ()))
+            if not self.tasks.ids(self.split):
+                raise ConfigError(f"no Browser tasks in split {split!r} for sites={sites} tiers={tiers}")
+        self._reset_tracking()
+
+    # ------------------------------------------------------------------ family hooks
+    @classmethod
+    def _taskset(cls) -> TaskSet:
+        return _all_tasks()
+
+    def _on_sandbox_start(self) -> None:
+        for name, source in SOURCES:
+            self.sandbox.load_module(name, source)
+
+    def _setup_task(self, task: Task) -> str:
+        self._reset_tracking()
+        seed = int(self.np_random.integers(1 << 31))
+        reply = self.sandbox.call(MODULE, "setup", spec=task.meta["spec"], seed=seed)
+        self._absorb(reply, seen=True)
+        return f"{task.instruction}\n\n{reply['text']}"
+
+    def _parse(self, action: str) -> ParsedAction:
+        return self.actions.parse(action)
+
+    def _execute(self, action: ParsedAction) -> Outcome:
+        if action.name == "help":
+            return Outcome(self.help_text())
+        if action.name == "finish":
+            self._answer = str(action.args["answer"])
+            return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
+        args = {k: v for k, v in action.args.items()}
+        reply = self.sandbox.call(MODULE, "act", name=action.name, args=args)
+        seen = not self._spoiled
+        events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
+        if reply["mismatch"]:
+            events.append(ev.state_mismatch(reply["mismatch"]))
+        events += [ev.mutation(k) for k in reply["mutations"]]
+        for key in reply["mutations"]:
+            self._written.add(key)
+        if seen:
+            events += [ev.verification(ok, key) for key, ok in reply["verified"].items() if key in self._written]
+        self._absorb(reply, seen)
+        events += self._subtask_events(reply["progress"])
+        return Outcome(reply["text"], events)
+
+    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+        # an emptied or garbled page ran the action, but the agent saw nothing of it
+        self._spoiled = kind in ("empty_output", "corrupted_output")
+        try:
+            outcome = super()._faulted(parsed, kind, transient)
+        finally:
+            if self._spoiled:
+                self._look = True
+            self._spoiled = False
+        if kind == "tool_error":
+            outcome.text = "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
+        elif kind == "timeout":
+            outcome.text = "error: the page took too long to load and was stopped; nothing changed. Try again."
+        return outcome
+
+    def _verify(self) -> bool:
+        verdict = self.sandbox.call(MODULE, "verify", answer=self._answer)
+        # a refusal must be grounded: the agent saw the forbidding record as it is now
+        verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
+        verdict["success"] = bool(verdict["success"] and verdict["grounded"])
+        self.verdict = verdict
+        return verdict["success"]
+
+    def _drift(self) -> str | None:
+        reply = self.sandbox.call(MODULE, "drift", pick=int(self.np_random.integers(1 << 30)))
+        if reply is None:
+            return None
+        self._oracle, self._menu = reply["oracle"], reply["menu"]
+        return f"another actor changed a record: {reply['what']}"
+
+    def _admissible(self) -> list[str]:
+        head = [self.reference_action(), f"finish({_json(DONE_ANSWER)})", f"finish({_json(REFUSAL_ANSWER)})"]
+        menu = list(dict.fromkeys(a for a in head + self._menu if a))
+        return sorted(menu[:MAX_MENU])
+
+    # ------------------------------------------------------------------ public helpers
+    def help_text(self) -> str:
+        return self.actions.help_text()
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self.actions.tools()
+
+    def reference_action(self) -> str:
+        """A state-aware oracle: re-look after a spoiled page, reload a stale one, then the site's next step."""
+        if self.task is None or self._done:
+            return ""
+        if self._look:
+            return "noop()"
+        return self._oracle["action"]
+
+    # ------------------------------------------------------------------ internals
+    def _reset_tracking(self) -> None:
+        self._seen: dict[str, int] = {}  # record key -> version the agent last saw on a page
+        self._written: set[str] = set()
+        self._subtasks: dict[str, bool] = {}
+        self._answer: str | None = None
+        self._oracle: dict[str, str] = {"action": "", "semantic": ""}
+        self._menu: list[str] = []
+        self._spoiled = False
+        self._look = False
+        self.verdict: dict[str, Any] | None = None
+
+    def _absorb(self, reply: dict[str, Any], seen: bool) -> None:
+        self._oracle, self._menu = reply["oracle"], reply["menu"]
+        if seen:
+            self._seen.update(reply["shown"])
+            self._look = False
+
+    def _subtask_events(self, progress: list[bool]) -> list[dict[str, Any]]:
+        assert self.task is not None
+        state: dict[str, bool] = {}
+        for name in self.task.subtasks:
+            kind, _, rest = name.partition(":")
+            if kind == "op":
+                state[name] = bool(progress[int(rest.split(":")[0])])
+            else:
+                state[name] = rest in self._seen
+        out = []
+        for name, done in state.items():
+            if self._subtasks.get(name, False) != done:
+                self._subtasks[name] = done
+                out.append(ev.subtask(name, done))
+        return out
+
+
+def _json(text: str) -> str:
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+@lru_cache(maxsize=1)
+def _all_tasks() -> BrowserTasks:
+    return BrowserTasks()

@@ -1,0 +1,105 @@
+"""Browser tasks: every (template, seed) pair, its split, and the Task rebuilt from its id.
+
+Task ids read ``browser/<site>/<template>/<seed>``. Held-out templates form the ``heldout`` split;
+the other templates' seeds split into train and test by a stable hash of the id. A task's
+``solution`` is the oracle's fault-free walk, planned by running the same site code on the host,
+written with elements named by role and name (``click(link 'Cart')``), since ids change with the
+episode seed; ``min_turns`` is its length.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from agentgym.envs.browser.actions import BrowserActions
+from agentgym.envs.browser.site import host_modules
+from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template
+from agentgym.errors import ConfigError
+from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
+
+__all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "session_spec", "plan_solution"]
+
+SEEDS_PER_TEMPLATE = 40
+TEST_FRACTION = 0.25
+SITE_NAMES = {"shop": "Harbor Shop, an online store", "forum": "Harbor Community, a forum where you are a moderator",
+              "admin": "Harbor Admin Console, where you manage user accounts"}
+_PARAMS = {s.name: [p.name for p in s.params] for s in BrowserActions().specs}
+
+
+def session_spec(sc: Scenario) -> dict[str, Any]:
+    """What the sandbox's session needs (JSON): tables, ops, answer spec, evidence, drifts, menu hints."""
+    hints = list(dict.fromkeys(re.findall(r'"([^"]{1,80})"', sc.request)))
+    return {"site": sc.site, "tables": sc.tables, "ops": sc.ops, "answer": sc.answer, "evidence": sc.evidence,
+            "drifts": sc.drifts, "start": sc.start, "hints": hints}
+
+
+def plan_solution(spec: dict[str, Any], limit: int = 60) -> tuple[str, ...]:
+    """The oracle's fault-free walk, run on the host with the sandbox's own code."""
+    session = host_modules()["session"].Session(spec, 0)
+    out = []
+    for _ in range(limit):
+        step = session.oracle()
+        out.append(step["semantic"])
+        if step["action"].startswith("finish("):
+            return tuple(out)
+        call = BrowserActions().parse(step["action"])
+        session.act(call.name, dict(call.args))
+    raise RuntimeError(f"the oracle did not finish within {limit} steps: {out[-5:]}")
+
+
+class BrowserTasks(TaskSet):
+    """All Browser tasks, optionally restricted to some sites and tiers."""
+
+    family = "browser"
+    splits = ("train", "test", "heldout")
+
+    def __init__(self, sites: Sequence[str] | None = None, tiers: Sequence[str] | None = None) -> None:
+        bad = sorted(set(sites or ()) - set(SITES))
+        if bad:
+            raise ConfigError(f"unknown Browser site(s) {bad}; choose from {list(SITES)}")
+        bad = sorted(set(tiers or ()) - set(TIERS))
+        if bad:
+            raise ConfigError(f"unknown Browser tier(s) {bad}; choose from {list(TIERS)}")
+        self.sites = tuple(sites or SITES)
+        self.tiers = tuple(tiers or TIERS)
+
+    @lru_cache(maxsize=None)
+    def ids(self, split: str) -> list[str]:
+        self.check_split(split)
+        out = []
+        for key, t in TEMPLATES.items():
+            if t.site in self.sites and t.tier in self.tiers:
+                out += [tid for tid in (f"browser/{key}/{seed}" for seed in range(SEEDS_PER_TEMPLATE))
+                        if _split(t, tid) == split]
+        return out
+
+    def get(self, task_id: str) -> Task:
+        return _build(task_id)
+
+
+def _split(t: Template, task_id: str) -> str:
+    return "heldout" if t.heldout else stable_split(task_id, TEST_FRACTION)
+
+
+@lru_cache(maxsize=2048)
+def _build(task_id: str) -> Task:
+    parts = task_id.split("/")
+    key = "/".join(parts[1:3])
+    if len(parts) != 4 or parts[0] != "browser" or key not in TEMPLATES or not parts[3].isdigit():
+        raise ConfigError(f"unknown Browser task id {task_id!r}: ids read browser/<site>/<template>/<seed>, with "
+                          f"templates {sorted(TEMPLATES)}; list them with BrowserTasks().ids('train'|'test'|'heldout')")
+    t = TEMPLATES[key]
+    sc = t.build(random.Random(stable_hash(task_id)))
+    spec = session_spec(sc)
+    solution = plan_solution(spec)
+    subtasks = tuple(f"op:{i}:{op['op']}" for i, op in enumerate(sc.ops) if t.tier != "refusal")
+    subtasks += tuple(f"see:{k}" for k in sc.evidence)
+    instruction = (f"You are using a web browser on {SITE_NAMES[t.site]}. Only this site is reachable.\n"
+                   f"Goal: {sc.request}")
+    return Task(task_id=task_id, family="browser", split=_split(t, task_id), instruction=instruction,
+                subtasks=subtasks, solution=solution, tier=t.tier,
+                meta={"site": t.site, "template": t.name, "spec": spec})
