@@ -60,3 +60,35 @@ def test_a_container_removed_from_outside_is_infrastructure_and_reset_recovers()
     finally:
         env.close()
 
+
+
+def test_an_engine_restart_mid_episode_is_infrastructure_and_reset_recovers():
+    """dockerd goes away mid-episode: the step raises InfrastructureError (kept out of scores), and
+    once the engine is back the next reset() works, within a bounded wait."""
+    import os
+    import signal
+    import time
+
+    from agentgym.setup import engine
+
+    require_docker("agentgym/coding:latest")
+    if os.geteuid() != 0 or not engine._running("dockerd"):
+        pytest.skip("restarting the engine needs root and a local dockerd (CI has both)")
+    env = agentgym.make("agentgym/Coding-v0", backend="docker", split="test")
+    try:
+        env.reset(seed=0)
+        for pid in engine._running("dockerd"):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while engine._running("dockerd") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        with pytest.raises(InfrastructureError):
+            env.step("run echo hi")
+        engine.ensure_engine(install=False, timeout=90)
+        start = time.monotonic()
+        env.reset(seed=0)
+        assert time.monotonic() - start < 60
+        assert "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
+        engine.ensure_engine(install=False, timeout=90)  # whatever happened, leave an engine for later tests
