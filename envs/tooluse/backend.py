@@ -16,13 +16,20 @@ when the agent acts on a record that changed since it last read it.
 
 import ast
 import datetime
+import json
+import math
 import operator
 import os
 import re
 import sqlite3
+import time
 
 DB_NAME = "tooluse.db"
 PAGE_SIZE = 5
+MAX_AMOUNT = 10 ** 9  # money beyond this is garbage (1e309 is inf): refused, never converted
+TOOL_SECONDS = 2.0  # a tool's database work is interrupted after this long
+PROGRESS_OPCODES = 1000  # how often SQLite asks whether the deadline passed (in VM instructions)
+MAX_RESULT_CHARS = 256 * 1024  # a tool result is refused above this many characters of JSON
 RESTOCKING_FEE = 0.15  # electronics, on return
 RETURN_WINDOW_DAYS = 30
 CANCEL_NOTICE_DAYS = 2
@@ -156,7 +163,10 @@ def _money(cents):
 
 
 def _cents(amount):
-    return int(round(float(amount) * 100))
+    value = float(amount)
+    if not math.isfinite(value) or abs(value) > MAX_AMOUNT:
+        raise ValueError("amount %r is not a finite amount under %d" % (amount, MAX_AMOUNT))
+    return int(round(value * 100))
 
 
 def _date(text):
@@ -204,24 +214,48 @@ _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
-_FUNCS = {"round": round, "min": min, "max": max, "abs": abs}
+CALC_MAX_BITS = 256  # every intermediate integer stays below 2**256 (about 1e77): bounded time and reply size
+CALC_MAX_DIGITS = 15  # round()'s ndigits: round(1, -10**18) would build 10**(10**18)
+
+
+def _round(value, ndigits=None):
+    if ndigits is not None and (not isinstance(ndigits, int) or abs(ndigits) > CALC_MAX_DIGITS):
+        raise ValueError("round() takes ndigits between -%d and %d" % (CALC_MAX_DIGITS, CALC_MAX_DIGITS))
+    return round(value, ndigits)
+
+
+_FUNCS = {"round": _round, "min": min, "max": max, "abs": abs}
+
+
+def _bounded(value):
+    """A calculator value inside the bounds, or ValueError: ints under 2**256, floats finite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("the result is not a number")
+    if isinstance(value, int) and value.bit_length() > CALC_MAX_BITS:
+        raise ValueError("a value exceeds 2**%d" % CALC_MAX_BITS)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("the result is not finite")
+    return value
 
 
 def _calc(node):
     if isinstance(node, ast.Expression):
         return _calc(node.body)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
+        return _bounded(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         v = _calc(node.operand)
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _calc(node.left), _calc(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ValueError("exponent too large")
-        return _BINOPS[type(node.op)](left, right)
+        if isinstance(node.op, ast.Pow):
+            if abs(right) > 64:
+                raise ValueError("exponent too large")
+            if isinstance(left, int) and isinstance(right, int) and left.bit_length() * right > CALC_MAX_BITS:
+                raise ValueError("the power exceeds 2**%d" % CALC_MAX_BITS)
+        return _bounded(_BINOPS[type(node.op)](left, right))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
-        return _FUNCS[node.func.id](*[_calc(a) for a in node.args])
+        return _bounded(_FUNCS[node.func.id](*[_calc(a) for a in node.args]))
     raise ValueError("unsupported expression element %s" % type(node).__name__)
 
 
@@ -230,7 +264,7 @@ def t_calculate(c, expression):
         raise ToolError("bad_args", "expression is longer than 200 characters")
     try:
         value = _calc(ast.parse(re.sub(r"(?<=\d),(?=\d{3}\b)", "", expression.replace("$", "")), mode="eval"))
-    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError) as exc:
+    except (SyntaxError, ValueError, TypeError, ArithmeticError, RecursionError, MemoryError) as exc:
         raise ToolError("bad_args", "cannot evaluate %r: %s" % (expression, exc)) from None
     return {"expression": expression, "result": round(value, 6) if isinstance(value, float) else value}
 
@@ -324,15 +358,15 @@ def _product(p):
 
 
 def r_search_products(c, query, page=1):
-    q = "%" + query.strip().lower() + "%"
+    q = "%" + re.sub(r"([\\%_])", r"\\\1", query.strip().lower()) + "%"  # the query is text, not a pattern
     rows = _all(
         c.db,
-        "SELECT * FROM products WHERE lower(name) LIKE ? OR lower(variant) LIKE ? OR lower(category) LIKE ? "
-        "ORDER BY name, variant, item_id", q, q, q,
+        "SELECT * FROM products WHERE lower(name) LIKE ? ESCAPE '\\' OR lower(variant) LIKE ? ESCAPE '\\' "
+        "OR lower(category) LIKE ? ESCAPE '\\' ORDER BY name, variant, item_id", q, q, q,
     )
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     if page < 1 or page > pages:
-        raise ToolError("bad_args", "page %d is out of range: the search has %d page(s)" % (page, pages))
+        raise ToolError("bad_args", "page %.20s is out of range: the search has %d page(s)" % (page, pages))
     chunk = rows[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
     for p in chunk:
         c.ref("products", p["item_id"])
@@ -755,15 +789,29 @@ def call_tool(name, args, check=()):
     if fn is None:
         return {"ok": False, "error_kind": "unknown_tool", "error": "no tool named %r" % name}
     ctx = Ctx(_S["db"], _S["today"])
+    deadline = time.monotonic() + TOOL_SECONDS
+    _S["db"].set_progress_handler(lambda: time.monotonic() > deadline, PROGRESS_OPCODES)
     try:
         result = fn(ctx, **args)
+        size = len(json.dumps(result))
+        if size > MAX_RESULT_CHARS:
+            raise ToolError("too_large", "the result has %d characters, over the limit of %d: narrow the call"
+                            % (size, MAX_RESULT_CHARS))
         _S["db"].commit()
     except ToolError as exc:
         _S["db"].rollback()
         return {"ok": False, "error_kind": exc.kind, "error": str(exc), "missing": exc.missing}
-    except TypeError as exc:
+    except sqlite3.OperationalError as exc:
         _S["db"].rollback()
-        return {"ok": False, "error_kind": "bad_args", "error": str(exc)}
+        if time.monotonic() > deadline:
+            return {"ok": False, "error_kind": "timeout", "error": "%s ran past %.0f s and was stopped" % (name, TOOL_SECONDS)}
+        return {"ok": False, "error_kind": "bad_args", "error": "%s: %s" % (name, exc)}
+    except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError, sqlite3.Error) as exc:
+        # odd arguments (a lone surrogate, an integer SQLite cannot hold, an infinite amount) are the caller's error
+        _S["db"].rollback()
+        return {"ok": False, "error_kind": "bad_args", "error": "%s: %s: %s" % (name, type(exc).__name__, exc)}
+    finally:
+        _S["db"].set_progress_handler(None, 0)
     reply = {"ok": True, "result": result, "refs": ctx.refs, "wrote": ctx.wrote, "target": ctx.target}
     read = {key for key, _ in ctx.refs}
     if any(key in read for key in check):
@@ -857,7 +905,7 @@ def _amounts(answer):
         tok = tok.strip(".;:!?()[]{}\"'")
         try:
             out.add(_cents(tok))
-        except ValueError:
+        except (ValueError, OverflowError):  # "$inf", "1e999", 5000 digits: not an amount
             pass
     return out
 

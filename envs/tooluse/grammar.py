@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,11 +61,29 @@ def parse_action(text: str) -> Call:
     return _parse_call(text)
 
 
-def _parse_json(text: str) -> Call:
+def _loads(text: str, what: str, decode_error: Callable[[json.JSONDecodeError], str]) -> Any:
+    """``json.loads`` whose every failure is a `GrammarError`: bad syntax, nesting past the
+    recursion limit, integers past Python's 4300-digit conversion limit."""
     try:
-        obj = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise GrammarError(f"invalid JSON ({exc.msg} at character {exc.pos}); {_EXPECTED}") from None
+        raise GrammarError(decode_error(exc)) from None
+    except RecursionError:
+        raise GrammarError(f"{what} is nested too deeply; {_EXPECTED}") from None
+    except ValueError as exc:  # int('9' * 5000): "Exceeds the limit (4300 digits)"
+        raise GrammarError(f"{what} holds a number that cannot be read ({str(exc)[:80]}); {_EXPECTED}") from None
+
+
+def _show(value: Any) -> str:
+    """A short printable form of an argument value, for error messages (never raises)."""
+    try:
+        return json.dumps(value)[:40]
+    except (ValueError, TypeError, RecursionError):
+        return type(value).__name__
+
+
+def _parse_json(text: str) -> Call:
+    obj = _loads(text, "the action", lambda exc: f"invalid JSON ({exc.msg} at character {exc.pos}); {_EXPECTED}")
     if isinstance(obj, dict) and isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
         obj = obj["function"]
     if not isinstance(obj, dict):
@@ -74,10 +93,8 @@ def _parse_json(text: str) -> Call:
         raise GrammarError(f'the JSON object needs a "tool" (or "name") string; {_EXPECTED}')
     args = obj.get("args", obj.get("arguments", obj.get("parameters", {})))
     if isinstance(args, str):
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise GrammarError(f'"arguments" is a string but not JSON ({exc.msg}); pass an object') from None
+        args = (_loads(args, '"arguments"', lambda exc: f'"arguments" is a string but not JSON ({exc.msg}); pass an object')
+                if args.strip() else {})
     if args is None:
         args = {}
     extra = sorted(set(obj) - {"tool", "name", "args", "arguments", "parameters", "type", "id"})
@@ -95,8 +112,15 @@ def _literal(node: ast.AST) -> Any:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise GrammarError(
-            f"argument {ast.unparse(node)[:60]!r} is not a literal value: quote strings, e.g. order_id=\"O12345\""
+            f"argument {_source(node)!r} is not a literal value: quote strings, e.g. order_id=\"O12345\""
         ) from None
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)[:60]
+    except (RecursionError, ValueError):  # a chain of 900 unary minus signs
+        return type(node).__name__
 
 
 def _parse_call(text: str) -> Call:
@@ -156,9 +180,9 @@ def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
         if p.type == "integer" and isinstance(value, float) and value.is_integer():
             value = args[p.name] = int(value)
         if isinstance(value, bool) or not isinstance(value, _TYPES[p.type]):
-            problems.append(f"{p.name!r} must be a {p.type}, got {json.dumps(value)[:40]}")
+            problems.append(f"{p.name!r} must be a {p.type}, got {_show(value)}")
         elif p.enum and value not in p.enum:
-            problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {value!r}")
+            problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {_show(value)}")
         elif p.type == "string" and not value.strip():
             problems.append(f"{p.name!r} is empty")
     if problems:
