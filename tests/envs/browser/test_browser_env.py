@@ -1,0 +1,205 @@
+"""BrowserEnv on both sandbox backends: oracle, determinism, faults, drift, garbage, events, menu.
+
+The oracle sweep runs every test task on the local backend and on docker (the text backend is
+fast enough for both).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agentgym.envs.browser import BrowserEnv
+from agentgym.envs.browser.env import MAX_MENU
+from support.docker import require_docker
+
+FAULTS = ["tool_error", "timeout", "empty_output", "corrupted_output", "state_drift"]
+
+
+@pytest.fixture(scope="module", params=["local", "docker"])
+def env(request):
+    if request.param == "docker":
+        require_docker(BrowserEnv.image)
+    e = BrowserEnv(split="test", backend=request.param)
+    yield e
+    e.close()
+
+
+def _kinds(info) -> list[str]:
+    return [e["kind"] for e in info["events"]]
+
+
+def _events(info, kind: str) -> list[dict]:
+    return [e for e in info["events"] if e["kind"] == kind]
+
+
+def _one_per_template(env) -> list[str]:
+    seen, out = set(), []
+    for tid in env.tasks.ids("test"):
+        key = tid.rsplit("/", 1)[0]
+        if key not in seen:
+            seen.add(key)
+            out.append(tid)
+    return out
+
+
+def _run_oracle(env, task_id, *, fault=None, slack=0, seed=0):
+    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    for turn in range(1, info["min_turns"] + slack + 1):
+        if fault and fault[0] == turn:
+            env.inject_fault(fault[1])
+        obs, reward, terminated, truncated, info = env.step(env.reference_action())
+        if terminated:
+            return reward, turn, info
+    return 0.0, env.turn, info
+
+
+def test_oracle_solves_every_test_task_in_min_turns(env):
+    failed = []
+    for tid in env.tasks.ids("test"):
+        reward, turns, info = _run_oracle(env, tid, slack=2)
+        if reward != 1.0 or turns != env.task.min_turns:
+            failed.append((tid, reward, turns, env.task.min_turns, env.verdict))
+    assert not failed, failed[:3]
+
+
+def test_oracle_solves_heldout_tasks(env):
+    for tid in env.tasks.ids("heldout")[::10]:
+        reward, _, _ = _run_oracle(env, tid, slack=2)
+        assert reward == 1.0, (tid, env.verdict)
+
+
+@pytest.mark.parametrize("kind", FAULTS)
+def test_oracle_recovers_from_a_fault_at_every_template(env, kind):
+    for tid in _one_per_template(env):
+        n = env.tasks.get(tid).min_turns
+        for at in sorted({1, max(1, n // 2), max(1, n - 1)}):
+            reward, turns, info = _run_oracle(env, tid, fault=(at, kind), slack=4, seed=at)
+            assert reward == 1.0, (kind, tid, at, env.verdict)
+
+
+def test_drift_makes_posted_forms_conflict_and_the_oracle_rereads(env):
+    tid = next(t for t in env.tasks.ids("test") if "/fix_post/" in t)
+    obs, info = env.reset(seed=0, options={"task_id": tid})
+    while "/edit" not in obs["text"].splitlines()[0]:
+        obs, _, _, _, info = env.step(env.reference_action())
+    fill = env.reference_action()
+    assert fill.startswith("fill(")
+    obs, _, _, _, info = env.step(fill)
+    assert env._drift() is not None  # another moderator edits the post while the form is open
+    save = next(a for a in info["admissible_actions"] if a.startswith("click(") and "Save changes" in
+                next(line for line in obs["text"].splitlines() if line.lstrip().startswith("[" + a[6:-1] + "]")))
+    obs, _, _, _, info = env.step(save)
+    assert obs["text"].startswith("error: the site rejected the form") and "Someone else edited" in obs["text"]
+    assert "state_mismatch" in _kinds(info) and _events(info, "tool_call")[0]["error_kind"] == "conflict"
+    assert env.reference_action() == "reload()"
+    for _ in range(8):
+        obs, reward, terminated, _, info = env.step(env.reference_action())
+        if terminated:
+            break
+    assert reward == 1.0, env.verdict
+
+
+def test_stale_and_unknown_ids_and_garbage_cost_the_turn(env):
+    env.reset(seed=3, options={"task_id": env.tasks.ids("test")[0]})
+    first = env.reference_action()
+    old_page_id = int(first[first.index("(") + 1:].split(",")[0].rstrip(")")) if first[:5] in ("click", "fill(") else None
+    for action in ["click(99999)", "garbage )(", "", "click()", "fill(1)", "type [1]", "goto(\"http://example.com/\")",
+                   "scroll(\"left\")", "new_tab", "select(1, \"x\")", "\x00\xff", "{\"tool\": 3}"]:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert obs["text"].startswith("error:") and not terminated and reward == 0.0, (action, obs["text"][:80])
+    obs, _, _, _, info = env.step("click(99999)")
+    assert _events(info, "state_mismatch") and _events(info, "tool_call")[0]["error_kind"] == "not_found"
+    if old_page_id is not None:
+        env.step('goto("/no/such/page")')
+        obs, _, _, _, info = env.step("click(%d)" % old_page_id)
+        assert "not on this page any more" in obs["text"] and _events(info, "state_mismatch")
+        assert _events(info, "tool_call")[0]["error_kind"] == "stale"
+
+
+def test_events_mutation_then_verification_and_subtasks(env):
+    tid = next(t for t in env.tasks.ids("test") if "/change_role/" in t)
+    obs, info = env.reset(seed=0, options={"task_id": tid})
+    kinds = []
+    while True:
+        obs, reward, terminated, _, info = env.step(env.reference_action())
+        kinds.append(_kinds(info))
+        if terminated:
+            break
+    flat = [k for ks in kinds for k in ks]
+    assert reward == 1.0 and "mutation" in flat and "submit" in flat
+    assert flat.index("verification") > flat.index("mutation")
+    assert [e for ks in kinds for e in ks if e == "subtask"]
+
+
+def test_refusal_needs_grounding_and_an_unchanged_site(env):
+    tid = next(t for t in env.tasks.ids("test") if "/quota_too_high/" in t)
+    env.reset(seed=0, options={"task_id": tid})
+    _, reward, terminated, _, _ = env.step('finish("I cannot do that.")')  # never looked at the record
+    assert terminated and reward == 0.0 and env.verdict["grounded"] is False
+    reward, _, _ = _run_oracle(env, tid)
+    assert reward == 1.0
+
+
+def test_lookup_answer_is_checked_exactly(env):
+    tid = next(t for t in env.tasks.ids("test") if "/price_lookup/" in t)
+    env.reset(seed=0, options={"task_id": tid})
+    _, reward, _, _, _ = env.step('finish("$0.01")')
+    assert reward == 0.0 and env.verdict["answer_ok"] is False and env.verdict["expected_answer"].startswith("$")
+
+
+def test_ids_are_stable_in_an_episode_and_shuffled_across_seeds(env):
+    tid = env.tasks.ids("test")[0]
+    first = env.reset(seed=1, options={"task_id": tid})[0]["text"]
+    again = env.step("reload()")[0]["text"]
+    assert first.split("\n\n")[-2 if env.help_in_observation else -1] == again
+    other = env.reset(seed=2, options={"task_id": tid})[0]["text"]
+    assert first != other and first.replace("[", "").split("]")[1:] != other.replace("[", "").split("]")[1:]
+
+
+def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
+    obs, info = env.reset(seed=0, options={"task_id": env.tasks.ids("test")[5]})
+    for _ in range(6):
+        menu = info["admissible_actions"]
+        assert menu == sorted(menu) and len(menu) <= MAX_MENU and env.reference_action() in menu
+        obs, _, terminated, _, info = env.step(env.reference_action())
+        if terminated:
+            break
+
+
+def test_random_menu_policy_is_measured_and_far_below_the_oracle(env):
+    rng = np.random.default_rng(0)
+    ids = env.tasks.ids("test")[:: (2 if env.backend == "local" else 4)]
+    wins = 0
+    for tid in ids:
+        obs, info = env.reset(seed=0, options={"task_id": tid})
+        for _ in range(30):
+            menu = info["admissible_actions"]
+            obs, reward, terminated, _, info = env.step(menu[int(rng.integers(len(menu)))])
+            if terminated:
+                wins += reward == 1.0
+                break
+    rate = wins / len(ids)
+    print(f"random menu policy on {len(ids)} {env.backend} test tasks, T=30: success {rate:.3f}")
+    assert rate < 0.25
+
+
+def test_same_seed_same_trajectory_with_faults(env):
+    runs = []
+    for _ in range(2):
+        e = BrowserEnv(split="test", backend=env.backend)
+        rng = np.random.default_rng(5)
+        obs, info = e.reset(seed=42)
+        traj = [(obs, info)]
+        for turn in range(1, 12):
+            if turn in (3, 6):
+                e.inject_fault("state_drift" if turn == 3 else "corrupted_output")
+            menu = info["admissible_actions"]
+            action = e.reference_action() if turn % 3 else menu[int(rng.integers(len(menu)))]
+            obs, reward, terminated, truncated, info = e.step(action)
+            traj.append((action, obs, reward, terminated, info))
+            if terminated:
+                break
+        runs.append(traj)
+        e.close()
+    assert runs[0] == runs[1]
