@@ -10,6 +10,7 @@ so the env's `reference_action()` costs no extra round trip.
 
 import io
 import os
+import random
 import re
 import urllib.parse
 
@@ -23,7 +24,6 @@ SITES = {"shop": shop, "forum": forum, "admin": admin}
 DB_NAME = "browser.db"
 WINDOW = 50
 SCROLL_STEP = 40
-ID_PRIME = 9973
 TEXT_ROLES = ("textbox", "searchbox", "spinbutton")
 REFUSAL_MARKERS = ("cannot", "can't", "can not", "unable", "refuse", "not allowed", "not possible",
                    "not permitted", "no longer", "won't be able")
@@ -59,8 +59,7 @@ class Session:
         self.store.create(spec["tables"])
         self.initial = self.store.copy()
         self.app = web.App(spec["site"], self.store, self.site.ROUTES, self.site.layout)
-        self.id_a = 1 + seed % (ID_PRIME - 1)
-        self.id_b = (seed // ID_PRIME) % ID_PRIME
+        self.id_rng = random.Random(seed)
         self.ids, self.keys = {}, {}
         self.history, self.lines, self.forms = [], [], []
         self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
@@ -73,8 +72,12 @@ class Session:
 
     # ------------------------------------------------------------------ pages
     def _new_id(self):
-        n = len(self.keys)
-        return (self.id_a * n + self.id_b) % ID_PRIME + 1 if n < ID_PRIME else ID_PRIME + 1 + n
+        """A fresh id drawn from the episode's seeded RNG (ids say nothing about page order)."""
+        top = 9999 if len(self.keys) < 5000 else 10 * len(self.keys)
+        while True:
+            ident = self.id_rng.randint(1, top)
+            if ident not in self.keys:
+                return ident
 
     def fetch(self, method, url, data=b""):
         writes, conflicts, rejected = [], [], None
