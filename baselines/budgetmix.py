@@ -157,8 +157,8 @@ class Args:
     """evaluation worker processes"""
     eval_references: str = "budget-aware,pick+loop"
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
-    harness_reports: bool = True
-    """also write the harness's own report (plots) for each agent's grid run (several seconds each)"""
+    harness_reports: bool = False
+    """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -206,6 +206,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_tasks": 200,
         "eval_workers": 16,
         "eval_references": "hasty,careful,budget-aware,pick+loop",
+        "harness_reports": True,
         "eval_multi_tasks": 0,
         "backend": "local",
     },
