@@ -56,10 +56,7 @@ def console(s, req):
 
 def users(s, req):
     q, team, role, status = req.arg("q"), req.arg("team"), req.arg("role"), req.arg("status")
-    try:
-        pno = max(1, int(req.arg("page") or 1))
-    except ValueError:
-        pno = 1
+    pno = req.page_number()
     where, params = [], []
     if q:
         where.append("(lower(name) LIKE ? OR lower(email) LIKE ?)")
@@ -249,10 +246,7 @@ def to_user(S, uid):
     if S.find("link", name):
         return ("click", "link", name)
     if S.path == "/admin/users" and not S.query.get("team"):
-        box = S.find("searchbox", "Search users")
-        if box["value"] == name:
-            return ("press", "searchbox", "Search users", "Enter")
-        return ("fill", "searchbox", "Search users", name)
+        return web.reach_by_search(S, name, "Search users")
     return ("click", "link", "Users")
 
 

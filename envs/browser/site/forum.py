@@ -56,10 +56,7 @@ def boards(s, req):
 
 def board(s, req, bid):
     b = s.get("boards", bid)
-    try:
-        pno = max(1, int(req.arg("page") or 1))
-    except ValueError:
-        pno = 1
+    pno = req.page_number()
     rows = s.all("SELECT * FROM threads WHERE bid=? ORDER BY pinned DESC, created DESC, tid", bid)
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     pno = min(pno, pages)
@@ -261,13 +258,7 @@ def answer(s, spec):
 
 
 def to_thread(S, tid):
-    title = S.store.get("threads", tid)["title"]
-    if S.find("link", title):
-        return ("click", "link", title)
-    box = S.find("searchbox", "Search the forum")
-    if box["value"] == title:
-        return ("press", "searchbox", "Search the forum", "Enter")
-    return ("fill", "searchbox", "Search the forum", title)
+    return web.reach_by_search(S, S.store.get("threads", tid)["title"], "Search the forum")
 
 
 def see(S, key):

@@ -128,10 +128,7 @@ def home(s, req):
 
 def search(s, req):
     q, cat, sort = req.arg("q"), req.arg("category"), req.arg("sort") or "relevance"
-    try:
-        pno = max(1, int(req.arg("page") or 1))
-    except ValueError:
-        pno = 1
+    pno = req.page_number()
     where, params = [], []
     if q:
         like = "%" + q.lower() + "%"
@@ -475,13 +472,7 @@ def answer(s, spec):
 
 
 def to_product(S, pid):
-    name = S.store.get("products", pid)["name"]
-    if S.find("link", name):
-        return ("click", "link", name)
-    box = S.find("searchbox", "Search products")
-    if box["value"] == name:
-        return ("press", "searchbox", "Search products", "Enter")
-    return ("fill", "searchbox", "Search products", name)
+    return web.reach_by_search(S, S.store.get("products", pid)["name"], "Search products")
 
 
 def to_order(S, oid):

@@ -56,6 +56,13 @@ class Request:
     def arg(self, name, default=""):
         return self.query.get(name, default).strip()
 
+    def page_number(self):
+        """The ``page`` query argument as a number from 1 (garbage reads as 1)."""
+        try:
+            return max(1, int(self.arg("page") or 1))
+        except ValueError:
+            return 1
+
 
 class Store:
     """SQLite with record versions; ``refs``/``writes``/``conflicts`` describe the current request."""
@@ -220,3 +227,12 @@ def rejected(store, kind, layout, title, body):
 
 def qs(**params):
     return urllib.parse.urlencode([(k, v) for k, v in params.items() if v not in ("", None)])
+
+
+def reach_by_search(S, link, box):
+    """The oracle's way to a record page: click its link if shown, else search for its name in ``box``."""
+    if S.find("link", link):
+        return ("click", "link", link)
+    if S.find("searchbox", box)["value"] == link:
+        return ("press", "searchbox", box, "Enter")
+    return ("fill", "searchbox", box, link)
