@@ -1,0 +1,92 @@
+"""Registry-driven hostile-action fuzz: no exception escapes ``reset()``/``step()`` of any id.
+
+For every registered ``agentgym/*`` id (a new family is fuzzed by registering it), a seeded
+hypothesis search plays at least 2,000 actions: menu actions as they are, grammar-aware
+mutations of them (`agentgym.fuzz.mutate`), each tool called with hostile argument values,
+the payloads that broke envs before (5000-digit numbers, ``-``/``not`` chains and JSON nested
+900 deep, ``$inf``, NUL bytes, huge strings) and random unicode. Every step must return within
+5 s with a bounded observation. Every id runs on the local backend (shell actions reduced to
+``echo``), and ToolUse-v0 also on Docker, with raw actions.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+import agentgym
+from agentgym.fuzz import HOSTILE_FRAGMENTS, _shell_safe, hostile_action, grammar_verbs, observation_size
+
+from support.docker import require_docker
+
+ACTIONS = 2000  # per (id, backend), as the robustness issue asks
+PER_EXAMPLE = 20
+STEP_LIMIT_S = 5.0
+CASES = [(env_id, "local") for env_id in sorted(agentgym.ENV_IDS)] + [("agentgym/ToolUse-v0", "docker")]
+
+
+def _actions(info: dict, shell_safe: bool) -> st.SearchStrategy[str]:
+    menu = list(info.get("admissible_actions") or [])
+    tools = [t for t in info.get("tools") or [] if isinstance(t, dict)]
+    verbs = grammar_verbs(str(info.get("help") or ""))
+    generated = st.integers(0, 2**32 - 1).map(
+        lambda s: hostile_action(np.random.default_rng(s), menu, tools=tools, verbs=verbs, shell_safe=shell_safe))
+    raw = st.one_of(st.sampled_from(HOSTILE_FRAGMENTS), st.text(max_size=300))
+    raw = raw.map(_shell_safe) if shell_safe else raw
+    options = [generated, generated, generated, raw]  # mostly grammar-aware
+    if menu:
+        options.append(st.sampled_from(menu))
+    return st.one_of(*options)
+
+
+@pytest.fixture(scope="module")
+def envs():
+    built: dict[tuple[str, str], gym.Env] = {}
+    yield built
+    for env in built.values():
+        env.close()
+
+
+@pytest.mark.parametrize("env_id,backend", CASES, ids=[f"{i}-{b}" for i, b in CASES])
+def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
+    if backend == "docker":
+        module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+        require_docker(getattr(__import__(module, fromlist=[name]), name).image)
+    key = (env_id, backend)
+    if key not in envs:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="agentgym local sandbox backend")
+            envs[key] = gym.make(env_id, backend=backend)
+    env = envs[key]
+    base = env.unwrapped
+    limit = base.max_observation_length + 4096  # the text cap, plus any small fields a family adds
+    played = {"actions": 0, "slowest": 0.0}
+
+    @seed(20251130)
+    @settings(max_examples=ACTIONS // PER_EXAMPLE, deadline=None, database=None, derandomize=False,
+              phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
+    @given(data=st.data(), reset_seed=st.integers(0, 2**31 - 1))
+    def episode(data, reset_seed):
+        obs, info = env.reset(seed=reset_seed)
+        assert observation_size(obs) <= limit
+        for _ in range(PER_EXAMPLE):
+            action = data.draw(_actions(info, shell_safe=backend != "docker"), label="action")
+            start = time.perf_counter()
+            obs, reward, terminated, truncated, info = env.step(action)
+            took = time.perf_counter() - start
+            played["actions"] += 1
+            played["slowest"] = max(played["slowest"], took)
+            assert took < STEP_LIMIT_S, f"step took {took:.1f} s"
+            assert isinstance(obs["text"], str) and observation_size(obs) <= limit
+            assert reward in (0.0, 1.0)
+            if terminated or truncated:
+                obs, info = env.reset(seed=reset_seed + 1)
+
+    episode()
+    assert played["actions"] >= ACTIONS
