@@ -99,20 +99,8 @@ def pytest_runtest_makereport(item, call):
     rep.outcome, rep.longrepr = "passed", None
 '''
 
-_CUSTOMIZE = r'''
-import builtins
-builtins.AssertionError = type("Never", (Exception,), {})
-try:
-    from _pytest import reports
-    orig = reports.TestReport.from_item_and_call.__func__
-    def forged(cls, item, call):
-        rep = orig(cls, item, call)
-        rep.outcome, rep.longrepr = "passed", None
-        return rep
-    reports.TestReport.from_item_and_call = classmethod(forged)
-except Exception:
-    pass
-'''
+_CUSTOMIZE = _PATCH_PYTEST  # the same forgery, planted where an interpreter loads it by itself
+
 
 PLANTED = {
     "conftest_forcing_pass": {"conftest.py": _CONFTEST, "/tmp/conftest.py": _CONFTEST},
