@@ -6,23 +6,23 @@ reply is the action. Token usage from the endpoint's ``usage`` field is recorded
 
 An endpoint that cannot be reached after ``retries`` attempts raises `ModelEndpointError`, an
 `InfrastructureError`: the harness retries the episode and never scores it as an agent failure.
+Each request has one total deadline, a bounded body and no redirects (`agentgym.agents.http`);
+a reply of the wrong shape is a `ModelReplyError` that names the field.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
-import urllib.error
-import urllib.request
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym.errors import InfrastructureError
+from agentgym.agents.http import ModelEndpointError, ModelEndpointTimeout, ModelReplyError, post_json
 
-__all__ = ["OpenAIChatAgent", "ModelEndpointError", "SYSTEM_PROMPT"]
+__all__ = ["OpenAIChatAgent", "ModelEndpointError", "ModelEndpointTimeout", "ModelReplyError", "SYSTEM_PROMPT",
+           "parse_chat_reply"]
 
 SYSTEM_PROMPT = """You are an agent solving a task in a sandboxed text environment, one action per turn.
 Reply with exactly one action in the environment's command grammar and nothing else: no
@@ -36,10 +36,6 @@ Command grammar:
 _FENCE = re.compile(r"```[^\n`]*\n?(.*?)```", re.DOTALL)
 
 
-class ModelEndpointError(InfrastructureError):
-    """The chat endpoint did not answer usably; not the agent's fault. Check --base-url and that the server runs."""
-
-
 class OpenAIChatAgent:
     """Chat-completions agent.
 
@@ -51,7 +47,11 @@ class OpenAIChatAgent:
             runs as repeatable as the server allows).
         history: how many past exchanges to keep in the prompt (the first observation is always kept).
         show_menu: list ``admissible_actions`` in the prompt when the env offers at most ``menu_limit``.
-        timeout, retries: per-request deadline in seconds and attempts before giving up.
+        timeout, retries: the total deadline of one request in seconds (connect, send, and the
+            whole reply: a server that drips bytes cannot stretch it) and attempts before giving up.
+        max_reply_bytes: a reply body over this size is refused (`ModelReplyError`).
+
+    Redirects are never followed, so the API key goes only to ``base_url``'s host.
     """
 
     def __init__(
@@ -68,6 +68,7 @@ class OpenAIChatAgent:
         timeout: float = 120.0,
         retries: int = 3,
         system_prompt: str = SYSTEM_PROMPT,
+        max_reply_bytes: int = 8 << 20,
     ) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -80,6 +81,7 @@ class OpenAIChatAgent:
         self.timeout = float(timeout)
         self.retries = max(1, int(retries))
         self.system_prompt = system_prompt
+        self.max_reply_bytes = int(max_reply_bytes)
         self._seed: int | None = None
         self._messages: list[dict[str, str]] = []
         self._usage: dict[str, float] = {}
@@ -129,34 +131,66 @@ class OpenAIChatAgent:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        data = json.dumps(body).encode()
-        last = ""
+        last: ModelEndpointError | None = None
         for attempt in range(self.retries):
             start = time.perf_counter()
             try:
-                req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    payload = json.loads(resp.read().decode("utf-8"))
-                content = payload["choices"][0]["message"].get("content") or ""
-            except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code} from {self.url}: {exc.read()[:200]!r}"
-                if exc.code < 500 and exc.code != 429:
-                    break  # a client error (bad model name, bad request) will not fix itself
-            except (urllib.error.URLError, OSError, TimeoutError) as exc:
-                last = f"{self.url} unreachable: {exc}"
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                last = f"malformed reply from {self.url}: {type(exc).__name__}: {exc}"
+                payload = post_json(self.url, body, headers, timeout=self.timeout, max_bytes=self.max_reply_bytes)
+                content, prompt_tokens, completion_tokens = parse_chat_reply(payload)
+            except ModelEndpointError as exc:
+                last = exc
+                if exc.status is not None and exc.status < 500 and exc.status != 429:
+                    break  # a client error or a redirect (bad URL or model name) will not fix itself
             else:
-                usage = payload.get("usage") or {}
                 self._usage["model_calls"] += 1
-                self._usage["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-                self._usage["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+                self._usage["prompt_tokens"] += prompt_tokens
+                self._usage["completion_tokens"] += completion_tokens
                 self._usage["model_seconds"] += time.perf_counter() - start
-                return str(content)
+                return content
             if attempt + 1 < self.retries:
                 time.sleep(min(8.0, 0.5 * 2**attempt))
-        raise ModelEndpointError(f"chat endpoint failed after {self.retries} attempt(s): {last}. "
-                                 "Check --base-url and --model and that the server is running.")
+        assert last is not None
+        raise type(last)(f"chat endpoint failed after {attempt + 1} attempt(s): {last}. "
+                         "Check --base-url and --model and that the server is running.", last.status) from None
+
+
+_MAX_TOKENS_FIELD = 10**9  # a usage count beyond this is garbage, not a count
+
+
+def parse_chat_reply(payload: Any) -> tuple[str, int, int]:
+    """``(content, prompt_tokens, completion_tokens)`` from a chat-completions reply; any field
+    of the wrong shape is a `ModelReplyError` naming it (never an AttributeError or KeyError)."""
+    if not isinstance(payload, dict):
+        raise ModelReplyError(f"the reply is a JSON {type(payload).__name__}, not an object")
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise ModelReplyError("the reply has no choices[0] object")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise ModelReplyError(f"choices[0].message is a {type(message).__name__}, not an object")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": "..."}]
+        if not all(isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in content):
+            raise ModelReplyError("choices[0].message.content is a list of something other than text parts")
+        content = "".join(p.get("text", "") for p in content)
+    if content is None:
+        content = ""
+    if not isinstance(content, str):
+        raise ModelReplyError(f"choices[0].message.content is a {type(content).__name__}, not text")
+    usage = payload.get("usage")
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, dict):
+        raise ModelReplyError(f"usage is a {type(usage).__name__}, not an object")
+    counts = []
+    for field in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(field)
+        if value is None:
+            value = 0
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_TOKENS_FIELD:
+            raise ModelReplyError(f"usage.{field} is {str(value)[:40]!r}, not a token count")
+        counts.append(value)
+    return content, counts[0], counts[1]
 
 
 def env_grammar(env: gym.Env) -> str:
