@@ -39,6 +39,8 @@ _CHANNEL_DIR = "/run/agentgym"
 # with none at all (a setuid to a non-zero uid clears them, no-new-privileges stops regaining them).
 SERVER_CAPS = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 SCRATCH = ["/tmp", "/dev/shm", "/dev/mqueue"]
+SERVICE_USER = (65533, 65533)  # family services (a browser): neither the agent nor the server
+SERVICE_DIR = "/var/agentgym-service"  # their private writable folder, which resets leave alone
 _NUM_POOLS = 6
 _API_TIMEOUT = 120
 _clients: dict[int, Any] = {}
@@ -178,6 +180,7 @@ class DockerSandbox(Sandbox):
                 tmpfs={
                     WORKSPACE: f"rw,exec,nosuid,nodev,size={workspace_size},mode=1777",
                     "/tmp": f"rw,nosuid,nodev,size={tmp_size},mode=1777",
+                    SERVICE_DIR: f"rw,nosuid,nodev,size={tmp_size},mode=0700,uid={SERVICE_USER[0]},gid={SERVICE_USER[1]}",
                 },
                 pids_limit=pids_limit,
                 mem_limit=memory,
@@ -190,7 +193,7 @@ class DockerSandbox(Sandbox):
                 binds={self._chan_dir: {"bind": _CHANNEL_DIR, "mode": "ro"}},
             )
             config = {"workspace": WORKSPACE, "container": True, "channel": f"{_CHANNEL_DIR}/s",
-                      "agent": agent, "scratch": SCRATCH}
+                      "agent": agent, "scratch": SCRATCH, "service": list(SERVICE_USER), "service_dir": SERVICE_DIR}
             created = api.create_container(
                 image,
                 command=["python3", "-u", "-I", "-c", BOOTSTRAP],

@@ -58,10 +58,12 @@ class LocalSandbox(Sandbox):
         self._root = tempfile.mkdtemp(prefix="agentgym-local-")
         self._workspace = os.path.join(self._root, "workspace")
         os.makedirs(os.path.join(self._root, "tmp"))
+        os.makedirs(os.path.join(self._root, "service"))
         config = {
             "workspace": self._workspace,
             "container": False,
             "scratch": [os.path.join(self._root, "tmp")],  # the commands' TMPDIR and HOME
+            "service_dir": os.path.join(self._root, "service"),
             # The server skips `site` (-S: half its start time on a machine with many .pth
             # hooks) but gets the host's import path, so loaded tool code can import pytest.
             "sys_path": [p for p in sys.path if p and os.path.isdir(p)],

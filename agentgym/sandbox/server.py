@@ -43,12 +43,15 @@ PR_SET_DUMPABLE = 4
 
 
 class Server:
-    def __init__(self, workspace, container, limits, agent=None, scratch=()):
+    def __init__(self, workspace, container, limits, agent=None, scratch=(), service=None, service_dir=None):
         self.workspace = os.path.realpath(workspace)
         self.container = container
         self.limits = limits
         self.agent = tuple(agent) if agent else None  # (uid, gid) agent code runs as; None: same as ours
         self.scratch = tuple(scratch)  # folders emptied at every restore (tmp, HOME, shm)
+        self.service = tuple(service) if service else None  # (uid, gid) family services run as
+        self.service_dir = service_dir
+        self.services = []  # long-lived processes of family code: they survive restore, not close
         self.snapshots = {}
         self.modules = {}
         self.pgids = set()
@@ -170,6 +173,7 @@ class Server:
     def exit_if_client_gone(self):
         if self.client_gone():
             self.kill_children()
+            self.stop_services()
             os._exit(0)
 
     def connect_channel(self, path):
@@ -215,6 +219,7 @@ class Server:
                 self.discard_raw()
             self.write_frame(reply)
         self.kill_children()
+        self.stop_services()
 
     # -------------------------------------------------------------- raw data, never in our memory
     def relay_raw(self, dest_fd, deadline):
@@ -300,6 +305,31 @@ class Server:
         self.pgids.add(proc.pid)
         return proc
 
+    def start_service(self, cmd, pass_fds=(), env=None, stdout=None):
+        """Start a family service (e.g. a browser) that survives `restore` and dies with the sandbox.
+
+        Loaded family modules call this (it is in their globals). In a container the service runs
+        as its own uid, so restores (which kill the agent's uid) leave it alone and the agent can
+        neither signal nor trace it; its private folder is ``SERVICE_DIR`` (in globals too).
+        """
+        ids = {"user": self.service[0], "group": self.service[1]} if self.service else {}
+        with self.privileged():  # its folder is the service user's alone; the child drops to that user
+            proc = subprocess.Popen(cmd, cwd=self.service_dir or self.workspace, env=self.child_env(env),
+                                    stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                                    pass_fds=tuple(pass_fds), **ids)
+        self.services.append(proc)
+        return proc
+
+    def stop_services(self):
+        for proc in self.services:
+            self.kill_group(proc.pid)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.services = []
+
     def kill_group(self, pgid):
         try:
             os.killpg(pgid, signal.SIGKILL)
@@ -336,8 +366,11 @@ class Server:
             if fields[0] != b"Z":
                 parents.setdefault(int(fields[1]), []).append(int(name))
         found, todo = [], [os.getpid()]
+        keep = {proc.pid for proc in self.services}  # family services and their children survive
         while todo:
             for child in parents.get(todo.pop(), ()):
+                if child in keep:
+                    continue
                 found.append(child)
                 todo.append(child)
         for pid in found:
@@ -750,6 +783,8 @@ class Server:
     def op_load_module(self, name, source):
         module = types.ModuleType(name)
         module.__dict__["WORKSPACE"] = self.workspace
+        module.__dict__["SERVICE_DIR"] = self.service_dir
+        module.__dict__["start_service"] = self.start_service
         exec(compile(source, "<agentgym:%s>" % name, "exec"), module.__dict__)
         self.modules[name] = module
         sys.modules[name] = module
@@ -882,5 +917,5 @@ def main(config):
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     apply_limits(config.get("limits", {}))
     server = Server(workspace, bool(config.get("container")), config.get("limits", {}), config.get("agent"),
-                    config.get("scratch", ()))
+                    config.get("scratch", ()), config.get("service"), config.get("service_dir"))
     server.serve(config.get("channel"), config.get("token", ""))
