@@ -14,6 +14,8 @@ calling one here sends a ``cb`` line and waits for the host's answer.
 Stdlib only; the host imports `encode`, `decode` and `same` from here too, so both sides encode alike.
 """
 
+import importlib
+import json
 import math
 import os
 import re
@@ -256,16 +258,12 @@ class _Replay:
         self.stubs = {}
 
     def send(self, obj):
-        import json
-
         data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self.out, view):]
 
     def receive(self):
-        import json
-
         line = self.inp.readline()
         if not line:
             raise SystemExit(0)
@@ -294,8 +292,6 @@ class _Replay:
         kind = op[0]
         mutable = []
         if kind == "import":
-            import importlib
-
             value = importlib.import_module(op[1])
         elif kind == "getattr":
             value = getattr(self.objects[op[1]], op[2])
