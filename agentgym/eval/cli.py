@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from agentgym.errors import AgentGymError
+from agentgym.eval.agent_identity import public_kwargs, redact_text
 
 __all__ = ["register", "main"]
 
@@ -115,11 +116,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _command_line(args: argparse.Namespace) -> str:
-    """The eval command as a user could retype it (the API key left out), for the report."""
+    """The eval command as a user could retype it, for the report: secrets (--api-key, secret
+    --agent-arg values, URL passwords) are left out or redacted."""
     parts = ["agentgym eval"]
     parts += [f"--env {shlex.quote(e)}" for e in args.env]
     parts.append(f"--agent {shlex.quote(args.agent)}")
-    parts += [f"--agent-arg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in args.agent_arg]
+    parts += [f"--agent-arg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in public_kwargs(dict(args.agent_arg)).items()]
     for flag, value in (("--base-url", args.base_url), ("--model", args.model)):
         if value:
             parts.append(f"{flag} {shlex.quote(value)}")
@@ -129,7 +131,7 @@ def _command_line(args: argparse.Namespace) -> str:
                         ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):
         if value is not None:
             parts.append(f"{flag} {shlex.quote(str(value))}")
-    return " ".join(parts)
+    return redact_text(" ".join(parts))
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ import gymnasium as gym
 import numpy as np
 
 from agentgym.errors import ConfigError
+from agentgym.eval.agent_identity import REDACTED, agent_identity, identity_mismatch, public_kwargs, redact_text
 from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, record_key, write_episodes
 from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local, resolve_env_id
 from agentgym.eval.summary import summarize
@@ -164,11 +165,12 @@ def evaluate(
     agent_obj, agent_name = _agent_config(agent, agent_kwargs or {})
     env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
     config: dict[str, Any] = {
-        "envs": envs, "agent": agent_name, "agent_kwargs": _public_kwargs(agent_kwargs or {}),
+        "envs": envs, "agent": agent_name, "agent_kwargs": public_kwargs(agent_kwargs or {}),
+        "agent_identity": agent_identity(agent, agent_kwargs or {}),
         "ks": ks_, "ts": ts_, "n": n, "split": split, "tasks": env_tasks, "faults": faults or "",
         "seed": int(seed), "workers": int(workers), "executor": executor, "sandbox": sandbox,
         "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
-        "env_kwargs": dict(env_kwargs or {}), "command": command,
+        "env_kwargs": dict(env_kwargs or {}), "command": redact_text(command) if command else command,
     }
     specs = plan_episodes(env_tasks, ts_, n, faults, int(seed))
 
@@ -260,7 +262,8 @@ def _dedupe(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
-    """Records already in ``out_dir``, after checking the run there is the same experiment."""
+    """Records already in ``out_dir``, after checking the run there is the same experiment:
+    the same seed, split and sandbox, and the same agent (name, settings, code version)."""
     run_file = out_dir / "run.json"
     if run_file.exists():
         old = json.loads(run_file.read_text())
@@ -270,6 +273,19 @@ def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
                     f"{out_dir} holds a run with {key}={old.get(key)!r}, not {config[key]!r}: "
                     "pass a new --out folder, or the same settings to resume"
                 )
+        new_id = old_id = config["agent_identity"]
+        if "agent_identity" in old:
+            old_id = old["agent_identity"]
+        else:  # a run.json from before agent identities: compare the settings it kept (secrets were dropped)
+            old_id = {**new_id, "kwargs": old.get("agent_kwargs") or {}, "digest": None}
+            new_id = {**new_id, "kwargs": {k: v for k, v in new_id["kwargs"].items() if v != REDACTED}}
+        differs = identity_mismatch(old_id, new_id) if old_id.get("digest") != new_id["digest"] else []
+        if differs:
+            raise ConfigError(
+                f"{out_dir} holds a run of another agent configuration ({'; '.join(differs)}); "
+                "resuming would mix two agents' episodes in one result. Pass a new --out folder, or the run's "
+                "own agent settings (see its run.json) to resume"
+            )
     run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     return [r for r in read_episodes(out_dir / "episodes.jsonl") if int(r.get("seed", config["seed"])) == config["seed"]]
 
@@ -278,17 +294,6 @@ def _check_faults(spec: str) -> None:
     from agentgym.wrappers import parse_faults
 
     parse_faults(spec)  # raises ConfigError echoing a bad spec, before any worker starts
-
-
-def _public_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Agent settings fit to store: secrets left out, values made printable."""
-    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
-            for k, v in kwargs.items() if not _secret(k)}
-
-
-def _secret(name: str) -> bool:
-    name = name.lower()
-    return name in ("key", "token", "password", "secret") or name.endswith(("_key", "_token", "_password", "_secret"))
 
 
 def _executor(name: str) -> Callable[..., Any]:
