@@ -23,6 +23,7 @@ import os
 import re
 import sqlite3
 import time
+import warnings
 
 DB_NAME = "tooluse.db"
 PAGE_SIZE = 5
@@ -263,7 +264,10 @@ def t_calculate(c, expression):
     if len(expression) > 200:
         raise ToolError("bad_args", "expression is longer than 200 characters")
     try:
-        value = _calc(ast.parse(re.sub(r"(?<=\d),(?=\d{3}\b)", "", expression.replace("$", "")), mode="eval"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(re.sub(r"(?<=\d),(?=\d{3}\b)", "", expression.replace("$", "")), mode="eval")
+        value = _calc(tree)
     except (SyntaxError, ValueError, TypeError, ArithmeticError, RecursionError, MemoryError) as exc:
         raise ToolError("bad_args", "cannot evaluate %r: %s" % (expression, exc)) from None
     return {"expression": expression, "result": round(value, 6) if isinstance(value, float) else value}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,7 +126,9 @@ def _source(node: ast.AST) -> str:
 
 def _parse_call(text: str) -> Call:
     try:
-        tree = ast.parse(text, mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and friends: the agent's text, not our code
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         msg = getattr(exc, "msg", str(exc))
         raise GrammarError(f"cannot parse {text[:80]!r} ({msg}); {_EXPECTED}") from None
