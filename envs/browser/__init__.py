@@ -1,7 +1,7 @@
 """agentgym/Browser-v0: web tasks on sites served inside the sandbox, seen as accessibility-tree text.
 
 Three seeded WSGI apps over SQLite (a shop, a forum, an admin console), a text browser that calls
-them in-process and renders pages with ``html.parser``, four tiers (lookup, one write, several
+them in-process and renders pages into accessibility-tree text, four tiers (lookup, one write, several
 writes, a request to refuse), train/test splits plus held-out templates. Success is the final
 database state and the answer.
 """

@@ -1,4 +1,4 @@
-"""HTML to a BrowserGym-style accessibility tree, with ``html.parser`` only.
+"""HTML to a BrowserGym-style accessibility tree, stdlib only.
 
 `parse_page` turns a page into its title, its forms and a flat list of element lines (role, name,
 value, indent, and what acting on it needs: a link's href, a control's form and field name).
@@ -6,12 +6,14 @@ Interactive elements, headings, table rows, alerts and text blocks each become o
 name their controls. The session gives each line an id and renders ``[id] role 'name' value=...``.
 """
 
-from html.parser import HTMLParser
+import re
+from html import unescape
 
 VOID = {"input", "br", "img", "meta", "link", "hr", "col", "source", "wbr"}
 SKIP = {"script", "style", "head", "template", "noscript"}
 BLOCK = {"p", "div", "li", "section", "main", "header", "footer", "nav", "ul", "ol", "table", "tbody", "thead",
          "form", "dl", "dt", "dd", "fieldset", "legend", "article", "aside", "blockquote", "pre", "body", "html"}
+CONTROLS = {"a", "button", "input", "textarea", "select"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 TEXT_INPUTS = {"text": "textbox", "email": "textbox", "url": "textbox", "password": "textbox", "tel": "textbox",
                "date": "textbox", "search": "searchbox", "number": "spinbutton"}
@@ -24,30 +26,51 @@ class Node:
         self.tag, self.attrs, self.children, self.parent = tag, attrs, [], parent
 
 
-class _TreeBuilder(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {}, None)
-        self.cur = self.root
+# One pass of two regexes instead of html.parser's state machine: several times faster on these
+# pages (the parse was most of a step). Same tree: tag and attribute names lowercased, character
+# references decoded, comments and declarations dropped, an unmatched ``<`` kept as text.
+_TOKEN = re.compile(r"<!--.*?(?:-->|$)|<[!?][^>]*>?|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|([^<]+|<)",
+                    re.S)
+_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 
-    def handle_starttag(self, tag, attrs):
-        node = Node(tag, {k: (v if v is not None else "") for k, v in attrs}, self.cur)
-        self.cur.children.append(node)
-        if tag not in VOID:
-            self.cur = node
 
-    def handle_startendtag(self, tag, attrs):
-        self.cur.children.append(Node(tag, {k: (v if v is not None else "") for k, v in attrs}, self.cur))
+def _attrs(text):
+    out = {}
+    for m in _ATTR.finditer(text):
+        name = m.group(1).lower()
+        if name not in out:  # the first of duplicated attributes wins, as in browsers
+            value = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+            out[name] = unescape(value) if value and "&" in value else (value or "")
+    return out
 
-    def handle_endtag(self, tag):
-        node = self.cur
-        while node is not None and node.tag != tag:
-            node = node.parent
-        if node is not None and node.parent is not None:
-            self.cur = node.parent
 
-    def handle_data(self, data):
-        self.cur.children.append(data)
+def build_tree(markup):
+    """The page's element tree (text nodes are strings) and its title and ``label for=`` nodes, in order."""
+    root = cur = Node("#root", {}, None)
+    named = []
+    for m in _TOKEN.finditer(markup):
+        tag = m.group(2)
+        if tag is None:
+            data = m.group(4)
+            if data is not None:
+                cur.children.append(unescape(data) if "&" in data else data)
+            continue
+        tag = tag.lower()
+        if m.group(1):  # an end tag closes the nearest open element of its name, if any
+            node = cur
+            while node is not None and node.tag != tag:
+                node = node.parent
+            if node is not None and node.parent is not None:
+                cur = node.parent
+            continue
+        rest = m.group(3)
+        node = Node(tag, _attrs(rest) if rest.strip(" /") else {}, cur)
+        cur.children.append(node)
+        if tag == "title" or tag == "label" and node.attrs.get("for"):
+            named.append(node)
+        if tag not in VOID and not rest.endswith("/"):
+            cur = node
+    return root, named
 
 
 def _squash(text):
@@ -69,23 +92,19 @@ def text_of(node, skip_controls=False):
 
 
 class _Renderer:
-    def __init__(self, root):
+    def __init__(self, named):
         self.lines, self.forms, self.buf = [], [], []
         self.title = ""
         self.labels = {}
-        self._collect(root)
-
-    def _collect(self, node):
-        for c in node.children:
-            if isinstance(c, str):
-                continue
-            if c.tag == "title":
-                self.title = text_of(c)
-            elif c.tag == "label" and c.attrs.get("for"):
-                self.labels[c.attrs["for"]] = text_of(c, skip_controls=True)
-            self._collect(c)
+        for node in named:
+            if node.tag == "title":
+                self.title = text_of(node)
+            else:
+                self.labels[node.attrs["for"]] = text_of(node, skip_controls=True)
 
     def flush(self, indent):
+        if not self.buf:
+            return
         text = _squash(" ".join(self.buf))
         self.buf = []
         if text:
@@ -122,7 +141,7 @@ class _Renderer:
             self.walk(el, indent, len(self.forms) - 1, only_controls)
             self.flush(indent)
             return
-        line = self.control(el, form)
+        line = self.control(el, form) if tag in CONTROLS else None
         if line is not None:
             if line.get("hidden"):
                 return
@@ -198,10 +217,8 @@ class _Renderer:
 
 def parse_page(markup):
     """(title, lines, forms) for an HTML page."""
-    builder = _TreeBuilder()
-    builder.feed(markup)
-    builder.close()
-    r = _Renderer(builder.root)
-    r.walk(builder.root, 0, None)
+    root, named = build_tree(markup)
+    r = _Renderer(named)
+    r.walk(root, 0, None)
     r.flush(0)
     return r.title, r.lines, r.forms
