@@ -9,8 +9,12 @@ users fuzz their own families with the same code that CI runs on ours.
   chains and JSON nested about 900 deep, ``$inf``, NUL bytes, lone surrogates, huge strings.
 - `mutate(action, rng)`: a grammar-aware mutation of a valid action (numbers made huge, string
   arguments swapped for payloads, lines cut, duplicated or spliced).
-- `hostile_action(rng, menu)`: one action: a mutated menu action, a payload, random unicode,
-  or a menu action as is (so episodes get deep enough to reach every state).
+- `schema_call(rng, tool)`: a call of one of the family's tools (``info["tools"]``) with hostile
+  argument values; `grammar_verbs(help)`: a command grammar's verbs, which get real paths from
+  the menu and 5000-digit line numbers.
+- `hostile_action(rng, menu, tools=..., verbs=...)`: one action: a mutated menu action, a tool
+  call, a verb with hostile arguments, a payload, random unicode, or a menu action as is (so
+  episodes get deep enough to reach every state).
 - `fuzz_env(env, actions=..., seed=...)`: play that many actions, resetting when an episode
   ends, and return a `FuzzReport`: every exception that escaped ``reset``/``step`` (with the
   action and the traceback's last frame), the slowest step and the largest observation.
@@ -205,6 +209,21 @@ def schema_call(rng: np.random.Generator, tool: dict[str, Any]) -> str:
     return f"{name}({inner})"
 
 
+_HUGE_NUMBERS = ("9" * 5000, "1" + "0" * 4400, "0", "-1", "4294967297", "99999999999999999999", "1e309", "\u0661")
+
+
+def _verb_action(rng: np.random.Generator, verbs: Sequence[str], menu: Sequence[str]) -> str:
+    """A command-grammar action: a verb, an argument the menu uses (a real path), hostile line
+    numbers, and sometimes a body of payload lines."""
+    words = [a.split()[1] for a in menu if len(a.split()) > 1 and "\n" not in a.split()[1]] or ["x"]
+    verb, arg = _pick(rng, verbs), _pick(rng, words)
+    lo, hi = _pick(rng, _HUGE_NUMBERS), _pick(rng, _HUGE_NUMBERS + ("1", "2"))
+    out = _pick(rng, (f"{verb} {arg} {lo}-{hi}", f"{verb} {arg} {lo}", f"{verb} {arg} 1-{hi}", f"{verb} {arg}"))
+    if rng.random() < 0.4:
+        out += "\n" + "\n".join(_pick(rng, HOSTILE_FRAGMENTS)[:3000] for _ in range(int(rng.integers(1, 4))))
+    return out if rng.random() < 0.7 else mutate(out, rng)
+
+
 def grammar_verbs(help_text: str) -> list[str]:
     """The command words a help text lists (two-space indented ``verb ...`` lines)."""
     return sorted(set(re.findall(r"^ {2}([a-z][a-z_]*)\b", help_text or "", re.MULTILINE)))
@@ -222,7 +241,7 @@ def hostile_action(rng: np.random.Generator, menu: Sequence[str], *, tools: Sequ
     if tools and r < 0.8:
         return schema_call(rng, _pick(rng, tools))
     if verbs and r < 0.8:
-        out = mutate(_pick(rng, verbs) + " " + _pick(rng, ("a.py", "1-2", "x", "")), rng)
+        out = _verb_action(rng, verbs, menu)
         return _shell_safe(out) if shell_safe else out
     out = _pick(rng, HOSTILE_FRAGMENTS) if r < 0.93 else _random_text(rng, int(rng.integers(1, 400)))
     return _shell_safe(out) if shell_safe else out
