@@ -31,12 +31,13 @@ STEP_LIMIT_S = 5.0
 CASES = [(env_id, "local") for env_id in sorted(agentgym.ENV_IDS)] + [("agentgym/ToolUse-v0", "docker")]
 
 
-def _actions(info: dict, shell_safe: bool) -> st.SearchStrategy[str]:
+def _actions(info: dict, grammar: dict, shell_safe: bool, salt: tuple[int, int]) -> st.SearchStrategy[str]:
     menu = list(info.get("admissible_actions") or [])
-    tools = [t for t in info.get("tools") or [] if isinstance(t, dict)]
-    verbs = grammar_verbs(str(info.get("help") or ""))
+    # hypothesis favours a few integers (0, 1, 2**32-1...); salting the seed with the episode's
+    # seed and the turn keeps the generator's draws diverse and still reproducible
     generated = st.integers(0, 2**32 - 1).map(
-        lambda s: hostile_action(np.random.default_rng(s), menu, tools=tools, verbs=verbs, shell_safe=shell_safe))
+        lambda s: hostile_action(np.random.default_rng([s, *salt]), menu, tools=grammar["tools"],
+                                 verbs=grammar["verbs"], shell_safe=shell_safe))
     raw = st.one_of(st.sampled_from(HOSTILE_FRAGMENTS), st.text(max_size=300))
     raw = raw.map(_shell_safe) if shell_safe else raw
     options = [generated, generated, generated, raw]  # mostly grammar-aware
@@ -75,8 +76,10 @@ def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
     def episode(data, reset_seed):
         obs, info = env.reset(seed=reset_seed)
         assert observation_size(obs) <= limit
-        for _ in range(PER_EXAMPLE):
-            action = data.draw(_actions(info, shell_safe=backend != "docker"), label="action")
+        grammar = {"tools": [t for t in info.get("tools") or [] if isinstance(t, dict)],
+                   "verbs": grammar_verbs(str(info.get("help") or ""))}
+        for turn in range(PER_EXAMPLE):
+            action = data.draw(_actions(info, grammar, backend != "docker", (reset_seed, turn)), label="action")
             start = time.perf_counter()
             obs, reward, terminated, truncated, info = env.step(action)
             took = time.perf_counter() - start
@@ -86,7 +89,7 @@ def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
             assert isinstance(obs["text"], str) and observation_size(obs) <= limit
             assert reward in (0.0, 1.0)
             if terminated or truncated:
-                obs, info = env.reset(seed=reset_seed + 1)
+                obs, info = env.reset(seed=reset_seed + turn + 1)
 
     episode()
     assert played["actions"] >= ACTIONS
