@@ -4,15 +4,20 @@ Task ids read ``browser/<site>/<template>/<seed>``. Held-out templates form the 
 the other templates' seeds split into train and test by a stable hash of the id. A task's
 ``solution`` is the oracle's fault-free walk, planned by running the same site code on the host,
 written with elements named by role and name (``click(link 'Cart')``), since ids change with the
-episode seed; ``min_turns`` is its length.
+episode seed; ``min_turns`` is its length. Planning costs several milliseconds a task, so the walks
+ship precomputed in ``data/plans.json.gz`` (``python -m agentgym.envs.browser`` rewrites it;
+a test replans every task against it) and a task missing from it is planned on first use.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import random
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from agentgym.envs.browser.actions import BrowserActions
@@ -21,13 +26,15 @@ from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, T
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
-__all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "session_spec", "plan_solution"]
+__all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "PLANS", "session_spec", "plan_solution", "write_plans"]
 
 SEEDS_PER_TEMPLATE = 40
 TEST_FRACTION = 0.25
 SITE_NAMES = {"shop": "Harbor Shop, an online store", "forum": "Harbor Community, a forum where you are a moderator",
               "admin": "Harbor Admin Console, where you manage user accounts"}
 _PARAMS = {s.name: [p.name for p in s.params] for s in BrowserActions().specs}
+PLANS = Path(__file__).resolve().parent / "data" / "plans.json.gz"
+"""Every task's planned walk, keyed by task id (see `write_plans`)."""
 
 
 def session_spec(sc: Scenario) -> dict[str, Any]:
@@ -92,10 +99,9 @@ def _build(task_id: str) -> Task:
     if len(parts) != 4 or parts[0] != "browser" or key not in TEMPLATES or not parts[3].isdigit():
         raise ConfigError(f"unknown Browser task id {task_id!r}: ids read browser/<site>/<template>/<seed>, with "
                           f"templates {sorted(TEMPLATES)}; list them with BrowserTasks().ids('train'|'test'|'heldout')")
-    t = TEMPLATES[key]
-    sc = t.build(random.Random(stable_hash(task_id)))
+    t, sc = _scenario(task_id)
     spec = session_spec(sc)
-    solution = plan_solution(spec)
+    solution = tuple(_plans().get(task_id) or plan_solution(spec))
     subtasks = tuple(f"op:{i}:{op['op']}" for i, op in enumerate(sc.ops) if t.tier != "refusal")
     subtasks += tuple(f"see:{k}" for k in sc.evidence)
     instruction = (f"You are using a web browser on {SITE_NAMES[t.site]}. Only this site is reachable.\n"
@@ -103,3 +109,29 @@ def _build(task_id: str) -> Task:
     return Task(task_id=task_id, family="browser", split=_split(t, task_id), instruction=instruction,
                 subtasks=subtasks, solution=solution, tier=t.tier,
                 meta={"site": t.site, "template": t.name, "spec": spec})
+
+
+@lru_cache(maxsize=1)
+def _plans() -> dict[str, list[str]]:
+    try:
+        with gzip.open(PLANS, "rt", encoding="utf-8") as f:
+            return dict(json.load(f))
+    except FileNotFoundError:
+        return {}
+
+
+def _scenario(task_id: str) -> tuple[Template, Scenario]:
+    t = TEMPLATES["/".join(task_id.split("/")[1:3])]
+    return t, t.build(random.Random(stable_hash(task_id)))
+
+
+def write_plans(path: Path = PLANS) -> int:
+    """Plan every task's walk afresh and store them (run after changing a site or a template)."""
+    tasks = BrowserTasks()
+    plans = {tid: list(plan_solution(session_spec(_scenario(tid)[1]))) for split in tasks.splits for tid in tasks.ids(split)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.GzipFile(path, "wb", mtime=0) as f:  # mtime 0: the same plans give the same bytes
+        f.write(json.dumps(plans, indent=0, sort_keys=True).encode())
+    _plans.cache_clear()
+    _build.cache_clear()
+    return len(plans)

@@ -9,7 +9,6 @@ so the env's `reference_action()` costs no extra round trip.
 """
 
 import io
-import os
 import random
 import re
 import urllib.parse
@@ -21,7 +20,6 @@ import agentgym_browser_shop as shop
 import agentgym_browser_web as web
 
 SITES = {"shop": shop, "forum": forum, "admin": admin}
-DB_NAME = "browser.db"
 WINDOW = 50
 SCROLL_STEP = 40
 TEXT_ROLES = ("textbox", "searchbox", "spinbutton")
@@ -52,10 +50,10 @@ def answer_matches(expected, answer):
 class Session:
     """One episode: the site's store and app, the page the agent is on, and what it has done."""
 
-    def __init__(self, spec, seed, path=":memory:"):
+    def __init__(self, spec, seed):
         self.spec = spec
         self.site = SITES[spec["site"]]
-        self.store = web.Store(path, self.site.SCHEMA, self.site.PRIMARY)
+        self.store = web.Store(self.site.SCHEMA, self.site.PRIMARY)
         self.store.create(spec["tables"])
         self.initial = self.store.copy()
         self.app = web.App(spec["site"], self.store, self.site.ROUTES, self.site.layout)
@@ -453,22 +451,8 @@ def _format(line):
 _S = {}
 
 
-def _path():
-    workspace = globals().get("WORKSPACE")
-    if not workspace:
-        return ":memory:"
-    path = os.path.join(workspace, DB_NAME)
-    old = _S.pop("session", None)
-    if old is not None:
-        old.store.db.close()
-    for suffix in ("", "-journal"):
-        if os.path.exists(path + suffix):
-            os.unlink(path + suffix)
-    return path
-
-
 def setup(spec, seed):
-    _S["session"] = s = Session(spec, seed, _path())
+    _S["session"] = s = Session(spec, seed)
     return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
             "menu": s.menu()}
 

@@ -55,3 +55,14 @@ def test_site_pages_render_as_accessibility_trees(key):
     assert text.startswith("URL: ") and "\nTitle: " in text and " link '" in text
     reply = session.act("goto", {"path": "/definitely/missing"})
     assert reply["ok"] is False and reply["error_kind"] == "http_404" and "Page not found" in reply["text"]
+
+
+def test_stored_walks_equal_fresh_plans_for_every_task():
+    """data/plans.json.gz is what planning gives now (else: python -m agentgym.envs.browser)."""
+    from agentgym.envs.browser.tasks import _plans, _scenario, plan_solution, session_spec
+
+    ts = BrowserTasks()
+    ids = [t for s in ts.splits for t in ts.ids(s)]
+    assert sorted(_plans()) == sorted(ids)
+    stale = [t for t in ids if tuple(_plans()[t]) != plan_solution(session_spec(_scenario(t)[1]))]
+    assert not stale, f"{len(stale)} stored walks differ from planning, e.g. {stale[:3]}"
