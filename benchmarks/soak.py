@@ -46,10 +46,14 @@ def _containers() -> int | None:
     try:
         from agentgym.sandbox.docker import LABEL, docker_client
 
-        mine = [LABEL, f"io.agentgym.owner_pid={os.getpid()}"]  # other processes' sandboxes are not ours to count
-        return len(docker_client(timeout=5).containers.list(all=True, filters={"label": mine}))
+        client = docker_client(timeout=5)
     except Exception:  # noqa: BLE001 - no engine: the count is unknown, not zero
         return None
+    try:  # closed after counting: an open client is a socket, and the probe must not add fds of its own
+        mine = [LABEL, f"io.agentgym.owner_pid={os.getpid()}"]  # other processes' sandboxes are not ours to count
+        return len(client.containers.list(all=True, filters={"label": mine}))
+    finally:
+        client.close()
 
 
 def _channel_dirs() -> int:
