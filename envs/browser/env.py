@@ -185,6 +185,14 @@ class BrowserEnv(AgentEnv):
             return "noop()"
         return self._oracle["action"]
 
+    def hasty_action(self) -> str:
+        """The hasty scripted policy's next action (one extra round trip; see `agentgym.envs.browser.policies`)."""
+        if self.task is None or self._done:
+            return ""
+        if self._look:
+            return "noop()"
+        return str(self.sandbox.call(MODULE, "hasty")["action"])
+
     # ------------------------------------------------------------------ internals
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> version the agent last saw on a page

@@ -22,7 +22,7 @@ from typing import Any
 
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import host_modules
-from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template
+from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template, stale_listings
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
@@ -122,7 +122,8 @@ def _plans() -> dict[str, list[str]]:
 
 def _scenario(task_id: str) -> tuple[Template, Scenario]:
     t = TEMPLATES["/".join(task_id.split("/")[1:3])]
-    return t, t.build(random.Random(stable_hash(task_id)))
+    lag = random.Random(stable_hash("listing:" + task_id))  # its own stream: the scenario is unchanged by it
+    return t, stale_listings(t.build(random.Random(stable_hash(task_id))), lag)
 
 
 def write_plans(path: Path = PLANS) -> int:

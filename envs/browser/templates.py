@@ -8,16 +8,20 @@ Three sites (shop, forum, admin), four tiers (lookup, single, multi, refusal). T
 
 from __future__ import annotations
 
+import json
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Scenario", "Template", "TEMPLATES", "TIERS", "SITES"]
+__all__ = ["Scenario", "Template", "TEMPLATES", "TIERS", "SITES", "STALE_SHARE", "stale_listings"]
 
 TIERS = ("lookup", "single", "multi", "refusal")
 SITES = ("shop", "forum", "admin")
 TODAY = "2024-06-12"
+STALE_SHARE = 1 / 3
+"""The share of records a listing (search results, order list, board, user list) shows wrongly."""
 
 
 @dataclass
@@ -412,3 +416,32 @@ TEMPLATES: dict[str, Template] = {f"{t.site}/{t.name}": t for t in (
     Template("team_and_quota", "admin", "multi", admin_team_and_quota, heldout=True),
 )}
 """``site/template`` -> Template."""
+
+
+def stale_listings(sc: Scenario, rng: random.Random) -> Scenario:
+    """Make about a third of listed records wrong in their listing (a lagging search index): only a
+    record's own page shows its true price, order total and status, reply count and lock, email or
+    role (issue 14 item 6)."""
+    t, out = sc.tables, []
+
+    def lag(table: str, pk: str, fields: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        for r in t.get(table, []):
+            if rng.random() < STALE_SHARE:
+                out.append({"key": "%s:%s" % (table, r[pk]), "fields": json.dumps(fields(r), sort_keys=True)})
+
+    def off(cents: int) -> int:
+        return max(199, cents + rng.choice((-1, 1)) * rng.randrange(100, 2000, 50))
+
+    if sc.site == "shop":
+        lag("products", "pid", lambda r: {"price_cents": off(r["price_cents"])})
+        lag("orders", "oid", lambda r: {"total_cents": off(r["total_cents"]),
+                                        "status": "shipped" if r["status"] == "processing" else "processing"})
+    elif sc.site == "forum":
+        posts = Counter(p["tid"] for p in t["posts"])
+        lag("threads", "tid", lambda r: {"locked": 1 - r["locked"], "replies": max(0, posts[r["tid"]] - 1 + rng.choice((-2, -1, 1, 2)))
+                                             if posts[r["tid"]] > 2 else posts[r["tid"]] + rng.randint(0, 2)})
+    else:
+        lag("accounts", "uid", lambda r: {"email": r["email"].replace("@", "@old.", 1),
+                                              "role": rng.choice([x for x in _ROLES if x != r["role"]])})
+    t["_listing"] = out
+    return sc

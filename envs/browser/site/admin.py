@@ -82,8 +82,7 @@ def users(s, req):
     body.append("<p>%d users, page %d of %d</p>" % (len(rows), pno, pages))
     body.append("<form action='/admin/users/bulk' method='post'><input type='hidden' name='back' value='%s'><table>"
                 "<tr><th></th><th>Name</th><th>Email</th><th>Role</th><th>Team</th><th>Status</th></tr>" % h(qs(**filters)))
-    for u in rows[(pno - 1) * PAGE_SIZE: pno * PAGE_SIZE]:
-        s.ref("accounts", u["uid"])
+    for u in (s.listed("accounts", row) for row in rows[(pno - 1) * PAGE_SIZE: pno * PAGE_SIZE]):
         body.append("<tr><td><input type='checkbox' name='uid' value='%s' aria-label='Select %s'></td><td><a "
                     "href='/admin/users/%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
                     % (u["uid"], h(u["name"]), u["uid"], h(u["name"]), h(u["email"]), u["role"], h(u["team"]),
@@ -239,6 +238,16 @@ def apply(s, op):
 def answer(s, spec):
     u = s.get("accounts", spec["uid"])
     return u["email"] if spec["kind"] == "email" else "%d GB" % u["quota_gb"]
+
+
+def listed_answer(S, spec):
+    """What a listing row on this page says the answer is (the hasty policy's reading; quotas are not listed)."""
+    return S.row_cell(S.store.get("accounts", spec["uid"])["name"], 0) if spec["kind"] == "email" else None
+
+
+def listed_refusal(S, op):
+    """The user list shows nothing that forbids an edit (quota limits show only on the form)."""
+    return None
 
 
 def to_user(S, uid):

@@ -39,11 +39,10 @@ def _replies(s, tid):
 
 def _thread_rows(s, rows):
     out = ["<table><tr><th>Thread</th><th>Started by</th><th>Replies</th><th>Status</th></tr>"]
-    for t in rows:
-        s.ref("threads", t["tid"])
+    for t in (s.listed("threads", dict(row, replies=_replies(s, row["tid"]))) for row in rows):
         status = ", ".join(x for x, on in (("pinned", t["pinned"]), ("locked", t["locked"])) if on) or "open"
         out.append("<tr><td><a href='/forum/thread/%s'>%s</a></td><td>%s</td><td>%d replies</td><td>%s</td></tr>"
-                   % (t["tid"], h(t["title"]), h(t["author"]), _replies(s, t["tid"]), status))
+                   % (t["tid"], h(t["title"]), h(t["author"]), t["replies"], status))
     return "".join(out) + "</table>"
 
 
@@ -255,6 +254,20 @@ def apply(s, op):
 
 def answer(s, spec):
     return str(_replies(s, spec["tid"]))
+
+
+def listed_answer(S, spec):
+    """What a listing row on this page says the answer is (the hasty policy's reading)."""
+    cell = S.row_cell(S.store.get("threads", spec["tid"])["title"], 1)
+    return cell.split()[0] if cell else None
+
+
+def listed_refusal(S, op):
+    """Why a listing row on this page says the op is forbidden (the hasty policy's reading), else None."""
+    if op["op"] != "reply":
+        return None
+    status = S.row_cell(S.store.get("threads", op["tid"])["title"], 2) or ""
+    return "the thread list shows the thread as locked" if "locked" in status else None
 
 
 def to_thread(S, tid):

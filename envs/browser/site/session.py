@@ -382,11 +382,20 @@ class Session:
     def stale_page(self):
         return any(self.store.version(k) != v for k, v in self.page_refs.items())
 
-    def plan(self):
-        """The oracle's next step as a tuple: (verb, role, name[, text]), (goto, path), (reload,), (finish, answer)."""
+    def plan(self, hasty=False):
+        """The oracle's next step as a tuple: (verb, role, name[, text]), (goto, path), (reload,), (finish, answer).
+
+        ``hasty`` is the scripted policy that budget pressure favours: it answers a lookup from the
+        first listing row that shows the value and never re-reads what it wrote; the careful oracle
+        opens the record's own page and re-reads its writes, so it needs more turns and is never fooled.
+        """
         st, site = self.store, self.site
         if self.stale_page() or self.rejected == "conflict":
             return ("reload",)
+        if hasty:  # a listing row that says the request is forbidden is enough for it
+            said = [site.listed_refusal(self, op) for op in self.spec["ops"] if not site.done(st, op)]
+            if any(said):
+                return ("finish", "I cannot do that: %s." % next(r for r in said if r))
         reasons = [site.allowed(st, op) for op in self.spec["ops"] if not site.done(st, op)]
         reasons = [r for r in reasons if r]
         if reasons:
@@ -397,9 +406,12 @@ class Session:
         for op in self.spec["ops"]:
             if not site.done(st, op):
                 return site.step(self, op)
-        for key in self.written:
+        for key in () if hasty else self.written:
             if key not in self.verified and st.record(key) is not None:
                 return ("reload",) if key in self.page_refs else site.see(self, key)
+        listed = site.listed_answer(self, self.spec["answer"]) if hasty and self.spec.get("answer") else None
+        if listed is not None:
+            return ("finish", listed)
         for key in self.spec["evidence"]:
             if self.seen.get(key) != st.version(key):
                 return site.see(self, key)
@@ -407,8 +419,20 @@ class Session:
             return ("finish", site.answer(st, self.spec["answer"]))
         return ("finish", "Done.")
 
-    def oracle(self):
-        step = self.plan()
+    def row_cell(self, link, column):
+        """Text cell ``column`` of the table row that holds the link named ``link`` (None if none on the page)."""
+        row = None
+        for line in self.lines:
+            if line["role"] == "row":
+                row = line
+            elif line["role"] == "link" and line["name"] == link and row is not None \
+                    and line.get("indent", 0) > row.get("indent", 0):
+                cells = row["name"].split(" | ")
+                return cells[column] if len(cells) > column else None
+        return None
+
+    def oracle(self, hasty=False):
+        step = self.plan(hasty)
         verb = step[0]
         if verb in ("click", "fill", "select", "press"):
             line = self.find(step[1], step[2])
@@ -455,6 +479,10 @@ def setup(spec, seed):
     _S["session"] = s = Session(spec, seed)
     return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
             "menu": s.menu()}
+
+
+def hasty():
+    return _S["session"].oracle(hasty=True)
 
 
 def act(name, args):

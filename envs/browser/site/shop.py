@@ -156,8 +156,7 @@ def search(s, req):
             "<p>%d results, page %d of %d</p>" % (len(rows), pno, pages)]
     if chunk:
         body.append("<table><tr><th>Product</th><th>Brand</th><th>Price</th><th>Rating</th></tr>")
-        for p in chunk:
-            s.ref("products", p["pid"])
+        for p in map(lambda row: s.listed("products", row), chunk):
             body.append("<tr><td><a href='/product/%s'>%s</a></td><td>%s</td><td>%s</td><td>%.1f stars</td></tr>"
                         % (p["pid"], h(p["name"]), h(p["brand"]), money(p["price_cents"]), p["rating"]))
         body.append("</table>")
@@ -354,8 +353,7 @@ def orders(s, req):
     body = ["<h1>Your orders</h1>"]
     if rows:
         body.append("<table><tr><th>Order</th><th>Placed</th><th>Status</th><th>Total</th></tr>")
-        for o in rows:
-            s.ref("orders", o["oid"])
+        for o in map(lambda row: s.listed("orders", row), rows):
             body.append("<tr><td><a href='/orders/%s'>Order %s</a></td><td>%s</td><td>%s</td><td>%s</td></tr>"
                         % (o["oid"], o["oid"], o["placed"], o["status"], money(o["total_cents"])))
         body.append("</table>")
@@ -469,6 +467,19 @@ def answer(s, spec):
     if spec["kind"] == "price":
         return money(s.get("products", spec["pid"])["price_cents"])
     return money(s.get("orders", spec["oid"])["total_cents"])
+
+
+def listed_answer(S, spec):
+    """What a listing row on this page says the answer is (the hasty policy's reading)."""
+    if spec["kind"] == "price":
+        return S.row_cell(S.store.get("products", spec["pid"])["name"], 1)
+    return S.row_cell("Order %s" % spec["oid"], 2)
+
+
+def listed_refusal(S, op):
+    """Why a listing row on this page says the op is forbidden (the hasty policy's reading), else None."""
+    status = S.row_cell("Order %s" % op["oid"], 1) if op["op"] == "cancel_order" else None
+    return "the order list shows order %s as %s" % (op["oid"], status) if status in ("shipped", "delivered") else None
 
 
 def to_product(S, pid):

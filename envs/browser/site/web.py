@@ -7,11 +7,13 @@ the records a page showed (``refs``) and the writes it made, so the env can emit
 """
 
 import html
+import json
 import re
 import sqlite3
 import urllib.parse
 
-META_SCHEMA = "CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+META_SCHEMA = ("CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+               "CREATE TABLE _listing(key TEXT PRIMARY KEY, fields TEXT NOT NULL);")
 _SCHEMAS = {}  # schema text -> an empty database with it, copied into each new store
 
 
@@ -120,6 +122,13 @@ class Store:
         key = "%s:%s" % (table, pk)
         self.refs.append([key, self.version(key)])
         return self.refs[-1][1]
+
+    def listed(self, table, row):
+        """``row`` as a listing shows it: the search index lags for some records (``_listing``), so
+        a listing is no evidence of a record (it takes no `ref`) and only its page tells the truth."""
+        pk = row[self.primary[table]]
+        got = self.db.execute("SELECT fields FROM _listing WHERE key=?", ("%s:%s" % (table, pk),)).fetchone()
+        return dict(row, **json.loads(got[0])) if got else row
 
     def setting(self, name, default=""):
         row = self.db.execute("SELECT value FROM settings WHERE key=?", (name,)).fetchone()
