@@ -66,3 +66,38 @@ def test_stored_walks_equal_fresh_plans_for_every_task():
     assert sorted(_plans()) == sorted(ids)
     stale = [t for t in ids if tuple(_plans()[t]) != plan_solution(session_spec(_scenario(t)[1]))]
     assert not stale, f"{len(stale)} stored walks differ from planning, e.g. {stale[:3]}"
+
+
+def test_about_a_third_of_listing_rows_are_wrong_and_only_the_hasty_policy_trusts_them():
+    """Item 6: listings lag for ~1/3 of records; a hasty lookup is right exactly when its row is not stale."""
+    from agentgym.envs.browser.actions import BrowserActions
+    from agentgym.envs.browser.tasks import _scenario, session_spec
+
+    ts, actions = BrowserTasks(), BrowserActions()
+    listed = {"shop": ("products", "orders"), "forum": ("threads",), "admin": ("accounts",)}
+    stale = total = 0
+    for tid in ts.ids("train")[::5]:
+        tables = _scenario(tid)[1].tables
+        stale += len(tables["_listing"])
+        total += sum(len(tables[t]) for t in listed[tid.split("/")[1]])
+    assert 0.28 < stale / total < 0.39
+    wrong = 0
+    for tid in ts.ids("test"):
+        task = ts.get(tid)
+        if task.tier != "lookup":
+            continue
+        spec = task.meta["spec"]
+        lagging = {row["key"] for row in spec["tables"]["_listing"]}
+        results = {}
+        for hasty in (False, True):
+            session = host_modules()["session"].Session(spec, 0)
+            for turn in range(40):
+                step = actions.parse(session.oracle(hasty)["action"])
+                if step.name == "finish":
+                    break
+                session.act(step.name, dict(step.args))
+            results[hasty] = (session.verify(step.args["answer"])["success"], turn)
+        assert results[False][0] and results[True][1] < results[False][1]
+        assert results[True][0] == (spec["evidence"][0] not in lagging)
+        wrong += not results[True][0]
+    assert wrong >= 2
