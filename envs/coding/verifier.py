@@ -183,8 +183,11 @@ class _Recorder:
                 # a private name: the reference never collides with anything the host imports
                 private = f"_agentgym_reference_{next(_ref_counter)}_{name}"
                 module = types.ModuleType(private)
-                sys.modules[private] = module  # dataclasses and pickling look classes up by module
-                exec(compile(self.sources[name], f"<reference {name}.py>", "exec"), module.__dict__)
+                sys.modules[private] = module  # dataclasses look classes up by module while defining them
+                try:
+                    exec(compile(self.sources[name], f"<reference {name}.py>", "exec"), module.__dict__)
+                finally:
+                    del sys.modules[private]  # recordings are cached; the host's module table is not theirs
                 return module
             self.proxies[name] = self.perform(["import", name], load)
         return self.proxies[name]
