@@ -344,13 +344,25 @@ class Server:
         # every process of the agent's uid (container), or every descendant (local: we are their
         # subreaper), whatever group or session it moved to
         sweep = self.kill_agent_processes if self.agent else self.kill_descendants
+        any_killed = False
         with self.privileged():
             for _ in range(50):  # again while something is left: a fork bomb forks during a pass
                 killed = sweep()
+                any_killed = any_killed or bool(killed)
                 self.reap()
                 if not killed:
                     break
         self.reap()
+        if any_killed and self.agent:
+            self.wait_reaped()
+
+    def wait_reaped(self, timeout=1.0):
+        """Wait (briefly) until init has reaped the agent's orphans we killed, so no dead process of
+        the last episode is still listed in /proc when the next one starts."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and any(
+                proc_status(name)[0] == self.agent[0] for name in os.listdir("/proc") if name.isdigit()):
+            time.sleep(0.005)
 
     def kill_descendants(self):
         """SIGKILL every live descendant of this server; returns how many."""
@@ -386,21 +398,17 @@ class Server:
         A zombie leader whose other threads still run is alive (it can still write files), so only
         zombies with no thread left are skipped: they are dead, waiting for init to reap them.
         """
-        uid = str(self.agent[0])
         killed = 0
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
+            uid, state, threads = proc_status(name)
+            if uid != self.agent[0] or state == "Z" and threads <= 1:
+                continue
             try:
-                with open("/proc/%s/status" % name, "rb") as f:
-                    status = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
-                if status.get(b"Uid", b"").split()[:1] != [uid.encode()]:
-                    continue
-                if status.get(b"State", b"").strip().startswith(b"Z") and int(status.get(b"Threads", b"1")) <= 1:
-                    continue
                 os.kill(int(name), signal.SIGKILL)
                 killed += 1
-            except (ProcessLookupError, PermissionError, FileNotFoundError, ValueError, OSError):
+            except (ProcessLookupError, PermissionError):
                 pass
         return killed
 
@@ -850,6 +858,16 @@ class Server:
         return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
                 "timed_out": timed_out, "output": self.render(bufs[out_r], dropped[out_r]),
                 "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
+
+
+def proc_status(pid):
+    """(real uid, state letter, thread count) of a process from /proc; (None, "", 0) once it is gone."""
+    try:
+        with open("/proc/%s/status" % pid, "rb") as f:
+            fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
+        return int(fields[b"Uid"].split()[0]), fields[b"State"].strip()[:1].decode(), int(fields[b"Threads"])
+    except (OSError, KeyError, ValueError, IndexError):
+        return None, "", 0
 
 
 def set_dumpable(flag):
