@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import pickle
 import re
 import sys
 from collections.abc import Mapping
@@ -92,7 +91,7 @@ def _code_version(obj: Any) -> str:
 
 def agent_identity(agent: Any, kwargs: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``{"name", "kwargs", "version", "digest"}`` for an agent given by name (with its kwargs), or
-    for an agent instance or factory (its class, its pickled state, its code)."""
+    for an agent instance or factory (its class and its code)."""
     kwargs = dict(kwargs or {})
     if isinstance(agent, str):
         from agentgym.agents.loading import BUILTIN_AGENTS, resolve_factory
@@ -104,10 +103,9 @@ def agent_identity(agent: Any, kwargs: Mapping[str, Any] | None = None) -> dict[
         name = f"{type(agent).__module__}.{type(agent).__qualname__}" if not callable(agent) or hasattr(agent, "act") \
             else f"{getattr(agent, '__module__', '?')}.{getattr(agent, '__qualname__', type(agent).__qualname__)}"
         target = agent
-        try:
-            state = hashlib.sha256(pickle.dumps(agent)).hexdigest()[:16]
-        except Exception:  # noqa: BLE001 - an unpicklable agent is identified by its class and code alone
-            state = "unpicklable"
+        # Not its pickled state: a live agent's state moves as it acts (an RNG, counters), so the same
+        # agent would never match itself on resume. An instance is identified by its class and code.
+        state = ""
     identity = {"name": name, "kwargs": public_kwargs(kwargs), "secrets": _secret_names(kwargs),
                 "version": _code_version(target), "state": state}
     identity["digest"] = hashlib.sha256(json.dumps(identity, sort_keys=True, default=repr).encode()).hexdigest()[:16]
