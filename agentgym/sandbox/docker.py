@@ -27,7 +27,7 @@ from typing import Any
 
 from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox, write_all
-from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog
+from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
 
@@ -86,17 +86,8 @@ def owner_labels() -> dict[str, str]:
         LABEL: "true",
         "io.agentgym.owner_pid": str(os.getpid()),
         "io.agentgym.owner_host": socket.gethostname(),
-        "io.agentgym.owner_start": _process_start(os.getpid()),
+        "io.agentgym.owner_start": process_start(os.getpid()),
     }
-
-
-def _process_start(pid: int) -> str:
-    """The process's start time in clock ticks, so a reused pid is not taken for its owner."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
 
 
 def _owner_alive(labels: dict[str, str]) -> bool:
@@ -109,7 +100,7 @@ def _owner_alive(labels: dict[str, str]) -> bool:
     if pid <= 0 or not os.path.exists(f"/proc/{pid}"):
         return False
     start = labels.get("io.agentgym.owner_start", "")
-    return not start or _process_start(pid) == start
+    return not start or process_start(pid) == start
 
 
 def list_managed(client: Any = None) -> list[Any]:
@@ -167,7 +158,7 @@ class DockerSandbox(Sandbox):
         self._direct: socket.socket | None = None
         self._pending = bytearray()
         client = docker_client()
-        ensure_watchdog(_process_start(os.getpid()))
+        ensure_watchdog(process_start(os.getpid()))
         try:
             self._listen()
             api = client.api

@@ -19,6 +19,7 @@ import warnings
 
 from agentgym.errors import SandboxCrashed, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox.base import BOOTSTRAP, Sandbox, write_all
+from agentgym.sandbox.watchdog import LOCAL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["LocalSandbox", "LocalSandboxWarning"]
 
@@ -55,7 +56,8 @@ class LocalSandbox(Sandbox):
                 LocalSandboxWarning,
                 stacklevel=3,
             )
-        self._root = tempfile.mkdtemp(prefix="agentgym-local-")
+        ensure_watchdog(process_start(os.getpid()))  # ends the server if we die while it is stopped
+        self._root = tempfile.mkdtemp(prefix=f"{LOCAL_PREFIX}{os.getpid()}-")  # the watchdog finds it by pid
         self._workspace = os.path.join(self._root, "workspace")
         os.makedirs(os.path.join(self._root, "tmp"))
         os.makedirs(os.path.join(self._root, "service"))
@@ -86,6 +88,8 @@ class LocalSandbox(Sandbox):
         except OSError as exc:
             shutil.rmtree(self._root, ignore_errors=True)
             raise SandboxStartFailed(f"could not start the local step server with {python}: {exc}") from exc
+        with open(os.path.join(self._root, "server.pid"), "w") as f:
+            f.write(str(self._proc.pid))
         self._out = self._proc.stdout.fileno()  # type: ignore[union-attr]
         self._in = self._proc.stdin.fileno()  # type: ignore[union-attr]
         os.set_blocking(self._in, False)  # sends wait with a deadline (write_all), never block

@@ -1,4 +1,4 @@
-"""A per-process watchdog that removes this process's containers and channel folders once it is dead.
+"""A per-process watchdog that removes this process's sandboxes once it is dead.
 
 Cleanup must not depend on anyone's cooperation: a process SIGKILLed while a container is being
 created (before it runs, so ``auto_remove`` never fires) or before it deletes its channel folder
@@ -7,6 +7,9 @@ process (its own session, so a Ctrl-C or a group kill of the owner does not take
 every half second whether its owner still lives; when the owner is gone it removes the
 containers labelled with the owner's pid and start time and the owner's ``agentgym-chan-<pid>-*``
 folders, then exits. It holds no resources meanwhile (the docker SDK is imported only then).
+Local sandboxes are covered too: a local server the agent stopped (SIGSTOP) never reads the end
+of its input, so the watchdog SIGKILLs the process group named in each of the owner's
+``agentgym-local-<pid>-*`` folders and removes the folder.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import sys
 import tempfile
 import threading
 
-__all__ = ["ensure_watchdog", "CHANNEL_PREFIX"]
+__all__ = ["ensure_watchdog", "process_start", "CHANNEL_PREFIX", "LOCAL_PREFIX"]
 
 CHANNEL_PREFIX = "agentgym-chan-"
+LOCAL_PREFIX = "agentgym-local-"
 _started: set[int] = set()
 _lock = threading.Lock()
 
@@ -35,6 +39,20 @@ def alive():
 while alive():
     time.sleep(0.5)
 for folder in glob.glob(os.path.join(tmp, "agentgym-chan-%d-*" % pid)):
+    shutil.rmtree(folder, ignore_errors=True)
+for folder in glob.glob(os.path.join(tmp, "agentgym-local-%d-*" % pid)):
+    try:  # wake it: it then sees its client gone and kills what it started; else kill it
+        with open(os.path.join(folder, "server.pid")) as f:
+            server = int(f.read())
+        os.kill(server, 18)  # SIGCONT
+        for _ in range(40):
+            if not os.path.exists("/proc/%d" % server) or open("/proc/%d/stat" % server).read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+            time.sleep(0.05)
+        else:
+            os.killpg(server, 9)
+    except (OSError, ValueError):
+        pass
     shutil.rmtree(folder, ignore_errors=True)
 try:
     import docker
@@ -63,6 +81,15 @@ def ensure_watchdog(owner_start: str) -> None:
         )
         proc.returncode = 0  # it outlives us on purpose: no "still running" warning, no reaping at exit
         _started.add(pid)
+
+
+def process_start(pid: int) -> str:
+    """The process's start time in clock ticks, so a reused pid is not taken for its owner."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
 
 
 def _docker_env() -> dict[str, str]:

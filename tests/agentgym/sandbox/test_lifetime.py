@@ -145,6 +145,32 @@ def test_owner_sigkilled_during_start_up_leaves_no_container_and_no_folder():
     assert not any(os.path.exists(f) for f in folders)
 
 
+STOPPED_LOCAL = textwrap.dedent(
+    """
+    import os, signal, sys, time, warnings
+    warnings.simplefilter("ignore")
+    from agentgym.sandbox.local import LocalSandbox
+    sb = LocalSandbox()
+    os.kill(sb._proc.pid, signal.SIGSTOP)  # as an agent running as the server's user can
+    print(sb._proc.pid, sb._root, flush=True)
+    time.sleep(120)
+    """
+)
+
+
+def test_owner_sigkilled_while_its_local_server_is_stopped_leaves_nothing():
+    proc = subprocess.Popen([sys.executable, "-c", STOPPED_LOCAL], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    server, root = proc.stdout.readline().split()
+    assert _pid_alive(int(server)) and os.path.isdir(root)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert _wait_gone("local", server, 15), "a stopped local server outlived its SIGKILLed owner"
+    deadline = time.monotonic() + 5
+    while os.path.exists(root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(root)
+
+
 def test_owner_exiting_without_close_is_cleaned_at_exit(backend):
     proc, handle = _start_owner(backend, "exit")
     assert proc.wait(timeout=30) == 0
