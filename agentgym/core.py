@@ -382,12 +382,4 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
 
 def _clean(events: list[dict[str, Any]]) -> bool:
     """True when a step went through without a fault, a failed tool call or a mismatch."""
-    for e in events:
-        kind = e["kind"]
-        if kind == "fault_injected" or kind == "state_mismatch":
-            return False
-        if kind == "action" and not e["parsed_ok"]:
-            return False
-        if kind == "tool_call" and not e["ok"]:
-            return False
-    return True
+    return not any(e["kind"] in ("fault_injected", "state_mismatch") or ev.is_error(e) for e in events)

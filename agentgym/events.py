@@ -18,6 +18,7 @@ __all__ = [
     "state_mismatch",
     "subtask",
     "submit",
+    "is_error",
 ]
 
 Event = dict[str, Any]
@@ -72,3 +73,10 @@ def subtask(name: str, done: bool) -> Event:
 def submit() -> Event:
     """The agent submitted its work; the episode terminates."""
     return {"kind": "submit"}
+
+
+def is_error(event: Event) -> bool:
+    """The one definition of an error event: an action the grammar did not understand, or a tool call
+    that failed (injected or not). Labels, the eval harness and the oracle's cursor all use it."""
+    kind = event.get("kind")
+    return (kind == "action" and not event.get("parsed_ok", True)) or (kind == "tool_call" and not event.get("ok", True))

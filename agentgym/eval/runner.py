@@ -20,6 +20,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym import events as ev
 from agentgym.agents.base import agent_cost, seed_agent
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
@@ -111,7 +112,7 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
             if e["kind"] == "fault_injected":
                 fired.append(e["fault"])
                 fault_turn = turn if fault_turn is None else fault_turn
-            elif (e["kind"] == "action" and not e["parsed_ok"]) or (e["kind"] == "tool_call" and not e["ok"]):
+            elif ev.is_error(e):
                 n_errors += 1
         if terminated or truncated:
             break
