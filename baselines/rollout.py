@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,10 +100,12 @@ class EpisodeCollector:
         threads: int = 2,
         group_size: int = 1,
         mode: str = "async",
+        gather_s: float = 0.005,
     ) -> None:
         if mode not in COLLECT_MODES:
             raise ValueError(f"mode={mode!r}; choose one of {COLLECT_MODES}")
         self.mode = mode
+        self.gather_s = float(gather_s)
         self.env_fns = list(env_fns)
         self.envs: list[gym.Env] = [fn() for fn in self.env_fns]
         self.policy = policy
@@ -235,7 +237,13 @@ class EpisodeCollector:
                     self._pending[i] = _Pending(action, enc, c, lp, v, time.perf_counter(), self._submit(i, action))
             if steps_done >= min_steps:
                 return done  # open episodes keep stepping in the background and carry over
-            finished, _ = wait([p.future for p in self._pending.values()], return_when=FIRST_COMPLETED)
+            futures = [p.future for p in self._pending.values()]
+            finished, running = wait(futures, return_when=FIRST_COMPLETED)
+            if running and self.gather_s > 0:
+                # a short window for the steps finishing right after, so one forward scores several
+                # menus (many one-row forwards cost the GIL that the env threads need)
+                more, _ = wait(running, timeout=self.gather_s, return_when=ALL_COMPLETED)
+                finished = finished | more
             restart: list[int] = []
             for i in [i for i, p in self._pending.items() if p.future in finished]:
                 p = self._pending.pop(i)
