@@ -19,20 +19,26 @@ from budget_env import ENV_ID, BudgetChoiceEnv
 DIM, MAX_ACTIONS = 32, 12
 
 
-class CrashOnce(BudgetChoiceEnv):
-    """Its sandbox 'crashes' on the second step of its first episode (the first built only)."""
+class FirstBuiltMisbehaves(BudgetChoiceEnv):
+    """Counts the envs built of its class; ``self.first`` marks the first one (the one that misbehaves)."""
 
     built = 0
 
     def __init__(self, **kw):
         super().__init__(**kw)
-        CrashOnce.built += 1
-        self.crash = CrashOnce.built == 1
+        type(self).built += 1
+        self.first = type(self).built == 1
         self.steps = 0
+
+
+class CrashOnce(FirstBuiltMisbehaves):
+    """Its sandbox 'crashes' on the second step of its first episode (the first built only)."""
+
+    built = 0
 
     def step(self, action):
         self.steps += 1
-        if self.crash and self.steps == 2:
+        if self.first and self.steps == 2:
             raise SandboxCrashed("step server died")
         return super().step(action)
 
@@ -112,19 +118,14 @@ def test_ppo_learns_the_short_budget_strategy() -> None:
     assert before < 0.05 and after > 0.2, (before, after)
 
 
-class SlowFirstStep(BudgetChoiceEnv):
+class SlowFirstStep(FirstBuiltMisbehaves):
     """The first env built sleeps on its first step, as a sandbox waiting out a test timeout."""
 
     built = 0
 
-    def __init__(self, **kw):
-        super().__init__(**kw)
-        SlowFirstStep.built += 1
-        self.slow = SlowFirstStep.built == 1
-
     def step(self, action):
-        if self.slow:
-            self.slow = False
+        if self.first:
+            self.first = False
             time.sleep(SLOW_S)
         return super().step(action)
 
