@@ -1,0 +1,1 @@
+"""Golden trajectories of every registered id (see record.py)."""

@@ -1,0 +1,31 @@
+"""The golden trajectories still hold: every registered id replays its recording exactly.
+
+Issue 13 moves shared code between the families without changing behaviour; a difference here
+is a behaviour change. If it is a deliberate one, re-record with ``python3
+tests/golden/record.py`` and say in the commit which episodes changed and why.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from golden import record  # tests/ is on sys.path (conftest.py)
+
+import agentgym
+
+GOLDEN = json.loads(record.PATH.read_text())
+
+
+def test_every_registered_id_is_recorded() -> None:
+    assert sorted(GOLDEN) == sorted(agentgym.ENV_IDS), "re-record: python3 tests/golden/record.py"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("env_id", sorted(GOLDEN))
+def test_replay_matches_the_recording(env_id: str) -> None:
+    got = record.record_id(env_id)
+    for agent, episodes in GOLDEN[env_id].items():
+        assert len(got[agent]) == len(episodes), agent
+        for want, have in zip(episodes, got[agent]):
+            assert have == want, f"{env_id} {agent} seed {want['seed']} ({want['task_id']}) differs"
