@@ -1,5 +1,5 @@
 """The browser action set: one table of typed actions that parses text and writes the help text and
-the OpenAI-style tool schemas, kept apart from the env so a shared action kit can absorb it.
+the OpenAI-style tool schemas, built on the shared action kit (`agentgym.actions`).
 
 Accepted forms (one action per turn)::
 
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentgym.core import ActionError, ParsedAction
-from agentgym.envs.tooluse.domains import Param, ToolSpec, tool_schema
-from agentgym.envs.tooluse.grammar import Call, GrammarError, check_args, parse_action
+from agentgym.actions import ArgumentError, Call, GrammarError, Param, ToolSpec, check_args, parse_action, tool_schema
 
 __all__ = ["BrowserActions", "ACTIONS", "NAVIGATING"]
 
@@ -156,7 +155,7 @@ class BrowserActions:
             args["text"] = "_"
         try:
             checked = check_args(spec, Call(spec.name, args, tuple(positional)))
-        except ValueError as exc:
+        except ArgumentError as exc:
             raise ActionError(str(exc)) from None
         if blank:
             checked["text"] = ""

@@ -14,9 +14,19 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
+from agentgym.actions import (
+    ArgumentError,
+    BadArguments,
+    GrammarError,
+    ToolSpec,
+    check_args,
+    parse_action,
+    render_call,
+    tool_schema,
+)
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
-from agentgym.envs.tooluse.domains import DOMAINS, Known, ToolSpec, render_call, tool_schema
-from agentgym.envs.tooluse.grammar import GrammarError, check_args, finish_answer, parse_action
+from agentgym.envs.tooluse.domains import DOMAINS, Known
+from agentgym.envs.tooluse.grammar import finish_answer
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
@@ -137,8 +147,8 @@ class ToolUseEnv(AgentEnv):
             raise ActionError(f"unknown tool {call.name!r}; tools: {known}, plus finish and help")
         try:
             args = check_args(spec, call)
-        except ValueError as exc:
-            return ParsedAction(call.name, {"_error": str(exc)}, tool=call.name)
+        except ArgumentError as exc:
+            return BadArguments(call.name, tool=call.name, error=exc)
         return ParsedAction(call.name, args, tool=call.name)
 
     def _execute(self, action: ParsedAction) -> Outcome:
@@ -147,8 +157,8 @@ class ToolUseEnv(AgentEnv):
         if action.name == "finish":
             self._answer = str(action.args["answer"])
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
-        if "_error" in action.args:
-            return Outcome(f"error: {action.args['_error']}", [ev.tool_call(action.name, False, "bad_args")])
+        if isinstance(action, BadArguments):
+            return Outcome(f"error: {action.error}", [ev.tool_call(action.name, False, "bad_args")])
         return self._run_tool(action.name, dict(action.args))
 
     def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:

@@ -16,8 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agentgym.envs.tooluse.domains import DOMAINS, Template, render_call
-from agentgym.envs.tooluse.grammar import check_args, parse_action
+from agentgym.actions import check_args, parse_action, render_call
+from agentgym.envs.tooluse.domains import DOMAINS, Template
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 

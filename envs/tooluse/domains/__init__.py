@@ -1,72 +1,19 @@
 """The ToolUse domains: what a domain declares, and the registry of domains.
 
-A domain is a module with a written policy, typed tool specs (rendered as OpenAI-style JSON
-schemas by ``help``), request templates that build a seeded world plus the intents the verifier
-checks, and the menu of candidate tool calls a small policy picks from.
+A domain is a module with a written policy, typed tool specs (`agentgym.actions.ToolSpec`,
+rendered as OpenAI-style JSON schemas by ``help``), request templates that build a seeded world
+plus the intents the verifier checks, and the menu of candidate tool calls a small policy picks
+from.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Param", "ToolSpec", "Scenario", "Template", "Known", "DOMAINS", "render_call", "tool_schema"]
-
-
-@dataclass(frozen=True)
-class Param:
-    """One tool argument: JSON type ``string``, ``integer`` or ``number``; ``enum`` limits strings."""
-
-    name: str
-    type: str
-    description: str
-    required: bool = True
-    enum: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A typed tool. ``writes`` marks tools that change the database (they emit ``mutation``)."""
-
-    name: str
-    description: str
-    params: tuple[Param, ...] = ()
-    writes: bool = False
-
-    def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
-
-
-def tool_schema(spec: ToolSpec) -> dict[str, Any]:
-    """The tool as an OpenAI-style function tool (``{"type": "function", "function": {...}}``)."""
-    props: dict[str, Any] = {}
-    for p in spec.params:
-        prop: dict[str, Any] = {"type": p.type, "description": p.description}
-        if p.enum:
-            prop["enum"] = list(p.enum)
-        props[p.name] = prop
-    return {
-        "type": "function",
-        "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": {
-                "type": "object",
-                "properties": props,
-                "required": [p.name for p in spec.params if p.required],
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-def render_call(tool: str, args: Mapping[str, Any] | None = None) -> str:
-    """The function-call form of an action, e.g. ``get_order(order_id="O1234")``."""
-    inner = ", ".join(f"{k}={json.dumps(v)}" for k, v in (args or {}).items())
-    return f"{tool}({inner})"
+__all__ = ["Scenario", "Template", "Known", "DOMAINS"]
 
 
 @dataclass

@@ -10,7 +10,8 @@ import datetime
 import random
 from typing import Any
 
-from agentgym.envs.tooluse.domains import Known, Param, Scenario, Template, ToolSpec, render_call
+from agentgym.actions import Param, ToolSpec, render_call
+from agentgym.envs.tooluse.domains import Known, Scenario, Template
 
 __all__ = ["NAME", "ROLE", "POLICY", "TOOLS", "TEMPLATES", "menu"]
 

@@ -14,7 +14,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agentgym.envs.tooluse import ToolUseEnv
-from agentgym.envs.tooluse.domains import render_call
+from agentgym.actions import render_call
 from agentgym.envs.tooluse.env import BACKEND_MODULE, MAX_MENU
 from support.docker import require_docker
 

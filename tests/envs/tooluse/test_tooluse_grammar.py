@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.envs.tooluse.domains import DOMAINS, render_call
-from agentgym.envs.tooluse.grammar import Call, GrammarError, check_args, finish_answer, parse_action
+from agentgym.actions import Call, GrammarError, check_args, parse_action, render_call
+from agentgym.envs.tooluse.domains import DOMAINS
+from agentgym.envs.tooluse.grammar import finish_answer
 
 RETAIL = {s.name: s for s in DOMAINS["retail"].TOOLS}
 

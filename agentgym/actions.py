@@ -1,0 +1,272 @@
+"""The shared action kit: typed tool specs and the one parser of tool-call actions.
+
+Families whose actions are tool calls (ToolUse, Browser) declare them as `ToolSpec` tuples; one
+spec gives the argument checks (`check_args`), the usage line in errors (`signature`) and the
+OpenAI-style JSON schema (`tool_schema`). Accepted forms (one action per turn)::
+
+    {"tool": "get_order", "args": {"order_id": "O12345"}}
+    {"name": "get_order", "arguments": "{\\"order_id\\": \\"O12345\\"}"}      # OpenAI tool-call shape
+    get_order(order_id="O12345")
+    finish("Your order is cancelled.")           # or finish(answer="...")
+    help
+
+each optionally inside a Markdown code fence (`strip_fence`). `parse_action` turns text into a
+`Call` or raises `GrammarError` saying what it expected; `check_args` raises `ArgumentError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentgym.core import ParsedAction
+
+__all__ = [
+    "Param", "ToolSpec", "tool_schema", "signature", "render_call",
+    "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
+]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One tool argument: JSON type ``string``, ``integer`` or ``number``; ``enum`` limits strings."""
+
+    name: str
+    type: str
+    description: str
+    required: bool = True
+    enum: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A typed tool. ``writes`` marks tools that change the database (they emit ``mutation``)."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...] = ()
+    writes: bool = False
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+def tool_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The tool as an OpenAI-style function tool (``{"type": "function", "function": {...}}``)."""
+    props: dict[str, Any] = {}
+    for p in spec.params:
+        prop: dict[str, Any] = {"type": p.type, "description": p.description}
+        if p.enum:
+            prop["enum"] = list(p.enum)
+        props[p.name] = prop
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": {
+                "type": "object",
+                "properties": props,
+                "required": [p.name for p in spec.params if p.required],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+def render_call(tool: str, args: Mapping[str, Any] | None = None) -> str:
+    """The function-call form of an action, e.g. ``get_order(order_id="O1234")``."""
+    inner = ", ".join(f"{k}={json.dumps(v)}" for k, v in (args or {}).items())
+    return f"{tool}({inner})"
+
+
+
+_EXPECTED = (
+    'expected a tool call: {"tool": NAME, "args": {...}} or NAME(arg="value", ...), '
+    'or finish("answer"), or help'
+)
+_LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
+
+
+class GrammarError(ValueError):
+    """The text is not an action of this grammar; the message says what was expected."""
+
+
+class ArgumentError(ValueError):
+    """A well-formed call whose arguments do not fit the tool's spec; the message lists every
+    problem and the tool's usage line. The call is still a tool call (it costs the turn)."""
+
+
+@dataclass(frozen=True)
+class BadArguments(ParsedAction):
+    """A tool call whose arguments failed `check_args`: still a call of ``tool`` (it costs the
+    turn, and a fault can hit it), executed as a failed tool call that shows ``error``."""
+
+    error: ArgumentError | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """A parsed action: a tool name (or ``help``/``finish``), keyword args, and positional args."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    positional: tuple[Any, ...] = ()
+
+
+def parse_action(text: str) -> Call:
+    """Parse one action; raises `GrammarError` for anything outside the grammar."""
+    text = strip_fence(text.strip())
+    if not text:
+        raise GrammarError("empty action; " + _EXPECTED)
+    if text in ("help", "help()"):
+        return Call("help")
+    if text[0] in "{[":
+        return _parse_json(text)
+    return _parse_call(text)
+
+
+def strip_fence(text: str) -> str:
+    """The action inside a Markdown code fence around the whole text (chat models add one),
+    without its language tag (```json, ```python); other text comes back unchanged."""
+    if text.startswith("```") and text.endswith("```") and len(text) > 6:
+        text = text[3:-3].strip()
+        first, _, rest = text.partition("\n")
+        if rest and first.strip().isalpha():
+            text = rest.strip()
+    return text
+
+
+def _loads(text: str, what: str, decode_error: Callable[[json.JSONDecodeError], str]) -> Any:
+    """``json.loads`` whose every failure is a `GrammarError`: bad syntax, nesting past the
+    recursion limit, integers past Python's 4300-digit conversion limit."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GrammarError(decode_error(exc)) from None
+    except RecursionError:
+        raise GrammarError(f"{what} is nested too deeply; {_EXPECTED}") from None
+    except ValueError as exc:  # int('9' * 5000): "Exceeds the limit (4300 digits)"
+        raise GrammarError(f"{what} holds a number that cannot be read ({str(exc)[:80]}); {_EXPECTED}") from None
+
+
+def _show(value: Any) -> str:
+    """A short printable form of an argument value, for error messages (never raises)."""
+    try:
+        return json.dumps(value)[:40]
+    except (ValueError, TypeError, RecursionError):
+        return type(value).__name__
+
+
+def _parse_json(text: str) -> Call:
+    obj = _loads(text, "the action", lambda exc: f"invalid JSON ({exc.msg} at character {exc.pos}); {_EXPECTED}")
+    if isinstance(obj, dict) and isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
+        obj = obj["function"]
+    if not isinstance(obj, dict):
+        raise GrammarError(f"a JSON action must be an object; {_EXPECTED}")
+    name = obj.get("tool", obj.get("name"))
+    if not isinstance(name, str) or not name:
+        raise GrammarError(f'the JSON object needs a "tool" (or "name") string; {_EXPECTED}')
+    args = obj.get("args", obj.get("arguments", obj.get("parameters", {})))
+    if isinstance(args, str):
+        args = (_loads(args, '"arguments"', lambda exc: f'"arguments" is a string but not JSON ({exc.msg}); pass an object')
+                if args.strip() else {})
+    if args is None:
+        args = {}
+    extra = sorted(set(obj) - {"tool", "name", "args", "arguments", "parameters", "type", "id"})
+    if extra:
+        raise GrammarError(f"unexpected key(s) {extra} in the JSON action; {_EXPECTED}")
+    if not isinstance(args, dict):
+        raise GrammarError(f'"args" must be a JSON object of argument names to values, got {type(args).__name__}')
+    return Call(name.strip(), dict(args))
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Name) and node.id in _LITERAL_NAMES:
+        return _LITERAL_NAMES[node.id]
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise GrammarError(
+            f"argument {_source(node)!r} is not a literal value: quote strings, e.g. order_id=\"O12345\""
+        ) from None
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)[:60]
+    except (RecursionError, ValueError):  # a chain of 900 unary minus signs
+        return type(node).__name__
+
+
+def _parse_call(text: str) -> Call:
+    try:
+        with warnings.catch_warnings():  # "invalid decimal literal" and friends: the agent's text, not our code
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        msg = getattr(exc, "msg", str(exc))
+        raise GrammarError(f"cannot parse {text[:80]!r} ({msg}); {_EXPECTED}") from None
+    body = tree.body
+    if isinstance(body, ast.Name):
+        raise GrammarError(f"{body.id!r} needs parentheses: {body.id}(...); {_EXPECTED}")
+    if not isinstance(body, ast.Call) or not isinstance(body.func, ast.Name):
+        raise GrammarError(f"{text[:80]!r} is not a call; {_EXPECTED}")
+    if any(isinstance(a, ast.Starred) for a in body.args) or any(k.arg is None for k in body.keywords):
+        raise GrammarError("*args and **kwargs are not supported; name each argument")
+    positional = tuple(_literal(a) for a in body.args)
+    args: dict[str, Any] = {}
+    for kw in body.keywords:
+        assert kw.arg is not None
+        args[kw.arg] = _literal(kw.value)
+    return Call(body.func.id, args, positional)
+
+
+def signature(spec: ToolSpec) -> str:
+    """``name(arg: type, [optional: type])``, for error messages."""
+    parts = [f"{p.name}: {p.type}" if p.required else f"[{p.name}: {p.type}]" for p in spec.params]
+    return f"{spec.name}({', '.join(parts)})"
+
+
+_TYPES = {"string": (str,), "integer": (int,), "number": (int, float)}
+
+
+def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
+    """The call's arguments checked against the schema (positional ones mapped in order).
+
+    Raises `ArgumentError` listing every problem and the tool's signature.
+    """
+    args: dict[str, Any] = {}
+    problems = []
+    if len(call.positional) > len(spec.params):
+        problems.append(f"{len(call.positional)} positional arguments for {len(spec.params)} parameters")
+    for p, value in zip(spec.params, call.positional):
+        args[p.name] = value
+    for name, value in call.args.items():
+        if name in args:
+            problems.append(f"argument {name!r} given twice")
+        args[name] = value
+    for name in args:
+        if spec.param(name) is None:
+            problems.append(f"unknown argument {name!r}")
+    for p in spec.params:
+        if p.name not in args:
+            if p.required:
+                problems.append(f"missing argument {p.name!r}")
+            continue
+        value = args[p.name]
+        if p.type == "integer" and isinstance(value, float) and value.is_integer():
+            value = args[p.name] = int(value)
+        if isinstance(value, bool) or not isinstance(value, _TYPES[p.type]):
+            problems.append(f"{p.name!r} must be a {p.type}, got {_show(value)}")
+        elif p.enum and value not in p.enum:
+            problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {_show(value)}")
+        elif p.type == "string" and not value.strip():
+            problems.append(f"{p.name!r} is empty")
+    if problems:
+        raise ArgumentError(f"bad arguments for {spec.name}: {'; '.join(problems)}. Usage: {signature(spec)}")
+    return args

@@ -1,0 +1,66 @@
+"""The shared action kit (`agentgym.actions`): what the families rely on, tested once here."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentgym.actions import (
+    ArgumentError,
+    BadArguments,
+    Call,
+    GrammarError,
+    Param,
+    ToolSpec,
+    check_args,
+    parse_action,
+    render_call,
+    signature,
+    strip_fence,
+    tool_schema,
+)
+
+SPEC = ToolSpec("get_order", "Look up an order.", (Param("order_id", "string", "the order's id"),
+                                                  Param("limit", "integer", "how many", required=False)))
+
+
+@pytest.mark.parametrize("text", [
+    'get_order(order_id="O1")',
+    '{"tool": "get_order", "args": {"order_id": "O1"}}',
+    '{"name": "get_order", "arguments": "{\\"order_id\\": \\"O1\\"}"}',
+    '{"type": "function", "function": {"name": "get_order", "arguments": {"order_id": "O1"}}}',
+    '```json\n{"tool": "get_order", "args": {"order_id": "O1"}}\n```',
+    '```\nget_order(order_id="O1")\n```',
+])
+def test_every_form_parses_to_the_same_call(text: str) -> None:
+    assert check_args(SPEC, parse_action(text)) == {"order_id": "O1"}
+
+
+def test_render_call_round_trips() -> None:
+    assert parse_action(render_call("get_order", {"order_id": "O1", "limit": 2})) == Call(
+        "get_order", {"order_id": "O1", "limit": 2})
+
+
+def test_strip_fence_leaves_unfenced_text_alone() -> None:
+    assert strip_fence("help") == "help"
+    assert strip_fence("```python\nhelp\n```") == "help"
+
+
+def test_argument_errors_are_typed_and_list_every_problem() -> None:
+    with pytest.raises(ArgumentError, match=r"missing argument 'order_id'.*unknown|unknown.*missing") as info:
+        check_args(SPEC, Call("get_order", {"id": 1}))
+    assert isinstance(info.value, ValueError)
+    assert signature(SPEC) in str(info.value)
+    bad = BadArguments("get_order", tool="get_order", error=info.value)
+    assert bad.tool == "get_order" and bad.error is info.value
+
+
+def test_grammar_errors_say_what_was_expected() -> None:
+    with pytest.raises(GrammarError, match="expected a tool call"):
+        parse_action("")
+
+
+def test_tool_schema_comes_from_the_spec() -> None:
+    fn = tool_schema(SPEC)["function"]
+    assert fn["name"] == "get_order"
+    assert fn["parameters"]["required"] == ["order_id"]
+    assert set(fn["parameters"]["properties"]) == {"order_id", "limit"}
