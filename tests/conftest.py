@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from support.docker import IN_CI, docker_ready, require_docker  # noqa: E402
 
-__all__ = ["IN_CI", "docker_ready", "require_docker", "backend"]
+__all__ = ["IN_CI", "docker_ready", "require_docker", "backend", "fresh_sandbox"]
 
 
 @pytest.fixture(params=["local", "docker"])
@@ -20,3 +20,13 @@ def backend(request: pytest.FixtureRequest) -> str:
     if request.param == "docker":
         require_docker()
     return request.param
+
+
+@pytest.fixture
+def fresh_sandbox(backend: str):
+    """A new sandbox of the base image on each backend, closed after the test."""
+    from agentgym.sandbox import make_sandbox
+
+    sandbox = make_sandbox(backend)
+    yield sandbox
+    sandbox.close()

@@ -50,33 +50,24 @@ def test_an_impostor_that_connects_first_is_not_taken_for_the_server(monkeypatch
         assert sandbox.run(["echo", "real"]).text == "real\n"
 
 
-@pytest.fixture(params=["local", "docker"])
-def sandbox(request):
-    if request.param == "docker":
-        require_docker()
-        sb = DockerSandbox("agentgym/base:latest")
-    else:
-        sb = LocalSandbox()
-    yield sb
-    sb.close()
 
 
-def test_a_reply_to_another_request_is_a_protocol_error(sandbox):
-    sandbox._buf += _frame(b'{"ok":true,"id":987654,"result":"forged"}')
+def test_a_reply_to_another_request_is_a_protocol_error(fresh_sandbox):
+    fresh_sandbox._buf += _frame(b'{"ok":true,"id":987654,"result":"forged"}')
     with pytest.raises(ProtocolError):
-        sandbox.request("ping")
+        fresh_sandbox.request("ping")
 
 
-def test_an_oversized_frame_is_a_typed_error_without_waiting(sandbox):
-    sandbox._buf += MAGIC + (1 << 40).to_bytes(8, "big")
+def test_an_oversized_frame_is_a_typed_error_without_waiting(fresh_sandbox):
+    fresh_sandbox._buf += MAGIC + (1 << 40).to_bytes(8, "big")
     start = time.monotonic()
     with pytest.raises(ProtocolError):
-        sandbox.request("ping", 20.0)
+        fresh_sandbox.request("ping", 20.0)
     assert time.monotonic() - start < 5
 
 
-def test_an_interrupted_call_leaves_the_channel_usable(sandbox, monkeypatch):
-    original = type(sandbox)._recv
+def test_an_interrupted_call_leaves_the_channel_usable(fresh_sandbox, monkeypatch):
+    original = type(fresh_sandbox)._recv
     calls = []
 
     def interrupt_once(self, deadline):
@@ -85,10 +76,10 @@ def test_an_interrupted_call_leaves_the_channel_usable(sandbox, monkeypatch):
             raise KeyboardInterrupt
         return original(self, deadline)
 
-    monkeypatch.setattr(type(sandbox), "_recv", interrupt_once)
+    monkeypatch.setattr(type(fresh_sandbox), "_recv", interrupt_once)
     with pytest.raises(KeyboardInterrupt):
-        sandbox.run("sleep 0.3; echo first")
-    assert sandbox.run(["echo", "second"]).text == "second\n"
+        fresh_sandbox.run("sleep 0.3; echo first")
+    assert fresh_sandbox.run(["echo", "second"]).text == "second\n"
 
 
 def test_a_send_to_a_stopped_server_has_a_deadline():

@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
-from agentgym.sandbox.docker import DockerSandbox
-from agentgym.sandbox.local import LocalSandbox
-
-from support.docker import require_docker
-
 SERVICE = """
 def start():
     proc = start_service(["sleep", "300"])
@@ -29,29 +22,20 @@ def service_dir():
 """
 
 
-@pytest.fixture(params=["local", "docker"])
-def sandbox(request):
-    if request.param == "docker":
-        require_docker()
-        sb = DockerSandbox("agentgym/base:latest")
-    else:
-        sb = LocalSandbox()
-    yield sb
-    sb.close()
 
 
-def test_a_service_survives_restore_and_agent_signals_and_dies_with_the_sandbox(sandbox):
-    sandbox.load_module("svc", SERVICE)
-    sandbox.snapshot("s")
-    pid = sandbox.call("svc", "start")
-    sandbox.restore("s")
-    assert sandbox.call("svc", "alive", pid=pid)
-    if sandbox.backend == "docker":  # locally the agent is the service's user too: nothing to claim
-        sandbox.run(f"kill -9 {pid}; kill -9 -1")
-        assert sandbox.call("svc", "alive", pid=pid)
-        assert "Permission denied" in sandbox.run(f"ls {sandbox.call('svc', 'service_dir')}").text
-    sandbox.close()
-    if sandbox.backend == "local":  # a container takes its services with it; a local server ends them
+def test_a_service_survives_restore_and_agent_signals_and_dies_with_the_sandbox(fresh_sandbox):
+    fresh_sandbox.load_module("svc", SERVICE)
+    fresh_sandbox.snapshot("s")
+    pid = fresh_sandbox.call("svc", "start")
+    fresh_sandbox.restore("s")
+    assert fresh_sandbox.call("svc", "alive", pid=pid)
+    if fresh_sandbox.backend == "docker":  # locally the agent is the service's user too: nothing to claim
+        fresh_sandbox.run(f"kill -9 {pid}; kill -9 -1")
+        assert fresh_sandbox.call("svc", "alive", pid=pid)
+        assert "Permission denied" in fresh_sandbox.run(f"ls {fresh_sandbox.call('svc', 'service_dir')}").text
+    fresh_sandbox.close()
+    if fresh_sandbox.backend == "local":  # a container takes its services with it; a local server ends them
         deadline = time.monotonic() + 5
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
