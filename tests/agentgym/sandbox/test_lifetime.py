@@ -19,6 +19,7 @@ import pytest
 from agentgym.errors import EngineUnreachable, ImageMissing, SandboxCrashed, SandboxStartFailed, SandboxTimeout
 from agentgym.sandbox import make_sandbox
 from support.docker import require_docker
+from support.procs import pid_alive as _pid_alive
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -35,12 +36,6 @@ def _container_exists(container_id: str) -> bool:
         return False
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _handle(sb) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from support.procs import pid_alive
+
 SERVICE = """
 def start():
     proc = start_service(["sleep", "300"])
@@ -37,14 +39,7 @@ def test_a_service_survives_restore_and_agent_signals_and_dies_with_the_sandbox(
     fresh_sandbox.close()
     if fresh_sandbox.backend == "local":  # a container takes its services with it; a local server ends them
         deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
+        while pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not _alive(pid)
+        assert not pid_alive(pid)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
