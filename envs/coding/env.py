@@ -10,6 +10,7 @@ from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
+from agentgym.envs.coding.result_cache import ResultCache, TestRun, cache_key, process_cache, task_digest, workspace_digest
 from agentgym.envs.coding.tasks import TIERS, Candidate, CodingTasks, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.tasks import Task, TaskSet
@@ -72,7 +73,13 @@ class CodingEnv(AgentEnv):
     ``test_timeout`` (seconds, for a visible test run and for the verifier's replay) and
     ``shell_timeout``, ``test_runner`` (``"auto"`` calls plain test functions directly with
     pytest's assertion rewriting; ``"pytest"`` starts a pytest session per run),
-    ``score_on_truncation``, ``sandbox_options``.
+    ``score_on_truncation``, ``sandbox_options``, ``result_cache`` (opt-in: ``True`` for this
+    process's cache, or a shared `agentgym.envs.coding.result_cache.ResultCache`): visible test
+    runs and verifications are looked up by task, what ran, runner, timeout and the exact content
+    of every workspace file, and a hit rebuilds the same observation, events and reward as a run.
+    The cache serves an episode only until its first ``run`` or free-text edit (see that module);
+    runs that timed out are never stored. ``info["cost"]["cache_hit"]`` says whether a step's
+    test run or verification came from it.
 
     ## Version History
     * v0: initial release.
@@ -95,6 +102,7 @@ class CodingEnv(AgentEnv):
         test_timeout: float = 10.0,
         shell_timeout: float = 10.0,
         test_runner: str = "auto",
+        result_cache: bool | ResultCache | None = None,
     ) -> None:
         super().__init__(split=split, backend=backend, render_mode=render_mode,
                          score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
@@ -120,6 +128,14 @@ class CodingEnv(AgentEnv):
         self._menu_cache: tuple[int, list[str]] | None = None
         self._version = 0
         self.last_verdict: verifier.Verdict | None = None  # host-side detail of the last verification
+        if result_cache is not None and not isinstance(result_cache, (bool, ResultCache)):
+            raise ConfigError(f"result_cache={result_cache!r}; pass True (this process's cache), a ResultCache, or None")
+        self.result_cache: ResultCache | None = (
+            process_cache() if result_cache is True else result_cache if isinstance(result_cache, ResultCache) else None)
+        self._cache_ok = False  # the cache may serve this episode (no `run`, no free-text edit yet)
+        self._cache_hit = False  # this step's test run or verification came from the cache
+        self._menu_step = False  # this step's action is a menu entry
+        self._task_hashes: dict[str, str] = {}
 
     # ------------------------------------------------------------------ family hooks
     @classmethod
@@ -139,6 +155,7 @@ class CodingEnv(AgentEnv):
         self._last_edited = None
         self._subtasks = {name: False for name in task.subtasks}
         self._changed()
+        self._cache_ok, self._cache_hit = self.result_cache is not None, False
         return task.instruction
 
     def _parse(self, action: str) -> ParsedAction:
@@ -151,7 +168,14 @@ class CodingEnv(AgentEnv):
     def _verify(self) -> bool:
         """The hidden tests' operations replayed on the agent's modules and compared here (verifier.py)."""
         meta = self.task.meta
+        key = self._cache_key("verify")
+        cached = self.result_cache.get(key, "verify") if key is not None else None
+        if cached is not None:
+            self.last_verdict, self._cache_hit = cached, True
+            return cached.passed
         self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
+        if key is not None and self.last_verdict.reason != "the replay ran out of time":
+            self.result_cache.put(key, "verify", self.last_verdict)
         return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
@@ -180,6 +204,29 @@ class CodingEnv(AgentEnv):
         self._files[path] = self.task.files[path]
         self._changed()
         return f"{path} reverted to its initial content"
+
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        if self.result_cache is not None:
+            self._cache_hit = False
+            self._menu_step = isinstance(action, str) and self.task is not None and not self._done \
+                and action in self._admissible()
+        return super().step(action)
+
+    def _info(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        info = super()._info(events)
+        if self.result_cache is not None:
+            info["cost"]["cache_hit"] = self._cache_hit
+        return info
+
+    def _cache_key(self, kind: str) -> tuple[Any, ...] | None:
+        """The result-cache key of running ``kind`` now, or None when the cache may not serve this episode."""
+        if not self._cache_ok or self.result_cache is None or self.task is None:
+            return None
+        task_hash = self._task_hashes.get(self.task.task_id)
+        if task_hash is None:
+            task_hash = self._task_hashes[self.task.task_id] = task_digest(self.task.meta)
+        return cache_key(self.task.task_id, task_hash, kind, self.test_runner, self.test_timeout,
+                         workspace_digest(self._files))
 
     # ------------------------------------------------------------------ the oracle
     def reference_action(self) -> str:
@@ -230,6 +277,7 @@ class CodingEnv(AgentEnv):
         return Outcome(f"{path} (lines {first}-{last} of {len(lines)}):\n{body}", [ev.tool_call("view", True)])
 
     def _do_run(self, command: str) -> Outcome:
+        self._cache_ok = False  # a shell can change state the cache key does not see
         r = self.sandbox.run(command, timeout=self.shell_timeout, max_output=_MAX_SHELL_OUTPUT)
         events = [ev.tool_call("shell", not r.timed_out, "timeout" if r.timed_out else None)]
         current = self.sandbox.call(RUNNER, "read_files", paths=sorted(self._files))
@@ -257,6 +305,7 @@ class CodingEnv(AgentEnv):
             return Outcome(f"error: {path} has {len(old)} lines; cannot replace lines {start}-{end}.",
                            [ev.tool_call("edit", True), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
         new = old[: start - 1] + list(lines) + old[end:]
+        self._cache_ok = False  # agent-written code: it may keep state or read clocks (result_cache.py)
         self._write({path: "\n".join(new) + "\n" if new else ""})
         what = f"inserted {len(lines)} line(s) before line {start}" if end < start else \
             f"replaced lines {start}-{end} with {len(lines)} line(s)"
@@ -270,6 +319,7 @@ class CodingEnv(AgentEnv):
         except PatchMismatch as exc:
             return Outcome(f"error: the patch does not apply: {exc}",
                            [ev.tool_call("edit", True), ev.state_mismatch(str(exc).split(";")[0])])
+        self._cache_ok = self._cache_ok and self._menu_step  # only menu patches keep the cache valid
         self._write(new)
         hunks = sum(len(fp.hunks) for fp in patches)
         echoes = "\n".join(_echo(p, files.get(p) or "", new[p]) for p in sorted(new))
@@ -293,11 +343,7 @@ class CodingEnv(AgentEnv):
                        [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(previous)] + self._subtask_events())
 
     def _do_test(self) -> Outcome:
-        meta = self.task.meta
-        r = self.sandbox.fork_call(
-            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(meta["visible_test_files"]),
-            runner=self.test_runner,
-        )
+        r = self._visible_run()
         if r.timed_out:
             return Outcome(f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "
                            "(an infinite loop?) and was stopped.",
@@ -310,6 +356,21 @@ class CodingEnv(AgentEnv):
         self._subtasks["visible_tests"] = bool(result["passed"])
         events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
         return Outcome(r.text.rstrip("\n"), events + self._subtask_events())
+
+    def _visible_run(self) -> Any:
+        """The visible tests' run (text, value, timed_out, error): from the result cache when it may serve."""
+        key = self._cache_key("test")
+        cached = self.result_cache.get(key, "test") if key is not None else None
+        if cached is not None:
+            self._cache_hit = True
+            return cached
+        r = self.sandbox.fork_call(
+            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(self.task.meta["visible_test_files"]),
+            runner=self.test_runner,
+        )
+        if key is not None and not r.timed_out:  # a timeout depends on the machine's load, not only on the key
+            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error))
+        return r
 
     # ------------------------------------------------------------------ state helpers
     def _read(self, path: str) -> str | None:
