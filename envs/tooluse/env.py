@@ -1,7 +1,7 @@
 """`ToolUseEnv`: customer-service requests served by calling typed tools over a SQLite backend.
 
-The tool code (`backend.py`) runs in the sandbox's warm step server; a tool step is one
-``sandbox.call``. This module turns replies into observation text and events, keeps track of
+The tool engine (`engine.py`) and the domains (`domains/`) run in the sandbox's warm step
+server; a tool step is one ``sandbox.call``. This module turns replies into observation text and events, keeps track of
 what the agent has seen (record versions, entities for the menu), and holds the state-aware
 oracle.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
@@ -25,16 +24,14 @@ from agentgym.actions import (
     tool_schema,
 )
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
-from agentgym.envs.tooluse.domains import DOMAINS, Known
+from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, SOURCES, Domain, Known
 from agentgym.envs.tooluse.grammar import finish_answer
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["ToolUseEnv", "BACKEND_MODULE", "MAX_MENU"]
+__all__ = ["ToolUseEnv", "ENGINE_MODULE", "MAX_MENU"]
 
-BACKEND_MODULE = "agentgym_tooluse"
-BACKEND_SOURCE = Path(__file__).with_name("backend.py").read_text()
 MAX_MENU = 32  # the numeric view's cap on candidate actions
 REFUSAL_ANSWER = "I'm sorry, I cannot do that: our policy does not allow it."
 FINISH_SCHEMA = {
@@ -46,9 +43,6 @@ FINISH_SCHEMA = {
                        "required": ["answer"], "additionalProperties": False},
     },
 }
-# which entity kind an id field names, for the menu
-_ID_FIELDS = (("order_id", "order"), ("booking_id", "booking"), ("flight_id", "flight"), ("item_id", "product"),
-              ("payment_method_id", "payment_method"), ("user_id", "user"))
 
 
 class ToolUseEnv(AgentEnv):
@@ -117,14 +111,15 @@ class ToolUseEnv(AgentEnv):
         return _all_tasks()
 
     def _on_sandbox_start(self) -> None:
-        self.sandbox.load_module(BACKEND_MODULE, BACKEND_SOURCE)
+        for name, source in SOURCES:
+            self.sandbox.load_module(name, source)
 
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()
         meta = task.meta
-        self._specs = {s.name: s for s in DOMAINS[meta["domain"]].TOOLS}
+        self._specs = {s.name: s for s in DOMAINS[meta["domain"]].tools}
         self._lookups = [(a, list(keys)) for a, keys in meta["lookups"]]
-        reply = self.sandbox.call(BACKEND_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
+        reply = self.sandbox.call(ENGINE_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
                                   today=meta["today"], intents=meta["intents"])
         self._view = (self._epoch, reply["view"])
         return task.instruction
@@ -197,7 +192,7 @@ class ToolUseEnv(AgentEnv):
         return {"partial": True}
 
     def _verify(self) -> bool:
-        verdict = self.sandbox.call(BACKEND_MODULE, "verify", answer=self._answer)
+        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self._answer)
         # a refusal must be grounded: the agent read the forbidding record as it is now
         verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
@@ -206,7 +201,7 @@ class ToolUseEnv(AgentEnv):
 
     def _drift(self) -> str | None:
         pick = int(self.np_random.integers(1 << 30))
-        reply = self.sandbox.call(BACKEND_MODULE, "drift", pick=pick, protect=sorted(self._protected))
+        reply = self.sandbox.call(ENGINE_MODULE, "drift", pick=pick, protect=sorted(self._protected))
         if reply is None:
             return None
         self._epoch += 1
@@ -227,7 +222,7 @@ class ToolUseEnv(AgentEnv):
         """The domain's tools plus ``finish``, as an OpenAI-style ``tools`` list."""
         if domain not in DOMAINS:
             raise ConfigError(f"unknown ToolUse domain {domain!r}; choose from {sorted(DOMAINS)}")
-        return [tool_schema(s) for s in DOMAINS[domain].TOOLS] + [FINISH_SCHEMA]
+        return [tool_schema(s) for s in DOMAINS[domain].tools] + [FINISH_SCHEMA]
 
     def help_text(self) -> str:
         """What ``help`` shows: the grammar, the policy and the tools' JSON schemas (after a reset)."""
@@ -235,7 +230,7 @@ class ToolUseEnv(AgentEnv):
             return GRAMMAR_HINT + " The tools depend on the task's domain: reset first, then send `help`."
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
-                f"finish(\"answer\").\n\nPolicy:\n{self._domain.POLICY}\n\nTools (JSON schema):\n{schemas}")
+                f"finish(\"answer\").\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
 
     def tools(self) -> list[dict[str, Any]]:
         return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []
@@ -269,7 +264,7 @@ class ToolUseEnv(AgentEnv):
 
     # ------------------------------------------------------------------ internals
     @property
-    def _domain(self) -> Any:
+    def _domain(self) -> Domain:
         assert self.task is not None
         return DOMAINS[self.task.meta["domain"]]
 
@@ -290,15 +285,15 @@ class ToolUseEnv(AgentEnv):
 
     def _oracle_view(self) -> dict[str, Any]:
         if self._view is None or self._view[0] != self._epoch:
-            self._view = (self._epoch, self.sandbox.call(BACKEND_MODULE, "oracle_view"))
+            self._view = (self._epoch, self.sandbox.call(ENGINE_MODULE, "oracle_view"))
         return self._view[1]
 
     def _reread(self, key: str) -> str:
-        return reread_action(key, self._lookups)
+        return reread_action(self._domain.name, key, self._lookups)
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> Outcome:
         spec: ToolSpec = self._specs[name]
-        reply = self.sandbox.call(BACKEND_MODULE, "call_tool", name=name, args=args, check=sorted(self._written))
+        reply = self.sandbox.call(ENGINE_MODULE, "call_tool", name=name, args=args, check=sorted(self._written))
         if not reply["ok"]:
             events = [ev.tool_call(name, False, reply["error_kind"])]
             if reply.get("missing"):
@@ -341,7 +336,7 @@ class ToolUseEnv(AgentEnv):
             return
         if not isinstance(obj, dict):
             return
-        for field, kind in _ID_FIELDS:
+        for field, kind in self._domain.entities:
             if isinstance(obj.get(field), str):
                 data = {k: v for k, v in obj.items() if not isinstance(v, (dict, list)) or k == "items"}
                 if kind != "user" and "user_id" not in data and "user_id" in parent:

@@ -7,17 +7,13 @@ train and test by a stable hash of the task id, so the split is the same on ever
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from agentgym.actions import check_args, parse_action, render_call
-from agentgym.envs.tooluse.domains import DOMAINS, Template
+from agentgym.envs.tooluse.domains import DOMAINS, Template, engine
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
@@ -29,7 +25,7 @@ __all__ = [
 SEEDS_PER_TEMPLATE = 24
 TEST_FRACTION = 0.25
 TIERS = ("single", "multi", "refusal")
-TEMPLATES: dict[str, Template] = {f"{t.domain}/{t.name}": t for d in DOMAINS.values() for t in d.TEMPLATES}
+TEMPLATES: dict[str, Template] = {f"{t.domain}/{t.name}": t for d in DOMAINS.values() for t in d.templates}
 
 GRAMMAR_HINT = (
     'Act with one tool call per turn, as JSON {"tool": "get_order", "args": {"order_id": "O12345"}} or as '
@@ -40,26 +36,23 @@ GRAMMAR_HINT = (
 
 
 DONE_ANSWER = "All done: your request has been completed."
-_REREAD = {"orders": ("get_order", "order_id"), "bookings": ("get_booking", "booking_id"),
-           "flights": ("get_flight", "flight_id"), "products": ("get_product", "item_id"),
-           "users": ("get_user", "user_id")}
 
 
 def canonical(domain: str, action: str) -> str:
     """An action in function-call form with its arguments in schema order."""
     call = parse_action(action)
-    spec = next(s for s in DOMAINS[domain].TOOLS if s.name == call.name)
+    spec = next(s for s in DOMAINS[domain].tools if s.name == call.name)
     args = check_args(spec, call)
     return render_call(call.name, {p.name: args[p.name] for p in spec.params if p.name in args})
 
 
-def reread_action(key: str, lookups: Sequence[tuple[str, Sequence[str]]]) -> str:
+def reread_action(domain: str, key: str, lookups: Sequence[tuple[str, Sequence[str]]]) -> str:
     """How to read one record again: the most specific look-up that showed it, else its get tool."""
     for action, keys in reversed(lookups):
         if key in keys:
             return action
     table, _, ident = key.partition(":")
-    tool, arg = _REREAD.get(table, ("get_user", "user_id"))
+    tool, arg = DOMAINS[domain].reread.get(table, ("get_user", "user_id"))
     return render_call(tool, {arg: ident})
 
 
@@ -72,42 +65,26 @@ def finish_action(view: dict[str, Any]) -> str:
     return render_call("finish", {"answer": DONE_ANSWER})
 
 
-_planners = threading.local()
-
-
-def _planner() -> ModuleType:
-    """A host-side copy of the sandbox's tool server, to plan each task's reference solution.
-
-    One copy per thread: the server keeps its session (and SQLite connections, which belong to
-    the thread that opened them) in module globals, so threads must not share a copy.
-    """
-    mod = getattr(_planners, "module", None)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location("agentgym_tooluse_planner", Path(__file__).with_name("backend.py"))
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        _planners.module = mod
-    return mod
-
-
 def _solution(domain: str, sc: Any, lookups: list[tuple[str, list[str]]]) -> tuple[str, ...]:
     """The reference actions when nothing goes wrong: read, act, re-read what was written, finish."""
-    planner = _planner()
-    view = planner.setup(domain, sc.tables, sc.today, sc.intents, in_memory=True)["view"]
+    session = engine.Session(domain, sc.tables, sc.today, sc.intents)  # in memory, this thread's own
+    try:
+        view = session.oracle_view()
+    finally:
+        session.close()
     writes = [w for w in view["writes"] if not w["done"]]
     actions = [a for a, _ in lookups] + [render_call(w["tool"], w["args"]) for w in writes]
     targets = list(dict.fromkeys(w["target"] for w in writes))
     if len(targets) == 1:
-        actions.append(reread_action(targets[0], lookups))
+        actions.append(reread_action(domain, targets[0], lookups))
     elif targets:
-        actions.append(sc.verify_action)
+        actions.append(render_call(*sc.verify_call))
     return (*actions, finish_action(view))
 
 
 def observation_header(domain: str, today: str) -> str:
-    mod = DOMAINS[domain]
-    return f"{mod.ROLE} Today is {today}.\n\nPolicy:\n{mod.POLICY}\n\n{GRAMMAR_HINT}"
+    d = DOMAINS[domain]
+    return f"{d.role} Today is {today}.\n\nPolicy:\n{d.policy}\n\n{GRAMMAR_HINT}"
 
 
 class ToolUseTasks(TaskSet):
@@ -160,9 +137,9 @@ def _build(task_id: str) -> Task:
     sc = t.build(random.Random(stable_hash(task_id)))
     header = observation_header(t.domain, sc.today)
     instruction = f"{header}\n\nCustomer: {sc.request}"
-    subtasks = tuple(f"lookup:{action.split('(')[0]}:{i}" for i, (action, _) in enumerate(sc.lookups))
+    subtasks = tuple(f"lookup:{tool}:{i}" for i, ((tool, _), _) in enumerate(sc.lookups))
     subtasks += tuple(f"write:{i}:{it['op']}" for i, it in enumerate(sc.intents) if t.tier != "refusal")
-    lookups = [(canonical(t.domain, a), list(keys)) for a, keys in sc.lookups]
+    lookups = [(canonical(t.domain, render_call(*call)), list(keys)) for call, keys in sc.lookups]
     solution = _solution(t.domain, sc, lookups)  # the env's oracle is state-aware; this is its fault-free path
     return Task(
         task_id=task_id,
@@ -180,7 +157,7 @@ def _build(task_id: str) -> Task:
             "request": sc.request,
             "intents": sc.intents,
             "lookups": [[a, keys] for a, keys in lookups],
-            "verify_action": sc.verify_action,
+            "verify_action": render_call(*sc.verify_call),
             "hints": sc.hints,
         },
     )

@@ -1,65 +1,101 @@
-"""The ToolUse domains: what a domain declares, and the registry of domains.
+"""The ToolUse domains: the registry, and each domain as the host sees it.
 
-A domain is a module with a written policy, typed tool specs (`agentgym.actions.ToolSpec`,
-rendered as OpenAI-style JSON schemas by ``help``), request templates that build a seeded world
-plus the intents the verifier checks, and the menu of candidate tool calls a small policy picks
-from.
+A domain is one stdlib-only module in this folder that runs both here and in the sandbox, on the
+generic engine (`agentgym.envs.tooluse.engine`). It declares, by these names:
+
+- ``NAME``, ``ROLE`` and ``POLICY`` (the written policy shown to the agent; its numbers are the
+  module's constants, which the tools and solver use too);
+- ``SCHEMA`` (SQLite tables; primary keys are read from it) and, optionally, ``RECORD_PARTS``
+  (rows of other tables that belong to a record, such as an order's lines);
+- ``TOOLS``: functions ``fn(ctx, arg: Arg(...), ...)`` declared with ``@tool(description)``; the
+  signature is the spec, rendered here as `agentgym.actions.ToolSpec` (argument checks, ``help``,
+  JSON schemas);
+- ``solve(db, today, intent)``, the policy as a solver, and ``drifts(db, intents)``, what other
+  actors may change;
+- ``TEMPLATES`` (request templates building a seeded `Scenario`), ``menu(known, hints)`` (candidate
+  calls for the numeric view), ``ENTITIES`` and ``REREAD`` (which result fields name entities, and
+  how to read a record again).
+
+Adding a domain: write ``domains/<name>.py`` and add its name to `NAMES`.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import importlib.util
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-__all__ = ["Scenario", "Template", "Known", "DOMAINS"]
+from agentgym.actions import Param, ToolSpec, render_call
+
+__all__ = ["NAMES", "DOMAINS", "Domain", "SOURCES", "ENGINE_MODULE", "engine", "Known", "Scenario", "Template"]
+
+NAMES = ("retail", "travel")
+"""The registered domains, in the order their templates are listed."""
+
+_HERE = Path(__file__).resolve().parent
+ENGINE_MODULE = "agentgym_tooluse_engine"
+"""The in-sandbox name of the engine, whose functions (setup, call_tool, drift, oracle_view, verify) the env calls."""
+_FILES = ((ENGINE_MODULE, _HERE.parent / "engine.py"),
+          *((f"{ENGINE_MODULE.removesuffix('engine')}{name}", _HERE / f"{name}.py") for name in NAMES))
+SOURCES: tuple[tuple[str, str], ...] = tuple((name, path.read_text()) for name, path in _FILES)
+"""(module name, source) pairs, in the order the step server loads them: the engine, then each domain."""
 
 
-@dataclass
-class Scenario:
-    """What a template builds from a seed: the world, the request, and what success means.
+def _load() -> dict[str, ModuleType]:
+    """The engine and domain files loaded in this process under their in-sandbox names (once, at import)."""
+    out = {}
+    for name, path in _FILES:
+        mod = sys.modules.get(name)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+        out[name] = mod
+    return out
 
-    ``intents`` are declarative goals the sandbox's policy solver turns into expected writes;
-    ``lookups`` are (action, record keys) pairs a careful agent reads before acting; ``hints``
-    feed the menu with strings the request mentions (addresses, search queries, routes).
-    """
 
-    tables: dict[str, list[dict[str, Any]]]
-    today: str
-    request: str
-    intents: list[dict[str, Any]]
-    lookups: list[tuple[str, list[str]]]
-    verify_action: str
-    hints: dict[str, Any] = field(default_factory=dict)
+_MODULES = _load()
+engine: ModuleType = _MODULES[ENGINE_MODULE]
+"""The engine, loaded here: tasks plan their reference solutions with its `Session`."""
+Known = engine.Known
+Scenario = engine.Scenario
+Template = engine.Template
+
+
+def _spec(t: Any) -> ToolSpec:
+    params = tuple(Param(name, arg.type, arg.description, required=required, enum=arg.enum)
+                   for name, arg, required in t.params)
+    return ToolSpec(t.name, t.description, params, writes=t.writes)
 
 
 @dataclass(frozen=True)
-class Template:
-    """A request template; ``heldout`` templates only ever appear in the ``heldout`` split."""
+class Domain:
+    """One domain as the host uses it: its texts, tool specs, templates and menu."""
 
     name: str
-    domain: str
-    tier: str  # "single" | "multi" | "refusal"
-    build: Callable[[random.Random], Scenario]
-    heldout: bool = False
+    role: str
+    policy: str
+    tools: tuple[ToolSpec, ...]
+    templates: tuple[Any, ...]
+    entities: tuple[tuple[str, str], ...]
+    reread: Mapping[str, tuple[str, str]]
+    module: ModuleType
+
+    def menu(self, known: Any, hints: Mapping[str, Any]) -> list[str]:
+        """Candidate actions built from what the agent has seen, most useful first."""
+        return [render_call(tool, args) for tool, args in self.module.menu(known, hints)]
+
+    @classmethod
+    def of(cls, module: ModuleType) -> Domain:
+        return cls(module.NAME, module.ROLE, module.POLICY, tuple(_spec(t) for t in module.TOOLS), module.TEMPLATES,
+                   module.ENTITIES, module.REREAD, module)
 
 
-@dataclass
-class Known:
-    """Entities the agent has seen in tool results this episode, for the admissible menu."""
-
-    ids: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
-
-    def add(self, kind: str, ident: str, data: Mapping[str, Any]) -> None:
-        self.ids.setdefault(kind, {}).setdefault(ident, {}).update(data)
-
-    def of(self, kind: str) -> dict[str, dict[str, Any]]:
-        return self.ids.get(kind, {})
-
-
-# imported last: the domain modules import the types above
-from agentgym.envs.tooluse.domains import retail, travel  # noqa: E402
-
-DOMAINS: Mapping[str, Any] = {"retail": retail, "travel": travel}
-"""Domain name -> module with NAME, ROLE, POLICY, TOOLS, TEMPLATES and menu()."""
+DOMAINS: Mapping[str, Domain] = {name: Domain.of(engine.domain(name)) for name in NAMES}
+"""Domain name -> `Domain`."""

@@ -1,7 +1,8 @@
 """Travel domain: an airline's reservations desk — book, cancel and change flights.
 
 Each task seeds a flight schedule, customers with cards and travel certificates, and their
-bookings. The policy below is shown to the agent; the tools do not enforce it.
+bookings. The policy below is shown to the agent; the tools do not enforce it, the solver does.
+Stdlib only: this module also runs in the sandbox (see `agentgym.envs.tooluse.engine`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,32 @@ import datetime
 import random
 from typing import Any
 
-from agentgym.actions import Param, ToolSpec, render_call
-from agentgym.envs.tooluse.domains import Known, Scenario, Template
-
-__all__ = ["NAME", "ROLE", "POLICY", "TOOLS", "TEMPLATES", "menu"]
+from agentgym_tooluse_engine import (
+    Arg,
+    Call,
+    Known,
+    Scenario,
+    Template,
+    ToolError,
+    calculate,
+    find_user_by_email,
+    iso_date,
+    money,
+    one,
+    payment_methods,
+    refund_to_method,
+    rows,
+    tool,
+)
 
 NAME = "travel"
 ROLE = "You are a reservations agent for Aster Air."
-POLICY = """\
+CANCEL_NOTICE_DAYS = 2
+CABINS = ("basic", "economy", "business")
+MAX_PASSENGERS = 9
+POLICY = f"""\
 1. Identify the customer by email first and act only on that customer's bookings.
-2. A booking can be cancelled only if its flight departs at least 2 days after today. Basic economy
+2. A booking can be cancelled only if its flight departs at least {CANCEL_NOTICE_DAYS} days after today. Basic economy
    bookings cannot be cancelled unless the customer is a gold member. A cancellation refunds the total.
 3. A booking can be moved to another flight on the same route only if it is not basic economy and its
    flight has not departed; the cabin and passengers stay the same.
@@ -28,29 +45,262 @@ POLICY = """\
 5. A travel certificate can pay for a booking only if its balance covers the whole fare.
 6. If the policy forbids a request, change nothing and tell the customer you cannot do it."""
 
-_USER = Param("user_id", "string", "customer id, e.g. U1234")
-_BOOKING = Param("booking_id", "string", "booking id")
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("find_user_by_email", "Find a customer by email address.", (Param("email", "string", "email address"),)),
-    ToolSpec("get_user", "A customer's profile, membership tier, payment methods and booking ids.", (_USER,)),
-    ToolSpec("list_bookings", "A customer's bookings with route, date, cabin, passengers, status and total.", (_USER,)),
-    ToolSpec("get_booking", "One booking in full, with its flight.", (_BOOKING,)),
-    ToolSpec("search_flights", "Flights on a route and date with fares per cabin and seats left.", (
-        Param("origin", "string", "3-letter airport code"), Param("destination", "string", "3-letter airport code"),
-        Param("date", "string", "YYYY-MM-DD"))),
-    ToolSpec("get_flight", "One flight: route, date, departure time, status, fares, seats left.", (
-        Param("flight_id", "string", "flight number, e.g. AG123"),)),
-    ToolSpec("book_flight", "Book a flight for a customer and charge a payment method.", (
-        _USER, Param("flight_id", "string", "flight number"),
-        Param("cabin", "string", "cabin", enum=("basic", "economy", "business")),
-        Param("passengers", "integer", "number of travellers, 1-9"),
-        Param("payment_method_id", "string", "the customer's payment method")), writes=True),
-    ToolSpec("cancel_booking", "Cancel a booking and refund its total to the payment method.", (_BOOKING,), writes=True),
-    ToolSpec("change_flight", "Move a booking to another flight on the same route; the fare is recomputed.", (
-        _BOOKING, Param("new_flight_id", "string", "flight number to move to")), writes=True),
-    ToolSpec("calculate", "Evaluate arithmetic, e.g. 2*189.50.", (Param("expression", "string", "arithmetic"),)),
+SCHEMA = """
+CREATE TABLE users(user_id TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, tier TEXT NOT NULL);
+CREATE TABLE payment_methods(pm_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, kind TEXT NOT NULL,
+                             label TEXT NOT NULL, balance_cents INTEGER);
+CREATE TABLE flights(flight_id TEXT PRIMARY KEY, origin TEXT NOT NULL, destination TEXT NOT NULL,
+                     date TEXT NOT NULL, depart TEXT NOT NULL, status TEXT NOT NULL,
+                     price_basic_cents INTEGER NOT NULL, price_economy_cents INTEGER NOT NULL,
+                     price_business_cents INTEGER NOT NULL, seats_left INTEGER NOT NULL);
+CREATE TABLE bookings(booking_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, flight_id TEXT NOT NULL,
+                      cabin TEXT NOT NULL, passengers INTEGER NOT NULL, status TEXT NOT NULL,
+                      booked TEXT NOT NULL, pm_id TEXT NOT NULL, total_cents INTEGER NOT NULL);
+CREATE TABLE refunds(refund_id TEXT PRIMARY KEY, booking_id TEXT NOT NULL, pm_id TEXT NOT NULL,
+                     amount_cents INTEGER NOT NULL);
+"""
+ENTITIES = (("booking_id", "booking"), ("flight_id", "flight"), ("payment_method_id", "payment_method"),
+            ("user_id", "user"))
+"""Which entity kind an id field in a tool result names (first match wins), for the menu."""
+REREAD = {"bookings": ("get_booking", "booking_id"), "flights": ("get_flight", "flight_id"),
+          "users": ("get_user", "user_id")}
+"""How to read one record of a table again: its get tool and argument."""
+
+
+def fare_cents(flight: dict[str, Any], cabin: str, passengers: int) -> int:
+    return flight["price_%s_cents" % cabin] * passengers
+
+
+# ---------------------------------------------------------------------------- tools
+USER = Arg("string", "customer id, e.g. U1234")
+BOOKING = Arg("string", "booking id")
+
+
+@tool("A customer's profile, membership tier, payment methods and booking ids.")
+def get_user(c, user_id: USER):
+    u = c.get("users", user_id, "customer")
+    c.ref("users", user_id)
+    bookings = [r["booking_id"] for r in rows(c.db, "SELECT booking_id FROM bookings WHERE user_id=? ORDER BY booked, booking_id", user_id)]
+    return {"user_id": user_id, "name": u["name"], "email": u["email"], "tier": u["tier"],
+            "payment_methods": payment_methods(c, user_id), "bookings": bookings}
+
+
+def _flight(f):
+    return {"flight_id": f["flight_id"], "origin": f["origin"], "destination": f["destination"], "date": f["date"],
+            "depart": f["depart"], "status": f["status"], "seats_left": f["seats_left"],
+            "prices": {cab: money(f["price_%s_cents" % cab]) for cab in CABINS}}
+
+
+@tool("A customer's bookings with route, date, cabin, passengers, status and total.")
+def list_bookings(c, user_id: USER):
+    c.get("users", user_id, "customer")
+    out = []
+    for b in rows(c.db, "SELECT b.*, f.origin, f.destination, f.date, f.depart FROM bookings b JOIN flights f "
+                        "ON f.flight_id=b.flight_id WHERE b.user_id=? ORDER BY f.date, f.depart, b.booking_id", user_id):
+        c.ref("bookings", b["booking_id"])
+        out.append({"booking_id": b["booking_id"], "flight_id": b["flight_id"], "origin": b["origin"],
+                    "destination": b["destination"], "date": b["date"], "depart": b["depart"], "cabin": b["cabin"],
+                    "passengers": b["passengers"], "status": b["status"], "total": money(b["total_cents"])})
+    return {"user_id": user_id, "bookings": out}
+
+
+@tool("One booking in full, with its flight.")
+def get_booking(c, booking_id: BOOKING):
+    b = c.get("bookings", booking_id, "booking")
+    c.ref("bookings", booking_id)
+    f = c.get("flights", b["flight_id"], "flight")
+    c.ref("flights", b["flight_id"])
+    return {"booking_id": booking_id, "user_id": b["user_id"], "status": b["status"], "cabin": b["cabin"],
+            "passengers": b["passengers"], "booked": b["booked"], "payment_method_id": b["pm_id"],
+            "total": money(b["total_cents"]), "flight": _flight(f)}
+
+
+@tool("Flights on a route and date with fares per cabin and seats left.")
+def search_flights(c, origin: Arg("string", "3-letter airport code"), destination: Arg("string", "3-letter airport code"),
+                   date: Arg("string", "YYYY-MM-DD")):
+    try:
+        iso_date(date)
+    except ValueError:
+        raise ToolError("bad_args", "date must be YYYY-MM-DD, got %r" % date) from None
+    found = rows(c.db, "SELECT * FROM flights WHERE origin=? AND destination=? AND date=? ORDER BY depart, flight_id",
+                 origin.strip().upper(), destination.strip().upper(), date)
+    for f in found:
+        c.ref("flights", f["flight_id"])
+    return {"origin": origin.upper(), "destination": destination.upper(), "date": date,
+            "flights": [_flight(f) for f in found]}
+
+
+@tool("One flight: route, date, departure time, status, fares, seats left.")
+def get_flight(c, flight_id: Arg("string", "flight number, e.g. AG123")):
+    f = c.get("flights", flight_id, "flight")
+    c.ref("flights", flight_id)
+    return _flight(f)
+
+
+@tool("Book a flight for a customer and charge a payment method.", writes=True)
+def book_flight(c, user_id: USER, flight_id: Arg("string", "flight number"), cabin: Arg("string", "cabin", enum=CABINS),
+                passengers: Arg("integer", f"number of travellers, 1-{MAX_PASSENGERS}"),
+                payment_method_id: Arg("string", "the customer's payment method")):
+    c.get("users", user_id, "customer")
+    f = c.get("flights", flight_id, "flight")
+    if cabin not in CABINS:
+        raise ToolError("bad_args", "cabin must be one of %s" % (CABINS,))
+    if not 1 <= passengers <= MAX_PASSENGERS:
+        raise ToolError("bad_args", "passengers must be between 1 and %d" % MAX_PASSENGERS)
+    pm = c.get("payment_methods", payment_method_id, "payment method")
+    if pm["user_id"] != user_id:
+        raise ToolError("conflict", "payment method %s does not belong to %s" % (payment_method_id, user_id))
+    if f["status"] != "scheduled":
+        raise ToolError("conflict", "flight %s is %s" % (flight_id, f["status"]))
+    if f["seats_left"] < passengers:
+        raise ToolError("conflict", "flight %s has only %d seat(s) left" % (flight_id, f["seats_left"]))
+    booking_id = "%s-%s" % (flight_id, user_id)
+    if one(c.db, "SELECT 1 AS x FROM bookings WHERE booking_id=?", booking_id):
+        raise ToolError("conflict", "%s already holds booking %s on this flight" % (user_id, booking_id))
+    total = fare_cents(f, cabin, passengers)
+    c.update("flights", flight_id, {"seats_left": f["seats_left"] - passengers})
+    if pm["balance_cents"] is not None:
+        c.update("payment_methods", payment_method_id, {"balance_cents": pm["balance_cents"] - total})
+    c.insert("bookings", {"booking_id": booking_id, "user_id": user_id, "flight_id": flight_id, "cabin": cabin,
+                          "passengers": passengers, "status": "confirmed", "booked": c.today.isoformat(),
+                          "pm_id": payment_method_id, "total_cents": total}, target=True)
+    return {"booking_id": booking_id, "flight_id": flight_id, "cabin": cabin, "passengers": passengers,
+            "total": money(total), "payment_method_id": payment_method_id, "status": "confirmed"}
+
+
+@tool("Cancel a booking and refund its total to the payment method.", writes=True)
+def cancel_booking(c, booking_id: BOOKING):
+    b = c.get("bookings", booking_id, "booking")
+    if b["status"] == "cancelled":
+        raise ToolError("conflict", "booking %s is already cancelled" % booking_id)
+    f = c.get("flights", b["flight_id"], "flight")
+    c.update("flights", f["flight_id"], {"seats_left": f["seats_left"] + b["passengers"]})
+    refund_id = "RF-%s" % booking_id
+    c.insert("refunds", {"refund_id": refund_id, "booking_id": booking_id, "pm_id": b["pm_id"],
+                         "amount_cents": b["total_cents"]})
+    refund_to_method(c, b["pm_id"], b["total_cents"])
+    c.update("bookings", booking_id, {"status": "cancelled"}, target=True)
+    return {"booking_id": booking_id, "status": "cancelled",
+            "refund": {"amount": money(b["total_cents"]), "payment_method_id": b["pm_id"]}}
+
+
+@tool("Move a booking to another flight on the same route; the fare is recomputed.", writes=True)
+def change_flight(c, booking_id: BOOKING, new_flight_id: Arg("string", "flight number to move to")):
+    b = c.get("bookings", booking_id, "booking")
+    if b["status"] == "cancelled":
+        raise ToolError("conflict", "booking %s is cancelled" % booking_id)
+    new = c.get("flights", new_flight_id, "flight")
+    old = c.get("flights", b["flight_id"], "flight")
+    if new_flight_id == b["flight_id"]:
+        raise ToolError("bad_args", "booking %s is already on flight %s" % (booking_id, new_flight_id))
+    if (new["origin"], new["destination"]) != (old["origin"], old["destination"]):
+        raise ToolError("conflict", "flight %s flies %s-%s, not the booking's route %s-%s" % (
+            new_flight_id, new["origin"], new["destination"], old["origin"], old["destination"]))
+    if new["status"] != "scheduled":
+        raise ToolError("conflict", "flight %s is %s" % (new_flight_id, new["status"]))
+    if new["seats_left"] < b["passengers"]:
+        raise ToolError("conflict", "flight %s has only %d seat(s) left" % (new_flight_id, new["seats_left"]))
+    total = fare_cents(new, b["cabin"], b["passengers"])
+    c.update("flights", old["flight_id"], {"seats_left": old["seats_left"] + b["passengers"]})
+    c.update("flights", new_flight_id, {"seats_left": new["seats_left"] - b["passengers"]})
+    c.update("bookings", booking_id, {"flight_id": new_flight_id, "total_cents": total}, target=True)
+    return {"booking_id": booking_id, "flight_id": new_flight_id, "date": new["date"], "depart": new["depart"],
+            "total": money(total)}
+
+
+TOOLS = (
+    tool("Find a customer by email address.")(find_user_by_email), get_user, list_bookings, get_booking,
+    search_flights, get_flight, book_flight, cancel_booking, change_flight,
+    tool("Evaluate arithmetic, e.g. 2*189.50.")(calculate),
 )
 
+
+# ---------------------------------------------------------------------------- policy solver and drift
+def _route_flights(db, origin, destination, day, passengers, exclude=None):
+    found = rows(db, "SELECT * FROM flights WHERE origin=? AND destination=? AND date=? AND status='scheduled' "
+                     "AND seats_left>=? ORDER BY depart, flight_id", origin, destination, day, passengers)
+    return [f for f in found if f["flight_id"] != exclude]
+
+
+def solve(db, today, it):
+    """One intent under the policy: (allowed, why not, writes, target record, amount for the answer)."""
+    op = it["op"]
+    if op == "cancel_booking":
+        b = one(db, "SELECT * FROM bookings WHERE booking_id=?", it["booking_id"])
+        f = one(db, "SELECT * FROM flights WHERE flight_id=?", b["flight_id"])
+        u = one(db, "SELECT * FROM users WHERE user_id=?", b["user_id"])
+        target = "bookings:%s" % b["booking_id"]
+        days = (iso_date(f["date"]) - today).days
+        if b["status"] != "confirmed":
+            return False, "booking %s is %s" % (b["booking_id"], b["status"]), [], target, None
+        if days < CANCEL_NOTICE_DAYS:
+            return False, "flight %s departs in %d day(s); cancellations need %d days' notice" % (
+                f["flight_id"], days, CANCEL_NOTICE_DAYS), [], target, None
+        if b["cabin"] == "basic" and u["tier"] != "gold":
+            return False, "basic economy bookings cannot be cancelled (the customer is not a gold member)", [], target, None
+        return True, "", [("cancel_booking", {"booking_id": b["booking_id"]})], target, b["total_cents"]
+    if op == "change":
+        b = one(db, "SELECT * FROM bookings WHERE booking_id=?", it["booking_id"])
+        f = one(db, "SELECT * FROM flights WHERE flight_id=?", b["flight_id"])
+        target = "bookings:%s" % b["booking_id"]
+        if b["cabin"] == "basic":
+            return False, "basic economy bookings cannot be changed", [], target, None
+        if b["status"] != "confirmed" or iso_date(f["date"]) < today or f["status"] != "scheduled":
+            return False, "booking %s can no longer be changed" % b["booking_id"], [], target, None
+        options = _route_flights(db, f["origin"], f["destination"], it["date"], b["passengers"], exclude=f["flight_id"])
+        if not options:
+            return False, "no flight %s-%s on %s has %d seat(s) left" % (
+                f["origin"], f["destination"], it["date"], b["passengers"]), [], target, None
+        new = options[0] if it.get("select", "earliest") == "earliest" else options[-1]
+        total = fare_cents(new, b["cabin"], b["passengers"])
+        return True, "", [("change_flight", {"booking_id": b["booking_id"], "new_flight_id": new["flight_id"]})], target, total
+    if op == "book":
+        options = _route_flights(db, it["origin"], it["destination"], it["date"], it["passengers"])
+        if not options:
+            return False, "no flight %s-%s on %s has %d seat(s) left" % (
+                it["origin"], it["destination"], it["date"], it["passengers"]), [], None, None
+        cab = it["cabin"]
+        best = min(options, key=lambda f: (f["price_%s_cents" % cab], f["depart"], f["flight_id"]))
+        total = fare_cents(best, cab, it["passengers"])
+        pm = one(db, "SELECT * FROM payment_methods WHERE user_id=? AND kind=? ORDER BY pm_id", it["user_id"], it["pay"])
+        target = "bookings:%s-%s" % (best["flight_id"], it["user_id"])
+        if pm["balance_cents"] is not None and pm["balance_cents"] < total:
+            return False, "the travel certificate's balance %.2f does not cover the fare %.2f" % (
+                money(pm["balance_cents"]), money(total)), [], "payment_methods:%s" % pm["pm_id"], None
+        args = {"user_id": it["user_id"], "flight_id": best["flight_id"], "cabin": cab,
+                "passengers": it["passengers"], "payment_method_id": pm["pm_id"]}
+        return True, "", [("book_flight", args)], target, total
+    raise ValueError("unknown travel intent %r" % op)
+
+
+def drifts(db, intents):
+    """What other actors may change mid-episode: (table, id, fields, what the agent is told)."""
+    out = []
+    routes = set()
+    for it in intents:
+        if it["op"] == "book":
+            routes.add((it["origin"], it["destination"], it["date"]))
+        elif it["op"] == "change":
+            f = one(db, "SELECT f.* FROM flights f JOIN bookings b ON b.flight_id=f.flight_id WHERE b.booking_id=?",
+                    it["booking_id"])
+            routes.add((f["origin"], f["destination"], it["date"]))
+        else:
+            b = one(db, "SELECT * FROM bookings WHERE booking_id=?", it["booking_id"])
+            out.append(("flights", b["flight_id"], {"depart": "23:55"},
+                        "the airline retimed flight %s" % b["flight_id"]))
+    for origin, dest, day in sorted(routes):
+        for f in rows(db, "SELECT * FROM flights WHERE origin=? AND destination=? AND date=? ORDER BY flight_id",
+                      origin, dest, day):
+            out.append(("flights", f["flight_id"], {"seats_left": 0}, "flight %s sold out" % f["flight_id"]))
+            out.append(("flights", f["flight_id"], {
+                "price_basic_cents": f["price_basic_cents"] + 4000,
+                "price_economy_cents": f["price_economy_cents"] + 5000,
+                "price_business_cents": f["price_business_cents"] + 9000,
+            }, "the airline raised the fares on flight %s" % f["flight_id"]))
+    return out
+
+
+# ---------------------------------------------------------------------------- the seeded world
 AIRPORTS = {"SFO": "San Francisco", "JFK": "New York", "LAX": "Los Angeles", "ORD": "Chicago", "SEA": "Seattle",
             "BOS": "Boston", "DEN": "Denver", "ATL": "Atlanta", "MIA": "Miami", "AUS": "Austin"}
 FIRST = ["Hana", "Marco", "Elif", "Tomas", "Grace", "Yusuf", "Ines", "Arjun", "Maya", "Leo", "Camila", "Oskar",
@@ -143,29 +393,29 @@ def _city(code: str) -> str:
     return f"{AIRPORTS[code]} ({code})"
 
 
-def _intro(rng: random.Random, air: _Airline) -> tuple[str, list[tuple[str, list[str]]], list[str]]:
+def _intro(rng: random.Random, air: _Airline) -> tuple[str, list[tuple[Call, list[str]]], list[Call]]:
     u = air.focus()
-    find = render_call("find_user_by_email", {"email": u["email"]})
-    decoy = render_call("find_user_by_email", {"email": air.users[1]["email"]})
+    find = ("find_user_by_email", {"email": u["email"]})
+    decoy = ("find_user_by_email", {"email": air.users[1]["email"]})
     return f"{u['name']} ({u['email']})", [(find, [f"users:{u['user_id']}"])], [find, decoy]
 
 
-def _bookings_lookup(air: _Airline) -> tuple[str, list[str]]:
+def _bookings_lookup(air: _Airline) -> tuple[Call, list[str]]:
     u = air.focus()
-    return (render_call("list_bookings", {"user_id": u["user_id"]}),
+    return (("list_bookings", {"user_id": u["user_id"]}),
             [f"bookings:{b['booking_id']}" for b in air.bookings if b["user_id"] == u["user_id"]])
 
 
-def _user_lookup(air: _Airline) -> tuple[str, list[str]]:
+def _user_lookup(air: _Airline) -> tuple[Call, list[str]]:
     u = air.focus()
-    return (render_call("get_user", {"user_id": u["user_id"]}),
+    return (("get_user", {"user_id": u["user_id"]}),
             [f"users:{u['user_id']}"] + [f"payment_methods:{p['pm_id']}" for p in air.pms if p["user_id"] == u["user_id"]])
 
 
-def _search(air: _Airline, origin: str, dest: str, date: str) -> tuple[str, list[str]]:
+def _search(air: _Airline, origin: str, dest: str, date: str) -> tuple[Call, list[str]]:
     keys = [f"flights:{f['flight_id']}" for f in air.flights
             if (f["origin"], f["destination"], f["date"]) == (origin, dest, date)]
-    return render_call("search_flights", {"origin": origin, "destination": dest, "date": date}), keys
+    return ("search_flights", {"origin": origin, "destination": dest, "date": date}), keys
 
 
 def _other_trip(air: _Airline, avoid: set[str]) -> None:
@@ -176,12 +426,12 @@ def _other_trip(air: _Airline, avoid: set[str]) -> None:
     air.book(air.focus(), f, rng.choice(["economy", "business"]), rng.randint(1, 2))
 
 
-def _get(booking_id: str) -> str:
-    return render_call("get_booking", {"booking_id": booking_id})
+def _get(booking_id: str) -> Call:
+    return ("get_booking", {"booking_id": booking_id})
 
 
-def _scenario(air: _Airline, request: str, intents: list[dict[str, Any]], lookups: list[tuple[str, list[str]]],
-              verify: str, hints: dict[str, Any]) -> Scenario:
+def _scenario(air: _Airline, request: str, intents: list[dict[str, Any]], lookups: list[tuple[Call, list[str]]],
+              verify: Call, hints: dict[str, Any]) -> Scenario:
     return Scenario(air.tables(), air.today.isoformat(), request, intents, lookups, verify, hints)
 
 
@@ -271,7 +521,7 @@ def cancel_round_trip(rng: random.Random) -> Scenario:
     intents = [{"op": "cancel_booking", "booking_id": b1["booking_id"]},
                {"op": "cancel_booking", "booking_id": b2["booking_id"]}]
     return _scenario(air, request, intents, lookups + [_bookings_lookup(air)],
-                     render_call("list_bookings", {"user_id": u["user_id"]}), {"openers": openers})
+                     ("list_bookings", {"user_id": u["user_id"]}), {"openers": openers})
 
 
 def book_round_trip(rng: random.Random) -> Scenario:
@@ -291,7 +541,7 @@ def book_round_trip(rng: random.Random) -> Scenario:
                dict(base, op="book", origin=d, destination=o, date=back)]
     lookups += [_user_lookup(air), _search(air, o, d, go), _search(air, d, o, back)]
     hints = {"openers": openers, "searches": [[o, d, go], [d, o, back]], "cabins": ["economy"], "passengers": [n]}
-    return _scenario(air, request, intents, lookups, render_call("list_bookings", {"user_id": u["user_id"]}), hints)
+    return _scenario(air, request, intents, lookups, ("list_bookings", {"user_id": u["user_id"]}), hints)
 
 
 def refuse_cancel_basic(rng: random.Random) -> Scenario:
@@ -343,27 +593,27 @@ TEMPLATES: tuple[Template, ...] = (
 
 
 # ---------------------------------------------------------------------------- menu
-def menu(known: Known, hints: dict[str, Any]) -> list[str]:
+def menu(known: Known, hints: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """Candidate calls built from what the agent has seen, most useful first (decoys included)."""
-    out: list[str] = list(hints.get("openers", ()))
+    out: list[tuple[str, dict[str, Any]]] = list(hints.get("openers", ()))
     users, bookings, flights, pms = known.of("user"), known.of("booking"), known.of("flight"), known.of("payment_method")
     for uid in users:
-        out += [render_call("list_bookings", {"user_id": uid}), render_call("get_user", {"user_id": uid})]
+        out += [("list_bookings", {"user_id": uid}), ("get_user", {"user_id": uid})]
     for origin, dest, date in hints.get("searches", ()):
-        out.append(render_call("search_flights", {"origin": origin, "destination": dest, "date": date}))
+        out.append(("search_flights", {"origin": origin, "destination": dest, "date": date}))
     for bid in bookings:
-        out.append(render_call("get_booking", {"booking_id": bid}))
+        out.append(("get_booking", {"booking_id": bid}))
     for bid, b in bookings.items():
-        out.append(render_call("cancel_booking", {"booking_id": bid}))
+        out.append(("cancel_booking", {"booking_id": bid}))
         for fid, f in flights.items():
             if (f.get("origin"), f.get("destination")) == (b.get("origin"), b.get("destination")) and fid != b.get("flight_id"):
-                out.append(render_call("change_flight", {"booking_id": bid, "new_flight_id": fid}))
+                out.append(("change_flight", {"booking_id": bid, "new_flight_id": fid}))
     for uid in users:
         mine = [pid for pid, pm in pms.items() if pm.get("user_id") == uid] or []
         for fid in flights:
             for cabin in hints.get("cabins", ()):
                 for n in hints.get("passengers", ()):
                     for pid in mine:
-                        out.append(render_call("book_flight", {"user_id": uid, "flight_id": fid, "cabin": cabin,
+                        out.append(("book_flight", {"user_id": uid, "flight_id": fid, "cabin": cabin,
                                                                "passengers": n, "payment_method_id": pid}))
     return out

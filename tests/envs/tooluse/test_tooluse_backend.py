@@ -1,31 +1,34 @@
-"""The sandbox-side tool server, imported on the host: policy edges, tool errors, versions, verifier.
+"""The sandbox-side tool engine and domains, run on the host: policy edges, tool errors, versions, verifier.
 
-backend.py is stdlib-only code that normally runs inside the step server; here it runs in a
-temporary folder so each policy boundary is checked on a hand-made database.
+engine.py and domains/*.py are stdlib-only code that normally runs inside the step server; here
+the engine's session lives in a temporary folder so each policy boundary is checked on a
+hand-made database.
 """
 
 from __future__ import annotations
 
 import datetime
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-import agentgym.envs.tooluse.env as tooluse_env
+from agentgym.envs.tooluse.domains import engine
 
 TODAY = "2025-06-30"
 
 
+def engine_in(folder, monkeypatch):
+    """The engine as the step server runs it, its workspace ``folder``; the session is dropped afterwards."""
+    monkeypatch.setattr(engine, "WORKSPACE", str(folder), raising=False)
+    monkeypatch.setattr(engine, "_session", None)
+    return engine
+
+
 @pytest.fixture
-def backend(tmp_path):
-    spec = importlib.util.spec_from_file_location("tooluse_backend_under_test",
-                                                  Path(tooluse_env.__file__).with_name("backend.py"))
-    mod = importlib.util.module_from_spec(spec)
-    mod.WORKSPACE = str(tmp_path)
-    spec.loader.exec_module(mod)
-    mod.WORKSPACE = str(tmp_path)
-    return mod
+def backend(tmp_path, monkeypatch):
+    yield engine_in(tmp_path, monkeypatch)
+    if engine._session is not None:
+        engine._session.close()
 
 
 def _shop(status="delivered", delivered="2025-06-10", category="electronics", price=10000, gift=True):

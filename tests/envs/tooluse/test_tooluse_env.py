@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.actions import render_call
-from agentgym.envs.tooluse.env import BACKEND_MODULE, MAX_MENU
+from agentgym.envs.tooluse.env import ENGINE_MODULE, MAX_MENU
 from support.docker import require_docker
 
 IMAGE = ToolUseEnv.image
@@ -174,7 +174,7 @@ def test_oracle_survives_random_faults_of_every_kind_through_the_wrappers(env):
 # ---------------------------------------------------------------------------- drift and stale records
 def _ship_target(env) -> str:
     """Another actor ships the target order (the first drift candidate of a cancel task)."""
-    what = env.sandbox.call(BACKEND_MODULE, "drift", pick=0, protect=[])
+    what = env.sandbox.call(ENGINE_MODULE, "drift", pick=0, protect=[])
     env.unwrapped._epoch += 1
     env.unwrapped._view = (env.unwrapped._epoch, what["view"])
     return what["what"]
@@ -214,7 +214,7 @@ def test_drift_never_touches_what_the_agent_wrote(env):
     assert any(k.startswith("orders:") for k in written) and any(k.startswith("products:") for k in written)
     drifted = set()
     for pick in range(30):
-        reply = env.sandbox.call(BACKEND_MODULE, "drift", pick=pick, protect=sorted(written))
+        reply = env.sandbox.call(ENGINE_MODULE, "drift", pick=pick, protect=sorted(written))
         if reply is None:
             break
         assert reply["key"] not in written

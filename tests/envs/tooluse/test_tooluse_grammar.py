@@ -8,7 +8,7 @@ from agentgym.actions import Call, GrammarError, check_args, parse_action, rende
 from agentgym.envs.tooluse.domains import DOMAINS
 from agentgym.envs.tooluse.grammar import finish_answer
 
-RETAIL = {s.name: s for s in DOMAINS["retail"].TOOLS}
+RETAIL = {s.name: s for s in DOMAINS["retail"].tools}
 
 
 @pytest.mark.parametrize(

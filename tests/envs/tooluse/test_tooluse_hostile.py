@@ -6,17 +6,14 @@ calculator that never returns); each now costs the agent its turn and leaves the
 
 from __future__ import annotations
 
-import importlib.util
 import time
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 import agentgym  # noqa: F401  (registers the ids)
-import agentgym.envs.tooluse.env as tooluse_env
 
-from test_tooluse_backend import TODAY, _shop  # noqa: E402
+from test_tooluse_backend import TODAY, _shop, engine_in  # noqa: E402
 
 DEEP = 900
 HOSTILE = [
@@ -67,28 +64,26 @@ def test_finish_with_a_non_finite_amount_is_scored_not_raised(env, answer):
 
 
 @pytest.fixture
-def backend(tmp_path):
-    spec = importlib.util.spec_from_file_location("tooluse_backend_hostile", Path(tooluse_env.__file__).with_name("backend.py"))
-    mod = importlib.util.module_from_spec(spec)
-    mod.WORKSPACE = str(tmp_path)
-    spec.loader.exec_module(mod)
-    mod.WORKSPACE = str(tmp_path)
+def backend(tmp_path, monkeypatch):
+    mod = engine_in(tmp_path, monkeypatch)
     intents = [{"op": "cancel", "order_id": "O1", "reason": "no longer needed"}]
     mod.setup("retail", _shop(status="pending", delivered=None), TODAY, intents)
-    return mod
+    yield mod
+    mod._session.close()
 
 
-def test_a_tool_past_its_time_limit_is_stopped(backend):
+def test_a_tool_past_its_time_limit_is_stopped(backend, monkeypatch):
     """The database work of one call is interrupted at TOOL_SECONDS (a pathological query)."""
-    backend.TOOL_SECONDS, backend.PROGRESS_OPCODES = 0.0, 1
+    monkeypatch.setattr(backend, "TOOL_SECONDS", 0.0)
+    monkeypatch.setattr(backend, "PROGRESS_OPCODES", 1)
     reply = backend.call_tool("get_order", {"order_id": "O1"})
     assert reply == {"ok": False, "error_kind": "timeout", "error": "get_order ran past 0 s and was stopped"}
-    backend.TOOL_SECONDS = 2.0
+    monkeypatch.setattr(backend, "TOOL_SECONDS", 2.0)
     assert backend.call_tool("get_order", {"order_id": "O1"})["ok"]  # the handler is gone afterwards
 
 
-def test_a_result_over_the_size_limit_is_refused(backend):
-    backend.MAX_RESULT_CHARS = 50
+def test_a_result_over_the_size_limit_is_refused(backend, monkeypatch):
+    monkeypatch.setattr(backend, "MAX_RESULT_CHARS", 50)
     reply = backend.call_tool("get_order", {"order_id": "O1"})
     assert reply["ok"] is False and reply["error_kind"] == "too_large" and "limit of 50" in reply["error"]
 

@@ -56,9 +56,9 @@ def test_tasks_need_composition_and_name_their_subtasks():
 
 def test_tools_are_typed_and_schemas_are_openai_shaped():
     for name, mod in DOMAINS.items():
-        assert 8 <= len(mod.TOOLS) <= 15, name
-        assert any(s.writes for s in mod.TOOLS) and any(s.name == "calculate" for s in mod.TOOLS)
-        for spec in mod.TOOLS:
+        assert 8 <= len(mod.tools) <= 15, name
+        assert any(s.writes for s in mod.tools) and any(s.name == "calculate" for s in mod.tools)
+        for spec in mod.tools:
             schema = tool_schema(spec)
             fn = schema["function"]
             assert schema["type"] == "function" and fn["name"] == spec.name and fn["description"]
