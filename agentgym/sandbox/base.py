@@ -42,6 +42,8 @@ BOOTSTRAP = (
     "g={'__name__':'agentgym_step_server'};exec(compile(s,'agentgym/sandbox/server.py','exec'),g);g['main'](c)"
 )
 WORKSPACE = "/workspace"
+AGENT_USER = (65534, 65534)  # uid, gid agent code runs as wherever we can choose (container, local as root)
+SERVICE_USER = (65533, 65533)  # family services (a browser): neither the agent nor the server
 MAGIC = b"\x00AG1"
 _HEADER = len(MAGIC) + 8
 _GRACE = 10.0  # seconds the server may take beyond a command's own timeout

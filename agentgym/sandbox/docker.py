@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed, SandboxTimeout
-from agentgym.sandbox.base import BOOTSTRAP, WORKSPACE, Sandbox, write_all
+from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVICE_USER, WORKSPACE, Sandbox, write_all
 from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
@@ -39,7 +39,6 @@ _CHANNEL_DIR = "/run/agentgym"
 # with none at all (a setuid to a non-zero uid clears them, no-new-privileges stops regaining them).
 SERVER_CAPS = ["SETUID", "SETGID", "KILL", "DAC_OVERRIDE", "FOWNER"]
 SCRATCH = ["/tmp", "/dev/shm", "/dev/mqueue"]
-SERVICE_USER = (65533, 65533)  # family services (a browser): neither the agent nor the server
 SERVICE_DIR = "/var/agentgym-service"  # their private writable folder, which resets leave alone
 _NUM_POOLS = 6
 _API_TIMEOUT = 120
@@ -136,7 +135,7 @@ class DockerSandbox(Sandbox):
         pids_limit: int = 256,
         workspace_size: str = "256m",
         tmp_size: str = "128m",
-        user: str = "65534:65534",  # the agent's uid:gid; the step server itself runs as root
+        user: str = "%d:%d" % AGENT_USER,  # the agent's uid:gid; the step server itself runs as root
         start_timeout: float = 60.0,
         labels: dict[str, str] | None = None,
         **_ignored: object,

@@ -1,8 +1,9 @@
 """The local backend: the step server as a host subprocess in a temporary folder.
 
 It exists for machines without a Docker engine. It limits memory, file size and processes with
-rlimits, but it is not isolation: commands run as the calling user with the host's network and
-filesystem. It says so once per process.
+rlimits, but it is not isolation: commands run with the host's network and filesystem, as the
+calling user, or as ``nobody`` (65534) when started as root, never as root. It says so once per
+process.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import time
 import warnings
 
 from agentgym.errors import SandboxCrashed, SandboxStartFailed, SandboxTimeout
-from agentgym.sandbox.base import BOOTSTRAP, Sandbox, write_all
+from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVICE_USER, Sandbox, write_all
 from agentgym.sandbox.watchdog import LOCAL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["LocalSandbox", "LocalSandboxWarning"]
@@ -29,6 +30,8 @@ class LocalSandboxWarning(UserWarning):
 
 
 _warned = False
+AGENT_PYTHON = "python3"  # what agent commands and the Coding verifier's harness run
+_agent_python_ok = False  # checked once per process (see _check_agent_python)
 
 
 class LocalSandbox(Sandbox):
@@ -59,13 +62,20 @@ class LocalSandbox(Sandbox):
         ensure_watchdog(process_start(os.getpid()))  # ends the server if we die while it is stopped
         self._root = tempfile.mkdtemp(prefix=f"{LOCAL_PREFIX}{os.getpid()}-")  # the watchdog finds it by pid
         self._workspace = os.path.join(self._root, "workspace")
-        os.makedirs(os.path.join(self._root, "tmp"))
-        os.makedirs(os.path.join(self._root, "service"))
+        as_root = os.geteuid() == 0
+        for name, owner in (("workspace", AGENT_USER), ("tmp", AGENT_USER), ("service", SERVICE_USER)):
+            os.makedirs(os.path.join(self._root, name), mode=0o700)
+            if as_root:  # each folder its user's alone; the root folder only searchable
+                os.chown(os.path.join(self._root, name), *owner)
+        if as_root:
+            os.chmod(self._root, 0o711)
         config = {
             "workspace": self._workspace,
             "container": False,
             "scratch": [os.path.join(self._root, "tmp")],  # the commands' TMPDIR and HOME
             "service_dir": os.path.join(self._root, "service"),
+            # as root, agent code runs as nobody and services as their own uid, as in a container
+            **({"agent": list(AGENT_USER), "service": list(SERVICE_USER)} if as_root else {}),
             # The server skips `site` (-S: half its start time on a machine with many .pth
             # hooks) but gets the host's import path, so loaded tool code can import pytest.
             "sys_path": [p for p in sys.path if p and os.path.isdir(p)],
@@ -76,7 +86,7 @@ class LocalSandbox(Sandbox):
             },
         }
         try:
-            self._err = open(os.path.join(self._root, "server.err"), "wb")
+            self._err = open(os.open(os.path.join(self._root, "server.err"), os.O_WRONLY | os.O_CREAT, 0o600), "wb")
             self._proc = subprocess.Popen(
                 [python, "-S", "-u", "-c", BOOTSTRAP],
                 stdin=subprocess.PIPE,
@@ -98,9 +108,26 @@ class LocalSandbox(Sandbox):
         self._rbuf = bytearray(1 << 18)  # reused: os.read(fd, big) would allocate per call
         try:
             self._handshake(config)
+            if as_root:
+                self._check_agent_python()
         except BaseException:
             self.close()
             raise
+
+    def _check_agent_python(self) -> None:
+        """As root, agent code (and the Coding verifier's harness) runs as nobody: a ``python3`` that
+        user cannot run would make every verification fail as if the agent had, so refuse to start."""
+        global _agent_python_ok
+        if _agent_python_ok:
+            return
+        result = self.run(f"{AGENT_PYTHON} -I -S -c pass", timeout=30)
+        if result.exit_code != 0:
+            raise SandboxStartFailed(
+                f"the local backend started as root runs agent code as uid {AGENT_USER[0]}, which cannot run "
+                f"{AGENT_PYTHON} ({result.text.strip()[:200]}). Install a python3 every user can run "
+                "(`apt-get install python3`), run as a non-root user, or use Docker: `python -m agentgym setup`."
+            )
+        _agent_python_ok = True
 
     @property
     def workspace(self) -> str:

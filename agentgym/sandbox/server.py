@@ -66,10 +66,10 @@ class Server:
         os.close(null_r)
         os.close(null_w)
         self.oom_fd = self.open_oom_toggle()
+        if not container:  # the agent's uid may be shared on a host: adopt every orphan instead, so
+            set_child_subreaper()  # setsid and double forks stay findable as our descendants
         if self.agent:
             self.become_agent()
-        else:  # no uid to sweep by: adopt every orphan instead, so setsid and double forks stay findable
-            set_child_subreaper()
 
     # -------------------------------------------------------------- identity
     def become_agent(self):
@@ -284,7 +284,8 @@ class Server:
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": "/tmp"}
         if not self.container:
             env["TMPDIR"] = env["HOME"] = os.path.join(os.path.dirname(self.workspace), "tmp")
-            env["PATH"] = os.path.dirname(sys.executable) + ":" + CHILD_PATH
+            if not self.agent or others_can_run(sys.executable):  # else the system's python3
+                env["PATH"] = os.path.dirname(sys.executable) + ":" + CHILD_PATH
         env.update(extra or {})
         return env
 
@@ -322,12 +323,13 @@ class Server:
         return proc
 
     def stop_services(self):
-        for proc in self.services:
-            self.kill_group(proc.pid)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
+        with self.privileged():  # they run as their own uid
+            for proc in self.services:
+                self.kill_group(proc.pid)
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
         self.services = []
 
     def kill_group(self, pgid):
@@ -343,7 +345,7 @@ class Server:
         self.pgids.clear()
         # every process of the agent's uid (container), or every descendant (local: we are their
         # subreaper), whatever group or session it moved to
-        sweep = self.kill_agent_processes if self.agent else self.kill_descendants
+        sweep = self.kill_agent_processes if self.container else self.kill_descendants
         any_killed = False
         with self.privileged():
             for _ in range(50):  # again while something is left: a fork bomb forks during a pass
@@ -353,7 +355,7 @@ class Server:
                 if not killed:
                     break
         self.reap()
-        if any_killed and self.agent:
+        if any_killed and self.container:
             self.wait_reaped()
 
     def wait_reaped(self, timeout=1.0):
@@ -770,7 +772,7 @@ class Server:
                         self.remove(os.path.join(folder, name))
                     except OSError:
                         pass
-        if self.agent:
+        if self.agent and self.container:  # on a host, other programs may run as that uid
             remove_sysv_ipc(self.agent[0])
 
     @staticmethod
@@ -793,7 +795,10 @@ class Server:
         module.__dict__["WORKSPACE"] = self.workspace
         module.__dict__["SERVICE_DIR"] = self.service_dir
         module.__dict__["start_service"] = self.start_service
-        exec(compile(source, "<agentgym:%s>" % name, "exec"), module.__dict__)
+        # On a host the interpreter's own files may be root's alone (a Python under /root): family
+        # code is ours, so it imports with root's rights there, before any agent code runs.
+        with contextlib.nullcontext() if self.container else self.privileged():
+            exec(compile(source, "<agentgym:%s>" % name, "exec"), module.__dict__)
         self.modules[name] = module
         sys.modules[name] = module
         return sorted(k for k in module.__dict__ if not k.startswith("_"))
@@ -878,6 +883,23 @@ def set_dumpable(flag):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, int(flag), 0, 0, 0)
     except (OSError, AttributeError, ImportError):
         pass
+
+
+def others_can_run(path):
+    """Whether a user with no special rights can execute ``path`` (every folder above it searchable)."""
+    path = os.path.realpath(path)
+    try:
+        if os.stat(path).st_mode & 0o005 != 0o005:
+            return False
+        parent = os.path.dirname(path)
+        while True:
+            if not os.stat(parent).st_mode & 0o001:
+                return False
+            if parent == os.path.dirname(parent):
+                return True
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False
 
 
 def set_child_subreaper():

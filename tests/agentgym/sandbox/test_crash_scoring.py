@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 import agentgym
@@ -9,17 +12,42 @@ from agentgym.errors import InfrastructureError
 from support.docker import require_docker
 
 
-def test_killing_the_local_server_is_the_agents_failure_and_reset_recovers():
-    """Locally the agent runs as the server's user and can kill it: that episode is scored, labelled."""
+def test_a_local_server_that_dies_during_the_agents_action_is_scored_and_reset_recovers(monkeypatch):
+    """Locally no engine or outside party is involved: a server lost mid-action is the agent's failure."""
     env = agentgym.make("agentgym/Coding-v0", backend="local", split="test", labels=True)
     try:
         env.reset(seed=0)
-        obs, reward, terminated, truncated, info = env.step("run kill -9 $PPID; sleep 1")  # PPID: the step server
+        sandbox = env.unwrapped.sandbox
+        real_request = type(sandbox).request
+
+        def die(self, op, wait=30.0, /, raw=b"", **args):
+            if op == "exec":  # what an agent running as the server's own user can do: kill it
+                os.kill(self._proc.pid, signal.SIGKILL)
+            return real_request(self, op, wait, raw=raw, **args)
+
+        monkeypatch.setattr(type(sandbox), "request", die)
+        obs, reward, terminated, truncated, info = env.step("run echo hi")
+        monkeypatch.undo()
         assert terminated and reward == 0.0 and info["success"] is False and info["sandbox_crashed"] is True
         assert info["failure_category"] == "tool_call_error" and "sandbox_crashed" in info["failure_flags"]
         assert obs["text"].startswith("error: the sandbox stopped answering")
         env.reset(seed=0)  # a fresh sandbox
-        assert "hi" in env.step("run echo hi")[0]["text"]
+        assert env.unwrapped.sandbox is not sandbox and "hi" in env.step("run echo hi")[0]["text"]
+    finally:
+        env.close()
+
+
+def test_the_local_agent_kills_the_server_only_when_it_runs_as_the_servers_user():
+    """Started as root, the local backend runs agent code as nobody: the server is out of its reach."""
+    env = agentgym.make("agentgym/Coding-v0", backend="local", split="test", labels=True)
+    try:
+        env.reset(seed=0)
+        obs, reward, terminated, _, info = env.step("run id -u; kill -9 $PPID; sleep 1")  # PPID: the step server
+        if os.geteuid() == 0:
+            assert obs["text"].startswith("65534\n") and "Operation not permitted" in obs["text"] and not terminated
+            assert "hi" in env.step("run echo hi")[0]["text"]  # the same server still answers
+        else:
+            assert terminated and reward == 0.0 and info["sandbox_crashed"] is True
     finally:
         env.close()
 
