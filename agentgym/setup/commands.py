@@ -61,6 +61,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
         if not families:
             _log("family images: no envs/<family>/Dockerfile found")
         _log(f"  family images step: {time.monotonic() - step:.1f} s")
+        step = time.monotonic()
+        images.build_package_images(client, rebuild=args.rebuild or built, log=_log)
+        _log(f"  package images step: {time.monotonic() - step:.1f} s")
     _log(f"setup done in {time.monotonic() - start:.1f} s; `agentgym doctor` checks the result")
     return 0
 
@@ -127,7 +130,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from agentgym.sandbox.docker import docker_client
 
         client = docker_client()
-        names = [images.BASE_IMAGE] + [images.family_image(f) for f in images.family_contexts()]
+        names = [images.BASE_IMAGE] + [images.family_image(f) for f in
+                                        [*images.family_contexts(), *images.package_images()]]
         for name in names:
             image_status[name] = "present" if images.image_id(client, name) else "missing (run `agentgym setup`)"
     report["images"] = image_status

@@ -14,14 +14,17 @@ from typing import Any, ClassVar
 from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
-from agentgym.envs.browser.site import MODULE, SOURCES
+from agentgym.envs.browser.site import CHROME_MODULE, CHROME_SOURCES, MODULE, SOURCES
 from agentgym.envs.browser.tasks import BrowserTasks
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["BrowserEnv", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
+__all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
 
 MAX_MENU = 32  # the numeric view's cap on candidate actions
+BROWSERS = ("text", "chromium")
+CHROMIUM_IMAGE = "agentgym/browser-chromium:latest"
+"""The Chromium backend's image: the base plus Debian's headless Chromium (`envs/browser/chromium.packages`)."""
 DONE_ANSWER = "Done."
 REFUSAL_ANSWER = "I cannot do that: the site does not allow it."
 
@@ -62,12 +65,15 @@ class BrowserEnv(AgentEnv):
     ``finish`` terminates. Budget wrappers truncate.
 
     ## Arguments
-    ``split`` ("train", "test", "heldout"), ``backend``, ``sites`` and ``tiers`` (restrict the
-    tasks), ``render_mode``, ``score_on_truncation``, ``sandbox_options``,
-    ``help_in_observation``.
+    ``split`` ("train", "test", "heldout"), ``backend`` (the sandbox), ``browser`` ("text": the
+    sites called in-process and rendered without a browser; "chromium": the same sites served on
+    127.0.0.1 in the sandbox and driven in headless Chromium, with the same observations),
+    ``sites`` and ``tiers`` (restrict the tasks), ``render_mode``, ``score_on_truncation``,
+    ``sandbox_options``, ``help_in_observation``.
 
     ## Version History
-    * v0: text backend; shop, forum and admin sites; four tiers; held-out templates.
+    * v0: text backend; shop, forum and admin sites; four tiers; held-out templates; a Chromium
+      backend (``browser="chromium"``) with the same observations.
     """
 
     family: ClassVar[str] = "browser"
@@ -79,6 +85,7 @@ class BrowserEnv(AgentEnv):
         *,
         split: str = "train",
         backend: str = "auto",
+        browser: str = "text",
         sites: tuple[str, ...] | list[str] | None = None,
         tiers: tuple[str, ...] | list[str] | None = None,
         render_mode: str | None = None,
@@ -89,6 +96,13 @@ class BrowserEnv(AgentEnv):
         super().__init__(split=split, backend=backend, render_mode=render_mode,
                          score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
                          help_in_observation=help_in_observation)
+        if browser not in BROWSERS:
+            raise ConfigError(f"browser={browser!r}; choose from {BROWSERS}")
+        self.browser = browser
+        self.chromium: dict[str, Any] | None = None  # Chromium's version and launch time, once started
+        if browser == "chromium":  # an instance attribute: the base class starts the sandbox from self.image
+            self.image = CHROMIUM_IMAGE
+        self._module = CHROME_MODULE if browser == "chromium" else MODULE
         if sites or tiers:
             self.tasks = BrowserTasks(tuple(sites or ()), tuple(tiers or ()))
             if not self.tasks.ids(self.split):
@@ -101,13 +115,15 @@ class BrowserEnv(AgentEnv):
         return _all_tasks()
 
     def _on_sandbox_start(self) -> None:
-        for name, source in SOURCES:
+        for name, source in CHROME_SOURCES if self.browser == "chromium" else SOURCES:
             self.sandbox.load_module(name, source)
+        if self.browser == "chromium":  # launched once per sandbox; it survives resets
+            self.chromium = self.sandbox.call(CHROME_MODULE, "start", timeout=60)
 
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()
         seed = int(self.np_random.integers(1 << 31))
-        reply = self.sandbox.call(MODULE, "setup", spec=task.meta["spec"], seed=seed)
+        reply = self.sandbox.call(self._module, "setup", spec=task.meta["spec"], seed=seed)
         self._absorb(reply, seen=True)
         return f"{task.instruction}\n\n{reply['text']}"
 
@@ -121,7 +137,7 @@ class BrowserEnv(AgentEnv):
             self._answer = str(action.args["answer"])
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         args = {k: v for k, v in action.args.items()}
-        reply = self.sandbox.call(MODULE, "act", name=action.name, args=args)
+        reply = self.sandbox.call(self._module, "act", name=action.name, args=args)
         seen = not self._spoiled
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
@@ -151,7 +167,7 @@ class BrowserEnv(AgentEnv):
         return outcome
 
     def _verify(self) -> bool:
-        verdict = self.sandbox.call(MODULE, "verify", answer=self._answer)
+        verdict = self.sandbox.call(self._module, "verify", answer=self._answer)
         # a refusal must be grounded: the agent saw the forbidding record as it is now
         verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
@@ -159,7 +175,7 @@ class BrowserEnv(AgentEnv):
         return verdict["success"]
 
     def _drift(self) -> str | None:
-        reply = self.sandbox.call(MODULE, "drift", pick=int(self.np_random.integers(1 << 30)))
+        reply = self.sandbox.call(self._module, "drift", pick=int(self.np_random.integers(1 << 30)))
         if reply is None:
             return None
         self._oracle, self._menu = reply["oracle"], reply["menu"]
@@ -191,7 +207,7 @@ class BrowserEnv(AgentEnv):
             return ""
         if self._look:
             return "noop()"
-        return str(self.sandbox.call(MODULE, "hasty")["action"])
+        return str(self.sandbox.call(self._module, "hasty")["action"])
 
     # ------------------------------------------------------------------ internals
     def _reset_tracking(self) -> None:

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["SOURCES", "MODULE", "host_modules"]
+__all__ = ["SOURCES", "MODULE", "CHROME_SOURCES", "CHROME_MODULE", "host_modules"]
 
 _HERE = Path(__file__).resolve().parent
 _ORDER = ("web", "axtree", "shop", "forum", "admin", "session")
@@ -23,6 +23,9 @@ SOURCES: tuple[tuple[str, str], ...] = tuple((f"agentgym_browser_{stem}", (_HERE
 """(module name, source) pairs, in the order the step server must load them."""
 MODULE = "agentgym_browser_session"
 """The module whose functions (setup, act, drift, verify) the env calls."""
+CHROME_MODULE = "agentgym_browser_chrome"
+"""The Chromium backend's module: the same functions, with pages served to and acted on in Chromium."""
+CHROME_SOURCES: tuple[tuple[str, str], ...] = SOURCES + ((CHROME_MODULE, (_HERE / "chrome.py").read_text()),)
 
 _lock = threading.Lock()
 

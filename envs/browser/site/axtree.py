@@ -147,6 +147,8 @@ class _Renderer:
                 return
             self.flush(indent)
             line["indent"] = indent
+            if "data-ag" in a:  # the Chromium backend's index of the live element behind this line
+                line["dom"] = int(a["data-ag"])
             self.lines.append(line)
             return
         if only_controls:

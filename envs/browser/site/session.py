@@ -99,10 +99,10 @@ class Session:
         raise ActError("redirect_loop", "the site redirected too many times")
 
     def load(self, method, url, data=b"", push=True):
-        status, url, markup, writes, conflicts, rejected, refs = self.fetch(method, url, data)
-        self.status, self.url = status, url
-        self.title, lines, self.forms = axtree.parse_page(markup)
-        path = url.partition("?")[0]
+        self.show(*self.fetch(method, url, data), push=push)
+
+    def number(self, lines, path):
+        """Give each line its episode-stable id, keyed by (path, role, name, occurrence)."""
         counts = {}
         for line in lines:
             base = "%s\0%s\0%s" % (path, line["role"], line["name"])
@@ -113,7 +113,13 @@ class Session:
                 ident = self.ids[key] = self._new_id()
                 self.keys[ident] = path
             line["id"] = ident
-        self.lines, self.offset, self.focus = lines, 0, None
+        return lines
+
+    def show(self, status, url, markup, writes, conflicts, rejected, refs, push=True):
+        """Make a fetched page the current one: parse it, number its lines, book its writes."""
+        self.status, self.url = status, url
+        self.title, lines, self.forms = self.parse(markup)
+        self.lines, self.offset, self.focus = self.number(lines, url.partition("?")[0]), 0, None
         self.page_refs = {k: v for k, v in refs}
         if push:
             self.history.append(url)
@@ -134,6 +140,9 @@ class Session:
             detail = "; ".join(alerts) or "the form was not accepted"
             mismatch = ("you posted a form over a newer version of %s" % ", ".join(conflicts)) if conflicts else None
             raise ActError(rejected, "the site rejected the form: %s" % detail, mismatch)
+
+    def parse(self, markup):
+        return axtree.parse_page(markup)
 
     def observe(self):
         out = ["URL: %s" % self.url, "Title: %s" % self.title]
@@ -183,24 +192,38 @@ class Session:
         else:
             self.load("GET", action.partition("?")[0] + ("?" + encoded if encoded else ""))
 
+    # What acting on an element does to the page; the Chromium session overrides these to drive
+    # the real browser instead (`agentgym_browser_chrome`).
+    def follow(self, link):
+        self.load("GET", urllib.parse.urljoin(self.url, link["href"]))
+
+    def check(self, line):
+        """Click a checkbox (toggle) or a radio button (choose it in its group)."""
+        if line["role"] == "checkbox":
+            line["checked"] = not line["checked"]
+            return
+        for other in self.lines:
+            if other["role"] == "radio" and other.get("form") == line.get("form") \
+                    and other.get("field") == line.get("field"):
+                other["checked"] = False
+        line["checked"] = True
+
+    def set_value(self, line, value):
+        """Type into a text box or choose a drop-down option (by value)."""
+        line["value"] = value
+
     # ------------------------------------------------------------------ actions
     def do_click(self, id):
         line = self.element(id)
         role = line["role"]
         if role == "link":
-            self.load("GET", urllib.parse.urljoin(self.url, line["href"]))
+            self.follow(line)
         elif role == "button":
             if not line.get("submit"):
                 raise ActError("not_interactive", "button [%d] does nothing on this site" % line["id"])
             self.submit(line.get("form"), line)
-        elif role == "checkbox":
-            line["checked"] = not line["checked"]
-        elif role == "radio":
-            for other in self.lines:
-                if other["role"] == "radio" and other.get("form") == line.get("form") \
-                        and other.get("field") == line.get("field"):
-                    other["checked"] = False
-            line["checked"] = True
+        elif role in ("checkbox", "radio"):
+            self.check(line)
         else:
             raise ActError("not_interactive", "[%d] is a %s, not a link, button, checkbox or radio button; "
                            "use fill() for text boxes and select() for drop-downs" % (line["id"], role))
@@ -210,7 +233,7 @@ class Session:
         if line["role"] not in TEXT_ROLES:
             hint = " (use select() for a combobox)" if line["role"] == "combobox" else ""
             raise ActError("not_interactive", "[%d] is a %s, not a text box%s" % (line["id"], line["role"], hint))
-        line["value"] = str(text)[:4000]
+        self.set_value(line, str(text)[:4000])
         self.focus = line["id"]
         if enter:
             self.submit(line.get("form"))
@@ -222,7 +245,7 @@ class Session:
         want = str(option).strip().lower()
         for value, label in line["options"]:
             if want in (label.lower(), str(value).lower()):
-                line["value"] = value
+                self.set_value(line, value)
                 return
         raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
                        % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))

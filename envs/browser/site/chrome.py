@@ -1,0 +1,392 @@
+"""The Chromium backend's sandbox side: the sites over loopback HTTP, Chromium over a pipe, one session.
+
+Loaded into the step server as ``agentgym_browser_chrome`` after the text browser's modules. The
+step server itself serves the episode's WSGI app on 127.0.0.1 (a stdlib ``wsgiref`` handler per
+request) while it waits for Chromium, so the app, its store, the oracle and the verifier stay in
+the one process that owns them, as in the text backend, and no thread or second copy of the data
+is needed. Chromium (Debian's ``chromium-headless-shell``) runs as a family service
+(`start_service`: its own uid, it survives resets and dies with the sandbox) with
+``--remote-debugging-pipe``: commands go in on its fd 3, replies and events come out on fd 4,
+each a JSON message ending in NUL.
+
+`ChromeSession` is the text browser's `Session` with the page's effects handed to Chromium: links
+and buttons are clicked with real mouse events, text goes in through the DOM, forms are
+submitted by the browser, ``goto``/``back``/``reload`` navigate it. After a load the observation
+is built from the live DOM (``outerHTML`` through the same renderer) with every control's value
+read from the live element, so both backends give the same text.
+"""
+
+import json
+import os
+import select
+import shutil
+import socket
+import sys
+import time
+import urllib.parse
+from wsgiref.simple_server import WSGIRequestHandler
+
+import agentgym_browser_session as session
+
+ActError = session.ActError
+BINARIES = ("chromium-headless-shell", "chromium", "chromium-browser")
+FLAGS = ("--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-breakpad",
+         "--mute-audio", "--window-size=1280,800", "--renderer-process-limit=1", "--disable-site-isolation-trials",
+         "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication")
+LOAD_TIMEOUT = 10.0
+CONTROLS = "a[href],button,input,select,textarea"  # the selector for every element `axtree` makes a control line of
+
+# JavaScript run in the page. Each control gets ``data-ag`` = its index, which `axtree` keeps on the
+# line, so a line names its live element; values and checkedness always come from the live elements.
+JS_VALUES = "window.__ag.map(e => [e.value === undefined ? '' : String(e.value), !!e.checked])"
+JS_SNAPSHOT = """(() => {
+  const els = Array.from(document.querySelectorAll('%s'));
+  window.__ag = els;
+  els.forEach((e, i) => e.setAttribute('data-ag', i));
+  for (const f of document.forms) f.noValidate = true;  // the site validates, as in the text backend
+  let root = document.documentElement;
+  if (document.querySelector('[data-ag-type]')) {
+    root = root.cloneNode(true);
+    root.querySelectorAll('[data-ag-type]').forEach(e => e.setAttribute('type', e.getAttribute('data-ag-type')));
+  }
+  return [root.outerHTML, %s];
+})()""" % (CONTROLS, JS_VALUES)
+# A box keeps exactly what was typed, as in the text backend: when the browser would sanitise the
+# value away (a number box given words), the box becomes a plain text box (shown as before).
+JS_SET = """((i, t) => {
+  const e = window.__ag[i];
+  e.focus();
+  e.value = t;
+  if (e.value !== t && e.tagName === 'INPUT' && e.type !== 'text') {
+    e.setAttribute('data-ag-type', e.getAttribute('type') || 'text');
+    e.type = 'text';
+    e.value = t;
+  }
+  e.dispatchEvent(new Event('input', {bubbles: true}));
+  e.dispatchEvent(new Event('change', {bubbles: true}));
+  return %s;
+})""" % JS_VALUES
+JS_BOX = """((i) => {
+  const e = window.__ag[i];
+  e.scrollIntoView({block: 'center', inline: 'center'});
+  const r = e.getClientRects()[0];
+  return r && r.width > 0 && r.height > 0 ? [r.left + r.width / 2, r.top + r.height / 2] : null;
+})"""
+
+
+class BrowserError(Exception):
+    """Chromium failed (it exited, broke the protocol or missed a deadline): not the agent's doing."""
+
+
+# ---------------------------------------------------------------------- the CDP client
+class CDP:
+    """Chrome DevTools Protocol over ``--remote-debugging-pipe``: NUL-terminated JSON both ways.
+
+    While it waits for Chromium it also serves the site (``site.poll``): the page Chromium is
+    loading is answered by this same process.
+    """
+
+    def __init__(self, send_fd, recv_fd, site):
+        self.send_fd, self.recv_fd, self.site = send_fd, recv_fd, site
+        self.next_id, self.buf, self.replies, self.events = 0, b"", {}, []
+        self.session_id = None
+
+    def send(self, method, params=None):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if self.session_id:
+            msg["sessionId"] = self.session_id
+        data = json.dumps(msg).encode() + b"\0"
+        while data:
+            data = data[os.write(self.send_fd, data):]
+        return self.next_id
+
+    def call(self, method, params=None, timeout=LOAD_TIMEOUT):
+        ident = self.send(method, params)
+        msg = self.wait(lambda: self.replies.pop(ident, None), timeout, method)
+        if "error" in msg:
+            raise BrowserError("%s failed: %s" % (method, msg["error"].get("message", msg["error"])))
+        return msg.get("result", {})
+
+    def event(self, name, timeout=LOAD_TIMEOUT):
+        def find():
+            for i, ev in enumerate(self.events):
+                if ev["method"] == name:
+                    del self.events[:i + 1]
+                    return ev
+            return None
+        return self.wait(find, timeout, name)
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise BrowserError("script failed in the page: %s" % result["exceptionDetails"].get("text"))
+        return result["result"].get("value")
+
+    def wait(self, found, timeout, what):
+        deadline = time.monotonic() + timeout
+        while True:
+            got = found()
+            if got is not None:
+                return got
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BrowserError("Chromium did not answer %s within %.0f s" % (what, timeout))
+            if self.recv_fd in self.site.poll([self.recv_fd], left):
+                self.read()
+
+    def read(self):
+        chunk = os.read(self.recv_fd, 1 << 20)
+        if not chunk:
+            raise BrowserError("Chromium closed its pipe (it exited)")
+        *msgs, self.buf = (self.buf + chunk).split(b"\0")
+        for raw in msgs:
+            msg = json.loads(raw)
+            if "id" in msg:
+                self.replies[msg["id"]] = msg
+            elif msg.get("sessionId", self.session_id) == self.session_id:
+                self.events.append(msg)
+
+
+# ---------------------------------------------------------------------- the site over loopback
+class _Handler(WSGIRequestHandler):
+    # wsgiref writes the status, each header and the body apart: with Nagle's algorithm on, the
+    # later writes wait for Chromium's delayed ACK (40 ms a page)
+    disable_nagle_algorithm = True
+
+    def get_environ(self):
+        env = super().get_environ()
+        env["agentgym.target"] = self.path  # the request target as sent, for the URL line
+        return env
+
+    def log_message(self, *args):
+        pass
+
+
+class Site:
+    """The current session's WSGI app on 127.0.0.1, one wsgiref handler per request, served on demand.
+
+    ``served`` records each page request (status, URL, the store's writes, conflicts, rejection and
+    the records the page showed), which is what the text browser's ``fetch`` returns.
+    """
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(32)
+        self.sock.setblocking(False)
+        self.port = self.sock.getsockname()[1]
+        self.base_environ = {"SERVER_NAME": "127.0.0.1", "SERVER_PORT": str(self.port), "GATEWAY_INTERFACE": "CGI/1.1",
+                             "SCRIPT_NAME": "", "REMOTE_HOST": "", "CONTENT_LENGTH": ""}
+        self.conns, self.app, self.served = {}, None, []
+
+    def get_app(self):
+        return self
+
+    def poll(self, fds, timeout):
+        """Wait up to ``timeout`` s for ``fds``, serving HTTP meanwhile; returns the ready ``fds``."""
+        poller = select.poll()
+        for fd in list(fds) + [self.sock.fileno()] + list(self.conns):
+            poller.register(fd, select.POLLIN)
+        ready = set()
+        for fd, _ in poller.poll(max(0.0, timeout) * 1000):
+            if fd == self.sock.fileno():
+                while True:
+                    try:
+                        conn, _ = self.sock.accept()
+                    except BlockingIOError:
+                        break
+                    conn.setblocking(True)
+                    conn.settimeout(5)
+                    self.conns[conn.fileno()] = conn
+            elif fd in self.conns:
+                conn = self.conns.pop(fd)
+                try:
+                    _Handler(conn, ("127.0.0.1", 0), self)
+                except OSError:
+                    pass
+                finally:
+                    conn.close()
+            else:
+                ready.add(fd)
+        return ready
+
+    def __call__(self, environ, start_response):
+        if self.app is None or environ["PATH_INFO"] == "/favicon.ico":
+            start_response("404 Not Found", [("Content-Type", "text/plain"), ("Cache-Control", "no-store")])
+            return [b""]
+        started = []
+        body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))
+        status, headers = started[0]
+        st = self.app.store
+        path, _, query = environ["agentgym.target"].partition("?")
+        query = urllib.parse.urlencode(urllib.parse.parse_qsl(query, keep_blank_values=True))
+        self.served.append({"status": status, "url": path + ("?" + query if query else ""), "writes": list(st.writes),
+                            "conflicts": list(st.conflicts), "rejected": st.rejected, "refs": list(st.refs)})
+        start_response(status, headers + [("Cache-Control", "no-store")])
+        return [body]
+
+
+# ---------------------------------------------------------------------- the browser
+class Browser:
+    """One Chromium for the sandbox's life, attached to its page; sessions come and go."""
+
+    def __init__(self):
+        binary = next((b for b in map(shutil.which, BINARIES) if b), None)
+        if binary is None:
+            raise BrowserError("no Chromium in this sandbox (looked for %s): build the image with `agentgym setup`"
+                               % ", ".join(BINARIES))
+        self.site = Site()
+        self.origin = "http://127.0.0.1:%d" % self.site.port
+        cmd_r, cmd_w = os.pipe()  # we write commands, Chromium reads them on its fd 3
+        out_r, out_w = os.pipe()  # Chromium writes on its fd 4, we read
+        home = SERVICE_DIR  # noqa: F821 - the step server puts it in this module's globals
+        # Chromium wants the pipe on fds 3 and 4; ours may have any numbers (a shell takes only one digit)
+        move = "import os,sys;os.dup2(%d,3);os.dup2(%d,4);os.closerange(5,1024);os.execv(sys.argv[1],sys.argv[1:])"
+        argv = [sys.executable, "-I", "-c", move % (cmd_r, out_w), binary] + list(FLAGS) + [
+            "--user-data-dir=%s/profile" % home, "about:blank"]
+        env = {"HOME": home, "TMPDIR": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_CACHE_HOME": home + "/.cache"}
+        started = time.monotonic()
+        self.proc = start_service(argv, pass_fds=(cmd_r, out_w), env=env)  # noqa: F821 - from the step server
+        os.close(cmd_r)
+        os.close(out_w)
+        self.cdp = CDP(cmd_w, out_r, self.site)
+        targets = self.cdp.call("Target.getTargets", timeout=30)["targetInfos"]
+        pages = [t["targetId"] for t in targets if t["type"] == "page"]
+        target = pages[0] if pages else self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.cdp.session_id = self.cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.cdp.call("Page.enable")
+        self.version = self.cdp.call("Browser.getVersion")["product"]
+        self.launch_ms = (time.monotonic() - started) * 1000
+
+    def load(self, start):
+        """Run ``start`` (something that makes Chromium load a page), serve the load, wait for it.
+
+        Returns what the text browser's ``fetch`` returns, from the requests the page load made, and
+        the page's live control values.
+        """
+        self.site.served = []
+        self.cdp.events.clear()
+        start()
+        # the pages have no subresources: at DOMContentLoaded the document is whole (load comes
+        # 5-40 ms later on a busy machine)
+        self.cdp.event("Page.domContentEventFired")
+        served = self.site.served
+        if not served:
+            raise ActError("timeout", "the page did not load")
+        markup, values = self.cdp.evaluate(JS_SNAPSHOT)
+        last = served[-1]
+        writes = [w for s in served for w in s["writes"]]
+        conflicts = [c for s in served for c in s["conflicts"]]
+        rejected = next((s["rejected"] for s in served if s["rejected"]), None)
+        return (last["status"], last["url"], markup, writes, conflicts, rejected, last["refs"]), values
+
+    def navigate(self, url):
+        def start():
+            result = self.cdp.call("Page.navigate", {"url": self.origin + url})
+            if result.get("errorText"):
+                raise BrowserError("navigation to %s failed: %s" % (url, result["errorText"]))
+        return self.load(start)
+
+    def click(self, index):
+        """A real left click (mouse events) at the centre of the element; ``el.click()`` if it has no box."""
+        box = self.cdp.evaluate("%s(%d)" % (JS_BOX, index))
+        if box is None:
+            self.cdp.evaluate("window.__ag[%d].click()" % index)
+            return
+        for kind in ("mousePressed", "mouseReleased"):
+            self.cdp.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1], "button": "left",
+                                                       "clickCount": 1})
+
+    def values(self):
+        return self.cdp.evaluate(JS_VALUES)
+
+
+# ---------------------------------------------------------------------- the session
+class ChromeSession(session.Session):
+    """The text browser's session with its pages loaded, shown and acted on in Chromium."""
+
+    def __init__(self, spec, seed, browser):
+        self.browser = browser
+        self.live = []
+        super().__init__(spec, seed)
+
+    # pages come from Chromium
+    def fetch(self, method, url, data=b""):
+        assert method == "GET", method  # forms are submitted by the browser (`submit`)
+        return self._load(lambda: self.browser.navigate(url))
+
+    def _load(self, run):
+        self.browser.site.app = self.app
+        result, self.live = run()
+        return result
+
+    def parse(self, markup):
+        title, lines, forms = session.axtree.parse_page(markup)
+        self._merge(lines, self.live)
+        return title, lines, forms
+
+    def _merge(self, lines, values):
+        for line in lines:
+            i = line.get("dom")
+            if i is None or i >= len(values):
+                continue
+            value, checked = values[i]
+            role = line["role"]
+            if role in session.TEXT_ROLES or role == "combobox":
+                line["value"] = value
+            elif role in ("checkbox", "radio"):
+                line["checked"] = checked
+
+    # what acting on an element does, done by the browser
+    def follow(self, link):
+        b = self.browser
+        self.show(*self._load(lambda: b.load(lambda: b.click(link["dom"]))))
+
+    def submit(self, form, submitter=None):
+        if form is None:
+            raise ActError("bad_args", "that element is not in a form")
+        b = self.browser
+        if submitter is not None:
+            start = lambda: b.click(submitter["dom"])  # noqa: E731
+        else:  # Enter: the form is submitted with no button, as the text backend defines it
+            anchor = next(ln for ln in self.lines if ln.get("form") == form and "dom" in ln)
+            start = lambda: b.cdp.evaluate("window.__ag[%d].form.requestSubmit()" % anchor["dom"])  # noqa: E731
+        self.show(*self._load(lambda: b.load(start)))
+
+    def check(self, line):
+        self.browser.click(line["dom"])
+        self._merge(self.lines, self.browser.values())
+
+    def set_value(self, line, value):
+        values = self.browser.cdp.evaluate("%s(%d, %s)" % (JS_SET, line["dom"], json.dumps(value)))
+        self._merge(self.lines, values)
+
+    def do_scroll(self, direction="down"):
+        super().do_scroll(direction)
+        self.browser.cdp.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": 640, "y": 400, "deltaX": 0,
+                                                           "deltaY": 400 if direction == "down" else -400})
+
+
+# ---------------------------------------------------------------------- the sandbox's entry points
+_B = {}
+
+
+def start():
+    """Launch Chromium once per sandbox (it survives resets); its version and launch time."""
+    if "browser" not in _B:
+        _B["browser"] = Browser()
+    b = _B["browser"]
+    return {"version": b.version, "launch_ms": b.launch_ms, "origin": b.origin, "pid": b.proc.pid}
+
+
+def setup(spec, seed):
+    start()
+    session._S["session"] = s = ChromeSession(spec, seed, _B["browser"])
+    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
+            "menu": s.menu()}
+
+
+hasty, act, drift, verify = session.hasty, session.act, session.drift, session.verify
