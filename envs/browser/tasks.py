@@ -15,7 +15,6 @@ import gzip
 import json
 import random
 import re
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,7 @@ from typing import Any
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import host_modules
 from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template, stale_listings
-from agentgym.errors import ConfigError
-from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
+from agentgym.tasks import Task, TemplateTaskSet, stable_hash
 
 __all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "PLANS", "session_spec", "plan_solution", "write_plans"]
 
@@ -58,47 +56,24 @@ def plan_solution(spec: dict[str, Any], limit: int = 60) -> tuple[str, ...]:
     raise RuntimeError(f"the oracle did not finish within {limit} steps: {out[-5:]}")
 
 
-class BrowserTasks(TaskSet):
-    """All Browser tasks, optionally restricted to some sites and tiers."""
+class BrowserTasks(TemplateTaskSet):
+    """All Browser tasks, optionally restricted to some sites and tiers (``BrowserTasks(sites=[...], tiers=[...])``)."""
 
     family = "browser"
-    splits = ("train", "test", "heldout")
-
-    def __init__(self, sites: Sequence[str] | None = None, tiers: Sequence[str] | None = None) -> None:
-        bad = sorted(set(sites or ()) - set(SITES))
-        if bad:
-            raise ConfigError(f"unknown Browser site(s) {bad}; choose from {list(SITES)}")
-        bad = sorted(set(tiers or ()) - set(TIERS))
-        if bad:
-            raise ConfigError(f"unknown Browser tier(s) {bad}; choose from {list(TIERS)}")
-        self.sites = tuple(sites or SITES)
-        self.tiers = tuple(tiers or TIERS)
-
-    @lru_cache(maxsize=None)
-    def ids(self, split: str) -> list[str]:
-        self.check_split(split)
-        out = []
-        for key, t in TEMPLATES.items():
-            if t.site in self.sites and t.tier in self.tiers:
-                out += [tid for tid in (f"browser/{key}/{seed}" for seed in range(SEEDS_PER_TEMPLATE))
-                        if _split(t, tid) == split]
-        return out
+    all_tiers = TIERS
+    all_groups = tuple(SITES)
+    group_filter = "sites"
+    templates = TEMPLATES
+    seeds_per_template = SEEDS_PER_TEMPLATE
+    test_fraction = TEST_FRACTION
 
     def get(self, task_id: str) -> Task:
         return _build(task_id)
 
 
-def _split(t: Template, task_id: str) -> str:
-    return "heldout" if t.heldout else stable_split(task_id, TEST_FRACTION)
-
-
 @lru_cache(maxsize=2048)
 def _build(task_id: str) -> Task:
-    parts = task_id.split("/")
-    key = "/".join(parts[1:3])
-    if len(parts) != 4 or parts[0] != "browser" or key not in TEMPLATES or not parts[3].isdigit():
-        raise ConfigError(f"unknown Browser task id {task_id!r}: ids read browser/<site>/<template>/<seed>, with "
-                          f"templates {sorted(TEMPLATES)}; list them with BrowserTasks().ids('train'|'test'|'heldout')")
+    BrowserTasks.template_of(task_id)  # a ConfigError for an id that is not a task
     t, sc = _scenario(task_id)
     spec = session_spec(sc)
     solution = tuple(_plans().get(task_id) or plan_solution(spec))
@@ -106,7 +81,7 @@ def _build(task_id: str) -> Task:
     subtasks += tuple(f"see:{k}" for k in sc.evidence)
     instruction = (f"You are using a web browser on {SITE_NAMES[t.site]}. Only this site is reachable.\n"
                    f"Goal: {sc.request}")
-    return Task(task_id=task_id, family="browser", split=_split(t, task_id), instruction=instruction,
+    return Task(task_id=task_id, family="browser", split=BrowserTasks.split_of(task_id), instruction=instruction,
                 subtasks=subtasks, solution=solution, tier=t.tier,
                 meta={"site": t.site, "template": t.name, "spec": spec})
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -101,8 +101,11 @@ class CodingTasks(TaskSet):
 
     family = "coding"
     splits = ("train", "test", "heldout")
+    all_tiers = TIERS
 
-    def __init__(self, corpus_dir: Path | str = CORPUS_DIR, data_path: Path | str = DATA_PATH) -> None:
+    def __init__(self, corpus_dir: Path | str = CORPUS_DIR, data_path: Path | str = DATA_PATH,
+                 tiers: Sequence[str] | None = None) -> None:
+        super().__init__(tiers=tiers)
         self.corpus = load_corpus(corpus_dir)
         self.data_path = Path(data_path)
         raw = json.loads(self.data_path.read_text()) if self.data_path.exists() else {"modules": {}}
@@ -170,15 +173,9 @@ class CodingTasks(TaskSet):
     def _all_ids(self) -> frozenset[str]:
         return frozenset(i for tiers in self._catalog.values() for ids in tiers.values() for i in ids)
 
-    @lru_cache(maxsize=None)
-    def ids(self, split: str, tier: str | None = None) -> list[str]:
-        """Task ids of ``split`` (optionally one tier), in a fixed order."""
-        tiers = self._catalog[self.check_split(split)]
-        if tier is not None:
-            if tier not in TIERS:
-                raise ConfigError(f"unknown tier {tier!r}; choose from {TIERS}")
-            return list(tiers[tier])
-        return [i for t in TIERS for i in tiers[t]]
+    def catalog(self, split: str) -> Iterator[tuple[str, str, str]]:
+        for tier, ids in self._catalog[split].items():
+            yield from ((task_id, tier, "") for task_id in ids)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Number of tasks per split and tier."""

@@ -99,10 +99,7 @@ class ToolUseEnv(AgentEnv):
         super().__init__(split=split, backend=backend, render_mode=render_mode,
                          score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
                          help_in_observation=help_in_observation)
-        if domains or tiers:
-            self.tasks = ToolUseTasks(tuple(domains or ()), tuple(tiers or ()))
-            if not self.tasks.ids(self.split):
-                raise ConfigError(f"no ToolUse tasks in split {split!r} for domains={domains} tiers={tiers}")
+        self.tasks = self.tasks.narrowed(self.split, domains=domains, tiers=tiers)
         self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks

@@ -14,8 +14,7 @@ from typing import Any
 
 from agentgym.actions import check_args, parse_action, render_call
 from agentgym.envs.tooluse.domains import DOMAINS, Template, engine
-from agentgym.errors import ConfigError
-from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
+from agentgym.tasks import Task, TemplateTaskSet, stable_hash
 
 __all__ = [
     "ToolUseTasks", "TEMPLATES", "SEEDS_PER_TEMPLATE", "TIERS", "observation_header", "canonical", "reread_action",
@@ -87,53 +86,24 @@ def observation_header(domain: str, today: str) -> str:
     return f"{d.role} Today is {today}.\n\nPolicy:\n{d.policy}\n\n{GRAMMAR_HINT}"
 
 
-class ToolUseTasks(TaskSet):
-    """All ToolUse tasks, optionally restricted to some domains and tiers."""
+class ToolUseTasks(TemplateTaskSet):
+    """All ToolUse tasks, optionally restricted to some domains and tiers (``ToolUseTasks(domains=[...], tiers=[...])``)."""
 
     family = "tooluse"
-    splits = ("train", "test", "heldout")
-
-    def __init__(self, domains: Sequence[str] | None = None, tiers: Sequence[str] | None = None) -> None:
-        bad = sorted(set(domains or ()) - set(DOMAINS))
-        if bad:
-            raise ConfigError(f"unknown ToolUse domain(s) {bad}; choose from {sorted(DOMAINS)}")
-        bad = sorted(set(tiers or ()) - set(TIERS))
-        if bad:
-            raise ConfigError(f"unknown ToolUse tier(s) {bad}; choose from {list(TIERS)}")
-        self.domains = tuple(domains or DOMAINS)
-        self.tiers = tuple(tiers or TIERS)
-
-    @lru_cache(maxsize=None)
-    def ids(self, split: str) -> list[str]:
-        self.check_split(split)
-        out = []
-        for key, t in TEMPLATES.items():
-            if t.domain not in self.domains or t.tier not in self.tiers:
-                continue
-            for seed in range(SEEDS_PER_TEMPLATE):
-                task_id = f"tooluse/{key}/{seed}"
-                if _split(t, task_id) == split:
-                    out.append(task_id)
-        return out
+    all_tiers = TIERS
+    all_groups = tuple(DOMAINS)
+    group_filter = "domains"
+    templates = TEMPLATES
+    seeds_per_template = SEEDS_PER_TEMPLATE
+    test_fraction = TEST_FRACTION
 
     def get(self, task_id: str) -> Task:
         return _build(task_id)
 
 
-def _split(t: Template, task_id: str) -> str:
-    return "heldout" if t.heldout else stable_split(task_id, TEST_FRACTION)
-
-
 @lru_cache(maxsize=4096)
 def _build(task_id: str) -> Task:
-    parts = task_id.split("/")
-    key = "/".join(parts[1:3])
-    if len(parts) != 4 or parts[0] != "tooluse" or key not in TEMPLATES or not parts[3].isdigit():
-        raise ConfigError(
-            f"unknown ToolUse task id {task_id!r}: ids read tooluse/<domain>/<template>/<seed>, with templates "
-            f"{sorted(TEMPLATES)}; list them with ToolUseTasks().ids('train'|'test'|'heldout')"
-        )
-    t = TEMPLATES[key]
+    t = ToolUseTasks.template_of(task_id)
     sc = t.build(random.Random(stable_hash(task_id)))
     header = observation_header(t.domain, sc.today)
     instruction = f"{header}\n\nCustomer: {sc.request}"
@@ -144,7 +114,7 @@ def _build(task_id: str) -> Task:
     return Task(
         task_id=task_id,
         family="tooluse",
-        split=_split(t, task_id),
+        split=ToolUseTasks.split_of(task_id),
         instruction=instruction,
         subtasks=subtasks,
         solution=solution,

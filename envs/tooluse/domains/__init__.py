@@ -21,7 +21,6 @@ Adding a domain: write ``domains/<name>.py`` and add its name to `NAMES`.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -46,18 +45,13 @@ SOURCES: tuple[tuple[str, str], ...] = tuple((name, path.read_text()) for name, 
 
 
 def _load() -> dict[str, ModuleType]:
-    """The engine and domain files loaded in this process under their in-sandbox names (once, at import)."""
-    out = {}
-    for name, path in _FILES:
-        mod = sys.modules.get(name)
-        if mod is None:
-            spec = importlib.util.spec_from_file_location(name, path)
-            assert spec is not None and spec.loader is not None
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[name] = mod
-            spec.loader.exec_module(mod)
-        out[name] = mod
-    return out
+    """The engine and domain files run in this process as the step server runs them, under the same names (once)."""
+    for name, source in SOURCES:
+        if name not in sys.modules:
+            module = sys.modules[name] = ModuleType(name)  # registered first: dataclasses look their module up
+            module.__file__ = str(dict(_FILES)[name])
+            exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return {name: sys.modules[name] for name, _ in SOURCES}
 
 
 _MODULES = _load()

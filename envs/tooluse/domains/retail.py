@@ -12,24 +12,8 @@ import random
 import re
 from typing import Any
 
-from agentgym_tooluse_engine import (
-    Arg,
-    Call,
-    Known,
-    Scenario,
-    Template,
-    ToolError,
-    calculate,
-    cents,
-    iso_date,
-    find_user_by_email,
-    money,
-    one,
-    payment_methods,
-    refund_to_method,
-    rows,
-    tool,
-)
+from agentgym_tooluse_engine import Arg, Call, Known, Scenario, Template, ToolError, calculate, cents
+from agentgym_tooluse_engine import iso_date, find_user_by_email, money, one, payment_methods, refund_to_method, rows, tool
 
 NAME = "retail"
 ROLE = "You are a customer-service agent for Northwind Goods, an online shop."

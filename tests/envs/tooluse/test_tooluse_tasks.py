@@ -72,9 +72,9 @@ def test_bad_ids_and_filters_raise_config_errors():
     for bad in ["tooluse/retail/nope/1", "tooluse/retail/cancel_pending/x", "coding/x", "tooluse/retail"]:
         with pytest.raises(ConfigError, match="tooluse/<domain>/<template>/<seed>"):
             TASKS.get(bad)
-    with pytest.raises(ConfigError, match="unknown ToolUse domain"):
+    with pytest.raises(ConfigError, match="unknown tooluse domain"):
         ToolUseTasks(domains=["space"])
-    with pytest.raises(ConfigError, match="unknown ToolUse tier"):
+    with pytest.raises(ConfigError, match="unknown tooluse tier"):
         ToolUseTasks(tiers=["hard"])
     only = ToolUseTasks(domains=["travel"], tiers=["refusal"])
     assert only.ids("test") and all("/travel/" in t and TASKS.get(t).tier == "refusal" for t in only.ids("test"))
