@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -120,7 +121,7 @@ class Call:
 
 def parse_action(text: str) -> Call:
     """Parse one action; raises `GrammarError` for anything outside the grammar."""
-    text = strip_fence(text.strip())
+    text = strip_fence(text).strip()
     if not text:
         raise GrammarError("empty action; " + _EXPECTED)
     if text in ("help", "help()"):
@@ -130,14 +131,21 @@ def parse_action(text: str) -> Call:
     return _parse_call(text)
 
 
+_INFO_STRING = re.compile(r"[\w+.#-]*")  # a fence's language tag: ```json, ```python3, ```c++
+
+
 def strip_fence(text: str) -> str:
-    """The action inside a Markdown code fence around the whole text (chat models add one),
-    without its language tag (```json, ```python); other text comes back unchanged."""
-    if text.startswith("```") and text.endswith("```") and len(text) > 6:
-        text = text[3:-3].strip()
-        first, _, rest = text.partition("\n")
-        if rest and first.strip().isalpha():
-            text = rest.strip()
+    """The action inside a Markdown code fence around the whole text (chat models add one).
+
+    The one fence rule of every family and agent: a first line that is a single word (a language
+    tag) is dropped when something follows it; the inside is otherwise kept as written (a file
+    body's indentation and trailing newline matter); unfenced text comes back unchanged.
+    """
+    stripped = text.strip()
+    if len(stripped) > 6 and stripped.startswith("```") and stripped.endswith("```"):
+        inner = stripped[3:-3]
+        first, newline, rest = inner.partition("\n")
+        return rest if newline and rest.strip() and _INFO_STRING.fullmatch(first.strip()) else inner
     return text
 
 

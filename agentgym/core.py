@@ -27,8 +27,7 @@ from agentgym.tasks import Task, TaskSet
 
 __all__ = ["AgentEnv", "ActionError", "ParsedAction", "Outcome", "FAULT_KINDS"]
 
-FAULT_KINDS = ("tool_error", "timeout", "empty_output", "corrupted_output", "state_drift")
-"""Faults an env applies to a tool action when `AgentEnv.inject_fault` armed one."""
+FAULT_KINDS = ev.FAULT_KINDS
 
 _TRUNCATION_MARKER = "\n[agentgym: observation truncated, {n} characters omitted]"
 
@@ -97,7 +96,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._done = False
         self._last_text = ""
         self._pending_fault: tuple[str, bool] | None = None
-        self._ref_pos = 0
+        self._output_seen = True
+        self._ref_pos = self._ref_read = 0
+        self._acted: list[tuple[str, bool]] = []  # (action, went through cleanly) per step of this episode
         self._env_calls = 0
         self._env_seconds = 0.0
 
@@ -146,6 +147,33 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         """What the first observation adds after the instruction so no turn goes on ``help``."""
         return self.help_text()
 
+    # ------------------------------------------------------------------ fault hooks
+    # `inject_fault` arms a fault (wrappers call it); the base applies it to the next tool action.
+    # Families shape what a fault looks like in their world through these three, nothing else.
+    def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
+        """``(error_kind, observation text)`` for a ``tool_error`` or ``timeout`` fault: the tool did
+        not run. Override to phrase it as the family's tools fail (an API's 429, a page's 503)."""
+        if kind == "timeout":
+            return "timeout", f"error: {tool} timed out and was stopped."
+        return "tool_error", f"error: {tool} failed: the tool service returned an internal error. Try again."
+
+    def corrupt_output(self, text: str) -> str:
+        """A ``corrupted_output`` fault's version of a tool result: cut short and garbled, drawn
+        from the seeded RNG. Override to corrupt structured results in kind (partial JSON)."""
+        if not text:
+            return "\ufffd"
+        cut = int(self.np_random.integers(1, len(text) + 1)) if len(text) > 1 else 1
+        chars = list(text[: max(1, cut // 2)])
+        for _ in range(max(1, len(chars) // 20)):
+            chars[int(self.np_random.integers(len(chars)))] = "\ufffd"
+        return "".join(chars) + "\n[output truncated]"
+
+    @property
+    def output_seen(self) -> bool:
+        """False while `_execute` runs under an ``empty_output`` or ``corrupted_output`` fault: the
+        action ran, but the agent will not see its result, so nothing it showed counts as read."""
+        return self._output_seen
+
     # ------------------------------------------------------------------ gymnasium API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -162,7 +190,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.turn = 0
         self._done = False
         self._pending_fault = None
-        self._ref_pos = 0
+        self._ref_pos = self._ref_read = 0
+        self._acted = []
         self._env_calls = 0
         self._env_seconds = 0.0
         text = self._timed(self._setup_task, task)
@@ -176,10 +205,6 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             raise ResetNeeded("the episode is over or never started: call reset() before step()")
         self.turn += 1
         text = self._coerce(action)
-        # only the scripted oracle below follows a cursor; state-aware oracles (every family that
-        # overrides reference_action) need not be computed on every step
-        scripted = type(self).reference_action is AgentEnv.reference_action
-        expected = self.reference_action() if scripted else None
         fault, self._pending_fault = self._pending_fault, None
         try:
             outcome = self._timed(self._act, text, fault)
@@ -188,8 +213,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             if judge is None or not judge(exc):
                 raise  # not the agent's doing: retried and kept out of scores by the harness
             outcome = self._sandbox_lost(text, exc)
-        if scripted and text == expected and _clean(outcome.events):
-            self._ref_pos += 1
+        self._acted.append((text, _clean(outcome.events)))  # the scripted oracle's cursor reads it when asked
         reward, terminated = 0.0, False
         info_extra: dict[str, Any] = {}
         if self._done:  # the agent's own action wedged or killed its sandbox: a failure it caused
@@ -229,11 +253,17 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     def reference_action(self) -> str:
         """The oracle's next action: the reference solution, re-issuing a step a fault spoiled.
 
-        Families whose state can drift override this with a state-aware policy.
+        Families whose state can drift override this with a state-aware policy. The cursor is
+        advanced here, over the steps taken since the last call, so no step pays for the oracle.
         """
         if self.task is None or not self.task.solution:
             return ""
-        return self.task.solution[min(self._ref_pos, len(self.task.solution) - 1)]
+        solution = self.task.solution
+        for text, clean in self._acted[self._ref_read:]:
+            if clean and text == solution[min(self._ref_pos, len(solution) - 1)]:
+                self._ref_pos += 1
+        self._ref_read = len(self._acted)
+        return solution[min(self._ref_pos, len(solution) - 1)]
 
     def end_by_budget(self) -> bool:
         """Close the episode because a budget ran out; returns its success.
@@ -267,7 +297,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         head = [ev.action(True, parsed.name)]
         try:
             if fault is not None and parsed.tool is not None:
-                outcome = self._faulted(parsed, *fault)
+                outcome = self._apply_fault(parsed, *fault)
             else:
                 outcome = self._execute(parsed)
         except InfrastructureError:
@@ -278,6 +308,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
                 [ev.tool_call(parsed.tool or parsed.name, False, "internal")],
             )
         outcome.events[:0] = head
+        for event in outcome.events:  # a family's contract bug fails loudly here, not in a label later
+            ev.check(event)
         return outcome
 
     def _sandbox_lost(self, text: str, exc: InfrastructureError) -> Outcome:
@@ -298,21 +330,22 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             [ev.action(True, name), ev.tool_call(name, False, "sandbox_crashed")],
         )
 
-    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+    def _apply_fault(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+        """The one place faults are applied; families shape them through the fault hooks above."""
         tool = parsed.tool or parsed.name
         mark = ev.fault_injected(kind, tool, transient)
-        if kind == "tool_error":
-            return Outcome(
-                f"error: {tool} failed: the tool service returned an internal error. Try again.",
-                [ev.tool_call(tool, False, "tool_error"), mark],
-            )
-        if kind == "timeout":
-            return Outcome(f"error: {tool} timed out and was stopped.", [ev.tool_call(tool, False, "timeout"), mark])
-        outcome = self._execute(parsed)
+        if kind in ("tool_error", "timeout"):  # the tool never ran
+            error_kind, text = self.fault_failure(kind, tool)
+            return Outcome(text, [ev.tool_call(tool, False, error_kind), mark])
+        self._output_seen = kind not in ("empty_output", "corrupted_output")
+        try:
+            outcome = self._execute(parsed)
+        finally:
+            self._output_seen = True
         if kind == "empty_output":
             outcome.text = ""
         elif kind == "corrupted_output":
-            outcome.text = self._corrupt(outcome.text)
+            outcome.text = self.corrupt_output(outcome.text)
         elif kind == "state_drift":
             what = self._drift()
             if what is None:
@@ -320,16 +353,6 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             mark["detail"] = what
         outcome.events.append(mark)
         return outcome
-
-    def _corrupt(self, text: str) -> str:
-        """Cut the output short and garble a few characters, drawn from the seeded RNG."""
-        if not text:
-            return "\ufffd"
-        cut = int(self.np_random.integers(1, len(text) + 1)) if len(text) > 1 else 1
-        chars = list(text[: max(1, cut // 2)])
-        for _ in range(max(1, len(chars) // 20)):
-            chars[int(self.np_random.integers(len(chars)))] = "\ufffd"
-        return "".join(chars) + "\n[output truncated]"
 
     def _coerce(self, action: Any) -> str:
         if isinstance(action, bytes):

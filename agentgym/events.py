@@ -10,6 +10,8 @@ from typing import Any
 
 __all__ = [
     "EVENT_KINDS",
+    "FAULT_KINDS",
+    "EventError",
     "action",
     "tool_call",
     "fault_injected",
@@ -18,56 +20,95 @@ __all__ = [
     "state_mismatch",
     "subtask",
     "submit",
+    "check",
     "is_error",
 ]
 
 Event = dict[str, Any]
 
-EVENT_KINDS = (
-    "action",
-    "tool_call",
-    "fault_injected",
-    "mutation",
-    "verification",
-    "state_mismatch",
-    "subtask",
-    "submit",
-)
+FAULT_KINDS = ("tool_error", "timeout", "empty_output", "corrupted_output", "state_drift")
+"""Faults an env applies to a tool action when `AgentEnv.inject_fault` armed one."""
+
+_OPT_STR = (str, type(None))
+# kind -> the fields it must carry and their types; other fields may be added (a drift's detail)
+_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "action": {"parsed_ok": bool, "name": _OPT_STR, "error": _OPT_STR},
+    "tool_call": {"name": str, "ok": bool, "error_kind": _OPT_STR},
+    "fault_injected": {"fault": str, "tool": _OPT_STR, "transient": bool},
+    "mutation": {"target": str},
+    "verification": {"ok": bool, "target": _OPT_STR},
+    "state_mismatch": {"detail": str},
+    "subtask": {"name": str, "done": bool},
+    "submit": {},
+}
+EVENT_KINDS = tuple(_FIELDS)
+"""Every event kind, with one meaning across families (docs/new_family.md, "Events"):
+
+- ``tool_call``: ``ok`` is False when the tool did not do what was asked, *including* a lookup
+  of something that does not exist (a missing file, record or page element); ``error_kind``
+  then says how (``not_found``, ``bad_args``, ``timeout``, ...).
+- ``state_mismatch``: the agent referred to something not in the current state; it comes with
+  the failed ``tool_call`` that the reference caused.
+- ``subtask``: emitted when a subtask's status *changes* this step (never a full snapshot).
+"""
+
+
+class EventError(ValueError):
+    """An event that breaks the contract: unknown kind, a missing field, or a field of the wrong type."""
+
+
+def check(event: Event) -> Event:
+    """Validate one event against the contract and return it; raise `EventError` saying what is wrong."""
+    if not isinstance(event, dict):
+        raise EventError(f"an event is a dict with a 'kind', not {type(event).__name__}: {event!r}")
+    fields = _FIELDS.get(event.get("kind"))  # type: ignore[arg-type]
+    if fields is None:
+        raise EventError(f"event kind {event.get('kind')!r}; choose from {EVENT_KINDS}")
+    for name, types in fields.items():
+        if name not in event:
+            raise EventError(f"{event['kind']} event without {name!r}: {event!r}")
+        if not isinstance(event[name], types):
+            raise EventError(f"{event['kind']} event field {name!r} is {event[name]!r}; expected {types}")
+    if event["kind"] == "tool_call" and not event["ok"] and not event["error_kind"]:
+        raise EventError(f"a failed tool_call says how it failed (error_kind): {event!r}")
+    if event["kind"] == "fault_injected" and event["fault"] not in FAULT_KINDS:
+        raise EventError(f"fault {event['fault']!r}; choose from {FAULT_KINDS}")
+    return event
 
 
 def action(parsed_ok: bool, name: str | None = None, error: str | None = None) -> Event:
     """The agent's action was (or was not) understood by the family grammar."""
-    return {"kind": "action", "parsed_ok": bool(parsed_ok), "name": name, "error": error}
+    return check({"kind": "action", "parsed_ok": bool(parsed_ok), "name": name, "error": error})
 
 
 def tool_call(name: str, ok: bool, error_kind: str | None = None) -> Event:
-    """A tool or command ran; ``error_kind`` says how it failed (e.g. ``timeout``, ``bad_args``)."""
-    return {"kind": "tool_call", "name": name, "ok": bool(ok), "error_kind": error_kind}
+    """A tool or command ran; ``error_kind`` says how it failed (e.g. ``timeout``, ``bad_args``, ``not_found``)."""
+    return check({"kind": "tool_call", "name": name, "ok": bool(ok), "error_kind": error_kind})
 
 
 def fault_injected(fault: str, tool: str | None = None, transient: bool = True) -> Event:
     """A wrapper injected a fault into this step's tool result."""
-    return {"kind": "fault_injected", "fault": fault, "tool": tool, "transient": bool(transient)}
+    return check({"kind": "fault_injected", "fault": fault, "tool": tool, "transient": bool(transient)})
 
 
 def mutation(target: str) -> Event:
     """The agent changed task state (edited a file, wrote a record)."""
-    return {"kind": "mutation", "target": target}
+    return check({"kind": "mutation", "target": target})
 
 
 def verification(ok: bool, target: str | None = None) -> Event:
     """The agent checked its work (ran tests, re-read a record); ``ok`` is what the check said."""
-    return {"kind": "verification", "ok": bool(ok), "target": target}
+    return check({"kind": "verification", "ok": bool(ok), "target": target})
 
 
 def state_mismatch(detail: str) -> Event:
     """The agent referred to something that is not in the current state."""
-    return {"kind": "state_mismatch", "detail": detail}
+    return check({"kind": "state_mismatch", "detail": detail})
 
 
 def subtask(name: str, done: bool) -> Event:
-    """Progress on one of the task's subtasks, as observed after this step."""
-    return {"kind": "subtask", "name": name, "done": bool(done)}
+    """A subtask's status changed with this step."""
+    return check({"kind": "subtask", "name": name, "done": bool(done)})
 
 
 def submit() -> Event:

@@ -31,6 +31,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
+from agentgym import events as ev
+
 __all__ = ["CATEGORIES", "label_episode", "FailureLabeler"]
 
 CATEGORIES = (
@@ -50,18 +52,14 @@ def _tool_errors(events: list[Mapping[str, Any]]) -> tuple[bool, bool]:
     pending: set[str] = set()
     recovered = False
     for e in events:
-        kind = e.get("kind")
-        if kind == "action" and not e.get("parsed_ok", True):
-            pending.add(_ANY_TOOL)
-        elif kind == "tool_call":
+        if ev.is_error(e):  # a malformed action waits for any tool; a failed call for its own tool
+            pending.add(_ANY_TOOL if e.get("kind") == "action" else str(e.get("name")))
+        elif e.get("kind") == "tool_call":
             name = str(e.get("name"))
-            if e.get("ok"):
-                if name in pending or _ANY_TOOL in pending:
-                    recovered = True
-                pending.discard(name)
-                pending.discard(_ANY_TOOL)
-            else:
-                pending.add(name)
+            if name in pending or _ANY_TOOL in pending:
+                recovered = True
+            pending.discard(name)
+            pending.discard(_ANY_TOOL)
     return bool(pending), recovered
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.actions import strip_fence
 from agentgym.agents.http import ModelEndpointError, ModelEndpointTimeout, ModelReplyError, post_json
 
 __all__ = ["OpenAIChatAgent", "ModelEndpointError", "ModelEndpointTimeout", "ModelReplyError", "SYSTEM_PROMPT",
@@ -33,7 +34,7 @@ leave yourself a turn to submit.
 Command grammar:
 {grammar}"""
 
-_FENCE = re.compile(r"```[^\n`]*\n?(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```.*?```", re.DOTALL)
 
 
 class OpenAIChatAgent:
@@ -221,10 +222,11 @@ def turns_left(obs: dict[str, Any], info: dict[str, Any]) -> int | None:
 
 
 def extract_action(reply: str) -> str:
-    """The action in a model reply: the body of the first code fence if there is one, else the
-    reply stripped of surrounding whitespace and quotes."""
+    """The action in a model reply: the first code fence's inside (by the families' one fence rule,
+    `agentgym.actions.strip_fence`) if there is one, else the reply stripped of surrounding
+    whitespace and quotes."""
     match = _FENCE.search(reply)
-    text = match.group(1) if match else reply
+    text = strip_fence(match.group(0)) if match else reply
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "`'\"":
         text = text[1:-1].strip()

@@ -131,6 +131,8 @@ class BrowserEnv(AgentEnv):
         return self.actions.parse(action)
 
     def _execute(self, action: ParsedAction) -> Outcome:
+        if not self.output_seen:  # the oracle looks again before trusting anything
+            self._look = True
         if action.name == "help":
             return Outcome(self.help_text())
         if action.name == "finish":
@@ -138,7 +140,7 @@ class BrowserEnv(AgentEnv):
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         args = {k: v for k, v in action.args.items()}
         reply = self.sandbox.call(self._module, "act", name=action.name, args=args)
-        seen = not self._spoiled
+        seen = self.output_seen  # an emptied or garbled page: the action ran, the agent saw nothing
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
             events.append(ev.state_mismatch(reply["mismatch"]))
@@ -151,20 +153,10 @@ class BrowserEnv(AgentEnv):
         events += self._subtask_events(reply["progress"])
         return Outcome(reply["text"], events)
 
-    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
-        # an emptied or garbled page ran the action, but the agent saw nothing of it
-        self._spoiled = kind in ("empty_output", "corrupted_output")
-        try:
-            outcome = super()._faulted(parsed, kind, transient)
-        finally:
-            if self._spoiled:
-                self._look = True
-            self._spoiled = False
-        if kind == "tool_error":
-            outcome.text = "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
-        elif kind == "timeout":
-            outcome.text = "error: the page took too long to load and was stopped; nothing changed. Try again."
-        return outcome
+    def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
+        if kind == "timeout":
+            return "timeout", "error: the page took too long to load and was stopped; nothing changed. Try again."
+        return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
 
     def _verify(self) -> bool:
         verdict = self.sandbox.call(self._module, "verify", answer=self._answer)
@@ -217,7 +209,6 @@ class BrowserEnv(AgentEnv):
         self._answer: str | None = None
         self._oracle: dict[str, str] = {"action": "", "semantic": ""}
         self._menu: list[str] = []
-        self._spoiled = False
         self._look = False
         self.verdict: dict[str, Any] | None = None
 

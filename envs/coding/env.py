@@ -266,12 +266,12 @@ class CodingEnv(AgentEnv):
         text = self._read(path)
         if text is None:
             return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
-                           [ev.tool_call("view", True), ev.state_mismatch(f"missing path {path}")])
+                           [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"missing path {path}")])
         lines = text.splitlines()
         first, last = (start or 1), (end if end is not None else len(lines))
         if start is not None and (first > len(lines) or last > len(lines)):
             return Outcome(f"error: {path} has {len(lines)} lines; lines {first}-{last} are out of range.",
-                           [ev.tool_call("view", True), ev.state_mismatch(f"lines {first}-{last} outside {path}")])
+                           [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")])
         width = len(str(max(last, 1)))
         body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
         return Outcome(f"{path} (lines {first}-{last} of {len(lines)}):\n{body}", [ev.tool_call("view", True)])
@@ -299,11 +299,11 @@ class CodingEnv(AgentEnv):
         text = self._read(path)
         if text is None:
             return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
-                           [ev.tool_call("edit", True), ev.state_mismatch(f"missing path {path}")])
+                           [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"missing path {path}")])
         old = text.splitlines()
         if start > len(old) + 1 or end > len(old):
             return Outcome(f"error: {path} has {len(old)} lines; cannot replace lines {start}-{end}.",
-                           [ev.tool_call("edit", True), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
+                           [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
         new = old[: start - 1] + list(lines) + old[end:]
         self._cache_ok = False  # agent-written code: it may keep state or read clocks (result_cache.py)
         self._write({path: "\n".join(new) + "\n" if new else ""})
@@ -318,7 +318,7 @@ class CodingEnv(AgentEnv):
             new = apply_patch(files, patches)
         except PatchMismatch as exc:
             return Outcome(f"error: the patch does not apply: {exc}",
-                           [ev.tool_call("edit", True), ev.state_mismatch(str(exc).split(";")[0])])
+                           [ev.tool_call("edit", False, "conflict"), ev.state_mismatch(str(exc).split(";")[0])])
         self._cache_ok = self._cache_ok and self._menu_step  # only menu patches keep the cache valid
         self._write(new)
         hunks = sum(len(fp.hunks) for fp in patches)
@@ -328,7 +328,7 @@ class CodingEnv(AgentEnv):
 
     def _do_revert(self) -> Outcome:
         if not self._history:
-            return Outcome("error: there is no edit to revert.", [ev.tool_call("edit", True),
+            return Outcome("error: there is no edit to revert.", [ev.tool_call("edit", False, "not_found"),
                                                                  ev.state_mismatch("no edit to revert")])
         previous = self._history.pop()
         present = {p: t for p, t in previous.items() if t is not None}
@@ -353,9 +353,8 @@ class CodingEnv(AgentEnv):
                            [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")])
         self._tested = True
         result = r.value
-        self._subtasks["visible_tests"] = bool(result["passed"])
         events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
-        return Outcome(r.text.rstrip("\n"), events + self._subtask_events())
+        return Outcome(r.text.rstrip("\n"), events + self._subtask_events(visible_tests=bool(result["passed"])))
 
     def _visible_run(self) -> Any:
         """The visible tests' run (text, value, timed_out, error): from the result cache when it may serve."""
@@ -405,17 +404,23 @@ class CodingEnv(AgentEnv):
         seed = self.task.meta["menu_seed"]
         return [c for _, c in sorted(enumerate(cands), key=lambda ic: (seed * (ic[0] + 1) * 2654435761) % (1 << 32))]
 
-    def _subtask_events(self) -> list[dict[str, Any]]:
-        """Current subtask status: each bug counts as fixed when its fix is in place (a text check:
-        hidden tests never run during the episode), the visible tests by their last run."""
+    def _subtask_events(self, visible_tests: bool | None = None) -> list[dict[str, Any]]:
+        """Subtasks whose status this step changed (as in every family): each bug counts as fixed
+        when its fix is in place (a text check: hidden tests never run during the episode), the
+        visible tests by their last run."""
+        state = dict(self._subtasks)
+        if visible_tests is not None:
+            state["visible_tests"] = visible_tests
         bugs = self.task.meta["bugs"]
         for bug, fix in zip(bugs, self.task.meta["candidates"][: len(bugs)]):
             text = self._files.get(fix.file) or ""
             if fix.locate(text) is not None:
-                self._subtasks[bug.subtask] = False
+                state[bug.subtask] = False
             elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
-                self._subtasks[bug.subtask] = True
-        return [ev.subtask(name, done) for name, done in self._subtasks.items()]
+                state[bug.subtask] = True
+        changed = [ev.subtask(name, done) for name, done in state.items() if self._subtasks.get(name) != done]
+        self._subtasks = state
+        return changed
 
 
 def _echo(path: str, before: str, after: str, context: int = 2, limit: int = 40) -> str:

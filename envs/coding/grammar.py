@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agentgym.actions import strip_fence
 from agentgym.core import ActionError, ParsedAction
 from agentgym.envs.coding.diffs import PatchError, parse_patch
 
@@ -41,18 +42,9 @@ def _expect(what: str) -> ActionError:
     return ActionError(f"{what}\n{HELP}")
 
 
-def _unfence(text: str) -> str:
-    """Drop a Markdown code fence around the whole action, as chat models often add one."""
-    stripped = text.strip()
-    if stripped.startswith("```") and stripped.endswith("```") and stripped.count("\n") >= 1:
-        inner = stripped[3:-3]
-        return inner.split("\n", 1)[1] if "\n" in inner else inner
-    return text
-
-
 def parse(action: str) -> ParsedAction:
     """Parse one action string; raise `ActionError` saying what the grammar expects."""
-    text = _unfence(action).lstrip("\n")
+    text = strip_fence(action).lstrip("\n")
     head, _, body = text.partition("\n")
     head = head.strip()
     verb, _, rest = head.partition(" ")

@@ -153,27 +153,18 @@ class ToolUseEnv(AgentEnv):
             return Outcome(f"error: {action.error}", [ev.tool_call(action.name, False, "bad_args")])
         return self._run_tool(action.name, dict(action.args))
 
-    def _faulted(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
-        # an emptied or garbled result ran the tool, but the agent saw nothing of it
-        self._spoiled = kind in ("empty_output", "corrupted_output")
-        try:
-            outcome = super()._faulted(parsed, kind, transient)
-        finally:
-            self._spoiled = False
+    def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
         if kind == "tool_error":  # a tool API's transient error is a rate limit
-            outcome.text = (f"error (rate_limited): 429 Too Many Requests from the {parsed.name} service; "
-                            "nothing was done. Retry the call.")
-            for e in outcome.events:
-                if e["kind"] == "tool_call":
-                    e["error_kind"] = "rate_limited"
-        return outcome
+            return "rate_limited", (f"error (rate_limited): 429 Too Many Requests from the {tool} service; "
+                                    "nothing was done. Retry the call.")
+        return super().fault_failure(kind, tool)
 
-    def _corrupt(self, text: str) -> str:
+    def corrupt_output(self, text: str) -> str:
         """A tool service's partial result: valid JSON with records missing, marked as partial."""
         try:
             obj = json.loads(text)
         except ValueError:
-            return super()._corrupt(text)
+            return super().corrupt_output(text)
         return json.dumps(self._partial(obj), ensure_ascii=False) + "\n[partial result: the service cut the response short]"
 
     def _partial(self, obj: Any) -> Any:
@@ -277,7 +268,6 @@ class ToolUseEnv(AgentEnv):
         self._subtasks: dict[str, bool] = {}
         self._epoch = 0
         self._view: tuple[int, dict[str, Any]] | None = None
-        self._spoiled = False
         self.verdict: dict[str, Any] | None = None
 
     def _oracle_view(self) -> dict[str, Any]:
@@ -297,7 +287,7 @@ class ToolUseEnv(AgentEnv):
                 events.append(ev.state_mismatch(f"{reply['missing']} does not exist"))
             return Outcome(f"error ({reply['error_kind']}): {reply['error']}", events)
         events = [ev.tool_call(name, True)]
-        seen = not self._spoiled
+        seen = self.output_seen  # an emptied or garbled result: the tool ran, the agent saw nothing
         if reply["wrote"]:
             self._epoch += 1
             self._view = (self._epoch, reply["view"])

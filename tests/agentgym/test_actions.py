@@ -42,7 +42,23 @@ def test_render_call_round_trips() -> None:
 
 def test_strip_fence_leaves_unfenced_text_alone() -> None:
     assert strip_fence("help") == "help"
-    assert strip_fence("```python\nhelp\n```") == "help"
+    assert strip_fence("```python\nhelp\n```") == "help\n"  # the inside as written
+
+
+def test_one_fence_rule_for_every_family_and_the_llm_agent() -> None:
+    """Coding bodies keep indentation and trailing newlines; a one-word first line is a language tag."""
+    from agentgym.agents.openai import extract_action
+    from agentgym.envs.coding.grammar import parse as coding_parse
+
+    assert strip_fence("```run ls```") == "run ls"  # one line: nothing to drop
+    assert strip_fence("```test\n```") == "test\n"  # a lone word is the action, not a tag
+    assert strip_fence("```python3\nrun ls\n```") == "run ls\n"
+    assert strip_fence("```\nwrite a.py\n    x = 1\n```") == "write a.py\n    x = 1\n"
+    assert strip_fence("```json\n{\"tool\": \"x\"}\n```") == '{"tool": "x"}\n'
+    assert extract_action("Sure:\n```bash\nrun ls -la\n```\nthen") == "run ls -la"
+    assert extract_action("```run ls```") == "run ls"
+    fenced, plain = coding_parse("```\nrun ls\n```"), coding_parse("run ls")
+    assert (fenced.name, dict(fenced.args)) == (plain.name, dict(plain.args))
 
 
 def test_argument_errors_are_typed_and_list_every_problem() -> None:

@@ -6,6 +6,7 @@ proof. For each id in `agentgym.ENV_IDS`, the oracle and a seeded random-menu ag
 its observation text, its reward and its events (digested), plus the episode's labels.
 
     python3 tests/golden/record.py          # rewrite tests/golden/trajectories.json
+    python3 tests/golden/record.py agentgym/Coding-v0   # only that id
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def record_all(tasks: int = TASKS) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    data = record_all()
+    ids = sys.argv[1:]  # re-record only these ids (a deliberate change in one family), keeping the rest
+    data = {**json.loads(PATH.read_text()), **{i: record_id(i) for i in ids}} if ids else record_all()
     PATH.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
     print(f"wrote {PATH} ({PATH.stat().st_size} bytes)", file=sys.stderr)

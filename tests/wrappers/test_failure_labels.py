@@ -88,7 +88,7 @@ def test_precedence_order_matches_design():
     assert CATEGORIES == (
         "success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake"
     )
-    events = [ev.tool_call("run", False), ev.state_mismatch("x"), ev.mutation("a")]
+    events = [ev.tool_call("run", False, "crash"), ev.state_mismatch("x"), ev.mutation("a")]
     assert label_episode(events, success=False, truncated=True)[0] == "timeout"
     assert label_episode([*events, ev.submit()], success=False, truncated=False)[0] == "tool_call_error"
     assert label_episode([*events[1:], ev.submit()], success=False, truncated=False)[0] == "state_misidentification"

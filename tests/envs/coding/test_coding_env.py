@@ -59,6 +59,11 @@ def test_oracle_solves_every_tier_in_min_turns(env):
         assert "mutation" in names and {"kind": "verification", "ok": True, "target": "visible tests"} in events
         done = {e["name"]: e["done"] for e in events if e["kind"] == "subtask"}
         assert done and all(done.values()), done
+        # subtask events report changes, never the same status twice in a row
+        last: dict[str, bool] = {}
+        for e in (e for e in events if e["kind"] == "subtask"):
+            assert last.get(e["name"], False) != e["done"], (tier, e)
+            last[e["name"]] = e["done"]
 
 
 def test_oracle_on_the_test_split(env):
@@ -132,6 +137,9 @@ def test_every_action_and_its_events(env):
         text, info = step(bad)
         assert text.startswith("error:") and "state_mismatch" in kinds(info), bad
         assert detail in [e for e in info["events"] if e["kind"] == "state_mismatch"][0]["detail"] + text
+        # one meaning across families: a reference to something that is not there is a failed call
+        call = next(e for e in info["events"] if e["kind"] == "tool_call")
+        assert call["ok"] is False and call["error_kind"] in ("not_found", "conflict"), (bad, call)
     text, info = step("frobnicate")
     assert info["events"] == [{"kind": "action", "parsed_ok": False, "name": None, "error": info["events"][0]["error"]}]
     text, info = step("help")
