@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -131,6 +132,7 @@ def parse_action(text: str) -> Call:
     return _parse_call(text)
 
 
+_PARSE_LOCK = threading.Lock()
 _INFO_STRING = re.compile(r"[\w+.#-]*")  # a fence's language tag: ```json, ```python3, ```c++
 
 
@@ -213,7 +215,8 @@ def _source(node: ast.AST) -> str:
 
 def _parse_call(text: str) -> Call:
     try:
-        with warnings.catch_warnings():  # "invalid decimal literal" and friends: the agent's text, not our code
+        # catch_warnings swaps process-wide state: one thread at a time (threaded trainers parse too)
+        with _PARSE_LOCK, warnings.catch_warnings():  # "invalid decimal literal": the agent's text, not our code
             warnings.simplefilter("ignore", SyntaxWarning)
             tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:

@@ -103,10 +103,7 @@ class BrowserEnv(AgentEnv):
         if browser == "chromium":  # an instance attribute: the base class starts the sandbox from self.image
             self.image = CHROMIUM_IMAGE
         self._module = CHROME_MODULE if browser == "chromium" else MODULE
-        if sites or tiers:
-            self.tasks = BrowserTasks(tuple(sites or ()), tuple(tiers or ()))
-            if not self.tasks.ids(self.split):
-                raise ConfigError(f"no Browser tasks in split {split!r} for sites={sites} tiers={tiers}")
+        self.tasks = self.tasks.narrowed(self.split, sites=sites, tiers=tiers)
         self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks

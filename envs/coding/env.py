@@ -11,7 +11,7 @@ from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.result_cache import ResultCache, TestRun, cache_key, process_cache, task_digest, workspace_digest
-from agentgym.envs.coding.tasks import TIERS, Candidate, CodingTasks, default_taskset
+from agentgym.envs.coding.tasks import TIERS, Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.tasks import Task, TaskSet
 
@@ -20,20 +20,6 @@ __all__ = ["CodingEnv"]
 RUNNER = "agentgym_coding_runner"
 RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
 _MAX_SHELL_OUTPUT = 16_384
-
-
-class _TierView(TaskSet):
-    """The same tasks with sampling restricted to some tiers (ids of other tiers still load)."""
-
-    def __init__(self, base: CodingTasks, tiers: tuple[str, ...]) -> None:
-        self.base, self.tiers = base, tiers
-        self.family, self.splits = base.family, base.splits
-
-    def ids(self, split: str) -> list[str]:
-        return [i for t in self.tiers for i in self.base.ids(split, t)]
-
-    def get(self, task_id: str) -> Task:
-        return self.base.get(task_id)
 
 
 class CodingEnv(AgentEnv):
@@ -112,7 +98,7 @@ class CodingEnv(AgentEnv):
             unknown = [t for t in tiers if t not in TIERS]
             if unknown or not tiers:
                 raise ConfigError(f"tiers={tiers!r}; choose from {TIERS}")
-            self.tasks = _TierView(self.tasks, tiers)
+        self.tasks = self.tasks.narrowed(self.split, tiers=tiers)
         if test_timeout <= 0 or shell_timeout <= 0:
             raise ConfigError(f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}")
         if test_runner not in ("auto", "pytest"):

@@ -21,16 +21,24 @@ os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fa
 
 import pytest  # noqa: E402  (warm import: the reason this module exists)
 
-try:  # import every built-in plugin now, so a forked run only parses its config
-    from _pytest.config import default_plugins as _DEFAULT_PLUGINS
+# Import all of pytest now, so a forked run only parses its config; and a forked run cannot import
+# more on a host whose interpreter only root may read (the local backend as root: docs/security.md).
+import pkgutil  # noqa: E402
 
-    for _name in _DEFAULT_PLUGINS:
-        try:
-            importlib.import_module("_pytest." + _name)
-        except Exception:
-            pass
-except Exception:
-    pass
+import _pytest  # noqa: E402
+
+for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
+    try:
+        importlib.import_module(_info.name)
+    except Exception:  # optional extras (e.g. a missing third-party helper): the run never needs them
+        pass
+
+# Standard-library modules task code commonly imports (every one the corpus uses, and more): warm
+# here for speed, and importable from a forked run on a host whose stdlib is root's alone.
+for _name in ("bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
+              "functools", "heapq", "itertools", "json", "math", "operator", "random", "re", "statistics",
+              "string", "textwrap", "typing"):
+    importlib.import_module(_name)
 
 import gc  # noqa: E402
 
