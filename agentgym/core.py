@@ -1,7 +1,9 @@
 """The environment contract every agentgym family implements: `AgentEnv` and its step types.
 
 A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a verifier
-(`_verify`) and optionally a menu (`_admissible`) and a state-drift hook (`_drift`). The base
+(`_verify`), its sandbox-side code (`sandbox_modules`, `sandbox_services`) and optionally a menu
+(`_admissible`), a state-drift hook (`_drift`) and fault hooks (`fault_failure`,
+`corrupt_output`). The base
 class owns everything that must be the same across families: the spaces, the episode
 bookkeeping, the info keys, garbage-action survival, fault application and the sandbox's
 lifetime.
@@ -22,6 +24,7 @@ from gymnasium.error import ResetNeeded
 
 from agentgym import events as ev
 from agentgym.errors import ConfigError, InfrastructureError
+from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
@@ -66,6 +69,12 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
     family: ClassVar[str] = ""
     image: ClassVar[str] = "agentgym/base:latest"
+    sandbox_modules: ClassVar[tuple[SandboxModule, ...]] = ()
+    """The family's sandbox-side files, loaded into the step server in this order once per sandbox."""
+    sandbox_services: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """``(module, function)`` pairs called once per sandbox after loading: each starts a long-lived
+    process with ``start_service`` (a site server, a browser) that survives ``reset()``; what they
+    return is in ``self.services``. ``_setup_task`` restores their state for each task."""
     max_action_length: ClassVar[int] = 16_384
     max_observation_length: ClassVar[int] = 32_768
 
@@ -91,6 +100,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.action_space = AnyText(self.max_action_length)
         self.observation_space = spaces.Dict({"text": AnyText(self.max_observation_length)})
         self.sandbox: Any = None
+        self.services: dict[str, Any] = {}  # what each of ``sandbox_services`` returned in this sandbox
         self.task: Task | None = None
         self.turn = 0
         self._done = False
@@ -133,7 +143,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         return None
 
     def _on_sandbox_start(self) -> None:
-        """Called once after the sandbox starts (load tool modules, warm interpreters)."""
+        """Called once per sandbox after its modules are loaded and its services started."""
 
     def help_text(self) -> str:
         """What ``help`` shows: the action grammar (and the task's tools, once reset)."""
@@ -371,7 +381,13 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             from agentgym.sandbox import make_sandbox
 
             self.sandbox = make_sandbox(self.backend, image=self.image, **self.sandbox_options)
-            self._timed(self._on_sandbox_start)
+            self._timed(self._start_sandbox_code)
+
+    def _start_sandbox_code(self) -> None:
+        for module in self.sandbox_modules:
+            self.sandbox.load_module(module.name, module.source)
+        self.services = {f"{m}.{f}": self.sandbox.call(m, f, timeout=60) for m, f in self.sandbox_services}
+        self._on_sandbox_start()
 
     def _timed(self, fn: Any, *args: Any) -> Any:
         start = time.perf_counter()

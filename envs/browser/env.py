@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
-from agentgym.envs.browser.site import CHROME_MODULE, CHROME_SOURCES, MODULE, SOURCES
+from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
-from agentgym.errors import ConfigError
+from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
@@ -78,6 +78,7 @@ class BrowserEnv(AgentEnv):
 
     family: ClassVar[str] = "browser"
     image: ClassVar[str] = "agentgym/browser:latest"
+    sandbox_modules = MODULES
     actions: ClassVar[BrowserActions] = BrowserActions()
 
     def __init__(
@@ -100,8 +101,9 @@ class BrowserEnv(AgentEnv):
             raise ConfigError(f"browser={browser!r}; choose from {BROWSERS}")
         self.browser = browser
         self.chromium: dict[str, Any] | None = None  # Chromium's version and launch time, once started
-        if browser == "chromium":  # an instance attribute: the base class starts the sandbox from self.image
+        if browser == "chromium":  # instance attributes: the base class starts the sandbox from these
             self.image = CHROMIUM_IMAGE
+            self.sandbox_modules, self.sandbox_services = CHROME_MODULES, ((CHROME_MODULE, "start"),)
         self._module = CHROME_MODULE if browser == "chromium" else MODULE
         self.tasks = self.tasks.narrowed(self.split, sites=sites, tiers=tiers)
         self._reset_tracking()
@@ -112,15 +114,13 @@ class BrowserEnv(AgentEnv):
         return _all_tasks()
 
     def _on_sandbox_start(self) -> None:
-        for name, source in CHROME_SOURCES if self.browser == "chromium" else SOURCES:
-            self.sandbox.load_module(name, source)
-        if self.browser == "chromium":  # launched once per sandbox; it survives resets
-            self.chromium = self.sandbox.call(CHROME_MODULE, "start", timeout=60)
+        if self.browser == "chromium":  # launched once per sandbox (a service): it survives resets
+            self.chromium = self.services[f"{CHROME_MODULE}.start"]
 
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()
         seed = int(self.np_random.integers(1 << 31))
-        reply = self.sandbox.call(self._module, "setup", spec=task.meta["spec"], seed=seed)
+        reply = self._call("setup", spec=task.meta["spec"], seed=seed)
         self._absorb(reply, seen=True)
         return f"{task.instruction}\n\n{reply['text']}"
 
@@ -136,7 +136,7 @@ class BrowserEnv(AgentEnv):
             self._answer = str(action.args["answer"])
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         args = {k: v for k, v in action.args.items()}
-        reply = self.sandbox.call(self._module, "act", name=action.name, args=args)
+        reply = self._call("act", name=action.name, args=args)
         seen = self.output_seen  # an emptied or garbled page: the action ran, the agent saw nothing
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
@@ -156,7 +156,7 @@ class BrowserEnv(AgentEnv):
         return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
 
     def _verify(self) -> bool:
-        verdict = self.sandbox.call(self._module, "verify", answer=self._answer)
+        verdict = self._call("verify", answer=self._answer)
         # a refusal must be grounded: the agent saw the forbidding record as it is now
         verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
@@ -164,7 +164,7 @@ class BrowserEnv(AgentEnv):
         return verdict["success"]
 
     def _drift(self) -> str | None:
-        reply = self.sandbox.call(self._module, "drift", pick=int(self.np_random.integers(1 << 30)))
+        reply = self._call("drift", pick=int(self.np_random.integers(1 << 30)))
         if reply is None:
             return None
         self._oracle, self._menu = reply["oracle"], reply["menu"]
@@ -196,9 +196,21 @@ class BrowserEnv(AgentEnv):
             return ""
         if self._look:
             return "noop()"
-        return str(self.sandbox.call(self._module, "hasty")["action"])
+        return str(self._call("hasty")["action"])
 
     # ------------------------------------------------------------------ internals
+    def _call(self, func: str, **kwargs: Any) -> Any:
+        """A call into the sandbox's browser session. Chromium failing (it crashed, or missed a deadline)
+        is not the agent's doing: the sandbox is dropped (the next reset starts a fresh one) and the
+        failure raised as an `InfrastructureError`, which the eval harness retries and keeps out of scores."""
+        try:
+            return self.sandbox.call(self._module, func, **kwargs)
+        except SandboxOpError as exc:
+            if not str(exc).startswith("BrowserError"):
+                raise
+            self.sandbox.close()
+            raise InfrastructureError(f"Chromium failed in the sandbox: {exc}") from exc
+
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> version the agent last saw on a page
         self._written: set[str] = set()

@@ -29,6 +29,7 @@ from typing import Any
 from agentgym.envs.coding.corpus_loader import CORPUS_DIR, SourceModule, load_corpus
 from agentgym.envs.coding.mutations import Mutant, enumerate_mutants, select_mutants
 from agentgym.envs.coding.tasks import DATA_PATH, MUTATOR_VERSION, mutant_split
+from agentgym.sandbox.modules import load_on_host
 from agentgym.tasks import stable_hash
 
 __all__ = ["build", "validate_module", "main"]
@@ -36,16 +37,12 @@ __all__ = ["build", "validate_module", "main"]
 LIMIT = 40
 PAIRS = 8
 TIMEOUT = 5.0
-_RUNNER: types.ModuleType | None = None
 
 
 def _runner() -> types.ModuleType:
-    global _RUNNER
-    if _RUNNER is None:
-        _RUNNER = types.ModuleType("agentgym_coding_runner")
-        source = Path(__file__).with_name("runner.py").read_text()
-        exec(compile(source, "agentgym_coding_runner", "exec"), _RUNNER.__dict__)
-    return _RUNNER
+    from agentgym.envs.coding.env import RUNNER_MODULE
+
+    return load_on_host([RUNNER_MODULE])[RUNNER_MODULE.name]
 
 
 def _run_hidden(workspace: str, module: SourceModule, source: str) -> dict[str, Any] | None:

@@ -13,12 +13,13 @@ from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.result_cache import ResultCache, TestRun, cache_key, process_cache, task_digest, workspace_digest
 from agentgym.envs.coding.tasks import TIERS, Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
+from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["CodingEnv"]
 
-RUNNER = "agentgym_coding_runner"
-RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_text()
+RUNNER_MODULE = SandboxModule.from_file("agentgym_coding_runner", Path(__file__).with_name("runner.py"))
+RUNNER = RUNNER_MODULE.name
 _MAX_SHELL_OUTPUT = 16_384
 
 
@@ -73,6 +74,7 @@ class CodingEnv(AgentEnv):
 
     family = "coding"
     image = "agentgym/coding:latest"
+    sandbox_modules = (RUNNER_MODULE,)
     verification_action = "test"  # what benchmarks/envs.py times as a test run
 
     def __init__(
@@ -129,7 +131,6 @@ class CodingEnv(AgentEnv):
         return default_taskset()
 
     def _on_sandbox_start(self) -> None:
-        self.sandbox.load_module(RUNNER, RUNNER_SOURCE)
         self.sandbox.snapshot("empty")
 
     def _setup_task(self, task: Task) -> str:

@@ -24,7 +24,7 @@ from agentgym.actions import (
     tool_schema,
 )
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
-from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, SOURCES, Domain, Known
+from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.grammar import finish_answer
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
@@ -83,6 +83,7 @@ class ToolUseEnv(AgentEnv):
 
     family: ClassVar[str] = "tooluse"
     image: ClassVar[str] = "agentgym/tooluse:latest"
+    sandbox_modules = MODULES
 
     def __init__(
         self,
@@ -106,10 +107,6 @@ class ToolUseEnv(AgentEnv):
     @classmethod
     def _taskset(cls) -> TaskSet:
         return _all_tasks()
-
-    def _on_sandbox_start(self) -> None:
-        for name, source in SOURCES:
-            self.sandbox.load_module(name, source)
 
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()

@@ -21,7 +21,6 @@ Adding a domain: write ``domains/<name>.py`` and add its name to `NAMES`.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +28,9 @@ from types import ModuleType
 from typing import Any
 
 from agentgym.actions import Param, ToolSpec, render_call
+from agentgym.sandbox.modules import SandboxModule, load_on_host
 
-__all__ = ["NAMES", "DOMAINS", "Domain", "SOURCES", "ENGINE_MODULE", "engine", "Known", "Scenario", "Template"]
+__all__ = ["NAMES", "DOMAINS", "Domain", "MODULES", "ENGINE_MODULE", "engine", "Known", "Scenario", "Template"]
 
 NAMES = ("retail", "travel")
 """The registered domains, in the order their templates are listed."""
@@ -38,23 +38,14 @@ NAMES = ("retail", "travel")
 _HERE = Path(__file__).resolve().parent
 ENGINE_MODULE = "agentgym_tooluse_engine"
 """The in-sandbox name of the engine, whose functions (setup, call_tool, drift, oracle_view, verify) the env calls."""
-_FILES = ((ENGINE_MODULE, _HERE.parent / "engine.py"),
-          *((f"{ENGINE_MODULE.removesuffix('engine')}{name}", _HERE / f"{name}.py") for name in NAMES))
-SOURCES: tuple[tuple[str, str], ...] = tuple((name, path.read_text()) for name, path in _FILES)
-"""(module name, source) pairs, in the order the step server loads them: the engine, then each domain."""
+MODULES: tuple[SandboxModule, ...] = (
+    SandboxModule.from_file(ENGINE_MODULE, _HERE.parent / "engine.py"),
+    *(SandboxModule.from_file(f"{ENGINE_MODULE.removesuffix('engine')}{name}", _HERE / f"{name}.py") for name in NAMES),
+)
+"""The family's sandbox-side files, in load order: the engine, then each domain."""
 
 
-def _load() -> dict[str, ModuleType]:
-    """The engine and domain files run in this process as the step server runs them, under the same names (once)."""
-    for name, source in SOURCES:
-        if name not in sys.modules:
-            module = sys.modules[name] = ModuleType(name)  # registered first: dataclasses look their module up
-            module.__file__ = str(dict(_FILES)[name])
-            exec(compile(source, module.__file__, "exec"), module.__dict__)
-    return {name: sys.modules[name] for name, _ in SOURCES}
-
-
-_MODULES = _load()
+_MODULES = load_on_host(MODULES)  # the same files run here: tasks plan with the engine's Session
 engine: ModuleType = _MODULES[ENGINE_MODULE]
 """The engine, loaded here: tasks plan their reference solutions with its `Session`."""
 Known = engine.Known

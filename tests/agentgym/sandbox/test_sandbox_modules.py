@@ -1,0 +1,70 @@
+"""Sandbox-side code declared on the family class: loaded once per sandbox, services kept across resets."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from agentgym.sandbox.modules import SandboxModule, load_on_host
+from support.procs import pid_alive
+from support.toy_env import ToyEnv
+
+COUNTER = textwrap.dedent('''
+    _state = {"loads": 0}
+    _state["loads"] += 1
+
+    def start():
+        proc = start_service(["sleep", "300"])
+        return {"pid": proc.pid}
+
+    def loads():
+        return _state["loads"]
+''')
+
+
+@pytest.fixture
+def counter_module(tmp_path):
+    path = tmp_path / "counter.py"
+    path.write_text(COUNTER)
+    return SandboxModule.from_file("agentgym_test_counter", path)
+
+
+def test_declared_modules_load_once_and_services_survive_resets(backend, counter_module):
+    class ServiceEnv(ToyEnv):
+        sandbox_modules = (counter_module,)
+        sandbox_services = (("agentgym_test_counter", "start"),)
+
+    env = ServiceEnv(backend=backend)
+    try:
+        env.reset(seed=0)
+        service = env.services["agentgym_test_counter.start"]["pid"]
+        stray = int(env.sandbox.run("setsid sleep 301 >/dev/null 2>&1 & echo $!").text.split()[0])
+        for seed in (1, 2):
+            env.reset(seed=seed)
+            assert env.sandbox.call("agentgym_test_counter", "loads") == 1  # the same sandbox, loaded once
+        assert env.services["agentgym_test_counter.start"]["pid"] == service
+        alive = env.sandbox.run(f"test -d /proc/{service} && echo service; test -d /proc/{stray} && echo stray").text
+        assert "service" in alive and "stray" not in alive  # reset kills everything but the service
+    finally:
+        env.close()
+    if backend == "local":  # a local server ends its services on close
+        import time
+
+        deadline = time.monotonic() + 5
+        while pid_alive(service) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not pid_alive(service)
+
+
+def test_load_on_host_runs_each_module_once_and_retries_a_failed_one(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text("import random\nVALUE = random.random()\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise RuntimeError('broken')\n")
+    first = load_on_host([SandboxModule.from_file("agentgym_test_good", good)])["agentgym_test_good"].VALUE
+    assert load_on_host([SandboxModule.from_file("agentgym_test_good", good)])["agentgym_test_good"].VALUE == first
+    module = SandboxModule.from_file("agentgym_test_bad", bad)
+    for _ in range(2):  # not left half-registered: the second call runs it again
+        with pytest.raises(RuntimeError, match="broken"):
+            load_on_host([module])
