@@ -1,19 +1,24 @@
 """Speed of any agentgym env: reset, step, test run, and the oracle's episodes per second.
 
     python benchmarks/envs.py --env agentgym/Coding-v0 --json [--backend local] [--episodes 20]
+    python benchmarks/envs.py --env agentgym/Browser-v0 --browser chromium --json
 
 Generic over registered ids. "step" times the env's non-verification menu actions (everything in
 ``info["admissible_actions"]`` except submit and the test/verification action); "test run" times
 the verification action, found through the env's optional ``verification_action`` attribute, or
 else by name (``test``, ``tests``, ``run_tests``, ``verify``, ``check``). The oracle runs
 `reference_action()` to the end of each episode; "submit_verify" times its submitting step, where
-the task's verifier decides the reward. Prints one JSON object (``--json``) or a table.
+the task's verifier decides the reward. ``--browser`` is passed to envs that take one
+(Browser-v0: ``text`` or ``chromium``). On Docker it also reports the sandbox's cgroup memory at the
+end (``docker stats``' figure: usage less inactive file cache) and its peak. Prints one JSON object
+(``--json``) or a table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -57,11 +62,31 @@ def _verification_action(env: gym.Env, menu: list[str]) -> str | None:
     return None
 
 
+def _cgroup_memory_mib(container_id: str) -> dict[str, float] | None:
+    """The container's cgroup memory now (less inactive file cache, as `docker stats`) and its peak, MiB."""
+    for base in (f"/sys/fs/cgroup/system.slice/docker-{container_id}.scope", f"/sys/fs/cgroup/docker/{container_id}",
+                 f"/sys/fs/cgroup/memory/docker/{container_id}"):
+        v2 = os.path.exists(os.path.join(base, "memory.current"))
+        if not v2 and not os.path.exists(os.path.join(base, "memory.usage_in_bytes")):
+            continue
+        def read(name: str) -> int | None:
+            try:
+                return int(open(os.path.join(base, name)).read())
+            except (OSError, ValueError):
+                return None
+        stat = dict(line.split() for line in open(os.path.join(base, "memory.stat")))
+        usage = read("memory.current" if v2 else "memory.usage_in_bytes") or 0
+        cache = int(stat.get("inactive_file" if v2 else "total_inactive_file", 0))
+        peak = read("memory.peak" if v2 else "memory.max_usage_in_bytes")
+        return {"now_mib": round((usage - cache) / 2**20, 1), "peak_mib": round(peak / 2**20, 1) if peak else None}
+    return None
+
+
 def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "test", seed: int = 0,
-          steps_per_episode: int = 4, tests_per_episode: int = 3) -> dict[str, Any]:
+          steps_per_episode: int = 4, tests_per_episode: int = 3, browser: str | None = None) -> dict[str, Any]:
     """Measure one env id; returns the figures as a dict (the JSON the CLI prints)."""
     rng = np.random.default_rng(seed)
-    env = gym.make(env_id, backend=backend, split=split)
+    env = gym.make(env_id, backend=backend, split=split, **({"browser": browser} if browser else {}))
     try:
         start = time.perf_counter()
         obs, info = env.reset(seed=seed)
@@ -104,9 +129,16 @@ def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "
             successes += int(reward == 1.0)
             turns.append(t + 1)
         oracle_seconds = time.perf_counter() - start
+        container = getattr(env.unwrapped.sandbox, "container", None)
+        extra: dict[str, Any] = {"browser": browser} if browser else {}
+        if container is not None:
+            extra["memory"] = _cgroup_memory_mib(container.id)
+        if getattr(env.unwrapped, "chromium", None):
+            extra["chromium"] = {k: env.unwrapped.chromium[k] for k in ("version", "launch_ms")}
         return {
             "env": env_id,
             "backend": getattr(env.unwrapped.sandbox, "backend", backend),
+            **extra,
             "split": split,
             "episodes": episodes,
             "first_reset_ms": round(first_reset * 1000, 1),
@@ -131,12 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="auto", choices=["auto", "docker", "local"])
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--split", default="test")
+    parser.add_argument("--browser", default=None, help="for envs with a browser choice (Browser-v0: text, chromium)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the local backend's isolation notice is not a result
-        result = bench(args.env, args.backend, args.episodes, args.split, args.seed)
+        result = bench(args.env, args.backend, args.episodes, args.split, args.seed, browser=args.browser)
     if args.json:
         print(json.dumps(result))
     else:
