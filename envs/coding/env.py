@@ -65,7 +65,7 @@ class CodingEnv(AgentEnv):
     runs and verifications are looked up by task, what ran, runner, timeout and the exact content
     of every workspace file, and a hit rebuilds the same observation, events and reward as a run.
     The cache serves an episode only until its first ``run`` or free-text edit (see that module);
-    runs that timed out are never stored. ``info["cost"]["cache_hit"]`` says whether a step's
+    a run that timed out is stored only once it timed out twice. ``info["cost"]["cache_hit"]`` says whether a step's
     test run or verification came from it.
 
     ## Version History
@@ -161,8 +161,9 @@ class CodingEnv(AgentEnv):
             self.last_verdict, self._cache_hit = cached, True
             return cached.passed
         self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
-        if key is not None and self.last_verdict.reason != "the replay ran out of time":
-            self.result_cache.put(key, "verify", self.last_verdict)
+        if key is not None:
+            self.result_cache.put(key, "verify", self.last_verdict,
+                                  timed_out=self.last_verdict.reason == "the replay ran out of time")
         return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
@@ -354,8 +355,8 @@ class CodingEnv(AgentEnv):
             RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(self.task.meta["visible_test_files"]),
             runner=self.test_runner,
         )
-        if key is not None and not r.timed_out:  # a timeout depends on the machine's load, not only on the key
-            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error))
+        if key is not None:  # a timeout is stored once it repeats (result_cache.py): one may be the load
+            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out)
         return r
 
     # ------------------------------------------------------------------ state helpers

@@ -18,7 +18,8 @@ first ``run`` (a shell can change state the key does not see), at the first free
 (``replace``, or a ``patch`` that is not a menu entry: agent-written code can keep state between
 runs in files or ``/tmp``, or read a clock or a random source, which the key cannot see), and
 never serves a verification then: the hidden verification then runs for real after the last
-action, as without a cache.
+action, as without a cache. A run that timed out is stored only once the same key has timed out
+twice (``timeout_repeats``): a single timeout may be the machine's load.
 """
 
 from __future__ import annotations
@@ -58,11 +59,15 @@ class ResultCache:
     {'hits': 1, 'misses': 1}
     """
 
-    def __init__(self, max_entries: int = 50_000) -> None:
+    def __init__(self, max_entries: int = 50_000, timeout_repeats: int = 2) -> None:
         if max_entries < 1:
             raise ValueError(f"max_entries must be >= 1, got {max_entries!r}")
+        if timeout_repeats < 1:
+            raise ValueError(f"timeout_repeats must be >= 1, got {timeout_repeats!r}")
         self.max_entries = int(max_entries)
+        self.timeout_repeats = int(timeout_repeats)
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._timeouts: dict[tuple[Any, ...], int] = {}
         self._lock = threading.Lock()
         self._counts = {kind: {"hits": 0, "misses": 0} for kind in KINDS}
 
@@ -77,11 +82,20 @@ class ResultCache:
             self._counts[kind]["hits"] += 1
         return copy.deepcopy(value) if isinstance(value, TestRun) else value
 
-    def put(self, key: tuple[Any, ...], kind: str, value: Any) -> None:
+    def put(self, key: tuple[Any, ...], kind: str, value: Any, *, timed_out: bool = False) -> None:
+        """Store ``value`` under ``key``. A run that timed out is stored only once the same key has
+        timed out ``timeout_repeats`` times: one timeout may be the machine's load, a repeated one
+        is the code (a looping decoy), which would otherwise cost the whole timeout on every visit."""
         if kind not in KINDS:
             raise ValueError(f"kind={kind!r}; choose from {KINDS}")
         stored = copy.deepcopy(value) if isinstance(value, TestRun) else value
         with self._lock:
+            if timed_out:
+                strikes = self._timeouts[key] = self._timeouts.get(key, 0) + 1
+                if len(self._timeouts) > self.max_entries:
+                    self._timeouts.pop(next(iter(self._timeouts)))
+                if strikes < self.timeout_repeats:
+                    return
             self._entries[key] = stored
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
@@ -95,6 +109,7 @@ class ResultCache:
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._timeouts.clear()
             for c in self._counts.values():
                 c["hits"] = c["misses"] = 0
 
