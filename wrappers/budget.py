@@ -128,7 +128,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     that reads only text knows its budget before it spends a turn on ``help``.
 
     >>> from agentgym.wrappers import TurnLimit
-    >>> from support.scripted_env import ScriptedAgentEnv  # tests/support: a container-free env
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv  # a container-free env shipped for tests
     >>> env = TurnLimit(ScriptedAgentEnv(), max_turns=2)
     >>> obs, info = env.reset(seed=0)
     >>> int(obs["turns_left"][0]), info["budget"]
@@ -211,7 +211,7 @@ class RandomBudget(TurnLimit):
     is ``info["budget"]``. ``max_budget`` bounds ``turns_left``'s space for a callable budget.
 
     >>> from agentgym.wrappers import RandomBudget
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = RandomBudget(ScriptedAgentEnv(), {"choice": [4, 8, 16]})
     >>> budgets = [env.reset(seed=s)[1]["budget"] for s in range(5)]
     >>> budgets == [env.reset(seed=s)[1]["budget"] for s in range(5)], set(budgets) <= {4, 8, 16}

@@ -31,7 +31,7 @@ class CostTracker(gym.Wrapper, RecordConstructorArgs):
     Seconds differ between runs, so compare same-seed trajectories without this dict.
 
     >>> from agentgym.wrappers import CostTracker
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = CostTracker(ScriptedAgentEnv())
     >>> _ = env.reset(seed=0)
     >>> *_, info = env.step("set alpha fjord")

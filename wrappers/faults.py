@@ -77,7 +77,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
     wrapper parses the action with the family grammar first: it needs an `AgentEnv` below it.
 
     >>> from agentgym.wrappers import ToolFailureInjector
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = ToolFailureInjector(ScriptedAgentEnv(), kinds=["timeout"], at_turns=[1])
     >>> _ = env.reset(seed=0)
     >>> obs, *_, info = env.step(env.unwrapped.reference_action())

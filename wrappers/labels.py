@@ -106,7 +106,7 @@ class FailureLabeler(gym.Wrapper, RecordConstructorArgs):
     step (the verifier's verdict, or ``end_by_budget``'s on truncation).
 
     >>> from agentgym.wrappers import FailureLabeler, TurnLimit
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = FailureLabeler(TurnLimit(ScriptedAgentEnv(), max_turns=2))
     >>> _ = env.reset(seed=0)
     >>> _ = env.step("get alpha")

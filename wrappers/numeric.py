@@ -40,7 +40,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
     `action_masks` (the method name sb3-contrib's ``MaskablePPO`` looks up).
 
     >>> from agentgym.wrappers import NumericView, TurnLimit
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = NumericView(TurnLimit(ScriptedAgentEnv(), 8), max_actions=16, dim=64)
     >>> obs, info = env.reset(seed=0)
     >>> obs["text"].shape, obs["actions"].shape, int(obs["action_mask"].sum()), env.action_space

@@ -34,7 +34,7 @@ class ProcessReward(gym.Wrapper, RecordConstructorArgs):
     (the bonus) and ``progress`` (phi').
 
     >>> from agentgym.wrappers import ProcessReward
-    >>> from support.scripted_env import ScriptedAgentEnv
+    >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = ProcessReward(ScriptedAgentEnv(), weight=0.1)
     >>> _, info = env.reset(seed=0)
     >>> [round(env.step(env.unwrapped.reference_action())[1], 3) for _ in range(info["min_turns"])]

@@ -3,6 +3,9 @@
 - `run_episode(env, agent, seed=...)`: play one episode, get an `Episode` record back.
 - `assert_recovers(env_or_id, agent, fault=..., budget=..., seeds=...)`: inject a fault and
   assert the agent still succeeds within the budget, on every seed.
+- `agentgym.testing.kv_env`: a container-free key-value family (`ScriptedAgentEnv`, an
+  `AgentEnv` whose "sandbox" is a dict) and a plain pluggable env (`ScriptedEnv`), for testing
+  wrappers and agents in microseconds; the wrapper docstring examples use them.
 
 An agent is anything with ``act(obs, info) -> str`` (and optionally ``reset(env, obs, info)``),
 i.e. the `agentgym.agents.Agent` protocol, or a plain callable ``(obs, info) -> str``::

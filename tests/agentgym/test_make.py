@@ -25,8 +25,8 @@ from agentgym.wrappers.budget import TimeLimitGuard
 KV_ID = "agentgym-test/KV-v0"  # the container-free scripted family, registered like agentgym ids
 PLAIN_ID = "agentgym-test/PlainKV-v0"  # a gymnasium env with agentgym events but no AgentEnv
 if KV_ID not in gym.registry:
-    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "support.scripted_env:ScriptedAgentEnv"})
-    gym.register(PLAIN_ID, entry_point="support.scripted_env:ScriptedEnv")
+    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"})
+    gym.register(PLAIN_ID, entry_point="agentgym.testing.kv_env:ScriptedEnv")
 
 
 def layers(env):
@@ -114,7 +114,7 @@ def test_foreign_ids_are_wrapped_outside_gym_make():
 
 
 def test_module_prefixed_ids_and_vector_envs():
-    env = agentgym.make("support.scripted_env:" + KV_ID, budget=3)
+    env = agentgym.make("agentgym.testing.kv_env:" + KV_ID, budget=3)
     assert layers(env) == [TurnLimit, FailureLabeler, CostTracker]
     vec = gym.make_vec(KV_ID, num_envs=2, vectorization_mode="sync", budget=3, labels=True)
     obs, info = vec.reset(seed=0)

@@ -10,7 +10,7 @@ from agentgym.make import ENTRY_POINT
 from agentgym.testing import Episode, assert_recovers, run_episode
 from agentgym.wrappers import TurnLimit
 
-from support.scripted_env import ScriptedAgentEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv
 
 TOY_ID = "agentgym-test/Toy-v0"
 if TOY_ID not in gym.registry:

@@ -1,9 +1,12 @@
 """Registry-driven checks for every registered agentgym id (MiniGrid/PettingZoo style).
 
-For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends, a determinism
-rollout (two envs, same seed, a fixed walk over the admissible menu, everything compared), the
-oracle on test-split tasks, a pickle and spec round trip, and the ``"agentgym:<id>"`` form of `gym.make`. Unexpected warnings
-fail the test.
+For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends (rendering
+included), a determinism rollout (two envs, same seed, a fixed walk over the admissible menu,
+everything compared), the oracle on test-split tasks and its recovery from every fault kind
+(with every event checked against the contract), SB3's checker on the numeric view,
+reset/close cycles that leave no sandbox behind, the eval harness, a pickle and spec round
+trip, and the ``"agentgym:<id>"`` form of `gym.make`. A new family is covered by registering
+it. Unexpected warnings fail the test.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import agentgym
+from agentgym import events
 
 from support.docker import require_docker
 
@@ -188,3 +192,65 @@ def test_benchmark_script_measures_every_id(env_id):
     assert result["oracle"]["success_rate"] == 1.0 and result["oracle"]["episodes_per_s"] > 0
     if result["verification_action"] is not None:
         assert result["test_run_ms"]["n"] == 2
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("kind", agentgym.FAULT_KINDS)
+def test_oracle_recovers_from_every_fault_kind(env_id, kind):
+    """Each fault kind fires on the first action and the oracle still succeeds (faults reach every family)."""
+    from agentgym.agents import OracleAgent
+    from agentgym.testing import assert_recovers
+
+    with no_unexpected_warnings():
+        episodes = assert_recovers(env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,),
+                                   backend="local", split="test")
+    assert episodes[0].faults == [kind] and all(events.check(e) for e in episodes[0].events)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_sb3_accepts_the_numeric_view(env_id):
+    """Stable-Baselines3's own checker on the Discrete/Box view every family gets from `numeric=True`."""
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = agentgym.make(env_id, backend="local", budget=6, numeric=True)
+    try:
+        with no_unexpected_warnings():
+            sb3_check_env(env, warn=True)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reset_close_cycles_leave_no_sandbox_behind(env_id):
+    """Build, play, close three times: each close removes its sandbox folder and server."""
+    import os
+    import tempfile
+
+    from agentgym.sandbox.watchdog import LOCAL_PREFIX
+
+    def ours() -> set[str]:
+        return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(f"{LOCAL_PREFIX}{os.getpid()}-")}
+
+    before = ours()
+    for cycle in range(3):
+        env = gym.make(env_id, backend="local")
+        obs, info = env.reset(seed=cycle)
+        env.step(info["admissible_actions"][0] if info["admissible_actions"] else "help")
+        env.reset(seed=cycle + 10)
+        assert len(ours() - before) == 1
+        env.close()
+        env.close()  # idempotent
+        assert ours() == before, f"cycle {cycle} left {sorted(ours() - before)}"
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_eval_harness_runs_every_id(env_id, tmp_path):
+    """The Pass@(K,T) harness on two test tasks with the oracle: a third family is evaluated by registering it."""
+    from agentgym.eval import evaluate
+
+    with no_unexpected_warnings():
+        result = evaluate(env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=tmp_path, sandbox="local",
+                          progress=False, report=False)
+    assert result.ran == 2 and len(result.records) == 2, result
+    assert all(r["success"] for r in result.records), result.records
+    assert result.grid(env_id) == {40: {1: 1.0}}

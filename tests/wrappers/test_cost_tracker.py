@@ -7,7 +7,7 @@ import time
 from agentgym.wrappers import CostTracker, TurnLimit
 from agentgym.wrappers.cost import COST_KEYS
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def test_counts_and_seconds_accumulate_and_reset():

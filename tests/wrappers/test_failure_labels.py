@@ -6,7 +6,7 @@ from agentgym import events as ev
 from agentgym.wrappers import FailureLabeler, TurnLimit
 from agentgym.wrappers.labels import CATEGORIES, label_episode
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 WRITE_CHECK_SUBMIT = [
     ev.action(True, "write"), ev.tool_call("write", True), ev.mutation("a.py"),

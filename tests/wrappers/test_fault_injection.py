@@ -9,7 +9,7 @@ from agentgym.core import FAULT_KINDS
 from agentgym.errors import ConfigError
 from agentgym.wrappers import ToolFailureInjector, TurnLimit, parse_faults
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from support.toy_env import ToyEnv
 
 

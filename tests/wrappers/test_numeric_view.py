@@ -15,7 +15,7 @@ from agentgym.features import hash_tokens
 from agentgym.wrappers import CostTracker, FailureLabeler, NumericView, TurnLimit
 from agentgym.wrappers.budget import budget_note
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def numeric_env(**kw):

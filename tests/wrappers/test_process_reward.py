@@ -7,7 +7,7 @@ import pytest
 from agentgym.errors import ConfigError
 from agentgym.wrappers import ProcessReward, ToolFailureInjector, TurnLimit
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def oracle_rewards(env, seed):

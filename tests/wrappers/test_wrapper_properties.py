@@ -27,7 +27,7 @@ from agentgym.wrappers import (
     label_episode,
 )
 
-from support.scripted_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 PROPERTY = settings(max_examples=500, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 TIMINGS = ("env_seconds", "agent_seconds", "episode_seconds")

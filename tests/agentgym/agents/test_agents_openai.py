@@ -14,11 +14,11 @@ from agentgym.agents.openai import extract_action
 from agentgym.eval import evaluate
 from agentgym.make import wrap
 from support.fake_chat import reply, serve
-from support.scripted_env import KVTasks, ScriptedAgentEnv
+from agentgym.testing.kv_env import KVTasks, ScriptedAgentEnv
 
 KV_ID = "test/AgentsKV-v0"
 if KV_ID not in gym.registry:
-    gym.register(id=KV_ID, entry_point="support.scripted_env:ScriptedAgentEnv")
+    gym.register(id=KV_ID, entry_point="agentgym.testing.kv_env:ScriptedAgentEnv")
 
 
 class FakeChat(BaseHTTPRequestHandler):

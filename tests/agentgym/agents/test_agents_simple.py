@@ -10,7 +10,7 @@ import pytest
 from agentgym.agents import Agent, OracleAgent, RandomAgent, ScriptedAgent, load_agent, seed_agent
 from agentgym.errors import ConfigError
 from agentgym.make import wrap
-from support.scripted_env import ScriptedAgentEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv
 
 
 def play(agent, env, task_id="kv/1", seed=0):

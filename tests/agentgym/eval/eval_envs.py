@@ -12,7 +12,7 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym.errors import SandboxCrashed
-from support.scripted_env import ScriptedAgentEnv
+from agentgym.testing.kv_env import ScriptedAgentEnv
 
 KV_ID = "test/EvalKV-v0"
 TOY_ID = "test/EvalToy-v0"
@@ -39,7 +39,7 @@ class FlakyKVEnv(ScriptedAgentEnv):
 
 def register_test_envs() -> None:
     for env_id, entry in (
-        (KV_ID, "support.scripted_env:ScriptedAgentEnv"),
+        (KV_ID, "agentgym.testing.kv_env:ScriptedAgentEnv"),
         (TOY_ID, "support.toy_env:ToyEnv"),
         (FLAKY_ID, "eval_envs:FlakyKVEnv"),
     ):

@@ -17,7 +17,7 @@ from agentgym.eval import evaluate, read_episodes
 from agentgym.eval.episodes import TIMING_FIELDS
 from agentgym.eval.plots import PLOT_FILES
 from eval_envs import FLAKY_ID, KV_ID, TOY_ID
-from support.scripted_env import KVTasks
+from agentgym.testing.kv_env import KVTasks
 
 
 def strip_timing(records):

@@ -6,7 +6,7 @@ import pytest
 
 from agentgym.eval import evaluate
 from eval_envs import FLAKY_ID, KV_ID
-from support.scripted_env import KVTasks
+from agentgym.testing.kv_env import KVTasks
 from test_eval_harness import strip_timing
 
 from support.docker import IN_CI

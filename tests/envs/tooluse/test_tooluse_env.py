@@ -11,7 +11,6 @@ import os
 
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.actions import render_call
@@ -62,11 +61,6 @@ def _lookups(env) -> None:
 
 
 # ---------------------------------------------------------------------------- contract
-def test_check_env(env):
-    # rendering is checked in tests/envs/test_registry.py, through gym.make (the check needs a spec)
-    check_env(ToolUseEnv(split="test", backend=env.backend), skip_render_check=True)
-
-
 def test_same_seed_same_task_and_trajectory(env):
     runs = []
     for _ in range(2):
