@@ -34,6 +34,7 @@ FLAGS = ("--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu
          "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-breakpad",
          "--mute-audio", "--window-size=1280,800", "--renderer-process-limit=1", "--disable-site-isolation-trials",
+         "--single-process", "--no-zygote",
          "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication")
 LOAD_TIMEOUT = 10.0
 CONTROLS = "a[href],button,input,select,textarea"  # the selector for every element `axtree` makes a control line of
