@@ -1,8 +1,8 @@
 """Browser-v0's Chromium backend: the same episodes as the text backend, step for step.
 
-Parity: the oracle on one test task per template and a seeded random-menu agent give identical
-observations, rewards, events and menus on both backends (text on the local backend, Chromium in
-Docker). The oracle solves a sample of test tasks in ``min_turns`` here; ``benchmarks/
+Parity: the oracle on one test task per template (also with each kind of fault at turn 2), a
+seeded random-menu agent and an explorer with odd actions give identical observations, rewards,
+events and menus on both backends (text on the local backend, Chromium in Docker). The oracle solves a sample of test tasks in ``min_turns`` here; ``benchmarks/
 browser_chromium.py`` runs it on all 134. Chromium and the site survive ``reset()``; ``close()``
 leaves no container. With ``CI=true`` these tests fail instead of skipping when Docker or the
 image is missing.
@@ -109,6 +109,19 @@ def test_an_explorer_with_odd_actions_gets_identical_episodes(text, chromium, se
     for episode in range(4):
         tid = tasks[int(rng.integers(len(tasks)))]
         _same_episode(text, chromium, tid, episode, _explorer(rng), limit=15)
+
+
+@pytest.mark.parametrize("kind", ["tool_error", "timeout", "empty_output", "corrupted_output", "state_drift"])
+def test_oracle_episodes_with_a_fault_are_identical_on_both_backends(text, chromium, kind):
+    def oracle_with_a_fault_at_turn_2(env):  # called before each turn; arms the fault on both envs alike
+        if env.turn == 1:
+            text.inject_fault(kind)
+            chromium.inject_fault(kind)
+        return env.reference_action()
+
+    for tid in _one_per_template(text)[::3]:
+        reward, _ = _same_episode(text, chromium, tid, 5, oracle_with_a_fault_at_turn_2)
+        assert reward == 1.0, (kind, tid, chromium.verdict)
 
 
 def test_oracle_solves_sampled_test_tasks_in_min_turns(chromium):
