@@ -25,11 +25,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentgym.core import ParsedAction
+from agentgym.core import ActionError, ParsedAction
 
 __all__ = [
     "Param", "ToolSpec", "tool_schema", "signature", "render_call",
     "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
+    "finish_answer", "parse_tool_action",
 ]
 
 
@@ -281,3 +282,34 @@ def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
     if problems:
         raise ArgumentError(f"bad arguments for {spec.name}: {'; '.join(problems)}. Usage: {signature(spec)}")
     return args
+
+
+def finish_answer(call: Call) -> str:
+    """The answer of a ``finish`` call; raises `GrammarError` when it is missing or not text."""
+    values = list(call.positional) + [v for k, v in call.args.items() if k == "answer"]
+    extra = sorted(set(call.args) - {"answer"})
+    if extra or len(values) != 1 or not isinstance(values[0], str):
+        raise GrammarError('finish takes one text answer: finish("Your refund of $12.50 is on its way.")')
+    return values[0]
+
+
+def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
+    """A family's whole `_parse` when its actions are tool calls: ``help``, ``finish("answer")``, or
+    a call of one of ``specs`` with checked arguments (`BadArguments` when they do not fit: still a
+    call of that tool). Anything else raises `ActionError` saying what was expected."""
+    try:
+        call = parse_action(text)
+        if call.name == "help":
+            return ParsedAction("help")
+        if call.name == "finish":
+            return ParsedAction("finish", {"answer": finish_answer(call)})
+    except GrammarError as exc:
+        raise ActionError(str(exc)) from None
+    spec = specs.get(call.name)
+    if spec is None:
+        raise ActionError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(specs))}, plus finish and help")
+    try:
+        args = check_args(spec, call)
+    except ArgumentError as exc:
+        return BadArguments(call.name, tool=call.name, error=exc)
+    return ParsedAction(call.name, args, tool=call.name)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -87,11 +87,21 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         score_on_truncation: bool = False,
         sandbox_options: Mapping[str, Any] | None = None,
         help_in_observation: bool = True,
+        tiers: Sequence[str] | str | None = None,
+        **task_filters: Sequence[str] | None,
     ) -> None:
+        """``tiers`` and the family's group filter (``domains=``, ``sites=``: its task set's
+        ``group_filter``) restrict the tasks this env samples; other ids still load by task id."""
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode={render_mode!r}; supported: {self.metadata['render_modes']}")
         self.tasks: TaskSet = self._taskset()
         self.split = self.tasks.check_split(split)
+        unknown = sorted(set(task_filters) - {self.tasks.group_filter})
+        if unknown:
+            known = ", ".join(f"{k}=" for k in ("tiers", self.tasks.group_filter) if k)
+            raise ConfigError(f"{type(self).__name__} takes no {', '.join(unknown)}; its task filters: {known}")
+        self.tasks = self.tasks.narrowed(self.split, tiers=(tiers,) if isinstance(tiers, str) else tiers,
+                                         **task_filters)
         self.backend = backend
         self.render_mode = render_mode
         self.score_on_truncation = bool(score_on_truncation)

@@ -81,22 +81,9 @@ class BrowserEnv(AgentEnv):
     sandbox_modules = MODULES
     actions: ClassVar[BrowserActions] = BrowserActions()
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        backend: str = "auto",
-        browser: str = "text",
-        sites: tuple[str, ...] | list[str] | None = None,
-        tiers: tuple[str, ...] | list[str] | None = None,
-        render_mode: str | None = None,
-        score_on_truncation: bool = False,
-        sandbox_options: dict[str, Any] | None = None,
-        help_in_observation: bool = True,
-    ) -> None:
-        super().__init__(split=split, backend=backend, render_mode=render_mode,
-                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
-                         help_in_observation=help_in_observation)
+    def __init__(self, *, browser: str = "text", sites: tuple[str, ...] | list[str] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(sites=sites, **kwargs)  # split, backend, tiers, ...: see AgentEnv
         if browser not in BROWSERS:
             raise ConfigError(f"browser={browser!r}; choose from {BROWSERS}")
         self.browser = browser
@@ -105,7 +92,6 @@ class BrowserEnv(AgentEnv):
             self.image = CHROMIUM_IMAGE
             self.sandbox_modules, self.sandbox_services = CHROME_MODULES, ((CHROME_MODULE, "start"),)
         self._module = CHROME_MODULE if browser == "chromium" else MODULE
-        self.tasks = self.tasks.narrowed(self.split, sites=sites, tiers=tiers)
         self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks

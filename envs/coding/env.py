@@ -11,7 +11,7 @@ from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.result_cache import ResultCache, TestRun, cache_key, process_cache, task_digest, workspace_digest
-from agentgym.envs.coding.tasks import TIERS, Candidate, default_taskset
+from agentgym.envs.coding.tasks import Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
@@ -80,27 +80,13 @@ class CodingEnv(AgentEnv):
     def __init__(
         self,
         *,
-        split: str = "train",
-        tiers: tuple[str, ...] | list[str] | str | None = None,
-        backend: str = "auto",
-        render_mode: str | None = None,
-        score_on_truncation: bool = False,
-        sandbox_options: dict[str, Any] | None = None,
-        help_in_observation: bool = True,
         test_timeout: float = 10.0,
         shell_timeout: float = 10.0,
         test_runner: str = "auto",
         result_cache: bool | ResultCache | None = None,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(split=split, backend=backend, render_mode=render_mode,
-                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
-                         help_in_observation=help_in_observation)
-        if tiers is not None:
-            tiers = (tiers,) if isinstance(tiers, str) else tuple(tiers)
-            unknown = [t for t in tiers if t not in TIERS]
-            if unknown or not tiers:
-                raise ConfigError(f"tiers={tiers!r}; choose from {TIERS}")
-        self.tasks = self.tasks.narrowed(self.split, tiers=tiers)
+        super().__init__(**kwargs)  # split, tiers, backend, render_mode, ...: see AgentEnv
         if test_timeout <= 0 or shell_timeout <= 0:
             raise ConfigError(f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}")
         if test_runner not in ("auto", "pytest"):

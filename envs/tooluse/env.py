@@ -13,19 +13,9 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.actions import (
-    ArgumentError,
-    BadArguments,
-    GrammarError,
-    ToolSpec,
-    check_args,
-    parse_action,
-    render_call,
-    tool_schema,
-)
-from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
+from agentgym.actions import BadArguments, ToolSpec, parse_tool_action, render_call, tool_schema
+from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
-from agentgym.envs.tooluse.grammar import finish_answer
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
@@ -85,22 +75,8 @@ class ToolUseEnv(AgentEnv):
     image: ClassVar[str] = "agentgym/tooluse:latest"
     sandbox_modules = MODULES
 
-    def __init__(
-        self,
-        *,
-        split: str = "train",
-        backend: str = "auto",
-        domains: tuple[str, ...] | list[str] | None = None,
-        tiers: tuple[str, ...] | list[str] | None = None,
-        render_mode: str | None = None,
-        score_on_truncation: bool = False,
-        sandbox_options: dict[str, Any] | None = None,
-        help_in_observation: bool = True,
-    ) -> None:
-        super().__init__(split=split, backend=backend, render_mode=render_mode,
-                         score_on_truncation=score_on_truncation, sandbox_options=sandbox_options,
-                         help_in_observation=help_in_observation)
-        self.tasks = self.tasks.narrowed(self.split, domains=domains, tiers=tiers)
+    def __init__(self, *, domains: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(domains=domains, **kwargs)  # split, backend, tiers, ...: see AgentEnv
         self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks
@@ -119,26 +95,7 @@ class ToolUseEnv(AgentEnv):
         return task.instruction
 
     def _parse(self, action: str) -> ParsedAction:
-        try:
-            call = parse_action(action)
-        except GrammarError as exc:
-            raise ActionError(str(exc)) from None
-        if call.name == "help":
-            return ParsedAction("help")
-        if call.name == "finish":
-            try:
-                return ParsedAction("finish", {"answer": finish_answer(call)})
-            except GrammarError as exc:
-                raise ActionError(str(exc)) from None
-        spec = self._specs.get(call.name)
-        if spec is None:
-            known = ", ".join(sorted(self._specs))
-            raise ActionError(f"unknown tool {call.name!r}; tools: {known}, plus finish and help")
-        try:
-            args = check_args(spec, call)
-        except ArgumentError as exc:
-            return BadArguments(call.name, tool=call.name, error=exc)
-        return ParsedAction(call.name, args, tool=call.name)
+        return parse_tool_action(action, self._specs)
 
     def _execute(self, action: ParsedAction) -> Outcome:
         if action.name == "help":

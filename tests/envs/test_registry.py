@@ -254,3 +254,46 @@ def test_eval_harness_runs_every_id(env_id, tmp_path):
     assert result.ran == 2 and len(result.records) == 2, result
     assert all(r["success"] for r in result.records), result.records
     assert result.grid(env_id) == {40: {1: 1.0}}
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_random_menu_policy_is_measured_and_far_below_the_oracle(env_id):
+    """The menu is not a giveaway: uniform picks over it rarely solve a task (the oracle solves all)."""
+    import numpy as np
+
+    env = gym.make(env_id, backend="local", split="test")
+    try:
+        ids = env.unwrapped.tasks.ids("test")
+        ids = ids[:: max(1, len(ids) // 24)][:24]
+        rng, wins = np.random.default_rng(0), 0
+        for task_id in ids:
+            obs, info = env.reset(seed=0, options={"task_id": task_id})
+            for _ in range(20):
+                menu = info["admissible_actions"]
+                obs, reward, terminated, _, info = env.step(menu[int(rng.integers(len(menu)))])
+                if terminated:
+                    wins += reward == 1.0
+                    break
+    finally:
+        env.close()
+    print(f"{env_id}: random menu policy on {len(ids)} test tasks, T=20: success {wins / len(ids):.3f}")
+    assert wins / len(ids) < 0.25
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_task_filters_are_shared_and_checked(env_id):
+    """Every family takes ``tiers=`` (and its group filter) through the base class; others are refused."""
+    from agentgym.errors import ConfigError
+
+    full = gym.make(env_id, backend="local").unwrapped.tasks
+    tier = full.all_tiers[-1]
+    env = gym.make(env_id, backend="local", split="test", tiers=tier)
+    assert list(env.unwrapped.tasks.ids("test")) == list(full.ids("test", tier))
+    with pytest.raises(ConfigError, match="tier"):
+        gym.make(env_id, backend="local", tiers=["no_such_tier"])
+    with pytest.raises(ConfigError, match="takes no colours"):
+        gym.make(env_id, backend="local", colours=["red"])
+    if full.group_filter:
+        group = full.all_groups[0]
+        narrowed = gym.make(env_id, backend="local", **{full.group_filter: [group]}).unwrapped.tasks
+        assert 0 < len(narrowed.ids("test")) < len(full.ids("test"))

@@ -167,23 +167,6 @@ def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
             break
 
 
-def test_random_menu_policy_is_measured_and_far_below_the_oracle(env):
-    rng = np.random.default_rng(0)
-    ids = env.tasks.ids("test")[:: (2 if env.backend == "local" else 4)]
-    wins = 0
-    for tid in ids:
-        obs, info = env.reset(seed=0, options={"task_id": tid})
-        for _ in range(30):
-            menu = info["admissible_actions"]
-            obs, reward, terminated, _, info = env.step(menu[int(rng.integers(len(menu)))])
-            if terminated:
-                wins += reward == 1.0
-                break
-    rate = wins / len(ids)
-    print(f"random menu policy on {len(ids)} {env.backend} test tasks, T=30: success {rate:.3f}")
-    assert rate < 0.25
-
-
 def test_same_seed_same_trajectory_with_faults(env):
     runs = []
     for _ in range(2):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.actions import Call, GrammarError, check_args, parse_action, render_call
+from agentgym.actions import Call, GrammarError, check_args, finish_answer, parse_action, render_call
 from agentgym.envs.tooluse.domains import DOMAINS
-from agentgym.envs.tooluse.grammar import finish_answer
 
 RETAIL = {s.name: s for s in DOMAINS["retail"].tools}
 
