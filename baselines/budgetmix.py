@@ -1,7 +1,10 @@
 """BudgetMix: PPO on agentgym menu tasks with the turn budget fixed, mixed, or grown by a curriculum.
 
-Single-file in the CleanRL manner: `Args`, `make_env`, the training loop in `train`. The
-model is `baselines.policy.MenuPolicy` (DRRN-style, sees turns left and used).
+The trainer, read top to bottom in the CleanRL manner: `Args` (every knob, one docstring line
+each; the PPO update's knobs come from `baselines.ppo.PPOConfig`), `PRESETS`, `make_env`, and
+the training loop `train`. Not single-file: the model (`baselines.policy.MenuPolicy`, DRRN-style,
+sees turns left and used), its features, the episode collector and the PPO update live in their
+own modules, because the evaluation agent and the probe use the same ones.
 
     python -m baselines.budgetmix                      # the quick experiment (CPU, <= 15 min)
     python -m baselines.budgetmix --full               # the large preset (GPU)
@@ -32,11 +35,16 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from baselines.experiment import coding_kwargs, run_experiment
+from baselines.ppo import PPOConfig
+
 __all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "main"]
 
 
 @dataclass
-class Args:
+class Args(PPOConfig):
+    """Every knob of the trainer and the experiment; the PPO update's own (gamma, clip, ...) come from `PPOConfig`."""
+
     exp_name: str = "budgetmix"
     """the name of this experiment (prefix of the run folder)"""
     out: str = "runs/budgetmix"
@@ -93,36 +101,18 @@ class Args:
     """async (a slow env step holds up only its own env; open episodes carry over) or lockstep (the batch waits for its slowest env)"""
     test_timeout: float = 2.0
     """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s, submit max 0.66 s (benchmarks/train.py)"""
+    result_cache: bool = True
+    """Coding-v0's result cache for test runs and verifications, shared by the envs of this process (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
     steps_per_update: int = 128
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
     """Adam learning rate"""
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
-    gamma: float = 1.0
-    """discount; below 1 a turn spent costs value even when the budget allows it"""
     turn_cost: float = 0.0
     """reward subtracted per turn in training (0: none), so idle tests at long budgets are not free"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    advantage: str = "gae"
-    """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
     group_size: int = 1
     """rollouts per task, one after another (the groups of --advantage group); 1 draws a task per episode"""
-    update_epochs: int = 4
-    """PPO epochs per update"""
-    minibatch_size: int = 64
-    """PPO minibatch size (steps)"""
-    clip_coef: float = 0.2
-    """PPO surrogate clipping"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value loss coefficient"""
-    max_grad_norm: float = 0.5
-    """gradient norm clip"""
-    target_kl: float = 0.05
-    """stop an update's epochs early past this approximate KL (0: never)"""
     dim: int = 128
     """hashed text feature size"""
     hidden: int = 64
@@ -154,7 +144,7 @@ class Args:
     eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
     eval_workers: int = 2
-    """evaluation worker processes"""
+    """evaluation processes; each evaluates whole agents one after another (its result cache stays warm across them)"""
     eval_references: str = "budget-aware,pick+loop"
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     harness_reports: bool = False
@@ -185,7 +175,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_split2_ts": "6",
         "eval_faults": "tool_error@turn=1",
         "eval_fault_ts": "6",
-        "eval_workers": 1,
+        "eval_workers": 2,
         "harness_reports": False,
         "eval_references": "",
         "progress": False,
@@ -215,12 +205,13 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 def _field_docs(cls: type) -> dict[str, str]:
-    """The docstring line under each dataclass field (CleanRL/tyro style help)."""
+    """The docstring line under each dataclass field, the base classes' included (CleanRL/tyro style help)."""
     docs: dict[str, str] = {}
-    body = ast.parse(inspect.getsource(cls)).body[0].body  # type: ignore[attr-defined]
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            docs[node.target.id] = str(nxt.value.value)  # type: ignore[union-attr]
+    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+        body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+                docs[node.target.id] = str(nxt.value.value)  # type: ignore[union-attr]
     return docs
 
 
@@ -253,15 +244,15 @@ def make_env(
     process_reward: float = 0.0,
     faults: str = "",
     test_timeout: float | None = None,
+    result_cache: bool = False,
 ) -> Callable[[], gym.Env]:
     """A thunk building one training env: the agentgym wrapper stack with this budget.
 
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
-    decoy ends in a time sized from measured test runs, not the env's 10 s default.
+    decoy ends in a time sized from measured test runs, not the env's 10 s default;
+    ``result_cache`` turns on Coding-v0's per-process result cache.
     """
-    env_kwargs: dict[str, Any] = {}
-    if test_timeout is not None and env_id.endswith("Coding-v0"):
-        env_kwargs = {"test_timeout": test_timeout, "shell_timeout": test_timeout}
+    env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
 
     def thunk() -> gym.Env:
         import agentgym
@@ -280,6 +271,21 @@ def make_env(
         )
 
     return thunk
+
+
+def _cache_stats() -> dict[str, dict[str, int]]:
+    from agentgym.envs.coding.result_cache import process_cache
+
+    return process_cache().stats()
+
+
+def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """Hits and misses of the process's result cache during one run, and the hit rate per kind."""
+    out: dict[str, Any] = {}
+    for kind, counts in after.items():
+        hits, misses = (counts[k] - before.get(kind, {}).get(k, 0) for k in ("hits", "misses"))
+        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None}
+    return out
 
 
 class _NoBar:
@@ -302,12 +308,14 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
     if args.progress:
         from tqdm import tqdm
+
+        tqdm.monitor_interval = 0  # no monitor thread: the experiment forks its evaluation workers later
     else:  # no progress bar: tqdm need not be installed (the GPU machine lacks it)
         tqdm = _NoBar
 
     from baselines.agent import load_policy, save_checkpoint
     from baselines.policy import MenuPolicy, pick_device
-    from baselines.ppo import PPOConfig, ppo_update
+    from baselines.ppo import ppo_update
     from baselines.rollout import EpisodeCollector
     from baselines.schedules import parse_schedule
 
@@ -340,6 +348,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
             process_reward=args.process_reward,
             faults=args.train_faults,
             test_timeout=args.test_timeout,
+            result_cache=args.result_cache,
         )
         for i in range(args.num_envs)
     ]
@@ -354,24 +363,13 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         optimizer.load_state_dict(ckpt["optimizer"])
         global_step, update, history = ckpt["global_step"], ckpt["update"], ckpt["history"]
         torch.set_rng_state(ckpt["torch_rng"])
-    cfg = PPOConfig(
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        advantage=args.advantage,
-        update_epochs=args.update_epochs,
-        minibatch_size=args.minibatch_size,
-        clip_coef=args.clip_coef,
-        ent_coef=args.ent_coef,
-        vf_coef=args.vf_coef,
-        max_grad_norm=args.max_grad_norm,
-        target_kl=args.target_kl or None,
-    )
     rng = np.random.default_rng(args.seed + update)
     collector = EpisodeCollector(
         env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
         threads=args.env_threads, group_size=args.group_size, mode=args.collect_mode,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
+    cache_before = _cache_stats()
     start_time, start_step = time.perf_counter(), global_step
     rollout_seconds = update_seconds = 0.0
 
@@ -399,7 +397,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
             # ---- PPO update (in async mode, open episodes keep stepping meanwhile)
             t1 = time.perf_counter()
-            losses = ppo_update(policy, optimizer, episodes, cfg, args.max_actions, rng)
+            losses = ppo_update(policy, optimizer, episodes, args, args.max_actions, rng)  # Args is a PPOConfig
             update_seconds += time.perf_counter() - t1
 
             # ---- metrics
@@ -466,6 +464,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         "test_timeout": args.test_timeout,
         **collector_timing,
         "infra_failures_masked": collector.infra_failures,
+        "result_cache": _cache_delta(cache_before, _cache_stats()) if args.result_cache else None,
         "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
         "checkpoint": str(ckpt_path),
         "device": str(device),
@@ -481,9 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = train(args, f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}")
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=1))
         return 0
-    from baselines.experiment import run_experiment
-
-    return run_experiment(args)
+    return run_experiment(args, train)
 
 
 if __name__ == "__main__":

@@ -15,20 +15,40 @@
    (`baselines.probe`); writes ``OUT/report.md`` with its plots (`baselines.report`).
 
 Every step resumes: finished runs and episodes are skipped with ``--resume``.
+
+The evaluation runs whole agents in ``--eval-workers`` processes, each with Coding-v0's result
+cache when ``--result-cache`` is on: the agents play the same tasks, so a worker's cache is warm
+after its first agent and most later test runs and verifications are looked up, not re-run.
+This module never imports `baselines.budgetmix` (the trainer passes its ``train`` function in).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing as mp
 import shutil
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "training_seeds"]
+__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "training_seeds",
+           "coding_kwargs"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
+
+
+def coding_kwargs(env_id: str, test_timeout: float | None, result_cache: bool) -> dict[str, Any]:
+    """Coding-v0's constructor arguments from the trainer's flags (nothing for other envs): the
+    test and shell timeout sized from measured runs, and the per-process result cache."""
+    if not env_id.endswith("Coding-v0"):
+        return {}
+    out: dict[str, Any] = {"result_cache": True} if result_cache else {}
+    if test_timeout is not None:
+        out.update(test_timeout=test_timeout, shell_timeout=test_timeout)
+    return out
 
 
 def experiment_schedules(args: Any) -> dict[str, str]:
@@ -71,9 +91,11 @@ def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str],
     from agentgym.eval import evaluate
 
     env_id = [e for e in args.env_ids.split(",") if e][0]
+    env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
     return evaluate(
-        env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=args.eval_workers,
-        seed=0, out=out, sandbox=args.backend, progress=args.progress, report=report, env_kwargs=env_kwargs,
+        env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
+        seed=0, out=out, sandbox=args.backend, progress=args.progress and args.eval_workers <= 1, report=report,
+        env_kwargs=env_kwargs,
     )
 
 
@@ -121,10 +143,60 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path, task_lists: dict
     return result
 
 
-def run_experiment(args: Any) -> int:
-    """Train, evaluate and report; returns the exit code."""
+# ---------------------------------------------------------------------- agents evaluated in parallel
+_JOBS: list[tuple[Any, str, Any, Path, dict[str, list[str]]]] = []  # set before the fork, read by the workers
+
+
+def _eval_job(index: int) -> tuple[int, dict[str, Any], int, dict[str, Any]]:
+    """One agent's evaluations; with the worker's pid and its cache counts so far (cumulative)."""
+    import os
+
+    from agentgym.envs.coding.result_cache import process_cache
+
+    args, name, agent, out, task_lists = _JOBS[index]
+    result = evaluate_agent(args, name, agent, out, task_lists)
+    return index, result, os.getpid(), process_cache().stats()
+
+
+def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: dict[str, list[str]]
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
+    """`evaluate_agent` for every (name, agent) of ``jobs``, in ``args.eval_workers`` processes;
+    returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
+
+    A worker evaluates whole agents one after another with one warm base env per evaluation and
+    its own process-wide result cache, so the later agents of a worker look up the test runs and
+    verifications of states an earlier agent already reached. fork where it is safe (Linux, one
+    thread), else one process.
+    """
+    from agentgym.envs.coding.result_cache import process_cache
+
+    global _JOBS
+    _JOBS = [(args, name, agent, out, task_lists) for name, agent in jobs]
+    results: list[dict[str, Any]] = [{} for _ in jobs]
+    baseline = process_cache().stats()  # forked workers start from the parent's counts
+    latest: dict[int, dict[str, dict[str, int]]] = {}  # per worker pid: its cumulative counts
+    fork = mp.get_start_method(allow_none=True) in (None, "fork") and threading.active_count() == 1
+    try:
+        if args.eval_workers <= 1 or len(jobs) <= 1 or not fork:
+            for i in range(len(jobs)):
+                print(f"[budgetmix] evaluating {jobs[i][0]}", flush=True)
+                _, results[i], pid, latest[pid] = _eval_job(i)
+        else:
+            with mp.get_context("fork").Pool(min(args.eval_workers, len(jobs))) as pool:
+                for done, (i, result, pid, stats) in enumerate(pool.imap_unordered(_eval_job, range(len(jobs)))):
+                    results[i], latest[pid] = result, stats
+                    print(f"[budgetmix] evaluated {jobs[i][0]} ({done + 1}/{len(jobs)}, {result['seconds']:.0f} s)",
+                          flush=True)
+    finally:
+        _JOBS = []
+    totals = {kind: {c: sum(w[kind][c] - baseline[kind][c] for w in latest.values()) for c in ("hits", "misses")}
+              for kind in baseline}
+    return results, totals
+
+
+def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> int:
+    """Train with ``train`` (`baselines.budgetmix.train`), evaluate and report; returns the exit code."""
     from baselines.agent import PolicyAgent, load_policy
-    from baselines.budgetmix import train
     from baselines.report import write_report
 
     from agentgym.agents import RandomAgent
@@ -181,34 +253,40 @@ def run_experiment(args: Any) -> int:
                 seed: LearnedPickAgent(a.policy, max_actions=a.max_actions) for seed, a in agents["budgetmix"].items()
             }
     eval_started = time.perf_counter()
-    evals: dict[str, dict[int, dict[str, Any]]] = {}
-    for name, by_seed in agents.items():
-        evals[name] = {}
-        for seed, agent in by_seed.items():
-            print(f"[budgetmix] evaluating {name} seed {seed} on {len(task_lists['primary'])} {args.eval_split} tasks "
-                  f"over T={args.eval_ts}", flush=True)
-            evals[name][seed] = evaluate_agent(args, f"{name}-s{seed}" if seed else name, agent, out / "eval", task_lists)
+    print(f"[budgetmix] evaluating {sum(map(len, agents.values()))} agents on {len(task_lists['primary'])} "
+          f"{args.eval_split} tasks over T={args.eval_ts} in {args.eval_workers} processes", flush=True)
+    # seed-major order, so that every worker's cache meets each task early
+    order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
+             if seed in agents[name]]
+    results, eval_cache = evaluate_all(args, [(f"{n}-s{s}" if s else n, agents[n][s]) for n, s in order],
+                                       out / "eval", task_lists)
+    evals: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in agents}
+    for (name, seed), result in zip(order, results):
+        evals[name][seed] = result
     eval_seconds = time.perf_counter() - eval_started
 
     # ---------------------------------------------------------------- does each policy use the budget and the verdict?
     from baselines.probe import budget_probe
 
+    probe_started = time.perf_counter()
     policies = {name: agents[name][seeds[0]].policy for name in training}
     turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
     probe = budget_probe(
         policies, env_id, max_actions=args.max_actions, turns_left=turns_left,
         tasks=24 if args.preset != "smoke" else 2, backend=args.backend, split=args.eval_split,
-        env_kwargs={"tiers": tier} if tier else None,
+        env_kwargs={**coding_kwargs(env_id, args.test_timeout, args.result_cache), **({"tiers": tier} if tier else {})},
     )
+    probe_seconds = time.perf_counter() - probe_started
 
     # ---------------------------------------------------------------- report
-    timing = {"train_seconds": train_seconds, "eval_seconds": eval_seconds, "total_seconds": time.perf_counter() - started}
+    timing = {"train_seconds": train_seconds, "eval_seconds": eval_seconds, "probe_seconds": probe_seconds,
+              "total_seconds": time.perf_counter() - started}
     timing_path = out / "timing.json"
     if args.resume and timing_path.exists():
         # a resumed experiment reports the time of all its sessions together
         before = json.loads(timing_path.read_text())
         timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
     timing_path.write_text(json.dumps(timing, indent=1))
-    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists)
+    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache)
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0

@@ -28,19 +28,31 @@ __all__ = ["PPOConfig", "gae", "episode_advantages", "ppo_update"]
 
 @dataclass
 class PPOConfig:
-    """The update's knobs (CleanRL's names and defaults where they apply)."""
+    """The update's knobs, declared once: `baselines.budgetmix.Args` extends this class, so each is
+    also a command-line flag with the docstring line under it as its help (CleanRL's names)."""
 
     gamma: float = 1.0
+    """discount; below 1 a turn spent costs value even when the budget allows it"""
     gae_lambda: float = 0.95
+    """GAE lambda"""
     advantage: str = "gae"
+    """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
     update_epochs: int = 4
-    minibatch_size: int = 256
+    """PPO epochs per update"""
+    minibatch_size: int = 64
+    """PPO minibatch size (steps)"""
     clip_coef: float = 0.2
+    """PPO surrogate clipping"""
     ent_coef: float = 0.01
+    """entropy bonus"""
     vf_coef: float = 0.5
+    """value loss coefficient"""
     max_grad_norm: float = 0.5
+    """gradient norm clip"""
     norm_adv: bool = True
-    target_kl: float | None = None
+    """normalise advantages per minibatch"""
+    target_kl: float = 0.05
+    """stop an update's epochs early past this approximate KL (0: never)"""
 
 
 def gae(rewards: Sequence[float], values: Sequence[float], gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +139,7 @@ def ppo_update(
             stats["policy_loss"].append(float(pg_loss.detach()))
             stats["value_loss"].append(float(v_loss.detach()))
             stats["entropy"].append(float(ent.detach()))
-        if cfg.target_kl is not None and np.mean(stats["approx_kl"][-max(1, n // cfg.minibatch_size) :]) > cfg.target_kl:
+        if cfg.target_kl and np.mean(stats["approx_kl"][-max(1, n // cfg.minibatch_size) :]) > cfg.target_kl:
             break
     var = float(np.var(ret_np))
     explained = float("nan") if var == 0 else 1 - float(np.var(ret_np - old_values)) / var

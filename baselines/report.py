@@ -191,6 +191,23 @@ def _pooled_decisions(by_seed: dict[int, dict[str, Any]]) -> dict[int, dict[str,
     return out
 
 
+def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[str, dict[str, int]] | None) -> str:
+    """Hits / lookups of the result cache in training (all runs) and in the evaluation, per kind."""
+    def fmt(counts: dict[str, dict[str, int]]) -> str:
+        return ", ".join(f"{kind} {c['hits']}/{c['hits'] + c['misses']}" for kind, c in counts.items())
+
+    train: dict[str, dict[str, int]] = {}
+    for _, _, s in runs:
+        for kind, c in (s.get("result_cache") or {}).items():
+            t = train.setdefault(kind, {"hits": 0, "misses": 0})
+            t["hits"] += c["hits"]
+            t["misses"] += c["misses"]
+    if not train and not eval_cache:
+        return "off."
+    return (f"hits / lookups in training {fmt(train) or '–'}; in the evaluation {fmt(eval_cache or {}) or '–'}. "
+            "A hit gives the outcome a run gives (tests/envs/coding/test_coding_result_cache.py).")
+
+
 def write_report(
     out: Path,
     args: Any,
@@ -200,6 +217,7 @@ def write_report(
     timing: dict[str, float],
     probe: dict[str, dict[str, Any]] | None = None,
     task_lists: dict[str, list[str]] | None = None,
+    eval_cache: dict[str, dict[str, int]] | None = None,
 ) -> Path:
     """Write ``out/report.md`` and its PNGs; returns the report's path.
 
@@ -256,7 +274,9 @@ def write_report(
         "",
         f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
         f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
-        f"total {timing['total_seconds']:.0f} s.",
+        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
+        "",
+        "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
         "",
     ]
     # ---- headline success table

@@ -318,6 +318,7 @@ class EpisodeCollector:
                 "n": len(v),
                 "p50_ms": 1e3 * float(np.percentile(v, 50)),
                 "p90_ms": 1e3 * float(np.percentile(v, 90)),
+                "p95_ms": 1e3 * float(np.percentile(v, 95)),
                 "p99_ms": 1e3 * float(np.percentile(v, 99)),
                 "max_ms": 1e3 * float(np.max(v)),
             }

@@ -5,11 +5,14 @@
 
 Runs `baselines.budgetmix.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
 per PPO update, the BudgetMix schedule uniform:2-12) for a fixed number of env steps, once per
-configuration per repeat. A configuration is ``MODE@TIMEOUT``: the collection mode (``lockstep``,
-the trainer before #15: the batch waits for its slowest env; ``async``: it does not) and
-Coding-v0's test timeout in seconds. The default compares the trainer before (``lockstep@10``)
-with the preset now (``async@`` the preset's timeout). Configurations are interleaved, in
-alternating order, so that load from other processes on a shared machine falls on all of them.
+configuration per repeat. A configuration is ``MODE@TIMEOUT[/nocache]``: the collection mode
+(``lockstep``, the trainer before #15: the batch waits for its slowest env; ``async``: it does
+not), Coding-v0's test timeout in seconds, and ``/nocache`` to run without Coding-v0's result
+cache. Each cached run starts from an empty cache (in the experiment the process's cache carries
+over from one run to the next, so later runs hit more). The default compares the preset without
+the cache (``async@2/nocache``, the trainer before the cache) with the preset as it trains.
+Configurations are interleaved, in alternating order, so that load from other processes on a
+shared machine falls on all of them.
 Prints one JSON object (``--json``) with, per configuration, the median over repeats of:
 
 - ``env_steps_per_s``: env steps over the whole training run (rollout + update), as the preset trains;
@@ -25,8 +28,9 @@ a sandbox runs into its timeout), to measure what one slow step costs the other 
 save: a ``test`` or ``submit`` step whose (task, sequence of edits that changed the workspace)
 was already seen in the same run would be a cache hit; it reports the share of such repeats
 and the step-seconds spent on them.
-``env_steps_per_s`` at the top level is the last configuration's. ``env_steps_per_s_uncached`` is null: Coding-v0 has no result
-cache yet, so every run is uncached (see docs/baselines.md, "Throughput").
+``result_cache``: hits and misses per kind (``test``, ``verify``) in the cached runs.
+``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
+is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 """
 
 from __future__ import annotations
@@ -117,15 +121,27 @@ def _instrumented(slow: tuple[float, float] | None, seen: dict):
     return make_env
 
 
+def parse_config(config: str) -> tuple[str, float | None, bool]:
+    """``MODE@TIMEOUT[/nocache]`` -> (mode, timeout or None, cached)."""
+    spec, _, flag = config.partition("/")
+    if flag not in ("", "nocache"):
+        raise SystemExit(f"config {config!r}: the only suffix is /nocache")
+    mode, _, timeout = spec.partition("@")
+    return mode, (float(timeout) if timeout else None), flag != "nocache"
+
+
 def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None) -> dict:
-    mode, _, timeout = config.partition("@")
+    from agentgym.envs.coding.result_cache import process_cache
+
+    mode, timeout, cached = parse_config(config)
     seen: dict = {}
     budgetmix.make_env = _instrumented(slow, seen)
     args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
-                               test_timeout=float(timeout) if timeout else base.test_timeout)
+                               test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
+    process_cache().clear()  # every cached run starts empty: no run profits from another's entries
     started = time.perf_counter()
     try:
-        summary = train(args, f"{mode}-{args.test_timeout:g}-{tag}")
+        summary = train(args, f"{mode}-{args.test_timeout:g}-{'c' if cached else 'u'}-{tag}")
     finally:
         budgetmix.make_env = _MAKE_ENV
     seen.pop("keys", None)
@@ -140,6 +156,8 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
         "forward_seconds": summary["forward_seconds"],
         "step_ms_by_kind": summary["step_ms_by_kind"],
         "train_success": summary["final_train_success"],
+        "result_cache": summary.get("result_cache"),
+        "timeouts": summary.get("timeouts", 0),
     }
 
 
@@ -152,6 +170,19 @@ def _cache_summary(runs: list[dict]) -> dict:
         sec = sum(r["cache_potential"].get(kind, {}).get("seconds", 0.0) for r in runs)
         sec_rep = sum(r["cache_potential"].get(kind, {}).get("seconds_on_repeats", 0.0) for r in runs)
         out[kind] = {"n": n, "repeat_rate": rep / n if n else None, "step_seconds": sec, "step_seconds_on_repeats": sec_rep}
+    return out
+
+
+def _hits(runs: list[dict]) -> dict | None:
+    """Result-cache hits and misses per kind, summed over the runs of one configuration (None: uncached)."""
+    counted = [r["result_cache"] for r in runs if r.get("result_cache")]
+    if not counted:
+        return None
+    out = {}
+    for kind in ("test", "verify"):
+        hits = sum(c[kind]["hits"] for c in counted)
+        misses = sum(c[kind]["misses"] for c in counted)
+        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None}
     return out
 
 
@@ -174,7 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     base = Args(**{**PRESETS[opts.preset], "preset": opts.preset})
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend)
     slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
-    modes = [m for m in opts.configs.split(",") if m] or ["lockstep@10", f"{base.collect_mode}@{base.test_timeout:g}"]
+    preset = f"{base.collect_mode}@{base.test_timeout:g}"
+    modes = [m for m in opts.configs.split(",") if m] or [f"{preset}/nocache", preset]
+    for m in modes:
+        parse_config(m)
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     with tempfile.TemporaryDirectory() as out:
         for r in range(opts.repeats):
@@ -189,10 +223,13 @@ def main(argv: list[str] | None = None) -> int:
             "env_steps_per_s_runs": [round(r["env_steps_per_s"], 1) for r in rs],
             "step_ms_by_kind": rs[-1]["step_ms_by_kind"],
             "cache_potential": _cache_summary(rs),
+            "result_cache": _hits(rs),
+            "timeouts": sum(r["timeouts"] for r in rs),
         }
         for mode, rs in runs.items()
     }
     headline = per_mode[modes[-1]]
+    uncached = [m for m in modes if not parse_config(m)[2]]
     result = {
         "benchmark": "train",
         "preset": opts.preset,
@@ -206,13 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         "slow": opts.slow or None,
         "cpus": os.cpu_count(),
         "env_steps_per_s": headline["env_steps_per_s"],
-        "env_steps_per_s_uncached": None,
-        "result_cache": "absent (Coding-v0 has no result cache yet; every run is uncached)",
+        "env_steps_per_s_uncached": per_mode[uncached[-1]]["env_steps_per_s"] if uncached else None,
+        "result_cache": headline["result_cache"],
         "rollout_seconds": headline["rollout_seconds"],
         "update_seconds": headline["update_seconds"],
         "straggler_seconds": headline["straggler_seconds"],
         "modes": per_mode,
     }
+    if uncached and parse_config(modes[-1])[2]:
+        result["cached_over_uncached"] = headline["env_steps_per_s"] / per_mode[uncached[-1]]["env_steps_per_s"]
     if len(modes) > 1:
         result["after_over_before"] = per_mode[modes[-1]]["env_steps_per_s"] / per_mode[modes[0]]["env_steps_per_s"]
     print(json.dumps(result, indent=None if opts.json else 1))

@@ -35,7 +35,9 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
         assert f"| {label} |" in report, label
     for png in ("success_vs_T.png", "failure_categories.png", "first_commit_vs_recovery.png", "training.png"):
         assert (out / png).stat().st_size > 1000, png
+    assert "Coding-v0 result cache" in report and "in the evaluation test " in report  # two eval processes, counted
     summary = json.loads((out / "budgetmix-s1" / "summary.json").read_text())
+    assert summary["result_cache"]["test"]["hits"] + summary["result_cache"]["test"]["misses"] > 0
     assert summary["env_steps"] >= 160 and summary["steps_per_second"] > 0
     assert summary["rollout_seconds"] > 0 and "straggler_seconds" in summary and summary["step_ms_by_kind"]
     assert (out / "budgetmix-s1" / "checkpoint.pt").exists()
