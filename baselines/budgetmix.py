@@ -111,6 +111,8 @@ class Args(PPOConfig):
     """linearly anneal the learning rate to 0"""
     turn_cost: float = 0.0
     """reward subtracted per turn in training (0: none), so idle tests at long budgets are not free"""
+    train_tasks: int = 0
+    """train on a fixed pool of this many training-split tasks, the same for every run (0: the whole split); a small pool makes the result cache hit"""
     group_size: int = 1
     """rollouts per task, one after another (the groups of --advantage group); 1 draws a task per episode"""
     dim: int = 128
@@ -131,7 +133,7 @@ class Args(PPOConfig):
     """split of the headline numbers: heldout = modules never trained on"""
     eval_tier: str = "one_bug"
     """Coding-v0 tier of the primary eval list (empty: all tiers)"""
-    eval_tasks: int = 24
+    eval_tasks: int = 40
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
@@ -366,7 +368,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed + update)
     collector = EpisodeCollector(
         env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
-        threads=args.env_threads, group_size=args.group_size, mode=args.collect_mode,
+        threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
     cache_before = _cache_stats()

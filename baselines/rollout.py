@@ -99,6 +99,7 @@ class EpisodeCollector:
         seed: int,
         threads: int = 2,
         group_size: int = 1,
+        task_pool: int = 0,
         mode: str = "async",
         gather_s: float = 0.005,
     ) -> None:
@@ -127,17 +128,24 @@ class EpisodeCollector:
         self._group_task: str | None = None
         self._group_left = 0
         self._group_lock = threading.Lock()
+        self.task_pool = max(0, int(task_pool))  # > 0: episodes draw from this many fixed tasks of the split
+        self._pool: list[str] | None = None
         self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0,
                                       "timeouts": 0}
 
     # a reset or step that may raise InfrastructureError, run in the pool
     def _next_task(self, i: int) -> dict[str, Any] | None:
-        if self.group_size == 1:
+        if self.group_size == 1 and not self.task_pool:
             return None
         with self._group_lock:
             if self._group_left == 0:
                 base = self.envs[i].unwrapped
                 ids = base.tasks.ids(base.split)
+                if self.task_pool:
+                    if self._pool is None:  # the same pool for every seed: the first N of a fixed shuffle
+                        order = np.random.default_rng(0).permutation(len(ids))
+                        self._pool = [ids[j] for j in sorted(order[: self.task_pool])]
+                    ids = self._pool
                 self._group_task = ids[int(self._group_rng.integers(len(ids)))]
                 self._group_left = self.group_size
             self._group_left -= 1

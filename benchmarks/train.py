@@ -29,6 +29,10 @@ save: a ``test`` or ``submit`` step whose (task, sequence of edits that changed 
 was already seen in the same run would be a cache hit; it reports the share of such repeats
 and the step-seconds spent on them.
 ``result_cache``: hits and misses per kind (``test``, ``verify``) in the cached runs.
+``--train-tasks N`` trains on a fixed pool of N tasks (the preset uses the whole split, where
+tasks rarely repeat within a run); ``--warm`` lets cached runs keep the entries of the runs
+before, as the experiment's fifteen runs in one process do. Together they measure what the
+trainer costs when the sandbox's work is mostly looked up.
 ``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 """
@@ -130,7 +134,8 @@ def parse_config(config: str) -> tuple[str, float | None, bool]:
     return mode, (float(timeout) if timeout else None), flag != "nocache"
 
 
-def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None) -> dict:
+def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None,
+            warm: bool = False) -> dict:
     from agentgym.envs.coding.result_cache import process_cache
 
     mode, timeout, cached = parse_config(config)
@@ -138,7 +143,8 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
     budgetmix.make_env = _instrumented(slow, seen)
     args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
                                test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
-    process_cache().clear()  # every cached run starts empty: no run profits from another's entries
+    if not warm:
+        process_cache().clear()  # every cached run starts empty: no run profits from another's entries
     started = time.perf_counter()
     try:
         summary = train(args, f"{mode}-{args.test_timeout:g}-{'c' if cached else 'u'}-{tag}")
@@ -198,12 +204,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schedule", default="uniform:2-12", help="budget schedule trained")
     parser.add_argument("--backend", default="auto", help="sandbox backend: auto, docker, local")
     parser.add_argument("--preset", default="quick", choices=sorted(PRESETS))
+    parser.add_argument("--train-tasks", type=int, default=0,
+                        help="a fixed pool of this many training tasks (0: the whole split, as the preset trains)")
+    parser.add_argument("--warm", action="store_true",
+                        help="cached runs keep the process's cache from the runs before (as in the experiment)")
     parser.add_argument("--slow", default="", help="P:S: a step sleeps S seconds with probability P (straggler test)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     opts = parser.parse_args(argv)
 
     base = Args(**{**PRESETS[opts.preset], "preset": opts.preset})
-    base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend)
+    base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend, train_tasks=opts.train_tasks)
     slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
     preset = f"{base.collect_mode}@{base.test_timeout:g}"
     modes = [m for m in opts.configs.split(",") if m] or [f"{preset}/nocache", preset]
@@ -213,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as out:
         for r in range(opts.repeats):
             for mode in modes if r % 2 == 0 else modes[::-1]:
-                runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow))
+                runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow, opts.warm))
                 if not opts.json:
                     print(f"{mode} run {r}: {runs[mode][-1]['env_steps_per_s']:.1f} env steps/s", flush=True)
     per_mode = {
@@ -241,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         "configs": modes,
         "backend": opts.backend,
         "slow": opts.slow or None,
+        "train_tasks": opts.train_tasks,
+        "warm_cache": opts.warm,
         "cpus": os.cpu_count(),
         "env_steps_per_s": headline["env_steps_per_s"],
         "env_steps_per_s_uncached": per_mode[uncached[-1]]["env_steps_per_s"] if uncached else None,

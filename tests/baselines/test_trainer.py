@@ -85,6 +85,21 @@ def test_group_rollouts_share_a_task() -> None:
     assert max(counts.values()) <= 4 and sorted(counts.values())[-1] == 4
 
 
+def test_a_task_pool_fixes_the_training_tasks() -> None:
+    """--train-tasks N: every episode draws from the same N tasks, whatever the seed."""
+    pools = []
+    for seed in (0, 1):
+        collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=2)] * 2, MenuPolicy(dim=DIM, hidden=16),
+                                     dim=DIM, max_actions=MAX_ACTIONS, seed=seed, threads=1, task_pool=3)
+        try:
+            episodes = collector.collect(30)
+        finally:
+            collector.close()
+        assert len(episodes) >= 10 and set(collector._pool) >= {ep.task_id for ep in episodes}
+        pools.append(collector._pool)
+    assert pools[0] == pools[1] and len(pools[0]) == 3
+
+
 def test_gae_without_bootstrap_past_the_end() -> None:
     adv, ret = gae([0.0, 0.0, 1.0], [0.5, 0.5, 0.5], gamma=1.0, lam=1.0)
     assert ret.tolist() == [1.0, 1.0, 1.0]
