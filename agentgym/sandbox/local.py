@@ -30,8 +30,6 @@ class LocalSandboxWarning(UserWarning):
 
 
 _warned = False
-AGENT_PYTHON = "python3"  # what agent commands and the Coding verifier's harness run
-_agent_python_ok = False  # checked once per process (see _check_agent_python)
 
 
 class LocalSandbox(Sandbox):
@@ -94,6 +92,9 @@ class LocalSandbox(Sandbox):
                 stderr=self._err,
                 start_new_session=True,
                 cwd=self._root,
+                # not the host's environment: forked test runs and harnesses inherit the server's
+                env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                     **{k: os.environ[k] for k in ("PYTHONHASHSEED",) if k in os.environ}},
             )
         except OSError as exc:
             shutil.rmtree(self._root, ignore_errors=True)
@@ -108,26 +109,9 @@ class LocalSandbox(Sandbox):
         self._rbuf = bytearray(1 << 18)  # reused: os.read(fd, big) would allocate per call
         try:
             self._handshake(config)
-            if as_root:
-                self._check_agent_python()
         except BaseException:
             self.close()
             raise
-
-    def _check_agent_python(self) -> None:
-        """As root, agent code (and the Coding verifier's harness) runs as nobody: a ``python3`` that
-        user cannot run would make every verification fail as if the agent had, so refuse to start."""
-        global _agent_python_ok
-        if _agent_python_ok:
-            return
-        result = self.run(f"{AGENT_PYTHON} -I -S -c pass", timeout=30)
-        if result.exit_code != 0:
-            raise SandboxStartFailed(
-                f"the local backend started as root runs agent code as uid {AGENT_USER[0]}, which cannot run "
-                f"{AGENT_PYTHON} ({result.text.strip()[:200]}). Install a python3 every user can run "
-                "(`apt-get install python3`), run as a non-root user, or use Docker: `python -m agentgym setup`."
-            )
-        _agent_python_ok = True
 
     @property
     def workspace(self) -> str:

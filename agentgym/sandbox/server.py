@@ -515,18 +515,49 @@ class Server:
                 "seconds": time.monotonic() - start}
 
     # -------------------------------------------------------------- untrusted harness (verifiers)
-    def op_harness_start(self, cmd, env=None):
-        """Start a verifier's untrusted side: a fresh process as the agent, talked to line by line.
+    def op_harness_start(self, cmd=None, env=None, function=None):
+        """Start a verifier's untrusted side as the agent, talked to line by line: a new process
+        (``cmd``), or a loaded ``function`` = [module, name] in a forked child of this warm server
+        (no interpreter start-up; like `op_fork_call`, it keeps only its pipes).
 
         Every other process of the agent is killed first: the episode is over, and nothing it left
         running may touch the workspace or the harness while it runs.
         """
         self.kill_children()
-        proc = self.spawn(cmd, self.workspace, env, subprocess.PIPE, subprocess.PIPE, subprocess.DEVNULL)
+        if function:
+            proc = self.fork_harness(self.function(*function), env)
+        else:
+            proc = self.spawn(cmd, self.workspace, env, subprocess.PIPE, subprocess.PIPE, subprocess.DEVNULL)
         os.set_blocking(proc.stdout.fileno(), False)
         os.set_blocking(proc.stdin.fileno(), False)
         self.harness = (proc, bytearray())
         return {"pid": proc.pid}
+
+    def fork_harness(self, fn, env):
+        """``fn()`` in a forked child: stdin and stdout are its pipes, stderr /dev/null, nothing else
+        open; own session, the agent's ids, the same environment as a spawned command."""
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            try:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(in_r, 0)
+                os.dup2(out_w, 1)
+                os.dup2(null, 2)
+                os.closerange(3, 1 << 16)  # the channel, the OOM toggle, the other ends: none is ours
+                self.child_setup()
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                os.environ.clear()
+                os.environ.update(self.child_env(env))
+                os.chdir(self.workspace)
+                fn()
+            finally:
+                os._exit(0)
+        os.close(in_r)
+        os.close(out_w)
+        self.pgids.add(pid)
+        return ForkedChild(pid, in_w, out_r)
 
     def op_harness_talk(self, timeout=10.0, max_bytes=DEFAULT_MAX_OUTPUT):
         """Give the harness this request's raw bytes, then return its next line of output.
@@ -863,6 +894,35 @@ class Server:
         return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
                 "timed_out": timed_out, "output": self.render(bufs[out_r], dropped[out_r]),
                 "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
+
+
+class ForkedChild:
+    """A forked harness, with what the harness ops use of a `subprocess.Popen`."""
+
+    def __init__(self, pid, stdin_fd, stdout_fd):
+        self.pid = pid
+        self.stdin = os.fdopen(stdin_fd, "wb", buffering=0)
+        self.stdout = os.fdopen(stdout_fd, "rb", buffering=0)
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by a sweep: it is gone
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("harness", timeout)
+            time.sleep(0.002)
+        return self.returncode
 
 
 def proc_status(pid):

@@ -74,7 +74,7 @@ class CodingEnv(AgentEnv):
 
     family = "coding"
     image = "agentgym/coding:latest"
-    sandbox_modules = (RUNNER_MODULE,)
+    sandbox_modules = (RUNNER_MODULE, verifier.HARNESS_MODULE)
     verification_action = "test"  # what benchmarks/envs.py times as a test run
 
     def __init__(

@@ -1,8 +1,9 @@
 """The untrusted side of Coding-v0's verifier: replays operations on the agent's modules and reports values.
 
-It runs after the agent's last turn, inside the sandbox, as the agent's user, in a fresh
-interpreter (``python3 -I -S``: no user site, no ``.pth`` files, no environment-derived paths)
-whose import path is the workspace and the standard library. The host sends one line: the list of
+It runs after the agent's last turn, inside the sandbox, as the agent's user, in a child forked
+from the warm step server (`Sandbox.harness`: only its two pipes, every other agent process
+killed first; interpreter start-up hooks such as ``sitecustomize`` or ``.pth`` files never run
+in it) with the workspace first on its import path. The host sends one line: the list of
 operations the hidden tests performed on the reference implementation (imports, attribute reads,
 calls, operators). This process performs them on the agent's modules and sends back each result
 *encoded as data*: builtins by value, objects by type name and attribute values, exceptions by type

@@ -5,7 +5,8 @@ against the *reference* implementation (the correct corpus module), with the mod
 recording proxies: every import, attribute read, call and operator the test performs is logged
 with the reference's result, encoded as data (`harness.encode`). After the agent's last turn the
 log, without those results, goes to `harness.py` in the sandbox, which performs the same operations
-on the agent's modules in a fresh interpreter and sends back its own results, encoded alike. The
+on the agent's modules in a forked child of the warm step server (the agent's uid, only its two
+pipes, after every agent process is killed) and sends back its own results, encoded alike. The
 verdict, decided here, is that every result matches (`harness.same`: builtins by value, objects by
 type and attributes, exceptions by type and message, floats within 1e-9). Exit codes, printed text
 and the agent's ``__eq__`` never count, and the expected values exist only in this process. Tests
@@ -32,11 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.envs.coding import harness as h
+from agentgym.sandbox.modules import SandboxModule
 
 __all__ = ["Recording", "Verdict", "record", "verify"]
 
-HARNESS_SOURCE = Path(h.__file__).read_text()
-HARNESS_CMD = ["python3", "-I", "-S", "-c", HARNESS_SOURCE]
+HARNESS_MODULE = SandboxModule.from_file("agentgym_coding_harness", Path(h.__file__))
+"""Loaded into the step server with the env's other modules; each verification runs its ``main``
+in a forked child (`Sandbox.harness`), so no interpreter starts per verdict."""
 MAX_REPLY_BYTES = 32 << 20
 _ref_counter = itertools.count()
 _lock = threading.Lock()
@@ -258,7 +261,7 @@ def verify(sandbox: Any, sources: Mapping[str, str], tests: Mapping[str, str], *
     """
     rec = _recording(tuple(sorted(sources.items())), tuple(sorted(tests.items())))
     deadline = time.monotonic() + timeout  # for the whole replay, however many callbacks it makes
-    with sandbox.harness(HARNESS_CMD) as harness:
+    with sandbox.harness(function=(HARNESS_MODULE.name, "main")) as harness:
         line = harness.talk(rec.request, timeout=timeout, max_bytes=MAX_REPLY_BYTES)
         while True:
             if line.timed_out or time.monotonic() > deadline:

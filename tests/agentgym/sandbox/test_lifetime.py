@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -314,12 +313,10 @@ def test_local_reset_and_close_kill_setsid_and_double_forked_processes():
     assert not _pid_alive(pid)
 
 
-def test_local_backend_started_as_root_runs_agent_code_as_nobody_or_refuses(monkeypatch):
-    """Never agent code as root on the host: as nobody, or a typed refusal when nobody cannot run python3."""
+def test_local_backend_started_as_root_runs_agent_code_as_nobody():
+    """Never agent code as root on the host: commands (and forked test runs) run as uid 65534."""
     if os.geteuid() != 0:
         pytest.skip("only a root caller has a uid to drop to")
-    from agentgym.sandbox import local
-
     sb = make_sandbox("local")
     try:
         out = sb.run("id -u; cat /etc/shadow; ls /root; kill -9 1").text
@@ -327,12 +324,6 @@ def test_local_backend_started_as_root_runs_agent_code_as_nobody_or_refuses(monk
         assert oct(os.stat(os.path.dirname(sb.workspace)).st_mode & 0o777) == "0o711"
     finally:
         sb.close()
-    monkeypatch.setattr(local, "_agent_python_ok", False)
-    monkeypatch.setattr(local, "AGENT_PYTHON", "python3-that-nobody-can-run")
-    before = {name for name in os.listdir(tempfile.gettempdir()) if name.startswith(local.LOCAL_PREFIX)}
-    with pytest.raises(SandboxStartFailed, match="runs agent code as uid 65534.*agentgym setup"):
-        make_sandbox("local")
-    assert {name for name in os.listdir(tempfile.gettempdir()) if name.startswith(local.LOCAL_PREFIX)} <= before
 
 
 def test_missing_image_is_typed_and_names_the_fix():

@@ -50,8 +50,8 @@ def test_cached_and_uncached_runs_give_identical_trajectories(monkeypatch):
 
     Both step servers get the same string-hash seed: some mutants iterate a set of strings, so
     their visible test report differs between two sandboxes started with different seeds, cache
-    or no cache (found by this test: a two-bug topological_sort task). The local server inherits
-    the environment; the verifier's harness (``python3 -I``) draws its own seed per run either way.
+    or no cache (found by this test: a two-bug topological_sort task). The local server takes
+    PYTHONHASHSEED from the environment; test runs and the verifier's harness are its forks.
     """
     monkeypatch.setenv("PYTHONHASHSEED", "0")
     cache = ResultCache()

@@ -1,0 +1,47 @@
+"""A verifier harness run as a loaded function in a forked child: pipes only, the agent's ids, a clean environment."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+ECHO = '''
+import json, os, sys
+
+def main():
+    line = sys.stdin.buffer.readline()
+    fds = sorted(int(n) for n in os.listdir("/proc/self/fd"))
+    report = {"got": line.decode().strip(), "uid": os.getuid(), "euid": os.geteuid(), "fds": fds,
+              "env": sorted(os.environ), "cwd": os.getcwd(), "sid": os.getsid(0) == os.getpid()}
+    sys.stdout.buffer.write((json.dumps(report) + "\\n").encode())
+    sys.stdout.buffer.flush()
+
+def environ():
+    return sorted(os.environ)
+'''
+
+
+def test_a_forked_harness_talks_and_keeps_nothing_of_the_server(fresh_sandbox, monkeypatch):
+    import json
+
+    monkeypatch.setenv("AGENTGYM_TEST_SECRET", "host-only")  # a local server inherits our environment
+    fresh_sandbox.load_module("echo_harness", ECHO)
+    with fresh_sandbox.harness(function=("echo_harness", "main")) as harness:
+        line = harness.talk(b"hello\n", timeout=10)
+    report = json.loads(line.text)
+    assert report["got"] == "hello" and report["sid"]
+    assert report["fds"][:3] == [0, 1, 2] and len(report["fds"]) <= 4  # + the fd listdir itself opened
+    assert "AGENTGYM_TEST_SECRET" not in report["env"] and "PATH" in report["env"]
+    assert os.path.realpath(report["cwd"]) == os.path.realpath(fresh_sandbox.workspace)
+    forked = fresh_sandbox.fork_call("echo_harness", "environ")  # a test run: the same environment rule
+    assert forked.value and "AGENTGYM_TEST_SECRET" not in forked.value
+    if fresh_sandbox.backend == "docker" or os.geteuid() == 0:
+        assert report["uid"] == report["euid"] == 65534
+
+
+def test_harness_takes_a_command_or_a_function(fresh_sandbox):
+    with pytest.raises(ValueError, match="exactly one"):
+        fresh_sandbox.harness()
+    with pytest.raises(ValueError, match="exactly one"):
+        fresh_sandbox.harness(["true"], function=("m", "f"))
