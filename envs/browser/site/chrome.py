@@ -252,8 +252,11 @@ class Browser:
         self.cdp = CDP(cmd_w, out_r, self.site)
         # our own page, which draws a frame only when asked (never): nothing is painted, rastered or
         # composited, which was a third of Chromium's CPU time per page
-        target = self.cdp.call("Target.createTarget", {"url": "about:blank", "enableBeginFrameControl": True},
-                               timeout=30)["targetId"]
+        try:
+            target = self.cdp.call("Target.createTarget", {"url": "about:blank", "enableBeginFrameControl": True},
+                                   timeout=30)["targetId"]
+        except BrowserError:  # a full `chromium --headless` may refuse it: then it draws, and that is all
+            target = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         for other in self.cdp.call("Target.getTargets")["targetInfos"]:  # the page Chromium opened itself
             if other["type"] == "page" and other["targetId"] != target:
                 self.cdp.call("Target.closeTarget", {"targetId": other["targetId"]})
