@@ -288,8 +288,12 @@ class Browser:
         return (last["status"], last["url"], markup, writes, conflicts, rejected, last["refs"]), values
 
     def navigate(self, url):
+        # a '#' would make it a jump inside the current page (no request, no load); the text backend
+        # sends it to the site as part of the path, and so does this
+        target = self.origin + url.replace("#", "%23")
+
         def start():
-            result = self.cdp.call("Page.navigate", {"url": self.origin + url})
+            result = self.cdp.call("Page.navigate", {"url": target})
             if result.get("errorText"):
                 raise BrowserError("navigation to %s failed: %s" % (url, result["errorText"]))
         return self.load(start)
