@@ -366,7 +366,8 @@ class ChromeSession(session.Session):
             start = lambda: b.click(submitter["dom"])  # noqa: E731
         else:  # Enter: the form is submitted with no button, as the text backend defines it
             anchor = next(ln for ln in self.lines if ln.get("form") == form and "dom" in ln)
-            start = lambda: b.cdp.evaluate("window.__ag[%d].form.requestSubmit()" % anchor["dom"])  # noqa: E731
+            js = "(e => (e.form || e.closest('form')).requestSubmit())(window.__ag[%d])" % anchor["dom"]
+            start = lambda: b.cdp.evaluate(js)  # noqa: E731
         self.show(*self._load(lambda: b.load(start)))
 
     def check(self, line):
