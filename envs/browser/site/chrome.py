@@ -11,9 +11,9 @@ each a JSON message ending in NUL.
 
 `ChromeSession` is the text browser's `Session` with the page's effects handed to Chromium: links,
 buttons and boxes are clicked in the page (the browser follows, submits, toggles), text goes in
-through the DOM, forms are submitted by the browser, ``goto``/``back``/``reload`` navigate it. After a load the observation
-is built from the live DOM (``outerHTML`` through the same renderer) with every control's value
-read from the live element, so both backends give the same text.
+through the DOM, forms are submitted by the browser, ``goto``/``back``/``reload`` navigate it.
+After a load the observation is built from the live DOM (``outerHTML`` through the same renderer)
+with every control's value read from the live element, so both backends give the same text.
 """
 
 import json
@@ -33,8 +33,7 @@ BINARIES = ("chromium-headless-shell", "chromium", "chromium-browser")
 FLAGS = ("--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-breakpad",
-         "--mute-audio", "--window-size=1280,800", "--renderer-process-limit=1", "--disable-site-isolation-trials",
-         "--single-process", "--no-zygote", "--enable-begin-frame-control",
+         "--mute-audio", "--window-size=1280,800", "--single-process", "--no-zygote", "--enable-begin-frame-control",
          "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication")
 LOAD_TIMEOUT = 10.0
 CONTROLS = "a[href],button,input,select,textarea"  # the selector for every element `axtree` makes a control line of
@@ -356,7 +355,8 @@ class ChromeSession(session.Session):
     # what acting on an element does, done by the browser
     def follow(self, link):
         b = self.browser
-        self.show(*self._load(lambda: b.load(lambda: b.click(link["dom"])), urllib.parse.urljoin(self.url, link["href"])))
+        url = urllib.parse.urljoin(self.url, link["href"])
+        self.show(*self._load(lambda: b.load(lambda: b.click(link["dom"])), url))
 
     def submit(self, form, submitter=None):
         if form is None:
