@@ -23,7 +23,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from agentgym import events as ev
-from agentgym.errors import ConfigError, InfrastructureError
+from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError, SandboxStartFailed
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
@@ -396,7 +396,14 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     def _start_sandbox_code(self) -> None:
         for module in self.sandbox_modules:
             self.sandbox.load_module(module.name, module.source)
-        self.services = {f"{m}.{f}": self.sandbox.call(m, f, timeout=60) for m, f in self.sandbox_services}
+        self.services = {}
+        for module, func in self.sandbox_services:
+            try:
+                self.services[f"{module}.{func}"] = self.sandbox.call(module, func, timeout=60)
+            except SandboxOpError as exc:  # no agent action is involved: kept out of scores, retried
+                self.sandbox.close()
+                self.sandbox = None
+                raise SandboxStartFailed(f"the {self.family} service {module}.{func} did not start: {exc}") from exc
         self._on_sandbox_start()
 
     def _timed(self, fn: Any, *args: Any) -> Any:

@@ -68,3 +68,22 @@ def test_load_on_host_runs_each_module_once_and_retries_a_failed_one(tmp_path):
     for _ in range(2):  # not left half-registered: the second call runs it again
         with pytest.raises(RuntimeError, match="broken"):
             load_on_host([module])
+
+
+def test_a_service_that_fails_to_start_is_an_infrastructure_error(tmp_path):
+    from agentgym.errors import InfrastructureError, SandboxStartFailed
+
+    path = tmp_path / "broken.py"
+    path.write_text("def start():\n    raise RuntimeError('no browser here')\n")
+
+    class BrokenServiceEnv(ToyEnv):
+        sandbox_modules = (SandboxModule.from_file("agentgym_test_broken", path),)
+        sandbox_services = (("agentgym_test_broken", "start"),)
+
+    env = BrokenServiceEnv(backend="local")
+    try:
+        with pytest.raises(SandboxStartFailed, match="no browser here") as caught:
+            env.reset(seed=0)
+        assert isinstance(caught.value, InfrastructureError) and env.sandbox is None
+    finally:
+        env.close()
