@@ -133,7 +133,7 @@ class Args(PPOConfig):
     """split of the headline numbers: heldout = modules never trained on"""
     eval_tier: str = "one_bug"
     """Coding-v0 tier of the primary eval list (empty: all tiers)"""
-    eval_tasks: int = 40
+    eval_tasks: int = 80
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""

@@ -46,6 +46,9 @@ FALLBACK_ACTION = "help"
 
 COLLECT_MODES = ("async", "lockstep")
 
+RESTART_BACKOFF_S = (1.0, 3.0, 10.0)
+"""Waits before rebuilding an env whose sandbox failed to start again (a Docker engine restart takes seconds)."""
+
 
 @dataclass
 class Episode:
@@ -179,9 +182,16 @@ class EpisodeCollector:
         # resets run in order on this thread, so the episode seeds map to envs deterministically
         errors = [self._safe(lambda: self._reset(i, s)) for i, s in zip(indices, seeds)]
         for i, err in zip(indices, errors):
-            if err is not None:
+            # the engine may be restarting (seconds): rebuild with a short back-off, then surface
+            for wait_s in (*RESTART_BACKOFF_S, None):
+                if err is None:
+                    break
                 self._rebuild(i)
-                self._reset(i, None)  # a second failure in a row is not masked: it surfaces
+                if wait_s is None:
+                    self._reset(i, None)  # failures past the back-off are not masked: they surface
+                    break
+                time.sleep(wait_s)
+                err = self._safe(lambda: self._reset(i, None))
         self._seeded = True
 
     def _choose(self, indices: Sequence[int]) -> list[tuple[str, EncodedStep, int, float, float]]:

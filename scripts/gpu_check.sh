@@ -5,7 +5,8 @@
 #   bash scripts/gpu_check.sh --fetch     # here, with package access: the small wheels it lacks, into .whl/
 #   bash scripts/gpu_check.sh [ARGS...]   # there (carry .whl): install them, run --full, print the figures
 #
-# The run uses the local sandbox backend. ARGS go to `python -m baselines.budgetmix --full`
+# The run uses the local sandbox backend and Coding-v0's result cache (one per process: the
+# trainer's, and one per evaluation process, warm across the agents it evaluates). ARGS go to `python -m baselines.budgetmix --full`
 # (e.g. `--total-env-steps 500 --eval-tasks 40` for a shorter check). Output goes to $OUT
 # (the device tool's result folder) or runs/gpu_check; it prints env steps/s per training run,
 # the peak GPU memory, the wall times and the report's headline and contrast tables.
@@ -53,8 +54,11 @@ steps = secs = 0.0
 for p in runs:
     s = json.loads(p.read_text())
     steps += s["env_steps"]; secs += s["seconds"]
+    cache = s.get("result_cache") or {}
+    hits = ", ".join(f"{k} {c['hits']}/{c['hits'] + c['misses']}" for k, c in cache.items()) or "off"
     print(f"{p.parent.name}: {s['steps_per_second']:.0f} env steps/s, update {s.get('update_seconds', 0):.0f} s, "
-          f"straggler {s.get('straggler_seconds', 0):.1f} s, GPU peak {s.get('cuda_max_memory_mb')} MB, device {s['device']}")
+          f"straggler {s.get('straggler_seconds', 0):.1f} s, cache hits {hits}, GPU peak {s.get('cuda_max_memory_mb')} MB, "
+          f"device {s['device']}")
 print(f"training overall: {steps / max(secs, 1e-9):.0f} env steps/s")
 print((out / "timing.json").read_text() if (out / "timing.json").exists() else "no timing.json")
 report = (out / "report.md").read_text() if (out / "report.md").exists() else ""
