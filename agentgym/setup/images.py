@@ -22,6 +22,7 @@ an image layer. Hash-labelled and checked in a sandbox like the others.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import importlib.util
@@ -208,6 +209,23 @@ def _split_tag(name: str) -> tuple[str, str]:
     return name, "latest"
 
 
+@contextlib.contextmanager
+def _building(client: Any, temp: str, final: str, log: Log) -> Iterator[None]:
+    """Build into ``temp``; on success check it in a sandbox and promote it to ``final``, on any
+    failure remove the half-built ``temp`` (so an interrupted setup leaves no stray image)."""
+    try:
+        yield
+        log(f"  checking the new image in a sandbox: python {verify_image(temp)}")
+        _promote(client, temp, final, log)
+    except BaseException:
+        if image_id(client, temp):
+            try:
+                client.api.remove_image(temp, force=True)
+            except Exception:
+                pass
+        raise
+
+
 def _promote(client: Any, temp: str, final: str, log: Log) -> None:
     """Point ``final`` at the image ``temp`` names (one atomic tag move), then drop ``temp``."""
     old = image_id(client, final)
@@ -341,20 +359,11 @@ def build_base(
     start = time.monotonic()
     temp = _temp_tag(tag)
     log(f"base image {tag}: building" + (f" from {base_image}" if base_image else " offline"))
-    try:
+    with _building(client, temp, tag, log):
         if base_image:
             _build_from(client, base_image, temp, log)
         else:
             _bootstrap_image(client, temp, packages, log)
-        log(f"  checking the new image in a sandbox: python {verify_image(temp)}")
-        _promote(client, temp, tag, log)
-    except BaseException:
-        if image_id(client, temp):
-            try:
-                client.api.remove_image(temp, force=True)
-            except Exception:
-                pass
-        raise
     log(f"base image {tag}: built in {time.monotonic() - start:.0f} s")
     return True
 
@@ -571,23 +580,15 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
     work = tempfile.mkdtemp(prefix=f"{name}-", dir=WORK_ROOT)
     temp = _temp_tag(tag)
     try:
-        files = _download_debs(client, packages, work, log)
-        size = sum(os.path.getsize(f) for f in files) / 1e6
-        log(f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} in {time.monotonic() - start:.0f} s")
-        step = time.monotonic()
-        family = path.parent.name
-        _install_and_commit(client, os.path.join(work, "debs"), packages, temp,
-                            {CONTEXT_LABEL: digest, "org.agentgym.family": family}, log)
-        log(f"  installed with no network in {time.monotonic() - step:.0f} s")
-        log(f"  checking the new image in a sandbox: python {verify_image(temp)}")
-        _promote(client, temp, tag, log)
-    except BaseException:
-        if image_id(client, temp):
-            try:
-                client.api.remove_image(temp, force=True)
-            except Exception:
-                pass
-        raise
+        with _building(client, temp, tag, log):
+            files = _download_debs(client, packages, work, log)
+            size = sum(os.path.getsize(f) for f in files) / 1e6
+            log(f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} in {time.monotonic() - start:.0f} s")
+            step = time.monotonic()
+            family = path.parent.name
+            _install_and_commit(client, os.path.join(work, "debs"), packages, temp,
+                                {CONTEXT_LABEL: digest, "org.agentgym.family": family}, log)
+            log(f"  installed with no network in {time.monotonic() - step:.0f} s")
     finally:
         _remove_tree(work)
     log(f"package image {tag}: built in {time.monotonic() - start:.0f} s")
