@@ -1,9 +1,9 @@
 """Budget must matter on Browser-v0 (issue 14 item 6): hasty vs careful success against T.
 
-    nice python benchmarks/browser_budget.py --t 3,4,5,6,8,10,12,16,24 --out runs/browser-budget [--sandbox local]
+    nice python benchmarks/browser_budget.py --t 3,4,5,6,8,10,12,16,24 --out runs/browser-budget [--sandbox local] [--workers 2]
 
 Runs both scripted policies of `agentgym.envs.browser.policies` through `agentgym.eval.evaluate`
-on the test split (one episode per task and T, so each cell has every test task: 134 episodes),
+on the test split (one episode per task and T, so each cell has every test task: 360 episodes),
 prints success with its 95% bootstrap interval per T and policy and the paired difference
 (hasty minus careful, bootstrapped over tasks) as a Markdown table, and says where the curves
 cross: the first T where the paired interval lies above 0 and the first later T where it lies below.

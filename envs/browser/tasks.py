@@ -26,7 +26,7 @@ from agentgym.tasks import Task, TemplateTaskSet, stable_hash
 
 __all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "PLANS", "session_spec", "plan_solution", "write_plans"]
 
-SEEDS_PER_TEMPLATE = 40
+SEEDS_PER_TEMPLATE = 100
 TEST_FRACTION = 0.25
 SITE_NAMES = {"shop": "Harbor Shop, an online store", "forum": "Harbor Community, a forum where you are a moderator",
               "admin": "Harbor Admin Console, where you manage user accounts"}

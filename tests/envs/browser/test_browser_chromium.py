@@ -4,7 +4,7 @@ Parity: the oracle on one test task per template (also with each kind of fault a
 seeded random-menu agent and an explorer with odd actions give identical observations, rewards,
 events and menus on both backends (text on the local backend, Chromium in Docker). The oracle
 solves a sample of test tasks in ``min_turns`` here; ``benchmarks/browser_chromium.py`` runs it on
-all 134. Chromium and the site survive ``reset()``; ``close()`` leaves no container. With
+all 360. Chromium and the site survive ``reset()``; ``close()`` leaves no container. With
 ``CI=true`` these tests fail instead of skipping when Docker or the image is missing.
 """
 
