@@ -62,8 +62,9 @@ class CodingEnv(AgentEnv):
     pytest's assertion rewriting; ``"pytest"`` starts a pytest session per run),
     ``score_on_truncation``, ``sandbox_options``, ``result_cache`` (opt-in: ``True`` for this
     process's cache, or a shared `agentgym.envs.coding.result_cache.ResultCache`): visible test
-    runs and verifications are looked up by task, what ran, runner, timeout and the exact content
-    of every workspace file, and a hit rebuilds the same observation, events and reward as a run.
+    runs and verifications are looked up by task, what ran, runner, timeout, sandbox backend and
+    options, and the exact content of every workspace file, and a hit rebuilds the same
+    observation, events and reward as a run.
     The cache serves an episode only until its first ``run`` or free-text edit (see that module);
     a run that timed out is stored only once it timed out twice. ``info["cost"]["cache_hit"]`` says whether a step's
     test run or verification came from it.
@@ -199,8 +200,9 @@ class CodingEnv(AgentEnv):
         task_hash = self._task_hashes.get(self.task.task_id)
         if task_hash is None:
             task_hash = self._task_hashes[self.task.task_id] = task_digest(self.task.meta)
+        sandbox = f"{getattr(self.sandbox, 'backend', self.backend)}:{sorted(self.sandbox_options.items())!r}"
         return cache_key(self.task.task_id, task_hash, kind, self.test_runner, self.test_timeout,
-                         workspace_digest(self._files))
+                         workspace_digest(self._files), sandbox)
 
     # ------------------------------------------------------------------ the oracle
     def reference_action(self) -> str:

@@ -10,8 +10,9 @@ the hidden verification.
 - `workspace_digest`: the hash of the exact content of every workspace file the env tracks.
 
 What the key covers (`cache_key`): the task (its id and a digest of its hidden tests and
-reference modules), what ran (``"test"`` or ``"verify"``), the test runner, the timeout, and the
-workspace digest. That is everything the outcome depends on *while the workspace changed only
+reference modules), what ran (``"test"`` or ``"verify"``), the test runner, the timeout, the
+sandbox backend and its options (resource limits can change an outcome), and the workspace
+digest. That is everything the outcome depends on *while the workspace changed only
 through menu edits*: the corpus modules and their menu mutants are pure functions, and reset
 leaves nothing behind. The env therefore stops using the cache for the rest of an episode at the
 first ``run`` (a shell can change state the key does not see), at the first free-text edit
@@ -152,5 +153,7 @@ def task_digest(meta: Mapping[str, Any]) -> str:
                     "visible": "\n".join(meta["visible_test_files"])})
 
 
-def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str) -> tuple[Any, ...]:
-    return (task_id, task_hash, kind, runner, float(timeout), workspace)
+def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str,
+              sandbox: str = "") -> tuple[Any, ...]:
+    """``sandbox`` names the backend and its options (memory, processes...): limits can change an outcome."""
+    return (task_id, task_hash, kind, runner, float(timeout), workspace, sandbox)

@@ -148,6 +148,22 @@ def test_a_timeout_is_stored_only_once_it_repeats():
         env.close()
 
 
+def test_the_key_covers_the_sandbox_and_the_timeout():
+    """Envs sharing a cache with different resource limits or timeouts never share an entry."""
+    cache = ResultCache()
+    envs = [CodingEnv(split="test", backend="local", result_cache=cache),
+            CodingEnv(split="test", backend="local", result_cache=cache, sandbox_options={"memory_mb": 1024}),
+            CodingEnv(split="test", backend="local", result_cache=cache, test_timeout=5.0)]
+    try:
+        for env in envs:
+            env.reset(options={"task_id": _pool()[0]})
+            env.step("test")
+        assert cache.stats()["test"] == {"hits": 0, "misses": 3} and len(cache) == 3
+    finally:
+        for env in envs:
+            env.close()
+
+
 def test_shared_cache_is_thread_safe_and_bounded():
     cache = ResultCache(max_entries=100)
 
