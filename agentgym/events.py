@@ -6,6 +6,7 @@ and offline tools (the labeler, the harness) read them without agentgym objects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "submit",
     "check",
     "is_error",
+    "subtask_changes",
 ]
 
 Event = dict[str, Any]
@@ -114,6 +116,17 @@ def subtask(name: str, done: bool) -> Event:
 def submit() -> Event:
     """The agent submitted its work; the episode terminates."""
     return {"kind": "submit"}
+
+
+def subtask_changes(known: dict[str, bool], state: Mapping[str, bool]) -> list[Event]:
+    """`subtask` events for each status in ``state`` that differs from ``known`` (a subtask not yet
+    known counts as not done), updating ``known``: the one way families report subtasks."""
+    out = []
+    for name, done in state.items():
+        if known.get(name, False) != bool(done):
+            known[name] = bool(done)
+            out.append(subtask(name, done))
+    return out
 
 
 def is_error(event: Event) -> bool:

@@ -222,12 +222,7 @@ class BrowserEnv(AgentEnv):
                 state[name] = bool(progress[int(rest.split(":")[0])])
             else:
                 state[name] = rest in self._seen
-        out = []
-        for name, done in state.items():
-            if self._subtasks.get(name, False) != done:
-                self._subtasks[name] = done
-                out.append(ev.subtask(name, done))
-        return out
+        return ev.subtask_changes(self._subtasks, state)
 
 
 def _json(text: str) -> str:

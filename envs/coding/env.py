@@ -394,9 +394,7 @@ class CodingEnv(AgentEnv):
                 state[bug.subtask] = False
             elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
                 state[bug.subtask] = True
-        changed = [ev.subtask(name, done) for name, done in state.items() if self._subtasks.get(name) != done]
-        self._subtasks = state
-        return changed
+        return ev.subtask_changes(self._subtasks, state)
 
 
 def _echo(path: str, before: str, after: str, context: int = 2, limit: int = 40) -> str:

@@ -304,12 +304,7 @@ class ToolUseEnv(AgentEnv):
             for name in names[len(self._lookups):]:
                 idx = int(name.split(":")[1])
                 state[name] = bool(progress[idx])
-        out = []
-        for name, done in state.items():
-            if self._subtasks.get(name, False) != done:
-                self._subtasks[name] = done
-                out.append(ev.subtask(name, done))
-        return out
+        return ev.subtask_changes(self._subtasks, state)
 
 
 @lru_cache(maxsize=1)

@@ -1,8 +1,8 @@
 """Registry-driven checks for every registered agentgym id (MiniGrid/PettingZoo style).
 
 For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends (rendering
-included), a determinism rollout (two envs, same seed, a fixed walk over the admissible menu,
-everything compared), the oracle on test-split tasks and its recovery from every fault kind
+included), a determinism rollout (two envs, same seed, oracle and seeded menu actions with state
+drift and corrupted output injected, everything compared), the oracle on test-split tasks and its recovery from every fault kind
 (with every event checked against the contract), SB3's checker on the numeric view,
 reset/close cycles that leave no sandbox behind, the eval harness, a pickle and spec round
 trip, and the ``"agentgym:<id>"`` form of `gym.make`. A new family is covered by registering
@@ -110,17 +110,24 @@ def test_is_success_mirrors_success_for_sb3(env_id):
         env.close()
 
 
-def rollout(env_id: str, backend: str, seed: int, steps: int = 8) -> list:
+def rollout(env_id: str, backend: str, seed: int, steps: int = 12) -> list:
+    """Oracle and seeded menu actions mixed, with state drift at turn 3 and corrupted output at turn 6."""
+    import numpy as np
+
     env = gym.make(env_id, backend=backend)
     try:
+        rng = np.random.default_rng(5)
         obs, info = env.reset(seed=seed)
         trajectory = [obs, info]
-        for k in range(steps):
+        for turn in range(1, steps + 1):
+            if turn in (3, 6):
+                env.unwrapped.inject_fault("state_drift" if turn == 3 else "corrupted_output")
             menu = [a for a in info["admissible_actions"] if a.split()[0] != "submit"] or info["admissible_actions"]
             if not menu:
                 break
-            obs, reward, terminated, truncated, info = env.step(menu[(7 * k + 3) % len(menu)])
-            trajectory.append((obs, reward, terminated, truncated, info))
+            action = env.unwrapped.reference_action() if turn % 3 else menu[int(rng.integers(len(menu)))]
+            obs, reward, terminated, truncated, info = env.step(action)
+            trajectory.append((action, obs, reward, terminated, truncated, info))
             if terminated or truncated:
                 break
         return trajectory

@@ -6,7 +6,6 @@ fast enough for both).
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from agentgym.envs.browser import BrowserEnv
@@ -167,22 +166,3 @@ def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
             break
 
 
-def test_same_seed_same_trajectory_with_faults(env):
-    runs = []
-    for _ in range(2):
-        e = BrowserEnv(split="test", backend=env.backend)
-        rng = np.random.default_rng(5)
-        obs, info = e.reset(seed=42)
-        traj = [(obs, info)]
-        for turn in range(1, 12):
-            if turn in (3, 6):
-                e.inject_fault("state_drift" if turn == 3 else "corrupted_output")
-            menu = info["admissible_actions"]
-            action = e.reference_action() if turn % 3 else menu[int(rng.integers(len(menu)))]
-            obs, reward, terminated, truncated, info = e.step(action)
-            traj.append((action, obs, reward, terminated, info))
-            if terminated:
-                break
-        runs.append(traj)
-        e.close()
-    assert runs[0] == runs[1]

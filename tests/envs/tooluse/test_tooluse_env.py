@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 
-import numpy as np
 import pytest
 
 from agentgym.envs.tooluse import ToolUseEnv
@@ -61,27 +60,6 @@ def _lookups(env) -> None:
 
 
 # ---------------------------------------------------------------------------- contract
-def test_same_seed_same_task_and_trajectory(env):
-    runs = []
-    for _ in range(2):
-        e = ToolUseEnv(split="test", backend=env.backend)
-        rng = np.random.default_rng(5)
-        obs, info = e.reset(seed=42)
-        traj = [(obs, info)]
-        for turn in range(1, 9):
-            if turn == 3:
-                e.inject_fault("state_drift")
-            menu = info["admissible_actions"]
-            action = e.reference_action() if turn % 2 else menu[int(rng.integers(len(menu)))]
-            obs, reward, terminated, truncated, info = e.step(action)
-            traj.append((action, obs, reward, terminated, info))
-            if terminated:
-                break
-        runs.append(traj)
-        e.close()
-    assert runs[0] == runs[1]
-
-
 # ---------------------------------------------------------------------------- oracle
 def test_oracle_solves_every_test_task_in_min_turns(env):
     ids = env.tasks.ids("test")
