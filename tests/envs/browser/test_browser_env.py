@@ -11,6 +11,7 @@ import pytest
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.env import MAX_MENU
 from support.docker import require_docker
+from support.oracle_runs import run_oracle
 
 FAULTS = ["tool_error", "timeout", "empty_output", "corrupted_output", "state_drift"]
 
@@ -42,21 +43,10 @@ def _one_per_template(env) -> list[str]:
     return out
 
 
-def _run_oracle(env, task_id, *, fault=None, slack=0, seed=0):
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    for turn in range(1, info["min_turns"] + slack + 1):
-        if fault and fault[0] == turn:
-            env.inject_fault(fault[1])
-        obs, reward, terminated, truncated, info = env.step(env.reference_action())
-        if terminated:
-            return reward, turn, info
-    return 0.0, env.turn, info
-
-
 def test_oracle_solves_every_test_task_in_min_turns(env):
     failed = []
     for tid in env.tasks.ids("test"):
-        reward, turns, info = _run_oracle(env, tid, slack=2)
+        reward, turns, info = run_oracle(env, tid, slack=2)
         if reward != 1.0 or turns != env.task.min_turns:
             failed.append((tid, reward, turns, env.task.min_turns, env.verdict))
     assert not failed, failed[:3]
@@ -64,7 +54,7 @@ def test_oracle_solves_every_test_task_in_min_turns(env):
 
 def test_oracle_solves_heldout_tasks(env):
     for tid in env.tasks.ids("heldout")[::10]:
-        reward, _, _ = _run_oracle(env, tid, slack=2)
+        reward, _, _ = run_oracle(env, tid, slack=2)
         assert reward == 1.0, (tid, env.verdict)
 
 
@@ -73,7 +63,7 @@ def test_oracle_recovers_from_a_fault_at_every_template(env, kind):
     for tid in _one_per_template(env):
         n = env.tasks.get(tid).min_turns
         for at in sorted({1, max(1, n // 2), max(1, n - 1)}):
-            reward, turns, info = _run_oracle(env, tid, fault=(at, kind), slack=4, seed=at)
+            reward, turns, info = run_oracle(env, tid, fault=(at, kind), slack=4, seed=at)
             assert reward == 1.0, (kind, tid, at, env.verdict)
 
 
@@ -136,7 +126,7 @@ def test_refusal_needs_grounding_and_an_unchanged_site(env):
     env.reset(seed=0, options={"task_id": tid})
     _, reward, terminated, _, _ = env.step('finish("I cannot do that.")')  # never looked at the record
     assert terminated and reward == 0.0 and env.verdict["grounded"] is False
-    reward, _, _ = _run_oracle(env, tid)
+    reward, _, _ = run_oracle(env, tid)
     assert reward == 1.0
 
 

@@ -15,6 +15,7 @@ from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.actions import render_call
 from agentgym.envs.tooluse.env import ENGINE_MODULE, MAX_MENU
 from support.docker import require_docker
+from support.oracle_runs import run_oracle
 
 IMAGE = ToolUseEnv.image
 FULL = os.environ.get("AGENTGYM_TOOLUSE_FULL", "") not in ("", "0")
@@ -40,17 +41,6 @@ def _kinds(info) -> list[str]:
 
 def _events(info, kind: str) -> list[dict]:
     return [e for e in info["events"] if e["kind"] == kind]
-
-
-def _run_oracle(env, task_id: str, *, fault: tuple[int, str] | None = None, slack: int = 0, seed: int = 0):
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    for turn in range(1, info["min_turns"] + slack + 1):
-        if fault and fault[0] == turn:
-            env.inject_fault(fault[1])
-        obs, reward, terminated, truncated, info = env.step(env.reference_action())
-        if terminated:
-            return reward, turn, info
-    return 0.0, env.turn, info
 
 
 def _lookups(env) -> None:
@@ -82,7 +72,7 @@ def test_oracle_solves_every_test_task_in_min_turns(env):
 
 def test_oracle_solves_heldout_tasks(env):
     for tid in env.tasks.ids("heldout")[::8]:
-        reward, turns, info = _run_oracle(env, tid)
+        reward, turns, info = run_oracle(env, tid)
         assert reward == 1.0, (tid, env.verdict)
 
 
@@ -91,7 +81,7 @@ def test_oracle_recovers_from_a_transient_fault_at_turn_1(env, kind):
     templates = sorted({t.split("/")[2] for t in env.tasks.ids("test")})
     for template in templates:
         tid = _ids(env, template)[0]
-        reward, turns, info = _run_oracle(env, tid, fault=(1, kind), slack=3)
+        reward, turns, info = run_oracle(env, tid, fault=(1, kind), slack=3)
         assert reward == 1.0, (kind, tid, env.verdict)
         if kind != "state_drift":
             assert turns == info["min_turns"] + (kind != "state_drift"), (kind, tid)
@@ -101,7 +91,7 @@ def test_oracle_recovers_from_drift_at_every_turn(env):
     for tid in env.tasks.ids("test")[::9]:
         n = env.tasks.get(tid).min_turns
         for at in range(1, n):
-            reward, _, _ = _run_oracle(env, tid, fault=(at, "state_drift"), slack=4, seed=at)
+            reward, _, _ = run_oracle(env, tid, fault=(at, "state_drift"), slack=4, seed=at)
             assert reward == 1.0, (tid, at, env.verdict)
 
 
