@@ -44,6 +44,9 @@ BOOTSTRAP = (
 WORKSPACE = "/workspace"
 AGENT_USER = (65534, 65534)  # uid, gid agent code runs as wherever we can choose (container, local as root)
 SERVICE_USER = (65533, 65533)  # family services (a browser): neither the agent nor the server
+# One string-hash seed for every step server: test runs and verifier harnesses are its forks, so a
+# task whose code iterates a set of strings gets the same report and verdict in every sandbox.
+SERVER_HASH_SEED = {"PYTHONHASHSEED": "0"}
 MAGIC = b"\x00AG1"
 _HEADER = len(MAGIC) + 8
 _GRACE = 10.0  # seconds the server may take beyond a command's own timeout

@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from agentgym.errors import EngineUnreachable, ImageMissing, InfrastructureError, SandboxStartFailed, SandboxTimeout
-from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVICE_USER, WORKSPACE, Sandbox, write_all
+from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVER_HASH_SEED, SERVICE_USER, WORKSPACE, Sandbox, write_all
 from agentgym.sandbox.watchdog import CHANNEL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["DockerSandbox", "docker_client", "engine_available", "LABEL", "owner_labels", "list_managed", "gc"]
@@ -186,12 +186,14 @@ class DockerSandbox(Sandbox):
                       "agent": agent, "scratch": SCRATCH, "service": list(SERVICE_USER), "service_dir": SERVICE_DIR}
             created = api.create_container(
                 image,
-                command=["python3", "-u", "-I", "-c", BOOTSTRAP],
+                # -s -P: no user site, no workspace on the path (as -I), but the environment is read
+                # (it is ours alone): the one hash seed must reach the server and its forks
+                command=["python3", "-u", "-s", "-P", "-c", BOOTSTRAP],
                 stdin_open=True,
                 detach=False,  # with stdin_open this sets StdinOnce: EOF on our socket stops the server
                 user="0:0",
                 working_dir=WORKSPACE,
-                environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"},
+                environment={"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", **SERVER_HASH_SEED},
                 labels={**owner_labels(), **(labels or {})},
                 host_config=host_config,
             )

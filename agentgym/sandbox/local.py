@@ -19,7 +19,7 @@ import time
 import warnings
 
 from agentgym.errors import SandboxCrashed, SandboxStartFailed, SandboxTimeout
-from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVICE_USER, Sandbox, write_all
+from agentgym.sandbox.base import AGENT_USER, BOOTSTRAP, SERVER_HASH_SEED, SERVICE_USER, Sandbox, write_all
 from agentgym.sandbox.watchdog import LOCAL_PREFIX, ensure_watchdog, process_start
 
 __all__ = ["LocalSandbox", "LocalSandboxWarning"]
@@ -94,7 +94,7 @@ class LocalSandbox(Sandbox):
                 cwd=self._root,
                 # not the host's environment: forked test runs and harnesses inherit the server's
                 env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                     **{k: os.environ[k] for k in ("PYTHONHASHSEED",) if k in os.environ}},
+                     **SERVER_HASH_SEED},
             )
         except OSError as exc:
             shutil.rmtree(self._root, ignore_errors=True)

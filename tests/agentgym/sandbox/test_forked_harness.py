@@ -19,6 +19,9 @@ def main():
 
 def environ():
     return sorted(os.environ)
+
+def string_hash():
+    return hash("agentgym")
 '''
 
 
@@ -45,3 +48,18 @@ def test_harness_takes_a_command_or_a_function(fresh_sandbox):
         fresh_sandbox.harness()
     with pytest.raises(ValueError, match="exactly one"):
         fresh_sandbox.harness(["true"], function=("m", "f"))
+
+
+def test_every_step_server_has_one_string_hash_seed(fresh_sandbox):
+    """Set iteration order in task code must not depend on which sandbox ran it (reports, verdicts)."""
+    from agentgym.sandbox import make_sandbox
+
+    other = make_sandbox(fresh_sandbox.backend)
+    try:
+        hashes = []
+        for sandbox in (fresh_sandbox, other):
+            sandbox.load_module("echo_harness", ECHO)
+            hashes.append(sandbox.fork_call("echo_harness", "string_hash").value)
+        assert hashes[0] == hashes[1] and isinstance(hashes[0], int)
+    finally:
+        other.close()

@@ -45,15 +45,15 @@ def _episode(env: CodingEnv, task_id: str, seed: int, agent: str, turns: int = 1
     return traj
 
 
-def test_cached_and_uncached_runs_give_identical_trajectories(monkeypatch):
+def test_cached_and_uncached_runs_give_identical_trajectories():
     """>= 200 episodes (oracle and seeded random-menu agents) on a 25-task pool, local backend.
 
-    Both step servers get the same string-hash seed: some mutants iterate a set of strings, so
-    their visible test report differs between two sandboxes started with different seeds, cache
-    or no cache (found by this test: a two-bug topological_sort task). The local server takes
-    PYTHONHASHSEED from the environment; test runs and the verifier's harness are its forks.
+    Some mutants iterate a set of strings, so their visible test report differed between two
+    sandboxes started with different string-hash seeds, cache or no cache (found by this test: a
+    two-bug topological_sort task). Every step server now runs with one seed
+    (`agentgym.sandbox.base.SERVER_HASH_SEED`), and test runs and the verifier's harness are its
+    forks, so this test needs nothing special.
     """
-    monkeypatch.setenv("PYTHONHASHSEED", "0")
     cache = ResultCache()
     plain = CodingEnv(split="test", backend="local")
     cached = CodingEnv(split="test", backend="local", result_cache=cache)
