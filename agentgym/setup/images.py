@@ -209,6 +209,17 @@ def _split_tag(name: str) -> tuple[str, str]:
     return name, "latest"
 
 
+def _up_to_date(client: Any, tag: str, digest: str, kind: str, log: Log) -> bool:
+    """Whether ``tag`` was built from exactly this input (its ``CONTEXT_LABEL`` is ``digest``)."""
+    try:
+        current = client.images.get(tag).labels.get(CONTEXT_LABEL) == digest
+    except Exception:  # missing, or an engine hiccup: build it
+        return False
+    if current:
+        log(f"{kind} image {tag}: up to date")
+    return current
+
+
 @contextlib.contextmanager
 def _building(client: Any, temp: str, final: str, log: Log) -> Iterator[None]:
     """Build into ``temp``; on success check it in a sandbox and promote it to ``final``, on any
@@ -425,13 +436,8 @@ def build_family(client: Any, family: str, context: Path, *, rebuild: bool = Fal
     tag = family_image(family)
     base_id = image_id(client, BASE_IMAGE) or ""
     digest = context_hash(context, base_id)
-    if not rebuild:
-        try:
-            if client.images.get(tag).labels.get(CONTEXT_LABEL) == digest:
-                log(f"family image {tag}: up to date")
-                return False
-        except Exception:
-            pass
+    if not rebuild and _up_to_date(client, tag, digest, "family", log):
+        return False
     start = time.monotonic()
     log(f"family image {tag}: building from {context}")
     _docker_build(client, str(context), tag, labels={CONTEXT_LABEL: digest}, network_mode="none", log=log)
@@ -566,13 +572,8 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
     tag = family_image(name)
     base_id = image_id(client, BASE_IMAGE) or ""
     digest = hashlib.sha256(base_id.encode() + b"\0" + path.read_bytes()).hexdigest()[:32]
-    if not rebuild:
-        try:
-            if client.images.get(tag).labels.get(CONTEXT_LABEL) == digest:
-                log(f"package image {tag}: up to date")
-                return False
-        except Exception:
-            pass
+    if not rebuild and _up_to_date(client, tag, digest, "package", log):
+        return False
     start = time.monotonic()
     log(f"package image {tag}: building from {path.name}")
     packages = _choose(read_packages(path), log)
