@@ -118,7 +118,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._pending_fault: tuple[str, bool] | None = None
         self._output_seen = True
         self._ref_pos = self._ref_read = 0
-        self._acted: list[tuple[str, bool]] = []  # (action, went through cleanly) per step of this episode
+        self._acted: list[tuple[str | None, bool]] = []  # (solution step or None, went through cleanly) per step
         self._env_calls = 0
         self._env_seconds = 0.0
 
@@ -233,7 +233,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             if judge is None or not judge(exc):
                 raise  # not the agent's doing: retried and kept out of scores by the harness
             outcome = self._sandbox_lost(text, exc)
-        self._acted.append((text, _clean(outcome.events)))  # the scripted oracle's cursor reads it when asked
+        # the scripted oracle's cursor reads these when asked; only solution steps are kept by value,
+        # so an endless episode of long actions costs a few bytes a step
+        self._acted.append((text if text in self.task.solution else None, _clean(outcome.events)))
         reward, terminated = 0.0, False
         info_extra: dict[str, Any] = {}
         if self._done:  # the agent's own action wedged or killed its sandbox: a failure it caused
