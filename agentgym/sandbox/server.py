@@ -534,30 +534,40 @@ class Server:
         return {"pid": proc.pid}
 
     def fork_harness(self, fn, env):
-        """``fn()`` in a forked child: stdin and stdout are its pipes, stderr /dev/null, nothing else
-        open; own session, the agent's ids, the same environment as a spawned command."""
+        """``fn()`` in a forked child (`fork_agent`): stdin and stdout are its pipes, stderr
+        /dev/null, the same environment as a spawned command."""
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
+        null = os.open(os.devnull, os.O_WRONLY)
+
+        def body():
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            os.environ.clear()
+            os.environ.update(self.child_env(env))
+            fn()
+
+        pid = self.fork_agent({0: in_r, 1: out_w, 2: null}, body)
+        for fd in (in_r, out_w, null):
+            os.close(fd)
+        return ForkedChild(pid, in_w, out_r)
+
+    def fork_agent(self, fds, body):
+        """Fork a child for agent code: it keeps only ``fds`` (its fd number -> ours; everything
+        else, the channel included, is closed), drops to the agent's ids in its own session, runs
+        ``body()`` in the workspace and exits. Returns its pid."""
         pid = os.fork()
         if pid == 0:  # child
             try:
-                null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(in_r, 0)
-                os.dup2(out_w, 1)
-                os.dup2(null, 2)
-                os.closerange(3, 1 << 16)  # the channel, the OOM toggle, the other ends: none is ours
+                for target, fd in fds.items():
+                    os.dup2(fd, target)
+                os.closerange(max(fds) + 1, 1 << 16)  # the channel, the OOM toggle, the other ends
                 self.child_setup()
-                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-                os.environ.clear()
-                os.environ.update(self.child_env(env))
                 os.chdir(self.workspace)
-                fn()
+                body()
             finally:
                 os._exit(0)
-        os.close(in_r)
-        os.close(out_w)
         self.pgids.add(pid)
-        return ForkedChild(pid, in_w, out_r)
+        return pid
 
     def op_harness_talk(self, timeout=10.0, max_bytes=DEFAULT_MAX_OUTPUT):
         """Give the harness this request's raw bytes, then return its next line of output.
@@ -857,32 +867,22 @@ class Server:
         start = time.monotonic()
         out_r, out_w = os.pipe()
         val_r, val_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child
+
+        def body():  # output on fds 1-2, the JSON result on fd 3
             try:
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.dup2(val_w, 3)
-                os.closerange(4, 1 << 16)  # the channel, the OOM toggle, the read ends: none is ours
-                val_w = 3
-                self.child_setup()
                 sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
                 sys.stderr = sys.stdout
-                os.chdir(self.workspace)
-                value = fn(**(kwargs or {}))
-                payload = json.dumps({"value": value}).encode()
+                payload = json.dumps({"value": fn(**(kwargs or {}))}).encode()
             except BaseException as exc:
                 payload = json.dumps({"error": "%s: %s" % (type(exc).__name__, exc)}).encode()
-            try:
-                sys.stdout.flush()
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(val_w, view):]
-            finally:
-                os._exit(0)
+            sys.stdout.flush()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(3, view):]
+
+        pid = self.fork_agent({1: out_w, 2: out_w, 3: val_w}, body)
         os.close(out_w)
         os.close(val_w)
-        self.pgids.add(pid)
         bufs, dropped, code, timed_out = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
         raw = bytes(bufs[val_r])
         try:
