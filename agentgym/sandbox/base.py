@@ -380,21 +380,15 @@ class Sandbox(ABC):
             r["seconds"],
         )
 
-    def harness(
-        self, cmd: Sequence[str] | None = None, *, function: tuple[str, str] | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> "Harness":
-        """Start a verifier's untrusted side as the agent, fed and read line by line: a new process
-        (``cmd``), or ``function=(module, name)`` of a loaded module run in a forked child of the
-        warm server (no interpreter start-up; the child keeps only its pipes, as in `fork_call`).
+    def harness(self, module: str, func: str, /, *, env: Mapping[str, str] | None = None) -> "Harness":
+        """Start a verifier's untrusted side: ``func`` of a loaded ``module`` in a forked child of
+        the warm server, as the agent, fed and read line by line (no interpreter start-up; the
+        child keeps only its two pipes, as in `fork_call`).
 
         Every other agent process is killed first. What `Harness.talk` writes travels past the
         step server with ``splice``, so it never sits in the memory that later test runs fork from.
         """
-        if (cmd is None) == (function is None):
-            raise ValueError("Sandbox.harness takes a command or a function=(module, name), exactly one")
-        self.request("harness_start", cmd=list(cmd) if cmd is not None else None,
-                     function=list(function) if function is not None else None, env=dict(env or {}))
+        self.request("harness_start", module=module, func=func, env=dict(env or {}))
         return Harness(self)
 
 

@@ -515,19 +515,16 @@ class Server:
                 "seconds": time.monotonic() - start}
 
     # -------------------------------------------------------------- untrusted harness (verifiers)
-    def op_harness_start(self, cmd=None, env=None, function=None):
-        """Start a verifier's untrusted side as the agent, talked to line by line: a new process
-        (``cmd``), or a loaded ``function`` = [module, name] in a forked child of this warm server
-        (no interpreter start-up; like `op_fork_call`, it keeps only its pipes).
+    def op_harness_start(self, module, func, env=None):
+        """Start a verifier's untrusted side: a loaded function in a forked child of this warm
+        server (`fork_harness`), as the agent, talked to line by line.
 
         Every other process of the agent is killed first: the episode is over, and nothing it left
         running may touch the workspace or the harness while it runs.
         """
+        fn = self.function(module, func)
         self.kill_children()
-        if function:
-            proc = self.fork_harness(self.function(*function), env)
-        else:
-            proc = self.spawn(cmd, self.workspace, env, subprocess.PIPE, subprocess.PIPE, subprocess.DEVNULL)
+        proc = self.fork_harness(fn, env)
         os.set_blocking(proc.stdout.fileno(), False)
         os.set_blocking(proc.stdin.fileno(), False)
         self.harness = (proc, bytearray())

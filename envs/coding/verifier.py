@@ -261,7 +261,7 @@ def verify(sandbox: Any, sources: Mapping[str, str], tests: Mapping[str, str], *
     """
     rec = _recording(tuple(sorted(sources.items())), tuple(sorted(tests.items())))
     deadline = time.monotonic() + timeout  # for the whole replay, however many callbacks it makes
-    with sandbox.harness(function=(HARNESS_MODULE.name, "main")) as harness:
+    with sandbox.harness(HARNESS_MODULE.name, "main") as harness:
         line = harness.talk(rec.request, timeout=timeout, max_bytes=MAX_REPLY_BYTES)
         while True:
             if line.timed_out or time.monotonic() > deadline:

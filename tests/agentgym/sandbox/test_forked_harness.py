@@ -30,7 +30,7 @@ def test_a_forked_harness_talks_and_keeps_nothing_of_the_server(fresh_sandbox, m
 
     monkeypatch.setenv("AGENTGYM_TEST_SECRET", "host-only")  # a local server inherits our environment
     fresh_sandbox.load_module("echo_harness", ECHO)
-    with fresh_sandbox.harness(function=("echo_harness", "main")) as harness:
+    with fresh_sandbox.harness("echo_harness", "main") as harness:
         line = harness.talk(b"hello\n", timeout=10)
     report = json.loads(line.text)
     assert report["got"] == "hello" and report["sid"]
@@ -43,11 +43,12 @@ def test_a_forked_harness_talks_and_keeps_nothing_of_the_server(fresh_sandbox, m
         assert report["uid"] == report["euid"] == 65534
 
 
-def test_harness_takes_a_command_or_a_function(fresh_sandbox):
-    with pytest.raises(ValueError, match="exactly one"):
-        fresh_sandbox.harness()
-    with pytest.raises(ValueError, match="exactly one"):
-        fresh_sandbox.harness(["true"], function=("m", "f"))
+def test_a_harness_of_a_module_not_loaded_is_a_typed_error(fresh_sandbox):
+    from agentgym.errors import SandboxOpError
+
+    with pytest.raises(SandboxOpError, match="not loaded"):
+        fresh_sandbox.harness("no_such_module", "main")
+    assert fresh_sandbox.run("echo alive").text.strip() == "alive"
 
 
 def test_every_step_server_has_one_string_hash_seed(fresh_sandbox):
