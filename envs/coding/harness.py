@@ -341,7 +341,3 @@ def main():
     sys.dont_write_bytecode = True
     sys.setrecursionlimit(10_000)
     _Replay(inp, out).run()
-
-
-if __name__ == "__main__":
-    main()
