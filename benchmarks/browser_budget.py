@@ -1,12 +1,14 @@
 """Budget must matter on Browser-v0 (issue 14 item 6): hasty vs careful success against T.
 
-    nice python benchmarks/browser_budget.py --t 3,4,5,6,8,10,12,16,24 --out runs/browser-budget [--sandbox local] [--workers 2]
+    nice python benchmarks/browser_budget.py --t 2,3,4,5,6,8,10,12,16,24 --out runs/browser-budget [--sandbox local] [--workers 2]
 
 Runs both scripted policies of `agentgym.envs.browser.policies` through `agentgym.eval.evaluate`
 on the test split (one episode per task and T, so each cell has every test task: 360 episodes),
 prints success with its 95% bootstrap interval per T and policy and the paired difference
-(hasty minus careful, bootstrapped over tasks) as a Markdown table, and says where the curves
-cross: the first T where the paired interval lies above 0 and the first later T where it lies below.
+(hasty minus careful, bootstrapped over tasks) as a Markdown table, then success per template,
+and says where the curves cross: the first T where the paired interval lies above 0 and the
+first later T where it lies below. T = 2 is the shortest budget in which any walk finishes
+(hasty's: open the order or user list, answer from it).
 """
 
 from __future__ import annotations
@@ -58,6 +60,21 @@ def crossing(diffs: dict[int, dict[str, float]]) -> tuple[int | None, int | None
     return ahead, behind
 
 
+def per_template(out: Path, ts: list[int]) -> str:
+    """Success hasty / careful per template and T, as a Markdown table."""
+    wins: dict[tuple[str, str, int], list[float]] = {}
+    for name in POLICIES:
+        for r in read_episodes(out / name / "episodes.jsonl"):
+            template = "/".join(r["task"].split("/")[1:3])
+            wins.setdefault((name, template, r["T"]), []).append(float(r["success"]))
+    templates = sorted({k[1] for k in wins})
+    rows = ["| template (test tasks) | " + " | ".join(f"T={t}" for t in ts) + " |", "|---" * (len(ts) + 1) + "|"]
+    for tpl in templates:
+        cells = [f"{np.mean(wins[('hasty', tpl, t)]):.2f} / {np.mean(wins[('careful', tpl, t)]):.2f}" for t in ts]
+        rows.append(f"| `{tpl}` ({len(wins[('hasty', tpl, ts[0])])}) | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def table(curves: dict[str, dict[int, dict[str, Any]]], diffs: dict[int, dict[str, float]]) -> str:
     rows = ["| T | hasty | careful | hasty - careful (paired) | episodes per cell |", "|---|---|---|---|---|"]
     for t in sorted(curves["hasty"]):
@@ -69,7 +86,7 @@ def table(curves: dict[str, dict[int, dict[str, Any]]], diffs: dict[int, dict[st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--t", default="3,4,5,6,8,10,12,16,24", help="turn budgets T")
+    parser.add_argument("--t", default="2,3,4,5,6,8,10,12,16,24", help="turn budgets T")
     parser.add_argument("--out", default="runs/browser-budget")
     parser.add_argument("--sandbox", default="auto", choices=["auto", "docker", "local"])
     parser.add_argument("--workers", type=int, default=1)
@@ -79,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     curves = run(ts, Path(args.out), args.sandbox, args.workers, args.seed)
     diffs = paired(Path(args.out), ts, seed=args.seed)
     print(table(curves, diffs))
+    print("\nsuccess hasty / careful per template\n\n" + per_template(Path(args.out), ts))
     ahead, behind = crossing(diffs)
     print(f"\nhasty ahead (paired interval above 0) at T={ahead}; careful ahead after it at T={behind}; "
           f"{'the curves cross' if ahead and behind else 'no significant crossing'}")

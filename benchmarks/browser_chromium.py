@@ -5,8 +5,9 @@
 For each task the oracle runs on the Chromium backend (Docker) and on the text backend (local) with
 the same seed; every step's observation, reward, flags and info must be identical. Reports the
 oracle's success and turns on Chromium, the number of episodes that differed (with the first
-difference), and Chromium's step and reset times. The tests run a sample of this
-(tests/envs/browser/test_browser_chromium.py); this runs all of them (about a minute for 134).
+difference), Chromium's step and reset times and the run's wall time (``seconds``). The tests run a
+sample of this (tests/envs/browser/test_browser_chromium.py); this runs every task of the split
+(two minutes or so for the 360 test tasks on a 2-core machine; see docs/browser.md for measured runs).
 """
 
 from __future__ import annotations

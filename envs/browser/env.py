@@ -56,7 +56,8 @@ class BrowserEnv(AgentEnv):
     ## Rewards
     1.0 when, at ``finish``, the site's database equals the expected one (initial state, plus
     other actors' changes, plus the writes the goal allows) and the answer is right (the value
-    asked for; a refusal grounded in the record that forbids the request); else 0.0.
+    asked for; a refusal grounded in the record that forbids the request: the agent saw it, as
+    it is now, on its page or in a listing); else 0.0.
 
     ## Starting State
     A fresh database for the task and the site's start page.
@@ -143,8 +144,11 @@ class BrowserEnv(AgentEnv):
 
     def _verify(self) -> bool:
         verdict = self._call("verify", answer=self._answer)
-        # a refusal must be grounded: the agent saw the forbidding record as it is now
-        verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
+        # a refusal must be grounded: the agent saw the forbidding record as it is now, on its own
+        # page or as a listing row (a blind "I cannot" fails; a refusal the state does not support
+        # fails anyway, whatever the agent read)
+        verdict["grounded"] = all(v in (self._seen.get(k), self._glimpsed.get(k))
+                                  for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
         self.verdict = verdict
         return verdict["success"]
@@ -199,6 +203,7 @@ class BrowserEnv(AgentEnv):
 
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> version the agent last saw on a page
+        self._glimpsed: dict[str, int] = {}  # record key -> version last shown as a listing row
         self._written: set[str] = set()
         self._subtasks: dict[str, bool] = {}
         self._answer: str | None = None
@@ -211,6 +216,7 @@ class BrowserEnv(AgentEnv):
         self._oracle, self._menu = reply["oracle"], reply["menu"]
         if seen:
             self._seen.update(reply["shown"])
+            self._glimpsed.update(reply["glimpsed"])
             self._look = False
 
     def _subtask_events(self, progress: list[bool]) -> list[dict[str, Any]]:

@@ -3,8 +3,8 @@
 About a third of listing rows are wrong (`templates.stale_listings`), so the budget decides which
 habit pays. **Careful** is the oracle: it opens every record's own page before answering or
 refusing and re-reads what it wrote. **Hasty** reads answers and refusals off the first listing row
-that shows them and never re-reads its writes: fewer turns, wrong when the listing is, and its
-refusals rest on no record page, which the verifier does not accept.
+that shows them and never re-reads its writes: a turn fewer per lookup, refusal or write, and wrong
+when the listing is (a listing row grounds a refusal, but a refusal of an allowed request fails).
 
     agentgym eval --env agentgym/Browser-v0 --agent agentgym.envs.browser.policies:hasty --t 4,8,16 --k 1
 """

@@ -398,8 +398,8 @@ def setup(spec, seed):
     # 115 MiB for the whole sandbox, for about 15 ms of the reset.
     _B["browser"].cdp.call("HeapProfiler.collectGarbage")
     session._S["session"] = s = ChromeSession(spec, seed, _B["browser"])
-    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
-            "menu": s.menu()}
+    return {"text": s.observe(), "shown": dict(s.page_refs), "glimpsed": dict(s.page_glimpses),
+            "progress": s.progress(), "oracle": s.oracle(), "menu": s.menu()}
 
 
 hasty, act, drift, verify = session.hasty, session.act, session.drift, session.verify

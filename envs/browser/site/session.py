@@ -61,9 +61,9 @@ class Session:
         self.ids, self.keys = {}, {}
         self.history, self.lines, self.forms = [], [], []
         self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
-        self.page_refs = {}
+        self.page_refs, self.page_glimpses = {}, {}
         self.written, self.verified, self.drifted = [], set(), []
-        self.seen = {}
+        self.seen, self.glimpsed = {}, {}
         self.step_writes, self.loaded, self.agent_keys = [], False, set()
         self.load("GET", spec.get("start", "/"))
         self.loaded = False
@@ -120,7 +120,8 @@ class Session:
         self.status, self.url = status, url
         self.title, lines, self.forms = self.parse(markup)
         self.lines, self.offset, self.focus = self.number(lines, url.partition("?")[0]), 0, None
-        self.page_refs = {k: v for k, v in refs}
+        self.page_refs = {ref[0]: ref[1] for ref in refs if len(ref) == 2}
+        self.page_glimpses = {ref[0]: ref[1] for ref in refs if len(ref) > 2}  # listing rows
         if push:
             self.history.append(url)
         self.loaded = True
@@ -313,8 +314,8 @@ class Session:
                 if key in self.written and key not in wrote and key not in self.verified:
                     self.verified.add(key)
                     fresh[key] = version
-        for key, version in self.page_refs.items():
-            self.seen[key] = version
+        self.seen.update(self.page_refs)
+        self.glimpsed.update(self.page_glimpses)
         targets = [k for k in dict.fromkeys(wrote) if k.partition(":")[0] in self.site.MUTATION_TABLES]
         checks = {}
         if fresh:
@@ -322,6 +323,7 @@ class Session:
             checks = {k: self.store.record(k) == expected.record(k) for k in fresh}
         return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
                 "mutations": targets, "verified": checks, "shown": dict(self.page_refs),
+                "glimpsed": dict(self.page_glimpses),
                 "progress": self.progress(), "oracle": self.oracle(), "menu": self.menu()}
 
     def menu(self):
@@ -408,9 +410,10 @@ class Session:
     def plan(self, hasty=False):
         """The oracle's next step as a tuple: (verb, role, name[, text]), (goto, path), (reload,), (finish, answer).
 
-        ``hasty`` is the scripted policy that budget pressure favours: it answers a lookup from the
-        first listing row that shows the value and never re-reads what it wrote; the careful oracle
-        opens the record's own page and re-reads its writes, so it needs more turns and is never fooled.
+        ``hasty`` is the scripted policy that budget pressure favours: it answers a lookup, or
+        refuses, from the first listing row that shows the value and never re-reads what it wrote;
+        the careful oracle opens the record's own page and re-reads its writes, so it needs more
+        turns and is never fooled.
         """
         st, site = self.store, self.site
         if self.stale_page() or self.rejected == "conflict":
@@ -500,8 +503,8 @@ _S = {}
 
 def setup(spec, seed):
     _S["session"] = s = Session(spec, seed)
-    return {"text": s.observe(), "shown": dict(s.page_refs), "progress": s.progress(), "oracle": s.oracle(),
-            "menu": s.menu()}
+    return {"text": s.observe(), "shown": dict(s.page_refs), "glimpsed": dict(s.page_glimpses),
+            "progress": s.progress(), "oracle": s.oracle(), "menu": s.menu()}
 
 
 def hasty():

@@ -2,8 +2,9 @@
 
 Stdlib only: it runs inside the sandbox's step server (loaded as ``agentgym_browser_web``) and, for
 planning, on the host. `Store` wraps SQLite with a version per record and a per-request log of
-the records a page showed (``refs``) and the writes it made, so the env can emit ``mutation``,
-``verification`` and ``state_mismatch`` events from the server's own bookkeeping.
+the records a page showed (``refs``; listing rows are marked as glimpses) and the writes it made,
+so the env can emit ``mutation``, ``verification`` and ``state_mismatch`` events and judge a
+refusal's grounding from the server's own bookkeeping.
 """
 
 import html
@@ -125,9 +126,13 @@ class Store:
 
     def listed(self, table, row):
         """``row`` as a listing shows it: the search index lags for some records (``_listing``), so
-        a listing is no evidence of a record (it takes no `ref`) and only its page tells the truth."""
+        only a record's page tells the truth. The row is logged as a *glimpse* (a ref marked
+        ``"listed"``): the agent looked at the record, which grounds a refusal, but a glimpse is no
+        `ref`: it neither verifies a write nor makes the page stale when the record changes."""
         pk = row[self.primary[table]]
-        got = self.db.execute("SELECT fields FROM _listing WHERE key=?", ("%s:%s" % (table, pk),)).fetchone()
+        key = "%s:%s" % (table, pk)
+        self.refs.append([key, self.version(key), "listed"])
+        got = self.db.execute("SELECT fields FROM _listing WHERE key=?", (key,)).fetchone()
         return dict(row, **json.loads(got[0])) if got else row
 
     def setting(self, name, default=""):

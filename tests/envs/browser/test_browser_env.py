@@ -130,6 +130,28 @@ def test_refusal_needs_grounding_and_an_unchanged_site(env):
     assert reward == 1.0
 
 
+def _hasty_episode(env, tid):
+    env.reset(seed=0, options={"task_id": tid})
+    for _ in range(40):
+        _, reward, terminated, _, _ = env.step(env.hasty_action())
+        if terminated:
+            return reward
+    raise AssertionError(f"the hasty policy did not finish {tid}")
+
+
+def test_a_listing_row_grounds_a_refusal_but_cannot_make_a_wrong_one_right(env):
+    """The order list shows the order as shipped: refusing from it is grounded (a turn before the
+    oracle's refusal) when the row is true, and fails when the lagging row is false."""
+    lagging = {t: {r["key"] for r in env.tasks.get(t).meta["spec"]["tables"]["_listing"]} for t in env.tasks.ids("test")
+               if "/cancel_" in t}
+    key = {t: env.tasks.get(t).meta["spec"]["ops"][0]["oid"] for t in lagging}
+    true_row = next(t for t in lagging if "/cancel_shipped/" in t and f"orders:{key[t]}" not in lagging[t])
+    assert _hasty_episode(env, true_row) == 1.0 and env.verdict["grounded"]
+    assert env.turn == env.task.min_turns - 1
+    false_row = next(t for t in lagging if "/cancel_order/" in t and f"orders:{key[t]}" in lagging[t])
+    assert _hasty_episode(env, false_row) == 0.0 and not env.verdict["refusal"] and not env.verdict["answer_ok"]
+
+
 def test_lookup_answer_is_checked_exactly(env):
     tid = next(t for t in env.tasks.ids("test") if "/price_lookup/" in t)
     env.reset(seed=0, options={"task_id": tid})
