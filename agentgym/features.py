@@ -61,10 +61,12 @@ def _cached_hash_tokens(text: str, dim: int) -> np.ndarray:
 
 
 def _hash_tokens(text: str, dim: int) -> np.ndarray:
-    vec = np.zeros(dim, dtype=np.float32)
-    for tok in tokens(text):
-        h = _token_hash(tok)
-        vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+    toks = tokens(text)
+    # one vectorised pass: each token's bucket gets +1 or -1 (a hash bit), summed by bincount;
+    # the counts are small integers, so this equals adding them one at a time
+    hashes = np.fromiter(map(_token_hash, toks), dtype=np.uint64, count=len(toks))
+    signs = np.where((hashes >> np.uint64(32)) & np.uint64(1), 1.0, -1.0)
+    vec = np.bincount((hashes % np.uint64(dim)).astype(np.intp), weights=signs, minlength=dim).astype(np.float32)
     norm = float(np.sqrt(np.dot(vec, vec)))
     if norm > 0:
         vec /= norm

@@ -11,6 +11,7 @@ import pytest
 
 from agentgym.errors import ConfigError
 from agentgym.features import hash_tokens, tokens
+from agentgym.tasks import stable_hash
 
 
 def test_tokens_are_words_numbers_marks_and_bigrams():
@@ -49,3 +50,19 @@ def test_same_vector_in_another_process():
 def test_bad_dim_is_echoed(dim):
     with pytest.raises(ConfigError, match=f"dim={dim!r}"):
         hash_tokens("x", dim)
+
+
+def test_vectorised_hashing_equals_adding_one_token_at_a_time():
+    # checkpoints trained on the old loop must see the same features: pin the definition
+    rng = np.random.default_rng(0)
+    words = ["def", "x", "(", ")", "return", "1", "+", "foo_bar", "==", "\n", "assert", "patch", "-", "99", "é"]
+    for _ in range(300):
+        text = " ".join(rng.choice(words, size=int(rng.integers(0, 200))))
+        for dim in (1, 7, 128):
+            vec = np.zeros(dim, dtype=np.float32)
+            for tok in tokens(text):
+                h = stable_hash(tok)
+                vec[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+            norm = float(np.sqrt(np.dot(vec, vec)))
+            expected = vec / norm if norm > 0 else vec
+            assert np.array_equal(hash_tokens(text, dim), expected)
