@@ -35,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from baselines.env_pool import borrow
 from baselines.experiment import coding_kwargs, run_experiment
 from baselines.ppo import PPOConfig
 
@@ -248,7 +249,8 @@ def make_env(
     test_timeout: float | None = None,
     result_cache: bool = False,
 ) -> Callable[[], gym.Env]:
-    """A thunk building one training env: the agentgym wrapper stack with this budget.
+    """A thunk building one training env: the agentgym wrapper stack with this budget, around a
+    bare env borrowed from `baselines.env_pool` (closing the stack lends it back, sandbox warm).
 
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
     decoy ends in a time sized from measured test runs, not the env's 10 s default;
@@ -257,19 +259,18 @@ def make_env(
     env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
 
     def thunk() -> gym.Env:
-        import agentgym
+        from agentgym.make import wrap
 
-        return agentgym.make(
-            env_id,
+        # a warm bare env from the runs before (its sandbox already started), with this run's stack
+        return wrap(
+            borrow(env_id, backend=backend, split=split, **env_kwargs),
             budget=budget,
             faults=faults or None,
             labels=True,
             # running out of turns ends the episode for this trainer (no bootstrap), so the
             # shaping must treat it as terminal too, or unsubmitted progress pays
             process_reward={"weight": process_reward, "truncation_is_terminal": True} if process_reward else None,
-            backend=backend,
-            split=split,
-            **env_kwargs,
+            cost=True,
         )
 
     return thunk

@@ -220,6 +220,9 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
             print(f"[budgetmix] {name} seed {seed}: {s['steps_per_second']:.0f} env steps/s, "
                   f"train success {s['final_train_success']:.2f}", flush=True)
     train_seconds = time.perf_counter() - started
+    from baselines.env_pool import close_idle
+
+    close_idle()  # the training envs' sandboxes: stopped before the evaluation forks its workers
 
     # ---------------------------------------------------------------- one fixed task list for everyone
     env_id = [e for e in args.env_ids.split(",") if e][0]

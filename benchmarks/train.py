@@ -33,6 +33,10 @@ and the step-seconds spent on them.
 tasks rarely repeat within a run); ``--warm`` lets cached runs keep the entries of the runs
 before, as the experiment's fifteen runs in one process do. Together they measure what the
 trainer costs when the sandbox's work is mostly looked up.
+``cpu_ms_per_step``: CPU milliseconds per env step of the trainer process, of its reaped children
+(the local backend's step servers and their forked test runs; Docker's run outside this process
+tree) and of the whole machine (other load included), and ``cpu_bound_env_steps_per_s``, the rate
+the machine's cores allow for that much CPU per step: the ceiling no scheduling change can pass.
 ``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 """
@@ -43,6 +47,7 @@ import argparse
 import dataclasses
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -134,6 +139,17 @@ def parse_config(config: str) -> tuple[str, float | None, bool]:
     return mode, (float(timeout) if timeout else None), flag != "nocache"
 
 
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far: this process (the trainer and its env threads), its reaped children (local
+    step servers and their forks, counted once closed) and the whole machine (from /proc/stat)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    busy = sum(ticks) - ticks[3] - (ticks[4] if len(ticks) > 4 else 0)  # all but idle and iowait
+    return {"trainer_process": own.ru_utime + own.ru_stime, "reaped_children": kids.ru_utime + kids.ru_stime,
+            "machine": busy / os.sysconf("SC_CLK_TCK")}
+
+
 def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None,
             warm: bool = False) -> dict:
     from agentgym.envs.coding.result_cache import process_cache
@@ -145,13 +161,15 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
                                test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
     if not warm:
         process_cache().clear()  # every cached run starts empty: no run profits from another's entries
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), cpu_seconds()
     try:
         summary = train(args, f"{mode}-{args.test_timeout:g}-{'c' if cached else 'u'}-{tag}")
     finally:
         budgetmix.make_env = _MAKE_ENV
     seen.pop("keys", None)
+    cpu_after = cpu_seconds()
     return {
+        "cpu_ms_per_step": {k: (cpu_after[k] - cpu_before[k]) * 1e3 / max(summary["env_steps"], 1) for k in cpu_after},
         "cache_potential": seen,
         "env_steps": summary["env_steps"],
         "wall_seconds": time.perf_counter() - started,
@@ -231,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             **{k: _median(rs, k) for k in ("env_steps_per_s", "rollout_seconds", "update_seconds", "straggler_seconds",
                                            "forward_seconds", "wall_seconds")},
             "env_steps_per_s_runs": [round(r["env_steps_per_s"], 1) for r in rs],
+            "cpu_ms_per_step": {k: float(statistics.median(r["cpu_ms_per_step"][k] for r in rs))
+                                for k in rs[0]["cpu_ms_per_step"]},
             "step_ms_by_kind": rs[-1]["step_ms_by_kind"],
             "cache_potential": _cache_summary(rs),
             "result_cache": _hits(rs),
@@ -260,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
         "rollout_seconds": headline["rollout_seconds"],
         "update_seconds": headline["update_seconds"],
         "straggler_seconds": headline["straggler_seconds"],
+        "cpu_ms_per_step": headline["cpu_ms_per_step"],
+        # the rate this machine's cores would allow if every one were busy with this run's work
+        "cpu_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(headline["cpu_ms_per_step"]["machine"], 1e-9),
         "modes": per_mode,
     }
     if uncached and parse_config(modes[-1])[2]:
