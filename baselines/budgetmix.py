@@ -52,8 +52,8 @@ class Args(PPOConfig):
     """folder for runs, checkpoints, TensorBoard logs and the report"""
     seed: int = 1
     """seed of a single --schedule run (envs, policy, sampling)"""
-    seeds: str = "1,2,3"
-    """training seeds of the experiment: every schedule is trained once per seed"""
+    seeds: str = "1,2,3,4,5,6,7,8"
+    """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
     torch_threads: int = 1
@@ -134,7 +134,7 @@ class Args(PPOConfig):
     """split of the headline numbers: heldout = modules never trained on"""
     eval_tier: str = "one_bug"
     """Coding-v0 tier of the primary eval list (empty: all tiers)"""
-    eval_tasks: int = 80
+    eval_tasks: int = 100
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
