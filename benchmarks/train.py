@@ -12,7 +12,8 @@ cache. Each cached run starts from an empty cache (in the experiment the process
 over from one run to the next, so later runs hit more). The default compares the preset without
 the cache (``async@2/nocache``, the trainer before the cache) with the preset as it trains.
 Configurations are interleaved, in alternating order, so that load from other processes on a
-shared machine falls on all of them.
+shared machine falls on all of them. A configuration's first run starts its sandboxes; its later
+runs borrow the warm envs of the runs before (`baselines/env_pool.py`), as the experiment's runs do.
 Prints one JSON object (``--json``) with, per configuration, the median over repeats of:
 
 - ``env_steps_per_s``: env steps over the whole training run (rollout + update), as the preset trains;
