@@ -63,7 +63,7 @@ class Session:
         self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
         self.page_refs, self.page_glimpses = {}, {}
         self.written, self.verified, self.drifted = [], set(), []
-        self.seen, self.glimpsed = {}, {}
+        self.seen = {}
         self.step_writes, self.loaded, self.agent_keys = [], False, set()
         self.load("GET", spec.get("start", "/"))
         self.loaded = False
@@ -315,7 +315,6 @@ class Session:
                     self.verified.add(key)
                     fresh[key] = version
         self.seen.update(self.page_refs)
-        self.glimpsed.update(self.page_glimpses)
         targets = [k for k in dict.fromkeys(wrote) if k.partition(":")[0] in self.site.MUTATION_TABLES]
         checks = {}
         if fresh:
