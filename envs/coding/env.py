@@ -111,6 +111,7 @@ class CodingEnv(AgentEnv):
         self._cache_hit = False  # this step's test run or verification came from the cache
         self._menu_step = False  # this step's action is a menu entry
         self._task_hashes: dict[str, str] = {}
+        self._warm_tests: set[tuple[tuple[str, str], ...]] = set()  # test files the step server has compiled
 
     # ------------------------------------------------------------------ family hooks
     @classmethod
@@ -119,6 +120,7 @@ class CodingEnv(AgentEnv):
 
     def _on_sandbox_start(self) -> None:
         self.sandbox.snapshot("empty")
+        self._warm_tests = set()
 
     def _setup_task(self, task: Task) -> str:
         self.sandbox.restore("empty")
@@ -339,6 +341,10 @@ class CodingEnv(AgentEnv):
         if cached is not None:
             self._cache_hit = True
             return cached
+        tests = tuple((p, self.task.files[p]) for p in self.task.meta["visible_test_files"] if p in self.task.files)
+        if tests not in self._warm_tests:  # the task's own test files, compiled once per sandbox (runner.warm)
+            self.sandbox.call(RUNNER, "warm", files=dict(tests))
+            self._warm_tests.add(tests)
         r = self.sandbox.fork_call(
             RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(self.task.meta["visible_test_files"]),
             runner=self.test_runner,

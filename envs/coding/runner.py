@@ -108,35 +108,71 @@ class _Lite:
         self.collect_errors = {}
 
 
-def _lite(test_files, workspace):
-    """Run plain test functions without a pytest session; None if a file needs pytest (fixtures, marks, classes)."""
+_WARM = {}  # (path, source bytes) -> plan entry, compiled in the step server from the task's own files
+_WARM_MAX = 512
+
+
+def _plan(path, source):
+    """A test file's assertion-rewritten code and plain test names; None if it needs pytest.
+
+    Rewriting the assertions is most of a small run's cost (pytest's rewriter walks every assert),
+    so `warm` does it once per test file in the step server and forked runs reuse it.
+    """
     from _pytest.assertion.rewrite import rewrite_asserts
 
+    tree = ast.parse(source, path)  # SyntaxError: the caller lets pytest word it
+    tests = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.decorator_list \
+                    or isinstance(node, ast.AsyncFunctionDef):
+                return None
+            tests.append(node.name)
+    if "pytestmark" in source.decode("utf-8", "replace"):
+        return None
+    rewrite_asserts(tree, source, path, None)
+    return compile(tree, path, "exec"), tests
+
+
+def warm(files):
+    """Compile ``files`` ({path: text}, the task's own test files as the host wrote them) in this
+    process, so that forked runs whose file still holds exactly this text skip the rewrite.
+
+    Called in the step server (`Sandbox.call`), never in a process that runs agent code: what it
+    compiles comes from the host, and a run uses it only for byte-identical file content.
+    """
+    for path, text in files.items():
+        source = text.encode("utf-8")
+        if (path, source) in _WARM:
+            continue
+        if len(_WARM) >= _WARM_MAX:
+            del _WARM[next(iter(_WARM))]
+        try:
+            _WARM[(path, source)] = _plan(path, source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # the forked run words the error as usual
+    return len(_WARM)
+
+
+def _lite(test_files, workspace):
+    """Run plain test functions without a pytest session; None if a file needs pytest (fixtures, marks, classes)."""
     run = _Lite()
     plan = []
     for path in test_files:
         try:
             with open(path, "rb") as f:
                 source = f.read()
-            tree = ast.parse(source, path)
+            entry = _WARM[(path, source)] if (path, source) in _WARM else _plan(path, source)
         except SyntaxError:
             return None  # let pytest word the collection error
         except OSError as exc:
             run.collect_errors[path] = "%s: %s" % (type(exc).__name__, exc)
             continue
-        tests = []
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-                return None
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-                if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.decorator_list \
-                        or isinstance(node, ast.AsyncFunctionDef):
-                    return None
-                tests.append(node.name)
-        if "pytestmark" in source.decode("utf-8", "replace"):
+        if entry is None:
             return None
-        rewrite_asserts(tree, source, path, None)
-        plan.append((path, compile(tree, path, "exec"), tests))
+        plan.append((path,) + entry)
     for path, code, tests in plan:
         module = types.ModuleType(os.path.basename(path)[:-3])
         module.__file__ = os.path.join(workspace, path)

@@ -171,6 +171,20 @@ def test_hidden_tests_decide_not_the_visible_file(env):
     assert terminated and reward == 0.0 and info["success"] is False
 
 
+def test_an_edited_test_file_runs_as_edited_after_the_original_was_compiled(env):
+    """The step server keeps the task's test files compiled (runner.warm); an edit must not hit that cache."""
+    task = revealed_task()
+    (bug,) = task.meta["bugs"]
+    test_file = default_taskset().corpus[bug.module].test_file
+    env.reset(options={"task_id": task.task_id})
+    obs, _, _, _, info = env.step("test")
+    assert "FAILED" in obs["text"] and info["events"][2]["ok"] is False
+    n = task.files[test_file].count("\n")
+    env.step(f"replace {test_file} 1-{n}\ndef test_nothing():\n    pass")
+    obs, _, _, _, info = env.step("test")
+    assert "test_nothing PASSED" in obs["text"] and "FAILED" not in obs["text"] and info["events"][2]["ok"] is True
+
+
 def test_free_text_agent_reads_the_file_and_writes_its_own_edit(env):
     """No menu: view the file, find what differs from a correct copy, `replace` those lines, test, submit."""
     tasks = default_taskset()
