@@ -110,17 +110,24 @@ class MenuPolicy(nn.Module):
     def act(
         self, batch: dict[str, np.ndarray], *, greedy: bool = False, generator: torch.Generator | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Choose one menu index per row; returns (index, log-probability, value) as numpy arrays."""
+        """Choose one menu index per row; returns (index, log-probability, value) as numpy arrays.
+
+        The same numbers `masked_categorical` gives (its normalised logits and their softmax),
+        without building the distribution: at one row per call, as in the evaluation, that halves
+        the time of an act (tests/baselines/test_policy.py pins the equality).
+        """
         device = next(self.parameters()).device
         t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
-        logits, value = self.forward_batch(t)
-        dist = masked_categorical(logits, t["mask"])
+        logits, value = self.forward_batch(t)  # padded slots already at the dtype's minimum
+        logp = logits - logits.logsumexp(dim=-1, keepdim=True)
         if greedy:
             index = logits.argmax(dim=-1)
         else:
             # sample on the CPU so one seeded CPU generator governs every device
-            index = torch.multinomial(dist.probs.float().cpu(), 1, generator=generator).squeeze(-1).to(device)
-        return index.cpu().numpy(), dist.log_prob(index).cpu().numpy(), value.cpu().numpy()
+            probs = torch.softmax(logp, dim=-1).float().cpu()
+            index = torch.multinomial(probs, 1, generator=generator).squeeze(-1).to(device)
+        chosen = logp.gather(-1, index.unsqueeze(-1)).squeeze(-1)
+        return index.cpu().numpy(), chosen.cpu().numpy(), value.cpu().numpy()
 
     def config(self) -> dict[str, Any]:
         """Constructor arguments, stored in checkpoints so a policy is rebuilt without its script."""

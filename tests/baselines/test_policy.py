@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, CANDIDATE_KINDS, PROGRESS_NAMES, EpisodeMemory, budget_features, change_features, stack_steps
-from baselines.policy import MenuPolicy, pick_device
+from baselines.policy import MenuPolicy, masked_categorical, pick_device
 
 DIM, MAX_ACTIONS = 32, 6
 
@@ -47,6 +47,26 @@ def test_act_samples_only_menu_entries_and_is_seeded() -> None:
     assert np.all(logp <= 0) and v.shape == (64,)
     g, _, _ = policy.act(batch, greedy=True)
     assert len(set(g.tolist())) == 1
+
+
+def test_act_draws_what_the_masked_categorical_draws() -> None:
+    """`act` skips building the distribution; its choices and log-probabilities must not change."""
+    torch.manual_seed(3)
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    menus = [["a", "b", "c"], ["a"], [], ["a", "b", "c", "d", "e", "f", "g"]]
+    batch = stack_steps(_steps(menus * 8, [1, 2, 5, 9] * 8), MAX_ACTIONS)
+    t = {k: torch.as_tensor(v) for k, v in batch.items()}
+    fast, reference = torch.Generator().manual_seed(7), torch.Generator().manual_seed(7)
+    for _ in range(50):
+        index, logp, value = policy.act(batch, generator=fast)
+        with torch.no_grad():
+            logits, want_value = policy.forward_batch(t)
+            dist = masked_categorical(logits, t["mask"])
+            want = torch.multinomial(dist.probs.float(), 1, generator=reference).squeeze(-1)
+            want_logp = dist.log_prob(want)
+        assert (index == want.numpy()).all() and (logp == want_logp.numpy()).all() and (value == want_value.numpy()).all()
+    greedy, logp, _ = policy.act(batch, greedy=True)
+    assert (greedy == logits.argmax(-1).numpy()).all() and (logp == dist.log_prob(logits.argmax(-1)).numpy()).all()
 
 
 def test_policy_sees_the_budget() -> None:
