@@ -150,6 +150,8 @@ class Args(PPOConfig):
     """evaluation processes; each evaluates whole agents one after another (its result cache stays warm across them)"""
     eval_references: str = "budget-aware,pick+loop"
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
+    pick_loop_seeds: int = 3
+    """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
     harness_reports: bool = False
     """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
 

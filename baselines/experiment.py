@@ -194,6 +194,16 @@ def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: 
     return results, totals
 
 
+def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any]:
+    """The pick+loop reference (each policy's patch pick inside the scripted test-and-revert loop)
+    for the first ``seeds`` training seeds (0: all): the ceiling of a policy that learned the loop."""
+    from baselines.heuristics import LearnedPickAgent
+
+    picked = sorted(policy_agents)[: seeds or None]
+    return {seed: LearnedPickAgent(policy_agents[seed].policy, max_actions=policy_agents[seed].max_actions)
+            for seed in picked}
+
+
 def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> int:
     """Train with ``train`` (`baselines.budgetmix.train`), evaluate and report; returns the exit code."""
     from baselines.agent import PolicyAgent, load_policy
@@ -245,16 +255,14 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
             agents[name][seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
     refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
     if refs:
-        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent, LearnedPickAgent
+        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
 
         # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
         scripts = {"hasty": HastyAgent, "careful": CarefulAgent, "budget-aware": BudgetAwareAgent}
         agents.update({f"script:{r}": {0: scripts[r]()} for r in scripts if r in refs})
         if "pick+loop" in refs and "budgetmix" in training:
             # the ceiling of a policy that learned the loop: BudgetMix's patch pick, the scripted loop
-            agents["ref:budgetmix-pick+loop"] = {
-                seed: LearnedPickAgent(a.policy, max_actions=a.max_actions) for seed, a in agents["budgetmix"].items()
-            }
+            agents["ref:budgetmix-pick+loop"] = pick_loop_agents(agents["budgetmix"], args.pick_loop_seeds)
     eval_started = time.perf_counter()
     print(f"[budgetmix] evaluating {sum(map(len, agents.values()))} agents on {len(task_lists['primary'])} "
           f"{args.eval_split} tasks over T={args.eval_ts} in {args.eval_workers} processes", flush=True)

@@ -72,3 +72,17 @@ def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
     verbs = [a.split("\n")[0] for a in actions]
     assert verbs[:2] == ["patch", "test"] and verbs[-1] == "submit"
     assert verbs.count("patch") - verbs.count("revert") == 1
+
+
+def test_pick_loop_reference_uses_the_first_seeds_policies() -> None:
+    from types import SimpleNamespace
+
+    from baselines.experiment import pick_loop_agents
+    from baselines.heuristics import LearnedPickAgent
+
+    policies = {seed: SimpleNamespace(eval=lambda seed=seed: f"policy-{seed}") for seed in (5, 1, 3, 2)}
+    trained = {seed: SimpleNamespace(policy=p, max_actions=32) for seed, p in policies.items()}
+    refs = pick_loop_agents(trained, 3)
+    assert sorted(refs) == [1, 2, 3] and all(isinstance(a, LearnedPickAgent) for a in refs.values())
+    assert [refs[s].policy for s in (1, 2, 3)] == ["policy-1", "policy-2", "policy-3"]
+    assert sorted(pick_loop_agents(trained, 0)) == [1, 2, 3, 5]
