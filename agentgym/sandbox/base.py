@@ -109,6 +109,8 @@ class ForkResult:
     output: bytes
     truncated: bool
     seconds: float
+    busy_seconds: float | None = None
+    """CPU seconds the child had used when it ran out of time (None if it finished): computing or starved."""
 
     @property
     def text(self) -> str:
@@ -377,7 +379,7 @@ class Sandbox(ABC):
         )
         return ForkResult(
             r["value"], r["error"], r["exit_code"], r["timed_out"], base64.b64decode(r["output"]), r["truncated"],
-            r["seconds"],
+            r["seconds"], r.get("busy_seconds"),
         )
 
     def harness(self, module: str, func: str, /, *, env: Mapping[str, str] | None = None) -> "Harness":
@@ -400,6 +402,8 @@ class HarnessLine:
     eof: bool
     timed_out: bool
     truncated: bool
+    busy_seconds: float | None = None
+    """On a timeout: the CPU seconds the harness had used (a replay that computes, or one starved by load)."""
 
 
 class Harness:
@@ -411,7 +415,9 @@ class Harness:
     def talk(self, data: bytes, *, timeout: float, max_bytes: int = 16 << 20) -> HarnessLine:
         """Write ``data`` (may be empty) to the harness's stdin, then read its next output line."""
         r = self.sandbox.request("harness_talk", timeout + _GRACE, raw=data, timeout=timeout, max_bytes=max_bytes)
-        return HarnessLine(str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]))
+        busy = r.get("busy_seconds")
+        return HarnessLine(str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]),
+                           float(busy) if isinstance(busy, (int, float)) else None)
 
     def close(self) -> None:
         """Kill the harness and every other agent process."""

@@ -426,7 +426,8 @@ class Server:
                 return
 
     def collect(self, fds, pid, deadline, max_output):
-        """Read the child's pipes until it exits or the deadline passes; cap what is kept.
+        """Read the child's pipes until it exits or the deadline passes; cap what is kept. Returns
+        (outputs, bytes dropped, exit code, timed out, CPU seconds it had used when it timed out).
 
         A pidfd wakes the loop the moment the child exits, even when a background child still
         holds the pipe (it then gets a short grace to flush, and the group is killed).
@@ -480,6 +481,7 @@ class Server:
         if pidfd is not None:
             os.close(pidfd)
         timed_out = status is None
+        busy = cpu_seconds(pid) if timed_out else None  # read before the kill: computing, or starved?
         self.kill_group(pid)
         if status is None:
             try:
@@ -491,7 +493,7 @@ class Server:
         self.pgids.discard(pid)
         self.reap()
         code = os.waitstatus_to_exitcode(status) if not timed_out else -9
-        return bufs, dropped, code, timed_out
+        return bufs, dropped, code, timed_out, busy
 
     @staticmethod
     def render(buf, dropped):
@@ -511,9 +513,9 @@ class Server:
         out_fd = os.dup(fd)
         proc.stdout.close()
         proc.returncode = 0  # we reap it ourselves; stop Popen's __del__ from waiting
-        bufs, dropped, code, timed_out = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
+        bufs, dropped, code, timed_out, busy = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
         return {"exit_code": code, "output": self.render(bufs[out_fd], dropped[out_fd]),
-                "truncated": bool(dropped[out_fd]), "timed_out": timed_out,
+                "truncated": bool(dropped[out_fd]), "timed_out": timed_out, "busy_seconds": busy,
                 "seconds": time.monotonic() - start}
 
     # -------------------------------------------------------------- untrusted harness (verifiers)
@@ -579,7 +581,8 @@ class Server:
         proc, buf = self.harness
         deadline = time.monotonic() + float(timeout)
         if self.raw_left and not self.relay_raw(proc.stdin.fileno(), deadline):
-            return {"line": "", "eof": proc.poll() is not None, "timed_out": proc.poll() is None, "truncated": False}
+            return {"line": "", "eof": proc.poll() is not None, "timed_out": proc.poll() is None, "truncated": False,
+                    "busy_seconds": cpu_seconds(proc.pid)}
         fd = proc.stdout.fileno()
         while True:
             cut = buf.find(b"\n")
@@ -591,7 +594,8 @@ class Server:
                 return {"line": "", "eof": False, "timed_out": False, "truncated": True}
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return {"line": "", "eof": False, "timed_out": True, "truncated": False}
+                return {"line": "", "eof": False, "timed_out": True, "truncated": False,
+                        "busy_seconds": cpu_seconds(proc.pid)}
             self.exit_if_client_gone()
             if not select.select([fd], [], [], min(remaining, 0.2))[0]:
                 continue
@@ -882,7 +886,7 @@ class Server:
         pid = self.fork_agent({1: out_w, 2: out_w, 3: val_w}, body)
         os.close(out_w)
         os.close(val_w)
-        bufs, dropped, code, timed_out = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
+        bufs, dropped, code, timed_out, busy = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
         raw = bytes(bufs[val_r])
         try:
             result = json.loads(raw) if raw and not dropped[val_r] else {"error": "no result (child died)"}
@@ -891,7 +895,7 @@ class Server:
         if not isinstance(result, dict):
             result = {"error": "unreadable result"}
         return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
-                "timed_out": timed_out, "output": self.render(bufs[out_r], dropped[out_r]),
+                "timed_out": timed_out, "busy_seconds": busy, "output": self.render(bufs[out_r], dropped[out_r]),
                 "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
 
 
@@ -922,6 +926,19 @@ class ForkedChild:
                 raise subprocess.TimeoutExpired("harness", timeout)
             time.sleep(0.002)
         return self.returncode
+
+
+def cpu_seconds(pid):
+    """CPU seconds a process and its reaped children have used (from /proc), or None once it is gone.
+
+    Read when a run meets its deadline: a run that was computing all along loops (its timeout is
+    the code's), one that got little CPU was starved by the machine's load."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def proc_status(pid):

@@ -151,8 +151,8 @@ class CodingEnv(AgentEnv):
             return cached.passed
         self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
         if key is not None:
-            self.result_cache.put(key, "verify", self.last_verdict,
-                                  timed_out=self.last_verdict.reason == "the replay ran out of time")
+            self.result_cache.put(key, "verify", self.last_verdict, timed_out=self.last_verdict.reason == verifier.TIMED_OUT,
+                                  cpu_bound=self._cpu_bound(self.last_verdict.busy_seconds))
         return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
@@ -349,9 +349,15 @@ class CodingEnv(AgentEnv):
             RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(self.task.meta["visible_test_files"]),
             runner=self.test_runner,
         )
-        if key is not None:  # a timeout is stored once it repeats (result_cache.py): one may be the load
-            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out)
+        if key is not None:  # a timeout is stored once it repeats, or at once if it computed (result_cache.py)
+            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out,
+                                  cpu_bound=self._cpu_bound(r.busy_seconds))
         return r
+
+    def _cpu_bound(self, busy_seconds: float | None) -> bool:
+        """A timed-out run that used at least half its timeout in CPU was looping, not starved by load
+        (never for timeouts too short to tell: CPU time is counted in 10 ms ticks)."""
+        return busy_seconds is not None and busy_seconds >= max(0.5 * self.test_timeout, 0.1)
 
     # ------------------------------------------------------------------ state helpers
     def _read(self, path: str) -> str | None:

@@ -83,15 +83,17 @@ class ResultCache:
             self._counts[kind]["hits"] += 1
         return copy.deepcopy(value) if isinstance(value, TestRun) else value
 
-    def put(self, key: tuple[Any, ...], kind: str, value: Any, *, timed_out: bool = False) -> None:
+    def put(self, key: tuple[Any, ...], kind: str, value: Any, *, timed_out: bool = False, cpu_bound: bool = False) -> None:
         """Store ``value`` under ``key``. A run that timed out is stored only once the same key has
         timed out ``timeout_repeats`` times: one timeout may be the machine's load, a repeated one
-        is the code (a looping decoy), which would otherwise cost the whole timeout on every visit."""
+        is the code (a looping decoy), which would otherwise cost the whole timeout on every visit.
+        ``cpu_bound``: the run had computed for at least half its timeout when it was stopped, so
+        the timeout is the code's, not the load's: stored at once."""
         if kind not in KINDS:
             raise ValueError(f"kind={kind!r}; choose from {KINDS}")
         stored = copy.deepcopy(value) if isinstance(value, TestRun) else value
         with self._lock:
-            if timed_out:
+            if timed_out and not cpu_bound:
                 strikes = self._timeouts[key] = self._timeouts.get(key, 0) + 1
                 if len(self._timeouts) > self.max_entries:
                     self._timeouts.pop(next(iter(self._timeouts)))

@@ -41,6 +41,8 @@ HARNESS_MODULE = SandboxModule.from_file("agentgym_coding_harness", Path(h.__fil
 """Loaded into the step server with the env's other modules; each verification runs its ``main``
 in a forked child (`Sandbox.harness`), so no interpreter starts per verdict."""
 MAX_REPLY_BYTES = 32 << 20
+TIMED_OUT = "the replay ran out of time"
+"""The `Verdict.reason` of a replay stopped at its deadline."""
 _ref_counter = itertools.count()
 _lock = threading.Lock()
 
@@ -62,6 +64,8 @@ class Verdict:
     passed: bool
     reason: str = ""
     operations: int = 0
+    busy_seconds: float | None = field(default=None, compare=False)
+    """When the replay ran out of time: the CPU seconds it had used (it computed, or load starved it)."""
 
 
 # ------------------------------------------------------------------------------------------ recording
@@ -267,7 +271,7 @@ def verify(sandbox: Any, sources: Mapping[str, str], tests: Mapping[str, str], *
         line = harness.talk(rec.request, timeout=timeout, max_bytes=MAX_REPLY_BYTES)
         while True:
             if line.timed_out or time.monotonic() > deadline:
-                return Verdict(False, "the replay ran out of time")
+                return Verdict(False, TIMED_OUT, busy_seconds=line.busy_seconds)
             if line.eof or line.truncated:
                 return Verdict(False, "the replay exited early" if line.eof else "the replay's output was too large")
             try:

@@ -64,3 +64,39 @@ def test_every_step_server_has_one_string_hash_seed(fresh_sandbox):
         assert hashes[0] == hashes[1] and isinstance(hashes[0], int)
     finally:
         other.close()
+
+
+SPIN = '''
+import time
+
+def spin():
+    while True:
+        pass
+
+def nap():
+    time.sleep(60)
+
+def quick():
+    return sum(range(1000))
+
+def spin_main():
+    import sys
+    sys.stdin.buffer.readline()
+    while True:
+        pass
+'''
+
+
+def test_a_timeout_says_whether_the_run_was_computing_or_waiting(fresh_sandbox):
+    """A looping run's timeout is the code's (cacheable at once); a waiting or starved one's may be the load's."""
+    fresh_sandbox.load_module("spin", SPIN)
+    looping = fresh_sandbox.fork_call("spin", "spin", timeout=1.0)
+    waiting = fresh_sandbox.fork_call("spin", "nap", timeout=1.0)
+    assert looping.timed_out and waiting.timed_out
+    assert looping.busy_seconds is not None and looping.busy_seconds >= 0.5
+    assert waiting.busy_seconds is not None and waiting.busy_seconds < 0.1
+    finished = fresh_sandbox.fork_call("spin", "quick", timeout=5.0)
+    assert finished.value == 499500 and not finished.timed_out and finished.busy_seconds is None
+    with fresh_sandbox.harness("spin", "spin_main") as harness:
+        line = harness.talk(b"go\n", timeout=1.0)
+    assert line.timed_out and line.busy_seconds is not None and line.busy_seconds >= 0.5

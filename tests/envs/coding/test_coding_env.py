@@ -226,6 +226,24 @@ def test_a_hanging_test_run_is_a_tool_timeout(env):
     assert env.reference_action().startswith("patch\n")  # the oracle restores the file and carries on
 
 
+def test_a_looping_submission_fails_and_its_verdict_says_it_computed(env):
+    """The replay's timeout carries the CPU it used, so the result cache can store a looping state at once."""
+    from agentgym.envs.coding.verifier import TIMED_OUT
+
+    task = revealed_task()
+    (bug,) = task.meta["bugs"]
+    env.reset(options={"task_id": task.task_id})
+    n = task.files[bug.file].count("\n")
+    env.step(f"replace {bug.file} {n + 1}-{n}\nwhile True:\n    pass")
+    old, env.test_timeout = env.test_timeout, 1.0
+    try:
+        _, reward, terminated, _, info = env.step("submit")
+    finally:
+        env.test_timeout = old
+    assert terminated and reward == 0.0 and not info["success"]
+    assert env.last_verdict.reason == TIMED_OUT and env.last_verdict.busy_seconds >= 0.5
+
+
 def test_same_seed_same_task_and_trajectory(env):
     runs = []
     for _ in range(2):

@@ -148,6 +148,24 @@ def test_a_timeout_is_stored_only_once_it_repeats():
         env.close()
 
 
+def test_a_timeout_of_a_run_that_computed_is_stored_at_once():
+    """A looping decoy costs its timeout once per cache, not twice; a starved run keeps the two-strike rule."""
+    cache = ResultCache()
+    cache.put(("loop",), "verify", "timed out", timed_out=True, cpu_bound=True)
+    cache.put(("starved",), "verify", "timed out", timed_out=True, cpu_bound=False)
+    assert cache.get(("loop",), "verify") == "timed out" and cache.get(("starved",), "verify") is None
+    env = CodingEnv(split="test", backend="local", test_timeout=2.0)
+    try:
+        assert env._cpu_bound(1.5) and not env._cpu_bound(0.5) and not env._cpu_bound(None)
+    finally:
+        env.close()
+    short = CodingEnv(split="test", backend="local", test_timeout=0.001)
+    try:
+        assert not short._cpu_bound(0.01)  # one clock tick says nothing about a 1 ms timeout
+    finally:
+        short.close()
+
+
 def test_the_key_covers_the_sandbox_and_the_timeout():
     """Envs sharing a cache with different resource limits or timeouts never share an entry."""
     cache = ResultCache()
