@@ -52,7 +52,7 @@ class Args(PPOConfig):
     """folder for runs, checkpoints, TensorBoard logs and the report"""
     seed: int = 1
     """seed of a single --schedule run (envs, policy, sampling)"""
-    seeds: str = "1,2,3,4,5,6,7,8"
+    seeds: str = "1,2,3,4,5,6,7,8,9,10,11,12"
     """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
@@ -187,8 +187,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "full": {
         # one H200 machine with 16 cores for about 8 minutes, local backend (no Docker there):
-        # the envs are CPU-bound, so the size is set by env steps and episodes, not the GPU; sized
-        # from 2-core rates (about 40 env steps/s and 8 eval episodes/s) scaled by 8 cores
+        # the envs are CPU-bound, so the size is set by env steps and episodes, not the GPU. An
+        # estimate from 2-core measurements, not yet run there: training is bound by the trainer's
+        # own thread (about 3 ms of CPU per env step: ~300 env steps/s however many cores, so
+        # 50,000 steps ~3 min); the evaluation (about 22-46 ms of CPU per episode) spreads over 16
+        # workers (~2-3 min). Resize from the rates the first run prints.
         "seeds": "1,2,3,4,5",
         "total_env_steps": 2_000,
         "num_envs": 32,

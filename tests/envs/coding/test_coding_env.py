@@ -209,7 +209,8 @@ def test_free_text_agent_reads_the_file_and_writes_its_own_edit(env):
     assert terminated and reward == 1.0
 
 
-def test_a_hanging_test_run_is_a_tool_timeout(env):
+def _step_after_a_looping_edit(env, action: str):
+    """Append ``while True: pass`` to a task's buggy module, then ``action`` with a 1 s test timeout."""
     tasks = default_taskset()
     task = tasks.get(tasks.ids("test", "one_bug")[0])
     (bug,) = task.meta["bugs"]
@@ -218,9 +219,13 @@ def test_a_hanging_test_run_is_a_tool_timeout(env):
     env.step(f"replace {bug.file} {n + 1}-{n}\nwhile True:\n    pass")
     old, env.test_timeout = env.test_timeout, 1.0
     try:
-        obs, _, _, _, info = env.step("test")
+        return env.step(action)
     finally:
         env.test_timeout = old
+
+
+def test_a_hanging_test_run_is_a_tool_timeout(env):
+    obs, _, _, _, info = _step_after_a_looping_edit(env, "test")
     assert {"kind": "tool_call", "name": "tests", "ok": False, "error_kind": "timeout"} in info["events"]
     assert "timed out" in obs["text"]
     assert env.reference_action().startswith("patch\n")  # the oracle restores the file and carries on
@@ -230,16 +235,7 @@ def test_a_looping_submission_fails_and_its_verdict_says_it_computed(env):
     """The replay's timeout carries the CPU it used, so the result cache can store a looping state at once."""
     from agentgym.envs.coding.verifier import TIMED_OUT
 
-    task = revealed_task()
-    (bug,) = task.meta["bugs"]
-    env.reset(options={"task_id": task.task_id})
-    n = task.files[bug.file].count("\n")
-    env.step(f"replace {bug.file} {n + 1}-{n}\nwhile True:\n    pass")
-    old, env.test_timeout = env.test_timeout, 1.0
-    try:
-        _, reward, terminated, _, info = env.step("submit")
-    finally:
-        env.test_timeout = old
+    _, reward, terminated, _, info = _step_after_a_looping_edit(env, "submit")
     assert terminated and reward == 0.0 and not info["success"]
     assert env.last_verdict.reason == TIMED_OUT and env.last_verdict.busy_seconds >= 0.5
 
