@@ -16,6 +16,7 @@ import sys
 import tempfile
 import traceback
 import types
+import warnings
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fast and deterministic
 
@@ -150,9 +151,13 @@ def warm(files):
         if len(_WARM) >= _WARM_MAX:
             del _WARM[next(iter(_WARM))]
         try:
-            _WARM[(path, source)] = _plan(path, source)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                entry = _plan(path, source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass  # the forked run words the error as usual
+            continue  # the forked run words the error as usual
+        if not caught:  # a file that warns as it compiles is compiled by each run, which shows the warning
+            _WARM[(path, source)] = entry
     return len(_WARM)
 
 

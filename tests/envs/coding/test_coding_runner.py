@@ -25,8 +25,8 @@ def run():
     del compiled[:]
     for name in [m for m in sys.modules if m in ("clamp_utils", "test_clamp_utils")]:
         del sys.modules[name]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    out = io.StringIO()  # stdout and stderr together, as a forked run's output
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         value = runner.run_visible(["test_clamp_utils.py"])
     return {"report": out.getvalue(), "value": value, "compiled": list(compiled)}
 steps = {"cold": run()}
@@ -39,9 +39,12 @@ print(json.dumps(steps))
 """
 
 
-def _run(tmp_path: Path, break_module: bool) -> dict:
+def _run(tmp_path: Path, break_module: bool, test_suffix: str = "") -> dict:
     for name in ("clamp_utils.py", "test_clamp_utils.py"):
         shutil.copy(FIXTURES / name, tmp_path / name)
+    if test_suffix:
+        with (tmp_path / "test_clamp_utils.py").open("a") as f:
+            f.write(test_suffix)
     if break_module:  # a bug, so the report carries assertion-rewritten failure messages
         source = (tmp_path / "clamp_utils.py").read_text()
         (tmp_path / "clamp_utils.py").write_text(source + "\n\ndef clamp(x, lo, hi):\n    return x\n")
@@ -69,3 +72,10 @@ def test_an_edited_test_file_is_compiled_again_not_served_from_the_cache(tmp_pat
     assert edited["compiled"] == ["test_clamp_utils.py"]
     assert "test_added_by_the_agent FAILED" in edited["report"]
     assert edited["value"]["passed"] is False
+
+
+def test_a_test_file_that_warns_as_it_compiles_is_not_kept_compiled(tmp_path):
+    """Its warnings belong in each run's output, as in a run that compiles the file itself."""
+    steps = _run(tmp_path, break_module=False, test_suffix="\n\ndef test_tuple():\n    assert (clamp(1, 0, 2), 'always true')\n")
+    assert steps["warm"]["compiled"] == ["test_clamp_utils.py"]
+    assert steps["warm"]["report"] == steps["cold"]["report"] and steps["warm"]["value"] == steps["cold"]["value"]
