@@ -1,0 +1,57 @@
+"""`python -m baselines.compare`: two experiment folders, the same schedules, paired by task."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentgym.errors import ConfigError
+from baselines.compare import compare_runs, load_trained, main
+
+TASKS = [f"task-{i}" for i in range(40)]
+
+
+def _folder(root: Path, success: dict[str, float], tasks: list[str] = TASKS) -> Path:
+    """An experiment folder whose schedule NAME succeeds on the first ``success[NAME]`` share of tasks, at T=2 and 8."""
+    (root / "eval").mkdir(parents=True)
+    (root / "eval_tasks.json").write_text(json.dumps({"primary": tasks, "split2": [], "multi": []}))
+    for name, share in success.items():
+        for seed in (1, 2, 3):
+            grid = root / "eval" / f"{name}-s{seed}" / "grid"
+            grid.mkdir(parents=True)
+            with (grid / "episodes.jsonl").open("w") as f:
+                for i, task in enumerate(tasks):
+                    for t in (2, 8):
+                        f.write(json.dumps({"task": task, "T": t, "success": i < share * len(tasks)}) + "\n")
+    ref = root / "eval" / "ref:budgetmix-pick+loop-s1" / "grid"  # a reference: not a trained schedule
+    ref.mkdir(parents=True)
+    (ref / "episodes.jsonl").write_text(json.dumps({"task": tasks[0], "T": 2, "success": True}) + "\n")
+    return root
+
+
+def test_paired_differences_per_schedule_and_budget(tmp_path: Path) -> None:
+    a = _folder(tmp_path / "a", {"budgetmix": 0.5, "fixed-T3": 0.25})
+    b = _folder(tmp_path / "b", {"budgetmix": 0.25, "fixed-T3": 0.25, "curriculum": 0.1})
+    assert sorted(load_trained(a)) == ["budgetmix", "fixed-T3"]
+    rows = {(r["agent"], r["T"]): r for r in compare_runs(a, b)}
+    assert sorted(rows) == [("budgetmix", 2), ("budgetmix", 8), ("fixed-T3", 2), ("fixed-T3", 8)]
+    mix = rows[("budgetmix", 2)]
+    assert mix["diff"] == pytest.approx(0.25) and mix["lo"] > 0 and mix["tasks"] == 40 and mix["seeds_a"] == 3
+    assert rows[("fixed-T3", 8)]["diff"] == 0.0 and rows[("fixed-T3", 8)]["lo"] == 0.0
+
+
+def test_different_task_lists_and_missing_schedules_are_errors(tmp_path: Path, capsys) -> None:
+    a = _folder(tmp_path / "a", {"budgetmix": 0.5})
+    other = _folder(tmp_path / "other", {"budgetmix": 0.5}, tasks=TASKS[:-1])
+    with pytest.raises(ConfigError, match="different task lists"):
+        compare_runs(a, other)
+    with pytest.raises(ConfigError, match="not in both"):
+        compare_runs(a, a, agents=["fixed-T12"])
+    with pytest.raises(ConfigError, match="not a finished experiment"):
+        load_trained(tmp_path)
+    out = tmp_path / "table.md"
+    assert main([str(a), str(a), "--ts", "2", "--out", str(out)]) == 0
+    assert "| budgetmix | 2 | 0.50 | 0.50 | +0.00 |" in out.read_text()
+    assert main([str(a), str(other)]) == 2 and "different task lists" in capsys.readouterr().err
