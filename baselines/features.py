@@ -299,16 +299,22 @@ def _unit(vec: np.ndarray) -> np.ndarray:
 
 
 def stack_steps(steps: Sequence[EncodedStep], max_actions: int) -> dict[str, np.ndarray]:
-    """Pad a list of steps into batch arrays with a candidate mask (for the policy's forward)."""
+    """Pad a list of steps into batch arrays with a candidate mask (for the policy's forward).
+
+    Menus are padded to the longest menu of the batch (at most ``max_actions``), not always to
+    ``max_actions``: padded slots are masked out, so only the work changes (menus run 10-20
+    entries; the candidate side is most of a forward and backward).
+    """
     n = len(steps)
     dim = steps[0].candidates.shape[1] if steps else 0
+    width = min(max_actions, max([len(s.actions) for s in steps] + [1]))
     out = {
         "observation": np.stack([s.observation for s in steps]).astype(np.float32),
         "budget": np.stack([s.budget for s in steps]).astype(np.float32),
         "progress": np.stack([s.progress for s in steps]).astype(np.float32),
-        "candidates": np.zeros((n, max_actions, dim), dtype=np.float32),
-        "candidate_extras": np.zeros((n, max_actions, CANDIDATE_EXTRAS), dtype=np.float32),
-        "mask": np.zeros((n, max_actions), dtype=bool),
+        "candidates": np.zeros((n, width, dim), dtype=np.float32),
+        "candidate_extras": np.zeros((n, width, CANDIDATE_EXTRAS), dtype=np.float32),
+        "mask": np.zeros((n, width), dtype=bool),
     }
     for i, s in enumerate(steps):
         k = len(s.actions)

@@ -69,6 +69,39 @@ def test_act_draws_what_the_masked_categorical_draws() -> None:
     assert (greedy == logits.argmax(-1).numpy()).all() and (logp == dist.log_prob(logits.argmax(-1)).numpy()).all()
 
 
+def test_budget_term_equals_the_bilinear_layer_on_the_repeated_context() -> None:
+    torch.manual_seed(1)
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    torch.nn.init.normal_(policy.budget_score.weight, std=0.5)  # large enough to matter
+    torch.nn.init.constant_(policy.budget_score.bias, 0.3)
+    t = {k: torch.as_tensor(v) for k, v in stack_steps(_steps([["a", "b", "c"], ["d"]], [1, 7]), MAX_ACTIONS).items()}
+    with torch.no_grad():
+        logits, _ = policy.forward_batch(t)
+        context = torch.cat([t["budget"], t["progress"]], -1)
+        action_in = torch.cat([t["candidates"], t["candidate_extras"]], -1)
+        repeated = context.unsqueeze(1).expand(-1, action_in.shape[1], -1).contiguous()
+        state = policy.state_encoder(torch.cat([t["observation"], context], -1))
+        want = (torch.einsum("bh,bah->ba", policy.state_query(state), policy.action_encoder(action_in))
+                + policy.prior_score(action_in).squeeze(-1) + policy.budget_score(repeated, action_in).squeeze(-1))
+    assert torch.allclose(logits[t["mask"]], want[t["mask"]], atol=1e-5)
+
+
+def test_batches_pad_to_the_longest_menu_and_score_as_if_fully_padded() -> None:
+    steps = _steps([["a", "b", "c"], ["d"], []], [1, 7, 3])
+    short = stack_steps(steps, MAX_ACTIONS)
+    assert short["candidates"].shape[1] == 3 and short["mask"].sum(axis=1).tolist() == [3, 1, 1]
+    assert stack_steps(steps[2:], MAX_ACTIONS)["mask"].shape == (1, 1)  # an empty menu keeps one slot
+    full = {k: np.zeros((3, MAX_ACTIONS) + v.shape[2:], v.dtype) if v.ndim >= 2 and k != "observation"
+            and k not in ("budget", "progress") else v for k, v in short.items()}
+    for k in ("candidates", "candidate_extras", "mask"):
+        full[k][:, :3] = short[k]
+    policy = MenuPolicy(dim=DIM, hidden=16)
+    with torch.no_grad():
+        a, _ = policy.forward_batch({k: torch.as_tensor(v) for k, v in short.items()})
+        b, _ = policy.forward_batch({k: torch.as_tensor(v) for k, v in full.items()})
+    assert torch.allclose(torch.softmax(a, -1), torch.softmax(b, -1)[:, :3], atol=1e-6)
+
+
 def test_policy_sees_the_budget() -> None:
     # the same observation and menu with different turns left must give different scores
     policy = MenuPolicy(dim=DIM, hidden=16)
