@@ -415,9 +415,8 @@ class Harness:
     def talk(self, data: bytes, *, timeout: float, max_bytes: int = 16 << 20) -> HarnessLine:
         """Write ``data`` (may be empty) to the harness's stdin, then read its next output line."""
         r = self.sandbox.request("harness_talk", timeout + _GRACE, raw=data, timeout=timeout, max_bytes=max_bytes)
-        busy = r.get("busy_seconds")
         return HarnessLine(str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]),
-                           float(busy) if isinstance(busy, (int, float)) else None)
+                           r.get("busy_seconds"))
 
     def close(self) -> None:
         """Kill the harness and every other agent process."""

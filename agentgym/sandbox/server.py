@@ -513,9 +513,9 @@ class Server:
         out_fd = os.dup(fd)
         proc.stdout.close()
         proc.returncode = 0  # we reap it ourselves; stop Popen's __del__ from waiting
-        bufs, dropped, code, timed_out, busy = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
+        bufs, dropped, code, timed_out, _ = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
         return {"exit_code": code, "output": self.render(bufs[out_fd], dropped[out_fd]),
-                "truncated": bool(dropped[out_fd]), "timed_out": timed_out, "busy_seconds": busy,
+                "truncated": bool(dropped[out_fd]), "timed_out": timed_out,
                 "seconds": time.monotonic() - start}
 
     # -------------------------------------------------------------- untrusted harness (verifiers)
