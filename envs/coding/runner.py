@@ -148,8 +148,6 @@ def warm(files):
         source = text.encode("utf-8")
         if (path, source) in _WARM:
             continue
-        if len(_WARM) >= _WARM_MAX:
-            del _WARM[next(iter(_WARM))]
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -157,6 +155,8 @@ def warm(files):
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue  # the forked run words the error as usual
         if not caught:  # a file that warns as it compiles is compiled by each run, which shows the warning
+            if len(_WARM) >= _WARM_MAX:
+                del _WARM[next(iter(_WARM))]
             _WARM[(path, source)] = entry
     return len(_WARM)
 
