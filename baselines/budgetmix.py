@@ -37,7 +37,7 @@ import torch
 
 from baselines.env_pool import borrow
 from baselines.experiment import coding_kwargs, run_experiment
-from baselines.ppo import PPOConfig
+from baselines.ppo import PPOConfig, make_optimizer
 
 __all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "main"]
 
@@ -363,11 +363,11 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
     # ---------------------------------------------------------------- policy, optimizer, resume
     policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(device)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+    optimizer = make_optimizer(policy, args.learning_rate)
     global_step, update, history = 0, 0, []
     if args.resume and ckpt_path.exists():
         policy, ckpt = load_policy(ckpt_path, str(device))
-        optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+        optimizer = make_optimizer(policy, args.learning_rate)
         optimizer.load_state_dict(ckpt["optimizer"])
         global_step, update, history = ckpt["global_step"], ckpt["update"], ckpt["history"]
         torch.set_rng_state(ckpt["torch_rng"])

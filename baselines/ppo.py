@@ -23,7 +23,7 @@ from baselines.features import stack_steps
 from baselines.policy import MenuPolicy
 from baselines.rollout import Episode
 
-__all__ = ["PPOConfig", "gae", "episode_advantages", "ppo_update"]
+__all__ = ["PPOConfig", "gae", "episode_advantages", "make_optimizer", "ppo_update"]
 
 
 @dataclass
@@ -53,6 +53,17 @@ class PPOConfig:
     """normalise advantages per minibatch"""
     target_kl: float = 0.05
     """stop an update's epochs early past this approximate KL (0: never)"""
+
+
+def make_optimizer(policy: nn.Module, learning_rate: float) -> torch.optim.Optimizer:
+    """Adam with its fused kernel where this torch has one for the parameters' device: one kernel
+    for every tensor instead of a dozen ops each (a quick-preset update of 130 steps on the CPU,
+    interleaved 30 times: median 100 -> 88 ms). The same steps as plain Adam (a test pins them) and
+    the same state dict, so checkpoints load either way."""
+    try:
+        return torch.optim.Adam(policy.parameters(), lr=learning_rate, eps=1e-5, fused=True)
+    except (RuntimeError, TypeError):  # an older torch, or a device without the fused kernel
+        return torch.optim.Adam(policy.parameters(), lr=learning_rate, eps=1e-5)
 
 
 def gae(rewards: Sequence[float], values: Sequence[float], gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:

@@ -38,6 +38,9 @@ trainer costs when the sandbox's work is mostly looked up.
 (the local backend's step servers and their forked test runs; Docker's run outside this process
 tree) and of the whole machine (other load included), and ``cpu_bound_env_steps_per_s``, the rate
 the machine's cores allow for that much CPU per step: the ceiling no scheduling change can pass.
+``sandbox_bound_env_steps_per_s`` is the same ceiling for the CPU outside the trainer process alone
+(step servers, their forked test runs and verifications, the Docker engine): the rate even a
+trainer that cost nothing could not pass on this machine.
 ``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 """
@@ -284,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_ms_per_step": headline["cpu_ms_per_step"],
         # the rate this machine's cores would allow if every one were busy with this run's work
         "cpu_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(headline["cpu_ms_per_step"]["machine"], 1e-9),
+        # ... and if the trainer process cost nothing: what the sandboxes' own CPU per step allows
+        "sandbox_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(
+            headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
         "modes": per_mode,
     }
     if uncached and parse_config(modes[-1])[2]:

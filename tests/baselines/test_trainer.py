@@ -185,3 +185,26 @@ def test_async_episodes_carry_over_whole_and_consistent() -> None:
             assert len(ep.steps) == len(ep.rewards) == len(ep.choices) == len(ep.logprobs) == len(ep.actions) == len(ep.events)
             assert ep.truncated or ep.actions[-1] == "submit"
             assert len(ep) <= 5
+
+
+def test_make_optimizer_is_adam_with_the_same_steps() -> None:
+    """`make_optimizer` (Adam's fused kernel where torch has one) takes the steps plain Adam takes,
+    and loads a plain Adam's state dict (checkpoints written before it)."""
+    from baselines.ppo import make_optimizer
+
+    def train(make: object) -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        policy = MenuPolicy(dim=16, hidden=8)
+        opt = make(policy)  # type: ignore[operator]
+        for _ in range(20):
+            opt.zero_grad()
+            sum(((p - 0.1) ** 2).sum() for p in policy.parameters()).backward()
+            opt.step()
+        return [p.detach().clone() for p in policy.parameters()]
+
+    fused = train(lambda m: make_optimizer(m, 3e-3))
+    plain = train(lambda m: torch.optim.Adam(m.parameters(), lr=3e-3, eps=1e-5))
+    for a, b in zip(fused, plain):
+        assert torch.allclose(a, b, atol=1e-5)
+    policy = MenuPolicy(dim=16, hidden=8)
+    make_optimizer(policy, 3e-3).load_state_dict(torch.optim.Adam(policy.parameters(), lr=3e-3).state_dict())
