@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from agentgym.errors import ConfigError
 from baselines.compare import compare_runs, load_trained, main
-
-TASKS = [f"task-{i}" for i in range(40)]
-
-
-def _folder(root: Path, success: dict[str, float], tasks: list[str] = TASKS) -> Path:
-    """An experiment folder whose schedule NAME succeeds on the first ``success[NAME]`` share of tasks, at T=2 and 8."""
-    (root / "eval").mkdir(parents=True)
-    (root / "eval_tasks.json").write_text(json.dumps({"primary": tasks, "split2": [], "multi": []}))
-    for name, share in success.items():
-        for seed in (1, 2, 3):
-            grid = root / "eval" / f"{name}-s{seed}" / "grid"
-            grid.mkdir(parents=True)
-            with (grid / "episodes.jsonl").open("w") as f:
-                for i, task in enumerate(tasks):
-                    for t in (2, 8):
-                        f.write(json.dumps({"task": task, "T": t, "success": i < share * len(tasks)}) + "\n")
-    ref = root / "eval" / "ref:budgetmix-pick+loop-s1" / "grid"  # a reference: not a trained schedule
-    ref.mkdir(parents=True)
-    (ref / "episodes.jsonl").write_text(json.dumps({"task": tasks[0], "T": 2, "success": True}) + "\n")
-    return root
-
+from experiment_folders import TASKS, experiment_folder as _folder
 
 def test_paired_differences_per_schedule_and_budget(tmp_path: Path) -> None:
     a = _folder(tmp_path / "a", {"budgetmix": 0.5, "fixed-T3": 0.25})

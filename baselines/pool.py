@@ -1,0 +1,112 @@
+"""Several experiment folders with the same knobs and different seeds, analysed as one experiment.
+
+    python -m baselines.pool runs/long-4k-8 runs/long-4k-8b            # seeds 1-8 and 9-16 together
+    python -m baselines.pool A B --out pooled.md
+
+A device window or a session may not fit every seed, so an experiment can run in parts
+(``--seeds 1,...,8``, then ``--seeds 9,...,16``) and be pooled here: success at each T and the
+contrasts named in advance (`baselines.contrasts.named_contrasts`), with intervals that resample
+the seeds of all parts. The parts must have evaluated the same task list and trained the same
+schedules, and no seed may appear twice (a seed run twice is a replicate, not a new sample: compare
+replicates with `python -m baselines.compare`). Knobs are not checked: pool only runs of one command
+with different ``--seeds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentgym.errors import ConfigError
+from baselines.compare import load_trained
+from baselines.contrasts import Agent, named_contrasts, success_at
+
+__all__ = ["pool_runs", "pooled_report", "main"]
+
+_FIXED = re.compile(r"^fixed-T(\d+)$")
+
+
+def pool_runs(folders: list[str | Path]) -> tuple[dict[str, Agent], list[str]]:
+    """Every trained schedule's cells over the seeds of all ``folders``, and their shared task list."""
+    if len(folders) < 2:
+        raise ConfigError("pool needs at least two experiment folders")
+    lists = [json.loads((Path(f) / "eval_tasks.json").read_text())["primary"] if (Path(f) / "eval_tasks.json").is_file()
+             else None for f in folders]
+    runs = [load_trained(f) for f in folders]  # raises a ConfigError for a folder that is not an experiment
+    if any(t != lists[0] for t in lists[1:]):
+        raise ConfigError("the folders evaluated different task lists (eval_tasks.json); pool only runs of one "
+                          "command that differ in --seeds")
+    names = set(runs[0])
+    if any(set(r) != names for r in runs[1:]):
+        raise ConfigError(f"the folders trained different schedules: {[sorted(r) for r in runs]}")
+    pooled: dict[str, Agent] = {}
+    for name in sorted(names):
+        pooled[name] = {}
+        for folder, run in zip(folders, runs):
+            twice = sorted(set(pooled[name]) & set(run[name]))
+            if twice:
+                raise ConfigError(f"{name} seed(s) {twice} appear in more than one folder ({folder}); pooled seeds "
+                                  "must be independent (compare replicates with `python -m baselines.compare`)")
+            pooled[name].update(run[name])
+    return pooled, lists[0]
+
+
+def pooled_report(folders: list[str | Path], *, resamples: int = 2000) -> dict[str, Any]:
+    """Success at each T per schedule and the named contrasts, over the seeds of all ``folders``."""
+    agents, tasks = pool_runs(folders)
+    ts = sorted({t for cells in next(iter(agents.values())).values() for (_, t) in cells})
+    fixed = sorted((int(m[1]), n) for n in agents if (m := _FIXED.match(n)))
+    if len(fixed) < 2 or "budgetmix" not in agents:
+        raise ConfigError(f"pooling needs the experiment's schedules (two fixed-T and budgetmix); found {sorted(agents)}")
+    curricula = sorted(n for n in agents if n.startswith("curriculum"))
+    success = {name: {t: success_at(seeds, tasks, t, resamples=resamples) for t in ts} for name, seeds in agents.items()}
+    contrasts = named_contrasts(agents, tasks, ts, short=fixed[0][1], long=fixed[-1][1], mix="budgetmix",
+                                curricula=curricula, resamples=resamples)
+    return {"folders": [str(f) for f in folders], "seeds": {n: sorted(s) for n, s in agents.items()}, "tasks": len(tasks),
+            "ts": ts, "success": success, "contrasts": contrasts}
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def _markdown(report: dict[str, Any]) -> str:
+    ts = report["ts"]
+    seeds = sorted({s for v in report["seeds"].values() for s in v})
+    lines = [f"Pooled: {', '.join(f'`{f}`' for f in report['folders'])}; seeds {seeds}; {report['tasks']} tasks; "
+             "95% intervals resample seeds, then tasks.", "",
+             "| schedule | " + " | ".join(f"T={t}" for t in ts) + " |", "|---|" + "---|" * len(ts)]
+    for name, by_t in report["success"].items():
+        lines.append(f"| {name} | " + " | ".join(f"{_f(c['mean'])} [{_f(c['lo'])}, {_f(c['hi'])}]" for c in by_t.values())
+                     + " |")
+    lines += ["", "|  | contrast | A | B | A - B | 95% interval | half-width |", "|---|---|---|---|---|---|---|"]
+    for c in report["contrasts"]:
+        half = (c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None
+        lines.append(f"| {c['label']} | {c['name']} | {c['a']} ({_f(c['mean_a'])}) | {c['b']} ({_f(c['mean_b'])}) | "
+                     f"{_f(c['diff'])} | [{_f(c['lo'])}, {_f(c['hi'])}] | {_f(half)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m baselines.pool", description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+", help="experiment folders (the --out of `python -m baselines.budgetmix` runs)")
+    parser.add_argument("--out", default="", help="also write the tables to this markdown file")
+    args = parser.parse_args(argv)
+    try:
+        report = pooled_report(args.folders)
+    except (ConfigError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    text = _markdown(report)
+    print(text, end="")
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
