@@ -17,6 +17,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval.episodes import read_episodes
 from baselines.contrasts import Agent, cells_from_records, contrast
 
-__all__ = ["load_trained", "compare_runs", "main"]
+__all__ = ["load_trained", "compare_runs", "print_table", "main"]
 
 _RUN_DIR = re.compile(r"^(?P<name>.+)-s(?P<seed>\d+)$")
 
@@ -87,16 +88,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ts", default="", help="comma-separated budgets T (default: A's grid)")
     parser.add_argument("--out", default="", help="also write the table to this markdown file")
     args = parser.parse_args(argv)
+    return print_table(lambda: _markdown(compare_runs(
+        args.a, args.b, agents=[x for x in args.agents.split(",") if x] or None,
+        ts=[int(x) for x in args.ts.split(",") if x] or None), args.a, args.b), args.out)
+
+
+def print_table(build: Callable[[], str], out: str = "") -> int:
+    """A command's markdown from ``build()``: printed, and written to ``out`` when given; a bad
+    folder or argument is one ``error:`` line and exit code 2."""
     try:
-        rows = compare_runs(args.a, args.b, agents=[x for x in args.agents.split(",") if x] or None,
-                            ts=[int(x) for x in args.ts.split(",") if x] or None)
+        text = build()
     except (ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = _markdown(rows, args.a, args.b)
     print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text)
+    if out:
+        Path(out).write_text(text)
     return 0
 
 

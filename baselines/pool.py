@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines.compare import load_trained
+from baselines.compare import load_trained, print_table
 from baselines.contrasts import Agent, named_contrasts, success_at
 
 __all__ = ["pool_runs", "pooled_report", "main"]
@@ -96,16 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folders", nargs="+", help="experiment folders (the --out of `python -m baselines.budgetmix` runs)")
     parser.add_argument("--out", default="", help="also write the tables to this markdown file")
     args = parser.parse_args(argv)
-    try:
-        report = pooled_report(args.folders)
-    except (ConfigError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    text = _markdown(report)
-    print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text)
-    return 0
+    return print_table(lambda: _markdown(pooled_report(args.folders)), args.out)
 
 
 if __name__ == "__main__":
