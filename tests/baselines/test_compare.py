@@ -10,6 +10,7 @@ from agentgym.errors import ConfigError
 from baselines.compare import compare_runs, load_trained, main
 from experiment_folders import TASKS, experiment_folder as _folder
 
+
 def test_paired_differences_per_schedule_and_budget(tmp_path: Path) -> None:
     a = _folder(tmp_path / "a", {"budgetmix": 0.5, "fixed-T3": 0.25})
     b = _folder(tmp_path / "b", {"budgetmix": 0.25, "fixed-T3": 0.25, "curriculum": 0.1})

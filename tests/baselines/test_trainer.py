@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import torch
 import agentgym
 from agentgym.errors import SandboxCrashed
 from baselines.policy import MenuPolicy
-from baselines.ppo import PPOConfig, episode_advantages, gae, ppo_update
+from baselines.ppo import PPOConfig, episode_advantages, gae, make_optimizer, ppo_update
 from baselines.rollout import Episode, EpisodeCollector
 
 from budget_env import ENV_ID, BudgetChoiceEnv
@@ -190,12 +191,11 @@ def test_async_episodes_carry_over_whole_and_consistent() -> None:
 def test_make_optimizer_is_adam_with_the_same_steps() -> None:
     """`make_optimizer` (Adam's fused kernel where torch has one) takes the steps plain Adam takes,
     and loads a plain Adam's state dict (checkpoints written before it)."""
-    from baselines.ppo import make_optimizer
 
-    def train(make: object) -> list[torch.Tensor]:
+    def train(make: Callable[[MenuPolicy], torch.optim.Optimizer]) -> list[torch.Tensor]:
         torch.manual_seed(0)
         policy = MenuPolicy(dim=16, hidden=8)
-        opt = make(policy)  # type: ignore[operator]
+        opt = make(policy)
         for _ in range(20):
             opt.zero_grad()
             sum(((p - 0.1) ** 2).sum() for p in policy.parameters()).backward()
