@@ -25,7 +25,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval.episodes import read_episodes
 from baselines.contrasts import Agent, cells_from_records, contrast
 
-__all__ = ["load_trained", "compare_runs", "print_table", "main"]
+__all__ = ["load_trained", "primary_tasks", "compare_runs", "print_table", "main"]
 
 _RUN_DIR = re.compile(r"^(?P<name>.+)-s(?P<seed>\d+)$")
 
@@ -46,11 +46,16 @@ def load_trained(run: str | Path) -> dict[str, Agent]:
     return dict(agents)
 
 
+def primary_tasks(run: str | Path) -> list[str]:
+    """The headline task list an experiment folder evaluated (its ``eval_tasks.json``)."""
+    return list(json.loads((Path(run) / "eval_tasks.json").read_text())["primary"])
+
+
 def compare_runs(a: str | Path, b: str | Path, *, agents: list[str] | None = None, ts: list[int] | None = None,
                  resamples: int = 2000) -> list[dict[str, Any]]:
     """A - B for each shared schedule (or ``agents``) at each T (or ``ts``), paired by task."""
     runs_a, runs_b = load_trained(a), load_trained(b)
-    tasks_a, tasks_b = (json.loads((Path(r) / "eval_tasks.json").read_text())["primary"] for r in (a, b))
+    tasks_a, tasks_b = primary_tasks(a), primary_tasks(b)
     if tasks_a != tasks_b:
         raise ConfigError(f"{a} and {b} evaluated different task lists (eval_tasks.json); "
                           "rerun one with the other's --eval-tasks, --eval-split and --eval-tier")

@@ -15,14 +15,13 @@ with different ``--seeds``.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines.compare import load_trained, print_table
+from baselines.compare import load_trained, primary_tasks, print_table
 from baselines.contrasts import Agent, named_contrasts, success_at
 
 __all__ = ["pool_runs", "pooled_report", "main"]
@@ -34,9 +33,8 @@ def pool_runs(folders: list[str | Path]) -> tuple[dict[str, Agent], list[str]]:
     """Every trained schedule's cells over the seeds of all ``folders``, and their shared task list."""
     if len(folders) < 2:
         raise ConfigError("pool needs at least two experiment folders")
-    lists = [json.loads((Path(f) / "eval_tasks.json").read_text())["primary"] if (Path(f) / "eval_tasks.json").is_file()
-             else None for f in folders]
     runs = [load_trained(f) for f in folders]  # raises a ConfigError for a folder that is not an experiment
+    lists = [primary_tasks(f) for f in folders]
     if any(t != lists[0] for t in lists[1:]):
         raise ConfigError("the folders evaluated different task lists (eval_tasks.json); pool only runs of one "
                           "command that differ in --seeds")
