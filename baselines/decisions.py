@@ -15,7 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["DecisionRecorder", "decision_stats"]
+__all__ = ["DecisionRecorder", "decision_stats", "trace_label", "after_failing_test", "right_first_failures"]
 
 
 class DecisionRecorder:
@@ -27,6 +27,8 @@ class DecisionRecorder:
         self._last: str | None = None
         self._first_right: int | None = None
         self._commits = 0
+        self._trace: list[str] = []
+        self._keys: set[tuple] = set()
 
     def seed(self, seed: int) -> None:
         fn = getattr(self.agent, "seed", None)
@@ -37,14 +39,19 @@ class DecisionRecorder:
         task = getattr(env.unwrapped, "task", None)
         self._solution = frozenset(getattr(task, "solution", ()) or ())
         self._last, self._first_right, self._commits = None, None, 0
+        self._trace, self._keys = [], set()
         self.agent.reset(env, obs, info)
 
     def _observe(self, info: dict[str, Any]) -> None:
         # info carries the events of the previous action
-        if self._last is not None and any(e.get("kind") == "mutation" for e in info.get("events", ())):
+        if self._last is None:
+            return
+        events = list(info.get("events", ()))
+        if any(e.get("kind") == "mutation" for e in events):
             self._commits += 1
             if self._first_right is None:
                 self._first_right = int(self._last in self._solution)
+        self._trace.append(trace_label(self._last, events, self._solution, self._keys))
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         self._observe(info)
@@ -55,9 +62,96 @@ class DecisionRecorder:
         inner = getattr(self.agent, "cost", None)
         out = dict(inner() or {}) if callable(inner) else {}
         out["commits"] = self._commits
+        # the last action's events never reach act(): it is labelled without them
+        tail = [trace_label(self._last, None, self._solution, set(self._keys))] if self._last is not None else []
+        out["trace"] = " ".join(self._trace + tail)
         if self._first_right is not None:
             out["first_commit_right"] = self._first_right
         return out
+
+
+def trace_label(action: str, events: list[dict[str, Any]] | None, solution: frozenset[str], keys: set[tuple]) -> str:
+    """One step of an episode trace (diagnosis only: it reads the task's solution, which the agent never sees).
+
+    ``P+`` a patch of the reference solution, ``P-`` a wrong one, ``*`` appended when the same
+    change (`baselines.features.patch_key`) was applied before in the episode, ``!`` when the
+    patch did not apply; ``T+`` / ``T-`` a test that passed / failed (``T?``: its verdict
+    unseen, the episode's last step); ``R`` revert, ``S`` submit, ``V`` view, ``O`` anything
+    else. ``events`` None: the step's events are unknown (the last step).
+    """
+    from baselines.features import patch_key
+
+    verb = action.split(None, 1)[0] if action.strip() else ""
+    if verb == "patch":
+        key = patch_key(action)
+        label = "P+" if action in solution else "P-"
+        if key in keys:
+            label += "*"
+        if events is not None and not any(e.get("kind") == "mutation" for e in events):
+            return label + "!"
+        keys.add(key)
+        return label
+    if verb == "test":
+        verdicts = [bool(e.get("ok")) for e in events or () if e.get("kind") == "verification"]
+        return "T?" if not verdicts else ("T+" if verdicts[-1] else "T-")
+    return {"revert": "R", "submit": "S", "view": "V"}.get(verb, "O")
+
+
+FOLLOW_UPS = ("revert", "patch on top", "same patch again", "submit", "test again", "view", "other", "out of turns")
+"""What can follow a failing test, as `after_failing_test` names it."""
+
+
+def after_failing_test(trace: str) -> list[str]:
+    """For each failing test of a trace, what the agent did next (`FOLLOW_UPS`)."""
+    steps = trace.split()
+    stack: list[str] = []
+    out: list[str] = []
+    for i, s in enumerate(steps):
+        if s.startswith("P") and not s.endswith("!"):
+            stack.append(s)
+        elif s == "R" and stack:
+            stack.pop()
+        elif s == "T-":
+            nxt = steps[i + 1] if i + 1 < len(steps) else None
+            if nxt is None:
+                out.append("out of turns")
+            elif nxt == "R":
+                out.append("revert")
+            elif nxt.startswith("P"):
+                out.append("same patch again" if "*" in nxt else "patch on top")
+            elif nxt == "S":
+                out.append("submit")
+            elif nxt.startswith("T"):
+                out.append("test again")
+            elif nxt == "V":
+                out.append("view")
+            else:
+                out.append("other")
+    return out
+
+
+RIGHT_FIRST_FATES = ("success", "wrong patch on top at submit", "right patch reverted before submit",
+                     "out of turns", "submitted, hidden tests failed", "other")
+"""How an episode whose first patch was right ended (`right_first_failures`)."""
+
+
+def right_first_failures(trace: str, success: bool) -> str:
+    """Why an episode whose first patch was right did (not) succeed, from its trace."""
+    if success:
+        return "success"
+    stack: list[str] = []
+    for s in trace.split():
+        if s.startswith("P") and not s.endswith("!"):
+            stack.append(s)
+        elif s == "R" and stack:
+            stack.pop()
+        elif s == "S":
+            if any(x.startswith("P-") for x in stack):
+                return "wrong patch on top at submit"
+            if not any(x.startswith("P+") for x in stack):
+                return "right patch reverted before submit"
+            return "submitted, hidden tests failed"
+    return "out of turns"
 
 
 def decision_stats(records: list[dict[str, Any]]) -> dict[int, dict[str, float | int | None]]:

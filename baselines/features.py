@@ -37,6 +37,7 @@ __all__ = [
     "PROGRESS_NAMES",
     "CANDIDATE_KINDS",
     "ProgressTracker",
+    "patch_key",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
     "EpisodeMemory",
@@ -169,6 +170,28 @@ def _cached_change(action: str, dim: int) -> tuple[np.ndarray, float, float]:
     vec = (hash_tokens("\n".join(added), dim) - hash_tokens("\n".join(removed), dim)).astype(np.float32)
     vec.setflags(write=False)
     return vec, 1.0, float(np.clip(len(added) - len(removed), -3, 3)) / 3.0
+
+
+@lru_cache(maxsize=65_536)
+def patch_key(action: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """What identifies a patch across menus: its files and the lines it removes and adds.
+
+    A menu patch's text carries line numbers and context, which change when another patch was
+    applied nearby; the change itself does not. None for an action that is not a unified-diff patch.
+    """
+    if not action.startswith("patch\n"):
+        return None
+    files, added, removed = [], [], []
+    for line in action.splitlines()[1:]:
+        if line.startswith("+++ "):
+            files.append(line[4:].strip().removeprefix("b/"))
+        elif line.startswith("--- "):
+            continue
+        elif line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("-"):
+            removed.append(line[1:])
+    return (",".join(files), tuple(removed), tuple(added))
 
 
 def change_features(action: str, dim: int) -> tuple[np.ndarray, float, float]:

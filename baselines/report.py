@@ -20,7 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from baselines.contrasts import cells_from_records, named_contrasts, success_at  # noqa: E402
-from baselines.decisions import decision_stats  # noqa: E402
+from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
+                                 right_first_failures)
 
 __all__ = ["write_report", "success_table"]
 
@@ -170,6 +171,50 @@ def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[lis
                 f"{np.mean([bool(r['success']) for r in rs]):.2f}",
             ])
     return rows
+
+
+def trace_tables(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[str]:
+    """Markdown: what follows a failing test, and how episodes whose first patch was right end,
+    per agent (one seed each) and T, from the per-episode traces `DecisionRecorder` writes."""
+    follow_rows, fate_rows, examples = [], [], []
+    for name, ev in evals.items():
+        for t in ts:
+            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
+                  and "trace" in (r.get("cost") or {})]
+            if not rs:
+                continue
+            follow = [f for r in rs for f in after_failing_test(r["cost"]["trace"])]
+            n = len(follow)
+            follow_rows.append([name, str(t), str(n)] + [
+                "–" if not n else f"{follow.count(k) / n:.2f}" for k in FOLLOW_UPS])
+            right = [right_first_failures(r["cost"]["trace"], bool(r["success"])) for r in rs
+                     if (r.get("cost") or {}).get("first_commit_right") == 1]
+            fate_rows.append([name, str(t), str(len(right))] + [
+                "–" if not right else str(right.count(k)) for k in RIGHT_FIRST_FATES])
+            if t == max(ts):
+                wrong = [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0][:3]
+                examples += [f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`" for r in wrong]
+    return [
+        "## Traces: what follows a failing test, and why a right first patch fails (first seed)",
+        "",
+        "From each episode's trace (`baselines/decisions.py`; it reads the task's solution to label patches, which "
+        "the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
+        "episode, `!` it did not apply, `T+`/`T-` a passing/failing visible test, `R` revert, `S` submit, `V` view.",
+        "",
+        "**After a failing visible test** (share of failing tests followed by each action; *patch on top*: a new "
+        "patch while the tested one is still applied; *same patch again*: a change applied before in the episode):",
+        "",
+        _md_table(["agent", "T", "failing tests"] + list(FOLLOW_UPS), follow_rows),
+        "",
+        "**Episodes whose first patch was right**, by how they ended (counts):",
+        "",
+        _md_table(["agent", "T", "right first"] + list(RIGHT_FIRST_FATES), fate_rows),
+        "",
+        f"Example traces after a wrong first patch at T={max(ts)}:",
+        "",
+        *examples,
+        "",
+    ]
 
 
 def _agent_cells(by_seed: dict[int, dict[str, Any]], key: str = "records") -> dict[int, dict[tuple[str, int], float]]:
@@ -388,6 +433,7 @@ def write_report(
                   behaviour_table(first, ts)),
         "",
     ]
+    lines += trace_tables(first, ts)
     if probe:
         lines += probe_section(probe)
     lines += ["## Training curves (first seed)", "", "![training](training.png)", ""]
