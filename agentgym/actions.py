@@ -10,8 +10,10 @@ OpenAI-style JSON schema (`tool_schema`). Accepted forms (one action per turn)::
     finish("Your order is cancelled.")           # or finish(answer="...")
     help
 
-each optionally inside a Markdown code fence (`strip_fence`). `parse_action` turns text into a
-`Call` or raises `GrammarError` saying what it expected; `check_args` raises `ArgumentError`.
+each optionally inside a Markdown code fence (`strip_fence`) or an ``<action>...</action>`` tag
+(AgentLab's reply format, `strip_action_tag`). `parse_action` turns text into a `Call` or raises
+`GrammarError` saying what it expected; `check_args` raises `ArgumentError`. `calls_in_reply`
+finds the calls of known actions in free text, for families that take the one call of a reply.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import json
 import re
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +32,7 @@ from agentgym.core import ActionError, ParsedAction
 __all__ = [
     "Param", "ToolSpec", "tool_schema", "signature", "render_call",
     "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
-    "finish_answer", "parse_tool_action",
+    "strip_action_tag", "calls_in_reply", "finish_answer", "parse_tool_action",
 ]
 
 
@@ -122,7 +124,21 @@ class Call:
 
 
 def parse_action(text: str) -> Call:
-    """Parse one action; raises `GrammarError` for anything outside the grammar."""
+    """Parse one action; raises `GrammarError` for anything outside the grammar.
+
+    A reply that is not an action as a whole is read through its ``<action>`` tag when it has
+    one, so a valid action whose text mentions the tag is never reinterpreted.
+    """
+    try:
+        return _parse_one(text)
+    except GrammarError:
+        inner = strip_action_tag(text)
+        if inner is text:
+            raise
+    return _parse_one(inner)
+
+
+def _parse_one(text: str) -> Call:
     text = strip_fence(text).strip()
     if not text:
         raise GrammarError("empty action; " + _EXPECTED)
@@ -150,6 +166,59 @@ def strip_fence(text: str) -> str:
         first, newline, rest = inner.partition("\n")
         return rest if newline and rest.strip() and _INFO_STRING.fullmatch(first.strip()) else inner
     return text
+
+
+_ACTION_TAG = re.compile(r"<action>(.*?)</action>", re.S | re.I)
+
+
+def strip_action_tag(text: str) -> str:
+    """The inside of the reply's one ``<action>...</action>`` tag (AgentLab's format), else the text.
+
+    Two tags are two actions: a `GrammarError`, since a turn takes one action and choosing one of
+    them for the agent would be a guess.
+    """
+    if "<" not in text:
+        return text
+    found = _ACTION_TAG.findall(text)
+    if len(found) > 1:
+        raise GrammarError(f"the reply holds {len(found)} <action> tags; send one action per turn")
+    return found[0] if found else text
+
+
+_MAX_REPLY_SCAN = 20_000  # a reply longer than this is not searched for calls (bounded host time)
+_MAX_CALL, _MAX_CLOSES = 2_000, 40  # one call's length, and the ')' tried as its end
+_MAX_ATTEMPTS = 200  # spans parsed per reply, whatever the reply holds
+
+
+def calls_in_reply(text: str, names: Collection[str]) -> list[str]:
+    """The calls of ``names`` that stand in free text ("I will click(12) now."), in order.
+
+    Each is the shortest span from ``name(`` to a ``)`` that parses as one call with literal
+    arguments; spans inside an earlier call are not counted again. Callers take the reply's
+    action only when exactly one call is found, so prose that names two actions is refused.
+    """
+    if len(text) > _MAX_REPLY_SCAN or not names:
+        return []
+    pattern = re.compile(r"(?<![\w.])(%s)\s*\(" % "|".join(sorted(map(re.escape, names), key=len, reverse=True)))
+    found: list[str] = []
+    end, attempts = 0, 0
+    for match in pattern.finditer(text):
+        if match.start() < end:
+            continue
+        window = text[match.end():match.end() + _MAX_CALL]
+        for close in [m.end() for m in re.finditer(r"\)", window)][:_MAX_CLOSES]:
+            attempts += 1
+            if attempts > _MAX_ATTEMPTS:
+                return found
+            span = text[match.start():match.end() + close]
+            try:
+                _parse_call(span)
+            except GrammarError:
+                continue
+            found.append(span)
+            end = match.end() + close
+            break
+    return found
 
 
 def _loads(text: str, what: str, decode_error: Callable[[json.JSONDecodeError], str]) -> Any:

@@ -4,11 +4,15 @@ the OpenAI-style tool schemas, built on the shared action kit (`agentgym.actions
 Accepted forms (one action per turn)::
 
     click(12)   fill(12, "desk lamp")   select(14, "Price: low to high")   press(12, "Enter")
-    goto("/search?q=lamp")   back()   reload()   scroll("down")   noop()   finish("$12.34")
+    goto("/search?q=lamp")   back()   forward()   reload()   scroll("down")   noop()   finish("$12.34")
     {"tool": "click", "args": {"id": 12}}                      # JSON / OpenAI tool-call shape
     click('12')  select_option('14', 'Sports')  go_back()  send_msg_to_user('...')  scroll(0, 300)  # BrowserGym
+    click('12', button='left')  fill('3', 'lamp', True)  go_forward()  <action>click('12')</action>  # BrowserGym
     click [12]   type [12] [desk lamp] [1]   press [Enter]   scroll [down]   go_back   stop [answer]  # WebArena
     help
+
+A reply in prose is read through its one ``<action>`` tag, else through the one call it holds
+("I will click(12)."); two actions in one reply are refused, since a turn takes one.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentgym.core import ActionError, ParsedAction
-from agentgym.actions import ArgumentError, Call, GrammarError, Param, ToolSpec, check_args, parse_action, tool_schema
+from agentgym.actions import (ArgumentError, Call, GrammarError, Param, ToolSpec, calls_in_reply, check_args,
+                              parse_action, strip_action_tag, tool_schema)
 
 __all__ = ["BrowserActions", "ACTIONS", "NAVIGATING"]
 
@@ -34,6 +39,7 @@ ACTIONS: tuple[ToolSpec, ...] = (
     ToolSpec("goto", "Open a path on this site, e.g. /search?q=lamp (other sites are not reachable).",
              (Param("path", "string", "a site path starting with /"),)),
     ToolSpec("back", "Go back to the previous page."),
+    ToolSpec("forward", "Go forward again to the page you went back from."),
     ToolSpec("reload", "Load the current page again: fresh data, typed values are lost."),
     ToolSpec("scroll", "Show the next or previous window of a long page.",
              (Param("direction", "string", "down or up", enum=("down", "up")),)),
@@ -41,14 +47,17 @@ ACTIONS: tuple[ToolSpec, ...] = (
     ToolSpec("finish", "End the episode with your final answer: the value asked for, 'Done.', or why you cannot.",
              (Param("answer", "string", "your final answer"),)),
 )
-NAVIGATING = frozenset({"click", "press", "goto", "back", "reload"})
+NAVIGATING = frozenset({"click", "press", "goto", "back", "forward", "reload"})
 """Actions that load a page: the ones an injected fault (a failed or timed-out load) can hit."""
-_ALIASES = {"select_option": "select", "go_back": "back", "send_msg_to_user": "finish", "report_infeasible": "finish",
-            "stop": "finish", "type": "fill", "refresh": "reload", "hover": "noop", "focus": "noop", "clear": "fill"}
-_UNSUPPORTED = {"go_forward", "new_tab", "tab_focus", "close_tab", "upload_file", "mouse_click", "drag_and_drop",
+_ALIASES = {"select_option": "select", "go_back": "back", "go_forward": "forward", "send_msg_to_user": "finish",
+            "report_infeasible": "finish", "stop": "finish", "type": "fill", "refresh": "reload", "hover": "noop",
+            "focus": "noop", "clear": "fill"}
+_UNSUPPORTED = {"new_tab", "tab_focus", "close_tab", "upload_file", "mouse_click", "drag_and_drop",
                 "dblclick", "keyboard_press", "keyboard_type"}
 _BRACKET = re.compile(r"^([a-z_]+)((?:\s*\[[^\]]*\])*)\s*$")
-_BARE = {"go_back", "go_forward", "noop", "back", "reload", "new_tab", "close_tab"}
+_BARE = {"go_back", "go_forward", "noop", "back", "forward", "reload", "new_tab", "close_tab"}
+_CALL_NAMES = frozenset(s.name for s in ACTIONS) | frozenset(_ALIASES)
+"""Names whose call is taken from a reply in prose (`calls_in_reply`)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,30 @@ class BrowserActions:
         return [tool_schema(s) for s in self.specs]
 
     def parse(self, text: str) -> ParsedAction:
-        """One action; raises `ActionError` saying what was expected."""
+        """One action; raises `ActionError` saying what was expected.
+
+        Text that is not one action as a whole is read through its ``<action>`` tag, else through
+        the one call of a known action it holds, so a valid action is never reinterpreted.
+        """
+        try:
+            return self._parse_one(text)
+        except ActionError as exc:
+            error = exc
+        try:
+            inner = strip_action_tag(text)
+        except GrammarError as exc:
+            raise ActionError(f"{exc}. {self._usage()}") from None
+        if inner is not text:
+            return self._parse_one(inner)
+        calls = calls_in_reply(text, _CALL_NAMES)
+        if len(calls) > 1:
+            shown = ", ".join(c if len(c) <= 40 else c[:37] + "..." for c in calls[:4])
+            raise ActionError(f"the reply holds {len(calls)} actions ({shown}); send one action per turn")
+        if calls:
+            return self._parse_one(calls[0])
+        raise error
+
+    def _parse_one(self, text: str) -> ParsedAction:
         stripped = text.strip()
         if stripped in ("help", "help()"):
             return ParsedAction("help")
@@ -102,7 +134,7 @@ class BrowserActions:
     def _bracket(self, name: str, parts: list[str]) -> ParsedAction:
         if name in _UNSUPPORTED:
             raise ActionError(f"{name} is not supported here: there is one tab and no history forward. {self._usage()}")
-        name = {"go_back": "back", "stop": "finish", "type": "fill", "hover": "noop"}.get(name, name)
+        name = {"go_back": "back", "go_forward": "forward", "stop": "finish", "type": "fill", "hover": "noop"}.get(name, name)
         if name == "press" and len(parts) == 1:
             return self._build("press", {"id": None, "key": parts[0]})
         if name == "fill":
@@ -129,6 +161,9 @@ class BrowserActions:
             positional = ("down" if positional[1] >= 0 else "up",)  # BrowserGym's scroll(delta_x, delta_y)
         if name == "finish" and call.name == "send_msg_to_user" and "text" in call.args:
             call = Call(call.name, {"answer": call.args["text"]}, positional)
+        if name in _BROWSERGYM_EXTRAS:
+            call = _browsergym_extras(name, call)
+            positional = call.positional
         spec = self.spec(name)
         if spec is None:
             raise ActionError(f"unknown action {call.name!r}. {self._usage()}")
@@ -160,6 +195,39 @@ class BrowserActions:
         if blank:
             checked["text"] = ""
         return self._build(spec.name, checked)
+
+
+# BrowserGym's optional arguments: name -> ((argument, position, the values that mean what this
+# site does, why others do not), ...). Accepted values are dropped; others are refused.
+_BROWSERGYM_EXTRAS: dict[str, tuple[tuple[str, int, tuple[Any, ...], str], ...]] = {
+    "click": (("button", 1, ("left",), "only the left button does something here (no context menus or new tabs)"),
+              ("modifiers", 2, ([], ()), "modifier keys do nothing here (one tab, no selection)")),
+    # typing with the autocomplete menu shown leaves the same text in the box: these sites have no such menus
+    "fill": (("enable_autocomplete_menu", 2, (True, False), "enable_autocomplete_menu is True or False"),),
+}
+
+
+def _browsergym_extras(name: str, call: Call) -> Call:
+    """Drop BrowserGym's extra arguments whose value means what this site does; refuse the rest."""
+    extras = _BROWSERGYM_EXTRAS[name]
+    args = dict(call.args)
+    for arg, position, accepted, why in extras:
+        if arg in args:
+            value = args.pop(arg)
+        elif len(call.positional) > position:
+            value = call.positional[position]
+        else:
+            continue
+        if value not in accepted:
+            raise ActionError(f"{name}: {arg}={_short(value)} is not supported: {why}")
+    first = extras[0][1]  # the extras' positions follow one another
+    positional = call.positional[:first] + call.positional[first + len(extras):]
+    return Call(call.name, args, positional)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _element_id(value: Any) -> Any:

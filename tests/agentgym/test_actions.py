@@ -11,10 +11,12 @@ from agentgym.actions import (
     GrammarError,
     Param,
     ToolSpec,
+    calls_in_reply,
     check_args,
     parse_action,
     render_call,
     signature,
+    strip_action_tag,
     strip_fence,
     tool_schema,
 )
@@ -80,3 +82,22 @@ def test_tool_schema_comes_from_the_spec() -> None:
     assert fn["name"] == "get_order"
     assert fn["parameters"]["required"] == ["order_id"]
     assert set(fn["parameters"]["properties"]) == {"order_id", "limit"}
+
+
+def test_an_action_tag_is_read_only_when_the_text_is_not_an_action() -> None:
+    reply = 'I will look it up.\n<action>get_order(order_id="O1")</action>'
+    assert parse_action(reply) == Call("get_order", {}, ()) or parse_action(reply).args == {"order_id": "O1"}
+    assert parse_action('finish("<action>x</action>")').positional == ("<action>x</action>",)
+    assert strip_action_tag("no tag") == "no tag"
+    with pytest.raises(GrammarError, match="2 <action> tags"):
+        parse_action("<action>a()</action><action>b()</action>")
+
+
+def test_calls_in_reply_finds_each_call_once_and_stays_bounded() -> None:
+    names = {"click", "fill"}
+    assert calls_in_reply("I will click(12) now", names) == ["click(12)"]
+    assert calls_in_reply('fill(3, "a (b) c") then click(4)', names) == ['fill(3, "a (b) c")', "click(4)"]
+    assert calls_in_reply("doubleclick(3) x.click(4) unknown(5)", names) == []
+    assert calls_in_reply("click(" * 10_000, names) == []  # longer than the scan limit: not searched
+    assert calls_in_reply("click(" * 3_000 + "x", names) == []  # no ')' closes a call
+    assert calls_in_reply("click(" * 2_500 + ")" * 2_500, names) == []  # past the parse budget: none found

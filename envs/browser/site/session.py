@@ -59,7 +59,7 @@ class Session:
         self.app = web.App(spec["site"], self.store, self.site.ROUTES, self.site.layout)
         self.id_rng = random.Random(seed)
         self.ids, self.keys = {}, {}
-        self.history, self.lines, self.forms = [], [], []
+        self.history, self.forward, self.lines, self.forms = [], [], [], []
         self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
         self.page_refs, self.page_glimpses = {}, {}
         self.written, self.verified, self.drifted = [], set(), []
@@ -124,6 +124,7 @@ class Session:
         self.page_glimpses = {ref[0]: ref[1] for ref in refs if len(ref) > 2}  # listing rows
         if push:
             self.history.append(url)
+            self.forward.clear()  # a new page ends the forward history, as in a browser
         self.loaded = True
         self.step_writes += writes
         self.agent_keys.update(k for k, _, _ in writes)
@@ -278,7 +279,13 @@ class Session:
     def do_back(self):
         if len(self.history) < 2:
             raise ActError("no_history", "there is no previous page to go back to")
-        self.history.pop()
+        self.forward.append(self.history.pop())
+        self.load("GET", self.history[-1], push=False)
+
+    def do_forward(self):
+        if not self.forward:
+            raise ActError("no_history", "there is no next page to go forward to: go back first")
+        self.history.append(self.forward.pop())
         self.load("GET", self.history[-1], push=False)
 
     def do_reload(self):

@@ -106,6 +106,24 @@ def test_stale_and_unknown_ids_and_garbage_cost_the_turn(env):
         assert _events(info, "tool_call")[0]["error_kind"] == "stale"
 
 
+def test_forward_returns_to_the_page_back_left_until_a_new_page_is_opened(env):
+    tid = next(t for t in env.tasks.ids("test") if "/shop/" in t)
+    env.reset(seed=0, options={"task_id": tid})
+    url = lambda obs: obs["text"].partition("\n")[0]  # noqa: E731
+    obs, *_, info = env.step("go_forward()")
+    assert obs["text"].startswith("error:") and _events(info, "tool_call")[0]["error_kind"] == "no_history"
+    cart = url(env.step('goto("/cart")')[0])
+    home = url(env.step("back()")[0])
+    assert cart == "URL: /cart" and home != cart
+    assert url(env.step("go_forward()")[0]) == cart
+    assert url(env.step("<action>back()</action>")[0]) == home
+    assert url(env.step("Now forward() again.")[0]) == cart
+    env.step("back()")
+    env.step('goto("/orders")')  # a new page ends the forward history
+    obs, *_, info = env.step("forward()")
+    assert _events(info, "tool_call")[0]["error_kind"] == "no_history"
+
+
 def test_events_mutation_then_verification_and_subtasks(env):
     tid = next(t for t in env.tasks.ids("test") if "/change_role/" in t)
     obs, info = env.reset(seed=0, options={"task_id": tid})
