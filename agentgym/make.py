@@ -99,6 +99,7 @@ def make_registered(
     process_reward: bool | float | Mapping[str, Any] | None = None,
     cost: bool = False,
     numeric: bool | Mapping[str, Any] | None = None,
+    remote: str | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
     """Build a registered family and wrap it; what ``gym.make("agentgym/...", **options)`` calls.
@@ -106,10 +107,17 @@ def make_registered(
     Through ``gym.make`` every option is off unless passed, so a plain ``gym.make(id)`` is the
     family env under only `TimeLimitGuard` (its info stays free of timings); `make` turns labels
     and costs on. The guard refuses ``max_episode_steps=``, which gymnasium applies after this
-    function returns, with a message naming ``budget=``.
+    function returns, with a message naming ``budget=``. ``remote=URL`` returns an
+    `agentgym.remote.RemoteEnv` for the env an ``agentgym serve`` process built.
     """
     from agentgym.wrappers.budget import TimeLimitGuard
 
+    if remote is not None:  # served by `agentgym serve`: the server built the env and its wrappers
+        from agentgym.remote import make_remote
+
+        options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost,
+                       numeric=numeric)
+        return make_remote(remote, family_entry_point, options, env_kwargs)
     env = load_env_creator(family_entry_point)(**env_kwargs)
     env = wrap(
         env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric
@@ -141,6 +149,8 @@ def make(
     if ":" in env_id:  # gymnasium's "module:id" form: import the module, which registers the id
         module, _, env_id = env_id.partition(":")
         importlib.import_module(module)
+    if env_kwargs.get("remote") is not None:  # a served env carries the server's stack, labels and costs included
+        labels = cost = False
     options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric)
     try:
         spec = gym.spec(env_id)

@@ -1,0 +1,55 @@
+"""``agentgym serve``: the command (registered in `agentgym.cli.COMMAND_MODULES`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from agentgym.errors import ConfigError
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "serve", help="serve envs over OpenEnv's HTTP/WebSocket protocol and MCP",
+        description="Serve agentgym ids to remote clients: OpenEnv's /reset /step /state /ws, MCP at /mcp, "
+                    "and agentgym.remote.RemoteEnv / gym.make(id, remote=URL). A token is always required "
+                    "(--token-file, $AGENTGYM_SERVE_TOKEN_FILE or $AGENTGYM_SERVE_TOKEN; otherwise one is "
+                    "generated into a private file whose path is printed). See docs/serve.md.")
+    p.add_argument("env_ids", nargs="+", metavar="ID", help="ids to serve; the first also at the root URL")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--kwargs", default="{}", metavar="JSON",
+                   help='env kwargs and agentgym.make options for every session, e.g. \'{"budget": 8, "split": "test"}\'')
+    p.add_argument("--backend", default=None, help="sandbox backend (auto, docker, local); same as kwargs backend")
+    p.add_argument("--budget", type=int, default=None, help="turn budget T (TurnLimit); same as kwargs budget")
+    p.add_argument("--token-file", default=None, help="file with the accepted token(s), one per line")
+    p.add_argument("--max-sessions", type=int, default=64, help="open sessions at once (default 64)")
+    p.add_argument("--idle-timeout", type=float, default=300.0, help="close a session idle this many seconds")
+    p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body or message")
+    p.add_argument("--call-timeout", type=float, default=600.0, help="deadline of one reset or step")
+    p.add_argument("--no-mcp", action="store_true", help="do not serve /mcp")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agentgym.serve.app import ServeConfig
+    from agentgym.serve.server import serve
+
+    try:
+        kwargs = json.loads(args.kwargs)
+    except ValueError as exc:
+        raise ConfigError(f"--kwargs {args.kwargs!r} is not JSON: {exc}") from None
+    if not isinstance(kwargs, dict):
+        raise ConfigError(f"--kwargs must be a JSON object, got {args.kwargs!r}")
+    if args.backend is not None:
+        kwargs["backend"] = args.backend
+    if args.budget is not None:
+        kwargs["budget"] = args.budget
+    config = ServeConfig(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
+                         max_request_bytes=args.max_request_bytes, call_timeout=args.call_timeout)
+    return serve(args.env_ids, kwargs=kwargs, host=args.host, port=args.port, config=config,
+                 token_file=args.token_file, mcp=not args.no_mcp, log_level=args.log_level)

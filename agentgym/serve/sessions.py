@@ -1,0 +1,328 @@
+"""Server-side sessions: one env (and so one sandbox) per client session, and what it may do.
+
+- `EnvEndpoint`: one served id with its fixed kwargs and wrapper stack (the server's, never
+  the client's), its spaces, and the env calls a session makes (`reset`, `step`, `state`,
+  tool calls). Every reward a client sees comes from `step` here: the family's verifier in
+  this process; nothing a client sends is read as a reward.
+- `Session`: the env, the principal (token) that opened it, an unguessable id, a lock that
+  keeps its calls in order.
+- `SessionTable`: the limit on open sessions, the idle timeout (a vanished client's sandbox is
+  closed by the reaper), the deadline on every env call, and the thread pool env calls run in
+  (sandbox I/O blocks; the event loop must not).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.error import ResetNeeded
+
+from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
+from agentgym.serve.codec import from_json, space_to_json, to_json
+
+__all__ = ["EnvEndpoint", "Session", "SessionTable", "RequestError", "CapacityReached", "mcp_tools",
+           "tool_action", "RESERVED_TOOLS"]
+
+log = logging.getLogger("agentgym.serve")
+
+RESERVED_TOOLS = ("reset", "finish", "act")
+
+
+class RequestError(Exception):
+    """A request the server refuses; ``code`` is OpenEnv's error code, the message is safe to send."""
+
+    def __init__(self, message: str, code: str = "VALIDATION_ERROR", error_type: str = "", *,
+                 infrastructure: bool = False) -> None:
+        super().__init__(message)
+        self.code, self.error_type, self.infrastructure = code, error_type, infrastructure
+
+    def payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"message": str(self), "code": self.code}
+        if self.error_type:
+            data["error_type"] = self.error_type
+        if self.infrastructure:
+            data["infrastructure"] = True
+        return data
+
+
+class CapacityReached(RequestError):
+    def __init__(self, open_sessions: int, limit: int) -> None:
+        super().__init__(f"the server holds its limit of {limit} open sessions; retry later or raise --max-sessions",
+                         "CAPACITY_REACHED")
+        self.open_sessions, self.limit = open_sessions, limit
+
+
+def _seed(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+        raise RequestError(f"seed must be an integer in [0, 2**63), got {str(value)[:40]!r}")
+    return value
+
+
+def _options(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise RequestError(f"options must be an object, got {type(value).__name__}")
+    return dict(value)
+
+
+@dataclass
+class EnvEndpoint:
+    """One served id: ``gym.make(env_id, **kwargs)`` per session. The kwargs (wrapper options
+    included: ``budget``, ``faults``, ``labels``, ``numeric``...) are fixed by the server."""
+
+    env_id: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    factory: Callable[[], gym.Env] | None = None
+
+    def __post_init__(self) -> None:
+        if self.factory is None:
+            import agentgym  # noqa: F401  (registers the ids)
+
+            env_id, kwargs = self.env_id, dict(self.kwargs)
+            if env_id not in gym.registry:
+                raise ConfigError(f"unknown env id {env_id!r}; agentgym ids: "
+                                  f"{sorted(k for k in gym.registry if k.startswith('agentgym'))}")
+            self.factory = lambda: gym.make(env_id, **kwargs)
+        probe = self.factory()  # builds no sandbox (they start at reset); checks the kwargs now, not per client
+        try:
+            self.observation_space, self.action_space = probe.observation_space, probe.action_space
+            self.spaces = {"observation_space": space_to_json(probe.observation_space),
+                           "action_space": space_to_json(probe.action_space)}
+            doc = (type(probe.unwrapped).__doc__ or "").strip()
+            self.description = doc.splitlines()[0] if doc else self.env_id
+            self.render_modes = list(probe.unwrapped.metadata.get("render_modes", []))
+        finally:
+            probe.close()
+
+    def schema(self) -> dict[str, Any]:
+        """OpenEnv's ``/schema`` (JSON schemas of action, observation, state) plus the gymnasium spaces."""
+        action = {"title": "Action", "type": "object", "properties": {"action": {
+            "description": "one action: a string in the family's grammar (or the space's element)"}},
+            "required": ["action"]}
+        observation = {"title": "Observation", "type": "object",
+                       "properties": {k: {} for k in self.spaces["observation_space"].get("spaces", {"value": 0})}}
+        state = {"title": "State", "type": "object", "properties": {
+            "episode_id": {"type": ["string", "null"]}, "step_count": {"type": "integer"},
+            "env_id": {"type": "string"}, "task_id": {"type": ["string", "null"]}, "done": {"type": "boolean"}}}
+        return {"action": action, "observation": observation, "state": state, "env_id": self.env_id,
+                "spaces": self.spaces, "render_modes": self.render_modes}
+
+    def metadata(self) -> dict[str, Any]:
+        from agentgym import __version__
+
+        return {"name": self.env_id, "description": self.description, "version": __version__,
+                "author": "agentgym", "documentation_url": None, "readme_content": None}
+
+
+@dataclass(eq=False)
+class Session:
+    """One client's env. Its id is 256 random bits; it answers only to the principal that opened it."""
+
+    principal: str
+    endpoint: EnvEndpoint
+    kind: str
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    env: gym.Env | None = None
+    last_active: float = field(default_factory=time.monotonic)
+    busy: int = 0
+    closed: bool = False
+    episode_id: str | None = None
+    task_id: str | None = None
+    turn: int = 0
+    done: bool = False
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    help: str = ""
+    mcp_id: str | None = None  # the MCP transport's session id, for MCP sessions
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    # ---------------------------------------------------------------- env calls (in a worker thread)
+    def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        seed, options = _seed(data.get("seed")), _options(data.get("options"))
+        episode_id = data.get("episode_id")
+        assert self.env is not None
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.episode_id = str(episode_id)[:255] if episode_id is not None else uuid.uuid4().hex
+        self.task_id, self.turn, self.done = info.get("task_id"), int(info.get("turn", 0)), False
+        self.tools = [t for t in info.get("tools", []) if isinstance(t, Mapping)]
+        self.help = str(info.get("help", ""))
+        return {"observation": to_json(obs), "reward": None, "done": False, "info": to_json(info)}
+
+    def step(self, action: Any) -> dict[str, Any]:
+        assert self.env is not None
+        if self.task_id is None:
+            raise ResetNeeded("call reset before step")
+        try:
+            value = from_json(self.env.action_space, action)
+        except (ValueError, TypeError) as exc:
+            raise RequestError(f"the action is not an element of the action space: {exc}") from None
+        obs, reward, terminated, truncated, info = self.env.step(value)
+        self.turn = int(info.get("turn", self.turn + 1))
+        self.done = bool(terminated or truncated)
+        return {"observation": to_json(obs), "reward": float(reward), "done": self.done,
+                "terminated": bool(terminated), "truncated": bool(truncated), "info": to_json(info)}
+
+    def state(self) -> dict[str, Any]:
+        return {"episode_id": self.episode_id, "step_count": self.turn, "env_id": self.endpoint.env_id,
+                "task_id": self.task_id, "done": self.done}
+
+    def close_env(self) -> None:
+        env, self.env = self.env, None
+        if env is not None:
+            env.close()
+
+
+def mcp_tools(session: Session) -> list[dict[str, Any]]:
+    """The session's tools in MCP's shape: ``reset``; the family's tools (from ``tools()`` at the
+    last reset) or, for grammar families, ``act``; and ``finish``."""
+    out = [{"name": "reset", "description": "Start a new episode. Returns the task and the action grammar.",
+            "inputSchema": {"type": "object", "properties": {
+                "seed": {"type": "integer", "minimum": 0, "description": "episode seed (same seed, same task)"},
+                "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"}}}}]
+    family = [t.get("function", t) for t in session.tools]
+    names = {f.get("name") for f in family}
+    for fn in family:
+        if fn.get("name") in ("reset", "act"):
+            continue  # reserved: they mean the server's own tools
+        out.append({"name": str(fn.get("name")), "description": str(fn.get("description", "")),
+                    "inputSchema": dict(fn.get("parameters") or {"type": "object", "properties": {}})})
+    if not family:
+        grammar = session.help.strip().splitlines()[0] if session.help.strip() else "see reset's observation"
+        out.append({"name": "act", "description": f"Take one action in the env's command grammar ({grammar[:200]}).",
+                    "inputSchema": {"type": "object", "properties": {"action": {"type": "string"}},
+                                    "required": ["action"]}})
+    if "finish" not in names:
+        out.append({"name": "finish", "description": "Submit the work: the verifier decides the reward.",
+                    "inputSchema": {"type": "object", "properties": {}}})
+    return out
+
+
+def tool_action(session: Session, name: str, arguments: Mapping[str, Any] | None) -> str:
+    """The action string a tool call stands for, in the family's own grammar (the env parses and
+    checks it, so a bad call costs its turn exactly as the same text would)."""
+    arguments = dict(arguments or {})
+    if name == "act":
+        return str(arguments.get("action", ""))
+    names = {t.get("function", t).get("name") for t in session.tools}
+    if name == "finish" and "finish" not in names:
+        return "submit"
+    return json.dumps({"tool": name, "args": arguments}, ensure_ascii=False)
+
+
+class SessionTable:
+    """Open sessions, their limits, and the threads their env calls run in."""
+
+    def __init__(self, *, max_sessions: int = 64, idle_timeout: float = 300.0, call_timeout: float = 600.0,
+                 workers: int | None = None) -> None:
+        if max_sessions < 1 or idle_timeout <= 0 or call_timeout <= 0:
+            raise ConfigError(f"max_sessions={max_sessions}, idle_timeout={idle_timeout}, call_timeout={call_timeout}:"
+                              " all must be positive")
+        self.max_sessions, self.idle_timeout, self.call_timeout = max_sessions, idle_timeout, call_timeout
+        self._sessions: dict[str, Session] = {}
+        self._executor = ThreadPoolExecutor(max_workers=workers or min(64, max_sessions + 4),
+                                            thread_name_prefix="agentgym-serve")
+        self.opened = self.closed_count = 0
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    async def open(self, principal: str, endpoint: EnvEndpoint, kind: str) -> Session:
+        if len(self._sessions) >= self.max_sessions:
+            raise CapacityReached(len(self._sessions), self.max_sessions)
+        session = Session(principal=principal, endpoint=endpoint, kind=kind)
+        self._sessions[session.id] = session  # reserved before the first await: the limit holds under races
+        self.opened += 1
+        try:
+            assert endpoint.factory is not None
+            session.env = await self._run(endpoint.factory)
+        except BaseException:
+            self._sessions.pop(session.id, None)
+            session.closed = True
+            raise
+        return session
+
+    def get(self, session_id: Any, principal: str) -> Session | None:
+        """The session, only for the principal that opened it; another's id reads as unknown."""
+        session = self._sessions.get(session_id) if isinstance(session_id, str) else None
+        if session is None or session.closed or not secrets.compare_digest(session.principal, principal):
+            return None
+        return session
+
+    async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await asyncio.wait_for(loop.run_in_executor(self._executor, fn, *args), self.call_timeout)
+
+    async def call(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` (a blocking env call) in order for ``session``, within ``call_timeout``;
+        env errors become `RequestError` with a message safe to send."""
+        session.busy += 1
+        try:
+            async with session.lock:
+                if session.closed:
+                    raise RequestError("the session is closed", "SESSION_ERROR")
+                try:
+                    return await self._run(fn, *args)
+                except asyncio.TimeoutError:
+                    asyncio.get_running_loop().create_task(self.close(session))
+                    raise RequestError(f"the env call took over {self.call_timeout:g} s; the session is closed",
+                                       "EXECUTION_ERROR", "Timeout", infrastructure=True) from None
+        except RequestError:
+            raise
+        except ResetNeeded as exc:
+            raise RequestError(str(exc), "EXECUTION_ERROR", "ResetNeeded") from None
+        except InfrastructureError as exc:
+            raise RequestError(f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__,
+                               infrastructure=True) from None
+        except AgentGymError as exc:
+            raise RequestError(f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__) from None
+        except Exception as exc:  # an env bug: logged here, named (not detailed) to the client
+            log.exception("env call failed in a %s session of %s", session.kind, session.endpoint.env_id)
+            raise RequestError(f"the env raised {type(exc).__name__}", "EXECUTION_ERROR", type(exc).__name__) from None
+        finally:
+            session.busy -= 1
+            session.last_active = time.monotonic()
+
+    async def close(self, session: Session) -> None:
+        """Forget the session and close its env (and so its sandbox); idempotent."""
+        if session.closed:
+            return
+        session.closed = True
+        self._sessions.pop(session.id, None)
+        self.closed_count += 1
+        try:
+            await self._run(session.close_env)
+        except Exception:  # noqa: BLE001 - closing must go on for the others; the sandbox's own reaper is the backstop
+            log.warning("closing a %s session of %s failed", session.kind, session.endpoint.env_id, exc_info=True)
+
+    def find(self, predicate: Callable[[Session], bool]) -> list[Session]:
+        return [s for s in list(self._sessions.values()) if predicate(s)]
+
+    async def reap_forever(self, kinds: tuple[str, ...] = ("http", "mcp")) -> None:
+        """Close sessions of ``kinds`` idle for ``idle_timeout`` (websocket sessions time out in
+        their own receive loop)."""
+        interval = max(0.2, min(self.idle_timeout / 4, 5.0))
+        while True:
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            for session in self.find(lambda s: s.kind in kinds and not s.busy
+                                     and now - s.last_active > self.idle_timeout):
+                log.info("closing an idle %s session of %s", session.kind, session.endpoint.env_id)
+                await self.close(session)
+
+    async def close_all(self) -> None:
+        await asyncio.gather(*(self.close(s) for s in list(self._sessions.values())), return_exceptions=True)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
