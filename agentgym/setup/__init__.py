@@ -7,4 +7,4 @@ reports what works. Both are idempotent and print what they do, because the slow
 
 from __future__ import annotations
 
-__all__ = ["engine", "images", "commands"]
+__all__ = ["engine", "images", "pages", "commands"]

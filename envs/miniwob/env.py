@@ -1,0 +1,177 @@
+"""`MiniWoBEnv`: MiniWoB++'s own task pages in the sandbox's Chromium, as text tasks.
+
+The pages come from the image ``agentgym/miniwob`` (`agentgym setup` fetches the pinned ``miniwob``
+wheel, checks its hash and builds it FROM Browser-v0's Chromium image); the sandbox side
+(`page.py`) serves, seeds and renders them with Browser-v0's driver and renderer, and the actions
+are Browser-v0's grammar. The page scores itself; this module turns its verdict into the reward.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agentgym import events as ev
+from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.envs.browser.actions import ACTIONS, BrowserActions
+from agentgym.envs.browser.site import CHROME_MODULES
+from agentgym.envs.miniwob import solvers
+from agentgym.envs.miniwob.tasks import MiniWoBTasks
+from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
+from agentgym.sandbox.modules import SandboxModule
+from agentgym.tasks import Task, TaskSet
+
+__all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE", "MAX_MENU"]
+
+IMAGE = "agentgym/miniwob:latest"
+"""Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.pages.MINIWOB`)."""
+PAGE_MODULE = "agentgym_miniwob_page"
+MAX_MENU = 32
+ONE_PAGE = ("goto", "back", "forward", "reload")
+"""Browser-v0 actions a one-page task has no use for: refused with the reason, left out of ``help``."""
+_MODULES = CHROME_MODULES + (SandboxModule.from_file(PAGE_MODULE, Path(__file__).resolve().parent / "page.py"),)
+
+
+class MiniWoBEnv(AgentEnv):
+    """MiniWoB++ task pages (click-button, search-engine, email-inbox, ...) scored by the pages themselves.
+
+    ## Description
+    One of the selected MiniWoB++ 1.1.0 pages (see `agentgym.envs.miniwob.tasks` for the rule and
+    the list), loaded fresh in headless Chromium inside the sandbox and seeded by the task's seed.
+    The page's own script generates the problem, states it in its instruction and scores the
+    episode (``core.endEpisode``).
+
+    ## Action Space
+    Browser-v0's grammar: ``click(12)``, ``fill(12, "text")``, ``select(12, "option")``,
+    ``press(12, "Enter")``, ``scroll("down")``, ``noop()``, ``finish("...")`` (gives up: the page
+    has not scored it), ``help``; BrowserGym's and WebArena's forms too. ``goto``, ``back``,
+    ``forward`` and ``reload`` cost the turn and say why they are not available (one page).
+
+    ## Observation Space
+    ``{"text": str}``: at reset the page's instruction first, then the page as
+    ``[id] role 'name' value=...`` lines (Browser-v0's renderer; visible elements only; ``div`` and
+    ``span`` elements the page listens to for clicks appear as ``clickable`` lines).
+
+    ## Rewards
+    1.0 when the page's raw reward is exactly 1.0 (partial credit is not success), else 0.0. The
+    raw reward is in ``info["raw_reward"]`` (None until the page scores).
+
+    ## Starting State
+    The page loaded fresh and started with ``Math.seedrandom(seed)``; the page timer lifted.
+
+    ## Episode End
+    Terminates when the page ends its episode (any reward) or on ``finish``. Budget wrappers
+    truncate. A page that does not load, throws, or ends without a reward raises
+    `InfrastructureError` (not the agent's failure; the harness retries it).
+
+    ## Arguments
+    ``tasks`` (pages, e.g. ``["click-button"]``), ``tiers`` (``"controls"``, ``"clickable"``),
+    ``page_timer`` (True keeps the page's own time limit, 10 s by default, which then ends
+    episodes with reward -1), ``split``, ``backend`` (``"docker"``; ``"auto"`` means Docker: the
+    pages and Chromium live in the image), ``render_mode``, ``help_in_observation``.
+
+    ## Version History
+    * v0: 86 pages in two tiers; scripted solvers for a subset (`agentgym.envs.miniwob.solvers`).
+    """
+
+    family: ClassVar[str] = "miniwob"
+    image: ClassVar[str] = IMAGE
+    sandbox_modules = _MODULES
+    sandbox_services = ((PAGE_MODULE, "start"),)
+    actions: ClassVar[BrowserActions] = BrowserActions(tuple(s for s in ACTIONS if s.name not in ONE_PAGE))
+
+    def __init__(self, *, page_timer: bool = False, backend: str = "auto", **kwargs: Any) -> None:
+        if backend not in ("auto", "docker"):
+            raise ConfigError(f"backend={backend!r}: MiniWoB-v0 runs only in Docker (its pages and Chromium live in "
+                              f"the image {IMAGE}); use backend='docker' after `agentgym setup`")
+        super().__init__(backend="docker", **kwargs)  # split, tasks, tiers, ...: see AgentEnv
+        self.page_timer = bool(page_timer)
+        self.chromium: dict[str, Any] | None = None
+        self._reply: dict[str, Any] = {}
+        self._memory: dict[str, Any] = {}
+        self.raw_reward: float | None = None
+
+    # ------------------------------------------------------------------ family hooks
+    @classmethod
+    def _taskset(cls) -> TaskSet:
+        return _all_tasks()
+
+    def _on_sandbox_start(self) -> None:
+        self.chromium = self.services[f"{PAGE_MODULE}.start"]
+
+    def _setup_task(self, task: Task) -> str:
+        self._memory, self.raw_reward = {}, None
+        self._reply = self._call("setup", task=task.meta["page"], seed=task.meta["seed"], keep_timer=self.page_timer)
+        return f"Instruction: {self._reply['utterance']}\n\n{self._reply['text']}"
+
+    def _parse(self, action: str) -> ParsedAction:
+        return self.actions.parse(action)
+
+    def _execute(self, action: ParsedAction) -> Outcome:
+        if action.name == "help":
+            return Outcome(self.help_text())
+        if action.name == "finish":
+            return Outcome("finished: the page had not scored the episode; it ends as a failure.", [ev.submit()],
+                           submitted=True)
+        args = {k: v for k, v in action.args.items() if k in ("id", "text", "option", "key", "direction", "enter")}
+        reply = self._reply = self._call("act", name=action.name, args=args)
+        events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
+        if reply["mismatch"]:
+            events.append(ev.state_mismatch(reply["mismatch"]))
+        if reply["done"]:
+            self.raw_reward = reply["raw_reward"]
+            events.append(ev.submit())
+        return Outcome(reply["text"], events, submitted=bool(reply["done"]))
+
+    def _verify(self) -> bool:
+        return self.raw_reward == 1.0
+
+    def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
+        if kind == "timeout":
+            return "timeout", "error: the page did not respond in time and the action was dropped; nothing changed. " \
+                              "Try again."
+        return "tool_error", "error: the browser failed to deliver the action (internal error); nothing changed. " \
+                             "Try again."
+
+    def _admissible(self) -> list[str]:
+        head = [self.reference_action()]
+        menu = list(dict.fromkeys(a for a in head + solvers.menu(self._reply) if a))
+        return sorted(menu[:MAX_MENU])
+
+    # ------------------------------------------------------------------ gymnasium API
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super().step(action)
+        info["raw_reward"] = self.raw_reward
+        return obs, reward, terminated, truncated, info
+
+    # ------------------------------------------------------------------ public helpers
+    def help_text(self) -> str:
+        return self.actions.help_text()
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self.actions.tools()
+
+    def reference_action(self) -> str:
+        """The scripted solver's next action for this page (`solvers.SOLVERS`); "" for a page without one."""
+        if self.task is None or self._done:
+            return ""
+        return solvers.next_action(self.task.meta["page"], self._reply, self._memory)
+
+    # ------------------------------------------------------------------ internals
+    def _call(self, func: str, **kwargs: Any) -> Any:
+        """A call into the sandbox's page. Chromium or the page failing is not the agent's doing: the sandbox
+        is dropped (the next reset starts a fresh one) and the failure raised as an `InfrastructureError`."""
+        try:
+            return self.sandbox.call(PAGE_MODULE, func, **kwargs)
+        except SandboxOpError as exc:
+            if not str(exc).startswith("BrowserError"):
+                raise
+            self.sandbox.close()
+            raise InfrastructureError(f"the MiniWoB page failed in the sandbox: {exc}") from exc
+
+
+@lru_cache(maxsize=1)
+def _all_tasks() -> MiniWoBTasks:
+    return MiniWoBTasks()
+

@@ -1,0 +1,364 @@
+"""MiniWoB++ pages in the sandbox's Chromium: served on 127.0.0.1, seeded, acted on, rendered as text.
+
+Loaded into the step server as ``agentgym_miniwob_page`` after Browser-v0's Chromium modules, whose
+driver it reuses: `chrome.start` launches Chromium once per sandbox (a service), `chrome.Site` serves
+the pages on 127.0.0.1 while the CDP client waits, and `axtree.parse_page` renders the live DOM into
+the same ``[id] role 'name'`` lines as Browser-v0, with ids numbered the same way (`Session.number`).
+
+A page is loaded fresh for each episode from the image's read-only copy (``/opt/miniwob/html``, built
+by `agentgym setup`), seeded with ``Math.seedrandom(seed)`` and started with
+``core.startEpisodeReal()``; the page timer is lifted (turns are the budget) unless the env asks for
+the original one, and the scoreboard, the start cover and the click canvas are never shown. The page
+scores itself: ``core.endEpisode`` sets ``WOB_DONE_GLOBAL`` and ``WOB_RAW_REWARD_GLOBAL``, which
+every reply carries. What the renderer shows of a page is what a person sees: hidden elements are
+left out, and ``div``/``span`` elements the page listens to for clicks (a hook on
+``addEventListener``, ``onclick`` and jQuery's delegated handlers find them) get ids as
+``clickable`` lines. A page that does not load, throws, or ends without a reward raises
+`chrome.BrowserError`, which the env turns into an `InfrastructureError`.
+"""
+
+import json
+import mimetypes
+import os
+import random
+
+import agentgym_browser_axtree as axtree
+import agentgym_browser_chrome as chrome
+import agentgym_browser_session as session
+
+ActError = session.ActError
+BrowserError = chrome.BrowserError
+ROOT = "/opt/miniwob/html"
+MAX_TIME = 2147483647  # the longest setTimeout delay (about 24.8 days): the page timer, lifted
+SETTLE_MS = 1500  # the longest wait for a page's animations after an action
+WINDOW = session.WINDOW
+CLICK_EVENTS = ("click", "mousedown", "mouseup", "dblclick")
+
+# Run before any page script: remember which elements get click listeners.
+JS_HOOK = """(() => {
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, fn, opts) {
+    if (%s.includes(type) && this instanceof Element) this.__agClick = true;
+    return add.call(this, type, fn, opts);
+  };
+})();""" % json.dumps(list(CLICK_EVENTS))
+
+# Seed, lift the timer, start the episode, hide the scoreboard.
+JS_START = """((seed, keepTimer) => {
+  if (typeof core === 'undefined' || typeof genProblem !== 'function' || typeof Math.seedrandom !== 'function')
+    return 'the page has no MiniWoB core (core.js did not load)';
+  Math.seedrandom(seed);
+  if (!keepTimer) core.EPISODE_MAX_TIME = %d;
+  core.startEpisodeReal();
+  for (const id of ['reward-display', 'click-canvas', 'sync-task-cover']) {
+    const e = document.getElementById(id);
+    if (e) e.style.display = 'none';
+  }
+  return null;
+})""" % MAX_TIME
+
+# What the agent sees: visible elements only; controls and clickables numbered (data-ag) for the renderer.
+JS_SNAPSHOT = """(() => {
+  const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
+  const CONTROLS = '%s';
+  for (const e of document.querySelectorAll('[data-ag],[data-ag-hide],[data-ag-click]')) {
+    e.removeAttribute('data-ag'); e.removeAttribute('data-ag-hide'); e.removeAttribute('data-ag-click');
+  }
+  const hidden = e => {
+    if (SKIP.has(e.id)) return true;
+    if (e.tagName === 'OPTION' || e.tagName === 'OPTGROUP') return false;
+    const s = getComputedStyle(e);
+    return s.display === 'none' || s.visibility === 'hidden' || e.getClientRects().length === 0;
+  };
+  const listened = new Set();
+  const jq = window.jQuery;
+  const visible = [];
+  const walk = e => {
+    for (const c of e.children) {
+      if (hidden(c)) { c.setAttribute('data-ag-hide', ''); continue; }
+      visible.push(c);
+      walk(c);
+    }
+  };
+  walk(document.body);
+  for (const e of [document, document.body, ...visible]) {
+    if (e.__agClick || typeof e.onclick === 'function' || typeof e.onmousedown === 'function') listened.add(e);
+    const events = jq && jq._data ? jq._data(e, 'events') : null;
+    if (!events) continue;
+    for (const type of %s) {
+      for (const h of events[type] || []) {
+        if (h.selector) {  // a delegated handler: the elements its selector matches get the clicks
+          const sel = h.selector.trim().startsWith('>') ? ':scope ' + h.selector : h.selector;
+          try { e.querySelectorAll(sel).forEach(t => listened.add(t)); } catch (_) { /* a jQuery-only selector */ }
+        }
+        else listened.add(e);
+      }
+    }
+  }
+  const isControl = e => e.matches(CONTROLS);
+  const candidates = visible.filter(e => listened.has(e) && !isControl(e) && e !== document.body && e.id !== 'wrap'
+                                         && e.id !== 'area' && !e.querySelector(CONTROLS));
+  const clickable = new Set(candidates.filter(e => !candidates.some(o => o !== e && e.contains(o))));
+  const els = visible.filter(e => isControl(e) || clickable.has(e));
+  window.__ag = els;
+  els.forEach((e, i) => {
+    e.setAttribute('data-ag', i);
+    if (clickable.has(e)) e.setAttribute('data-ag-click', '');
+  });
+  const root = document.documentElement.cloneNode(true);
+  root.querySelectorAll('[data-ag-hide]').forEach(e => e.remove());
+  const query = document.getElementById('query');
+  return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
+          [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON === null ? null : String(WOB_REWARD_REASON)]];
+})()""" % (chrome.CONTROLS, json.dumps(list(CLICK_EVENTS)), chrome.JS_VALUES)
+
+# After an action: a turn of the event loop, then until jQuery's animations end (bounded).
+JS_SETTLE = """new Promise(done => {
+  const t0 = Date.now();
+  const tick = () => {
+    const busy = window.jQuery && jQuery.timers && jQuery.timers.length;
+    if (!busy || Date.now() - t0 > %d) done(true); else setTimeout(tick, 10);
+  };
+  setTimeout(tick, 0);
+})""" % SETTLE_MS
+
+JS_CLICK = """(i => {
+  const e = window.__ag[i];
+  e.scrollIntoView({block: 'center'});
+  const r = e.getBoundingClientRect();
+  const at = {bubbles: true, cancelable: true, view: window, button: 0,
+              clientX: r.left + r.width / 2, clientY: r.top + r.height / 2};
+  e.dispatchEvent(new MouseEvent('mouseover', at));
+  e.dispatchEvent(new MouseEvent('mousedown', at));
+  if (e.focus) e.focus();
+  e.dispatchEvent(new MouseEvent('mouseup', at));
+  e.click();
+})"""
+
+JS_SELECT = """((i, v) => {
+  const e = window.__ag[i];
+  e.focus();
+  e.value = v;
+  e.dispatchEvent(new Event('input', {bubbles: true}));
+  e.dispatchEvent(new Event('change', {bubbles: true}));
+})"""
+
+
+class Pages:
+    """The MiniWoB++ folder as a WSGI app (files read once, then served from memory)."""
+
+    def __init__(self, root):
+        self.root = os.path.realpath(root)
+        self.cache, self.missing = {}, []
+
+    def __call__(self, environ, start_response):
+        path = environ["PATH_INFO"]
+        body = self.cache.get(path)
+        if body is None:
+            full = os.path.realpath(os.path.join(self.root, path.lstrip("/")))
+            if full.startswith(self.root + os.sep) and os.path.isfile(full):
+                with open(full, "rb") as f:
+                    body = self.cache[path] = f.read()
+            else:
+                self.missing.append(path)
+                start_response("404 Not Found", [("Content-Type", "text/plain")])
+                return [b"not found"]
+        kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind.endswith("javascript"):
+            kind += "; charset=utf-8"
+        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body)))])
+        return [body]
+
+
+class Tab:
+    """The Chromium page MiniWoB uses (one per sandbox, made once)."""
+
+    def __init__(self, browser, root):
+        self.browser, self.cdp = browser, browser.cdp
+        self.pages = Pages(root)
+        browser.site.app = self.pages
+        self.cdp.call("Page.addScriptToEvaluateOnNewDocument", {"source": JS_HOOK})
+        self.cdp.call("Runtime.enable")
+
+    def evaluate(self, expression, wait=False):
+        params = {"expression": expression, "returnByValue": True}
+        if wait:
+            params["awaitPromise"] = True
+        result = self.cdp.call("Runtime.evaluate", params)
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise BrowserError("the page's script failed: %s" % str(text)[:300])
+        return result["result"].get("value")
+
+    def page_errors(self):
+        """Uncaught exceptions the page threw since the last call (events are cleared)."""
+        errors = [ev["params"]["exceptionDetails"] for ev in self.cdp.events if ev["method"] == "Runtime.exceptionThrown"]
+        self.cdp.events.clear()
+        return [(e.get("exception", {}).get("description") or e.get("text") or "?")[:300] for e in errors]
+
+    def open(self, task, seed, keep_timer):
+        self.pages.missing = []
+        self.cdp.events.clear()
+        result = self.cdp.call("Page.navigate", {"url": "%s/miniwob/%s.html" % (self.browser.origin, task)})
+        if result.get("errorText"):
+            raise BrowserError("the page %s did not load: %s" % (task, result["errorText"]))
+        self.cdp.event("Page.loadEventFired")
+        if self.pages.missing:
+            raise BrowserError("the page %s asked for missing files %s" % (task, self.pages.missing[:3]))
+        problem = self.evaluate("%s(%s, %s)" % (JS_START, json.dumps(str(seed)), json.dumps(bool(keep_timer))))
+        if problem:
+            raise BrowserError("the page %s did not start: %s" % (task, problem))
+        errors = self.page_errors()
+        if errors:
+            raise BrowserError("the page %s threw while loading: %s" % (task, errors[0]))
+
+
+class Episode:
+    """One episode on one page: the lines the agent sees, their ids, the page's verdict."""
+
+    number = session.Session.number  # ids stable for (role, name, occurrence), drawn from the seeded RNG
+    _new_id = session.Session._new_id
+    _merge = chrome.ChromeSession._merge
+    observe = session.Session.observe
+    do_scroll = session.Session.do_scroll
+
+    def __init__(self, tab, task, seed, keep_timer):
+        self.tab, self.task = tab, task
+        self.id_rng = random.Random(seed)
+        self.ids, self.keys = {}, {}
+        self.url, self.offset, self.focus = "/miniwob/%s.html" % task, 0, None
+        tab.open(task, seed, keep_timer)
+        self.done, self.raw_reward, self.reason = False, None, None
+        self.snapshot()
+
+    def snapshot(self):
+        markup, values, self.utterance, status = self.tab.evaluate(JS_SNAPSHOT)
+        self.title, lines, _ = axtree.parse_page(markup)
+        self._merge(lines, values)
+        self.lines = self.number(lines, self.url)
+        self.offset = min(self.offset, max(0, len(self.lines) - WINDOW))
+        done, raw, reason = status
+        if done and not self.done:
+            if not isinstance(raw, (int, float)) or isinstance(raw, bool) or raw != raw:
+                raise BrowserError("the page %s ended its episode without a reward (got %r)" % (self.task, raw))
+            self.done, self.raw_reward, self.reason = True, float(raw), reason
+
+    def element(self, ident):
+        return session.Session.element(self, ident)
+
+    # ------------------------------------------------------------------ actions
+    def do_click(self, id, **extra):
+        line = self.element(id)
+        if line.get("dom") is None:
+            raise ActError("not_interactive", "[%d] is text, not something to click" % line["id"])
+        self.tab.evaluate("%s(%d)" % (JS_CLICK, line["dom"]))
+        if line["role"] in session.TEXT_ROLES:
+            self.focus = line["id"]
+
+    def do_fill(self, id, text, enter=False):
+        line = self.element(id)
+        if line["role"] not in session.TEXT_ROLES:
+            hint = " (use select() for a combobox)" if line["role"] == "combobox" else ""
+            raise ActError("not_interactive", "[%d] is a %s, not a text box%s" % (line["id"], line["role"], hint))
+        self.tab.evaluate("%s(%d, %s)" % (chrome.JS_SET, line["dom"], json.dumps(str(text)[:4000])))
+        self.focus = line["id"]
+        if enter:
+            self.key(line, "Enter")
+
+    def do_select(self, id, option):
+        line = self.element(id)
+        if line["role"] != "combobox":
+            raise ActError("not_interactive", "[%d] is a %s, not a drop-down (combobox)" % (line["id"], line["role"]))
+        want = str(option).strip().lower()
+        for value, label in line["options"]:
+            if want in (label.lower(), str(value).lower()):
+                self.tab.evaluate("%s(%d, %s)" % (JS_SELECT, line["dom"], json.dumps(str(value))))
+                return
+        raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
+                       % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))
+
+    def do_press(self, id=None, key="Enter"):
+        if id is None:
+            if self.focus is None:
+                raise ActError("bad_args", "no element has focus: press(id, \"Enter\") names the element")
+            id = self.focus
+        self.key(self.element(id), key)
+
+    def key(self, line, key):
+        """A real key press in the element (Chromium's input pipeline: Enter submits a form, as typed)."""
+        if line.get("dom") is None:
+            raise ActError("not_interactive", "[%d] is text: it takes no keys" % line["id"])
+        name = str(key).strip()
+        codes = {"enter": ("Enter", 13, "\r"), "return": ("Enter", 13, "\r"), "tab": ("Tab", 9, ""),
+                 "escape": ("Escape", 27, ""), "backspace": ("Backspace", 8, ""), "space": (" ", 32, " "),
+                 "arrowdown": ("ArrowDown", 40, ""), "arrowup": ("ArrowUp", 38, "")}
+        if name.lower() not in codes:
+            raise ActError("bad_args", "press takes one of %s" % ", ".join(sorted(set(c[0] for c in codes.values()))))
+        label, code, text = codes[name.lower()]
+        self.tab.evaluate("window.__ag[%d].focus()" % line["dom"])
+        cdp = self.tab.cdp
+        down = {"type": "keyDown" if text else "rawKeyDown", "key": label, "code": label if len(label) > 1 else "Space",
+                "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}
+        if text:
+            down["text"] = text
+        cdp.call("Input.dispatchKeyEvent", down)
+        cdp.call("Input.dispatchKeyEvent", dict(down, type="keyUp", text=""))
+
+    def do_noop(self):
+        pass
+
+    def act(self, name, args):
+        error = kind = mismatch = None
+        if self.done:
+            error, kind = "the page has ended its episode", "episode_over"
+        elif name in ("goto", "back", "forward", "reload"):
+            error, kind = ("%s is not available here: a MiniWoB task is one page (the page has no links to other "
+                           "pages and leaving it would end the task)" % name, "not_supported")
+        else:
+            try:
+                getattr(self, "do_" + name)(**args)
+            except ActError as exc:
+                error, kind, mismatch = str(exc), exc.kind, exc.mismatch
+        if name != "scroll" and error is None:
+            self.tab.evaluate(JS_SETTLE, wait=True)
+        errors = self.tab.page_errors()
+        if errors:
+            raise BrowserError("the page %s threw: %s" % (self.task, errors[0]))
+        if name != "scroll":
+            self.snapshot()
+        text = self.observe()
+        if error:
+            text = "error: %s\n\n%s" % (error, text)
+        return self.reply(text, error, kind, mismatch)
+
+    def reply(self, text, error=None, kind=None, mismatch=None):
+        lines = [{k: v for k, v in ln.items() if k in ("id", "role", "name", "value", "checked", "options", "indent")}
+                 for ln in self.lines]
+        return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
+                "done": self.done, "raw_reward": self.raw_reward, "reason": self.reason,
+                "utterance": self.utterance, "lines": lines}
+
+
+# ---------------------------------------------------------------------- the sandbox's entry points
+_M = {}
+
+
+def start(root=ROOT):
+    """Chromium (once per sandbox, Browser-v0's service) and the tab MiniWoB uses; what `chrome.start` says."""
+    info = chrome.start()
+    if "tab" not in _M:
+        if not os.path.isfile(os.path.join(root, "core", "core.js")):
+            raise BrowserError("no MiniWoB pages at %s: build the image with `agentgym setup`" % root)
+        _M["tab"] = Tab(chrome._B["browser"], root)
+    return info
+
+
+def setup(task, seed, keep_timer=False):
+    start()
+    _M["episode"] = e = Episode(_M["tab"], task, seed, keep_timer)
+    return e.reply(e.observe())
+
+
+def act(name, args):
+    return _M["episode"].act(name, args)

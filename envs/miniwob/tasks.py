@@ -1,0 +1,91 @@
+"""MiniWoB++ tasks: which pages, their tiers, and every (page, seed) pair with its split.
+
+Task ids read ``miniwob/<page>/<seed>``; the seed seeds the page (``Math.seedrandom``), so a task id
+is one concrete problem. Seeds split into train and test by a stable hash of the id (the pages are
+the benchmark's own; there is no held-out unit beyond the seed).
+
+Which pages (the rule, applied to all 130 pages of ``miniwob`` 1.1.0, see docs/miniwob.md):
+
+1. ``controls``: the task is done with ordinary links, buttons, text boxes, check boxes, radio
+   buttons and drop-downs, which Browser-v0's renderer shows as they are;
+2. ``clickable``: the targets are ``div``/``span``/heading elements the page listens to for clicks,
+   which the renderer gives ids through its listener probe;
+3. left out: pages that need a canvas or SVG drawing read as an image, dragging, sliders and
+   spinners, colour or shape perception, text selection, hovering, or acting within a time limit
+   (moving targets, delayed buttons); a text agent cannot do them through this action set. Pages
+   that passed 1-2 but did not load and start cleanly in the sandbox on every one of 20 seeds are
+   left out too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+from agentgym.errors import ConfigError
+from agentgym.tasks import Task, TaskSet, stable_split
+
+__all__ = ["MiniWoBTasks", "CONTROLS", "CLICKABLE", "TASKS", "SEEDS_PER_TASK", "task_env_id"]
+
+SEEDS_PER_TASK = 1000
+TEST_FRACTION = 0.25
+
+CONTROLS: tuple[str, ...] = (
+    "book-flight", "book-flight-nodelay", "buy-ticket", "choose-date", "choose-date-easy", "choose-date-medium",
+    "choose-date-nodelay", "choose-list", "click-button", "click-button-sequence", "click-checkboxes",
+    "click-checkboxes-large", "click-checkboxes-soft", "click-checkboxes-transfer", "click-dialog", "click-dialog-2",
+    "click-link", "click-option", "click-scroll-list", "click-tab", "click-tab-2", "click-tab-2-easy",
+    "click-tab-2-medium", "click-tab-2-hard", "click-test", "click-test-2", "click-test-transfer", "click-widget",
+    "copy-paste", "copy-paste-2", "enter-date", "enter-password", "enter-text", "enter-text-2", "enter-text-dynamic",
+    "enter-time", "find-word", "focus-text", "focus-text-2", "form-sequence", "form-sequence-2", "form-sequence-3",
+    "guess-number", "login-user", "login-user-popup", "multi-layouts", "multi-orderings", "number-checkboxes",
+    "odd-or-even", "order-food", "phone-book", "read-table", "read-table-2", "scroll-text", "scroll-text-2",
+    "search-engine", "sign-agreement", "simple-algebra", "simple-arithmetic", "terminal", "text-transform",
+    "unicode-test", "use-autocomplete", "use-autocomplete-nodelay",
+)
+"""Pages done with ordinary controls."""
+CLICKABLE: tuple[str, ...] = (
+    "click-collapsible", "click-collapsible-nodelay", "click-collapsible-2", "click-collapsible-2-nodelay",
+    "click-menu", "click-menu-2", "email-inbox", "email-inbox-delete", "email-inbox-forward", "email-inbox-forward-nl",
+    "email-inbox-forward-nl-turk", "email-inbox-important", "email-inbox-nl-turk", "email-inbox-noscroll",
+    "email-inbox-reply", "email-inbox-star-reply", "find-greatest", "navigate-tree", "social-media",
+    "social-media-all", "social-media-some", "tic-tac-toe",
+)
+"""Pages whose targets are div/span elements the page listens to."""
+TASKS: tuple[str, ...] = CONTROLS + CLICKABLE
+
+
+def task_env_id(page: str) -> str:
+    """The per-task Gymnasium id of a page, e.g. ``agentgym/MiniWoB-click-button-v0``."""
+    return f"agentgym/MiniWoB-{page}-v0"
+
+
+class MiniWoBTasks(TaskSet):
+    """Every selected page times `SEEDS_PER_TASK` seeds (``MiniWoBTasks(tasks=[...], tiers=[...])``)."""
+
+    family: ClassVar[str] = "miniwob"
+    all_tiers: ClassVar[tuple[str, ...]] = ("controls", "clickable")
+    all_groups: ClassVar[tuple[str, ...]] = TASKS
+    group_filter: ClassVar[str] = "tasks"
+
+    def catalog(self, split: str) -> Iterator[tuple[str, str, str]]:
+        for page in TASKS:
+            tier = "controls" if page in CONTROLS else "clickable"
+            for seed in range(SEEDS_PER_TASK):
+                task_id = f"miniwob/{page}/{seed}"
+                if stable_split(task_id, TEST_FRACTION) == split:
+                    yield task_id, tier, page
+
+    def get(self, task_id: str) -> Task:
+        parts = task_id.split("/")
+        if len(parts) != 3 or parts[0] != "miniwob" or parts[1] not in TASKS or not parts[2].isdigit() \
+                or int(parts[2]) >= SEEDS_PER_TASK:
+            raise ConfigError(f"unknown miniwob task id {task_id!r}: ids read miniwob/<page>/<seed> with a page of "
+                              f"{list(TASKS)} and a seed below {SEEDS_PER_TASK}")
+        page, seed = parts[1], int(parts[2])
+        from agentgym.envs.miniwob.solvers import min_turns
+
+        return Task(task_id=task_id, family="miniwob", split=stable_split(task_id, TEST_FRACTION),
+                    instruction=f"MiniWoB++ task {page}: the page says what to do.",
+                    tier="controls" if page in CONTROLS else "clickable", min_turns=min_turns(page),
+                    meta={"page": page, "seed": seed})
