@@ -141,7 +141,7 @@ class _Renderer:
             self.walk(el, indent, len(self.forms) - 1, only_controls)
             self.flush(indent)
             return
-        line = self.control(el, form) if tag in CONTROLS else None
+        line = self.control(el, form) if tag in CONTROLS or "data-ag-click" in a else None
         if line is not None:
             if line.get("hidden"):
                 return
@@ -176,6 +176,8 @@ class _Renderer:
 
     def control(self, el, form):
         tag, a = el.tag, el.attrs
+        if tag not in CONTROLS:  # an element the page listens to for clicks (MiniWoB's div/span targets)
+            return {"role": a.get("role") or "clickable", "name": _squash(a.get("aria-label") or text_of(el))}
         if tag == "a" and "href" in a:
             return {"role": "link", "name": _squash(a.get("aria-label") or text_of(el)), "href": a["href"]}
         if tag == "button":

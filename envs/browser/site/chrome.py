@@ -216,11 +216,13 @@ class Site:
         started = []
         body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))
         status, headers = started[0]
-        st = self.app.store
-        path, _, query = environ["agentgym.target"].partition("?")
-        query = urllib.parse.urlencode(urllib.parse.parse_qsl(query, keep_blank_values=True))
-        self.served.append({"status": status, "url": path + ("?" + query if query else ""), "writes": list(st.writes),
-                            "conflicts": list(st.conflicts), "rejected": st.rejected, "refs": list(st.refs)})
+        st = getattr(self.app, "store", None)  # static pages (MiniWoB's) have no store and book nothing
+        if st is not None:
+            path, _, query = environ["agentgym.target"].partition("?")
+            query = urllib.parse.urlencode(urllib.parse.parse_qsl(query, keep_blank_values=True))
+            self.served.append({"status": status, "url": path + ("?" + query if query else ""),
+                                "writes": list(st.writes), "conflicts": list(st.conflicts), "rejected": st.rejected,
+                                "refs": list(st.refs)})
         start_response(status, headers + [("Cache-Control", "no-store")])
         return [body]
 
