@@ -60,6 +60,7 @@ JS_START = """((seed, keepTimer) => {
 # What the agent sees: visible elements only; controls and clickables numbered (data-ag) for the renderer.
 JS_SNAPSHOT = """(() => {
   const SKIP = new Set(['reward-display', 'sync-task-cover', 'click-canvas', 'query']);
+  const PAGE = new Set(['wrap', 'area']);  // the page's frame: listeners there are not targets
   const CONTROLS = '%s';
   for (const e of document.querySelectorAll('[data-ag],[data-ag-hide],[data-ag-click]')) {
     e.removeAttribute('data-ag'); e.removeAttribute('data-ag-hide'); e.removeAttribute('data-ag-click');
@@ -96,10 +97,21 @@ JS_SNAPSHOT = """(() => {
     }
   }
   const isControl = e => e.matches(CONTROLS);
-  const candidates = visible.filter(e => listened.has(e) && !isControl(e) && e !== document.body && e.id !== 'wrap'
-                                         && e.id !== 'area' && !e.querySelector(CONTROLS));
-  const clickable = new Set(candidates.filter(e => !candidates.some(o => o !== e && e.contains(o))));
-  const els = visible.filter(e => isControl(e) || clickable.has(e));
+  const clickable = new Set(visible.filter(e => listened.has(e) && !isControl(e) && !PAGE.has(e.id)));
+  let els = visible.filter(e => isControl(e) || clickable.has(e));
+  const squash = t => t.replace(/\s+/g, ' ').trim();
+  const ownText = e => {  // its text, without what nested controls and clickables say for themselves
+    let out = '';
+    for (const c of e.childNodes) {
+      if (c.nodeType === 3) out += ' ' + c.data;
+      else if (c.nodeType === 1 && !c.hasAttribute('data-ag-hide') && !isControl(c) && !clickable.has(c)) out += ' ' + ownText(c);
+    }
+    return out;
+  };
+  for (const e of clickable) {  // a wrapper around a control (a calendar cell around its link): the control is the target
+    if (e.querySelector(CONTROLS) && !squash(ownText(e))) clickable.delete(e);
+  }
+  els = els.filter(e => isControl(e) || clickable.has(e));
   window.__ag = els;
   els.forEach((e, i) => {
     e.setAttribute('data-ag', i);
@@ -107,6 +119,19 @@ JS_SNAPSHOT = """(() => {
   });
   const root = document.documentElement.cloneNode(true);
   root.querySelectorAll('[data-ag-hide]').forEach(e => e.remove());
+  for (const c of root.querySelectorAll('[data-ag]')) {
+    const e = els[+c.getAttribute('data-ag')];
+    if (c.hasAttribute('aria-label')) continue;
+    if (clickable.has(e)) {  // named by its own text, else by what it is (an icon: its class)
+      const direct = squash(Array.from(e.childNodes).filter(n => n.nodeType === 3).map(n => n.data).join(' '));
+      const name = direct || squash(ownText(e)).slice(0, 300) || squash(String(e.className || e.tagName.toLowerCase()));
+      c.setAttribute('aria-label', name);
+    } else if (e.matches('input,textarea,select') && !(e.labels && e.labels.length)) {
+      let p = e.previousElementSibling;  // <label>Username</label><input>: the label names the box
+      while (p && p.tagName === 'BR') p = p.previousElementSibling;
+      if (p && p.tagName === 'LABEL' && !p.querySelector(CONTROLS)) c.setAttribute('aria-label', squash(p.textContent));
+    }
+  }
   const query = document.getElementById('query');
   return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
           [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON === null ? null : String(WOB_REWARD_REASON)]];
@@ -179,6 +204,8 @@ class Tab:
         browser.site.app = self.pages
         self.cdp.call("Page.addScriptToEvaluateOnNewDocument", {"source": JS_HOOK})
         self.cdp.call("Runtime.enable")
+        # the page behaves as the focused one (focus and blur events fire, as for a person's tab)
+        self.cdp.call("Emulation.setFocusEmulationEnabled", {"enabled": True})
 
     def evaluate(self, expression, wait=False):
         params = {"expression": expression, "returnByValue": True}
@@ -333,7 +360,7 @@ class Episode:
         return self.reply(text, error, kind, mismatch)
 
     def reply(self, text, error=None, kind=None, mismatch=None):
-        lines = [{k: v for k, v in ln.items() if k in ("id", "role", "name", "value", "checked", "options", "indent")}
+        lines = [{k: v for k, v in ln.items() if k in ("id", "role", "name", "value", "checked", "options", "indent", "multiline")}
                  for ln in self.lines]
         return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
                 "done": self.done, "raw_reward": self.raw_reward, "reason": self.reason,

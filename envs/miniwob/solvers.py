@@ -1,25 +1,301 @@
-"""Scripted solvers for MiniWoB++ pages, read from what the agent sees, and the random policy's menu."""
+"""Scripted solvers for MiniWoB++ pages, and the menu a random policy picks from.
+
+A solver reads what the agent is shown (the page's instruction and its element lines, as the
+sandbox sends them: role, name, value, ids) and returns the next action in Browser-v0's grammar; it
+never reads the page's hidden state, so it solves only what a careful text agent could. Solvers are
+state-aware (each action is chosen from the current page, with a little memory for what the page
+does not show, like guess-number's bounds), so a fault that drops or hides an action is recovered
+by choosing again. `SOLVERS` lists them; `env.reference_action()` is the solver of the task's page
+("" for a page without one). `benchmarks/envs.py` and docs/miniwob.md report their success rates.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-SOLVERS: dict = {}
+__all__ = ["SOLVERS", "MIN_TURNS", "min_turns", "next_action", "menu"]
+
+Reply = dict[str, Any]
+Line = dict[str, Any]
+Solver = Callable[[Reply, dict[str, Any]], str]
+
+def _ordinal(text: str) -> int:
+    """3 for '3rd' (1-based)."""
+    return int(re.match(r"(\d+)(?:st|nd|rd|th)", text).group(1))
+
+
+# ---------------------------------------------------------------------------- reading the page
+def _q(text: str) -> str:
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def quoted(text: str) -> list[str]:
+    """The double-quoted strings of an instruction, in order."""
+    return re.findall(r'"([^"]*)"', text)
+
+
+def find(reply: Reply, role: str | tuple[str, ...] | None = None, name: str | None = None, *, exact: bool = True,
+         nth: int = 0) -> Line | None:
+    """The ``nth`` line with this role (or roles) and name (case-insensitive; ``exact=False``: contains)."""
+    roles = (role,) if isinstance(role, str) else role
+    hits = []
+    for line in reply.get("lines", []):
+        if roles and line["role"] not in roles:
+            continue
+        if name is not None:
+            have, want = line["name"].strip().lower(), name.strip().lower()
+            if (have != want) if exact else (want not in have):
+                continue
+        hits.append(line)
+    return hits[nth] if len(hits) > nth else None
+
+
+def boxes(reply: Reply) -> list[Line]:
+    return [ln for ln in reply.get("lines", []) if ln["role"] in ("textbox", "searchbox", "spinbutton")]
+
+
+def click(line: Line | None) -> str:
+    return f"click({line['id']})" if line else ""
+
+
+def fill(line: Line | None, text: str) -> str:
+    return f"fill({line['id']}, {_q(text)})" if line else ""
+
+
+def _button(reply: Reply, *names: str) -> Line | None:
+    for name in names:
+        line = find(reply, ("button", "link", "clickable"), name)
+        if line:
+            return line
+    return None
+
+
+def _submit(reply: Reply) -> str:
+    return click(_button(reply, "Submit", "submit", "Login", "Search", "OK"))
+
+
+def _fill_then(reply: Reply, wanted: list[tuple[Line | None, str]], then: str) -> str:
+    """Fill each box that does not yet hold its text, then the final action."""
+    for line, text in wanted:
+        if line is not None and line.get("value") != text:
+            return fill(line, text)
+    return then
+
+
+def _statics(reply: Reply) -> list[str]:
+    return [ln["name"] for ln in reply.get("lines", []) if ln["role"] == "StaticText"]
+
+
+# ---------------------------------------------------------------------------- the solvers
+def click_named(reply: Reply, memory: dict[str, Any]) -> str:
+    """click-button, click-link, click-dialog-2, unicode-test: the element the instruction quotes."""
+    name = quoted(reply["utterance"])[0]
+    line = find(reply, ("button", "link", "clickable"), name)
+    if line is None and name.lower() == "x":  # a dialog's close button, drawn as an x
+        line = find(reply, "button", "Close")
+    return click(line)
+
+
+def click_dialog(reply: Reply, memory: dict[str, Any]) -> str:
+    return click(_button(reply, "Close", "x", "×"))
+
+
+def click_test(reply: Reply, memory: dict[str, Any]) -> str:
+    """click-test, click-test-2, click-test-transfer: 'Click button ONE.' / 'Click the button.'"""
+    m = re.search(r"Click button (\w+)\.", reply["utterance"])
+    return click(find(reply, "button", m.group(1)) if m else find(reply, "button"))
+
+
+def _done(memory: dict[str, Any], name: str, target: str | None = None) -> bool:
+    """Whether the agent already did this (the page shows no trace of some actions)."""
+    return any(n == name and (target is None or t == target) for n, t in memory.get("history", []))
+
+
+def click_button_sequence(reply: Reply, memory: dict[str, Any]) -> str:
+    return click(find(reply, "button", "TWO" if _done(memory, "click", "ONE") else "ONE"))
+
+
+def click_checkboxes(reply: Reply, memory: dict[str, Any]) -> str:
+    """click-checkboxes(-large, -transfer): tick exactly the named boxes, then Submit."""
+    m = re.search(r"Select (.*?) and click Submit", reply["utterance"])
+    wanted = set() if not m or m.group(1).strip() == "nothing" else {w.strip() for w in m.group(1).split(",")}
+    for line in reply["lines"]:
+        if line["role"] == "checkbox" and (line["name"].strip() in wanted) != line["checked"]:
+            return click(line)
+    return _submit(reply)
+
+
+def click_option(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"Select (.*?) and click Submit", reply["utterance"])
+    line = find(reply, "radio", m.group(1)) if m else None
+    if line and not line["checked"]:
+        return click(line)
+    return _submit(reply)
+
+
+def choose_list(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"Select (.*?) from the list", reply["utterance"])
+    box = find(reply, "combobox")
+    if m and box and str(box["value"]) != m.group(1):
+        return f"select({box['id']}, {_q(m.group(1))})"
+    return _submit(reply)
+
+
+def enter_text(reply: Reply, memory: dict[str, Any]) -> str:
+    """enter-text, enter-text-dynamic, enter-text-2 (upper case)."""
+    text = quoted(reply["utterance"])[0]
+    if "upper case" in reply["utterance"]:
+        text = text.upper()
+    elif "lower case" in reply["utterance"]:
+        text = text.lower()
+    return _fill_then(reply, [(boxes(reply)[0], text)], _submit(reply))
+
+
+def enter_password(reply: Reply, memory: dict[str, Any]) -> str:
+    text = quoted(reply["utterance"])[0]
+    return _fill_then(reply, [(b, text) for b in boxes(reply)], _submit(reply))
+
+
+def login_user(reply: Reply, memory: dict[str, Any]) -> str:
+    """login-user and login-user-popup (a popup may cover the form: dismiss it first)."""
+    popup = find(reply, "button", "Cancel")
+    if popup:
+        return click(popup)
+    user, password = quoted(reply["utterance"])[:2]
+    return _fill_then(reply, [(find(reply, ("textbox",), "Username"), user),
+                              (find(reply, ("textbox",), "Password"), password)], click(_button(reply, "Login", "OK")))
+
+
+def find_word(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"Find the (\w+) word", reply["utterance"])
+    text = max(_statics(reply), key=len)
+    words = text.split()
+    word = words[_ordinal(m.group(1)) - 1].strip(".,;:!?") if m else ""
+    return _fill_then(reply, [(boxes(reply)[0], word)], _submit(reply))
+
+
+def simple_arithmetic(reply: Reply, memory: dict[str, Any]) -> str:
+    problem = next(s for s in _statics(reply) if s.endswith("="))
+    a, op, b = re.match(r"\s*(-?\d+)\s*([-+x*/])\s*(-?\d+)", problem).groups()
+    x, y = int(a), int(b)
+    value = {"+": x + y, "-": x - y, "x": x * y, "*": x * y, "/": x // y if y else 0}[op]
+    return _fill_then(reply, [(boxes(reply)[0], str(value))], _submit(reply))
+
+
+def simple_algebra(reply: Reply, memory: dict[str, Any]) -> str:
+    eq = next(s for s in _statics(reply) if "=" in s and "x" in s and s.strip() != "x =")
+    m = re.match(r"\s*x\s*([-+])\s*(\d+)\s*=\s*(-?\d+)", eq)
+    if m:
+        op, b, c = m.groups()
+        value = int(c) - int(b) if op == "+" else int(c) + int(b)
+    else:
+        b, op, c = re.match(r"\s*(-?\d+)\s*([-+])\s*x\s*=\s*(-?\d+)", eq).groups()
+        value = int(c) - int(b) if op == "+" else int(b) - int(c)
+    return _fill_then(reply, [(boxes(reply)[0], str(value))], _submit(reply))
+
+
+def read_table(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"Enter the value of (.*?) into", reply["utterance"])
+    value = next((r["name"].split(" | ", 1)[1] for r in reply["lines"] if r["role"] == "row"
+                  and r["name"].split(" | ")[0] == m.group(1)), "")
+    return _fill_then(reply, [(boxes(reply)[0], value)], _submit(reply))
+
+
+def copy_paste(reply: Reply, memory: dict[str, Any]) -> str:
+    """copy-paste: the text area's text into the text box (the agent reads it, so no clipboard)."""
+    target = next(b for b in boxes(reply) if not b.get("multiline"))
+    source = next(b for b in boxes(reply) if b.get("multiline"))
+    return _fill_then(reply, [(target, source["value"])], _submit(reply))
+
+
+def focus_text(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"the (\w+) input", reply["utterance"])
+    index = _ordinal(m.group(1)) - 1 if m else 0
+    return click(boxes(reply)[index])
+
+
+def guess_number(reply: Reply, memory: dict[str, Any]) -> str:
+    """Binary search over 0-9 with the page's feedback ('higher than 4', 'lower than 7')."""
+    lo, hi = memory.setdefault("lo", 0), memory.setdefault("hi", 9)
+    for text in _statics(reply):
+        m = re.search(r"(higher|lower) than (-?\d+)", text)
+        if m:
+            n = int(m.group(2))
+            lo, hi = (max(lo, n + 1), hi) if m.group(1) == "higher" else (lo, min(hi, n - 1))
+    memory["lo"], memory["hi"] = lo, hi
+    guess = str((lo + hi) // 2)
+    box = boxes(reply)[0]
+    if box.get("value") != guess:
+        return fill(box, guess)
+    return _submit(reply)
+
+
+def click_tab(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r"Click on Tab #(\d+)", reply["utterance"])
+    return click(find(reply, "link", f"Tab #{m.group(1)}"))
+
+
+def click_tab_2(reply: Reply, memory: dict[str, Any]) -> str:
+    """click-tab-2 (-easy, -medium, -hard): open tabs in turn until the quoted word shows, then click it."""
+    word = quoted(reply["utterance"])[0]
+    target = find(reply, ("clickable", "link"), word)
+    if target and not re.fullmatch(r"(Tab #)?\d+", target["name"]):
+        return click(target)
+    tabs = [ln for ln in reply["lines"] if ln["role"] == "link" and re.fullmatch(r"(Tab #)?\d+", ln["name"])]
+    for tab in tabs:
+        if not _done(memory, "click", tab["name"]):
+            return click(tab)
+    return click(tabs[0]) if tabs else ""
+
+
+SOLVERS: dict[str, Solver] = {
+    "click-button": click_named, "click-link": click_named, "click-dialog-2": click_named, "unicode-test": click_named,
+    "click-dialog": click_dialog, "click-test": click_test, "click-test-2": click_test,
+    "click-test-transfer": click_test, "click-button-sequence": click_button_sequence,
+    "click-checkboxes": click_checkboxes, "click-checkboxes-large": click_checkboxes,
+    "click-checkboxes-transfer": click_checkboxes, "click-option": click_option, "choose-list": choose_list,
+    "enter-text": enter_text, "enter-text-2": enter_text, "enter-text-dynamic": enter_text,
+    "enter-password": enter_password, "login-user": login_user, "login-user-popup": login_user,
+    "find-word": find_word, "simple-arithmetic": simple_arithmetic, "simple-algebra": simple_algebra,
+    "read-table": read_table, "copy-paste": copy_paste, "focus-text": focus_text, "focus-text-2": focus_text,
+    "guess-number": guess_number, "click-tab": click_tab, "click-tab-2": click_tab_2,
+    "click-tab-2-easy": click_tab_2, "click-tab-2-medium": click_tab_2, "click-tab-2-hard": click_tab_2,
+}
+"""Page -> its scripted solver."""
+
+MIN_TURNS: dict[str, int] = {}
+"""The fewest actions a page's task takes, where it is more than one (the task's ``min_turns``)."""
 
 
 def min_turns(page: str) -> int:
-    return 1
+    return MIN_TURNS.get(page, 1)
 
 
-def next_action(page: str, reply: dict[str, Any], memory: dict[str, Any]) -> str:
+def next_action(page: str, reply: Reply, memory: dict[str, Any]) -> str:
+    """The solver's next action for the page as ``reply`` shows it ("" without a solver or a plan)."""
     solver = SOLVERS.get(page)
-    return solver(reply, memory) if solver else ""
+    if solver is None or not reply:
+        return ""
+    try:
+        return solver(reply, memory)
+    except (StopIteration, AttributeError, IndexError, KeyError, ValueError):  # the page is not as expected
+        return ""
 
 
-def menu(reply: dict[str, Any]) -> list[str]:
+def menu(reply: Reply) -> list[str]:
+    """What a random policy picks from: click every clickable line; fill each box with a word the
+    instruction quotes or a number; choose each option of each drop-down."""
+    words = quoted(reply.get("utterance", ""))[:3] or ["yes"]
     out = []
-    for ln in reply.get("lines", []):
-        if ln["role"] in ("button", "link", "checkbox", "radio", "clickable"):
-            out.append(f"click({ln['id']})")
+    for line in reply.get("lines", []):
+        role = line["role"]
+        if role in ("button", "link", "checkbox", "radio", "clickable"):
+            out.append(click(line))
+        elif role in ("textbox", "searchbox", "spinbutton"):
+            out += [fill(line, w) for w in words]
+        elif role == "combobox":
+            out += [f"select({line['id']}, {_q(label)})" for _, label in line.get("options", [])[:6]]
     return out

@@ -150,6 +150,8 @@ class _Renderer:
             if "data-ag" in a:  # the Chromium backend's index of the live element behind this line
                 line["dom"] = int(a["data-ag"])
             self.lines.append(line)
+            if tag not in CONTROLS:  # a clickable element (MiniWoB's div/span): its name holds its text; the
+                self.walk(el, indent + 1, form, True)  # controls and clickables inside get lines of their own
             return
         if only_controls:
             self.walk(el, indent, form, True)
