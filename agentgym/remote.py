@@ -17,6 +17,7 @@ a refused token is `RemoteAuthError` (a `ConfigError`). Every wait has a deadlin
 
 from __future__ import annotations
 
+import inspect
 import json
 import urllib.error
 import urllib.request
@@ -100,6 +101,7 @@ class RemoteEnv(gym.Env[Any, Any]):
         self.action_space = space_from_json(schema["spaces"]["action_space"])
         self._ws: Any = None
         self._last_text = ""
+        self._last_obs: Any = None
         self._info: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ gymnasium API
@@ -140,6 +142,15 @@ class RemoteEnv(gym.Env[Any, Any]):
         """The task's tools as an OpenAI-style list, from the last reset's ``info["tools"]``."""
         return list(self._info.get("tools", []))
 
+    def action_masks(self) -> Any:
+        """The menu mask of a served `NumericView` (``obs["action_mask"]``), for sb3-contrib's MaskablePPO."""
+        import numpy as np
+
+        mask = self._last_obs.get("action_mask") if isinstance(self._last_obs, dict) else None
+        if mask is None:
+            raise AttributeError("the served env has no action_mask: serve it with numeric=True")
+        return np.asarray(mask, dtype=bool)
+
     def state(self) -> dict[str, Any]:
         """OpenEnv's ``state``: episode id, step count, env id, task id, done."""
         return self._call("state", None, reply="state")
@@ -169,10 +180,13 @@ class RemoteEnv(gym.Env[Any, Any]):
         from websockets.exceptions import InvalidStatus, WebSocketException
         from websockets.sync.client import connect
 
+        options: dict[str, Any] = {}
+        if "legacy" in inspect.signature(connect).parameters:  # websockets >= 17: a plain connection, no reconnects
+            options["legacy"] = True
         try:
             return connect(self._ws_url, additional_headers=self._headers(), open_timeout=self.timeout,
                            close_timeout=5, max_size=self.max_message_bytes, compression=None, proxy=None,
-                           ping_interval=20, ping_timeout=60)
+                           ping_interval=20, ping_timeout=60, **options)
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status in (401, 403):
@@ -230,6 +244,7 @@ class RemoteEnv(gym.Env[Any, Any]):
         obs = from_json(self.observation_space, data["observation"])
         text = obs.get("text") if isinstance(obs, dict) else None
         self._last_text = text if isinstance(text, str) else ""
+        self._last_obs = obs
         return obs
 
 

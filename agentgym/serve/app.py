@@ -201,8 +201,8 @@ class _Routes:
             return {}
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise RequestError(f"invalid JSON: {exc}", "INVALID_JSON") from None
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nesting past the parser's depth
+            raise RequestError(f"invalid JSON: {type(exc).__name__}", "INVALID_JSON") from None
         if not isinstance(data, dict):
             raise RequestError("the body must be a JSON object", "VALIDATION_ERROR")
         return data
@@ -300,8 +300,8 @@ class _Routes:
         """One WebSocket message in, one reply out (None: the client closed the session)."""
         try:
             message = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return {"type": "error", "data": {"message": f"Invalid JSON: {exc}", "code": "INVALID_JSON"}}
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nesting past the parser's depth
+            return {"type": "error", "data": {"message": f"Invalid JSON: {type(exc).__name__}", "code": "INVALID_JSON"}}
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             return {"type": "error", "data": {"message": "a message is an object with a 'type'",
                                               "code": "VALIDATION_ERROR"}}

@@ -247,6 +247,7 @@ class SessionTable:
         try:
             assert endpoint.factory is not None
             session.env = await self._run(endpoint.factory)
+            log.debug("opened a %s session of %s for %s (%d open)", kind, endpoint.env_id, principal, len(self))
         except BaseException:
             self._sessions.pop(session.id, None)
             session.closed = True
@@ -301,6 +302,7 @@ class SessionTable:
         session.closed = True
         self._sessions.pop(session.id, None)
         self.closed_count += 1
+        log.debug("closing a %s session of %s (%d open)", session.kind, session.endpoint.env_id, len(self))
         try:
             await self._run(session.close_env)
         except Exception:  # noqa: BLE001 - closing must go on for the others; the sandbox's own reaper is the backstop

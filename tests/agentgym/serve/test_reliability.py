@@ -1,0 +1,214 @@
+"""Reliability of `agentgym serve`: a killed server is an `InfrastructureError` on the client, a
+vanished client's sandbox is closed within the idle timeout, 1,000 sessions leave no sandbox
+folder (and Docker sessions no container), and a fuzzed request stream never takes it down."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from websockets.sync.client import connect
+
+from agentgym.errors import InfrastructureError
+from agentgym.remote import RemoteEnv, ServerUnreachable
+
+from conftest import TOKEN, TOY_ID, leftovers, start
+from support.docker import require_docker
+from test_attacks import http, rpc, ws
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def wait_until(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.05)
+
+
+def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
+    """A real ``agentgym serve`` process, SIGKILLed between two steps."""
+    env = {**os.environ, "AGENTGYM_SERVE_TOKEN": TOKEN, "PYTHONPATH": ROOT}
+    proc = subprocess.Popen([sys.executable, "-m", "agentgym", "serve", "agentgym/ToolUse-v0", "--backend", "local",
+                             "--port", "0", "--log-level", "info"], env=env, cwd=ROOT, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the server exited before serving"
+            found = re.search(r"at http://127\.0\.0\.1:(\d+)", line)
+            port = int(found.group(1)) if found else None
+        assert port, "the server never said where it listens"
+        remote = RemoteEnv(f"http://127.0.0.1:{port}", token=TOKEN, step_timeout=30)
+        remote.reset(seed=0)
+        remote.step("help")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        with pytest.raises(ServerUnreachable) as lost:
+            remote.step("help")
+        assert isinstance(lost.value, InfrastructureError)
+        with pytest.raises(ServerUnreachable):
+            remote.reset(seed=1)  # a new connection to a dead server: still typed, still bounded
+        remote.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        proc.stderr.close()
+
+
+def test_vanished_clients_sandboxes_are_closed_within_the_idle_timeout():
+    srv = start([TOY_ID], idle_timeout=1.0)
+    try:
+        # a websocket whose peer disappears without a close frame
+        abrupt = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+        conn = connect(f"ws://127.0.0.1:{srv.port}/ws", sock=abrupt, additional_headers={
+            "Authorization": f"Bearer {TOKEN}"}, proxy=None, legacy=True)
+        rpc(conn, {"type": "reset", "data": {"seed": 0}})
+        # an HTTP session its client never closes
+        status, _ = http(srv.url + "/reset", {"seed": 1})
+        # a websocket that stays open but says nothing
+        silent = ws(srv.url)
+        rpc(silent, {"type": "reset", "data": {"seed": 2}})
+        assert status == 200 and len(srv.table) == 3 and len(leftovers()) == 3
+        abrupt.shutdown(socket.SHUT_RDWR)
+        abrupt.close()
+        start_wait = time.monotonic()
+        wait_until(lambda: len(srv.table) == 0 and not leftovers(), 1.0 + 5.0, "every session and sandbox closed")
+        assert time.monotonic() - start_wait < 1.0 + 5.0
+        silent.close()
+    finally:
+        srv.stop()
+    assert not leftovers()
+
+
+def test_a_thousand_sessions_leave_no_sandbox_behind():
+    srv = start([TOY_ID], max_sessions=32, idle_timeout=30.0)
+    try:
+        for i in range(1000):
+            if i % 50:  # websocket sessions; every 50th starts a sandbox
+                with ws(srv.url) as conn:
+                    if i % 50 == 1:
+                        rpc(conn, {"type": "reset", "data": {"seed": i}})
+                        rpc(conn, {"type": "step", "data": {"action": "cat"}})
+                    conn.send(json.dumps({"type": "close"}))
+            else:  # HTTP sessions (a reset opens one, so each starts a sandbox)
+                status, reset = http(srv.url + "/reset", {"seed": i})
+                assert status == 200
+                assert http(srv.url + "/close", {"session_id": reset["session_id"]})[0] == 200
+        wait_until(lambda: len(srv.table) == 0, 10, "every session closed")
+        assert srv.table.opened == 1000 and srv.table.closed_count == 1000
+        assert not leftovers()
+    finally:
+        srv.stop()
+
+
+@pytest.mark.docker
+def test_docker_sessions_leave_no_container_or_channel_folder():
+    require_docker("agentgym/tooluse:latest")
+    from agentgym.sandbox.docker import list_managed
+
+    def mine() -> list:
+        return [c for c in list_managed() if c.labels.get("io.agentgym.owner_pid") == str(os.getpid())]
+
+    assert not mine()
+    srv = start(["agentgym/ToolUse-v0"], {"backend": "docker"}, idle_timeout=120.0)
+    try:
+        conns = []
+        for i in range(9):
+            if i % 3 == 2:
+                assert http(srv.url + "/reset", {"seed": i})[0] == 200  # abandoned: the reaper closes it
+                continue
+            conn = ws(srv.url)
+            rpc(conn, {"type": "reset", "data": {"seed": i}})
+            rpc(conn, {"type": "step", "data": {"action": "help"}})
+            conns.append(conn)
+        assert len(mine()) == 9
+        srv.table.idle_timeout = 0.5  # now the reaper closes the abandoned HTTP sessions (checked every 5 s)
+        for i, conn in enumerate(conns):
+            if i % 2:
+                conn.send(json.dumps({"type": "close"}))
+            conn.close()
+        wait_until(lambda: len(srv.table) == 0, 5.0 + 10, "every docker session closed")
+        wait_until(lambda: not mine() and not leftovers(), 30, "no container and no channel folder left")
+    finally:
+        srv.stop()
+    assert not mine() and not leftovers()
+
+
+def _fuzz_value(rng: random.Random, depth: int = 0):
+    kinds = ["int", "float", "str", "bool", "none"] + (["list", "dict"] if depth < 4 else [])
+    kind = rng.choice(kinds)
+    if kind == "int":
+        return rng.choice([0, -1, 1, 2**63, -(2**70), rng.randint(-10**6, 10**6)])
+    if kind == "float":
+        return rng.choice([0.5, -1e308, 1e308, float("nan"), float("inf")])
+    if kind == "str":
+        return "".join(rng.choice("ab{}[]\"\\\x00\u2603 submitwrite") for _ in range(rng.randint(0, 30)))
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "none":
+        return None
+    if kind == "list":
+        return [_fuzz_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {rng.choice(["type", "data", "seed", "options", "action", "task_id", "tool_name", "arguments",
+                        "method", "params", "session_id", "x"]): _fuzz_value(rng, depth + 1)
+            for _ in range(rng.randint(0, 5))}
+
+
+def _fuzz_message(rng: random.Random) -> str | bytes:
+    roll = rng.random()
+    if roll < 0.1:
+        return bytes(rng.randrange(256) for _ in range(rng.randint(0, 64)))
+    if roll < 0.2:
+        return json.dumps(_fuzz_value(rng))[: rng.randint(0, 80)]  # cut mid-document
+    message = {"type": rng.choice(["reset", "step", "state", "mcp", "close", "nope", 3]), "data": _fuzz_value(rng)}
+    if rng.random() < 0.5 and message["type"] == "step":
+        message["data"] = {"type": rng.choice(["call_tool", "list_tools"]), "tool_name": rng.choice(
+            ["reset", "finish", "act", "x", 1]), "arguments": _fuzz_value(rng)}
+    return json.dumps(message)
+
+
+def test_a_fuzzed_request_stream_never_takes_the_server_down():
+    rng = random.Random(20260)
+    srv = start([TOY_ID], max_sessions=256, idle_timeout=30.0, max_request_bytes=64 * 1024)
+    try:
+        conn = ws(srv.url)
+        for _ in range(600):
+            message = _fuzz_message(rng)
+            if b"close" in (message if isinstance(message, bytes) else message.encode()):
+                message = message.replace("close", "clos") if isinstance(message, str) else message
+            try:
+                conn.send(message)
+                answer = json.loads(conn.recv(timeout=20))
+                assert answer.get("type") in ("observation", "state", "error", "mcp")
+            except Exception:  # noqa: BLE001 - the server may end a session; a new one must open
+                conn.close()
+                conn = ws(srv.url)
+        conn.close()
+        for _ in range(200):
+            path = rng.choice(["/reset", "/step", "/state", "/close", "/mcp", "/schema", "/ws", "/x"])
+            body = _fuzz_message(rng)
+            status, _ = http(srv.url + path, raw=body if isinstance(body, bytes) else body.encode())
+            assert status < 500 or status == 503, (path, body)
+        assert http(srv.url + "/health", token=None)[0] == 200
+        with ws(srv.url) as conn:
+            reset = rpc(conn, {"type": "reset", "data": {"seed": 0}})
+            word = reset["data"]["observation"]["text"].split("'")[1]
+            rpc(conn, {"type": "step", "data": {"action": f"write {word}"}})
+            assert rpc(conn, {"type": "step", "data": {"action": "submit"}})["data"]["reward"] == 1.0
+        wait_until(lambda: srv.table.find(lambda s: s.kind != "http") == [], 10, "websocket sessions closed")
+    finally:
+        srv.stop()
+    assert not leftovers()
