@@ -116,7 +116,7 @@ class MiniWoBEnv(AgentEnv):
                            submitted=True)
         args = {k: v for k, v in action.args.items() if k in ("id", "text", "option", "key", "direction", "enter")}
         target = next((ln["name"] for ln in self._reply.get("lines", []) if str(ln["id"]) == str(args.get("id"))), None)
-        self._memory.setdefault("history", []).append((action.name, target))  # what the solvers know was done
+        self._memory.setdefault("history", []).append((action.name, target, args.get("id")))  # what was done
         reply = self._reply = self._call("act", name=action.name, args=args)
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:

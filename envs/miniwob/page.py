@@ -30,18 +30,29 @@ ActError = session.ActError
 BrowserError = chrome.BrowserError
 ROOT = "/opt/miniwob/html"
 MAX_TIME = 2147483647  # the longest setTimeout delay (about 24.8 days): the page timer, lifted
-SETTLE_MS = 1500  # the longest wait for a page's animations after an action
+SETTLE_MS = 1500  # the longest wait for a page's timers and animations after an action
+SHORT_TIMER_MS = 1000  # timers up to this long are waited for (the page's answer to an action)
 WINDOW = session.WINDOW
 CLICK_EVENTS = ("click", "mousedown", "mouseup", "dblclick")
 
-# Run before any page script: remember which elements get click listeners.
+# Run before any page script: remember which elements get click listeners, and which short timers
+# (an autocomplete's delay, an animation step) are pending, so a step returns once the page has answered.
 JS_HOOK = """(() => {
   const add = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, fn, opts) {
     if (%s.includes(type) && this instanceof Element) this.__agClick = true;
     return add.call(this, type, fn, opts);
   };
-})();""" % json.dumps(list(CLICK_EVENTS))
+  const pending = window.__agPending = new Set();
+  const set = window.__agSetTimeout = window.setTimeout, clear = window.clearTimeout;
+  window.setTimeout = function (fn, delay, ...rest) {
+    if (typeof fn !== 'function' || (Number(delay) || 0) > %d) return set.call(window, fn, delay, ...rest);
+    const id = set.call(window, function () { pending.delete(id); return fn.apply(this, arguments); }, delay, ...rest);
+    pending.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { pending.delete(id); return clear.call(window, id); };
+})();""" % (json.dumps(list(CLICK_EVENTS)), SHORT_TIMER_MS)
 
 # Seed, lift the timer, start the episode, hide the scoreboard.
 JS_START = """((seed, keepTimer) => {
@@ -122,9 +133,9 @@ JS_SNAPSHOT = """(() => {
   for (const c of root.querySelectorAll('[data-ag]')) {
     const e = els[+c.getAttribute('data-ag')];
     if (c.hasAttribute('aria-label')) continue;
-    if (clickable.has(e)) {  // named by its own text, else by what it is (an icon: its class)
+    if (clickable.has(e)) {  // named by its own text, else by what it is (an icon: its class or id)
       const direct = squash(Array.from(e.childNodes).filter(n => n.nodeType === 3).map(n => n.data).join(' '));
-      const name = direct || squash(ownText(e)).slice(0, 300) || squash(String(e.className || e.tagName.toLowerCase()));
+      const name = direct || squash(ownText(e)).slice(0, 300) || squash(String(e.className || e.id || e.tagName.toLowerCase()));
       c.setAttribute('aria-label', name);
     } else if (e.matches('input,textarea,select') && !(e.labels && e.labels.length)) {
       let p = e.previousElementSibling;  // <label>Username</label><input>: the label names the box
@@ -134,17 +145,18 @@ JS_SNAPSHOT = """(() => {
   }
   const query = document.getElementById('query');
   return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
-          [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON === null ? null : String(WOB_REWARD_REASON)]];
+          [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)]];
 })()""" % (chrome.CONTROLS, json.dumps(list(CLICK_EVENTS)), chrome.JS_VALUES)
 
-# After an action: a turn of the event loop, then until jQuery's animations end (bounded).
+# After an action: a turn of the event loop, then until the short timers and jQuery's animations are
+# done (bounded: a page that keeps scheduling is answered after SETTLE_MS).
 JS_SETTLE = """new Promise(done => {
-  const t0 = Date.now();
+  const t0 = Date.now(), later = window.__agSetTimeout || setTimeout;
   const tick = () => {
-    const busy = window.jQuery && jQuery.timers && jQuery.timers.length;
-    if (!busy || Date.now() - t0 > %d) done(true); else setTimeout(tick, 10);
+    const busy = (window.__agPending && window.__agPending.size) || (window.jQuery && jQuery.timers && jQuery.timers.length);
+    if (!busy || Date.now() - t0 > %d) done(true); else later(tick, 5);
   };
-  setTimeout(tick, 0);
+  later(tick, 0);
 })""" % SETTLE_MS
 
 JS_CLICK = """(i => {

@@ -111,7 +111,7 @@ def click_test(reply: Reply, memory: dict[str, Any]) -> str:
 
 def _done(memory: dict[str, Any], name: str, target: str | None = None) -> bool:
     """Whether the agent already did this (the page shows no trace of some actions)."""
-    return any(n == name and (target is None or t == target) for n, t in memory.get("history", []))
+    return any(n == name and (target is None or t == target) for n, t, _ in memory.get("history", []))
 
 
 def click_button_sequence(reply: Reply, memory: dict[str, Any]) -> str:
@@ -251,6 +251,261 @@ def click_tab_2(reply: Reply, memory: dict[str, Any]) -> str:
     return click(tabs[0]) if tabs else ""
 
 
+def _after(reply: Reply, line: Line) -> list[Line]:
+    """The lines nested under ``line`` (deeper indent, right after it)."""
+    lines = reply["lines"]
+    i = next(k for k, ln in enumerate(lines) if ln["id"] == line["id"])
+    out = []
+    for ln in lines[i + 1:]:
+        if ln.get("indent", 0) <= line.get("indent", 0):
+            break
+        out.append(ln)
+    return out
+
+
+def email_inbox(reply: Reply, memory: dict[str, Any]) -> str:
+    """email-inbox (-delete, -forward, -important, -noscroll, -reply, -star-reply): star, trash, forward, reply."""
+    utt = reply["utterance"]
+    sender = re.search(r"email by (.+?) and", utt).group(1)
+    if "star icon" in utt or "trash icon" in utt:
+        icon = "star" if "star icon" in utt else "trash"
+        row = next(ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].startswith(sender + " "))
+        return click(next(ln for ln in _after(reply, row) if ln["name"] == icon))
+    forward = "forward that email to" in utt
+    send = find(reply, "clickable", "send-forward" if forward else "send-reply")
+    if send:  # the form is open
+        if forward:
+            to = re.search(r"forward that email to (.+?)\.$", utt).group(1)
+            return _fill_then(reply, [(find(reply, "textbox", "to:"), to)], click(send))
+        body = next(b for b in boxes(reply) if b["name"] != "to:")
+        return _fill_then(reply, [(body, quoted(utt)[0])], click(send))
+    button = find(reply, "clickable", "Forward" if forward else "Reply")
+    if button:
+        return click(button)
+    return click(next(ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].startswith(sender + " ")))
+
+
+def _posts(reply: Reply) -> list[tuple[str, list[Line]]]:
+    """social-media's posts as (author handle, the post's clickables)."""
+    posts: list[tuple[str, list[Line]]] = []
+    for line in reply["lines"]:
+        if line["role"] == "StaticText":
+            m = re.search(r"(@\w+)( \d+\w+ ago)?$", line["name"])
+            if m and (not posts or posts[-1][1]):
+                posts.append((m.group(1), []))
+        elif line["role"] == "clickable" and posts:
+            posts[-1][1].append(line)
+    return posts
+
+
+_SOCIAL = {"reply": "reply", "retweet": "retweet", "like": "like", "share": "share"}
+
+
+def _post_action(post: list[Line], button: str) -> str:
+    """Click the post's button, opening its 'more' menu first when the button is in it."""
+    key = button.lower()
+    for line in post:
+        if line["name"].lower() == _SOCIAL.get(key, "") or line["name"].lower().startswith(key):
+            return click(line)
+    return click(next(ln for ln in post if ln["name"] == "more"))
+
+
+def social_media(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r'For the user (@\w+), click on the "(.+?)" button', reply["utterance"])
+    user, button = m.groups()
+    post = next(clicks for handle, clicks in _posts(reply) if handle == user)
+    return _post_action(post, button)
+
+
+def social_media_many(reply: Reply, memory: dict[str, Any]) -> str:
+    """social-media-all ('on all posts by @x') and -some ('on 2 posts by @x'), then Submit."""
+    m = re.search(r'Click the "(.+?)" button on (all|\d+) posts? by (@\w+)', reply["utterance"])
+    button, count, user = m.groups()
+    targets = [next(ln for ln in clicks if ln["name"].lower().split()[0] == button.lower())
+               for handle, clicks in _posts(reply) if handle == user]
+    active = [t for t in targets if "active" in t["name"].split()]  # a clicked button shows as 'like active'
+    need = len(targets) if count == "all" else int(count)
+    if len(active) < need:
+        return click(next(t for t in targets if t not in active))
+    return _submit(reply)
+
+
+def navigate_tree(reply: Reply, memory: dict[str, Any]) -> str:
+    """Open folders (their hit areas) until the named file or folder shows, then click it."""
+    name = quoted(reply["utterance"])[0]
+    target = find(reply, "clickable", name)
+    if target:
+        return click(target)
+    closed = [ln for ln in reply["lines"] if "expandable-hitarea" in ln["name"]]
+    return click(closed[0]) if closed else ""
+
+
+def search_engine(reply: Reply, memory: dict[str, Any]) -> str:
+    """Search, then page through the results (three a page) to the nth and click it."""
+    term = quoted(reply["utterance"])[0]
+    n = _ordinal(re.search(r"click the (\w+) search result", reply["utterance"]).group(1))
+    box = boxes(reply)[0]
+    if box.get("value") != term:
+        return fill(box, term)
+    pager = [ln for ln in reply["lines"] if ln["role"] == "link" and re.fullmatch(r"\d+|<|>", ln["name"])]
+    if not pager or not _done(memory, "click", "Search"):
+        return click(find(reply, "button", "Search"))
+    page = 1
+    for name, target, _ in memory.get("history", []):
+        if name == "click" and target == "Search":
+            page = 1
+        elif name == "click" and target and re.fullmatch(r"\d+", target):
+            page = int(target)
+        elif name == "click" and target in ("<", ">"):
+            page += 1 if target == ">" else -1
+    want = (n - 1) // 3 + 1
+    if page == want:
+        results = [ln for ln in reply["lines"] if ln["role"] == "link" and ln not in pager]
+        return click(results[(n - 1) % 3])
+    link = find(reply, "link", str(want)) or find(reply, "link", ">" if want > page else "<")
+    return click(link)
+
+
+def book_flight(reply: Reply, memory: dict[str, Any]) -> str:
+    """Search (picking each city from the autocomplete list), then book the cheapest or shortest flight."""
+    m = re.search(r"Book the (\w+) one-way flight from: (.+?) to: (.+?) on (\d+/\d+/\d+)\.", reply["utterance"])
+    which, origin, destination, date = m.groups()
+    books = [ln for ln in reply["lines"] if ln["role"] == "button" and ln["name"].startswith("Book flight for $")]
+    if books:
+        flights, duration = [], None
+        for line in reply["lines"]:
+            if line["role"] == "StaticText" and re.fullmatch(r"\d+h \d+m", line["name"]):
+                h, mins = map(int, re.findall(r"\d+", line["name"]))
+                duration = h * 60 + mins
+            elif line in books:
+                flights.append((duration, float(line["name"].split("$")[1].replace(",", "")), line))
+        key = (lambda f: f[1]) if which == "cheapest" else (lambda f: f[0])
+        return click(min(flights, key=key)[2])
+    texts = boxes(reply)
+    for box, place in ((find(reply, "textbox", "From:"), origin), (find(reply, "textbox", "To:"), destination)):
+        value = box.get("value") or ""
+        if place in value and value.endswith(")"):
+            continue  # chosen from the list
+        pick = next((ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].endswith(")")
+                     and (ln["name"].startswith(place + " (") or ln["name"].endswith("(" + place + ")"))), None)
+        return click(pick) if pick and value == place else fill(box, place)
+    when = next(b for b in texts if b["name"] not in ("From:", "To:"))
+    return _fill_then(reply, [(when, date)], click(find(reply, "button", "Search")))
+
+
+def text_transform(reply: Reply, memory: dict[str, Any]) -> str:
+    """The letters, each drawn skewed in its own span, typed without the gaps between them."""
+    text = next(t for t in _statics(reply)).replace(" ", "")
+    return _fill_then(reply, [(boxes(reply)[0], text)], _submit(reply))
+
+
+def enter_date(reply: Reply, memory: dict[str, Any]) -> str:
+    """A date box takes the date as YYYY-MM-DD (what a browser's date box holds)."""
+    mm, dd, yyyy = re.search(r"(\d\d)/(\d\d)/(\d{4})", reply["utterance"]).groups()
+    return _fill_then(reply, [(boxes(reply)[0], f"{yyyy}-{mm}-{dd}")], _submit(reply))
+
+
+def enter_time(reply: Reply, memory: dict[str, Any]) -> str:
+    """A time box takes HH:MM on the 24-hour clock."""
+    h, mins, half = re.search(r"(\d+):(\d\d) (AM|PM)", reply["utterance"]).groups()
+    hour = int(h) % 12 + (12 if half == "PM" else 0)
+    return _fill_then(reply, [(boxes(reply)[0], f"{hour:02d}:{mins}")], _submit(reply))
+
+
+def click_collapsible(reply: Reply, memory: dict[str, Any]) -> str:
+    """Open the section (its header), then Submit."""
+    if not _done(memory, "click", next(ln["name"] for ln in reply["lines"] if ln["role"] == "tab")):
+        return click(next(ln for ln in reply["lines"] if ln["role"] == "tab"))
+    return _submit(reply)
+
+
+def click_collapsible_2(reply: Reply, memory: dict[str, Any]) -> str:
+    """Open sections in turn until the quoted link shows, then click it."""
+    word = quoted(reply["utterance"])[0]
+    target = find(reply, ("link", "clickable"), word)
+    if target:
+        return click(target)
+    for tab in (ln for ln in reply["lines"] if ln["role"] == "tab"):
+        if not _done(memory, "click", tab["name"]):
+            return click(tab)
+    return ""
+
+
+def click_widget(reply: Reply, memory: dict[str, Any]) -> str:
+    kind = quoted(reply["utterance"])[0]
+    for line in reply["lines"]:
+        role = line["role"]
+        if kind == "textarea" and line.get("multiline") or kind == "text" and role == "textbox" and not \
+                line.get("multiline") or kind == role:
+            return click(line)
+    return ""
+
+
+def copy_paste_2(reply: Reply, memory: dict[str, Any]) -> str:
+    n = _ordinal(re.search(r"from the (\w+) text area", reply["utterance"]).group(1))
+    areas = [b for b in boxes(reply) if b.get("multiline")]
+    target = next(b for b in boxes(reply) if not b.get("multiline"))
+    return _fill_then(reply, [(target, areas[n - 1]["value"])], _submit(reply))
+
+
+def form_sequence_2(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r'Check the (\w+) radio button and enter the number "(-?\d+)" into the (\w+) textbox',
+                  reply["utterance"])
+    radios = [ln for ln in reply["lines"] if ln["role"] == "radio"]
+    radio = radios[_ordinal(m.group(1)) - 1]
+    if not radio["checked"]:
+        return click(radio)
+    return _fill_then(reply, [(boxes(reply)[_ordinal(m.group(3)) - 1], m.group(2))], _submit(reply))
+
+
+def form_sequence_3(reply: Reply, memory: dict[str, Any]) -> str:
+    m = re.search(r'Choose (.+?) from the dropdown, then click the button labeled "(.+?)"', reply["utterance"])
+    box = find(reply, "combobox")
+    if str(box["value"]) != m.group(1):
+        return f"select({box['id']}, {_q(m.group(1))})"
+    return click(find(reply, "button", m.group(2)))
+
+
+def movie_search(reply: Reply, memory: dict[str, Any]) -> str:
+    """multi-layouts, multi-orderings: each box under (or beside) its label: genre, director, year."""
+    genre, director, year = re.search(r"Search for (.+?) movies directed by (.+?) from year (\d+)",
+                                      reply["utterance"]).groups()
+    wanted = {"genre": genre, "director": director, "year": year, "date": year}
+    lines = [ln for ln in reply["lines"] if ln["role"] in ("StaticText", "row", "textbox")
+             and ln["name"] not in ("Movie Search",)]
+    first_box = next(i for i, ln in enumerate(lines) if ln["role"] == "textbox")
+    after = first_box == 0  # a layout with each label under its box
+    plan = []
+    for i, line in enumerate(lines):
+        if line["role"] != "textbox":
+            continue
+        near = lines[i + 1] if after and i + 1 < len(lines) else lines[i - 1] if i else None
+        label = (line["name"] or (near["name"] if near and near["role"] != "textbox" else "")).lower()
+        key = next((k for k in wanted if k in label), None)
+        if key:
+            plan.append((line, wanted[key]))
+    return _fill_then(reply, plan, click(_button(reply, "Submit", "Search", "Go!")))
+
+
+def read_table_2(reply: Reply, memory: dict[str, Any]) -> str:
+    table = dict(r["name"].split(" | ", 1) for r in reply["lines"] if r["role"] == "row" and " | " in r["name"])
+    plan = [(b, table.get(b["name"].rstrip(":"), "")) for b in boxes(reply)]
+    return _fill_then(reply, plan, _submit(reply))
+
+
+def use_autocomplete(reply: Reply, memory: dict[str, Any]) -> str:
+    """Type the start, pick a suggestion that ends right, Submit."""
+    parts = quoted(reply["utterance"])
+    start, end = parts[0], (parts[1] if len(parts) > 1 else "")
+    box = boxes(reply)[0]
+    value = box.get("value") or ""
+    if value.startswith(start) and value.endswith(end) and value != start:
+        return _submit(reply)
+    pick = next((ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].startswith(start)
+                 and ln["name"].endswith(end) and ln is not box), None)
+    return click(pick) if pick and value == start else fill(box, start)
+
+
 SOLVERS: dict[str, Solver] = {
     "click-button": click_named, "click-link": click_named, "click-dialog-2": click_named, "unicode-test": click_named,
     "click-dialog": click_dialog, "click-test": click_test, "click-test-2": click_test,
@@ -263,6 +518,17 @@ SOLVERS: dict[str, Solver] = {
     "read-table": read_table, "copy-paste": copy_paste, "focus-text": focus_text, "focus-text-2": focus_text,
     "guess-number": guess_number, "click-tab": click_tab, "click-tab-2": click_tab_2,
     "click-tab-2-easy": click_tab_2, "click-tab-2-medium": click_tab_2, "click-tab-2-hard": click_tab_2,
+    "email-inbox": email_inbox, "email-inbox-delete": email_inbox, "email-inbox-forward": email_inbox,
+    "email-inbox-important": email_inbox, "email-inbox-noscroll": email_inbox, "email-inbox-reply": email_inbox,
+    "email-inbox-star-reply": email_inbox, "social-media": social_media, "social-media-all": social_media_many,
+    "social-media-some": social_media_many, "navigate-tree": navigate_tree, "search-engine": search_engine,
+    "book-flight": book_flight, "book-flight-nodelay": book_flight,
+    "text-transform": text_transform, "enter-date": enter_date, "enter-time": enter_time,
+    "click-collapsible": click_collapsible, "click-collapsible-nodelay": click_collapsible,
+    "click-collapsible-2": click_collapsible_2, "click-collapsible-2-nodelay": click_collapsible_2,
+    "click-widget": click_widget, "copy-paste-2": copy_paste_2, "form-sequence-2": form_sequence_2,
+    "form-sequence-3": form_sequence_3, "multi-layouts": movie_search, "multi-orderings": movie_search,
+    "read-table-2": read_table_2, "use-autocomplete": use_autocomplete, "use-autocomplete-nodelay": use_autocomplete,
 }
 """Page -> its scripted solver."""
 
