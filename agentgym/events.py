@@ -21,6 +21,8 @@ __all__ = [
     "state_mismatch",
     "subtask",
     "submit",
+    "budget_warning",
+    "budget_extension",
     "check",
     "is_error",
     "subtask_changes",
@@ -42,6 +44,8 @@ _FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "state_mismatch": {"detail": str},
     "subtask": {"name": str, "done": bool},
     "submit": {},
+    "budget_warning": {"turns_left": int},
+    "budget_extension": {"granted": bool, "extra": int, "reason": _OPT_STR},
 }
 EVENT_KINDS = tuple(_FIELDS)
 """Every event kind, with one meaning across families (docs/new_family.md, "Events"):
@@ -52,6 +56,11 @@ EVENT_KINDS = tuple(_FIELDS)
 - ``state_mismatch``: the agent referred to something not in the current state; it comes with
   the failed ``tool_call`` that the reference caused.
 - ``subtask``: emitted when a subtask's status *changes* this step (never a full snapshot).
+- ``budget_warning``: a `BudgetWarning` wrapper told the agent, in words, that ``turns_left``
+  turns remain (this one included).
+- ``budget_extension``: the agent sent ``extend`` to a `BudgetExtension` wrapper; ``granted``
+  says whether it got ``extra`` more turns (0 when refused), ``reason`` why it was refused
+  (``"limit"``: no request left; ``"bad_args"``: ``extend`` takes no arguments).
 """
 
 
@@ -116,6 +125,16 @@ def subtask(name: str, done: bool) -> Event:
 def submit() -> Event:
     """The agent submitted its work; the episode terminates."""
     return {"kind": "submit"}
+
+
+def budget_warning(turns_left: int) -> Event:
+    """The agent was warned that ``turns_left`` turns remain, this one included."""
+    return check({"kind": "budget_warning", "turns_left": int(turns_left)})
+
+
+def budget_extension(granted: bool, extra: int = 0, reason: str | None = None) -> Event:
+    """The agent asked for more turns; ``extra`` were granted (0 and a ``reason`` when refused)."""
+    return check({"kind": "budget_extension", "granted": bool(granted), "extra": int(extra), "reason": reason})
 
 
 def subtask_changes(known: dict[str, bool], state: Mapping[str, bool]) -> list[Event]:

@@ -11,7 +11,8 @@ The order, innermost first, and why:
 1. the family env;
 2. `ToolFailureInjector` (``faults``): arms faults on the base env, before anything counts turns;
 3. `TurnLimit` / `RandomBudget` (``budget``): truncates, closes the episode by budget, adds
-   ``turns_left`` to the observation;
+   ``turns_left`` to the observation; a soft budget (``{"soft": T, "extra": E, "warn_at": k}``)
+   adds `BudgetExtension` (its ``extend`` turns bypass every wrapper below it) then `BudgetWarning`;
 4. `FailureLabeler` (``labels``): needs every step's events and the final ``truncated``;
 5. `ProcessReward` (``process_reward``): shapes the reward, seeing the truncation;
 6. `CostTracker` (``cost``): outermost but for the view, so agent time excludes wrapper time;
@@ -64,9 +65,8 @@ def wrap(
         FailureLabeler,
         NumericView,
         ProcessReward,
-        RandomBudget,
         ToolFailureInjector,
-        TurnLimit,
+        apply_budget,
         parse_faults,
     )
 
@@ -74,11 +74,7 @@ def wrap(
         kwargs = parse_faults(faults) if isinstance(faults, str) else _options(faults, "faults")
         env = ToolFailureInjector(env, **(kwargs or {}))
     if budget is not None:
-        is_int = isinstance(budget, int) and not isinstance(budget, bool)
-        try:
-            env = TurnLimit(env, budget) if is_int else RandomBudget(env, budget)
-        except ConfigError as exc:
-            raise ConfigError(f"budget={budget!r}: {exc}") from None
+        env = apply_budget(env, budget)
     if labels:
         env = FailureLabeler(env)
     if (pr := _options(process_reward, "process_reward", scalar="weight")) is not None:
@@ -138,7 +134,8 @@ def make(
 ) -> gym.Env:
     """``gym.make(env_id)`` with the agentgym wrappers, stacked in the module's order.
 
-    ``budget``: an int T (`TurnLimit`) or a `RandomBudget` spec, e.g. ``{"uniform": [2, 16]}``.
+    ``budget``: an int T (`TurnLimit`), a `RandomBudget` spec, e.g. ``{"uniform": [2, 16]}``, or a
+    soft budget, e.g. ``{"soft": 8, "extra": 4, "warn_at": 2}`` (`agentgym.wrappers.apply_budget`).
     ``faults``: a fault spec string (``"tool_error@turn=1"``) or `ToolFailureInjector` kwargs.
     ``process_reward``: True, a weight, or `ProcessReward` kwargs. ``numeric``: True or
     `NumericView` kwargs. Other kwargs go to the env (``split``, ``backend``, ...). For agentgym

@@ -1,6 +1,7 @@
 """agentgym.wrappers: composable gymnasium wrappers for interaction-budget experiments.
 
 - budget: `TurnLimit`, `RandomBudget` (and `parse_budget`)
+- soft_budget: `BudgetWarning`, `BudgetExtension` (and `apply_budget`, `parse_soft_budget`)
 - faults: `ToolFailureInjector`, `parse_faults`
 - labels: `FailureLabeler`, `label_episode`, `CATEGORIES`
 - rewards: `ProcessReward`
@@ -16,11 +17,16 @@ from agentgym.wrappers.faults import ToolFailureInjector, parse_faults
 from agentgym.wrappers.labels import CATEGORIES, FailureLabeler, label_episode
 from agentgym.wrappers.numeric import NumericView
 from agentgym.wrappers.rewards import ProcessReward
+from agentgym.wrappers.soft_budget import BudgetExtension, BudgetWarning, apply_budget, parse_soft_budget
 
 __all__ = [
     "TurnLimit",
     "RandomBudget",
     "parse_budget",
+    "BudgetWarning",
+    "BudgetExtension",
+    "apply_budget",
+    "parse_soft_budget",
     "ToolFailureInjector",
     "parse_faults",
     "FailureLabeler",

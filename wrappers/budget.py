@@ -2,7 +2,8 @@
 
 - `TurnLimit(env, max_turns)`: a fixed budget T; adds ``turns_left`` to the observation.
 - `RandomBudget(env, budget)`: a `TurnLimit` whose T is drawn per episode (BudgetMix).
-- `parse_budget(budget)`: a budget spec as a sampler and the largest T it can draw.
+- `parse_budget(budget)`: a budget spec as a sampler and the largest T it can draw;
+  `draw_turns` draws from it, checked.
 - `TimeLimitGuard(env)`: refuses Gymnasium's `TimeLimit` (``gym.make(id, max_episode_steps=T)``)
   above an agentgym env, which would cut episodes off unscored, unlabelled and silent.
 
@@ -25,7 +26,16 @@ from gymnasium.utils import RecordConstructorArgs
 
 from agentgym.errors import ConfigError
 
-__all__ = ["TurnLimit", "RandomBudget", "TimeLimitGuard", "parse_budget", "budget_note", "BudgetSpec", "CALLABLE_MAX_BUDGET"]
+__all__ = [
+    "TurnLimit",
+    "RandomBudget",
+    "TimeLimitGuard",
+    "parse_budget",
+    "draw_turns",
+    "budget_note",
+    "BudgetSpec",
+    "CALLABLE_MAX_BUDGET",
+]
 
 BudgetSpec = int | Mapping[str, Any] | Callable[[np.random.Generator], int]
 Sampler = Callable[[np.random.Generator], int]
@@ -105,6 +115,16 @@ def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sam
     return _Draw("fixed", t), t
 
 
+def draw_turns(sample: Sampler, rng: np.random.Generator, top: int, what: str, name: str) -> int:
+    """One draw of a parsed budget spec, checked: an int in ``[1, top]`` (a callable may return anything)."""
+    t = sample(rng)
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= top:
+        raise ConfigError(
+            f"{what} drew {name}={t!r}; expected an int in [1, {top}] (for a callable pass max_budget=...)"
+        )
+    return int(t)
+
+
 def budget_note(max_turns: int) -> str:
     """The line `TurnLimit` adds to the first observation's text."""
     return (
@@ -176,10 +196,28 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
             obs["text"] = f"{obs['text'].rstrip()}\n\n{budget_note(self.max_turns)}"
         return obs, self._with_budget(info)
 
+    @property
+    def episode_over(self) -> bool:
+        """The episode ended (submission, truncation, or the env's own end) and awaits ``reset``."""
+        return self._over
+
     def step(self, action: Any):
         if self._over:
             raise ResetNeeded("the turn budget of this episode is spent: call reset() before step()")
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        return self._count_turn(*self.env.step(action))
+
+    def spend_turn(self, obs: Any, info: dict[str, Any]):
+        """Count a turn the env below never saw (a wrapper's own action, e.g. `BudgetExtension`'s
+        ``extend``) and return its step tuple; on the last turn it ends the episode by budget."""
+        if self._over:
+            raise ResetNeeded("the turn budget of this episode is spent: call reset() before step()")
+        return self._count_turn(obs, 0.0, False, False, info)
+
+    def add_turns(self, extra: int) -> None:
+        """Lengthen this episode's budget by ``extra`` turns (an extension granted on request)."""
+        self.max_turns += _turns(extra, "extra")
+
+    def _count_turn(self, obs: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]):
         self.turns += 1
         if self.turns >= self.max_turns and not (terminated or truncated):  # a wrapper inside may have ended it
             truncated = True
@@ -229,13 +267,7 @@ class RandomBudget(TurnLimit):
         self.budget = budget
 
     def _next_budget(self) -> int:
-        t = self._sample(self.np_random)
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= self._top:
-            raise ConfigError(
-                f"budget {self.budget!r} drew T={t!r}; expected an int in [1, {self._top}] "
-                "(for a callable budget pass max_budget=...)"
-            )
-        return int(t)
+        return draw_turns(self._sample, self.np_random, self._top, f"budget {self.budget!r}", "T")
 
 
 class TimeLimitGuard(gym.Wrapper, RecordConstructorArgs):

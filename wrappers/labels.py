@@ -19,8 +19,11 @@ Rules, checked in this order:
 ``flags`` lists every rule among 1-5 that held, in that order, plus ``planning_mistake`` when it
 is the category, and observations that are not categories: ``fault_injected``,
 ``error_recovered`` (a tool failed or an action was malformed, and a later call made up for it)
-and ``sandbox_crashed`` (the agent's own action killed or wedged its sandbox; the episode ended
-there, so it is also a ``tool_call_error``).
+``sandbox_crashed`` (the agent's own action killed or wedged its sandbox; the episode ended
+there, so it is also a ``tool_call_error``) and ``timeout_after_extension`` (the agent asked a
+`BudgetExtension` for more turns, granted or not, and still ran out: ``timeout`` stays the
+category, since the budget ended the episode, and the flag tells a soft budget that did not
+suffice from a hard one).
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncat
     ('missing_verification', ['missing_verification'])
     >>> label_episode([ev.tool_call("run", False, "timeout")], success=False, truncated=True)
     ('timeout', ['timeout', 'tool_call_error'])
+    >>> label_episode([ev.budget_extension(True, 3)], success=False, truncated=True)
+    ('timeout', ['timeout', 'timeout_after_extension'])
     """
     events = list(events)
     kinds = [e.get("kind") for e in events]
@@ -95,6 +100,8 @@ def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncat
         flags.append("error_recovered")
     if any(e.get("kind") == "tool_call" and e.get("error_kind") == "sandbox_crashed" for e in events):
         flags.append("sandbox_crashed")
+    if held["timeout"] and "budget_extension" in kinds:
+        flags.append("timeout_after_extension")
     return category, flags
 
 

@@ -12,6 +12,7 @@ import pytest
 MODULES = [
     "agentgym.features",
     "agentgym.wrappers.budget",
+    "agentgym.wrappers.soft_budget",
     "agentgym.wrappers.faults",
     "agentgym.wrappers.labels",
     "agentgym.wrappers.rewards",

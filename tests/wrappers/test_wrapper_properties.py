@@ -1,16 +1,20 @@
 """Property tests over random wrapper stacks, budgets, fault schedules and action sequences.
 
 Every property runs 500 examples on the container-free scripted envs. A stack always holds a
-budget wrapper; the other wrappers are drawn, in any sensible order: the labeler above the
-budget (it reads the truncation), the fault injector on an AgentEnv and below the numeric view
-(it parses text actions), the numeric view outermost (it changes the action space).
+budget wrapper, hard or soft (`apply_budget`: a warning, an extension, or both); the other
+wrappers are drawn, in any sensible order: the labeler above the budget (it reads the
+truncation), the fault injector on an AgentEnv and below the numeric view (it parses text
+actions), the numeric view outermost (it changes the action space). Plans spam ``extend`` in
+well-formed and malformed shapes.
 """
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +25,8 @@ from agentgym.wrappers import (
     FailureLabeler,
     NumericView,
     ProcessReward,
-    RandomBudget,
     ToolFailureInjector,
-    TurnLimit,
+    apply_budget,
     label_episode,
 )
 
@@ -57,6 +60,18 @@ class _UpTo:
         return f"_UpTo({self.hi})"
 
 
+soft_budgets = st.fixed_dictionaries(
+    {"soft": budgets},
+    optional={
+        "extra": st.one_of(st.integers(1, 6), st.tuples(st.integers(1, 4), st.integers(0, 4)).map(
+            lambda p: {"uniform": [p[0], p[0] + p[1]]})),
+        "max_requests": st.integers(1, 3),
+        "cost": st.sampled_from([0.0, 0.1, 0.5]),
+        "warn_at": st.integers(1, 4),
+    },
+).filter(lambda b: "extra" in b or ("warn_at" in b and "max_requests" not in b and "cost" not in b))
+
+
 schedules = st.one_of(
     st.lists(st.integers(1, 12), min_size=1, max_size=3).map(lambda t: {"at_turns": t}),
     st.integers(1, 4).map(lambda k: {"first_k": k}),
@@ -71,7 +86,7 @@ fault_rules = st.tuples(
 def stacks(draw: st.DrawFn) -> dict[str, Any]:
     """A description of a wrapper stack: the base env and the layers, innermost first."""
     agent_env = draw(st.booleans())
-    layers: list[tuple[str, Any]] = [("budget", draw(budgets))]
+    layers: list[tuple[str, Any]] = [("budget", draw(st.one_of(budgets, soft_budgets)))]
     if agent_env and draw(st.booleans()):
         layers.append(("faults", draw(st.lists(fault_rules, min_size=1, max_size=2))))
     if draw(st.booleans()):
@@ -91,7 +106,7 @@ def build(stack: dict[str, Any]):
     env = ScriptedAgentEnv(score_on_truncation=stack["score_on_truncation"]) if stack["agent_env"] else ScriptedEnv()
     for name, arg in stack["layers"]:
         if name == "budget":
-            env = TurnLimit(env, arg) if isinstance(arg, int) else RandomBudget(env, arg)
+            env = apply_budget(env, arg)
         elif name == "faults":
             env = ToolFailureInjector(env, rules=arg)
         elif name == "process_reward":
@@ -112,6 +127,8 @@ plan_steps = st.one_of(
     st.tuples(st.just("text"), st.text(alphabet="se tagb\x00\n\t;é{}-_0", max_size=20)),
     st.tuples(st.just("text"), st.sampled_from(["submit", "get alpha", "set alpha amber", "set zeta x", "help"])),
     st.tuples(st.just("text"), st.sampled_from([b"\xff\xfe", 42, None, "x" * 20_000])),
+    st.tuples(st.just("text"), st.sampled_from(["extend", "extend()", "extend 9", "extend(turns=99)",
+                                                '{"tool": "extend"}', '{"tool": "extend", "args": {"n": 1}}'])),
 )
 plans = st.lists(plan_steps, min_size=1, max_size=14)
 
@@ -126,9 +143,10 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def play(stack: dict[str, Any], seed: int, plan: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Run one episode; the record holds everything the properties look at."""
-    env = build(stack)
+def play(stack: dict[str, Any], seed: int, plan: list[tuple[str, Any]], env: Any = None) -> dict[str, Any]:
+    """Run one episode (on ``env``, else a fresh build of ``stack``); the record holds everything
+    the properties look at."""
+    env = build(stack) if env is None else env
     numeric = stack["layers"][-1][0] == "numeric"
     obs, info = env.reset(seed=seed)
     record: dict[str, Any] = {"budget": info["budget"], "steps": [], "reset": _plain((obs, info)), "events": []}
@@ -159,12 +177,34 @@ def play(stack: dict[str, Any], seed: int, plan: list[tuple[str, Any]]) -> dict[
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_turns_never_exceed_the_budget_and_truncation_means_it_ran_out(stack, seed, plan):
     r = play(stack, seed, plan)
-    assert 1 <= r["turns"] <= r["budget"]
-    ran_out = r["turns"] == r["budget"] and not r["terminated"]
+    ext = r["info"].get("extensions") or {"requested": 0, "granted": 0, "extra": 0, "max_requests": 0}
+    budget = r["budget"] + ext["granted"] * ext["extra"]  # T, lengthened by each grant
+    assert ext["granted"] <= ext["max_requests"]
+    assert 1 <= r["turns"] <= budget <= r["budget"] + ext["max_requests"] * ext["extra"]
+    ran_out = r["turns"] == budget and not r["terminated"]
     assert r["truncated"] == ran_out
     assert r["info"]["budget_exhausted"] == ran_out
-    assert r["info"]["turns_left"] == r["budget"] - r["turns"]
+    assert r["info"]["turns_left"] == budget - r["turns"] and r["info"]["budget"] == budget
     assert all("TimeLimit.truncated" not in step[-1] for step in r["steps"])
+    requests = [e for e in r["events"] if e["kind"] == "budget_extension"]
+    assert len(requests) == ext["requested"] and sum(e["granted"] for e in requests) == ext["granted"]
+
+
+@PROPERTY
+@given(stacks(), st.integers(0, 2**16), plans)
+def test_warnings_come_once_per_crossing_and_extend_is_offered_only_while_grantable(stack, seed, plan):
+    r = play(stack, seed, plan)
+    soft = next((arg for name, arg in stack["layers"] if name == "budget" and isinstance(arg, dict) and "soft" in arg), {})
+    ext = r["info"].get("extensions") or {"granted": 0, "max_requests": 0}
+    warnings = [e for e in r["events"] if e["kind"] == "budget_warning"]
+    assert len(warnings) <= (1 + ext["granted"] if "warn_at" in soft else 0)
+    assert all(1 <= w["turns_left"] <= soft["warn_at"] for w in warnings)
+    infos = [r["reset"][1], *(step[-1] for step in r["steps"])]
+    for i, info in enumerate(infos):
+        over = i == len(infos) - 1 and i > 0
+        menu = info.get("admissible_actions") or []
+        grantable = "extra" in soft and info["extensions"]["left"] > 0 and not over and menu != ["extend"]
+        assert ("extend" in menu) == (grantable and bool(menu)) and menu.count("extend") <= 1
 
 
 @PROPERTY
@@ -194,13 +234,25 @@ def test_same_seed_same_budget_faults_trajectory_and_labels(stack, seed, plan):
 
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
+def test_a_pickled_stack_plays_the_same(stack, seed, plan):
+    env = build(stack)
+    env.reset(seed=seed + 1)  # mid-life state travels too, and the next reset clears it
+    assert play(stack, seed, plan, env=pickle.loads(pickle.dumps(env))) == play(stack, seed, plan)
+
+
+@PROPERTY
+@given(stacks(), st.integers(0, 2**16), plans)
 def test_rewards_stay_in_bounds(stack, seed, plan):
     r = play(stack, seed, plan)
     weight = sum(arg for name, arg in stack["layers"] if name == "process_reward")
+    price = next((arg.get("cost", 0.0) for name, arg in stack["layers"] if name == "budget" and isinstance(arg, dict)
+                  and "extra" in arg), 0.0)
+    granted = (r["info"].get("extensions") or {}).get("granted", 0)
     rewards = [step[2] for step in r["steps"]]
     assert all(isinstance(x, float) for x in rewards)
-    assert all(-weight - 1e-9 <= x <= 1.0 + weight + 1e-9 for x in rewards)
+    assert all(-weight - price - 1e-9 <= x <= 1.0 + weight + 1e-9 for x in rewards)
     if weight == 0:
-        assert all(x in (0.0, 1.0) for x in rewards) and sum(rewards) <= 1.0
+        assert all(x in (0.0, 1.0, -price) for x in rewards)
+        assert sum(rewards) == pytest.approx(float(bool(r["info"].get("success"))) - price * granted)
     final = rewards[-1] - (r["info"].get("process_reward") or 0.0)
     assert final == float(bool(r["info"].get("success")))
