@@ -13,6 +13,7 @@ to the ``initialize`` handshake by itself).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -49,6 +50,7 @@ class McpEndpoint:
             server, json_response=True, session_idle_timeout=table.idle_timeout,
             max_request_body_size=max_request_bytes, max_sessions=table.max_sessions)
         self._sdk = StreamableHTTPASGIApp(self.manager)
+        self._opening = asyncio.Lock()
 
     def run(self) -> Any:
         return self.manager.run()
@@ -75,15 +77,16 @@ class McpEndpoint:
         sid = request.headers.get(SESSION_HEADER) if request is not None else None
         if not principal or not sid:
             raise RequestError("no MCP session", "SESSION_ERROR")
-        found = self.table.find(lambda s: s.kind == "mcp" and s.mcp_id == sid)
-        if found:
-            session = self.table.get(found[0].id, principal)
-            if session is None:
-                raise RequestError("unknown session", "SESSION_ERROR")
+        async with self._opening:  # two first requests of one MCP session must not open two envs
+            found = self.table.find(lambda s: s.kind == "mcp" and s.mcp_id == sid)
+            if found:
+                session = self.table.get(found[0].id, principal)
+                if session is None:
+                    raise RequestError("unknown session", "SESSION_ERROR")
+                return session
+            session = await self.table.open(principal, self.endpoint, "mcp")
+            session.mcp_id = sid
             return session
-        session = await self.table.open(principal, self.endpoint, "mcp")
-        session.mcp_id = sid
-        return session
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         session = await self._session(ctx)

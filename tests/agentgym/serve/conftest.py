@@ -1,48 +1,14 @@
-"""Loopback servers for the serve tests: in-process (`ServerThread`), 127.0.0.1, ephemeral ports,
-always stopped. One server serves every registered id (under ``/<id>``) plus the toy env."""
+"""Fixtures of the serve tests: loopback servers, always stopped (helpers in `serve_helpers`)."""
 
 from __future__ import annotations
 
-import glob
-import os
-import secrets
-import tempfile
-import warnings
 from collections.abc import Iterator
 
-import gymnasium as gym
 import pytest
 
-import agentgym
-from agentgym.serve.app import ServeConfig
 from agentgym.serve.server import ServerThread
-from agentgym.serve.sessions import EnvEndpoint
 
-TOY_ID = "agentgym-test/Toy-v0"
-IDS = sorted(agentgym.ENV_IDS)
-TOKEN = secrets.token_urlsafe(32)
-OTHER_TOKEN = secrets.token_urlsafe(32)
-
-if TOY_ID not in gym.registry:
-    from agentgym.make import ENTRY_POINT
-
-    # through agentgym's entry point, so the toy env takes the same options (budget=, numeric=) as the real ids
-    gym.register(id=TOY_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "support.toy_env:ToyEnv"},
-                 disable_env_checker=False)
-
-warnings.filterwarnings("ignore", message="agentgym local sandbox backend")
-
-
-def leftovers(pid: int | None = None) -> list[str]:
-    """Local sandbox folders and Docker channel folders this process still holds."""
-    pid = os.getpid() if pid is None else pid
-    tmp = tempfile.gettempdir()
-    return glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
-
-
-def start(ids: list[str] | None = None, kwargs: dict | None = None, **config: object) -> ServerThread:
-    endpoints = [EnvEndpoint(i, dict(kwargs if kwargs is not None else {"backend": "local"})) for i in (ids or IDS)]
-    return ServerThread(endpoints=endpoints, token=[TOKEN, OTHER_TOKEN], config=ServeConfig(**config)).start()  # type: ignore[arg-type]
+from serve_helpers import IDS, TOY_ID, start
 
 
 @pytest.fixture(scope="module")

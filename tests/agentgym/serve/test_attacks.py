@@ -10,53 +10,13 @@ import json
 import logging
 import socket
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.sync.client import connect
 
 from agentgym.serve.auth import Authenticator
 
-from conftest import OTHER_TOKEN, TOKEN, TOY_ID, start
-
-
-def http(url: str, body: object = None, token: str | None = TOKEN, method: str | None = None,
-         headers: dict | None = None, raw: bytes | None = None) -> tuple[int, dict]:
-    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    request = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                     headers={**({"Authorization": f"Bearer {token}"} if token else {}),
-                                              "Content-Type": "application/json", **(headers or {})})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(request, timeout=20) as response:
-            return response.status, _json(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, _json(exc.read())
-
-
-def _json(raw: bytes) -> dict:
-    try:
-        return json.loads(raw or b"{}")
-    except ValueError:
-        return {"text": raw.decode("utf-8", "replace")}
-
-
-def ws(url: str, token: str | None = TOKEN, headers: dict | None = None):
-    if headers is None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return connect(url.replace("http://", "ws://") + "/ws", additional_headers=headers, open_timeout=10,
-                   proxy=None, compression=None, legacy=True)
-
-
-def rpc(conn, message: object) -> dict:
-    conn.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
-    return json.loads(conn.recv(timeout=20))
-
-
-def healthy(url: str) -> bool:
-    return http(url + "/health", token=None)[0] == 200
+from serve_helpers import OTHER_TOKEN, TOKEN, TOY_ID, healthy, http, rpc, start, ws
 
 
 # ---------------------------------------------------------------- tokens

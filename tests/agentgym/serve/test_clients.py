@@ -13,7 +13,7 @@ import pytest
 
 from agentgym.actions import finish_answer, parse_action
 
-from conftest import IDS, OTHER_TOKEN, TOKEN
+from serve_helpers import IDS, OTHER_TOKEN, TOKEN
 
 openenv = pytest.importorskip("openenv.core")
 mcp = pytest.importorskip("mcp")

@@ -20,9 +20,8 @@ from websockets.sync.client import connect
 from agentgym.errors import InfrastructureError
 from agentgym.remote import RemoteEnv, ServerUnreachable
 
-from conftest import TOKEN, TOY_ID, leftovers, start
+from serve_helpers import TOKEN, TOY_ID, http, leftovers, rpc, start, ws
 from support.docker import require_docker
-from test_attacks import http, rpc, ws
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 

@@ -13,7 +13,7 @@ from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.remote import RemoteAuthError, RemoteEnv, ServerUnreachable
 from agentgym.serve.codec import from_json, space_from_json, space_to_json, to_json
 
-from conftest import IDS, OTHER_TOKEN, TOKEN, TOY_ID, start
+from serve_helpers import IDS, OTHER_TOKEN, TOKEN, TOY_ID, start
 
 
 def equal(a, b) -> bool:

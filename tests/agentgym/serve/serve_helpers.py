@@ -1,0 +1,82 @@
+"""Shared helpers of the serve tests (a module of its own name: ``conftest`` is ambiguous across
+the suite): tokens, the toy id, loopback servers (`ServerThread`, 127.0.0.1, ephemeral ports),
+left-over sandbox folders, and small HTTP/WebSocket clients."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import secrets
+import tempfile
+import urllib.error
+import urllib.request
+
+import gymnasium as gym
+from websockets.sync.client import connect
+
+import agentgym
+from agentgym.serve.app import ServeConfig
+from agentgym.serve.server import ServerThread
+from agentgym.serve.sessions import EnvEndpoint
+
+TOY_ID = "agentgym-test/Toy-v0"
+IDS = sorted(agentgym.ENV_IDS)
+TOKEN = secrets.token_urlsafe(32)
+OTHER_TOKEN = secrets.token_urlsafe(32)
+
+if TOY_ID not in gym.registry:
+    from agentgym.make import ENTRY_POINT
+
+    # through agentgym's entry point, so the toy env takes the same options (budget=, numeric=) as the real ids
+    gym.register(id=TOY_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "support.toy_env:ToyEnv"},
+                 disable_env_checker=False)
+
+
+def leftovers(pid: int | None = None) -> list[str]:
+    """Local sandbox folders and Docker channel folders this process still holds."""
+    pid = os.getpid() if pid is None else pid
+    tmp = tempfile.gettempdir()
+    return glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
+
+
+def start(ids: list[str] | None = None, kwargs: dict | None = None, **config: object) -> ServerThread:
+    endpoints = [EnvEndpoint(i, dict(kwargs if kwargs is not None else {"backend": "local"})) for i in (ids or IDS)]
+    return ServerThread(endpoints=endpoints, token=[TOKEN, OTHER_TOKEN], config=ServeConfig(**config)).start()  # type: ignore[arg-type]
+
+
+def http(url: str, body: object = None, token: str | None = TOKEN, method: str | None = None,
+         headers: dict | None = None, raw: bytes | None = None) -> tuple[int, dict]:
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    request = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
+                                     headers={**({"Authorization": f"Bearer {token}"} if token else {}),
+                                              "Content-Type": "application/json", **(headers or {})})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=20) as response:
+            return response.status, _json(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, _json(exc.read())
+
+
+def _json(raw: bytes) -> dict:
+    try:
+        return json.loads(raw or b"{}")
+    except ValueError:
+        return {"text": raw.decode("utf-8", "replace")}
+
+
+def ws(url: str, token: str | None = TOKEN, headers: dict | None = None):
+    if headers is None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return connect(url.replace("http://", "ws://") + "/ws", additional_headers=headers, open_timeout=10,
+                   proxy=None, compression=None, legacy=True)
+
+
+def rpc(conn, message: object) -> dict:
+    conn.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+    return json.loads(conn.recv(timeout=20))
+
+
+def healthy(url: str) -> bool:
+    return http(url + "/health", token=None)[0] == 200
