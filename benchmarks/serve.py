@@ -40,7 +40,19 @@ import agentgym
 from agentgym.remote import RemoteEnv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TEXT_IDS = sorted(agentgym.ENV_IDS)
+
+
+def ids_on(backend: str) -> list[str]:
+    """The registered ids whose family runs on ``backend`` (MiniWoB-v0 runs only in Docker)."""
+    import importlib
+
+    out = []
+    for env_id, entry in sorted(agentgym.ENV_IDS.items()):
+        module, _, name = entry.partition(":")
+        if backend in getattr(getattr(importlib.import_module(module), name), "backends", ("local", "docker")) \
+                or backend == "auto":
+            out.append(env_id)
+    return out
 
 
 def _q(samples: list[float], q: float) -> float:
@@ -208,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     episodes = args.episodes or (3 if args.quick else 12)
     vsteps = args.vector_steps or (30 if args.quick else 200)
     result: dict[str, Any] = {"backend": args.backend, "cpus": os.cpu_count(), "latency": {}, "vector": {}}
-    for env_id in TEXT_IDS:
+    for env_id in ids_on(args.backend):
         result["latency"][env_id] = added_latency(env_id, token, args.backend, episodes)
     vec_id = "agentgym/ToolUse-v0"
     result["vector"] = {"env_id": vec_id, "num_envs": args.num_envs, "action": "help", "steps_per_s": {

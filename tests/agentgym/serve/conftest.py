@@ -2,23 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from agentgym.serve.server import ServerThread
 
-from serve_helpers import IDS, TOY_ID, start
+from serve_helpers import LOCAL_IDS, TOY_ID, backend_for, start
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerThread]:
-    """Every registered id and the toy env, local backend, under ``/<id>``."""
-    srv = start(IDS + [TOY_ID])
+    """Every registered id that runs on the local backend, and the toy env, under ``/<id>``."""
+    srv = start(LOCAL_IDS + [TOY_ID])
     try:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture(scope="module")
+def url_of(server) -> Iterator[Callable[[str], str]]:
+    """``url_of(env_id)``: where ``env_id`` is served; Docker-only families get a Docker server of their own."""
+    extra: dict[str, ServerThread] = {}
+
+    def url(env_id: str) -> str:
+        backend = backend_for(env_id)
+        if backend == "local":
+            return f"{server.url}/{env_id}"
+        if env_id not in extra:
+            extra[env_id] = start([env_id], {"backend": backend})
+        return extra[env_id].url
+
+    try:
+        yield url
+    finally:
+        for srv in extra.values():
+            srv.stop()
 
 
 @pytest.fixture

@@ -33,6 +33,27 @@ if TOY_ID not in gym.registry:
                  disable_env_checker=False)
 
 
+def family_class(env_id: str) -> type:
+    import importlib
+
+    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def backend_for(env_id: str) -> str:
+    """The local backend, or Docker for a Docker-only family (MiniWoB-v0), which then needs the
+    engine and its image: skipped without them locally, failed under CI=true."""
+    if env_id not in agentgym.ENV_IDS or "local" in getattr(family_class(env_id), "backends", ("local",)):
+        return "local"
+    from support.docker import require_docker
+
+    require_docker(family_class(env_id).image)
+    return "docker"
+
+
+LOCAL_IDS = [i for i in IDS if "local" in getattr(family_class(i), "backends", ("local",))]
+
+
 def leftovers(pid: int | None = None) -> list[str]:
     """Local sandbox folders and Docker channel folders this process still holds."""
     pid = os.getpid() if pid is None else pid

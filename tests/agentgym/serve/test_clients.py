@@ -13,7 +13,7 @@ import pytest
 
 from agentgym.actions import finish_answer, parse_action
 
-from serve_helpers import IDS, OTHER_TOKEN, TOKEN
+from serve_helpers import IDS, OTHER_TOKEN, TOKEN, backend_for
 
 openenv = pytest.importorskip("openenv.core")
 mcp = pytest.importorskip("mcp")
@@ -39,13 +39,13 @@ def basic_url(url: str, token: str) -> str:
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_openenv_generic_client_plays_an_oracle_episode(server, env_id):
+def test_openenv_generic_client_plays_an_oracle_episode(url_of, env_id):
     from openenv.core.generic_client import GenericEnvClient
 
-    local = gym.make(env_id, backend="local")
+    local = gym.make(env_id, backend=backend_for(env_id))
 
     async def play() -> Any:
-        async with GenericEnvClient(base_url=basic_url(f"{server.url}/{env_id}", TOKEN)) as env:
+        async with GenericEnvClient(base_url=basic_url(url_of(env_id), TOKEN)) as env:
             result = await env.reset(seed=11)
             obs, _ = local.reset(seed=11)
             assert result.observation["text"] == obs["text"] and result.done is False
@@ -68,14 +68,14 @@ def test_openenv_generic_client_plays_an_oracle_episode(server, env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_openenv_mcp_tool_client_plays_an_oracle_episode(server, env_id):
+def test_openenv_mcp_tool_client_plays_an_oracle_episode(url_of, env_id):
     from openenv.core.env_server.mcp_types import CallToolAction
     from openenv.core.mcp_client import MCPToolClient
 
-    local = gym.make(env_id, backend="local")
+    local = gym.make(env_id, backend=backend_for(env_id))
 
     async def play() -> Any:
-        async with MCPToolClient(base_url=basic_url(f"{server.url}/{env_id}", OTHER_TOKEN)) as env:
+        async with MCPToolClient(base_url=basic_url(url_of(env_id), OTHER_TOKEN)) as env:
             await env.reset(seed=4)
             local.reset(seed=4)
             tools = [{"name": t.name, "inputSchema": t.input_schema} for t in await env.list_tools(use_cache=False)]
@@ -106,11 +106,11 @@ async def mcp_client(url: str, token: str):
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_mcp_sdk_client_plays_an_oracle_episode(server, env_id):
-    local = gym.make(env_id, backend="local")
+def test_mcp_sdk_client_plays_an_oracle_episode(url_of, env_id):
+    local = gym.make(env_id, backend=backend_for(env_id))
 
     async def play() -> Any:
-        http, client = await mcp_client(f"{server.url}/{env_id}/mcp", TOKEN)
+        http, client = await mcp_client(f"{url_of(env_id)}/mcp", TOKEN)
         async with http, client:
             before = {t.name for t in (await client.list_tools()).tools}
             assert {"reset", "finish"} <= before

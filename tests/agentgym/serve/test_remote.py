@@ -13,7 +13,7 @@ from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.remote import RemoteAuthError, RemoteEnv, ServerUnreachable
 from agentgym.serve.codec import from_json, space_from_json, space_to_json, to_json
 
-from serve_helpers import IDS, OTHER_TOKEN, TOKEN, TOY_ID, start
+from serve_helpers import IDS, LOCAL_IDS, OTHER_TOKEN, TOKEN, TOY_ID, backend_for, start
 
 
 def equal(a, b) -> bool:
@@ -44,7 +44,7 @@ def oracle_pair(remote: gym.Env, local: gym.Env, seed: int, max_turns: int = 60)
                                     {"numeric": {"max_actions": 16, "dim": 32}, "budget": 10}],
                          ids=["bare", "budget-faults-labels", "numeric"])
 def test_spaces_round_trip_through_json(kwargs):
-    for env_id in IDS:
+    for env_id in LOCAL_IDS:
         env = gym.make(env_id, backend="local", **kwargs)
         try:
             for space in (env.observation_space, env.action_space):
@@ -56,9 +56,9 @@ def test_spaces_round_trip_through_json(kwargs):
 
 
 @pytest.mark.parametrize("env_id", IDS)
-def test_same_seed_same_trajectory_as_local_and_oracle_succeeds(server, env_id):
-    remote = RemoteEnv(f"{server.url}/{env_id}", token=TOKEN)
-    local = gym.make(env_id, backend="local")
+def test_same_seed_same_trajectory_as_local_and_oracle_succeeds(url_of, env_id):
+    remote = RemoteEnv(url_of(env_id), token=TOKEN)
+    local = gym.make(env_id, backend=backend_for(env_id))
     try:
         assert remote.observation_space == local.observation_space and remote.action_space == local.action_space
         steps = oracle_pair(remote, local, seed=7)
@@ -91,9 +91,10 @@ def test_wrapper_stack_is_the_servers(server):
         srv.stop()
 
 
-def test_check_env_passes(server, monkeypatch):
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env_passes(url_of, monkeypatch, env_id):
     monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", TOKEN)  # not a make kwarg: env.spec would record it
-    env = gym.make("agentgym/ToolUse-v0", remote=f"{server.url}/agentgym/ToolUse-v0", render_mode="ansi")
+    env = gym.make(env_id, remote=url_of(env_id), render_mode="ansi")
     try:
         check_env(env.unwrapped)
         assert "token" not in env.spec.kwargs
