@@ -167,7 +167,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     def _init_budget(self, env: gym.Env, top: int, announce: bool) -> None:
         gym.Wrapper.__init__(self, env)
         self.announce = bool(announce)
-        self.max_turns = top
+        self.max_turns = self._fixed_turns = top  # max_turns may grow within an episode (add_turns)
         self.turns = 0
         self._over = False
         inner = env.observation_space
@@ -182,7 +182,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
 
     def _next_budget(self) -> int:
         """T for the episode that is starting (RandomBudget draws it)."""
-        return self.max_turns
+        return self._fixed_turns
 
     @property
     def turns_left(self) -> int:

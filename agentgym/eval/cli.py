@@ -14,6 +14,7 @@ from typing import Any
 
 from agentgym.errors import AgentGymError
 from agentgym.eval.agent_identity import public_kwargs, redact_text
+from agentgym.eval.harness import DEFAULT_SOFT_BUDGET
 
 __all__ = ["register", "main"]
 
@@ -59,6 +60,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tasks", type=int, default=None, help="number of tasks per env, drawn with --seed (default all)")
     p.add_argument("--faults", default=None, metavar="SPEC",
                    help="fault spec, e.g. tool_error@turn=1; every episode also runs clean for the paired recovery rate")
+    p.add_argument("--budget-mode", choices=("hard", "soft"), default="hard",
+                   help="soft: every episode also runs with T made soft (a warning, an `extend` action), "
+                   "paired with its hard twin in the report (default hard)")
+    p.add_argument("--extra", type=int, default=None, metavar="E",
+                   help=f"soft: turns one `extend` adds (default {DEFAULT_SOFT_BUDGET['extra']})")
+    p.add_argument("--max-requests", type=int, default=None, metavar="M",
+                   help=f"soft: extensions granted per episode (default {DEFAULT_SOFT_BUDGET['max_requests']})")
+    p.add_argument("--extension-cost", type=float, default=None, metavar="C",
+                   help=f"soft: reward paid per granted extension (default {DEFAULT_SOFT_BUDGET['cost']})")
+    p.add_argument("--warn-at", type=int, default=None, metavar="K",
+                   help=f"soft: warn when K turns are left, 0 for no warning (default {DEFAULT_SOFT_BUDGET['warn_at']})")
     p.add_argument("--workers", type=int, default=1, help="worker processes or Ray actors (default 1)")
     p.add_argument("--executor", choices=("local", "ray"), default=None,
                    help="where episodes run: a local process pool or Ray actors (default local)")
@@ -100,12 +112,21 @@ def _cmd_eval(args: argparse.Namespace) -> int:
               file=sys.stderr)
         args.executor = args.executor or args.backend
     args.executor = args.executor or "local"
+    soft = _soft_options(args)
+    if soft is not None and args.budget_mode != "soft":
+        print("error: --extra/--max-requests/--extension-cost/--warn-at apply to --budget-mode soft only", file=sys.stderr)
+        return 2
+    if args.budget_mode == "soft":
+        soft = {**DEFAULT_SOFT_BUDGET, **(soft or {})}
+        if soft["warn_at"] == 0:
+            del soft["warn_at"]
     command = _command_line(args)
     result = evaluate(
         args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
         faults=args.faults, workers=args.workers, executor=args.executor, seed=args.seed, out=args.out,
         sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
         progress=not args.no_progress, report=not args.no_report, command=command,
+        budget_mode=args.budget_mode, soft_budget=soft,
     )
     counts = result.summary["counts"]
     print(f"{result.ran} episode(s) run, {counts['episodes']} in the grid, {counts['infra_errors']} infrastructure "
@@ -113,6 +134,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     for t, row in sorted(result.grid().items()):
         print(f"  T={t:<3} " + "  ".join(f"pass@{k}={v:.2f}" if v is not None else f"pass@{k}=–" for k, v in sorted(row.items())))
     return 0
+
+
+_SOFT_FLAGS = (("--extra", "extra"), ("--max-requests", "max_requests"), ("--extension-cost", "cost"),
+               ("--warn-at", "warn_at"))
+
+
+def _soft_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The soft-budget flags given, as `evaluate`'s ``soft_budget`` keys (None when none was)."""
+    given = {key: getattr(args, flag[2:].replace("-", "_")) for flag, key in _SOFT_FLAGS}
+    given = {k: v for k, v in given.items() if v is not None}
+    return given or None
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -126,6 +158,10 @@ def _command_line(args: argparse.Namespace) -> str:
         if value:
             parts.append(f"{flag} {shlex.quote(value)}")
     parts += [f"--k {','.join(map(str, args.k))}", f"--t {','.join(map(str, args.t))}"]
+    if args.budget_mode != "hard":
+        parts.append(f"--budget-mode {args.budget_mode}")
+    parts += [f"{flag} {getattr(args, flag[2:].replace('-', '_'))}" for flag, _ in _SOFT_FLAGS
+              if getattr(args, flag[2:].replace("-", "_")) is not None]
     for flag, value in (("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
                         ("--workers", args.workers), ("--executor", args.executor), ("--sandbox", args.sandbox),
                         ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):

@@ -4,7 +4,8 @@ An `EpisodeSpec` names one cell sample: env, task, budget T, sample index and fa
 seeds are derived from (run seed, env, task, T, sample) by a process-independent hash, so the
 same spec gets the same seeds in any worker, on any backend, in any order, and on resume.
 The fault spec is not part of the seed: a faulted episode and its clean twin share seeds, which
-is what makes the recovery rate a paired comparison.
+is what makes the recovery rate a paired comparison. Nor is the budget mode: a soft-budget
+episode (``budget_mode="soft"``) and its hard twin share seeds, which pairs hard against soft.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from agentgym.tasks import stable_hash
 
-__all__ = ["EpisodeSpec", "episode_seed", "record_key", "read_episodes", "append_episode", "write_episodes", "TIMING_FIELDS"]
+__all__ = ["EpisodeSpec", "episode_seed", "record_key", "budget_mode", "read_episodes", "append_episode", "write_episodes", "TIMING_FIELDS"]
 
 TIMING_FIELDS = ("latency_s", "startup_s", "worker")
 """Record fields that vary between identical runs (wall-clock timings, which worker ran it)."""
@@ -33,7 +34,9 @@ def episode_seed(seed: int, env_id: str, task_id: str, t: int, sample: int, stre
 
 @dataclass(frozen=True, order=True)
 class EpisodeSpec:
-    """One episode of the grid. ``faults`` is a fault spec string, or ``""`` for a clean run."""
+    """One episode of the grid. ``faults`` is a fault spec string, or ``""`` for a clean run;
+    ``budget_mode`` is ``"hard"`` (a turn limit of T) or ``"soft"`` (T with the run's warning and
+    extension, `agentgym.wrappers.apply_budget`)."""
 
     env: str
     task: str
@@ -41,11 +44,12 @@ class EpisodeSpec:
     sample: int
     faults: str
     seed: int
+    budget_mode: str = "hard"
 
     @property
-    def key(self) -> tuple[str, str, int, int, str]:
+    def key(self) -> tuple[str, str, int, int, str, str]:
         """Identity used to skip finished episodes on resume (the run seed is checked apart)."""
-        return (self.env, self.task, self.T, self.sample, self.faults)
+        return (self.env, self.task, self.T, self.sample, self.faults, self.budget_mode)
 
     @property
     def env_seed(self) -> int:
@@ -59,9 +63,16 @@ class EpisodeSpec:
         return asdict(self)
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, str, int, int, str]:
-    """The `EpisodeSpec.key` of a record read back from ``episodes.jsonl``."""
-    return (record["env"], record["task"], int(record["T"]), int(record["sample"]), record.get("faults") or "")
+def record_key(record: dict[str, Any]) -> tuple[str, str, int, int, str, str]:
+    """The `EpisodeSpec.key` of a record read back from ``episodes.jsonl`` (records written before
+    budget modes are hard-budget episodes)."""
+    return (record["env"], record["task"], int(record["T"]), int(record["sample"]), record.get("faults") or "",
+            budget_mode(record))
+
+
+def budget_mode(record: dict[str, Any]) -> str:
+    """``"hard"`` or ``"soft"``: the budget an episode record ran under."""
+    return record.get("budget_mode") or "hard"
 
 
 def read_episodes(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -3,7 +3,9 @@
 Each budget T is its own set of episodes (a budget-aware agent plays differently at each T),
 with ``n >= max(K)`` samples per task, so every pass@K comes from the unbiased estimator. With
 ``faults`` every episode also runs clean, under the same seeds, which pairs the two for the
-recovery rate. A run is resumable: episodes already in ``episodes.jsonl`` are skipped, and
+recovery rate. With ``budget_mode="soft"`` every episode also runs under a soft budget (T with
+the ``soft_budget`` warning and extension), under the same seeds, which pairs hard against soft.
+A run is resumable: episodes already in ``episodes.jsonl`` are skipped, and
 infrastructure failures recorded there are run again.
 """
 
@@ -28,10 +30,17 @@ from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, r
 from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local, resolve_env_id
 from agentgym.eval.summary import summarize
 
-__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTORS"]
+__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTORS", "BUDGET_MODES", "DEFAULT_SOFT_BUDGET"]
 
 EXECUTORS = ("local", "ray")
 """Where episodes run: a local process pool or Ray actors (``executor=``, ``--executor``)."""
+
+BUDGET_MODES = ("hard", "soft")
+"""``hard``: a turn limit of T. ``soft``: each episode also runs with T made soft, paired."""
+
+DEFAULT_SOFT_BUDGET = {"extra": 2, "max_requests": 1, "cost": 0.0, "warn_at": 1}
+"""The soft budget of ``budget_mode="soft"`` unless ``soft_budget`` is given (keys of
+`agentgym.wrappers.parse_soft_budget`, less ``soft``, which is each cell's T)."""
 
 
 @dataclass
@@ -76,18 +85,40 @@ def select_tasks(env_id: str, split: str, tasks: int | Sequence[str] | None, see
 
 
 def plan_episodes(
-    env_tasks: Mapping[str, Sequence[str]], ts: Sequence[int], n: int, faults: str | None, seed: int
+    env_tasks: Mapping[str, Sequence[str]], ts: Sequence[int], n: int, faults: str | None, seed: int,
+    modes: Sequence[str] = ("hard",),
 ) -> list[EpisodeSpec]:
-    """Every episode of the grid, clean first, grouped by env and T so workers reuse warm envs."""
+    """Every episode of the grid, clean and hard first, grouped by env and T so workers reuse warm envs."""
     conditions = [""] + ([faults] if faults else [])
     return [
-        EpisodeSpec(env_id, task, int(t), i, cond, seed)
+        EpisodeSpec(env_id, task, int(t), i, cond, seed, mode)
+        for mode in modes
         for cond in conditions
         for env_id, task_ids in env_tasks.items()
         for t in ts
         for task in task_ids
         for i in range(n)
     ]
+
+
+def _soft_budget(budget_mode: str, soft_budget: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The soft budget the run uses (None in hard mode), checked before any worker starts."""
+    from agentgym.wrappers import parse_soft_budget
+
+    if budget_mode not in BUDGET_MODES:
+        raise ConfigError(f"budget_mode={budget_mode!r}; choose one of {BUDGET_MODES}")
+    if budget_mode == "hard":
+        if soft_budget:
+            raise ConfigError(f"soft_budget={dict(soft_budget)!r} applies to budget_mode='soft' only")
+        return None
+    soft = dict(DEFAULT_SOFT_BUDGET if soft_budget is None else soft_budget)
+    if "soft" in soft:
+        raise ConfigError(f"soft_budget={soft!r}: leave out 'soft'; each cell's T is the budget made soft")
+    try:
+        parse_soft_budget({"soft": 1, **soft})
+    except ConfigError as exc:
+        raise ConfigError(f"soft_budget={soft!r}: {exc}") from None
+    return soft
 
 
 def _parse_ints(values: Sequence[int] | str, name: str) -> list[int]:
@@ -134,6 +165,8 @@ def evaluate(
     progress: bool = True,
     report: bool = True,
     command: str | None = None,
+    budget_mode: str = "hard",
+    soft_budget: Mapping[str, Any] | None = None,
 ) -> EvalResult:
     """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
 
@@ -144,6 +177,9 @@ def evaluate(
     executor, with a DeprecationWarning.
     ``retries``: attempts after an infrastructure failure before the episode is recorded as one.
     ``t_ref``: the budget that budget extrapolation divides by (default the largest T).
+    ``budget_mode="soft"`` also runs every episode with T made soft by ``soft_budget`` (default
+    `DEFAULT_SOFT_BUDGET`), paired with its hard twin in ``summary["soft_budget"]``; the other
+    statistics stay those of the hard-budget episodes.
     """
     started = time.perf_counter()
     envs = [resolve_env_id(e) for e in ([env_ids] if isinstance(env_ids, str) else list(env_ids))]
@@ -161,6 +197,7 @@ def evaluate(
         raise ConfigError(f"executor={executor!r}; choose one of {EXECUTORS} (the sandbox is chosen by sandbox=)")
     if faults:
         _check_faults(faults)
+    soft = _soft_budget(budget_mode, soft_budget)
     entries = {e: env_entry(e) for e in envs}
     agent_obj, agent_name = _agent_config(agent, agent_kwargs or {})
     env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
@@ -171,8 +208,9 @@ def evaluate(
         "seed": int(seed), "workers": int(workers), "executor": executor, "sandbox": sandbox,
         "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
         "env_kwargs": dict(env_kwargs or {}), "command": redact_text(command) if command else command,
+        "budget_mode": budget_mode, "soft_budget": soft,
     }
-    specs = plan_episodes(env_tasks, ts_, n, faults, int(seed))
+    specs = plan_episodes(env_tasks, ts_, n, faults, int(seed), ("hard", "soft") if soft else ("hard",))
 
     out_dir = Path(out) if out is not None else None
     previous: list[dict[str, Any]] = []
@@ -184,7 +222,7 @@ def evaluate(
 
     wconfig = WorkerConfig(
         envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
-        env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path),
+        env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path), soft_budget=soft,
     )
     run = _executor(executor)
     fresh: list[dict[str, Any]] = []
@@ -267,7 +305,9 @@ def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
     run_file = out_dir / "run.json"
     if run_file.exists():
         old = json.loads(run_file.read_text())
-        for key in ("seed", "agent", "split", "sandbox"):
+        for key in ("seed", "agent", "split", "sandbox", "soft_budget"):
+            if key == "soft_budget" and not (old.get(key) and config[key]):
+                continue  # a hard run resumed in soft mode keeps its hard episodes, and the reverse
             if old.get(key) != config[key]:
                 raise ConfigError(
                     f"{out_dir} holds a run with {key}={old.get(key)!r}, not {config[key]!r}: "

@@ -16,6 +16,8 @@ Contents:
 - `success_at_cost`, `cost_at_success`: the best pass over cells with cost <= C, and the
   cheapest cell reaching a target success.
 - `exhaustion_rate`, `category_breakdown`, `latency_percentiles`.
+- `soft_vs_hard`: the same episodes under a hard and a soft budget (warning and extension),
+  paired by task, sample and seeds: success, turns, extensions asked and granted, their cost.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "exhaustion_rate",
     "category_breakdown",
     "latency_percentiles",
+    "soft_vs_hard",
     "scored",
 ]
 
@@ -313,6 +316,61 @@ def latency_percentiles(records: Iterable[Record], qs: Sequence[float] = (50, 95
     for r in scored(records):
         acc[int(r["T"])].append(float(r["latency_s"]))
     return {t: {f"p{q:g}": float(np.percentile(v, q)) for q in qs} for t, v in sorted(acc.items())}
+
+
+def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int = 0) -> dict[int, dict[str, Any]]:
+    """Per T, hard-budget episodes against their soft-budget twins (same task, sample, faults and
+    seeds; records carry ``budget_mode``), over the pairs where both were scored:
+
+    - ``success_hard``, ``success_soft`` and ``diff`` = ``{"mean", "lo", "hi"}``: soft minus hard
+      success, with a percentile bootstrap interval over tasks (each task's mean paired difference);
+    - ``turns_hard``, ``turns_soft``: mean agent turns used (an ``extend`` is a turn);
+    - ``asked``: share of soft episodes that sent ``extend``; ``requests``, ``granted``: mean per
+      episode; ``extra_turns``: mean turns granted; ``cost``: mean reward paid for extensions, and
+      ``net_soft`` = ``success_soft - cost``;
+    - ``exhausted_hard``, ``exhausted_soft``: budget exhaustion rates; ``ran_out_after_extension``:
+      share of soft episodes that asked and still ran out (the ``timeout_after_extension`` flag);
+    - ``warned``: share of soft episodes shown a budget warning.
+    """
+    rs = scored(records)
+    hard = {(_pair_key(r), r.get("faults") or ""): r for r in rs if (r.get("budget_mode") or "hard") == "hard"}
+    soft = {(_pair_key(r), r.get("faults") or ""): r for r in rs if r.get("budget_mode") == "soft"}
+    out: dict[int, dict[str, Any]] = {}
+    for t in sorted({key[0][2] for key in soft}):
+        pairs = [(hard[k], s) for k, s in sorted(soft.items(), key=lambda kv: str(kv[0])) if k in hard and k[0][2] == t]
+        if not pairs:
+            continue
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for h, s in pairs:
+            by_task[_task_key(s)].append(float(bool(s["success"])) - float(bool(h["success"])))
+        mean, lo, hi = bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples, seed=seed)
+        ext = [s.get("extensions") or {} for _, s in pairs]
+
+        def avg(values: Iterable[float]) -> float:
+            return float(np.mean(list(values)))
+
+        cost = avg(e.get("cost", 0.0) for e in ext)
+        success_soft = avg(bool(s["success"]) for _, s in pairs)
+        out[t] = {
+            "pairs": len(pairs),
+            "tasks": len(by_task),
+            "success_hard": avg(bool(h["success"]) for h, _ in pairs),
+            "success_soft": success_soft,
+            "diff": {"mean": mean, "lo": lo, "hi": hi},
+            "turns_hard": avg(h["turns"] for h, _ in pairs),
+            "turns_soft": avg(s["turns"] for _, s in pairs),
+            "asked": avg(e.get("requested", 0) > 0 for e in ext),
+            "requests": avg(e.get("requested", 0) for e in ext),
+            "granted": avg(e.get("granted", 0) for e in ext),
+            "extra_turns": avg(e.get("extra_turns", 0) for e in ext),
+            "cost": cost,
+            "net_soft": success_soft - cost,
+            "exhausted_hard": avg(bool(h.get("budget_exhausted")) for h, _ in pairs),
+            "exhausted_soft": avg(bool(s.get("budget_exhausted")) for _, s in pairs),
+            "ran_out_after_extension": avg("timeout_after_extension" in (s.get("flags") or ()) for _, s in pairs),
+            "warned": avg(s.get("warnings", 0) > 0 for _, s in pairs),
+        }
+    return out
 
 
 def _share(records: Sequence[Record]) -> float | None:

@@ -69,6 +69,37 @@ def _pass_table(res: Mapping[str, Any], ks: list[int], ts: list[int], key: str =
     return lines
 
 
+def _soft_budget_section(summary: Mapping[str, Any]) -> list[str]:
+    """Hard against soft budget per T, paired (present when the run used ``--budget-mode soft``)."""
+    by_cond = summary.get("soft_budget")
+    if not by_cond:
+        return []
+    soft = summary["config"].get("soft_budget") or {}
+    L = ["## Hard vs soft budget", "",
+         f"Every episode ran twice with the same task, sample and seeds: under a turn limit of T (hard) and "
+         f"under T made soft (`{json.dumps(soft, sort_keys=True)}`: a warning at `warn_at` turns left, and an "
+         "`extend` action that adds `extra` turns up to `max_requests` times, paying `cost` reward each). "
+         "Soft - hard is the paired difference in success with a 95% bootstrap interval over tasks; turns count "
+         "`extend`; asked is the share of soft episodes that sent it; granted, extra turns and cost are means per "
+         "episode; net = soft success - cost; ran out = share of soft episodes that asked and still ran out.", ""]
+    head = ("| T | pairs | success hard | success soft | soft - hard | turns hard | turns soft | asked | granted | "
+            "extra turns | cost | net | exhausted hard | exhausted soft | ran out |")
+    for cond, groups in by_cond.items():
+        for g, by_t in groups.items():
+            if not by_t:
+                continue
+            L += [f"**{g}, {cond}**", "", head, "|---" * 15 + "|"]
+            for t, r in sorted(by_t.items(), key=lambda kv: int(kv[0])):
+                d = r["diff"]
+                L.append(f"| {t} | {r['pairs']} | {_f(r['success_hard'])} | {_f(r['success_soft'])} | "
+                         f"{d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {_f(r['turns_hard'], 1)} | "
+                         f"{_f(r['turns_soft'], 1)} | {_f(r['asked'])} | {_f(r['granted'])} | {_f(r['extra_turns'], 1)} | "
+                         f"{_f(r['cost'], 3)} | {_f(r['net_soft'])} | {_f(r['exhausted_hard'])} | "
+                         f"{_f(r['exhausted_soft'])} | {_f(r['ran_out_after_extension'])} |")
+            L.append("")
+    return L
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """The report text (figures are referenced by file name, next to it)."""
     c = summary["config"]
@@ -85,6 +116,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         f"- split `{c['split']}`, {n_tasks} task(s), n = {c['n']} episodes per task and budget, "
         f"K in {ks}, T in {ts}, seed {c['seed']}",
         f"- faults: `{c['faults']}` (every episode also run clean with the same seeds)" if c["faults"] else "- faults: none",
+        f"- budget: hard and soft (`{json.dumps(c['soft_budget'], sort_keys=True)}`), paired; the tables before "
+        "'Hard vs soft budget' are the hard-budget episodes'" if c.get("soft_budget") else "- budget: hard",
         f"- execution: {c.get('executor', c.get('backend'))} executor, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
         f"- episodes: {counts['episodes']} ({counts['scored']} scored, {counts['successes']} successes); "
         f"infrastructure failures: {counts['infra_errors']} (retried episodes: {counts['infra_retried']})",
@@ -156,6 +189,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             L.append(f"| {t} | {r.get('episodes', 0)} | {_f(r.get('recovered'))} | {_f(r.get('mean'))} | "
                      f"{_f(r.get('p50'), 1)} | {_f(r.get('p90'), 1)} | {r.get('never', 0)} |")
     L += ["", f"![recovery]({PLOT_FILES['recovery']})", ""]
+    L += _soft_budget_section(summary)
 
     if clean:
         L += ["## Cost", "",

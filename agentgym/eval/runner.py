@@ -57,6 +57,8 @@ class WorkerConfig:
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
     retries: int = 2
     sys_path: tuple[str, ...] = ()
+    soft_budget: Mapping[str, Any] | None = None
+    """The soft budget of ``budget_mode="soft"`` episodes (`agentgym.eval.stack.wrap_for_eval`'s ``soft``)."""
 
 
 def resolve_env_id(env_id: str) -> str:
@@ -89,20 +91,23 @@ def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
 def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     """Play one episode of ``spec`` and return its record (without worker bookkeeping).
 
-    The turn limit in the env's stack ends the episode; ``spec.T`` turns plus a margin is a
-    backstop against a stack that lacks one.
+    The turn limit in the env's stack ends the episode; ``spec.T`` turns (and every extension a
+    soft budget may grant) plus a margin is a backstop against a stack that lacks one.
     """
     seed_agent(agent, spec.agent_seed)
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
+    granted = dict(info.get("extensions") or {})
+    cap = spec.T + int(granted.get("extra", 0)) * int(granted.get("max_requests", 0)) + 8
+    warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
     actions: list[str] = []
     n_errors = 0
     fired: list[str] = []
     fault_turn: int | None = None
     recover_turns: int | None = None
     terminated = truncated = False
-    for turn in range(1, spec.T + 9):
+    for turn in range(1, cap + 1):
         action = agent.act(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
         actions.append(str(action)[:500])
@@ -114,10 +119,11 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
                 fault_turn = turn if fault_turn is None else fault_turn
             elif ev.is_error(e):
                 n_errors += 1
+            warnings += e["kind"] == "budget_warning"
         if terminated or truncated:
             break
     else:
-        raise ConfigError(f"episode of {spec.env} ran {spec.T + 8} turns at T={spec.T}: the env stack has no turn limit")
+        raise ConfigError(f"episode of {spec.env} ran {cap} turns at T={spec.T}: the env stack has no turn limit")
     latency = time.perf_counter() - start
     cost = {k: v for k, v in dict(info.get("cost") or {}).items()}
     cost.update(agent_cost(agent))
@@ -148,6 +154,23 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
         "actions": actions,
         "infra_error": None,
         "attempts": 1,
+        "budget_mode": spec.budget_mode,
+        **_soft_fields(info, warnings),
+    }
+
+
+def _soft_fields(info: Mapping[str, Any], warnings: int) -> dict[str, Any]:
+    """What a soft budget did in an episode: requests, grants, refusals, turns and reward they
+    cost (``extensions``), and how many budget warnings the agent was shown."""
+    ext = info.get("extensions")
+    if not isinstance(ext, Mapping):
+        return {"warnings": warnings} if warnings else {}
+    return {
+        "extensions": {
+            "requested": int(ext["requested"]), "granted": int(ext["granted"]), "refused": int(ext["refused"]),
+            "extra_turns": int(ext["granted"]) * int(ext["extra"]), "cost": float(ext["cost"]),
+        },
+        "warnings": warnings,
     }
 
 
@@ -172,17 +195,20 @@ class EpisodeWorker:
         self.agent = agent
         self._bases: dict[str, gym.Env] = {}
         self._startup = 0.0
-        self._stacks: dict[tuple[str, int, str], gym.Env] = {}
+        self._stacks: dict[tuple[str, int, str, str], gym.Env] = {}
 
     def env_for(self, spec: EpisodeSpec) -> gym.Env:
-        """The wrapper stack for (env id, T, faults) around this worker's warm base env."""
-        key = (spec.env, spec.T, spec.faults)
+        """The wrapper stack for (env id, T, faults, budget mode) around this worker's warm base env."""
+        key = (spec.env, spec.T, spec.faults, spec.budget_mode)
         stack = self._stacks.get(key)
         if stack is None:
             base = self._bases.get(spec.env)
             if base is None:
                 base = self._bases[spec.env] = self._start(spec)
-            stack = self._stacks[key] = wrap_for_eval(base, budget=spec.T, faults=spec.faults or None)
+            soft = self.config.soft_budget if spec.budget_mode == "soft" else None
+            if spec.budget_mode == "soft" and not soft:
+                raise ConfigError("a soft-budget episode needs the run's soft_budget (WorkerConfig.soft_budget)")
+            stack = self._stacks[key] = wrap_for_eval(base, budget=spec.T, faults=spec.faults or None, soft=soft)
         return stack
 
     def _start(self, spec: EpisodeSpec) -> gym.Env:

@@ -21,6 +21,10 @@ Layout::
         cost_at_success      {"turns" | "env_calls" | "seconds": {target: cheapest cell}}
     recovery[group]          paired and natural recovery rates per T (see `metrics.recovery`),
                              with by_t[T].time_to_recover (see `metrics.time_to_recover`)
+    soft_budget[cond][group] with budget_mode "soft": per T, hard against soft paired by task,
+                             sample and seeds (see `metrics.soft_vs_hard`)
+
+Everything but ``soft_budget`` (and ``counts``) is computed over the hard-budget episodes.
 
 docs/eval.md lists every field with its meaning.
 """
@@ -32,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentgym.eval import metrics
+from agentgym.eval.episodes import budget_mode
 
 __all__ = ["summarize", "CONDITIONS", "SUCCESS_TARGETS"]
 
@@ -51,10 +56,11 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
     t_ref = int(config.get("t_ref") or max(ts))
     in_grid = [r for r in records if r["env"] in envs and int(r["T"]) in ts and int(r["sample"]) < int(config["n"])]
     infra = [r for r in in_grid if r.get("infra_error")]
+    hard = [r for r in in_grid if budget_mode(r) == "hard"]
     groups = envs + (["all"] if len(envs) > 1 else [])
     results: dict[str, Any] = {}
     for cond in CONDITIONS:
-        cond_records = [r for r in in_grid if bool(r.get("faults")) == (cond == "faulted")]
+        cond_records = [r for r in hard if bool(r.get("faults")) == (cond == "faulted")]
         if not cond_records:
             continue
         results[cond] = {}
@@ -72,9 +78,16 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
             "infra_error_kinds": _kinds(infra),
         },
         "results": results,
-        "recovery": {g: metrics.recovery(in_grid if g == "all" else [r for r in in_grid if r["env"] == g])
+        "recovery": {g: metrics.recovery(hard if g == "all" else [r for r in hard if r["env"] == g])
                      for g in groups},
     }
+    if any(budget_mode(r) == "soft" for r in in_grid):
+        summary["soft_budget"] = {
+            cond: {g: metrics.soft_vs_hard([r for r in in_grid if bool(r.get("faults")) == (cond == "faulted")
+                                            and (g == "all" or r["env"] == g)], resamples=resamples, seed=seed)
+                   for g in groups}
+            for cond in CONDITIONS if any(bool(r.get("faults")) == (cond == "faulted") for r in in_grid)
+        }
     # One canonical form: JSON's (string keys, plain floats, null for undefined).
     return json.loads(json.dumps(_no_nan(summary), default=_jsonable))
 

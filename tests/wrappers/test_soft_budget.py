@@ -74,6 +74,18 @@ def test_spamming_extend_gets_one_grant_and_never_more_than_t_plus_e_turns():
     assert env.reset(seed=0)[1]["extensions"]["granted"] == 0  # and the next episode starts clean
 
 
+@pytest.mark.parametrize("budget", [3, {"choice": [3]}])
+def test_an_extension_never_carries_over_to_the_next_episode(budget):
+    env = BudgetExtension(apply_budget(ScriptedAgentEnv(), budget), extra=4)
+    env.reset(seed=0)
+    env.step("extend")
+    obs, info = env.reset(seed=0)
+    assert info["budget"] == 3 and int(obs["turns_left"][0]) == 3 and info["extensions"]["left"] == 1
+    for _ in range(3):
+        *_, truncated, info = env.step("help")
+    assert truncated and info["turn"] == 3
+
+
 @pytest.mark.parametrize("max_requests", [1, 2, 3])
 def test_grants_never_exceed_max_requests(max_requests):
     env = soft(max_turns=2, extra=1, max_requests=max_requests)

@@ -72,3 +72,22 @@ register_test_envs()
 def not_an_agent(**kwargs):
     """A broken user factory: what it builds has no act()."""
     return object()
+
+
+class ExtendingOracle:
+    """The oracle, but it sends ``extend`` when one turn is left, its next action is not the
+    submission and the menu offers it: an extension-aware agent for hard-vs-soft pairing."""
+
+    def __init__(self) -> None:
+        from agentgym.agents import OracleAgent
+
+        self.oracle = OracleAgent()
+
+    def reset(self, env, obs, info):
+        self.oracle.reset(env, obs, info)
+
+    def act(self, obs, info):
+        action = self.oracle.act(obs, info)
+        if info.get("turns_left") == 1 and action != "submit" and "extend" in (info.get("admissible_actions") or []):
+            return "extend"
+        return action
