@@ -19,6 +19,10 @@ __all__ = [
     "SandboxClosed",
     "SandboxOpError",
     "ConfigError",
+    "ServerUnreachable",
+    "RemoteInfrastructureError",
+    "RemoteAuthError",
+    "RemoteError",
 ]
 
 
@@ -77,3 +81,25 @@ class SandboxClosed(AgentGymError):
 
 class SandboxOpError(AgentGymError):
     """The step server refused an operation (bad path, unknown module); the message says why."""
+
+
+# ---------------------------------------------------------------- a served env (`agentgym.remote`)
+class ServerUnreachable(InfrastructureError):
+    """The agentgym server could not be reached, closed the connection, or did not answer in time.
+    Check that `agentgym serve` is running at that URL."""
+
+
+class RemoteInfrastructureError(InfrastructureError):
+    """The server's env raised an infrastructure error (its sandbox crashed or timed out)."""
+
+
+class RemoteAuthError(ConfigError):
+    """The server refused the token: set AGENTGYM_SERVE_TOKEN (or token=) to the server's token."""
+
+
+class RemoteError(AgentGymError):
+    """The server refused a request (``code`` is OpenEnv's error code, ``error_type`` the server-side type)."""
+
+    def __init__(self, message: str, code: str = "", error_type: str = "") -> None:
+        super().__init__(message)
+        self.code, self.error_type = code, error_type

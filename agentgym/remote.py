@@ -27,31 +27,11 @@ from urllib.parse import urlsplit, urlunsplit
 import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
-from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
+from agentgym.errors import ConfigError, RemoteAuthError, RemoteError, RemoteInfrastructureError, ServerUnreachable
 from agentgym.serve.auth import client_token
 from agentgym.serve.codec import from_json, space_from_json, to_json
 
 __all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteAuthError", "RemoteError"]
-
-
-class ServerUnreachable(InfrastructureError):
-    """The agentgym server could not be reached, closed the connection, or did not answer in time."""
-
-
-class RemoteInfrastructureError(InfrastructureError):
-    """The server's env raised an infrastructure error (its sandbox crashed or timed out)."""
-
-
-class RemoteAuthError(ConfigError):
-    """The server refused the token."""
-
-
-class RemoteError(AgentGymError):
-    """The server refused a request (``code`` is OpenEnv's error code, ``error_type`` the server-side type)."""
-
-    def __init__(self, message: str, code: str = "", error_type: str = "") -> None:
-        super().__init__(message)
-        self.code, self.error_type = code, error_type
 
 
 def _split(url: str) -> tuple[str, str]:
