@@ -11,13 +11,23 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-__all__ = ["ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "register_envs", "task_ids"]
 
 ENV_IDS = {
     "agentgym/Coding-v0": "agentgym.envs.coding:CodingEnv",
     "agentgym/ToolUse-v0": "agentgym.envs.tooluse:ToolUseEnv",
     "agentgym/Browser-v0": "agentgym.envs.browser:BrowserEnv",
+    "agentgym/MiniWoB-v0": "agentgym.envs.miniwob:MiniWoBEnv",
 }
+
+
+def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
+    """Ids that are a family id with one task fixed, where Gymnasium users expect one id per task:
+    ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``.
+    id -> (family id, its fixed arguments). The contract suite covers the family id; these share its code."""
+    from agentgym.envs.miniwob.tasks import TASKS, task_env_id  # the task list only, not the env
+
+    return {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
 
 
 def register_envs() -> None:
@@ -32,3 +42,7 @@ def register_envs() -> None:
                 kwargs={"family_entry_point": entry_point},
                 disable_env_checker=False,
             )
+    for env_id, (family_id, fixed) in task_ids().items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=ENTRY_POINT,
+                         kwargs={"family_entry_point": ENV_IDS[family_id], **fixed}, disable_env_checker=False)

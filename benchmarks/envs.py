@@ -71,10 +71,12 @@ def _cgroup_memory_mib(container_id: str) -> dict[str, float] | None:
             continue
         def read(name: str) -> int | None:
             try:
-                return int(open(os.path.join(base, name)).read())
+                with open(os.path.join(base, name)) as f:
+                    return int(f.read())
             except (OSError, ValueError):
                 return None
-        stat = dict(line.split() for line in open(os.path.join(base, "memory.stat")))
+        with open(os.path.join(base, "memory.stat")) as f:
+            stat = dict(line.split() for line in f)
         usage = read("memory.current" if v2 else "memory.usage_in_bytes") or 0
         cache = int(stat.get("inactive_file" if v2 else "total_inactive_file", 0))
         peak = read("memory.peak" if v2 else "memory.max_usage_in_bytes")

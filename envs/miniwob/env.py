@@ -28,6 +28,7 @@ IMAGE = "agentgym/miniwob:latest"
 """Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.pages.MINIWOB`)."""
 PAGE_MODULE = "agentgym_miniwob_page"
 MAX_MENU = 32
+GIVE_UP = 'finish("I cannot do this task.")'
 ONE_PAGE = ("goto", "back", "forward", "reload")
 """Browser-v0 actions a one-page task has no use for: refused with the reason, left out of ``help``."""
 _MODULES = CHROME_MODULES + (SandboxModule.from_file(PAGE_MODULE, Path(__file__).resolve().parent / "page.py"),)
@@ -62,30 +63,33 @@ class MiniWoBEnv(AgentEnv):
 
     ## Episode End
     Terminates when the page ends its episode (any reward) or on ``finish``. Budget wrappers
-    truncate. A page that does not load, throws, or ends without a reward raises
+    truncate. A ``state_drift`` fault reloads the page behind the agent's back (the same problem from
+    the start, everything entered gone; ids unchanged); a verdict the page already gave stands. A page that does not load, throws, or ends without a reward raises
     `InfrastructureError` (not the agent's failure; the harness retries it).
 
     ## Arguments
     ``tasks`` (pages, e.g. ``["click-button"]``), ``tiers`` (``"controls"``, ``"clickable"``),
     ``page_timer`` (True keeps the page's own time limit, 10 s by default, which then ends
     episodes with reward -1), ``split``, ``backend`` (``"docker"``; ``"auto"`` means Docker: the
-    pages and Chromium live in the image), ``render_mode``, ``help_in_observation``.
+    pages and Chromium live in the image; ``"local"`` is refused at reset), ``render_mode``,
+    ``help_in_observation``.
 
     ## Version History
     * v0: 86 pages in two tiers; scripted solvers for a subset (`agentgym.envs.miniwob.solvers`).
     """
 
     family: ClassVar[str] = "miniwob"
+    backends: ClassVar[tuple[str, ...]] = ("docker",)
+    """The sandbox backends this family runs on (the pages and Chromium live in the image)."""
     image: ClassVar[str] = IMAGE
     sandbox_modules = _MODULES
     sandbox_services = ((PAGE_MODULE, "start"),)
     actions: ClassVar[BrowserActions] = BrowserActions(tuple(s for s in ACTIONS if s.name not in ONE_PAGE))
 
     def __init__(self, *, page_timer: bool = False, backend: str = "auto", **kwargs: Any) -> None:
-        if backend not in ("auto", "docker"):
-            raise ConfigError(f"backend={backend!r}: MiniWoB-v0 runs only in Docker (its pages and Chromium live in "
-                              f"the image {IMAGE}); use backend='docker' after `agentgym setup`")
-        super().__init__(backend="docker", **kwargs)  # split, tasks, tiers, ...: see AgentEnv
+        # "auto" means Docker here; another backend is refused at the first reset (building an env to
+        # read its tasks, as the eval harness does, starts no sandbox and stays allowed)
+        super().__init__(backend="docker" if backend == "auto" else backend, **kwargs)  # split, tasks, tiers, ...
         self.page_timer = bool(page_timer)
         self.chromium: dict[str, Any] | None = None
         self._reply: dict[str, Any] = {}
@@ -126,6 +130,10 @@ class MiniWoBEnv(AgentEnv):
             events.append(ev.submit())
         return Outcome(reply["text"], events, submitted=bool(reply["done"]))
 
+    def _drift(self) -> str | None:
+        self._reply, self._memory = self._call("drift"), {}  # the solvers start over on the fresh page
+        return "the page was reloaded (the session expired): everything entered or opened is gone"
+
     def _verify(self) -> bool:
         return self.raw_reward == 1.0
 
@@ -137,11 +145,18 @@ class MiniWoBEnv(AgentEnv):
                              "Try again."
 
     def _admissible(self) -> list[str]:
-        head = [self.reference_action()]
+        head = [self.reference_action(), GIVE_UP]  # as Browser-v0's menu, giving up is one of the choices
         menu = list(dict.fromkeys(a for a in head + solvers.menu(self._reply) if a))
         return sorted(menu[:MAX_MENU])
 
     # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if self.backend not in self.backends:
+            raise ConfigError(f"backend={self.backend!r}: MiniWoB-v0 runs only in Docker (its pages and Chromium live "
+                              f"in the image {IMAGE}); use backend='docker' (or 'auto') after `agentgym setup`")
+        return super().reset(seed=seed, options=options)
+
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = super().step(action)
         info["raw_reward"] = self.raw_reward

@@ -238,6 +238,8 @@ class Tab:
 
     def open(self, task, seed, keep_timer):
         self.pages.missing = []
+        # as in Browser-v0: without a full collection per episode the renderer keeps past documents
+        self.cdp.call("HeapProfiler.collectGarbage")
         self.cdp.events.clear()
         result = self.cdp.call("Page.navigate", {"url": "%s/miniwob/%s.html" % (self.browser.origin, task)})
         if result.get("errorText"):
@@ -263,7 +265,7 @@ class Episode:
     do_scroll = session.Session.do_scroll
 
     def __init__(self, tab, task, seed, keep_timer):
-        self.tab, self.task = tab, task
+        self.tab, self.task, self.seed, self.keep_timer = tab, task, seed, keep_timer
         self.id_rng = random.Random(seed)
         self.ids, self.keys = {}, {}
         self.url, self.offset, self.focus = "/miniwob/%s.html" % task, 0, None
@@ -282,6 +284,13 @@ class Episode:
             if not isinstance(raw, (int, float)) or isinstance(raw, bool) or raw != raw:
                 raise BrowserError("the page %s ended its episode without a reward (got %r)" % (self.task, raw))
             self.done, self.raw_reward, self.reason = True, float(raw), reason
+
+    def reload(self):
+        """State drift: the page reloads behind the agent's back (a session that expired): the same
+        problem (same seed) from the start, everything entered or opened gone; ids stay as they were."""
+        self.tab.open(self.task, self.seed, self.keep_timer)
+        self.offset, self.focus = 0, None
+        self.snapshot()
 
     def element(self, ident):
         return session.Session.element(self, ident)
@@ -401,3 +410,10 @@ def setup(task, seed, keep_timer=False):
 
 def act(name, args):
     return _M["episode"].act(name, args)
+
+
+def drift():
+    """Reload the page (see `Episode.reload`). After the page has scored, the verdict it gave stands."""
+    e = _M["episode"]
+    e.reload()
+    return e.reply(e.observe())

@@ -30,9 +30,30 @@ from support.docker import require_docker
 IDS = sorted(agentgym.ENV_IDS)
 
 
-def family_image(env_id: str) -> str:
+def family_class(env_id: str) -> type:
     module, _, name = agentgym.ENV_IDS[env_id].partition(":")
-    return getattr(importlib.import_module(module), name).image
+    return getattr(importlib.import_module(module), name)
+
+
+def family_image(env_id: str) -> str:
+    return family_class(env_id).image
+
+
+def backends_of(env_id: str) -> tuple[str, ...]:
+    """The backends a family runs on: both, or only Docker (MiniWoB-v0: its pages and Chromium are in its image)."""
+    return getattr(family_class(env_id), "backends", ("local", "docker"))
+
+
+def local_or_docker(env_id: str) -> str:
+    """The local backend, or Docker for a Docker-only family (which then needs the engine and its image:
+    skipped without them locally, failed under CI=true)."""
+    if "local" in backends_of(env_id):
+        return "local"
+    require_docker(family_image(env_id))
+    return "docker"
+
+
+BACKEND_PAIRS = [(i, b) for i in IDS for b in ("local", "docker") if b in backends_of(i)]
 
 
 @contextmanager
@@ -43,20 +64,16 @@ def no_unexpected_warnings():
         yield
 
 
-@pytest.fixture(params=["local", "docker"])
-def backend_for(request):
-    def pick(env_id: str) -> str:
-        if request.param == "docker":
-            require_docker(family_image(env_id))
-        return request.param
-
-    return pick
+def use_backend(env_id: str, backend: str) -> str:
+    if backend == "docker":
+        require_docker(family_image(env_id))
+    return backend
 
 
-@pytest.mark.parametrize("env_id", IDS)
-def test_check_env(env_id, backend_for):
+@pytest.mark.parametrize(("env_id", "backend"), BACKEND_PAIRS)
+def test_check_env(env_id, backend):
     """Gymnasium's full check_env, rendering included (render_mode="ansi" returns the last observation)."""
-    backend = backend_for(env_id)
+    backend = use_backend(env_id, backend)
     with no_unexpected_warnings():
         env = gym.make(env_id, backend=backend, render_mode="ansi")
         try:
@@ -70,7 +87,7 @@ def test_check_env(env_id, backend_for):
 @pytest.mark.parametrize("env_id", IDS)
 def test_reset_gives_help_and_tools_without_spending_a_turn(env_id):
     """The grammar is in the first observation and in info["help"]; call-style families list their tools."""
-    env = gym.make(env_id, backend="local")
+    env = gym.make(env_id, backend=local_or_docker(env_id))
     try:
         obs, info = env.reset(seed=0)
         assert info["help"] and info["help"].splitlines()[0] in env.unwrapped.help_text()
@@ -82,7 +99,7 @@ def test_reset_gives_help_and_tools_without_spending_a_turn(env_id):
             assert info["help"].strip().splitlines()[-1] in obs["text"]
     finally:
         env.close()
-    bare = gym.make(env_id, backend="local", help_in_observation=False)
+    bare = gym.make(env_id, backend=local_or_docker(env_id), help_in_observation=False)
     try:
         assert len(bare.reset(seed=0)[0]["text"]) < len(obs["text"])
     finally:
@@ -92,14 +109,14 @@ def test_reset_gives_help_and_tools_without_spending_a_turn(env_id):
 @pytest.mark.parametrize("env_id", IDS)
 def test_is_success_mirrors_success_for_sb3(env_id):
     """SB3's Monitor and EvalCallback read info["is_success"]: set it wherever success is decided."""
-    env = agentgym.make(env_id, backend="local", budget=1)
+    env = agentgym.make(env_id, backend=local_or_docker(env_id), budget=1)
     try:
         env.reset(seed=0)
         _, _, terminated, truncated, info = env.step("help")
         assert truncated and info["is_success"] is info["success"] is False
     finally:
         env.close()
-    env = agentgym.make(env_id, backend="local", budget=40)
+    env = agentgym.make(env_id, backend=local_or_docker(env_id), budget=40)
     try:
         env.reset(seed=0)
         terminated = truncated = False
@@ -135,19 +152,19 @@ def rollout(env_id: str, backend: str, seed: int, steps: int = 12) -> list:
         env.close()
 
 
-@pytest.mark.parametrize("env_id", IDS)
-def test_same_seed_same_trajectory(env_id, backend_for):
-    backend = backend_for(env_id)
+@pytest.mark.parametrize(("env_id", "backend"), BACKEND_PAIRS)
+def test_same_seed_same_trajectory(env_id, backend):
+    backend = use_backend(env_id, backend)
     with no_unexpected_warnings():
         first, second = rollout(env_id, backend, seed=42), rollout(env_id, backend, seed=42)
     assert first == second
     assert len(first) > 2
 
 
-@pytest.mark.parametrize("env_id", IDS)
-def test_oracle_solves_test_tasks(env_id, backend_for):
+@pytest.mark.parametrize(("env_id", "backend"), BACKEND_PAIRS)
+def test_oracle_solves_test_tasks(env_id, backend):
     """The reference policy solves test-split tasks when the budget allows (a few seeds per backend)."""
-    backend = backend_for(env_id)
+    backend = use_backend(env_id, backend)
     with no_unexpected_warnings():
         env = gym.make(env_id, backend=backend, split="test")
         try:
@@ -166,7 +183,7 @@ def test_oracle_solves_test_tasks(env_id, backend_for):
 @pytest.mark.parametrize("env_id", IDS)
 def test_spec_pickle_round_trip_and_module_prefixed_id(env_id):
     with no_unexpected_warnings():
-        env = gym.make(env_id, backend="local")
+        env = gym.make(env_id, backend=local_or_docker(env_id))
         try:
             spec = pickle.loads(pickle.dumps(env.spec))
             assert spec.id == env_id and spec == env.spec
@@ -177,7 +194,7 @@ def test_spec_pickle_round_trip_and_module_prefixed_id(env_id):
                 again.close()
         finally:
             env.close()
-        prefixed = gym.make(f"agentgym:{env_id}", backend="local")
+        prefixed = gym.make(f"agentgym:{env_id}", backend=local_or_docker(env_id))
         try:
             obs, info = prefixed.reset(seed=0)
             assert isinstance(obs["text"], str) and info["task_id"]
@@ -193,8 +210,9 @@ def test_benchmark_script_measures_every_id(env_id):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     with no_unexpected_warnings():
-        result = bench.bench(env_id, backend="local", episodes=2, steps_per_episode=2, tests_per_episode=1)
-    assert result["env"] == env_id and result["backend"] == "local"
+        result = bench.bench(env_id, backend=local_or_docker(env_id), episodes=2, steps_per_episode=2,
+                             tests_per_episode=1)
+    assert result["env"] == env_id and result["backend"] == local_or_docker(env_id)
     assert result["reset_ms"]["n"] == 2 and result["step_ms"]["p50"] is not None
     assert result["oracle"]["success_rate"] == 1.0 and result["oracle"]["episodes_per_s"] > 0
     if result["verification_action"] is not None:
@@ -210,7 +228,7 @@ def test_oracle_recovers_from_every_fault_kind(env_id, kind):
 
     with no_unexpected_warnings():
         episodes = assert_recovers(env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,),
-                                   backend="local", split="test")
+                                   backend=local_or_docker(env_id), split="test")
     assert episodes[0].faults == [kind] and all(events.check(e) for e in episodes[0].events)
 
 
@@ -219,7 +237,7 @@ def test_sb3_accepts_the_numeric_view(env_id):
     """Stable-Baselines3's own checker on the Discrete/Box view every family gets from `numeric=True`."""
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    env = agentgym.make(env_id, backend="local", budget=6, numeric=True)
+    env = agentgym.make(env_id, backend=local_or_docker(env_id), budget=6, numeric=True)
     try:
         with no_unexpected_warnings():
             sb3_check_env(env, warn=True)
@@ -235,12 +253,18 @@ def test_reset_close_cycles_leave_no_sandbox_behind(env_id):
 
     from agentgym.sandbox.watchdog import LOCAL_PREFIX
 
+    backend = local_or_docker(env_id)
+
     def ours() -> set[str]:
+        if backend == "docker":  # this process's containers (a --rm container is gone once stopped)
+            from agentgym.sandbox.docker import list_managed
+
+            return {c.id for c in list_managed() if c.labels.get("io.agentgym.owner_pid") == str(os.getpid())}
         return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(f"{LOCAL_PREFIX}{os.getpid()}-")}
 
     before = ours()
     for cycle in range(3):
-        env = gym.make(env_id, backend="local")
+        env = gym.make(env_id, backend=backend)
         obs, info = env.reset(seed=cycle)
         env.step(info["admissible_actions"][0] if info["admissible_actions"] else "help")
         env.reset(seed=cycle + 10)
@@ -256,8 +280,8 @@ def test_eval_harness_runs_every_id(env_id, tmp_path):
     from agentgym.eval import evaluate
 
     with no_unexpected_warnings():
-        result = evaluate(env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=tmp_path, sandbox="local",
-                          progress=False, report=False)
+        result = evaluate(env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=tmp_path,
+                          sandbox=local_or_docker(env_id), progress=False, report=False)
     assert result.ran == 2 and len(result.records) == 2, result
     assert all(r["success"] for r in result.records), result.records
     assert result.grid(env_id) == {40: {1: 1.0}}
@@ -268,7 +292,7 @@ def test_random_menu_policy_is_measured_and_far_below_the_oracle(env_id):
     """The menu is not a giveaway: uniform picks over it rarely solve a task (the oracle solves all)."""
     import numpy as np
 
-    env = gym.make(env_id, backend="local", split="test")
+    env = gym.make(env_id, backend=local_or_docker(env_id), split="test")
     try:
         ids = env.unwrapped.tasks.ids("test")
         ids = ids[:: max(1, len(ids) // 24)][:24]
@@ -292,15 +316,15 @@ def test_task_filters_are_shared_and_checked(env_id):
     """Every family takes ``tiers=`` (and its group filter) through the base class; others are refused."""
     from agentgym.errors import ConfigError
 
-    full = gym.make(env_id, backend="local").unwrapped.tasks
+    full = gym.make(env_id, backend=local_or_docker(env_id)).unwrapped.tasks
     tier = full.all_tiers[-1]
-    env = gym.make(env_id, backend="local", split="test", tiers=tier)
+    env = gym.make(env_id, backend=local_or_docker(env_id), split="test", tiers=tier)
     assert list(env.unwrapped.tasks.ids("test")) == list(full.ids("test", tier))
     with pytest.raises(ConfigError, match="tier"):
-        gym.make(env_id, backend="local", tiers=["no_such_tier"])
+        gym.make(env_id, backend=local_or_docker(env_id), tiers=["no_such_tier"])
     with pytest.raises(ConfigError, match="takes no colours"):
-        gym.make(env_id, backend="local", colours=["red"])
+        gym.make(env_id, backend=local_or_docker(env_id), colours=["red"])
     if full.group_filter:
         group = full.all_groups[0]
-        narrowed = gym.make(env_id, backend="local", **{full.group_filter: [group]}).unwrapped.tasks
+        narrowed = gym.make(env_id, backend=local_or_docker(env_id), **{full.group_filter: [group]}).unwrapped.tasks
         assert 0 < len(narrowed.ids("test")) < len(full.ids("test"))

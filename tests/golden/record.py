@@ -1,4 +1,4 @@
-"""Golden trajectories: record (or replay) every registered id on the local backend.
+"""Golden trajectories: record (or replay) every registered id on the local backend (Docker for a Docker-only family).
 
 Issue 13 changes the families' shared code while keeping behaviour; these recordings are the
 proof. For each id in `agentgym.ENV_IDS`, the oracle and a seeded random-menu agent play
@@ -12,6 +12,7 @@ its observation text, its reward and its events (digested), plus the episode's l
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from agentgym.agents import OracleAgent, RandomAgent, ScriptedAgent
 from agentgym.core import FAULT_KINDS
 from agentgym.testing import run_episode
 
-__all__ = ["TASKS", "BUDGET", "PATH", "record_id", "record_all"]
+__all__ = ["TASKS", "BUDGET", "PATH", "DOCKER_TASKS", "backend_of", "record_id", "record_all"]
 
 TASKS = 50
 BUDGET = 16  # turns per episode: enough for the oracle to finish, small enough for CI
@@ -54,6 +55,16 @@ FAULTS = {"kinds": list(FAULT_KINDS), "p": 0.3}  # every fault kind, on a seeded
 FAULTED_TASKS = 10
 
 
+DOCKER_TASKS = 8  # seeds per agent for a Docker-only family (MiniWoB-v0: a page in Chromium per episode)
+
+
+def backend_of(env_id: str) -> str:
+    """"local", or "docker" for a family that runs only there (its class's ``backends``)."""
+    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+    family = getattr(importlib.import_module(module), name)
+    return "local" if "local" in getattr(family, "backends", ("local",)) else "docker"
+
+
 def _digest(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -80,14 +91,17 @@ def record_id(env_id: str, tasks: int = TASKS) -> dict[str, list[dict[str, Any]]
     """``env_id``'s episodes: oracle and random agent on seeds ``0..tasks-1``, the probes, and
     the same agents again under seeded faults of every kind."""
     out: dict[str, list[dict[str, Any]]] = {}
-    env = agentgym.make(env_id, budget=BUDGET, labels=True, cost=False, backend="local")
+    backend = backend_of(env_id)
+    if backend == "docker":
+        tasks = min(tasks, DOCKER_TASKS)
+    env = agentgym.make(env_id, budget=BUDGET, labels=True, cost=False, backend=backend)
     try:
         out["oracle"] = [_episode(env, OracleAgent(), seed) for seed in range(tasks)]
         out["random"] = [_episode(env, RandomAgent(seed=seed), seed) for seed in range(tasks)]
         out["probe"] = [_episode(env, ScriptedAgent(list(PROBES)), seed) for seed in range(3)]
     finally:
         env.close()
-    env = agentgym.make(env_id, budget=BUDGET, faults=FAULTS, labels=True, cost=False, backend="local")
+    env = agentgym.make(env_id, budget=BUDGET, faults=FAULTS, labels=True, cost=False, backend=backend)
     try:
         seeds = range(min(tasks, FAULTED_TASKS))
         out["oracle_faulted"] = [_episode(env, OracleAgent(), seed) for seed in seeds]
