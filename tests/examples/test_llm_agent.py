@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import json
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from support.fake_chat import reply, serve
+from support.fake_chat import ScriptedChat, reply, serve
 
 
-class FakeChat(BaseHTTPRequestHandler):
+class FakeChat(ScriptedChat):
     """Asks for help once, then finishes; records what the model was shown."""
 
     requests: list[dict] = []
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    def respond(self, body, turn):
         content = "help" if turn == 0 else 'finish("I could not complete the request.")'
         reply(self, content, {"prompt_tokens": 10, "completion_tokens": 3})
-
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture

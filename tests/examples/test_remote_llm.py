@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import secrets
 import warnings
-from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from support.fake_chat import reply, serve
+from support.fake_chat import ScriptedChat, reply, serve
 
 pytest.importorskip("mcp")
 from agentgym.serve.server import ServerThread  # noqa: E402
@@ -18,31 +17,19 @@ from agentgym.serve.server import ServerThread  # noqa: E402
 TOKEN = secrets.token_urlsafe(32)
 
 
-class FakeChat(BaseHTTPRequestHandler):
+class FakeChat(ScriptedChat):
     """Text replies: ``help`` once, then ``finish``; tool calls when the request offers tools."""
 
     requests: list[dict] = []
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    def respond(self, body, turn):
+        usage = {"prompt_tokens": 10, "completion_tokens": 3}
         if body.get("tools"):
             call = ({"name": "get_user", "arguments": json.dumps({"user_id": "nobody"})} if turn == 0 else
                     {"name": "finish", "arguments": json.dumps({"answer": "I could not complete the request."})})
-            data = json.dumps({"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"call{turn}", "type": "function", "function": call}]}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply(self, None, usage, [{"id": f"call{turn}", "type": "function", "function": call}])
             return
-        reply(self, "help" if turn == 0 else 'finish("I could not complete the request.")',
-              {"prompt_tokens": 10, "completion_tokens": 3})
-
-    def log_message(self, *args):
-        pass
+        reply(self, "help" if turn == 0 else 'finish("I could not complete the request.")', usage)
 
 
 @pytest.fixture(scope="module")

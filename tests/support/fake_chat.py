@@ -9,14 +9,36 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def reply(handler: BaseHTTPRequestHandler, content: str, usage: dict[str, int]) -> None:
-    """Answer a /chat/completions request with one assistant message."""
-    data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}], "usage": usage}).encode()
+def reply(handler: BaseHTTPRequestHandler, content: str | None, usage: dict[str, int],
+          tool_calls: list[dict] | None = None) -> None:
+    """Answer a /chat/completions request with one assistant message (text, or tool calls)."""
+    message: dict = {"role": "assistant", "content": content}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    data = json.dumps({"choices": [{"message": message}], "usage": usage}).encode()
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+class ScriptedChat(BaseHTTPRequestHandler):
+    """A chat endpoint that records each request body in ``requests`` and answers with
+    ``respond(body, turn)``, ``turn`` counting the assistant messages the model was sent."""
+
+    requests: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(body)
+        self.respond(body, sum(1 for m in body["messages"] if m["role"] == "assistant"))
+
+    def respond(self, body: dict, turn: int) -> None:
+        raise NotImplementedError
+
+    def log_message(self, *args: object) -> None:
+        pass
 
 
 @contextmanager
