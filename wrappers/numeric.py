@@ -34,7 +34,9 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
     - ``action_mask``: ``MultiBinary(max_actions)``, 1 where an index names a menu entry;
     - ``turns_left`` and ``turns_left_frac`` when a budget wrapper below provides them.
 
-    Menus longer than ``max_actions`` are cut to their first ``max_actions`` entries. An index
+    Menus longer than ``max_actions`` are cut to their first ``max_actions`` entries, except that
+    entries a wrapper below added (``info["wrapper_actions"]``: `BudgetExtension`'s ``extend``)
+    are kept, last, in place of the family's final ones. An index
     past the menu is survived: it is sent as an action the family grammar rejects, so it costs a
     turn like any invalid action. The mask is also in ``info["action_mask"]`` and returned by
     `action_masks` (the method name sb3-contrib's ``MaskablePPO`` looks up).
@@ -97,7 +99,11 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
         return mask
 
     def _numeric(self, obs: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
-        menu = [str(a) for a in (info.get("admissible_actions") or [])][: self.max_actions]
+        menu = [str(a) for a in (info.get("admissible_actions") or [])]
+        if len(menu) > self.max_actions:
+            kept = [a for a in dict.fromkeys(map(str, info.get("wrapper_actions") or ())) if a in menu]
+            kept = kept[: self.max_actions]
+            menu = [a for a in menu if a not in kept][: self.max_actions - len(kept)] + kept
         if menu != self.menu or not menu:  # menus often repeat from step to step
             self._menu_rows = np.zeros((self.max_actions, self.dim), dtype=np.float32)
             for i, entry in enumerate(menu):

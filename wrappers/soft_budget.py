@@ -99,7 +99,8 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
     (right after a `RandomBudget` below draws T). ``extend`` is listed in the first observation
     (``announce``), in ``info["help"]`` and after a ``help`` action, in ``info["tools"]`` when the
     family lists tools, and in ``info["admissible_actions"]`` (last) while a request is left, so
-    `NumericView` above offers it as an index. The observation's ``turns_left`` space grows by
+    `NumericView` above offers it as an index (also named in ``info["wrapper_actions"]``, so a
+    menu cut to ``max_actions`` keeps it). The observation's ``turns_left`` space grows by
     ``max_requests`` times the largest ``extra``.
 
     info: ``extensions`` = ``{"requested", "granted", "refused", "left", "extra", "max_requests",
@@ -209,6 +210,7 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         menu = list(info.get("admissible_actions") or [])
         if menu and self.granted < self.max_requests and not self.limit.episode_over and "extend" not in menu:
             menu.append("extend")
+            info["wrapper_actions"] = [*info.get("wrapper_actions", ()), "extend"]  # NumericView keeps it
         info["admissible_actions"] = menu
         if "turn" in info:  # agent turns, `extend` included (the env below never saw those)
             info["turn"] = self.limit.turns

@@ -338,6 +338,19 @@ def test_numeric_view_offers_extend_as_the_last_menu_index():
     assert grants(info) == 1
 
 
+@pytest.mark.parametrize("max_actions", [2, 4, 11, 12])
+def test_a_menu_cut_by_numeric_view_keeps_extend_last(max_actions):
+    env = NumericView(soft(max_turns=2, extra=3), max_actions=max_actions, dim=8)
+    obs, info = env.reset(seed=0)
+    family = [a for a in info["admissible_actions"] if a != "extend"]
+    assert len(family) == 11 and info["wrapper_actions"] == ["extend"]
+    assert env.menu[-1] == "extend" and len(env.menu) == min(max_actions, 12)
+    assert env.menu[:-1] == family[: len(env.menu) - 1] and obs["action_mask"].sum() == len(env.menu)
+    obs, reward, terminated, truncated, info = env.step(len(env.menu) - 1)
+    assert grants(info) == 1 and "extend" not in env.menu and "wrapper_actions" not in info
+    assert env.menu == family[:max_actions]
+
+
 def test_bad_constructor_arguments_echo_the_value():
     with pytest.raises(ConfigError, match="directly"):
         BudgetExtension(FailureLabeler(TurnLimit(ScriptedAgentEnv(), 3)), extra=2)
