@@ -29,9 +29,14 @@ import numpy as np
 from agentgym import events as ev
 from agentgym.spaces import AnyText
 
-__all__ = ["ENV_ID", "WORDS", "BudgetChoiceEnv", "BudgetChoiceTasks", "optimum"]
+__all__ = ["ENV_ID", "RECOVER_ENV_ID", "WORDS", "BudgetChoiceEnv", "BudgetChoiceTasks", "optimum", "recover_optimum",
+           "recover_best_action"]
 
 ENV_ID = "agentgym-test/BudgetChoice-v0"
+RECOVER_ENV_ID = "agentgym-test/BudgetRecover-v0"
+"""The faithful variant: a patch on top of another breaks the code until ``revert`` undoes it
+(recovery needs a revert, as in Coding-v0), and the right patch's test fails with probability
+0.1 (a failing test is evidence, not proof). Its optimum is `recover_optimum`."""
 WORDS = ("alpha", "bravo", "delta", "gamma", "kilo", "lima", "oscar", "sierra", "tango", "zulu")
 
 
@@ -47,6 +52,59 @@ def optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6) -> float:
     return clue_accuracy + (1 - clue_accuracy) * (k - 1) / (n - 1)
 
 
+def _recover_values(n: int, clue_accuracy: float, fn: float):
+    """Exact dynamic programme of `RECOVER_ENV_ID` over what an agent can know: turns left, the
+    patch applied now (index 0 is the clue's; None), and the failing tests each patch has had.
+
+    The posterior that patch i is right is proportional to prior_i x fn^fails_i (a wrong patch
+    always fails, the right one fails with probability fn); a passing test proves the patch.
+    Patching on top of an applied patch is left out: it breaks the code, gives no information and
+    needs a revert to undo, so it never helps (a plan with it is matched, turns saved, by one without).
+    """
+    from functools import lru_cache
+
+    prior = [clue_accuracy] + [(1 - clue_accuracy) / (n - 1)] * (n - 1)
+
+    def post(fails: tuple[int, ...]) -> list[float]:
+        w = [p * fn ** f for p, f in zip(prior, fails)]
+        z = sum(w)
+        return [x / z for x in w]
+
+    @lru_cache(maxsize=None)
+    def value(left: int, cur: int | None, fails: tuple[int, ...]) -> tuple[float, str]:
+        if left <= 0:
+            return 0.0, ""
+        pr = post(fails)
+        best = (pr[cur] if cur is not None else 0.0, "submit")
+        if left >= 2 and cur is not None:
+            p_pass = pr[cur] * (1 - fn)
+            failed = tuple(f + (i == cur) for i, f in enumerate(fails))
+            v = p_pass * 1.0 + (1 - p_pass) * value(left - 1, cur, failed)[0] if p_pass < 1 else 1.0
+            best = max(best, (v, "test"), key=lambda x: x[0])
+            best = max(best, (value(left - 1, None, fails)[0], "revert"), key=lambda x: x[0])
+        if left >= 2 and cur is None:
+            for j in range(n):
+                best = max(best, (value(left - 1, j, fails)[0], f"patch {j}"), key=lambda x: x[0])
+        return best
+
+    return value
+
+
+def recover_optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6, fn: float = 0.1) -> float:
+    """The best success at budget ``turns`` on `RECOVER_ENV_ID` (exact, `_recover_values`)."""
+    return _recover_values(n, clue_accuracy, fn)(turns, None, (0,) * n)[0]
+
+
+def recover_best_action(left: int, cur: int | None, fails: tuple[int, ...], n: int = 5, clue_accuracy: float = 0.6,
+                        fn: float = 0.1, passed: bool = False) -> str:
+    """The known best action on `RECOVER_ENV_ID`: ``submit``, ``test``, ``revert`` or ``patch J``
+    (J indexes the patches with the clue's first), from the agent's public state; ``passed``: the
+    applied patch's test passed (proof: submit)."""
+    if passed:
+        return "submit"
+    return _recover_values(n, clue_accuracy, fn)(left, cur, fails)[1]
+
+
 class BudgetChoiceTasks:
     """Task ids per split, like an agentgym `TaskSet` (a quarter of the ids are test tasks)."""
 
@@ -57,8 +115,13 @@ class BudgetChoiceTasks:
 class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
     metadata = {"render_modes": []}
 
-    def __init__(self, n: int = 5, clue_accuracy: float = 0.6, split: str = "train", backend: str = "local") -> None:
+    def __init__(self, n: int = 5, clue_accuracy: float = 0.6, split: str = "train", backend: str = "local",
+                 stacking: bool = False, test_false_negative: float = 0.0) -> None:
+        """``stacking``: a patch on top of an applied one breaks the code until reverted (else it
+        replaces it); ``test_false_negative``: the right patch's test fails with this probability."""
         self.n, self.clue_accuracy, self.split = n, clue_accuracy, split
+        self.stacking, self.test_false_negative = bool(stacking), float(test_false_negative)
+        self.stack: list[int] = []
         self.action_space = AnyText(64)
         self.observation_space = gym.spaces.Dict({"text": AnyText(512)})
         self._done = True
@@ -80,6 +143,7 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         clue_ok = self.np_random.random() < self.clue_accuracy
         clue = self.answer if clue_ok else int((self.answer + 1 + self.np_random.integers(self.n - 1)) % self.n)
         self.applied: int | None = None
+        self.stack = []
         self.turn, self._done, self._tried = 0, False, set()
         text = f"The failing test mentions {self.names[clue]}. Fix the bug, then submit."
         return {"text": text}, self._info([])
@@ -102,16 +166,28 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         events = [ev.action(action in self._menu(), action)]
         reward, terminated, extra = 0.0, False, {}
         if action == "run tests":
-            ok = self.applied == self.answer
+            ok = self.applied == self.answer and (
+                self.test_false_negative <= 0 or self.np_random.random() >= self.test_false_negative)
             events += [ev.tool_call("tests", True), ev.verification(ok, "tests")]
             text = "tests pass" if ok else "tests fail"
         elif action.startswith("patch ") and action[6:] in self.names:
-            self.applied = self.names.index(action[6:])
-            self._tried.add(self.applied)
+            index = self.names.index(action[6:])
+            self._tried.add(index)
             events += [ev.tool_call("patch", True), ev.mutation("code")]
-            text = f"applied {action[6:]}"
+            if self.stacking:
+                self.stack.append(index)
+                self.applied = self.stack[0] if len(self.stack) == 1 else -1  # -1: two patches, the code is broken
+                text = f"applied {action[6:]}" + (" on top of the previous patch" if len(self.stack) > 1 else "")
+            else:
+                self.applied = index
+                text = f"applied {action[6:]}"
         elif action == "revert":
-            self.applied = None
+            if self.stacking:
+                if self.stack:
+                    self.stack.pop()
+                self.applied = None if not self.stack else (self.stack[0] if len(self.stack) == 1 else -1)
+            else:
+                self.applied = None
             events += [ev.tool_call("patch", True), ev.mutation("code")]
             text = "reverted"
         elif action == "submit":
@@ -131,7 +207,11 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         return False
 
     def reference_action(self) -> str:
-        return "submit" if self.applied == self.answer else f"patch {self.names[self.answer]}"
+        if self.applied == self.answer:
+            return "submit"
+        if self.stacking and self.stack:
+            return "revert"
+        return f"patch {self.names[self.answer]}"
 
     def inject_fault(self, kind: str, *, transient: bool = True) -> None:
         pass
@@ -143,3 +223,12 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
 
 if ENV_ID not in gym.registry:
     gym.register(ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True)
+SMALL_RECOVER_ENV_ID = "agentgym-test/BudgetRecoverSmall-v0"
+"""`RECOVER_ENV_ID` with three patches (the clue right 60% of the time): small enough for a
+trainer test to learn its best policy in seconds."""
+if SMALL_RECOVER_ENV_ID not in gym.registry:
+    gym.register(SMALL_RECOVER_ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True,
+                 kwargs={"n": 3, "stacking": True, "test_false_negative": 0.1})
+if RECOVER_ENV_ID not in gym.registry:
+    gym.register(RECOVER_ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True,
+                 kwargs={"stacking": True, "test_false_negative": 0.1})

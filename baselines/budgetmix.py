@@ -52,7 +52,7 @@ class Args(PPOConfig):
     """folder for runs, checkpoints, TensorBoard logs and the report"""
     seed: int = 1
     """seed of a single --schedule run (envs, policy, sampling)"""
-    seeds: str = "1,2,3,4,5,6,7,8,9,10,11,12"
+    seeds: str = "1,2,3,4,5"
     """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
@@ -92,7 +92,7 @@ class Args(PPOConfig):
     """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
 
     # the algorithm
-    total_env_steps: int = 800
+    total_env_steps: int = 3200
     """environment steps per training run (equal across the compared schedules and seeds)"""
     num_envs: int = 8
     """envs stepped together (one batched forward scores all their menus)"""
@@ -122,6 +122,10 @@ class Args(PPOConfig):
     """hidden units of the policy"""
     max_actions: int = 32
     """menu entries the policy scores (the rest are cut)"""
+    train_tier: str = "one_bug"
+    """Coding-v0 tier(s) of the training tasks, comma-separated (empty: every tier); on two-bug tasks reverting after a failing test is often wrong, so multi-bug tasks are left to the separate evaluation"""
+    recovery_starts: float = 0.5
+    """start-state curriculum: this share of training episodes with T >= 5 begins after a wrong menu patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count against T); 0: off"""
 
     # the evaluation
     eval_ts: str = "2,3,5,8,12,16"
@@ -152,6 +156,12 @@ class Args(PPOConfig):
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     pick_loop_seeds: int = 3
     """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
+    control_steps: int = 12_000
+    """env steps per run of the positive control (`baselines.positive_control`: the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
+    control_seeds: str = "1"
+    """training seeds of the positive control"""
+    control_episodes: int = 200
+    """evaluation episodes of the positive control per seed and T"""
     harness_reports: bool = False
     """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
 
@@ -184,6 +194,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "harness_reports": False,
         "eval_references": "",
         "progress": False,
+        "control_steps": 128,
+        "control_episodes": 4,
     },
     "full": {
         # one H200 machine with 16 cores for about 8 minutes, local backend (no Docker there):
@@ -253,6 +265,7 @@ def make_env(
     faults: str = "",
     test_timeout: float | None = None,
     result_cache: bool = False,
+    tiers: str = "",
 ) -> Callable[[], gym.Env]:
     """A thunk building one training env: the agentgym wrapper stack with this budget, around a
     bare env borrowed from `baselines.env_pool` (closing the stack lends it back, sandbox warm).
@@ -262,6 +275,8 @@ def make_env(
     ``result_cache`` turns on Coding-v0's per-process result cache.
     """
     env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
+    if tiers and env_id.endswith("Coding-v0"):
+        env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)
 
     def thunk() -> gym.Env:
         from agentgym.make import wrap
@@ -357,6 +372,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
             faults=args.train_faults,
             test_timeout=args.test_timeout,
             result_cache=args.result_cache,
+            tiers=args.train_tier,
         )
         for i in range(args.num_envs)
     ]
@@ -375,6 +391,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     collector = EpisodeCollector(
         env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
         threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
+        recovery_starts=args.recovery_starts,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
     cache_before = _cache_stats()
@@ -472,6 +489,8 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         "test_timeout": args.test_timeout,
         **collector_timing,
         "infra_failures_masked": collector.infra_failures,
+        "forced_start_episodes": collector.forced_episodes,
+        "forced_start_steps": collector.forced_steps,
         "result_cache": _cache_delta(cache_before, _cache_stats()) if args.result_cache else None,
         "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
         "checkpoint": str(ckpt_path),

@@ -20,7 +20,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cells_from_records", "Agent", "success_at", "contrast", "named_contrasts"]
+__all__ = ["cells_from_records", "Agent", "success_at", "contrast", "linear_contrast", "named_contrasts", "holm",
+           "boot_p", "EQUIVALENCE_MARGIN"]
+
+EQUIVALENCE_MARGIN = 0.05
+"""(d)'s equivalence margin: BudgetMix matches the specialist when their difference lies within +-0.05."""
 
 Agent = dict[int, dict[tuple[str, int], float]]
 """seed -> (task, T) -> mean success of that cell."""
@@ -80,7 +84,62 @@ def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same
     boot = np.take_along_axis(diff_per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     return {"diff": float(ma.mean() - mb.mean()), "lo": float(lo), "hi": float(hi), "mean_a": float(ma.mean()),
-            "mean_b": float(mb.mean()), "tasks": int(n), "seeds_a": int(ma.shape[0]), "seeds_b": int(mb.shape[0])}
+            "mean_b": float(mb.mean()), "tasks": int(n), "seeds_a": int(ma.shape[0]), "seeds_b": int(mb.shape[0]),
+            **_tests(boot)}
+
+
+def boot_p(boot: np.ndarray) -> float:
+    """Two-sided bootstrap p-value of "the difference is 0": twice the smaller tail beyond 0
+    (the share of resamples on the far side, floored at one resample so it is never 0)."""
+    r = len(boot)
+    tail = min(np.sum(boot <= 0), np.sum(boot >= 0))
+    return float(min(1.0, 2.0 * max(tail, 1) / r))
+
+
+def _tests(boot: np.ndarray, margin: float = EQUIVALENCE_MARGIN) -> dict[str, Any]:
+    """The p-value, and the equivalence test (TOST) within +-``margin``: its 90% interval and p."""
+    r = len(boot)
+    lo90, hi90 = np.percentile(boot, [5, 95])
+    p_lower = max(np.sum(boot <= -margin), 1) / r  # H0: diff <= -margin
+    p_upper = max(np.sum(boot >= margin), 1) / r  # H0: diff >= +margin
+    return {"p": boot_p(boot), "lo90": float(lo90), "hi90": float(hi90), "margin": margin,
+            "p_equiv": float(min(1.0, max(p_lower, p_upper))),
+            "equivalent": bool(-margin < lo90 and hi90 < margin)}
+
+
+def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int, float]], tasks: Sequence[str], *,
+                    resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """sum of weight x success(agent @ T) over ``terms``, paired by task: the tasks are resampled
+    once for every term, each agent's seeds once for all its terms (a difference-in-differences
+    such as (g) is then paired both ways)."""
+    mats = [_matrix(agents[a], tasks, t) for a, t, _ in terms]
+    keep = _common_tasks(*mats)
+    mats = [m[:, keep] for m in mats]
+    if any(m.size == 0 for m in mats):
+        return {"diff": None, "lo": None, "hi": None, "tasks": 0, "p": None}
+    rng = np.random.default_rng(seed)
+    n = mats[0].shape[1]
+    seeds = {a: rng.integers(len(agents[a]), size=(resamples, len(agents[a]))) for a in dict.fromkeys(a for a, _, _ in terms)}
+    t_idx = rng.integers(n, size=(resamples, n))
+    per_task = sum(w * m[seeds[a]].mean(axis=1) for (a, _, w), m in zip(terms, mats))  # (R, tasks)
+    boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    point = float(sum(w * m.mean() for (_, _, w), m in zip(terms, mats)))
+    return {"diff": point, "lo": float(lo), "hi": float(hi), "tasks": int(n),
+            "terms": {f"{a} @T={t}": float(m.mean()) for (a, t, _), m in zip(terms, mats)}, **_tests(boot)}
+
+
+def holm(ps: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (None stays None)."""
+    idx = [i for i, p in enumerate(ps) if p is not None]
+    order = sorted(idx, key=lambda i: ps[i])  # type: ignore[arg-type, return-value]
+    m = len(order)
+    out: list[float | None] = [None] * len(ps)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * float(ps[i])))  # type: ignore[arg-type]
+        out[i] = running
+    return out
 
 
 def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], *, short: str, long: str,
@@ -92,7 +151,16 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     (c) BudgetMix - fixed-T_short at the largest T;
     (d) BudgetMix - the per-T best fixed-T specialist, at each T (the specialist is picked on
         the same data, which favours it);
-    (e) BudgetMix - each curriculum, at the smallest and the largest T.
+    (e) BudgetMix - each curriculum, at the smallest and the largest T;
+    (f) fixed-T_long - fixed-T_short at the largest T (a long-budget gain exists);
+    (g) difference-in-differences for H1: fixed-T_long's drop from the largest to the smallest T
+        minus fixed-T_short's, [long@hi - long@lo] - [short@hi - short@lo] (> 0: the long
+        specialist loses more when the budget shrinks).
+
+    Each row has its two-sided bootstrap p-value and ``p_holm``, Holm-adjusted over every row
+    (the family of the named contrasts); every row also has the equivalence test (TOST within
+    +-`EQUIVALENCE_MARGIN`: ``lo90``, ``hi90``, ``p_equiv``, ``equivalent``), which is named in
+    advance for (d) ("BudgetMix matches the specialist").
     """
     lo_t, hi_t = min(ts), max(ts)
     out: list[dict[str, Any]] = []
@@ -112,4 +180,15 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     for cur in curricula:
         for t in (lo_t, hi_t):
             add("e", f"BudgetMix vs {cur} at T={t}", mix, t, cur, t)
+    add("f", "fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t)
+    if long in agents and short in agents:
+        terms = [(long, hi_t, 1.0), (long, lo_t, -1.0), (short, hi_t, -1.0), (short, lo_t, 1.0)]
+        c = linear_contrast(agents, terms, tasks, resamples=resamples)
+        out.append({"label": "g", "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
+                    "a": f"{long} @T={hi_t} - @T={lo_t}", "b": f"{short} @T={hi_t} - @T={lo_t}",
+                    "mean_a": None if c["diff"] is None else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
+                    "mean_b": None if c["diff"] is None else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
+                    **c})
+    for c, adj in zip(out, holm([c.get("p") for c in out])):
+        c["p_holm"] = adj
     return out

@@ -289,15 +289,29 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
     )
     probe_seconds = time.perf_counter() - probe_started
 
+    # ---------------------------------------------------------------- the positive control (sandbox-free, known optimum)
+    control = None
+    control_started = time.perf_counter()
+    if args.control_steps:
+        from baselines.positive_control import run_control
+
+        print(f"[budgetmix] positive control: {args.control_steps} env steps per run", flush=True)
+        control = run_control(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
+                              t_short=2, t_long=10, eval_ts=(2, 5, 10), episodes=args.control_episodes,
+                              out=str(out / "control"), base=dataclasses.replace(args, progress=False), train=train)
+        (out / "control.json").write_text(json.dumps(control, indent=1))
+    control_seconds = time.perf_counter() - control_started
+
     # ---------------------------------------------------------------- report
     timing = {"train_seconds": train_seconds, "eval_seconds": eval_seconds, "probe_seconds": probe_seconds,
-              "total_seconds": time.perf_counter() - started}
+              "control_seconds": control_seconds, "total_seconds": time.perf_counter() - started}
     timing_path = out / "timing.json"
     if args.resume and timing_path.exists():
         # a resumed experiment reports the time of all its sessions together
         before = json.loads(timing_path.read_text())
         timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
     timing_path.write_text(json.dumps(timing, indent=1))
-    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache)
+    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache,
+                        control=control)
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0

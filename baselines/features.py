@@ -37,6 +37,8 @@ __all__ = [
     "PROGRESS_NAMES",
     "CANDIDATE_KINDS",
     "ProgressTracker",
+    "HistoryTracker",
+    "HISTORY_NAMES",
     "patch_key",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
@@ -47,10 +49,11 @@ __all__ = [
     "stack_steps",
 ]
 
-FEATURES_VERSION = 4
+FEATURES_VERSION = 5
 """Bumped when the encoding or the policy's inputs change; checkpoints record it (2: patch change
 features; 3: the budget scores each candidate directly; 4: progress from public events, and the
-candidate's kind)."""
+candidate's kind; 5: per-candidate history: applied, applied now, its test failed or passed,
+reverted)."""
 
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""
@@ -58,7 +61,17 @@ BUDGET_FEATURES = 9
 CANDIDATE_KINDS = ("test", "revert", "submit", "view")
 """Action kinds flagged per candidate (a patch has its own flag among the first seven extras)."""
 
-CANDIDATE_EXTRAS = 7 + len(CANDIDATE_KINDS)
+HISTORY_NAMES = (
+    "applied_before",  # this change was applied earlier in the episode
+    "applied_now",  # this change is applied now (on the edit stack)
+    "test_failed",  # a visible test failed while this change was applied
+    "test_passed",  # a visible test passed while this change was applied
+    "reverted",  # this change was applied and then undone by `revert`
+    "undoes_failed",  # (revert) the edit it would undo was applied when a test failed
+)
+"""Per-candidate history (`HistoryTracker.candidate`), from the agent's own actions and public events."""
+
+CANDIDATE_EXTRAS = 7 + len(CANDIDATE_KINDS) + len(HISTORY_NAMES)
 """Per-candidate features besides the hashed text and change (see `EpisodeMemory.encode`)."""
 
 _LAST_KINDS = ("none", "view", "edit", "test", "revert", "other")
@@ -71,8 +84,14 @@ PROGRESS_NAMES = (
     "edits_since_check",  # edits since the last check, /3, at most 1
     "last_error",  # the last action failed (a tool error, a state mismatch, a parse error)
     *(f"last_action_{k}" for k in _LAST_KINDS),
+    # the edit stack (`HistoryTracker`)
+    "edits_applied",  # edits applied now (on the stack), /3, at most 1
+    "clean_after_tries",  # nothing applied now, but a change was applied earlier (after a revert)
+    "top_failed",  # the last applied edit was applied when a test failed
+    "changes_failed",  # distinct changes a failing test saw, /3, at most 1
+    "changes_tried",  # distinct changes applied in the episode, /5, at most 1
 )
-"""What `ProgressTracker.features` holds, in order."""
+"""What `ProgressTracker.features` (then `HistoryTracker.features`) hold, in order."""
 
 PROGRESS_FEATURES = len(PROGRESS_NAMES)
 
@@ -139,6 +158,76 @@ class ProgressTracker:
         return np.concatenate([head, last])
 
 
+class HistoryTracker:
+    """Which changes the agent applied, tested and undid, from its own actions and public events only.
+
+    The edit stack mirrors the env's undo history as the agent can know it: an action whose
+    step emitted a ``mutation`` event pushes its change (`patch_key`; None for a free-text
+    edit), a ``revert`` with a ``mutation`` pops one. A ``verification`` event marks every
+    change on the stack as tested, failed or passed. ``subtask`` events, hidden tests and the
+    env's private state are never read.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.stack: list[tuple | None] = []
+        self.stack_failed: list[bool] = []  # per stack entry: a test failed while it was applied
+        self.applied: set[tuple] = set()
+        self.failed: set[tuple] = set()
+        self.passed: set[tuple] = set()
+        self.reverted: set[tuple] = set()
+
+    def update(self, action: str | None, events: Sequence[Mapping[str, Any]]) -> None:
+        if action is None:
+            return
+        mutated = any(e.get("kind") == "mutation" for e in events)
+        verb = _verb(action)
+        if mutated and verb == "revert":
+            if self.stack:
+                key = self.stack.pop()
+                self.stack_failed.pop()
+                if key is not None:
+                    self.reverted.add(key)
+        elif mutated:
+            key = patch_key(action)
+            self.stack.append(key)
+            self.stack_failed.append(False)
+            if key is not None:
+                self.applied.add(key)
+        for e in events:
+            if e.get("kind") == "verification":
+                ok = bool(e.get("ok"))
+                for i, key in enumerate(self.stack):
+                    if not ok:
+                        self.stack_failed[i] = True
+                    if key is not None:
+                        (self.passed if ok else self.failed).add(key)
+
+    def features(self) -> np.ndarray:
+        return np.array(
+            [
+                min(len(self.stack), 3) / 3.0,
+                float(not self.stack and bool(self.applied)),
+                float(bool(self.stack_failed) and self.stack_failed[-1]),
+                min(len(self.failed), 3) / 3.0,
+                min(len(self.applied), 5) / 5.0,
+            ],
+            dtype=np.float32,
+        )
+
+    def candidate(self, action: str) -> list[float]:
+        """`HISTORY_NAMES` for one menu entry."""
+        if _verb(action) == "revert":
+            return [0.0] * 5 + [float(bool(self.stack_failed) and self.stack_failed[-1])]
+        key = patch_key(action)
+        if key is None:
+            return [0.0] * len(HISTORY_NAMES)
+        return [float(key in self.applied), float(key in self.stack), float(key in self.failed),
+                float(key in self.passed), float(key in self.reverted), 0.0]
+
+
 @lru_cache(maxsize=65_536)
 def _cached_features(text: str, dim: int) -> np.ndarray:
     vec = np.asarray(hash_tokens(text, dim), dtype=np.float32)
@@ -177,10 +266,11 @@ def patch_key(action: str) -> tuple[str, tuple[str, ...], tuple[str, ...]] | Non
     """What identifies a patch across menus: its files and the lines it removes and adds.
 
     A menu patch's text carries line numbers and context, which change when another patch was
-    applied nearby; the change itself does not. None for an action that is not a unified-diff patch.
+    applied nearby; the change itself does not. A one-line ``patch NAME`` (the budget env's menu)
+    is its own key; None for an action that is not a patch.
     """
     if not action.startswith("patch\n"):
-        return None
+        return (action, (), ()) if action.startswith("patch ") and "\n" not in action else None
     files, added, removed = [], [], []
     for line in action.splitlines()[1:]:
         if line.startswith("+++ "):
@@ -275,11 +365,14 @@ class EpisodeMemory:
         self._last_action: str | None = None
         self._turns_used = 0
         self.progress = ProgressTracker()
+        self.history = HistoryTracker()
 
     def encode(self, obs: Any, info: Mapping[str, Any]) -> EncodedStep:
         """Features of the current decision point; also folds the new observation into memory."""
         if self._turns_used:
-            self.progress.update(self._last_action, info.get("events") or [])
+            events = info.get("events") or []
+            self.progress.update(self._last_action, events)
+            self.history.update(self._last_action, events)
         current = text_features(_text(obs), self.dim)
         self._seen = self._seen + current
         seen = _unit(self._seen)
@@ -303,10 +396,13 @@ class EpisodeMemory:
                 ],
                 axis=1,
             ).astype(np.float32)
+            extras = np.concatenate([extras, np.array([self.history.candidate(a) for a in actions], dtype=np.float32)],
+                                    axis=1)
         else:
             candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
-        return EncodedStep(observation, budget, self.progress.features(), candidates, extras, actions)
+        progress = np.concatenate([self.progress.features(), self.history.features()])
+        return EncodedStep(observation, budget, progress, candidates, extras, actions)
 
     def record(self, action: str) -> None:
         """Remember the action the agent took."""

@@ -24,31 +24,89 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["run_control", "CONTROL_ENV"]
+__all__ = ["run_control", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score"]
 
-CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetChoice-v0"
+CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
+"""The faithful variant (recovery needs a revert; a failing test is evidence, not proof); the
+original, where a new patch replaces the old and the test is perfect, is `EASY_CONTROL_ENV`."""
+EASY_CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetChoice-v0"
 
 
-def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int) -> dict[str, Any]:
+def _optimum(env_id: str, t: int) -> float:
+    """The env's known optimum at budget ``t`` (its registered kwargs say which variant it is)."""
+    import gymnasium as gym
+
+    from baselines.budget_env import optimum, recover_optimum
+
+    kwargs = gym.spec(env_id.split(":")[-1]).kwargs
+    n, clue = int(kwargs.get("n", 5)), float(kwargs.get("clue_accuracy", 0.6))
+    if kwargs.get("stacking"):
+        return recover_optimum(t, n=n, clue_accuracy=clue, fn=float(kwargs.get("test_false_negative", 0.0)))
+    return optimum(t, n=n, clue_accuracy=clue)
+
+
+def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
+    """Success of the known best policy (`recover_best_action`) played on the faithful env: the
+    dynamic programme's value, checked by simulation."""
     import agentgym
-    from baselines.agent import PolicyAgent
-    from baselines.budget_env import optimum
+    from baselines.budget_env import recover_best_action
 
     env = agentgym.make(CONTROL_ENV, budget=t, split="test")
+    rng = np.random.default_rng(seed)
+    wins = 0
+    try:
+        for e in range(episodes):
+            obs, info = env.reset(seed=seed * 100_000 + e)
+            names = list(env.unwrapped.names)
+            clue = next(w for w in names if w in obs["text"])
+            others = [w for w in names if w != clue]
+            order = [clue] + [others[j] for j in rng.permutation(len(others))]  # the others are alike: a blind order
+            cur: int | None = None
+            fails = [0] * len(order)
+            left, done, passed = t, False, False
+            while not done:
+                action = recover_best_action(left, cur, tuple(fails), passed=passed)
+                if action.startswith("patch "):
+                    cur = int(action.split()[1])
+                    action = f"patch {order[cur]}"
+                elif action == "revert":
+                    cur = None
+                elif action == "test":
+                    action = "run tests"
+                obs, _, terminated, truncated, info = env.step(action)
+                done = terminated or truncated
+                left -= 1
+                if str(obs["text"]).startswith("tests fail") and cur is not None:
+                    fails[cur] += 1
+                passed = str(obs["text"]).startswith("tests pass")
+            wins += bool(info.get("success", False))
+    finally:
+        env.close()
+    return wins / episodes
+
+
+def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_id: str = CONTROL_ENV) -> dict[str, Any]:
+    import agentgym
+    from baselines.agent import PolicyAgent
+
+    env = agentgym.make(env_id, budget=t, split="test")
     agent = PolicyAgent(policy, max_actions=max_actions, seed=seed)
-    wins, wrong_first, recovered = 0, 0, 0
+    wins, wrong_first, recovered, reverts, fails = 0, 0, 0, 0, 0
     try:
         for e in range(episodes):
             obs, info = env.reset(seed=seed * 100_000 + e)
             agent.reset(env, obs, info)
             first_right: bool | None = None
-            done = False
+            done, failed = False, False
             while not done:
                 action = agent.act(obs, info)
+                reverts += failed and action == "revert"
                 if first_right is None and action.startswith("patch "):
                     base = env.unwrapped
                     first_right = action[6:] == base.names[base.answer]
                 obs, _, terminated, truncated, info = env.step(action)
+                failed = str(obs.get("text", "")).startswith("tests fail")
+                fails += failed
                 done = terminated or truncated
             success = bool(info.get("success", False))
             wins += success
@@ -57,21 +115,31 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int) -> d
                 recovered += success
     finally:
         env.close()
-    return {"success": wins / episodes, "optimum": optimum(t), "recovered": recovered, "wrong_first": wrong_first}
+    return {"success": wins / episodes, "optimum": _optimum(env_id, t), "recovered": recovered, "wrong_first": wrong_first,
+            "reverts_after_failing_test": reverts, "failing_tests": fails}
 
 
 def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int = 2, t_long: int = 10,
-                eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None) -> dict[str, Any]:
-    """Train the three schedules per seed on the budget env; success per T against the optimum."""
-    from baselines.agent import load_policy
-    from baselines.budgetmix import PRESETS, Args, train
+                eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None,
+                env_id: str = CONTROL_ENV, base: Any = None, train: Any = None, **overrides: Any) -> dict[str, Any]:
+    """Train the three schedules per seed on the budget env; success per T against the optimum.
 
+    ``base`` and ``train``: the trainer's `Args` and `train` (the experiment passes its own; by
+    default the quick preset's and `baselines.budgetmix.train`).
+    """
+    from baselines.agent import load_policy
+
+    if base is None or train is None:
+        from baselines.budgetmix import PRESETS, Args
+        from baselines.budgetmix import train as default_train
+
+        base = base or Args(**{**PRESETS["quick"], "preset": "quick"})
+        train = train or default_train
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}
-    base = Args(**{**PRESETS["quick"], "preset": "quick"})
-    base = dataclasses.replace(base, env_ids=CONTROL_ENV, backend="local", total_env_steps=steps, track=False,
-                               progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1)
-    results: dict[str, Any] = {"steps": steps, "seeds": list(seeds), "schedules": schedules, "by_T": {}}
+    base = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
+                               progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1, **overrides)
+    results: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": schedules, "by_T": {}}
     with tempfile.TemporaryDirectory() as tmp:
         scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
         for seed in seeds:
@@ -79,7 +147,9 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
                 summary = train(dataclasses.replace(base, schedule=spec, seed=seed, out=out or tmp), f"control-{name}-s{seed}")
                 policy, ckpt = load_policy(summary["checkpoint"])
                 for t in eval_ts:
-                    scores[name][t].append(_score(policy, int(ckpt["max_actions"]), t, episodes, seed))
+                    scores[name][t].append(_score(policy, int(ckpt["max_actions"]), t, episodes, seed, env_id))
+    if env_id == CONTROL_ENV:
+        results["best_policy"] = {str(t): best_policy_score(t, episodes * len(seeds)) for t in eval_ts}
     for name, by_t in scores.items():
         results["by_T"][name] = {
             str(t): {
@@ -88,6 +158,8 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
                 "optimum": rs[0]["optimum"],
                 "recovered": sum(r["recovered"] for r in rs),
                 "wrong_first": sum(r["wrong_first"] for r in rs),
+                "reverts_after_failing_test": sum(r["reverts_after_failing_test"] for r in rs),
+                "failing_tests": sum(r["failing_tests"] for r in rs),
             }
             for t, rs in by_t.items()
         }
@@ -99,8 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=6000, help="env steps per training run")
     parser.add_argument("--seeds", default="1,2", help="training seeds")
     parser.add_argument("--episodes", type=int, default=200, help="evaluation episodes per T")
+    parser.add_argument("--easy", action="store_true", help="the original env (a new patch replaces the old, a perfect test)")
+    parser.add_argument("--recovery-starts", type=float, default=None, help="the trainer's start-state curriculum share")
     opts = parser.parse_args(argv)
-    print(json.dumps(run_control(opts.steps, tuple(int(s) for s in opts.seeds.split(",")), episodes=opts.episodes), indent=1))
+    extra = {} if opts.recovery_starts is None else {"recovery_starts": opts.recovery_starts}
+    print(json.dumps(run_control(opts.steps, tuple(int(s) for s in opts.seeds.split(",")), episodes=opts.episodes,
+                                 env_id=EASY_CONTROL_ENV if opts.easy else CONTROL_ENV, **extra), indent=1))
     return 0
 
 

@@ -19,7 +19,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from baselines.contrasts import cells_from_records, named_contrasts, success_at  # noqa: E402
+from baselines.contrasts import EQUIVALENCE_MARGIN, cells_from_records, named_contrasts, success_at  # noqa: E402
 from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
                                  right_first_failures)
 
@@ -35,6 +35,10 @@ def _group(summary: dict[str, Any], cond: str = "clean") -> dict[str, Any]:
 
 def _f(x: Any, digits: int = 2) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _p(x: float | None) -> str:
+    return "–" if x is None else ("< 0.001" if x < 0.001 else f"{x:.3f}")
 
 
 def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
@@ -173,6 +177,35 @@ def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[lis
     return rows
 
 
+SUMMARY_SCHEMA = 1
+"""Version of ``summary.json``'s layout (`experiment_summary`)."""
+
+
+def experiment_summary(cells: dict[str, dict[int, dict[tuple[str, int], float]]], decisions: dict[str, dict[int, dict[str, Any]]],
+                       tasks: list[str], ts: list[int], args: Any) -> dict[str, Any]:
+    """``summary.json``: per agent and T, success with its interval, first-commit accuracy, success
+    when it was right, and recovery as counts (all seeds pooled), for machines to read."""
+    agents: dict[str, Any] = {}
+    for name, agent in cells.items():
+        by_t = {}
+        for t in ts:
+            sat = success_at(agent, tasks, t)
+            d = decisions.get(name, {}).get(t) or {}
+            by_t[str(t)] = {
+                "success": {"mean": sat["mean"], "lo": sat["lo"], "hi": sat["hi"]},
+                "first_commit_accuracy": d.get("first_commit_accuracy"),
+                "success_if_right": d.get("success_if_right"),
+                "recovered": int(d.get("recovered", 0)),
+                "wrong_first": int(d.get("wrong_first", 0)),
+                "recovery_rate": d.get("recovery_rate"),
+                "committed": int(d.get("committed", 0)),
+                "episodes": int(d.get("episodes", 0)),
+            }
+        agents[name] = {"seeds": len(agent), "by_T": by_t}
+    return {"schema": SUMMARY_SCHEMA, "split": args.eval_split, "tier": args.eval_tier, "tasks": len(tasks),
+            "ts": list(ts), "interval": "95% bootstrap, seeds then tasks", "agents": agents}
+
+
 def trace_tables(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[str]:
     """Markdown: what follows a failing test, and how episodes whose first patch was right end,
     per agent (one seed each) and T, from the per-episode traces `DecisionRecorder` writes."""
@@ -263,6 +296,7 @@ def write_report(
     probe: dict[str, dict[str, Any]] | None = None,
     task_lists: dict[str, list[str]] | None = None,
     eval_cache: dict[str, dict[str, int]] | None = None,
+    control: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``out/report.md`` and its PNGs; returns the report's path.
 
@@ -319,7 +353,8 @@ def write_report(
         "",
         f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
         f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
-        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
+        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, positive control "
+        f"{timing.get('control_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
         "",
         "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
         "",
@@ -348,18 +383,29 @@ def write_report(
     short, long, mix = names[0], names[1], "budgetmix"
     curricula = [n for n in names if n.startswith("curriculum")]
     contrasts = named_contrasts(cells, primary, ts, short=short, long=long, mix=mix, curricula=curricula)
-    rows = [[c["label"], c["name"], f"{c['a']} ({_f(c['mean_a'])})", f"{c['b']} ({_f(c['mean_b'])})", _f(c["diff"]), f"[{_f(c['lo'])}, {_f(c['hi'])}]",
-             _f((c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None), str(c["tasks"])] for c in contrasts]
+    rows = [[c["label"], c["name"], f"{c['a']} ({_f(c['mean_a'])})", f"{c['b']} ({_f(c['mean_b'])})", _f(c["diff"]),
+             f"[{_f(c['lo'])}, {_f(c['hi'])}]", _f((c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None),
+             _p(c.get("p")), _p(c.get("p_holm")), str(c["tasks"])] for c in contrasts]
+    equiv = [[c["name"], _f(c["diff"]), f"[{_f(c.get('lo90'))}, {_f(c.get('hi90'))}]", _p(c.get("p_equiv")),
+              "yes" if c.get("equivalent") else "no"] for c in contrasts if c["label"] == "d"]
     lines += [
         "## Contrasts named in advance (paired by task, seeds resampled)",
         "",
-        "A - B in success; an interval that excludes 0 supports the difference. (d) picks the specialist on the same "
-        "data, which favours it.",
+        "A - B in success; an interval that excludes 0 supports the difference. *p*: two-sided bootstrap p-value; "
+        "*p (Holm)*: Holm-adjusted over all the rows of this table (the family). (d) picks the specialist on the same "
+        "data, which favours it. (g) is [fixed-T_long's success at the longest T minus at the shortest] minus the same "
+        "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed.",
         "",
-        _md_table(["", "contrast", "A", "B", "A - B", "95% interval", "half-width", "tasks"], rows),
+        _md_table(["", "contrast", "A", "B", "A - B", "95% interval", "half-width", "p", "p (Holm)", "tasks"], rows),
+        "",
+        f"**Equivalence test for (d)** (\"BudgetMix matches the specialist\"): two one-sided tests with margin "
+        f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.",
+        "",
+        _md_table(["contrast", "A - B", "90% interval", "p (TOST)", "equivalent"], equiv),
         "",
     ]
     (out / "contrasts.json").write_text(json.dumps(contrasts, indent=1))
+    (out / "summary.json").write_text(json.dumps(experiment_summary(cells, decisions, primary, ts, args), indent=1))
     if task_lists.get("multi"):
         cells_m = {name: _agent_cells(by_seed, "multi_records") for name, by_seed in evals.items()}
         rows = [[name, str(len(a))] + [_interval(success_at(a, task_lists["multi"], t)) for t in ts] for name, a in cells_m.items()]
@@ -436,10 +482,55 @@ def write_report(
     lines += trace_tables(first, ts)
     if probe:
         lines += probe_section(probe)
+    if control:
+        lines += control_section(control, out / "positive_control.png")
     lines += ["## Training curves (first seed)", "", "![training](training.png)", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def control_section(control: dict[str, Any], png: Path) -> list[str]:
+    """The positive control (`baselines.positive_control`): success per schedule and T against the
+    known optimum, with recovery counts and how often a failing test was followed by a revert."""
+    ts = sorted({int(t) for by_t in control["by_T"].values() for t in by_t})
+    best = control.get("best_policy") or {}
+    opt = next(iter(control["by_T"].values()))
+    rows = [["optimum (dynamic programme)"] + [_f(opt[str(t)]["optimum"]) for t in ts]]
+    if best:
+        rows.append(["known best policy, simulated"] + [_f(best.get(str(t))) for t in ts])
+    for name, by_t in control["by_T"].items():
+        rows.append([name] + [
+            f"{_f(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
+            f"revert {by_t[str(t)].get('reverts_after_failing_test', 0)}/{by_t[str(t)].get('failing_tests', 0)})" for t in ts])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
+    for name, by_t in control["by_T"].items():
+        ax.plot(ts, [by_t[str(t)]["success"] for t in ts], marker="o", label=name)
+    ax.set_xlabel("evaluation budget T")
+    ax.set_ylabel("success")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Positive control: the trainer where the best policy is known")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return [
+        "## Positive control (sandbox-free budget env, known best policy)",
+        "",
+        f"`{control.get('env', '?')}`: one of five patches fixes the bug, the instruction's clue names it 60% of the "
+        "time, a patch on top of another breaks the code until `revert` undoes it, and the right patch's test fails "
+        "10% of the time (a failing test is evidence, not proof). The optimum is an exact dynamic programme over what "
+        "the agent can know (`baselines.budget_env.recover_optimum`). The same trainer, features and start-state "
+        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success "
+        "(rec: recovered / wrong first patch; revert: reverts right after a failing test / failing tests).",
+        "",
+        _md_table(["schedule"] + [f"T={t}" for t in ts], rows),
+        "",
+        f"![positive control]({png.name})",
+        "",
+    ]
 
 
 def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:

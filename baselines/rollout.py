@@ -105,6 +105,8 @@ class EpisodeCollector:
         task_pool: int = 0,
         mode: str = "async",
         gather_s: float = 0.005,
+        recovery_starts: float = 0.0,
+        recovery_min_budget: int = 5,
     ) -> None:
         if mode not in COLLECT_MODES:
             raise ValueError(f"mode={mode!r}; choose one of {COLLECT_MODES}")
@@ -133,6 +135,13 @@ class EpisodeCollector:
         self._group_lock = threading.Lock()
         self.task_pool = max(0, int(task_pool))  # > 0: episodes draw from this many fixed tasks of the split
         self._pool: list[str] | None = None
+        # start-state curriculum: this share of episodes (budget >= recovery_min_budget) begins
+        # after a wrong patch and its test, played through the env's grammar by `_forced_start`
+        self.recovery_starts = float(recovery_starts)
+        self.recovery_min_budget = int(recovery_min_budget)
+        self._start_rng = np.random.default_rng(seed + 7)
+        self.forced_steps = 0
+        self.forced_episodes = 0
         self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0,
                                       "timeouts": 0}
 
@@ -157,8 +166,51 @@ class EpisodeCollector:
     def _reset(self, i: int, seed: int | None) -> None:
         obs, info = self.envs[i].reset(seed=seed, options=self._next_task(i))
         self.memories[i].reset()
+        budget = info.get("budget")
+        if self.recovery_starts > 0 and self._start_rng.random() < self.recovery_starts:
+            obs, info = self._forced_start(i, obs, info)
         self._obs[i], self._info[i] = obs, info
-        self._open[i] = Episode(task_id=str(info.get("task_id", "")), budget=info.get("budget"))
+        self._open[i] = Episode(task_id=str(info.get("task_id", "")), budget=budget)
+
+    def _forced_start(self, i: int, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Play the start of a failed try through the env (the start-state curriculum).
+
+        A wrong menu patch and its test, then (half the time, when the test failed) ``revert``:
+        the episode begins with a failing test to react to, or an undone try to move on from.
+        It never begins right after the patch alone: that state looks like the policy's own
+        untested patch, which is right far more often, so starting there would teach "revert
+        untested" (a first version did; the traces showed ``P- R``). The wrong patch is picked with the env's
+        oracle (`reference_action`: any menu patch that is not the oracle's fix), which only
+        chooses where the episode starts; the policy's memory sees the steps exactly as if it had
+        taken them (observations and events), and the turns count against the budget (they go
+        through the turn limit). Not done when the budget is under ``recovery_min_budget`` (no
+        room to recover) or the menu has no wrong patch.
+        """
+        budget = info.get("budget")
+        if budget is None or int(budget) < self.recovery_min_budget:
+            return obs, info
+        base = self.envs[i].unwrapped
+        oracle = getattr(base, "reference_action", None)
+        fix = oracle() if callable(oracle) else None
+        menu = list(info.get("admissible_actions") or [])
+        wrong = [a for a in menu if a.split(None, 1)[0] == "patch" and a != fix]
+        tests = [a for a in menu if a in ("test", "run tests")]
+        if not wrong or not tests:
+            return obs, info
+        length = 2 + int(self._start_rng.integers(2))  # 2: the patch and its test; 3: and a revert if it failed
+        memory = self.memories[i]
+        for k, action in enumerate((wrong[int(self._start_rng.integers(len(wrong)))], tests[0], "revert")[:length]):
+            if k == 2 and not any(e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []):
+                break  # the wrong patch passed the visible tests: nothing says to undo it
+            memory.encode(obs, info)
+            memory.record(action)
+            obs, _, terminated, truncated, info = self.envs[i].step(action)
+            self.env_steps += 1
+            self.forced_steps += 1
+            if terminated or truncated:  # cannot happen at budget >= 4, but never hand on a finished episode
+                raise RuntimeError("a forced start ended its episode; raise recovery_min_budget")
+        self.forced_episodes += 1
+        return obs, info
 
     def _safe(self, fn: Callable[[], Any]) -> BaseException | None:
         try:

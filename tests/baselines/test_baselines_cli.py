@@ -31,8 +31,25 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
         assert section in report, section
     for name in ("random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum", "curriculum-steps"):
         assert f"| {name} |" in report
-    for label in "abcde":  # every named contrast has a row
+    for label in "abcdefg":  # every named contrast has a row
         assert f"| {label} |" in report, label
+    assert "Equivalence test for (d)" in report and "p (Holm)" in report and "## Traces" in report
+    contrasts = json.loads((out / "contrasts.json").read_text())
+    assert {c["label"] for c in contrasts} == set("abcdefg")
+    assert all({"p", "p_holm", "lo90", "hi90", "p_equiv", "equivalent"} <= set(c) for c in contrasts)
+    # summary.json: per agent and T, success with its interval, accuracy, success when right, recovery counts
+    result = json.loads((out / "summary.json").read_text())
+    assert result["schema"] == 1 and result["ts"] == [2, 6] and result["tasks"] == 2
+    assert {"random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum", "curriculum-steps"} <= set(result["agents"])
+    for agent in result["agents"].values():
+        assert set(agent["by_T"]) == {"2", "6"} and agent["seeds"] >= 1
+        for cell in agent["by_T"].values():
+            assert set(cell["success"]) == {"mean", "lo", "hi"} and 0.0 <= cell["success"]["mean"] <= 1.0
+            assert cell["success"]["lo"] <= cell["success"]["mean"] <= cell["success"]["hi"]
+            assert isinstance(cell["recovered"], int) and isinstance(cell["wrong_first"], int)
+            assert 0 <= cell["recovered"] <= cell["wrong_first"] <= cell["committed"] <= cell["episodes"]
+            assert {"first_commit_accuracy", "success_if_right", "recovery_rate"} <= set(cell)
+
     for png in ("success_vs_T.png", "failure_categories.png", "first_commit_vs_recovery.png", "training.png"):
         assert (out / png).stat().st_size > 1000, png
     assert "Coding-v0 result cache" in report and "in the evaluation test " in report  # two eval processes, counted
@@ -50,6 +67,8 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
     for grid in grids.values():
         assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
         assert {r["task"] for r in grid} == set(tasks["primary"])
+        # every episode's trace has one label per turn (`baselines.decisions.trace_label`)
+        assert all(len(r["cost"]["trace"].split()) == r["turns"] for r in grid)
 
 
 def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:

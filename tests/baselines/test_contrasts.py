@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baselines.contrasts import cells_from_records, contrast, named_contrasts, success_at
+from baselines.contrasts import (EQUIVALENCE_MARGIN, cells_from_records, contrast, holm, linear_contrast, named_contrasts,
+                                 success_at)
 
 TASKS = [f"t{i}" for i in range(60)]
 
@@ -53,9 +54,59 @@ def test_named_contrasts_cover_a_to_e_and_the_same_agent_pairs_its_seeds() -> No
               "curriculum": both(zeros, zeros)}
     out = named_contrasts(agents, TASKS, [2, 16], short="short", long="long", mix="budgetmix", curricula=["curriculum"])
     by = {(c["label"], c["name"]): c for c in out}
-    assert {c["label"] for c in out} == set("abcde")
+    assert {c["label"] for c in out} == set("abcdefg")
     a = next(c for c in out if c["label"] == "a")
     assert a["diff"] == pytest.approx(-1.0) and a["lo"] == a["hi"] == pytest.approx(-1.0)
     d2 = by[("d", "BudgetMix vs the best fixed-T specialist at T=2")]
     assert d2["b"].startswith("short") and d2["diff"] == pytest.approx(0.0)
     assert all(c["diff"] == pytest.approx(1.0) for c in out if c["label"] == "e")
+
+
+def test_f_and_g_on_a_known_case() -> None:
+    """long: 0.9 at T=16, 0.1 at T=2 (drop 0.8); short: 0.5 at both (drop 0): (f) = +0.4, (g) = +0.8."""
+    rng = np.random.default_rng(3)
+
+    def agent(p2: float, p16: float) -> dict:
+        return {s: {**{(t, 2): float(rng.random() < p2) for t in TASKS}, **{(t, 16): float(rng.random() < p16) for t in TASKS}}
+                for s in (1, 2, 3)}
+
+    agents = {"short": agent(0.5, 0.5), "long": agent(0.1, 0.9), "budgetmix": agent(0.5, 0.5)}
+    out = {c["label"]: c for c in named_contrasts(agents, TASKS, [2, 16], short="short", long="long", mix="budgetmix",
+                                                  curricula=[])}
+    mean = lambda a, t: np.mean([agents[a][s][(k, t)] for s in agents[a] for k in TASKS])  # noqa: E731
+    assert out["f"]["diff"] == pytest.approx(mean("long", 16) - mean("short", 16))
+    g = (mean("long", 16) - mean("long", 2)) - (mean("short", 16) - mean("short", 2))
+    assert out["g"]["diff"] == pytest.approx(g) and 0.6 < g < 1.0
+    assert out["g"]["lo"] > 0.4 and out["g"]["p"] < 0.01 and out["g"]["p_holm"] >= out["g"]["p"]
+    assert out["g"]["mean_a"] == pytest.approx(mean("long", 16) - mean("long", 2))
+
+
+def test_difference_in_differences_pairs_tasks_and_seeds() -> None:
+    """A task effect shared by both budgets and both agents cancels: the interval is exactly 0."""
+    hard = (np.arange(len(TASKS)) % 3 == 0).astype(float)
+    agent = {s: {**{(t, 2): hard[i] for i, t in enumerate(TASKS)}, **{(t, 16): hard[i] for i, t in enumerate(TASKS)}}
+             for s in (1, 2)}
+    c = linear_contrast({"x": agent, "y": agent}, [("x", 16, 1.0), ("x", 2, -1.0), ("y", 16, -1.0), ("y", 2, 1.0)], TASKS)
+    assert c["diff"] == 0.0 and c["lo"] == 0.0 and c["hi"] == 0.0
+
+
+def test_holm_adjusts_step_down_and_keeps_order() -> None:
+    adj = holm([0.01, 0.04, None, 0.03, 0.5])
+    assert adj[2] is None
+    assert adj[0] == pytest.approx(0.04) and adj[3] == pytest.approx(0.09) and adj[1] == pytest.approx(0.09)
+    assert adj[4] == pytest.approx(0.5)
+
+
+def test_equivalence_test_within_the_margin() -> None:
+    """Equal agents on many tasks are equivalent within +-0.05; a 0.2 gap is not."""
+    rng = np.random.default_rng(5)
+    tasks = [f"u{i}" for i in range(400)]
+    base = (rng.random(len(tasks)) < 0.5).astype(float)
+    same = {s: {(t, 2): base[i] for i, t in enumerate(tasks)} for s in (1, 2)}
+    shifted = base.copy()
+    shifted[np.flatnonzero(base == 0)[:80]] = 1.0
+    gap = {s: {(t, 2): shifted[i] for i, t in enumerate(tasks)} for s in (1, 2)}
+    eq = contrast(same, 2, same, 2, tasks)
+    assert eq["equivalent"] and eq["p_equiv"] < 0.05 and eq["margin"] == EQUIVALENCE_MARGIN
+    far = contrast(gap, 2, same, 2, tasks)
+    assert not far["equivalent"] and far["p_equiv"] > 0.5 and far["p"] < 0.01
