@@ -337,7 +337,7 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
     soft = {(_pair_key(r), r.get("faults") or ""): r for r in rs if r.get("budget_mode") == "soft"}
     out: dict[int, dict[str, Any]] = {}
     for t in sorted({key[0][2] for key in soft}):
-        pairs = [(hard[k], s) for k, s in sorted(soft.items(), key=lambda kv: str(kv[0])) if k in hard and k[0][2] == t]
+        pairs = [(hard[k], s) for k, s in sorted(soft.items()) if k in hard and k[0][2] == t]  # sorted: one bootstrap order
         if not pairs:
             continue
         by_task: dict[str, list[float]] = defaultdict(list)

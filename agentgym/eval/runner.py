@@ -98,8 +98,8 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
-    granted = dict(info.get("extensions") or {})
-    cap = spec.T + int(granted.get("extra", 0)) * int(granted.get("max_requests", 0)) + 8
+    soft = dict(info.get("extensions") or {})
+    cap = spec.T + int(soft.get("extra", 0)) * int(soft.get("max_requests", 0)) + 8
     warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
     actions: list[str] = []
     n_errors = 0
