@@ -108,6 +108,8 @@ class Args(PPOConfig):
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
     """Adam learning rate"""
+    head_lr_scale: float = 1.0
+    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
     turn_cost: float = 0.0
@@ -156,9 +158,9 @@ class Args(PPOConfig):
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     pick_loop_seeds: int = 3
     """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
-    control_steps: int = 12_000
+    control_steps: int = 8_000
     """env steps per run of the positive control (`baselines.positive_control`: the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
-    control_seeds: str = "1"
+    control_seeds: str = "1,2,3"
     """training seeds of the positive control"""
     control_episodes: int = 200
     """evaluation episodes of the positive control per seed and T"""
@@ -379,11 +381,11 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
     # ---------------------------------------------------------------- policy, optimizer, resume
     policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(device)
-    optimizer = make_optimizer(policy, args.learning_rate)
+    optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
     global_step, update, history = 0, 0, []
     if args.resume and ckpt_path.exists():
         policy, ckpt = load_policy(ckpt_path, str(device))
-        optimizer = make_optimizer(policy, args.learning_rate)
+        optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
         optimizer.load_state_dict(ckpt["optimizer"])
         global_step, update, history = ckpt["global_step"], ckpt["update"], ckpt["history"]
         torch.set_rng_state(ckpt["torch_rng"])
@@ -403,7 +405,8 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         while global_step < args.total_env_steps:
             progress = global_step / args.total_env_steps
             if args.anneal_lr:
-                optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress)
+                for group in optimizer.param_groups:
+                    group["lr"] = args.learning_rate * group.get("lr_scale", 1.0) * (1.0 - progress)
             schedule.update(progress)
 
             # ---- rollout: whole episodes, infrastructure failures masked out

@@ -20,6 +20,7 @@ the same features in both.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ __all__ = [
     "ProgressTracker",
     "HistoryTracker",
     "HISTORY_NAMES",
+    "MENTION_NAMES",
     "patch_key",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
@@ -49,11 +51,11 @@ __all__ = [
     "stack_steps",
 ]
 
-FEATURES_VERSION = 5
+FEATURES_VERSION = 6
 """Bumped when the encoding or the policy's inputs change; checkpoints record it (2: patch change
 features; 3: the budget scores each candidate directly; 4: progress from public events, and the
 candidate's kind; 5: per-candidate history: applied, applied now, its test failed or passed,
-reverted)."""
+reverted; 6: exact word overlap of a candidate with the observations, `MENTION_NAMES`)."""
 
 BUDGET_FEATURES = 9
 """Length of `budget_features`."""
@@ -71,7 +73,12 @@ HISTORY_NAMES = (
 )
 """Per-candidate history (`HistoryTracker.candidate`), from the agent's own actions and public events."""
 
-CANDIDATE_EXTRAS = 7 + len(CANDIDATE_KINDS) + len(HISTORY_NAMES)
+MENTION_NAMES = ("mentioned_share", "mentioned_any")
+"""Exact (unhashed) word overlap of a candidate with the episode's observations (`EpisodeMemory._mentioned`):
+hashed overlaps of a two-word action with a long observation drown in collisions (the budget env's
+clue was the top-scored patch in only 10-19 of 50 episodes at dim 64-512)."""
+
+CANDIDATE_EXTRAS = 7 + len(CANDIDATE_KINDS) + len(HISTORY_NAMES) + len(MENTION_NAMES)
 """Per-candidate features besides the hashed text and change (see `EpisodeMemory.encode`)."""
 
 _LAST_KINDS = ("none", "view", "edit", "test", "revert", "other")
@@ -360,6 +367,7 @@ class EpisodeMemory:
 
     def reset(self) -> None:
         self._seen = np.zeros(self.dim, dtype=np.float32)
+        self._words: set[str] = set()
         self._done = np.zeros(self.dim, dtype=np.float32)
         self._taken: Counter[str] = Counter()
         self._last_action: str | None = None
@@ -375,6 +383,7 @@ class EpisodeMemory:
             self.history.update(self._last_action, events)
         current = text_features(_text(obs), self.dim)
         self._seen = self._seen + current
+        self._words |= _words(_text(obs))
         seen = _unit(self._seen)
         observation = np.concatenate([current, seen, _unit(self._done)])
         budget = budget_features(_turns_left(obs, info), self._turns_used)
@@ -396,13 +405,23 @@ class EpisodeMemory:
                 ],
                 axis=1,
             ).astype(np.float32)
-            extras = np.concatenate([extras, np.array([self.history.candidate(a) for a in actions], dtype=np.float32)],
-                                    axis=1)
+            extras = np.concatenate([extras, np.array([self.history.candidate(a) for a in actions], dtype=np.float32),
+                                     np.array([self._mentioned(a) for a in actions], dtype=np.float32)], axis=1)
         else:
             candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
         progress = np.concatenate([self.progress.features(), self.history.features()])
         return EncodedStep(observation, budget, progress, candidates, extras, actions)
+
+    def _mentioned(self, action: str) -> tuple[float, float]:
+        """Exact word overlap with the episode's observations (no hashing, so no collisions): the
+        share of the candidate's words, and whether any is a word the observations contained.
+        Words are identifiers of 3+ characters after the verb (for a patch: its changed lines)."""
+        words = _action_words(action)
+        if not words:
+            return 0.0, 0.0
+        hit = len(words & self._words)
+        return hit / len(words), float(hit > 0)
 
     def record(self, action: str) -> None:
         """Remember the action the agent took."""
@@ -410,6 +429,23 @@ class EpisodeMemory:
         self._taken[action] += 1
         self._last_action = action
         self._turns_used += 1
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+@lru_cache(maxsize=65_536)
+def _action_words(action: str) -> frozenset[str]:
+    """The words an action names: after the verb; for a unified-diff patch, of its changed lines."""
+    if action.startswith("patch\n"):
+        lines = [ln[1:] for ln in action.splitlines()[1:]
+                 if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        return frozenset(_words("\n".join(lines)))
+    return frozenset(_words(action.split(None, 1)[1])) if len(action.split(None, 1)) > 1 else frozenset()
 
 
 def _unit(vec: np.ndarray) -> np.ndarray:

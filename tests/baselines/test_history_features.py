@@ -8,7 +8,7 @@ import pytest
 import agentgym
 from agentgym import events as ev
 from baselines.budget_env import RECOVER_ENV_ID
-from baselines.features import HISTORY_NAMES, PROGRESS_NAMES, EpisodeMemory, patch_key
+from baselines.features import CANDIDATE_KINDS, HISTORY_NAMES, PROGRESS_NAMES, EpisodeMemory, patch_key
 
 DIM, MAX_ACTIONS = 32, 16
 FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 3\n+b = 2\n c = 3\n"
@@ -19,7 +19,7 @@ MENU = [FIX, DECOY, "test", "revert", "submit"]
 
 
 def _history(step, action: str) -> dict[str, float]:
-    base = step.candidate_extras.shape[1] - len(HISTORY_NAMES)
+    base = 7 + len(CANDIDATE_KINDS)
     row = step.candidate_extras[step.actions.index(action)]
     return {name: float(row[base + j]) for j, name in enumerate(HISTORY_NAMES)}
 
@@ -103,3 +103,20 @@ def test_history_is_the_same_for_envs_whose_answers_differ() -> None:
         for field in ("observation", "budget", "progress", "candidates", "candidate_extras"):
             np.testing.assert_array_equal(getattr(x, field), getattr(y, field))
     assert _history(encodings[0][3], f"patch {wrong}")["test_failed"] == 1.0
+
+
+def test_mentioned_words_are_exact_and_public() -> None:
+    """A candidate naming a word of the observations is flagged exactly (no hash collisions)."""
+    from baselines.features import MENTION_NAMES
+
+    mem = EpisodeMemory(DIM, MAX_ACTIONS)
+    step = mem.encode({"text": "The failing test mentions tango. Fix it."},
+                      {"admissible_actions": ["patch tango", "patch sierra", "submit"]})
+    col = 7 + len(CANDIDATE_KINDS) + len(HISTORY_NAMES)
+    share = step.candidate_extras[:, col + MENTION_NAMES.index("mentioned_share")]
+    assert share.tolist() == [1.0, 0.0, 0.0]
+    # a diff's changed lines: the function the bug report names
+    diff = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def latest(count):\n-    return xs[-count - 1:]\n+    return xs[-count:]\n"
+    step = EpisodeMemory(DIM, MAX_ACTIONS).encode({"text": "`latest` misbehaves when count is 1"},
+                                                  {"admissible_actions": [diff]})
+    assert step.candidate_extras[0, col + MENTION_NAMES.index("mentioned_any")] == 1.0
