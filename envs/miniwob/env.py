@@ -28,6 +28,7 @@ IMAGE = "agentgym/miniwob:latest"
 """Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.pages.MINIWOB`)."""
 PAGE_MODULE = "agentgym_miniwob_page"
 MAX_MENU = 32
+PAGE_ACTIONS = frozenset({"click", "fill", "select", "press"})
 GIVE_UP = 'finish("I cannot do this task.")'
 ONE_PAGE = ("goto", "back", "forward", "reload")
 """Browser-v0 actions a one-page task has no use for: refused with the reason, left out of ``help``."""
@@ -95,6 +96,7 @@ class MiniWoBEnv(AgentEnv):
         self._reply: dict[str, Any] = {}
         self._memory: dict[str, Any] = {}
         self.raw_reward: float | None = None
+        self.page_time_limit_ms: int | None = None
 
     # ------------------------------------------------------------------ family hooks
     @classmethod
@@ -107,10 +109,14 @@ class MiniWoBEnv(AgentEnv):
     def _setup_task(self, task: Task) -> str:
         self._memory, self.raw_reward = {}, None
         self._reply = self._call("setup", task=task.meta["page"], seed=task.meta["seed"], keep_timer=self.page_timer)
+        self.page_time_limit_ms = int(self._reply["time_limit_ms"])  # the page's own timer, lifted unless page_timer
         return f"Instruction: {self._reply['utterance']}\n\n{self._reply['text']}"
 
     def _parse(self, action: str) -> ParsedAction:
-        return self.actions.parse(action)
+        parsed = self.actions.parse(action)
+        if parsed.name in PAGE_ACTIONS:  # every action delivered to the page is one a fault can hit
+            parsed = ParsedAction(parsed.name, parsed.args, tool=parsed.name)
+        return parsed
 
     def _execute(self, action: ParsedAction) -> Outcome:
         if action.name == "help":

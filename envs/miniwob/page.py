@@ -145,7 +145,8 @@ JS_SNAPSHOT = """(() => {
   }
   const query = document.getElementById('query');
   return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
-          [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON)]];
+          [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
+           core.EPISODE_MAX_TIME]];
 })()""" % (chrome.CONTROLS, json.dumps(list(CLICK_EVENTS)), chrome.JS_VALUES)
 
 # After an action: a turn of the event loop, then until the short timers and jQuery's animations are
@@ -203,7 +204,9 @@ class Pages:
         kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind.endswith("javascript"):
             kind += "; charset=utf-8"
-        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body)))])
+        # the pages never change in a sandbox's life: Chromium keeps the scripts (d3, jQuery) in its cache
+        cache = "no-store" if path.endswith(".html") else "max-age=86400"
+        start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body))), ("Cache-Control", cache)])
         return [body]
 
 
@@ -279,7 +282,7 @@ class Episode:
         self._merge(lines, values)
         self.lines = self.number(lines, self.url)
         self.offset = min(self.offset, max(0, len(self.lines) - WINDOW))
-        done, raw, reason = status
+        done, raw, reason, self.time_limit_ms = status
         if done and not self.done:
             if not isinstance(raw, (int, float)) or isinstance(raw, bool) or raw != raw:
                 raise BrowserError("the page %s ended its episode without a reward (got %r)" % (self.task, raw))
@@ -385,6 +388,7 @@ class Episode:
                  for ln in self.lines]
         return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
                 "done": self.done, "raw_reward": self.raw_reward, "reason": self.reason,
+                "time_limit_ms": self.time_limit_ms,
                 "utterance": self.utterance, "lines": lines}
 
 

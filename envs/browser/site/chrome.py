@@ -223,7 +223,9 @@ class Site:
             self.served.append({"status": status, "url": path + ("?" + query if query else ""),
                                 "writes": list(st.writes), "conflicts": list(st.conflicts), "rejected": st.rejected,
                                 "refs": list(st.refs)})
-        start_response(status, headers + [("Cache-Control", "no-store")])
+        if not any(name.lower() == "cache-control" for name, _ in headers):  # the sites' pages are never cached
+            headers = headers + [("Cache-Control", "no-store")]
+        start_response(status, headers)
         return [body]
 
 
