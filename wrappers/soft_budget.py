@@ -180,21 +180,23 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         if self._obs is None or self.limit.episode_over:
             raise ResetNeeded("the episode is over or never started: call reset() before step(), `extend` included")
         self.requested += 1
-        reward = 0.0
-        if malformed is None and self.granted < self.max_requests:
+        granted = malformed is None and self.granted < self.max_requests
+        if granted:
             self.granted += 1
             self.limit.add_turns(self.extra_turns)
-            reward = -self.cost
-            left = self.limit.turns_left - 1  # after this turn
-            text = f"extension granted: {self.extra_turns} more turns; {left} turn{'s' * (left != 1)} left."
-            events = [ev.action(True, "extend"), ev.budget_extension(True, self.extra_turns)]
         else:
             self.refused += 1
-            left = self.limit.turns_left - 1
-            reason = "bad_args" if malformed else "limit"
-            why = malformed or (f"no extension left: {self.granted} of {self.max_requests} granted this episode")
-            text = f"error: {why}. {left} turn{'s' * (left != 1)} left."
-            events = [ev.action(malformed is None, "extend", error=malformed), ev.budget_extension(False, 0, reason)]
+        left = self.limit.turns_left - 1  # after this turn
+        turns_left = f"{left} turn{'s' * (left != 1)} left."
+        if granted:
+            text = f"extension granted: {self.extra_turns} more turns; {turns_left}"
+            events = [ev.action(True, "extend"), ev.budget_extension(True, self.extra_turns)]
+        else:
+            why = malformed or f"no extension left: {self.granted} of {self.max_requests} granted this episode"
+            text = f"error: {why}. {turns_left}"
+            events = [ev.action(malformed is None, "extend", error=malformed),
+                      ev.budget_extension(False, 0, "bad_args" if malformed else "limit")]
+        reward = -self.cost if granted else 0.0
         info = {**self._info, "events": events, "admissible_actions": list(self._info.get("admissible_actions", []))}
         obs = {**self._obs, "text": text} if isinstance(self._obs, dict) else self._obs
         obs, inner_reward, terminated, truncated, info = self.limit.spend_turn(obs, info)
