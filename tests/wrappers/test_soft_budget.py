@@ -453,3 +453,26 @@ def test_process_reward_above_sees_the_extension_penalty_only_on_its_step():
     env.reset(seed=0)
     assert env.step("extend")[1] == pytest.approx(-0.5)
     assert env.step("help")[1] == 0.0
+
+
+@pytest.mark.parametrize("env_id, request_form", [
+    ("agentgym/Coding-v0", "extend"),
+    ("agentgym/ToolUse-v0", '{"name": "extend", "arguments": "{}"}'),
+    ("agentgym/Browser-v0", "extend()"),
+])
+def test_every_family_lists_and_grants_extend(env_id, request_form):
+    env = agentgym.make(env_id, budget={"soft": 3, "extra": 2, "warn_at": 1}, split="test", backend="local")
+    try:
+        obs, info = env.reset(seed=0)
+        assert "send `extend` for 2 more turns" in obs["text"] and "extend - ask for 2 more turns" in info["help"]
+        assert info["admissible_actions"][-1] == "extend"
+        tools = [t["function"]["name"] for t in info["tools"]]
+        assert tools == ([] if env_id.endswith("Coding-v0") else [*tools[:-1], "extend"])
+        obs, *_, info = env.step("help")
+        assert "extend - ask for 2 more turns" in obs["text"]
+        obs, reward, terminated, truncated, info = env.step(request_form)
+        assert obs["text"].startswith("extension granted") and info["turns_left"] == 3 and info["turn"] == 2
+        obs, *_, info = env.step(env.unwrapped.reference_action())  # the family still answers as before
+        assert not obs["text"].startswith("error:") and info["turn"] == 3 and info["extensions"]["granted"] == 1
+    finally:
+        env.close()
