@@ -41,7 +41,7 @@ def _log(message: str) -> None:
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install and start the engine when needed, then build missing images (idempotent)."""
     from agentgym.sandbox.docker import docker_client
-    from agentgym.setup import engine, images, pages
+    from agentgym.setup import engine, images
 
     start = time.monotonic()
     step = time.monotonic()
@@ -65,7 +65,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         images.build_package_images(client, rebuild=args.rebuild or built, log=_log)
         _log(f"  package images step: {time.monotonic() - step:.1f} s")
         step = time.monotonic()
-        pages.build_page_images(client, rebuild=args.rebuild, log=_log)
+        images.build_page_images(client, rebuild=args.rebuild, log=_log)
         _log(f"  page images step: {time.monotonic() - step:.1f} s")
     _log(f"setup done in {time.monotonic() - start:.1f} s; `agentgym doctor` checks the result")
     return 0
@@ -115,7 +115,7 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Report versions, the engine, images and which backend works; exit 0 when one does."""
     from agentgym.sandbox import resolve_backend
-    from agentgym.setup import engine, images, pages
+    from agentgym.setup import engine, images
 
     report: dict[str, Any] = {
         "versions": {
@@ -135,7 +135,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         client = docker_client()
         names = [images.BASE_IMAGE] + [images.family_image(f) for f in
                                         [*images.family_contexts(), *images.package_images()]]
-        names += [source.image for source in pages.PAGE_SOURCES]
+        names += [source.image for source in images.PAGE_SOURCES]
         for name in names:
             image_status[name] = "present" if images.image_id(client, name) else "missing (run `agentgym setup`)"
     report["images"] = image_status

@@ -25,7 +25,7 @@ from agentgym.tasks import Task, TaskSet
 __all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE", "MAX_MENU"]
 
 IMAGE = "agentgym/miniwob:latest"
-"""Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.pages.MINIWOB`)."""
+"""Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.page_images.MINIWOB`)."""
 PAGE_MODULE = "agentgym_miniwob_page"
 MAX_MENU = 32
 PAGE_ACTIONS = frozenset({"click", "fill", "select", "press"})

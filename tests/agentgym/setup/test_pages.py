@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agentgym.setup import pages
+from agentgym.setup import page_images as pages
 from agentgym.setup.engine import SetupFailed
 from support.docker import require_docker
 

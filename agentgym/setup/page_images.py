@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.setup.engine import Log, SetupFailed, _stderr
-from agentgym.setup.images import CONTEXT_LABEL, WORK_ROOT, _building, _docker_build, _temp_tag, _up_to_date, image_id
+from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, _building, _docker_build, _temp_tag, _up_to_date, image_id
 
 __all__ = ["PageSource", "PAGE_SOURCES", "MINIWOB", "cache_dir", "fetch", "sha256_of", "extract_pages",
            "page_image_digest", "build_page_image", "build_page_images"]
