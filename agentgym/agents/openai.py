@@ -92,7 +92,7 @@ class OpenAIChatAgent:
         self._seed = int(seed)
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self._messages = [{"role": "system", "content": self.system_prompt.format(grammar=env_grammar(env))}]
+        self._messages = [{"role": "system", "content": self.system_prompt.format(grammar=env_grammar(env, info))}]
         self._usage = {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
@@ -194,9 +194,13 @@ def parse_chat_reply(payload: Any) -> tuple[str, int, int]:
     return content, counts[0], counts[1]
 
 
-def env_grammar(env: gym.Env) -> str:
-    """The family's command grammar as text: `AgentEnv.help_text` (the contract), else the Action Space
-    section of the env's docstring (for gymnasium envs that are not agentgym's)."""
+def env_grammar(env: gym.Env, info: dict[str, Any] | None = None) -> str:
+    """The family's command grammar as text: the reset info's ``help`` (it holds what wrappers add,
+    such as BudgetExtension's ``extend``), else `AgentEnv.help_text` (the contract), else the Action
+    Space section of the env's docstring (for gymnasium envs that are not agentgym's)."""
+    value = info.get("help") if isinstance(info, dict) else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
     base = env.unwrapped
     value = base.help_text() if callable(getattr(base, "help_text", None)) else None
     if isinstance(value, str) and value.strip():

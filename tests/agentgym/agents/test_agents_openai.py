@@ -118,3 +118,15 @@ def test_extract_action():
     assert extract_action("```bash\nset alpha amber\n```") == "set alpha amber"
     assert extract_action("  `submit`  ") == "submit"
     assert extract_action("edit a.py\nline two") == "edit a.py\nline two"
+
+
+def test_the_system_prompt_lists_what_wrappers_add_to_help(server):
+    env = wrap(ScriptedAgentEnv(split="train"), budget={"soft": 4, "extra": 2})
+    agent = OpenAIChatAgent(server, "fake-model", api_key="sk-test", retries=1)
+    obs, info = env.reset(seed=0, options={"task_id": "kv/3"})
+    agent.reset(env, obs, info)
+    env.step(agent.act(obs, info))
+    env.close()
+    system = FakeChat.requests[0]["body"]["messages"][0]["content"]
+    assert "extend" not in env.unwrapped.help_text()  # the family's own grammar does not have it
+    assert "extend" in system
