@@ -206,8 +206,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         # own thread (about 3 ms of CPU per env step: ~300 env steps/s however many cores, so
         # 50,000 steps ~3 min); the evaluation (about 22-46 ms of CPU per episode) spreads over 16
         # workers (~2-3 min). Resize from the rates the first run prints.
-        "seeds": "1,2,3,4,5",
-        "total_env_steps": 2_000,
+        "seeds": "1,2,3,4,5,6,7,8",
+        "total_env_steps": 4_000,
+        "control_steps": 20_000,
         "num_envs": 32,
         "env_threads": 16,
         "steps_per_update": 512,

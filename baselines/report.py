@@ -80,14 +80,20 @@ def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dic
     ax.set_xscale("log", base=2)
     ax.set_xticks(ts)
     ax.set_xticklabels([str(t) for t in ts])
-    ax.set_xlabel("evaluation budget T (turns)")
-    ax.set_ylabel("success (pass@1), held-out tasks")
+    _save_success_plot(fig, ax, path, "evaluation budget T (turns)", "success (pass@1), held-out tasks",
+                       "Success against the turn budget, per training schedule", dpi=120)
+
+
+def _save_success_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, title: str, dpi: int) -> None:
+    """Labels, a 0-1 success axis, grid and legend; then save and close."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title("Success against the turn budget, per training schedule")
+    ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
 
@@ -507,15 +513,8 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
     ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
     for name, by_t in control["by_T"].items():
         ax.plot(ts, [by_t[str(t)]["success"] for t in ts], marker="o", label=name)
-    ax.set_xlabel("evaluation budget T")
-    ax.set_ylabel("success")
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title("Positive control: the trainer where the best policy is known")
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
+    _save_success_plot(fig, ax, png, "evaluation budget T", "success",
+                       "Positive control: the trainer where the best policy is known", dpi=110)
     return [
         "## Positive control (sandbox-free budget env, known best policy)",
         "",

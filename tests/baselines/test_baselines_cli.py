@@ -34,6 +34,9 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
     for label in "abcdefg":  # every named contrast has a row
         assert f"| {label} |" in report, label
     assert "Equivalence test for (d)" in report and "p (Holm)" in report and "## Traces" in report
+    assert "## Positive control" in report and (out / "positive_control.png").stat().st_size > 1000
+    control = json.loads((out / "control.json").read_text())
+    assert set(control["by_T"]) == {"fixed-T2", "fixed-T10", "budgetmix"} and set(control["best_policy"]) == {"2", "5", "10"}
     contrasts = json.loads((out / "contrasts.json").read_text())
     assert {c["label"] for c in contrasts} == set("abcdefg")
     assert all({"p", "p_holm", "lo90", "hi90", "p_equiv", "equivalent"} <= set(c) for c in contrasts)
