@@ -1,6 +1,7 @@
 """Does Coding-v0's verdict agree with the hidden tests? Versions of each module, judged both ways.
 
     python benchmarks/verifier_agreement.py --json [--limit 300] [--backend docker] [--tasks ID ...]
+    python benchmarks/verifier_agreement.py --json --baseline 883286f   # and that commit's verifier, side by side
 
 For a fixed sample of one-bug tasks of the ``test`` and ``heldout`` splits (the first ``--limit``
 in a hash order, so a smaller run is a prefix of a larger one), it builds final versions of the
@@ -22,20 +23,29 @@ per distinct source (module versions repeat across tasks). Per version kind it p
 the verifier passed, how many the hidden tests passed, and how many agree, then every
 disagreement, and the verifier's submit time (p50/p95). What each kind "should" get is only a
 label: agreement is what is measured, so a transformation that breaks a module still counts.
+
+``--baseline REV`` also judges every version with the verifier of git revision ``REV`` (its
+``verifier.py`` and ``harness.py``, the harness loaded into the same sandbox under another name),
+on the same workspace right before the submit: both tables and both verification times (the
+verifier's own call, p50/p95) come from one run on one machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.util
 import json
 import os
 import select
 import signal
+import subprocess
 import sys
 import tempfile
 import time
+import types
 import warnings
+from pathlib import Path
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -254,28 +264,110 @@ def hidden_tests_pass(module: SourceModule, source: str) -> dict[str, Any]:
     return json.loads(data) if data else {"passed": False, "failed": ["<timed out or crashed>"]}
 
 
-def verifier_passes(env: Any, task_id: str, file: str, source: str) -> tuple[bool, str, float]:
-    """Submit ``source`` as ``file`` through the grammar; (passed, the verdict's reason, submit seconds)."""
+def baseline_verifier(rev: str) -> types.ModuleType:
+    """The verifier of git revision ``rev``, importable beside today's; its harness gets its own name."""
+    from agentgym.sandbox.modules import SandboxModule
+
+    root = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp(prefix="baseline-verifier-"))
+    for name in ("harness", "verifier"):
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:envs/coding/{name}.py"], check=True,
+                              capture_output=True, text=True).stdout
+        (folder / f"{name}.py").write_text(text)
+    modules = {}
+    for name in ("harness", "verifier"):
+        spec = importlib.util.spec_from_file_location(f"_baseline_{name}", folder / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while defining classes
+        if name == "verifier":  # its `from agentgym.envs.coding import harness as h` gets the baseline harness
+            pkg = sys.modules["agentgym.envs.coding"]
+            today, pkg.harness = pkg.harness, modules["harness"]  # type: ignore[attr-defined]
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                pkg.harness = today  # type: ignore[attr-defined]
+        else:
+            spec.loader.exec_module(module)
+        modules[name] = module
+    verifier = modules["verifier"]
+    verifier.HARNESS_MODULE = SandboxModule.from_file(  # type: ignore[attr-defined]
+        "agentgym_coding_harness_baseline", folder / "harness.py")
+    return verifier
+
+
+def verifier_passes(env: Any, task_id: str, file: str, source: str,
+                    baseline: types.ModuleType | None = None) -> dict[str, Any]:
+    """Submit ``source`` as ``file`` through the grammar: passed, the verdict's reason, the submit's
+    and the verifier's seconds; with ``baseline``, that verifier's verdict and seconds first."""
     env.reset(options={"task_id": task_id})
     n = len(env.unwrapped.task.files[file].splitlines())
     body = source[:-1] if source.endswith("\n") else source
-    _, _, _, _, info = env.step(f"replace {file} 1-{n}\n{body}")
-    start = time.perf_counter()
-    _, reward, terminated, _, info = env.step("submit")
-    seconds = time.perf_counter() - start
+    env.step(f"replace {file} 1-{n}\n{body}")
+    out: dict[str, Any] = {}
+    if baseline is not None:
+        sandbox, meta = env.unwrapped.sandbox, env.unwrapped.task.meta
+        if getattr(sandbox, "_agreement_baseline", None) is not baseline:
+            sandbox.load_module(baseline.HARNESS_MODULE.name, baseline.HARNESS_MODULE.source)
+            sandbox._agreement_baseline = baseline
+        start = time.perf_counter()
+        old = baseline.verify(sandbox, meta["reference"], meta["hidden"], timeout=env.unwrapped.test_timeout)
+        out["baseline"], out["baseline_seconds"] = bool(old.passed), time.perf_counter() - start
+        out["baseline_reason"] = old.reason
+    from agentgym.envs.coding import verifier
+
+    calls: list[float] = []
+    today = verifier.verify
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return today(*args, **kwargs)
+        finally:
+            calls.append(time.perf_counter() - start)
+
+    verifier.verify = timed  # type: ignore[assignment]
+    try:
+        start = time.perf_counter()
+        _, reward, terminated, _, _ = env.step("submit")
+        out["submit_seconds"] = time.perf_counter() - start
+    finally:
+        verifier.verify = today  # type: ignore[assignment]
     verdict = env.unwrapped.last_verdict
-    return bool(terminated and reward == 1.0), (verdict.reason if verdict is not None else ""), seconds
+    out["passed"] = bool(terminated and reward == 1.0)
+    out["reason"] = verdict.reason if verdict is not None else ""
+    out["seconds"] = calls[0] if calls else None
+    return out
 
 
-def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: bool = False) -> dict[str, Any]:
+def _table(judged: dict[tuple[str, str], dict[str, Any]], rows: dict[str, set[tuple[str, str]]],
+           key: str) -> dict[str, dict[str, int]]:
+    table = {}
+    for kind in ACCEPT_KINDS + REJECT_KINDS:
+        keys = rows.get(kind, set())
+        table[kind] = {"versions": len(keys), "verifier_passes": sum(judged[k][key] for k in keys),
+                       "hidden_tests_pass": sum(judged[k]["tests"] for k in keys),
+                       "agree": sum(judged[k][key] == judged[k]["tests"] for k in keys)}
+    return table
+
+
+def _ms(xs: list[float]) -> dict[str, Any]:
+    arr = np.asarray([x for x in xs if x is not None]) * 1000.0
+    if not len(arr):
+        return {"p50": None, "p95": None, "n": 0}
+    return {"p50": round(float(np.percentile(arr, 50)), 3), "p95": round(float(np.percentile(arr, 95)), 3), "n": len(arr)}
+
+
+def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: bool = False,
+        baseline_rev: str | None = None) -> dict[str, Any]:
     from agentgym.envs.coding import CodingEnv
 
     tasks = default_taskset()
     ids = task_ids or sample(tasks, limit)
+    baseline = baseline_verifier(baseline_rev) if baseline_rev else None
     env = CodingEnv(split="test", backend=backend, test_timeout=10.0)
-    judged: dict[tuple[str, str], tuple[bool, bool, str, list[str]]] = {}
+    judged: dict[tuple[str, str], dict[str, Any]] = {}
     rows: dict[str, set[tuple[str, str]]] = defaultdict(set)
-    seconds: list[float] = []
     disagreements: list[dict[str, Any]] = []
     try:
         for n, task_id in enumerate(ids):
@@ -284,45 +376,57 @@ def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: b
             for kind, source in versions(tasks, task_id):
                 key = (bug.module, source)
                 if key not in judged:
-                    ok_v, reason, secs = verifier_passes(env, task_id, bug.file, source)
-                    seconds.append(secs)
+                    v = verifier_passes(env, task_id, bug.file, source, baseline)
                     host = hidden_tests_pass(module, source)
-                    judged[key] = (ok_v, bool(host["passed"]), reason, list(host.get("failed", [])))
-                    if ok_v != bool(host["passed"]):
-                        disagreements.append({"kind": kind, "task_id": task_id, "verifier": ok_v,
-                                              "hidden_tests": bool(host["passed"]), "verifier_reason": reason,
-                                              "tests_failed": list(host.get("failed", []))[:5]})
+                    v["tests"], v["tests_failed"] = bool(host["passed"]), list(host.get("failed", []))[:5]
+                    judged[key] = v
+                    for which in ("passed", "baseline"):
+                        if which in v and v[which] != v["tests"]:
+                            disagreements.append({"verifier": "today" if which == "passed" else baseline_rev,
+                                                  "kind": kind, "task_id": task_id, "verifier_passes": v[which],
+                                                  "hidden_tests_pass": v["tests"],
+                                                  "verifier_reason": v["reason" if which == "passed" else "baseline_reason"],
+                                                  "tests_failed": v["tests_failed"]})
                 rows[kind].add(key)
             if progress:
                 print(f"[{n + 1}/{len(ids)}] {task_id}: {len(judged)} versions", file=sys.stderr, flush=True)
     finally:
         env.close()
-    table = {}
-    for kind in ACCEPT_KINDS + REJECT_KINDS:
-        keys = rows.get(kind, set())
-        v = sum(judged[k][0] for k in keys)
-        t = sum(judged[k][1] for k in keys)
-        agree = sum(judged[k][0] == judged[k][1] for k in keys)
-        table[kind] = {"versions": len(keys), "verifier_passes": v, "hidden_tests_pass": t, "agree": agree}
-    arr = np.asarray(seconds) * 1000.0
-    return {
-        "tasks": len(ids), "backend": backend, "versions": len(judged), "by_kind": table,
-        "agreement": sum(r["agree"] for r in table.values()) / max(1, sum(r["versions"] for r in table.values())),
-        "disagreements": disagreements,
-        "submit_ms": {"p50": round(float(np.percentile(arr, 50)), 3) if len(arr) else None,
-                      "p95": round(float(np.percentile(arr, 95)), 3) if len(arr) else None, "n": len(arr)},
-    }
+    out: dict[str, Any] = {"tasks": len(ids), "backend": backend, "versions": len(judged)}
+    for name, key in (("today", "passed"), ("baseline", "baseline")):
+        if key == "baseline" and baseline is None:
+            continue
+        table = _table(judged, rows, key)
+        seconds_key = "seconds" if key == "passed" else "baseline_seconds"
+        out[name] = {
+            "by_kind": table,
+            "verify_ms_by_kind": {kind: _ms([judged[k][seconds_key] for k in rows.get(kind, set())])
+                                  for kind in ACCEPT_KINDS + REJECT_KINDS},
+            "agreement": sum(r["agree"] for r in table.values()) / max(1, sum(r["versions"] for r in table.values())),
+            "verify_ms": _ms([v[seconds_key] for v in judged.values()]),
+        }
+    out["today"]["submit_ms"] = _ms([v["submit_seconds"] for v in judged.values()])
+    if baseline is not None:
+        out["baseline"]["revision"] = baseline_rev
+    out["disagreements"] = disagreements
+    return out
 
 
 def _print_table(out: dict[str, Any]) -> None:
     print(f"{out['tasks']} tasks, {out['versions']} distinct versions, backend {out['backend']}")
-    print(f"{'version kind':<20} {'versions':>8} {'verifier':>9} {'tests':>7} {'agree':>7}")
-    for kind, r in out["by_kind"].items():
-        print(f"{kind:<20} {r['versions']:>8} {r['verifier_passes']:>9} {r['hidden_tests_pass']:>7} {r['agree']:>7}")
-    print(f"agreement {out['agreement']:.4f}; submit p50 {out['submit_ms']['p50']} ms, p95 {out['submit_ms']['p95']} ms")
+    for name in ("baseline", "today"):
+        if name not in out:
+            continue
+        r_all = out[name]
+        label = f"verifier of {r_all['revision']}" if name == "baseline" else "today's verifier"
+        print(f"\n{label}: agreement {r_all['agreement']:.4f}, verify p50 {r_all['verify_ms']['p50']} ms, "
+              f"p95 {r_all['verify_ms']['p95']} ms")
+        print(f"{'version kind':<20} {'versions':>8} {'verifier':>9} {'tests':>7} {'agree':>7}")
+        for kind, r in r_all["by_kind"].items():
+            print(f"{kind:<20} {r['versions']:>8} {r['verifier_passes']:>9} {r['hidden_tests_pass']:>7} {r['agree']:>7}")
     for d in out["disagreements"]:
-        print(f"DISAGREE {d['kind']} {d['task_id']}: verifier {d['verifier']} ({d['verifier_reason']}), "
-              f"tests {d['hidden_tests']} {d['tests_failed']}")
+        print(f"DISAGREE ({d['verifier']}) {d['kind']} {d['task_id']}: verifier {d['verifier_passes']} "
+              f"({d['verifier_reason']}), tests {d['hidden_tests_pass']} {d['tests_failed']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -332,9 +436,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="auto", help="sandbox backend (auto, docker, local)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="a line per task on stderr")
+    p.add_argument("--baseline", default=None, metavar="REV",
+                   help="also judge with the verifier of this git revision, side by side")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
-    out = run(args.limit, args.backend, args.tasks, args.progress)
+    out = run(args.limit, args.backend, args.tasks, args.progress, args.baseline)
     if args.json:
         print(json.dumps(out, indent=1))
     else:

@@ -3,14 +3,17 @@
 It runs after the agent's last turn, inside the sandbox, as the agent's user, in a child forked
 from the warm step server (`Sandbox.harness`: only its two pipes, every other agent process
 killed first; interpreter start-up hooks such as ``sitecustomize`` or ``.pth`` files never run
-in it) with the workspace first on its import path. The host sends one line: the list of
-operations the hidden tests performed on the reference implementation (imports, attribute reads,
-calls, operators). This process performs them on the agent's modules and sends back each result
-*encoded as data*: builtins by value, objects by type name and attribute values, exceptions by type
-name and message. The host compares them with the reference's results, which never enter the
-sandbox. Nothing this process prints, returns or exits with can pass for a verdict: at worst it
-sends wrong values, which fail. Callables the tests pass in (``lambda x: x >= 37``) stay on the host;
-calling one here sends a ``cb`` line and waits for the host's answer.
+in it) with the workspace first on its import path. The host sends lines, each a list of
+operations the hidden tests perform on the module (imports, attribute reads, calls, operators):
+first every operation they performed on the reference, then, if the host has to re-run the tests
+on this side's answers, one operation per line. This process performs them on the agent's
+modules and answers each line with the results *encoded as data*: builtins by value, objects by
+type name, handle and attribute values, exceptions by type (with its bases), message, arguments
+and attributes. The host judges them with the hidden tests, which never enter the sandbox, and
+the reference's results never leave the host. Nothing this process prints, returns or exits with
+can pass for a verdict: at worst it sends wrong values, which the tests reject. Callables the tests
+pass in (``lambda x: x >= 37``) stay on the host; calling one here sends a ``cb`` line and waits
+for the host's answer.
 
 Stdlib only; the host imports `encode`, `decode` and `same` from here too, so both sides encode alike.
 """
@@ -47,6 +50,31 @@ def describe_exception(exc):
     except BaseException:  # noqa: BLE001 - an agent's __str__ may raise anything
         message = "<unprintable>"
     return [type(exc).__qualname__, scrub(message)[:2000]]
+
+
+def class_desc(cls, depth=0):
+    """An exception class as data: ``[qualname, module, [its bases]]`` (builtins end the chain), so
+    the host can rebuild a class that ``pytest.raises`` and ``except`` treat alike."""
+    name, module = str(getattr(cls, "__qualname__", "?")), str(getattr(cls, "__module__", "?"))
+    if module == "builtins" or depth > 20:
+        return [name, module, []]
+    return [name, module, [class_desc(b, depth + 1) for b in cls.__bases__ if b is not object]]
+
+
+def exception_result(exc):
+    """A raised exception as an operation's result: type and message (``x``), the class with its
+    bases (``xc``), its arguments (``xa``) and attributes (``xd``)."""
+    out = {"x": describe_exception(exc)}
+    try:
+        out["xc"] = class_desc(type(exc))
+        out["xa"] = encode(list(exc.args)) if isinstance(exc.args, tuple) else []
+        attrs = getattr(exc, "__dict__", None)
+        if type(attrs) is dict and attrs:
+            out["xd"] = [[str(k), encode(attrs[k])] for k in sorted(attrs, key=str)]
+    except BaseException:  # noqa: BLE001 - an agent's exception may be built to break this
+        out.pop("xa", None)
+        out.pop("xd", None)
+    return out
 
 
 # ------------------------------------------------------------------------------------------ encode
@@ -96,6 +124,8 @@ def _encode_composite(value, t, handles, prefix, depth, stack):
         return std
     if isinstance(value, BaseException):
         return {"e": describe_exception(value)}
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return {"xt": class_desc(value)}
     handle = None
     if handles is not None:
         handle = "%s.%d" % (prefix, len(handles))
@@ -139,6 +169,15 @@ def _state(value, depth, stack):
             if isinstance(slot, str) and slot not in fields and hasattr(value, slot):
                 fields[slot] = getattr(value, slot)
     return [[name, encode(fields[name], None, "", depth, stack)] for name in sorted(fields, key=str)]
+
+
+def same_as(value, args):
+    """The position of the argument that ``value`` is (the very object), or None: a test that checks
+    ``f(x) is x`` sees its own object back."""
+    for i, x in enumerate(args):
+        if value is x:
+            return i
+    return None
 
 
 # ------------------------------------------------------------------------------------------ compare
@@ -311,6 +350,12 @@ class _Replay:
             raise ValueError("unknown operation %r" % (kind,))
         handles = []
         result = {"v": encode(value, handles, str(index))}
+        if kind == "op" and op[1] in ("eq", "ne"):  # the host judges equality from what the operands hold
+            result["operands"] = [encode(x) for x in args]
+        elif kind == "call":
+            same = same_as(value, list(args) + list(kwargs.values()))
+            if same is not None:
+                result["same_as"] = same
         self.objects[str(index)] = value
         for handle, obj in handles:
             self.objects[handle] = obj
@@ -319,14 +364,17 @@ class _Replay:
         return result
 
     def run(self):
-        request = self.receive()
-        results = []
-        for index, op in enumerate(request["ops"]):
-            try:
-                results.append(self.perform(index, op))
-            except BaseException as exc:  # noqa: BLE001 - the agent's code may raise anything, SystemExit too
-                results.append({"x": describe_exception(exc)})
-        self.send({"results": results})
+        index = 0
+        while True:  # one line of operations after another, until the host closes the pipe
+            request = self.receive()
+            results = []
+            for op in request["ops"]:
+                try:
+                    results.append(self.perform(index, op))
+                except BaseException as exc:  # noqa: BLE001 - the agent's code may raise anything, SystemExit too
+                    results.append(exception_result(exc))
+                index += 1
+            self.send({"results": results})
 
 
 def main():

@@ -10,7 +10,8 @@ the hidden verification.
 - `workspace_digest`: the hash of the exact content of every workspace file the env tracks.
 
 What the key covers (`cache_key`): the task (its id and a digest of its hidden tests and
-reference modules), what ran (``"test"`` or ``"verify"``), the test runner, the timeout, the
+reference modules, and of the code that judges them: the runner, the verifier and its harness,
+so a cache that outlived a code change could not serve an old verdict), what ran (``"test"`` or ``"verify"``), the test runner, the timeout, the
 sandbox backend and its options (resource limits can change an outcome), and the workspace
 digest. That is everything the outcome depends on *while the workspace changed only
 through menu edits*: the corpus modules and their menu mutants are pure functions, and reset
@@ -31,6 +32,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 __all__ = ["ResultCache", "TestRun", "cache_key", "process_cache", "task_digest", "workspace_digest"]
@@ -148,11 +150,17 @@ def workspace_digest(files: Mapping[str, str | None]) -> str:
     return _digest(files)
 
 
+_JUDGES = ("runner.py", "verifier.py", "harness.py")
+JUDGES_DIGEST = _digest({name: (Path(__file__).with_name(name)).read_text() for name in _JUDGES})
+"""The code that turns a workspace into an outcome (test runner, verifier, harness), hashed once."""
+
+
 def task_digest(meta: Mapping[str, Any]) -> str:
-    """The hash of what decides a task's verdict beyond the workspace: hidden tests and reference modules."""
+    """The hash of what decides a task's verdict beyond the workspace: hidden tests, reference
+    modules, and the code that judges them (`JUDGES_DIGEST`)."""
     return _digest({**{f"hidden/{k}": v for k, v in meta["hidden"].items()},
                     **{f"reference/{k}": v for k, v in meta["reference"].items()},
-                    "visible": "\n".join(meta["visible_test_files"])})
+                    "visible": "\n".join(meta["visible_test_files"]), "judges": JUDGES_DIGEST})
 
 
 def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str,

@@ -208,3 +208,13 @@ def test_arguments():
         CodingEnv(backend="local", result_cache="yes")
     with pytest.raises(ValueError, match="max_entries"):
         ResultCache(max_entries=0)
+
+
+def test_the_verifiers_code_is_in_the_key(monkeypatch):
+    """A cached verdict belongs to the code that reached it: change the verifier and the key changes."""
+    from agentgym.envs.coding import result_cache
+
+    meta = default_taskset().get(_pool()[0]).meta
+    before = result_cache.task_digest(meta)
+    monkeypatch.setattr(result_cache, "JUDGES_DIGEST", "another verifier")
+    assert result_cache.task_digest(meta) != before
