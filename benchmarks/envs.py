@@ -2,6 +2,7 @@
 
     python benchmarks/envs.py --env agentgym/Coding-v0 --json [--backend local] [--episodes 20]
     python benchmarks/envs.py --env agentgym/Browser-v0 --browser chromium --json
+    python benchmarks/envs.py --env agentgym/MiniWoB-v0 --json     # Docker only; per page: benchmarks/miniwob.py
 
 Generic over registered ids. "step" times the env's non-verification menu actions (everything in
 ``info["admissible_actions"]`` except submit and the test/verification action); "test run" times

@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 
 from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.actions import ACTIONS, BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULES
 from agentgym.envs.miniwob import solvers
 from agentgym.envs.miniwob.tasks import MiniWoBTasks
-from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
+from agentgym.errors import ConfigError
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
 
@@ -182,16 +183,8 @@ class MiniWoBEnv(AgentEnv):
         return solvers.next_action(self.task.meta["page"], self._reply, self._memory)
 
     # ------------------------------------------------------------------ internals
-    def _call(self, func: str, **kwargs: Any) -> Any:
-        """A call into the sandbox's page. Chromium or the page failing is not the agent's doing: the sandbox
-        is dropped (the next reset starts a fresh one) and the failure raised as an `InfrastructureError`."""
-        try:
-            return self.sandbox.call(PAGE_MODULE, func, **kwargs)
-        except SandboxOpError as exc:
-            if not str(exc).startswith("BrowserError"):
-                raise
-            self.sandbox.close()
-            raise InfrastructureError(f"the MiniWoB page failed in the sandbox: {exc}") from exc
+    _module = PAGE_MODULE
+    _call = BrowserEnv._call  # Chromium or the page failing: the sandbox dropped, an InfrastructureError raised
 
 
 @lru_cache(maxsize=1)

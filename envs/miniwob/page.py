@@ -110,7 +110,7 @@ JS_SNAPSHOT = """(() => {
   const isControl = e => e.matches(CONTROLS);
   const clickable = new Set(visible.filter(e => listened.has(e) && !isControl(e) && !PAGE.has(e.id)));
   let els = visible.filter(e => isControl(e) || clickable.has(e));
-  const squash = t => t.replace(/\s+/g, ' ').trim();
+  const squash = t => t.replace(/\\s+/g, ' ').trim();
   const ownText = e => {  // its text, without what nested controls and clickables say for themselves
     let out = '';
     for (const c of e.childNodes) {
@@ -307,27 +307,18 @@ class Episode:
         if line["role"] in session.TEXT_ROLES:
             self.focus = line["id"]
 
-    def do_fill(self, id, text, enter=False):
-        line = self.element(id)
-        if line["role"] not in session.TEXT_ROLES:
-            hint = " (use select() for a combobox)" if line["role"] == "combobox" else ""
-            raise ActError("not_interactive", "[%d] is a %s, not a text box%s" % (line["id"], line["role"], hint))
-        self.tab.evaluate("%s(%d, %s)" % (chrome.JS_SET, line["dom"], json.dumps(str(text)[:4000])))
-        self.focus = line["id"]
-        if enter:
-            self.key(line, "Enter")
+    # fill and select are Browser-v0's (the same checks and messages); the page takes the values
+    do_fill = session.Session.do_fill
+    do_select = session.Session.do_select
 
-    def do_select(self, id, option):
-        line = self.element(id)
-        if line["role"] != "combobox":
-            raise ActError("not_interactive", "[%d] is a %s, not a drop-down (combobox)" % (line["id"], line["role"]))
-        want = str(option).strip().lower()
-        for value, label in line["options"]:
-            if want in (label.lower(), str(value).lower()):
-                self.tab.evaluate("%s(%d, %s)" % (JS_SELECT, line["dom"], json.dumps(str(value))))
-                return
-        raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
-                       % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))
+    def set_value(self, line, value):
+        """Type into a box or choose a drop-down's option in the live page (its input and change events fire)."""
+        js = JS_SELECT if line["role"] == "combobox" else chrome.JS_SET
+        self.tab.evaluate("%s(%d, %s)" % (js, line["dom"], json.dumps(str(value))))
+
+    def submit(self, form, submitter=None):
+        """``fill(..., enter=True)``: Enter pressed in the box just filled."""
+        self.key(self.element(self.focus), "Enter")
 
     def do_press(self, id=None, key="Enter"):
         if id is None:

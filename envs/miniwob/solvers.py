@@ -93,7 +93,8 @@ def _statics(reply: Reply) -> list[str]:
 def click_named(reply: Reply, memory: dict[str, Any]) -> str:
     """click-button, click-link, click-dialog-2, unicode-test: the element the instruction quotes."""
     name = quoted(reply["utterance"])[0]
-    line = find(reply, ("button", "link", "clickable"), name)
+    exact = [ln for ln in reply["lines"] if ln["role"] in ("button", "link", "clickable") and ln["name"] == name]
+    line = exact[0] if exact else find(reply, ("button", "link", "clickable"), name)  # "Ok" is not "ok"
     if line is None and name.lower() == "x":  # a dialog's close button, drawn as an x
         line = find(reply, "button", "Close")
     return click(line)

@@ -11,7 +11,7 @@ Which pages (the rule, applied to all 130 pages of ``miniwob`` 1.1.0; docs/miniw
 2. ``clickable``: the targets include ``div``/``span``/heading elements the page listens to for
    clicks, which the renderer gives ids through its listener probe;
 3. and the page is reachable through the text observation and Browser-v0's actions, shown by a
-   scripted solver (`agentgym.envs.miniwob.solvers`) that succeeds on at least 95% of 20 seeds.
+   scripted solver (`agentgym.envs.miniwob.solvers`) that succeeds on at least 95% of seeds 0-19.
    So every registered task has an oracle, as every agentgym task does.
 
 Left out: pages that need a canvas or SVG read as an image, dragging, sliders and spinners,

@@ -34,7 +34,7 @@ def env():
     env.close()
 
 
-def test_tasks(page: str, n: int = 2) -> list[str]:
+def first_test_tasks(page: str, n: int = 2) -> list[str]:
     return list(MiniWoBEnv(tasks=[page]).tasks.ids("test"))[:n]
 
 
@@ -168,11 +168,11 @@ def test_every_per_task_id_passes_check_env_and_its_solver_solves_it(env):
         inner.sandbox, inner.services = env.sandbox, env.services  # share: no container per id
         inner._on_sandbox_start()
         try:
-            check_env(inner)
+            check_env(inner, skip_close_check=True)  # closing is checked on agentgym/MiniWoB-v0 (test_registry)
             made.reset(seed=0)
             assert made.render() == inner._last_text and inner._last_text.startswith("Instruction: ")
             # solvers reach >= 95% of seeds, not all (two e-mails from one sender make some tasks ambiguous)
-            if not any(play_oracle(inner, task)[0] == 1.0 for task in test_tasks(page)):
+            if not any(play_oracle(inner, task)[0] == 1.0 for task in first_test_tasks(page)):
                 failures.append(page)
         finally:
             inner.sandbox = None  # the module's env closes the shared sandbox
