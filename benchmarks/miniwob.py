@@ -68,7 +68,8 @@ def run(pages: list[str], seeds: int, budget: int) -> dict[str, Any]:
                 reward = 0.0
                 for _ in range(budget):
                     menu = info["admissible_actions"]
-                    (obs, reward, terminated, truncated, info), dt = _timed(env.step, menu[int(rng.integers(len(menu)))])
+                    action = menu[int(rng.integers(len(menu)))]
+                    (obs, reward, terminated, truncated, info), dt = _timed(env.step, action)
                     steps.append(dt)
                     if terminated:
                         break
@@ -88,7 +89,8 @@ def run(pages: list[str], seeds: int, budget: int) -> dict[str, Any]:
     return {
         "env": "agentgym/MiniWoB-v0", "seeds": seeds, "random_budget": budget, "chromium": env.chromium,
         "first_reset_ms": round(first * 1000, 1), "reset_ms": pct(resets), "step_ms": pct(steps),
-        "memory_mib": {"p50": round(float(np.nanpercentile(mem, 50)), 1), "p95": round(float(np.nanpercentile(mem, 95)), 1),
+        "memory_mib": {"p50": round(float(np.nanpercentile(mem, 50)), 1),
+                       "p95": round(float(np.nanpercentile(mem, 95)), 1),
                        "peak": peak["peak_mib"] if peak else None, "n": len(memory)},
         "tasks": rows,
         "oracle_mean": round(float(np.mean([r["oracle"] for r in rows])), 3),

@@ -65,8 +65,9 @@ class MiniWoBEnv(AgentEnv):
 
     ## Episode End
     Terminates when the page ends its episode (any reward) or on ``finish``. Budget wrappers
-    truncate. A ``state_drift`` fault reloads the page behind the agent's back (the same problem from
-    the start, everything entered gone; ids unchanged); a verdict the page already gave stands. A page that does not load, throws, or ends without a reward raises
+    truncate. A ``state_drift`` fault reloads the page behind the agent's back (the same problem
+    from the start, everything entered gone; ids unchanged); a verdict the page already gave
+    stands. A page that does not load, throws, or ends without a reward raises
     `InfrastructureError` (not the agent's failure; the harness retries it).
 
     ## Arguments

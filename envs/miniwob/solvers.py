@@ -533,8 +533,21 @@ SOLVERS: dict[str, Solver] = {
 }
 """Page -> its scripted solver."""
 
-MIN_TURNS: dict[str, int] = {}
-"""The fewest actions a page's task takes, where it is more than one (the task's ``min_turns``)."""
+MIN_TURNS: dict[str, int] = {
+    "book-flight": 7, "book-flight-nodelay": 7, "choose-list": 2, "click-button-sequence": 2, "click-checkboxes": 3,
+    "click-checkboxes-large": 9, "click-checkboxes-transfer": 2, "click-collapsible": 2, "click-collapsible-2": 3,
+    "click-collapsible-2-nodelay": 3, "click-collapsible-nodelay": 2, "click-option": 2, "click-tab-2": 3,
+    "click-tab-2-hard": 3, "click-tab-2-medium": 2, "copy-paste": 2, "copy-paste-2": 2, "email-inbox-forward": 4,
+    "email-inbox-reply": 4, "email-inbox-star-reply": 2, "enter-date": 2, "enter-password": 3, "enter-text": 2,
+    "enter-text-2": 2, "enter-text-dynamic": 2, "enter-time": 2, "find-word": 2, "form-sequence-2": 3,
+    "form-sequence-3": 2, "guess-number": 6, "login-user": 3, "login-user-popup": 3, "multi-layouts": 4,
+    "multi-orderings": 4, "read-table": 2, "read-table-2": 3, "search-engine": 4, "simple-algebra": 2,
+    "simple-arithmetic": 2, "social-media": 2, "social-media-all": 4, "social-media-some": 3, "text-transform": 2,
+    "use-autocomplete": 3, "use-autocomplete-nodelay": 3,
+}
+"""The turns a page's task takes its solver, where more than one: the median over 20 test seeds
+(benchmarks/miniwob.py). A task's ``min_turns``; the problem a seed draws may take more or fewer
+(guess-number's search, an e-mail task that stars rather than replies)."""
 
 
 def min_turns(page: str) -> int:

@@ -2,8 +2,9 @@
 
 One sandbox serves the module (pages load fresh per episode); every per-task id passes
 Gymnasium's `check_env` with rendering on that shared sandbox, and each page's scripted solver
-solves one of its first two test-split tasks (benchmarks/miniwob.py measures the rates). With ``CI=true`` these tests fail instead of skipping when Docker or
-the image ``agentgym/miniwob`` is missing.
+solves one of its first two test-split tasks (benchmarks/miniwob.py measures the rates). With
+``CI=true`` these tests fail instead of skipping when Docker or the image ``agentgym/miniwob`` is
+missing.
 """
 
 from __future__ import annotations
