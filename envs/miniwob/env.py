@@ -171,11 +171,8 @@ class MiniWoBEnv(AgentEnv):
         return obs, reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ public helpers
-    def help_text(self) -> str:
-        return self.actions.help_text()
-
-    def tools(self) -> list[dict[str, Any]]:
-        return self.actions.tools()
+    help_text = BrowserEnv.help_text  # both from `actions`, Browser-v0's action set less the one-page refusals
+    tools = BrowserEnv.tools
 
     def reference_action(self) -> str:
         """The scripted solver's next action for this page (`solvers.SOLVERS`); "" for a page without one."""
