@@ -8,6 +8,7 @@ are Browser-v0's grammar. The page scores itself; this module turns its verdict 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,6 +31,7 @@ IMAGE = "agentgym/miniwob:latest"
 PAGE_MODULE = "agentgym_miniwob_page"
 MAX_MENU = 32
 PAGE_ACTIONS = frozenset({"click", "fill", "select", "press"})
+GIVE_UP_HELP = "Give up: end the episode before the page has scored it (a failure); the page ends it when done."
 GIVE_UP = 'finish("I cannot do this task.")'
 ONE_PAGE = ("goto", "back", "forward", "reload")
 """Browser-v0 actions a one-page task has no use for: refused with the reason, left out of ``help``."""
@@ -87,7 +89,8 @@ class MiniWoBEnv(AgentEnv):
     image: ClassVar[str] = IMAGE
     sandbox_modules = _MODULES
     sandbox_services = ((PAGE_MODULE, "start"),)
-    actions: ClassVar[BrowserActions] = BrowserActions(tuple(s for s in ACTIONS if s.name not in ONE_PAGE))
+    actions: ClassVar[BrowserActions] = BrowserActions(tuple(
+        replace(s, description=GIVE_UP_HELP) if s.name == "finish" else s for s in ACTIONS if s.name not in ONE_PAGE))
 
     def __init__(self, *, page_timer: bool = False, backend: str = "auto", **kwargs: Any) -> None:
         # "auto" means Docker here; another backend is refused at the first reset (building an env to
