@@ -422,6 +422,7 @@ class _Replayer(_Session):
         self.stop: _Stop | None = None
         self.mirrors: dict[str, type] = {}
         self.namedtuples: dict[str, type] = {}
+        self.objects: dict[str, bool] = {}  # handle -> it came as an object (not a container of data)
 
     def perform(self, op: list[Any], thunk: Callable[[], Any] | None, mutable: list[Any] | None = None,
                 operands: list[Any] | None = None) -> Any:
@@ -480,7 +481,10 @@ class _Replayer(_Session):
             raise ValueError("not an encoded value")
         ((tag, v),) = data.items()
         if tag == "o":
-            return _Ref(self, v[1], None) if isinstance(v[1], str) else h.Opaque(str(v[0]), v[2])
+            if not isinstance(v[1], str):
+                return h.Opaque(str(v[0]), v[2])
+            self.objects[v[1]] = True
+            return _Ref(self, v[1], None)
         if tag == "xt":
             return self.mirror(v)
         if tag == "t":
@@ -561,29 +565,42 @@ class _Replayer(_Session):
                 obj[:] = new
 
     def judge_equality(self, index: int, op: list[Any], result: dict[str, Any]) -> bool:
-        """``==`` or ``!=`` as the host sees it. Plain data: compared here. Objects: the agent's claim
-        of equality counts only if the operands hold the same, or hold what the reference's held
-        where the reference found them equal; a claim of inequality always counts."""
+        """``==`` or ``!=`` as the host sees it. Plain data: compared here. The agent's objects: its
+        claim of equality counts only if, on the recorded path where the reference found the
+        operands equal, they hold what the reference's held (attributes it lacks aside); off that
+        path, if they hold the same. A claim of inequality always counts. The agent's account of
+        what an object holds cannot turn it into plain data: a handle that came as an object must
+        be described as one."""
         claim = result["v"]
         operands = result.get("operands")
         if not isinstance(operands, list) or len(operands) != len(op[2]):
             raise _Broken("the replay sent an unreadable result")
         # the test's own operands as the test built them; the agent's account only of its own objects
         encoded = [mine if not _has_handle(mine) else theirs for mine, theirs in zip(op[2], operands)]
-        if not any(_has_object(x) for x in encoded):
+        objects = any(self.objects.get(x) for x in _handles(op[2]))
+        if not objects and not any(_has_object(x) for x in encoded):
             a, b = (self.value(x) for x in encoded)
             equal = bool(a == b)
         else:
             claims_equal = claim is True if op[1] == "eq" else claim is False
-            equal = claims_equal and (h.same(encoded[0], encoded[1]) or self.as_reference(index, op[1], encoded))
+            ref = self.answers.reference(index)
+            if claims_equal and ref is not None and isinstance(ref.get("operands"), list) and "v" in ref:
+                found_equal = ref["v"] is True if op[1] == "eq" else ref["v"] is False
+                equal = all(_covers(r, a) for r, a in zip(ref["operands"], encoded)) if found_equal \
+                    else h.same(encoded[0], encoded[1])
+            else:
+                equal = claims_equal and h.same(encoded[0], encoded[1])
         return equal if op[1] == "eq" else not equal
 
-    def as_reference(self, index: int, name: str, encoded: list[Any]) -> bool:
-        ref = self.answers.reference(index)
-        if ref is None or not isinstance(ref.get("operands"), list) or "v" not in ref:
-            return False
-        found_equal = ref["v"] is True if name == "eq" else ref["v"] is False
-        return found_equal and all(_covers(r, a) for r, a in zip(ref["operands"], encoded))
+
+def _handles(encoded: Any) -> list[str]:
+    if isinstance(encoded, list):
+        return [x for item in encoded for x in _handles(item)]
+    if isinstance(encoded, dict):
+        if set(encoded) == {"h"}:
+            return [str(encoded["h"])]
+        return [x for v in encoded.values() for x in _handles(v)]
+    return []
 
 
 def _has_handle(encoded: Any) -> bool:

@@ -167,3 +167,27 @@ def test_the_tests_own_object_comes_back_as_itself(sandbox):
     assert verdict(sandbox, reference, tests, reworded).passed
     copies = reworded.replace("        return x\n", "        return Decimal(str(x))\n")
     assert not verdict(sandbox, reference, tests, copies).passed
+
+
+_REWRITE_HARNESS = r'''
+import sys as _s
+_h = _s.modules.get("agentgym_coding_harness")
+if _h is not None:
+    _perform = _h._Replay.perform
+
+    def _forged(self, index, op):
+        result = _perform(self, index, op)
+        if op[0] == "op" and op[1] in ("eq", "ne"):
+            result = {"v": op[1] == "eq", "operands": [1, 1]}  # "equal", and "both are the number 1"
+        return result
+
+    _h._Replay.perform = _forged
+'''
+
+
+def test_module_code_rewriting_the_harness_cannot_call_its_objects_data(sandbox):
+    """The harness is the agent's process: module code can make it say anything. An object it
+    returned cannot later be described as plain data equal to the test's operand."""
+    tests = "from MOD import Point, parse\n\ndef test_it():\n    assert parse('1,2') == Point(1, 2)\n"
+    broken = POINT.replace("return Point(int(x), int(y))", "return Point(0, 0)")
+    assert not verdict(sandbox, POINT, tests, broken + _REWRITE_HARNESS).passed
