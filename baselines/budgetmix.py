@@ -108,6 +108,8 @@ class Args(PPOConfig):
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
     """Adam learning rate"""
+    recovery_start_patch: str = "wrong"
+    """the start-state curriculum's first patch: wrong (the oracle's fix excluded; starts after its test) or any (a blind pick; may also start right after the patch, untested)"""
     head_lr_scale: float = 1.0
     """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
     anneal_lr: bool = True
@@ -394,7 +396,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     collector = EpisodeCollector(
         env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
         threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
-        recovery_starts=args.recovery_starts,
+        recovery_starts=args.recovery_starts, recovery_start_patch=args.recovery_start_patch,
     )
     bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
     cache_before = _cache_stats()

@@ -3,9 +3,11 @@
     python -m baselines.positive_control            # about a minute on one core
     python -m baselines.positive_control --steps 4000 --seeds 1
 
-`baselines.budget_env` is Coding-v0's menu task in miniature with a known optimum per budget
-(`baselines.budget_env.optimum`): patch the clue and submit (0.6 at any T), or test and try the
-other patches in turn (0.9 at T=8, 1.0 at T >= 10). The control trains fixed-T short, fixed-T
+`baselines.budget_env` is Coding-v0's menu task in miniature with a known optimum per budget.
+The control runs on its faithful variant (`RECOVER_ENV_ID`: a patch on top of another breaks
+the code until ``revert``, the right patch's test fails 10% of the time), whose optimum is an
+exact dynamic programme (`recover_optimum`: 0.60 / 0.69 / 0.80 at T = 2 / 5 / 10); ``--easy``
+runs the original (a new patch replaces the old, a perfect test: 0.6 at T=2, 1.0 at T >= 10). The control trains fixed-T short, fixed-T
 long and BudgetMix with the real trainer and features, and scores each at short and long T
 against the optimum, with the recovery rate: success among episodes whose first patch was
 wrong. If a schedule cannot approach the optimum here, a null result on Coding-v0 says

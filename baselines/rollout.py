@@ -107,6 +107,7 @@ class EpisodeCollector:
         gather_s: float = 0.005,
         recovery_starts: float = 0.0,
         recovery_min_budget: int = 5,
+        recovery_start_patch: str = "wrong",
     ) -> None:
         if mode not in COLLECT_MODES:
             raise ValueError(f"mode={mode!r}; choose one of {COLLECT_MODES}")
@@ -139,6 +140,9 @@ class EpisodeCollector:
         # after a wrong patch and its test, played through the env's grammar by `_forced_start`
         self.recovery_starts = float(recovery_starts)
         self.recovery_min_budget = int(recovery_min_budget)
+        if recovery_start_patch not in ("wrong", "any"):
+            raise ValueError(f"recovery_start_patch={recovery_start_patch!r}; choose 'wrong' or 'any'")
+        self.recovery_start_patch = recovery_start_patch
         self._start_rng = np.random.default_rng(seed + 7)
         self.forced_steps = 0
         self.forced_episodes = 0
@@ -193,11 +197,15 @@ class EpisodeCollector:
         oracle = getattr(base, "reference_action", None)
         fix = oracle() if callable(oracle) else None
         menu = list(info.get("admissible_actions") or [])
-        wrong = [a for a in menu if a.split(None, 1)[0] == "patch" and a != fix]
+        patches = [a for a in menu if a.split(None, 1)[0] == "patch"]
+        # "any": a blind pick (right as often as a blind pick is), so "patch alone" is an honest start
+        wrong = patches if self.recovery_start_patch == "any" else [a for a in patches if a != fix]
         tests = [a for a in menu if a in ("test", "run tests")]
         if not wrong or not tests:
             return obs, info
-        length = 2 + int(self._start_rng.integers(2))  # 2: the patch and its test; 3: and a revert if it failed
+        # 2: the patch and its test; 3: and a revert if it failed; with "any", also 1: the patch alone
+        length = (1 + int(self._start_rng.integers(3))) if self.recovery_start_patch == "any" else \
+            (2 + int(self._start_rng.integers(2)))
         memory = self.memories[i]
         for k, action in enumerate((wrong[int(self._start_rng.integers(len(wrong)))], tests[0], "revert")[:length]):
             if k == 2 and not any(e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []):
