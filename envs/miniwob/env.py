@@ -69,8 +69,9 @@ class MiniWoBEnv(AgentEnv):
     Terminates when the page ends its episode (any reward) or on ``finish``. Budget wrappers
     truncate. A ``state_drift`` fault reloads the page behind the agent's back (the same problem
     from the start, everything entered gone; ids unchanged); a verdict the page already gave
-    stands. A page that does not load, throws, or ends without a reward raises
-    `InfrastructureError` (not the agent's failure; the harness retries it).
+    stands. A page that does not load, throws while loading, or ends without a reward raises
+    `InfrastructureError` (not the agent's failure; the harness retries it). An error the page
+    throws in answer to an action is in ``info["page_errors"]`` and the episode goes on.
 
     ## Arguments
     ``tasks`` (pages, e.g. ``["click-button"]``), ``tiers`` (``"controls"``, ``"clickable"``),
@@ -133,6 +134,7 @@ class MiniWoBEnv(AgentEnv):
         target = next((ln["name"] for ln in self._reply.get("lines", []) if str(ln["id"]) == str(args.get("id"))), None)
         self._memory.setdefault("history", []).append((action.name, target, args.get("id")))  # what was done
         reply = self._reply = self._call("act", name=action.name, args=args)
+        self._page_errors = list(reply["page_errors"])
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
             events.append(ev.state_mismatch(reply["mismatch"]))
@@ -169,8 +171,10 @@ class MiniWoBEnv(AgentEnv):
         return super().reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        self._page_errors: list[str] = []
         obs, reward, terminated, truncated, info = super().step(action)
         info["raw_reward"] = self.raw_reward
+        info["page_errors"] = self._page_errors  # the page's script failing on this step's action
         return obs, reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ public helpers

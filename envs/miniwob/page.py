@@ -13,8 +13,10 @@ scores itself: ``core.endEpisode`` sets ``WOB_DONE_GLOBAL`` and ``WOB_RAW_REWARD
 every reply carries. What the renderer shows of a page is what a person sees: hidden elements are
 left out, and ``div``/``span`` elements the page listens to for clicks (a hook on
 ``addEventListener``, ``onclick`` and jQuery's delegated handlers find them) get ids as
-``clickable`` lines. A page that does not load, throws, or ends without a reward raises
-`chrome.BrowserError`, which the env turns into an `InfrastructureError`.
+``clickable`` lines. A page that does not load, throws while loading, or ends without a reward
+raises `chrome.BrowserError`, which the env turns into an `InfrastructureError`; an error the
+page throws in answer to an action is reported (``page_errors``), not raised: an agent must not
+be able to turn a failing episode into an excluded one.
 """
 
 import json
@@ -281,6 +283,7 @@ class Episode:
         self.url, self.offset, self.focus = "/miniwob/%s.html" % task, 0, None
         tab.open(task, seed, keep_timer)
         self.done, self.raw_reward, self.reason = False, None, None
+        self.page_errors = []
         self.snapshot()
 
     def snapshot(self):
@@ -371,9 +374,9 @@ class Episode:
                 error, kind, mismatch = str(exc), exc.kind, exc.mismatch
         if name != "scroll" and error is None:
             self.tab.evaluate(JS_SETTLE, wait=True)
-        errors = self.tab.page_errors()
-        if errors:
-            raise BrowserError("the page %s threw: %s" % (self.task, errors[0]))
+        # an error the page's script throws in answer to the agent's action is the agent's episode to
+        # lose, never an exclusion from scores (DESIGN 10): it is reported, and the page goes on
+        self.page_errors = self.tab.page_errors()
         if name != "scroll":
             self.snapshot()
         text = self.observe()
@@ -385,7 +388,7 @@ class Episode:
         lines = [{k: v for k, v in ln.items() if k in REPLY_KEYS} for ln in self.lines]
         return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
                 "done": self.done, "raw_reward": self.raw_reward, "reason": self.reason,
-                "time_limit_ms": self.time_limit_ms,
+                "time_limit_ms": self.time_limit_ms, "page_errors": list(self.page_errors),
                 "utterance": self.utterance, "lines": lines}
 
 

@@ -32,8 +32,10 @@ class FakeTab:
     def evaluate(self, expression, wait=False):
         return [MARKUP, [["", False]] * 3, "Star Alice's e-mail.", self.status]
 
+    errors: list[str] = []
+
     def page_errors(self):
-        return []
+        return list(self.errors)
 
 
 @pytest.mark.parametrize("raw", [None, "1", True, [1]])
@@ -70,3 +72,14 @@ def test_the_page_server_stays_in_its_folder(tmp_path):
     assert call("/a.js") == ("200 OK", b"var a;") and "max-age" in got[-1][1]["Cache-Control"]
     assert call("/../secret")[0].startswith("404") and call("/%2e%2e/secret")[0].startswith("404")
     assert app.missing == ["/../secret", "/%2e%2e/secret"]
+
+
+def test_a_page_error_in_answer_to_an_action_is_reported_not_an_exclusion():
+    """An agent about to fail must not be able to trigger an infrastructure error to be excluded."""
+    tab = FakeTab([False, 0, None, 10_000])
+    e = page.Episode(tab, "email-inbox", 0, False)
+    tab.errors = ["TypeError: cannot read properties of undefined"]
+    submit = next(ln for ln in e.lines if ln["role"] == "button")
+    reply = e.act("click", {"id": submit["id"]})
+    assert reply["ok"] and reply["page_errors"] == tab.errors and not reply["done"]
+
