@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cells_from_records", "Agent", "success_at", "contrast", "linear_contrast", "named_contrasts", "holm",
+__all__ = ["contrast_table", "cells_from_records", "Agent", "success_at", "contrast", "linear_contrast", "named_contrasts", "holm",
            "boot_p", "EQUIVALENCE_MARGIN"]
 
 EQUIVALENCE_MARGIN = 0.05
@@ -192,3 +192,26 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     for c, adj in zip(out, holm([c.get("p") for c in out])):
         c["p_holm"] = adj
     return out
+
+
+def _fmt(x: float | None, p: bool = False) -> str:
+    if x is None:
+        return "–"
+    return ("< 0.001" if x < 0.001 else f"{x:.3f}") if p else f"{x:.2f}"
+
+
+def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
+    """The named contrasts as a markdown table (A, B, A - B, 95% interval, half-width, p, Holm p,
+    tasks), then the equivalence rows of (d): one layout for the report and `baselines.pool`."""
+    lines = ["|  | contrast | A | B | A - B | 95% interval | half-width | p | p (Holm) | tasks |", "|" + "---|" * 10]
+    for c in contrasts:
+        half = (c["hi"] - c["lo"]) / 2 if c.get("lo") is not None else None
+        lines.append(f"| {c['label']} | {c['name']} | {c['a']} ({_fmt(c.get('mean_a'))}) | {c['b']} ({_fmt(c.get('mean_b'))}) | "
+                     f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {_fmt(c.get('p'), True)} | "
+                     f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |")
+    lines += ["", f"**Equivalence test for (d)** (\"BudgetMix matches the specialist\"): two one-sided tests with margin "
+              f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.", "",
+              "| contrast | A - B | 90% interval | p (TOST) | equivalent |", "|---|---|---|---|---|"]
+    lines += [f"| {c['name']} | {_fmt(c['diff'])} | [{_fmt(c.get('lo90'))}, {_fmt(c.get('hi90'))}] | "
+              f"{_fmt(c.get('p_equiv'), True)} | {'yes' if c.get('equivalent') else 'no'} |" for c in contrasts if c["label"] == "d"]
+    return "\n".join(lines)

@@ -22,7 +22,7 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from baselines.compare import load_trained, primary_tasks, print_table
-from baselines.contrasts import Agent, named_contrasts, success_at
+from baselines.contrasts import Agent, contrast_table, named_contrasts, success_at
 
 __all__ = ["pool_runs", "pooled_report", "main"]
 
@@ -81,11 +81,7 @@ def _markdown(report: dict[str, Any]) -> str:
     for name, by_t in report["success"].items():
         lines.append(f"| {name} | " + " | ".join(f"{_f(c['mean'])} [{_f(c['lo'])}, {_f(c['hi'])}]" for c in by_t.values())
                      + " |")
-    lines += ["", "|  | contrast | A | B | A - B | 95% interval | half-width |", "|---|---|---|---|---|---|---|"]
-    for c in report["contrasts"]:
-        half = (c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None
-        lines.append(f"| {c['label']} | {c['name']} | {c['a']} ({_f(c['mean_a'])}) | {c['b']} ({_f(c['mean_b'])}) | "
-                     f"{_f(c['diff'])} | [{_f(c['lo'])}, {_f(c['hi'])}] | {_f(half)} |")
+    lines += ["", contrast_table(report["contrasts"])]
     return "\n".join(lines) + "\n"
 
 

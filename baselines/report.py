@@ -19,7 +19,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from baselines.contrasts import EQUIVALENCE_MARGIN, cells_from_records, named_contrasts, success_at  # noqa: E402
+from baselines.contrasts import cells_from_records, contrast_table, named_contrasts, success_at  # noqa: E402
 from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
                                  right_first_failures)
 
@@ -37,8 +37,6 @@ def _f(x: Any, digits: int = 2) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def _p(x: float | None) -> str:
-    return "–" if x is None else ("< 0.001" if x < 0.001 else f"{x:.3f}")
 
 
 def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
@@ -389,11 +387,6 @@ def write_report(
     short, long, mix = names[0], names[1], "budgetmix"
     curricula = [n for n in names if n.startswith("curriculum")]
     contrasts = named_contrasts(cells, primary, ts, short=short, long=long, mix=mix, curricula=curricula)
-    rows = [[c["label"], c["name"], f"{c['a']} ({_f(c['mean_a'])})", f"{c['b']} ({_f(c['mean_b'])})", _f(c["diff"]),
-             f"[{_f(c['lo'])}, {_f(c['hi'])}]", _f((c["hi"] - c["lo"]) / 2 if c["lo"] is not None else None),
-             _p(c.get("p")), _p(c.get("p_holm")), str(c["tasks"])] for c in contrasts]
-    equiv = [[c["name"], _f(c["diff"]), f"[{_f(c.get('lo90'))}, {_f(c.get('hi90'))}]", _p(c.get("p_equiv")),
-              "yes" if c.get("equivalent") else "no"] for c in contrasts if c["label"] == "d"]
     lines += [
         "## Contrasts named in advance (paired by task, seeds resampled)",
         "",
@@ -402,12 +395,7 @@ def write_report(
         "data, which favours it. (g) is [fixed-T_long's success at the longest T minus at the shortest] minus the same "
         "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed.",
         "",
-        _md_table(["", "contrast", "A", "B", "A - B", "95% interval", "half-width", "p", "p (Holm)", "tasks"], rows),
-        "",
-        f"**Equivalence test for (d)** (\"BudgetMix matches the specialist\"): two one-sided tests with margin "
-        f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.",
-        "",
-        _md_table(["contrast", "A - B", "90% interval", "p (TOST)", "equivalent"], equiv),
+        contrast_table(contrasts),
         "",
     ]
     (out / "contrasts.json").write_text(json.dumps(contrasts, indent=1))
