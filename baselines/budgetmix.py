@@ -277,7 +277,8 @@ def make_env(
 
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
     decoy ends in a time sized from measured test runs, not the env's 10 s default;
-    ``result_cache`` turns on Coding-v0's per-process result cache.
+    ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
+    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`).
     """
     env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
     if tiers and env_id.endswith("Coding-v0"):

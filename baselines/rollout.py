@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from agentgym.errors import InfrastructureError
+from agentgym.errors import ConfigError, InfrastructureError
 from baselines.features import EncodedStep, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
@@ -216,7 +216,8 @@ class EpisodeCollector:
             self.env_steps += 1
             self.forced_steps += 1
             if terminated or truncated:  # cannot happen at budget >= 4, but never hand on a finished episode
-                raise RuntimeError("a forced start ended its episode; raise recovery_min_budget")
+                raise ConfigError("a forced start (--recovery-starts) ended its episode: the budget was too short; "
+                                  "raise recovery_min_budget")
         self.forced_episodes += 1
         return obs, info
 
