@@ -271,7 +271,7 @@ def test_reset_close_cycles_leave_no_sandbox_behind(env_id):
         assert len(ours() - before) == 1
         env.close()
         env.close()  # idempotent
-        assert ours() == before, f"cycle {cycle} left {sorted(ours() - before)}"
+        assert not ours() - before, f"cycle {cycle} left {sorted(ours() - before)}"
 
 
 @pytest.mark.parametrize("env_id", IDS)
