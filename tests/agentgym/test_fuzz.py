@@ -28,7 +28,17 @@ from support.docker import require_docker
 ACTIONS = 2000  # per (id, backend), as the robustness issue asks
 PER_EXAMPLE = 20
 STEP_LIMIT_S = 5.0
-CASES = [(env_id, "local") for env_id in sorted(agentgym.ENV_IDS)] + [("agentgym/ToolUse-v0", "docker")]
+
+
+def _family_backend(env_id: str) -> str:
+    """"local", or "docker" for a family that runs only there (MiniWoB-v0: its class's ``backends``)."""
+    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+    family = getattr(__import__(module, fromlist=[name]), name)
+    return "local" if "local" in getattr(family, "backends", ("local",)) else "docker"
+
+
+CASES = [(env_id, _family_backend(env_id)) for env_id in sorted(agentgym.ENV_IDS)] + \
+    [("agentgym/ToolUse-v0", "docker")]
 
 
 def _actions(info: dict, grammar: dict, shell_safe: bool, salt: tuple[int, int]) -> st.SearchStrategy[str]:
