@@ -11,11 +11,10 @@ with no value baseline; several rollouts per task make the group.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch

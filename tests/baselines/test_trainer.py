@@ -208,3 +208,17 @@ def test_make_optimizer_is_adam_with_the_same_steps() -> None:
         assert torch.allclose(a, b, atol=1e-5)
     policy = MenuPolicy(dim=16, hidden=8)
     make_optimizer(policy, 3e-3).load_state_dict(torch.optim.Adam(policy.parameters(), lr=3e-3).state_dict())
+
+
+def test_head_lr_scale_gives_the_scoring_terms_a_larger_step() -> None:
+    """--head-lr-scale: the linear and bilinear scoring terms in their own group at lr x scale;
+    every other parameter keeps the base rate, and the group says its scale (the trainer anneals by it)."""
+    from baselines.ppo import HEADS
+
+    policy = MenuPolicy(dim=16, hidden=8)
+    opt = make_optimizer(policy, 1e-3, head_lr_scale=10.0)
+    assert [g["lr_scale"] for g in opt.param_groups] == [1.0, 10.0]
+    assert opt.param_groups[1]["lr"] == pytest.approx(1e-2) and opt.param_groups[0]["lr"] == pytest.approx(1e-3)
+    heads = {id(p) for n, p in policy.named_parameters() if n.split(".")[0] in HEADS}
+    assert {id(p) for p in opt.param_groups[1]["params"]} == heads and heads
+    assert len(make_optimizer(policy, 1e-3).param_groups) == 1  # scale 1: plain Adam's single group
