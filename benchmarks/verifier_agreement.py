@@ -38,6 +38,7 @@ import importlib.util
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -245,6 +246,7 @@ def hidden_tests_pass(module: SourceModule, source: str) -> dict[str, Any]:
             os.dup2(null, 1)
             os.dup2(null, 2)
             os.chdir(workspace)
+            tempfile.tempdir = workspace  # run_hidden's folder for the test files: removed with the workspace
             os.write(w, json.dumps(runner.run_hidden({module.test_file: module.tests})).encode())
         finally:
             os._exit(0)
@@ -261,6 +263,7 @@ def hidden_tests_pass(module: SourceModule, source: str) -> dict[str, Any]:
     except (ProcessLookupError, PermissionError):
         pass
     os.waitpid(pid, 0)
+    shutil.rmtree(workspace, ignore_errors=True)
     return json.loads(data) if data else {"passed": False, "failed": ["<timed out or crashed>"]}
 
 
@@ -361,6 +364,7 @@ def _ms(xs: list[float]) -> dict[str, Any]:
 def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: bool = False,
         baseline_rev: str | None = None) -> dict[str, Any]:
     from agentgym.envs.coding import CodingEnv
+    from agentgym.errors import InfrastructureError
 
     tasks = default_taskset()
     ids = task_ids or sample(tasks, limit)
@@ -376,7 +380,13 @@ def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: b
             for kind, source in versions(tasks, task_id):
                 key = (bug.module, source)
                 if key not in judged:
-                    v = verifier_passes(env, task_id, bug.file, source, baseline)
+                    try:
+                        v = verifier_passes(env, task_id, bug.file, source, baseline)
+                    except InfrastructureError as exc:  # the sandbox itself failed: a new one, once
+                        print(f"{task_id}: {exc}; retrying in a new sandbox", file=sys.stderr, flush=True)
+                        env.close()
+                        env = CodingEnv(split="test", backend=backend, test_timeout=10.0)
+                        v = verifier_passes(env, task_id, bug.file, source, baseline)
                     host = hidden_tests_pass(module, source)
                     v["tests"], v["tests_failed"] = bool(host["passed"]), list(host.get("failed", []))[:5]
                     judged[key] = v

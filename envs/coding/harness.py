@@ -15,7 +15,8 @@ can pass for a verdict: at worst it sends wrong values, which the tests reject. 
 pass in (``lambda x: x >= 37``) stay on the host; calling one here sends a ``cb`` line and waits
 for the host's answer.
 
-Stdlib only; the host imports `encode`, `decode` and `same` from here too, so both sides encode alike.
+Stdlib only; the host imports `encode`, `decode`, `exception_result`, `same_as` and `same` from here
+too, so both sides encode alike.
 """
 
 import importlib

@@ -282,12 +282,17 @@ class _Recorder(_Session):
         return self.proxies[name]
 
 
-def _has_object(encoded: Any) -> bool:
+def _has_tag(encoded: Any, tag: str) -> bool:
+    """Whether encoded data holds ``tag`` anywhere (``o``: an object; ``h``: a handle to one)."""
     if isinstance(encoded, list):
-        return any(_has_object(x) for x in encoded)
+        return any(_has_tag(x, tag) for x in encoded)
     if isinstance(encoded, dict):
-        return "o" in encoded or any(_has_object(x) for x in encoded.values())
+        return tag in encoded or any(_has_tag(x, tag) for x in encoded.values())
     return False
+
+
+def _has_object(encoded: Any) -> bool:
+    return _has_tag(encoded, "o")
 
 
 def _rewrap(value: Any, refs: dict[int, _Ref]) -> Any:
@@ -576,7 +581,7 @@ class _Replayer(_Session):
         if not isinstance(operands, list) or len(operands) != len(op[2]):
             raise _Broken("the replay sent an unreadable result")
         # the test's own operands as the test built them; the agent's account only of its own objects
-        encoded = [mine if not _has_handle(mine) else theirs for mine, theirs in zip(op[2], operands)]
+        encoded = [mine if not _has_tag(mine, "h") else theirs for mine, theirs in zip(op[2], operands)]
         objects = any(self.objects.get(x) for x in _handles(op[2]))
         if not objects and not any(_has_object(x) for x in encoded):
             a, b = (self.value(x) for x in encoded)
@@ -601,14 +606,6 @@ def _handles(encoded: Any) -> list[str]:
             return [str(encoded["h"])]
         return [x for v in encoded.values() for x in _handles(v)]
     return []
-
-
-def _has_handle(encoded: Any) -> bool:
-    if isinstance(encoded, list):
-        return any(_has_handle(x) for x in encoded)
-    if isinstance(encoded, dict):
-        return "h" in encoded or any(_has_handle(x) for x in encoded.values())
-    return False
 
 
 def _covers(ref: Any, got: Any) -> bool:
