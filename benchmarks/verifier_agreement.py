@@ -36,10 +36,7 @@ import argparse
 import ast
 import importlib.util
 import json
-import os
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -230,41 +227,14 @@ def sample(tasks: CodingTasks, limit: int) -> list[str]:
 # ------------------------------------------------------------------------------------------ judging
 def hidden_tests_pass(module: SourceModule, source: str) -> dict[str, Any]:
     """The hidden tests under pytest on the host, against ``source`` (trusted: our own versions)."""
-    from agentgym.envs.coding.build_tasks import _runner
+    from agentgym.envs.coding.build_tasks import run_hidden_forked
 
-    runner = _runner()
     workspace = tempfile.mkdtemp(prefix="agreement-")
-    with open(os.path.join(workspace, module.file), "w") as f:
-        f.write(source)
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # a warm interpreter that imports this version fresh
-        try:
-            os.close(r)
-            os.setsid()
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
-            os.chdir(workspace)
-            tempfile.tempdir = workspace  # run_hidden's folder for the test files: removed with the workspace
-            os.write(w, json.dumps(runner.run_hidden({module.test_file: module.tests})).encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    data, deadline = b"", time.monotonic() + HOST_TIMEOUT
-    while (left := deadline - time.monotonic()) > 0 and select.select([r], [], [], left)[0]:
-        chunk = os.read(r, 1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    os.waitpid(pid, 0)
-    shutil.rmtree(workspace, ignore_errors=True)
-    return json.loads(data) if data else {"passed": False, "failed": ["<timed out or crashed>"]}
+        result = run_hidden_forked(workspace, module, source, direct=False, timeout=HOST_TIMEOUT)
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+    return result if result is not None else {"passed": False, "failed": ["<timed out or crashed>"]}
 
 
 def baseline_verifier(rev: str) -> types.ModuleType:

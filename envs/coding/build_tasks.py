@@ -45,14 +45,17 @@ def _runner() -> types.ModuleType:
     return load_on_host([RUNNER_MODULE])[RUNNER_MODULE.name]
 
 
-def _run_hidden(workspace: str, module: SourceModule, source: str) -> dict[str, Any] | None:
-    """Hidden-test outcome for ``source`` standing in for the module; None on timeout or crash."""
+def run_hidden_forked(workspace: str, module: SourceModule, source: str, *, direct: bool = True,
+                      timeout: float = TIMEOUT) -> dict[str, Any] | None:
+    """Hidden-test outcome for ``source`` standing in for the module, on the host in a forked warm
+    interpreter that imports it fresh; None on timeout or crash. ``direct`` calls plain test
+    functions without pytest (the fast path of task building); False always runs pytest."""
     runner = _runner()
     with open(os.path.join(workspace, module.file), "w") as f:
         f.write(source)
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # child: a warm interpreter that imports the mutant fresh
+    if pid == 0:  # child
         try:
             os.close(r)
             os.setsid()
@@ -60,27 +63,21 @@ def _run_hidden(workspace: str, module: SourceModule, source: str) -> dict[str, 
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             os.chdir(workspace)
-            result = _run_direct(workspace, module) if _plain_tests(module) else None
+            tempfile.tempdir = workspace  # run_hidden's folder for the test files goes with the workspace
+            result = _run_direct(workspace, module) if direct and _plain_tests(module) else None
             if result is None:
                 result = runner.run_hidden({module.test_file: module.tests})
-            payload = json.dumps(result).encode()
-            os.write(w, payload)
+            os.write(w, json.dumps(result).encode())
         finally:
             os._exit(0)
     os.close(w)
     data = b""
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            os.killpg(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0 and select.select([r], [], [], left)[0]:
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
             break
-        ready, _, _ = select.select([r], [], [], left)
-        if ready:
-            chunk = os.read(r, 1 << 16)
-            if not chunk:
-                break
-            data += chunk
+        data += chunk
     os.close(r)
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -136,7 +133,7 @@ def validate_module(module: SourceModule, limit: int = LIMIT, pairs: int = PAIRS
     """The module's entry in mutants.json (``mutants`` empty if the original fails its own tests)."""
     entry: dict[str, Any] = {"digest": module.digest, "mutants": [], "pairs": [], "candidates": 0}
     with tempfile.TemporaryDirectory(prefix="agentgym-build-") as workspace:
-        base = _fails(module, _run_hidden(workspace, module, module.source))
+        base = _fails(module, run_hidden_forked(workspace, module, module.source))
         if base is None or base:
             entry["error"] = f"the original module fails its hidden tests: {base}"
             return entry
@@ -144,7 +141,7 @@ def validate_module(module: SourceModule, limit: int = LIMIT, pairs: int = PAIRS
         entry["candidates"] = len(candidates)
         kept: list[Mutant] = []
         for mutant in candidates:
-            fails = _fails(module, _run_hidden(workspace, module, mutant.apply(module.source)))
+            fails = _fails(module, run_hidden_forked(workspace, module, mutant.apply(module.source)))
             if fails:
                 kept.append(mutant)
                 entry["mutants"].append({**mutant.to_json(), "key": mutant.key, "fails": fails,
@@ -170,7 +167,7 @@ def _pairs(workspace: str, module: SourceModule, kept: list[Mutant], limit: int)
             if lo.end + 2 > hi.start:
                 continue
             source = lo.apply(hi.apply(module.source))
-            if _fails(module, _run_hidden(workspace, module, source)):
+            if _fails(module, run_hidden_forked(workspace, module, source)):
                 first, second = sorted((a, b), key=lambda m: m.start)
                 out.append([first.key, second.key])
                 used.update((a.key, b.key))

@@ -104,9 +104,9 @@ def test_every_shipped_kind_is_caught_by_hidden_tests_when_executed():
     with tempfile.TemporaryDirectory() as workspace:
         for kind, (name, m) in sorted(seen.items()):
             module = tasks.corpus[name]
-            assert build_tasks._fails(module, build_tasks._run_hidden(workspace, module, module.source)) == []
+            assert build_tasks._fails(module, build_tasks.run_hidden_forked(workspace, module, module.source)) == []
             mutant = Mutant.from_json(m)
-            fails = build_tasks._fails(module, build_tasks._run_hidden(workspace, module, mutant.apply(module.source)))
+            fails = build_tasks._fails(module, build_tasks.run_hidden_forked(workspace, module, mutant.apply(module.source)))
             assert fails and fails == m["fails"], (kind, name, m["key"])
 
 
