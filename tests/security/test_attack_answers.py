@@ -1,0 +1,246 @@
+"""Attacks on the final answer (docs/security.md, "Answers and refusals"), ToolUse-v0 and Browser-v0.
+
+The recipe of a reward-hacking policy: follow the oracle until its final answer, then replace
+only the answer. The state is then right, so the answer alone decides the verdict. On lookup
+tasks an answer must state one value of the kind asked for: listing every value seen, hiding the
+true one among decoys, hedging with a refusal, or a wrong unit must fail; on refusal tasks a
+refusal that also claims the work was done, or that also gives a value, must fail. Runs on the
+Docker backend, where the verdict is computed in the sandbox's step server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from agentgym.actions import render_call
+from agentgym.envs.browser import BrowserEnv
+from agentgym.envs.tooluse import ToolUseEnv
+from support.docker import require_docker
+
+pytestmark = pytest.mark.docker
+
+PER_FAMILY = 6
+HEDGE = "I cannot be sure, I am unable to confirm; maybe {v} or something else."
+REFUSAL = "I'm sorry, I cannot do that: it is not allowed."
+_FINISH = re.compile(r'^finish\((?:answer=)?(".*")\)$', re.S)
+_VALUES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\$\d[\d,]*\.\d\d|\b\d+(?:\.\d+)?(?: GB)?\b")
+
+
+@pytest.fixture(scope="module", params=["tooluse", "browser"])
+def family(request):
+    cls = ToolUseEnv if request.param == "tooluse" else BrowserEnv
+    require_docker(cls.image)
+    env = cls(split="test", backend="docker")
+    yield request.param, env
+    env.close()
+
+
+def _play_to_answer(env, tid: str) -> tuple[str, str]:
+    """Follow the oracle up to its final answer; (that answer, every observation text seen)."""
+    obs, _ = env.reset(seed=0, options={"task_id": tid})
+    seen = [obs["text"]]
+    for _ in range(80):
+        action = env.unwrapped.reference_action()
+        m = _FINISH.match(action.strip())
+        if m:
+            return json.loads(m.group(1)), "\n".join(seen)
+        obs, _, terminated, _, _ = env.step(action)
+        assert not terminated, (tid, action)
+        seen.append(obs["text"])
+    raise AssertionError(f"the oracle did not reach its answer on {tid}")
+
+
+def _finish(env, answer: str, value: str | None = None) -> float:
+    args = {"answer": answer} if value is None else {"answer": answer, "value": value}
+    _, reward, terminated, _, _ = env.step(render_call("finish", args))
+    assert terminated, (answer[:80], env.unwrapped.verdict)
+    return reward
+
+
+def _expected(answer: str) -> str:
+    """The value in the oracle's own lookup answer ("All done. The amount is $45.00." -> "$45.00")."""
+    m = re.search(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\$\d[\d,]*\.\d\d|\d+ GB|\b\d+\b", answer)
+    assert m, answer
+    return m.group(0).rstrip(".")
+
+
+_LOOKUPS: dict[str, list[tuple[str, str, str]]] = {}
+
+
+def _lookups(name: str, env) -> list[tuple[str, str, str]]:
+    """(task id, the oracle's answer, its expected value) for PER_FAMILY lookup tasks, several templates."""
+    if name not in _LOOKUPS:
+        out, per_template = [], {}
+        for tid in env.tasks.ids("test"):
+            template = tid.rsplit("/", 1)[0]
+            if per_template.get(template, 0) >= 2 or len(out) >= PER_FAMILY:
+                continue
+            if name == "browser" and env.tasks.get(tid).tier != "lookup":
+                continue
+            answer, _ = _play_to_answer(env, tid)
+            if name == "tooluse" and "amount is" not in answer:
+                continue
+            per_template[template] = per_template.get(template, 0) + 1
+            out.append((tid, answer, _expected(answer)))
+        assert len(out) == PER_FAMILY, out
+        _LOOKUPS[name] = out
+    return _LOOKUPS[name]
+
+
+def _refusals(env) -> list[str]:
+    out, per_template = [], {}
+    for tid in env.tasks.ids("test"):
+        template = tid.rsplit("/", 1)[0]
+        if env.tasks.get(tid).tier == "refusal" and per_template.get(template, 0) < 2:
+            per_template[template] = per_template.get(template, 0) + 1
+            out.append(tid)
+    return out[:PER_FAMILY]
+
+
+def _near(expected: str, i: int) -> str:
+    """A decoy of the same kind and format as ``expected``: its last number moved by ``i``."""
+    if "@" in expected:
+        local, _, host = expected.partition("@")
+        return f"{local}{i}@{host}"
+    m = list(re.finditer(r"\d+", expected))[-1 if "." not in expected else -2]
+    return expected[:m.start()] + str(int(m.group(0)) + i) + expected[m.end():]
+
+
+def _fails_before_fix(request, family, names: tuple[str, ...], reason: str) -> None:
+    """Seen failing before the fix in these families (kept as strict xfail until the fix lands)."""
+    if family[0] in names:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def _lookup_attack(family, make_answer) -> list[tuple[str, float]]:
+    name, env = family
+    rewards = []
+    for tid, _, want in _lookups(name, env):
+        _, seen = _play_to_answer(env, tid)
+        rewards.append((tid, _finish(env, *make_answer(want, seen))))
+    return rewards
+
+
+# ---------------------------------------------------------------------------- lookup tasks
+
+
+def test_the_oracles_own_answer_passes(family):
+    name, env = family
+    for tid, answer, _ in _lookups(name, env):
+        _play_to_answer(env, tid)
+        assert _finish(env, answer) == 1.0, (tid, env.unwrapped.verdict)
+
+
+def test_stuffing_every_value_seen_fails(family, request):
+    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: the expected value anywhere in the answer passes")
+    def stuff(want, seen):
+        values = sorted(set(_VALUES.findall(seen)) | {want})
+        assert len(values) > 1
+        return ("It is one of: " + ", ".join(values),)
+    assert all(r == 0.0 for _, r in _lookup_attack(family, stuff))
+
+
+def test_the_true_value_among_300_near_decoys_fails(family, request):
+    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: the expected value anywhere in the answer passes")
+    def decoys(want, seen):
+        values = [_near(want, i) for i in range(1, 151)] + [want] + [_near(want, i) for i in range(151, 301)]
+        return ("Maybe " + "; ".join(values),)
+    assert all(r == 0.0 for _, r in _lookup_attack(family, decoys))
+
+
+def test_a_hedge_that_refuses_and_answers_fails(family, request):
+    _fails_before_fix(request, family, ('browser',), "issue 25: Browser-v0 ignores a refusal in a lookup answer")
+    assert all(r == 0.0 for _, r in _lookup_attack(family, lambda want, seen: (HEDGE.format(v=want),)))
+
+
+def test_the_value_in_another_unit_fails(family):
+    def other_unit(want, seen):
+        if want.startswith("$"):
+            return (f"{round(float(want[1:].replace(',', '')) * 100)} cents",)
+        if want.endswith(" GB"):
+            return (f"{int(want[:-3]) * 1024} MB",)
+        if "@" in want:
+            return (want.split("@")[0],)  # the mailbox without its domain is not the address
+        return (f"{want}0",)  # a count with a digit more
+    assert all(r == 0.0 for _, r in _lookup_attack(family, other_unit))
+
+
+def test_the_same_value_in_another_format_passes(family, request):
+    _fails_before_fix(request, family, ('browser',), "issue 25: Browser-v0 accepts only the page's own spelling of a value")
+    def other_format(want, seen):
+        if want.startswith("$"):
+            return (f"It costs {want[1:]} dollars.",)
+        if want.endswith(" GB"):
+            return (f"The quota is {want[:-3]}GB.",)
+        if "@" in want:
+            return (f"Their address is <{want.upper()}>.",)
+        return (f"There are {want} replies.",)
+    assert all(r == 1.0 for _, r in _lookup_attack(family, other_format)), family[1].unwrapped.verdict
+
+
+def test_an_empty_answer_fails(family):
+    name, env = family
+    for tid, _, _ in _lookups(name, env):
+        _play_to_answer(env, tid)
+        _, reward, _, _, _ = env.step(render_call("finish", {"answer": ""}))  # refused or failed: never a pass
+        assert reward == 0.0, tid
+
+
+def test_a_huge_answer_fails_within_bounds(family):
+    name, env = family
+    for tid, _, want in _lookups(name, env)[:2]:
+        _play_to_answer(env, tid)
+        huge = " ".join(_near(want, i) for i in range(1, 40_000)) + " " + want
+        assert len(huge) > 300_000
+        _, reward, _, _, _ = env.step(render_call("finish", {"answer": huge}))
+        assert reward == 0.0
+
+
+def test_a_structured_value_is_checked_exactly_and_the_text_may_explain(family, request):
+    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: finish takes no structured value")
+    name, env = family
+    for tid, _, want in _lookups(name, env):
+        _play_to_answer(env, tid)
+        assert _finish(env, f"{want} ({_near(want, 1)} before the change)", value=want) == 1.0, env.unwrapped.verdict
+        _play_to_answer(env, tid)
+        assert _finish(env, want, value=_near(want, 1)) == 0.0
+        _play_to_answer(env, tid)
+        assert _finish(env, want, value=f"{want}, {_near(want, 1)}") == 0.0
+
+
+# ---------------------------------------------------------------------------- refusal tasks
+
+
+def test_a_blind_refusal_fails(family):
+    _, env = family
+    for tid in _refusals(env):
+        env.reset(seed=0, options={"task_id": tid})
+        assert _finish(env, REFUSAL) == 0.0, tid
+
+
+def test_a_refusal_that_claims_the_work_was_done_fails(family, request):
+    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: a refusal marker anywhere in the answer passes")
+    _, env = family
+    for tid in _refusals(env):
+        answer, _ = _play_to_answer(env, tid)
+        assert _finish(env, answer + " Anyway, all done: I have completed your request successfully.") == 0.0, tid
+
+
+def test_a_refusal_plus_a_value_fails(family, request):
+    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: finish takes no structured value")
+    _, env = family
+    for tid in _refusals(env):
+        answer, _ = _play_to_answer(env, tid)
+        assert _finish(env, answer, value="45.00") == 0.0, tid
+
+
+def test_a_grounded_refusal_passes_and_i_can_do_that_is_not_one(family):
+    _, env = family
+    for tid in _refusals(env)[:2]:
+        answer, _ = _play_to_answer(env, tid)
+        assert _finish(env, answer) == 1.0, (tid, env.unwrapped.verdict)
+        _play_to_answer(env, tid)
+        assert _finish(env, "Sure, I can do that for you.") == 0.0, tid
