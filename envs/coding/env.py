@@ -10,7 +10,8 @@ from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
-from agentgym.envs.coding.result_cache import ResultCache, TestRun, cache_key, process_cache, task_digest, workspace_digest
+from agentgym.envs.coding.result_cache import (ResultCache, TestRun, cache_key, environment_id, process_cache, task_digest,
+                                               workspace_digest)
 from agentgym.envs.coding.tasks import Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.sandbox.modules import SandboxModule
@@ -61,7 +62,8 @@ class CodingEnv(AgentEnv):
     ``shell_timeout``, ``test_runner`` (``"auto"`` calls plain test functions directly with
     pytest's assertion rewriting; ``"pytest"`` starts a pytest session per run),
     ``score_on_truncation``, ``sandbox_options``, ``result_cache`` (opt-in: ``True`` for this
-    process's cache, or a shared `agentgym.envs.coding.result_cache.ResultCache`): visible test
+    process's cache, kept on disk too unless ``AGENTGYM_DISK_CACHE=0``, or a shared
+    `agentgym.envs.coding.result_cache.ResultCache`, with or without a ``DiskStore``): visible test
     runs and verifications are looked up by task, what ran, runner, timeout, sandbox backend and
     options, and the exact content of every workspace file, and a hit rebuilds the same
     observation, events and reward as a run.
@@ -202,7 +204,9 @@ class CodingEnv(AgentEnv):
         task_hash = self._task_hashes.get(self.task.task_id)
         if task_hash is None:
             task_hash = self._task_hashes[self.task.task_id] = task_digest(self.task.meta)
-        sandbox = f"{getattr(self.sandbox, 'backend', self.backend)}:{sorted(self.sandbox_options.items())!r}"
+        # the backend, its limits and what runs the code (image or host interpreter): each can change an outcome
+        sandbox = (f"{getattr(self.sandbox, 'backend', self.backend)}:{sorted(self.sandbox_options.items())!r}:"
+                   f"{environment_id(self.sandbox)}")
         return cache_key(self.task.task_id, task_hash, kind, self.test_runner, self.test_timeout,
                          workspace_digest(self._files), sandbox)
 

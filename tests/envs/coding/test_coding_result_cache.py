@@ -1,19 +1,35 @@
 """Coding-v0's opt-in result cache: a hit rebuilds exactly what a run gives, and it never serves
-a state its key cannot see (after a `run` or a free-text edit)."""
+a state its key cannot see (after a `run` or a free-text edit); on disk, it is shared by
+processes, survives corruption and stays under its cap."""
 
 from __future__ import annotations
 
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agentgym.envs.coding import CodingEnv
-from agentgym.envs.coding.result_cache import ResultCache, TestRun, process_cache
+from agentgym.envs.coding import result_cache
+from agentgym.envs.coding.result_cache import DiskStore, ResultCache, TestRun, process_cache
+from agentgym.envs.coding.verifier import Verdict
 from agentgym.envs.coding.tasks import default_taskset
 from agentgym.errors import ConfigError
+from support.docker import require_docker
 
 TASKS = 25  # a small pool, so the cached env meets each (task, workspace) again and hits
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_dir(tmp_path, monkeypatch):
+    """No test reads or fills the user's cache folder."""
+    monkeypatch.setenv("AGENTGYM_CACHE_DIR", str(tmp_path / "user-cache"))
 
 
 def _pool() -> list[str]:
@@ -45,8 +61,10 @@ def _episode(env: CodingEnv, task_id: str, seed: int, agent: str, turns: int = 1
     return traj
 
 
-def test_cached_and_uncached_runs_give_identical_trajectories():
-    """>= 200 episodes (oracle and seeded random-menu agents) on a 25-task pool, local backend.
+def test_cold_warm_and_no_cache_give_identical_trajectories(tmp_path):
+    """>= 200 episodes (oracle and seeded random-menu agents) on a 25-task pool, local backend, each
+    played three times: without a cache, over a cold disk cache, and over that disk cache warm (a new
+    cache object, as a new process would have: every hit is read back from disk).
 
     Some mutants iterate a set of strings, so their visible test report differed between two
     sandboxes started with different string-hash seeds, cache or no cache (found by this test: a
@@ -54,22 +72,31 @@ def test_cached_and_uncached_runs_give_identical_trajectories():
     (`agentgym.sandbox.base.SERVER_HASH_SEED`), and test runs and the verifier's harness are its
     forks, so this test needs nothing special.
     """
-    cache = ResultCache()
+    cold = ResultCache(disk=DiskStore(tmp_path / "disk"))
     plain = CodingEnv(split="test", backend="local")
-    cached = CodingEnv(split="test", backend="local", result_cache=cache)
+    cached = CodingEnv(split="test", backend="local", result_cache=cold)
     pool = _pool()
     episodes = [(t, s, "oracle") for s in range(2) for t in pool] + [(t, 100 + s, "random") for s in range(6) for t in pool]
     assert len(episodes) >= 200
     try:
+        expected = {}
         for task_id, seed, agent in episodes:
             a, b = _episode(plain, task_id, seed, agent), _episode(cached, task_id, seed, agent)
-            assert a == b, f"{agent} seed {seed} on {task_id}: cached trajectory differs"
+            assert a == b, f"{agent} seed {seed} on {task_id}: trajectory over a cold disk cache differs"
+            expected[task_id, seed] = a
+        warm = cached.result_cache = ResultCache(disk=DiskStore(tmp_path / "disk"))
+        for task_id, seed, agent in episodes:
+            assert _episode(cached, task_id, seed, agent) == expected[task_id, seed], \
+                f"{agent} seed {seed} on {task_id}: trajectory over a warm disk cache differs"
     finally:
         plain.close()
         cached.close()
-    stats = cache.stats()
-    for kind in ("test", "verify"):  # the cache really served (measured: 145/293 test and 27/72 verify lookups hit)
-        assert stats[kind]["hits"] >= 20 and stats[kind]["misses"] > 0, stats
+    for kind in ("test", "verify"):  # both really served (measured: 145/293 test and 27/72 verify lookups hit cold)
+        stats = cold.stats()[kind]
+        assert stats["hits"] >= 20 and stats["misses"] > 0 and stats["disk_hits"] == 0, stats
+        stats = warm.stats()[kind]
+        assert stats["disk_hits"] >= 20 and stats["hits"] > cold.stats()[kind]["hits"], stats
+    assert warm.disk.errors == 0 and cold.disk.errors == 0
 
 
 def test_info_reports_hits_and_a_shell_turns_the_cache_off():
@@ -176,7 +203,7 @@ def test_the_key_covers_the_sandbox_and_the_timeout():
         for env in envs:
             env.reset(options={"task_id": _pool()[0]})
             env.step("test")
-        assert cache.stats()["test"] == {"hits": 0, "misses": 3} and len(cache) == 3
+        assert cache.stats()["test"] == {"hits": 0, "misses": 3, "disk_hits": 0} and len(cache) == 3
     finally:
         for env in envs:
             env.close()
@@ -218,3 +245,170 @@ def test_the_verifiers_code_is_in_the_key(monkeypatch):
     before = result_cache.task_digest(meta)
     monkeypatch.setattr(result_cache, "JUDGES_DIGEST", "another verifier")
     assert result_cache.task_digest(meta) != before
+
+
+# ------------------------------------------------------------------------------------------ on disk
+RUN = TestRun("1 passed", {"passed": True, "failures": [], "count": 1}, False, None)
+
+
+def _only_entry(store: DiskStore) -> Path:
+    (path,) = list(store.entries.rglob("*.json"))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not json", "another key", "edited value", "wrong checksum",
+                                    "wrong type"])
+def test_a_damaged_entry_is_never_returned_and_is_replaced(tmp_path, damage):
+    store = DiskStore(tmp_path)
+    assert store.put(("k",), "test", RUN)
+    path = _only_entry(store)
+    entry = json.loads(path.read_text())
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    elif damage == "not json":
+        path.write_text("\x00garbage")
+    elif damage == "another key":  # a whole, valid entry of another key copied over this one's file
+        store.put(("other",), "test", TestRun("0 passed", {"passed": False}, False, None))
+        other = next(p for p in store.entries.rglob("*.json") if p != path)
+        path.write_bytes(other.read_bytes())
+    elif damage == "edited value":  # a forged verdict without a matching checksum
+        entry["value"]["value"]["passed"] = False
+        path.write_text(json.dumps(entry))
+    elif damage == "wrong checksum":
+        entry["checksum"] = "0" * 64
+        path.write_text(json.dumps(entry))
+    else:
+        entry["value"]["type"] = "mystery"
+        entry["checksum"] = DiskStore._checksum(entry["key"], entry["value"])
+        path.write_text(json.dumps(entry))
+    cache = ResultCache(disk=store)
+    assert cache.get(("k",), "test") is None and store.errors == 1 and not path.exists()
+    cache.put(("k",), "test", RUN)  # the miss runs for real and replaces the entry
+    assert ResultCache(disk=DiskStore(tmp_path)).get(("k",), "test") == RUN
+
+
+def test_the_disk_key_covers_the_code(tmp_path, monkeypatch):
+    """An entry written by other code (any source of the family or the sandbox) is a miss."""
+    store = DiskStore(tmp_path)
+    store.put(("k",), "verify", Verdict(True, "", 12))
+    assert store.get(("k",), "verify") == Verdict(True, "", 12)
+    monkeypatch.setattr(result_cache, "CODE_DIGEST", "other code")
+    assert store.get(("k",), "verify") is None
+    sources = result_cache._code_digest
+    assert sources() == sources() != "other code"
+
+
+def test_only_what_a_fresh_run_gives_again_is_written(tmp_path):
+    """A timeout that merely repeated may be load: memory only. A computed-through one is the code's.
+    A value JSON would change (a tuple, an int key, NaN) is not written at all."""
+    store = DiskStore(tmp_path)
+    cache = ResultCache(disk=store)
+    timeout = TestRun("timed out", None, True, None)
+    cache.put(("load",), "test", timeout, timed_out=True)
+    cache.put(("load",), "test", timeout, timed_out=True)
+    cache.put(("code",), "test", timeout, timed_out=True, cpu_bound=True)
+    assert cache.get(("load",), "test") == timeout  # served from memory in this process
+    fresh = ResultCache(disk=DiskStore(tmp_path))
+    assert fresh.get(("load",), "test") is None and fresh.get(("code",), "test") == timeout
+    for value in ({"passed": True, "pair": (1, 2)}, {1: "x"}, {"x": float("nan")}):
+        assert not store.put(("odd", repr(value)), "test", TestRun("t", value, False, None))
+    assert len(list(store.entries.rglob("*.json"))) == 1
+
+
+def _writer(root: str, worker: int, n: int) -> None:
+    store = DiskStore(root)
+    for i in range(n):
+        # both processes write the same keys (what a fresh run gives is the same) and their own
+        store.put(("shared", i % 50), "test", TestRun(f"run {i % 50}", {"passed": i % 2 == 0}, False, None))
+        store.put(("own", worker, i), "verify", Verdict(i % 3 == 0, f"reason {i}", i))
+        got = store.get(("shared", (i * 7) % 50), "test")
+        assert got is None or got == TestRun(f"run {(i * 7) % 50}", {"passed": (i * 7) % 50 % 2 == 0}, False, None)
+
+
+def test_concurrent_writers_in_two_processes(tmp_path):
+    ctx = mp.get_context("spawn")  # a fresh interpreter each: nothing shared but the folder
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, 400)) for w in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    store = DiskStore(tmp_path)
+    for i in range(50):
+        assert store.get(("shared", i), "test") == TestRun(f"run {i}", {"passed": i % 2 == 0}, False, None)
+    for w in range(2):
+        for i in range(400):
+            assert store.get(("own", w, i), "verify") == Verdict(i % 3 == 0, f"reason {i}", i)
+    assert store.errors == 0 and not list(tmp_path.rglob(".tmp-*"))
+    assert store.info()["entries"] == 850
+
+
+def test_eviction_keeps_the_folder_under_its_cap_least_recently_used_first(tmp_path):
+    store = DiskStore(tmp_path, max_bytes=64 * 1024)
+    big = "x" * 2000
+    for i in range(10):
+        store.put(("early", i), "test", TestRun(big, {"passed": True}, False, None))
+    paths = sorted(store.entries.rglob("*.json"))
+    for path in paths:  # written long ago...
+        os.utime(path, (1, 1))
+    assert store.get(("early", 0), "test") is not None  # ...but this one was used just now
+    for i in range(20):  # 30 entries of about 2.3 kB: over the cap, so the oldest go
+        store.put(("late", i), "test", TestRun(big, {"passed": True}, False, None))
+    info = store.info()
+    assert info["bytes"] <= 64 * 1024, info
+    assert store.get(("early", 0), "test") is not None
+    assert all(store.get(("late", i), "test") is not None for i in range(20))
+    assert sum(store.get(("early", i), "test") is None for i in range(1, 10)) >= 3
+    assert store.evict() == 0  # already under the cap
+
+
+def test_the_default_folder_and_the_switch(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTGYM_CACHE_DIR", str(tmp_path / "here"))
+    assert result_cache.default_cache_dir() == tmp_path / "here"
+    monkeypatch.delenv("AGENTGYM_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert result_cache.default_cache_dir() == tmp_path / "xdg" / "agentgym"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert result_cache.default_cache_dir() == Path.home() / ".cache" / "agentgym"
+    for off in ("0", "off", "false"):
+        monkeypatch.setenv("AGENTGYM_DISK_CACHE", off)
+        assert not result_cache.disk_enabled()
+    monkeypatch.setenv("AGENTGYM_DISK_CACHE", "1")
+    assert result_cache.disk_enabled()
+    store = DiskStore(tmp_path / "fresh")
+    store.put(("k",), "test", RUN)
+    assert (tmp_path / "fresh").stat().st_mode & 0o777 == 0o700 and _only_entry(store).stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user, the local backend runs agent code as that same user")
+def test_agent_code_cannot_read_or_write_the_cache_folder(tmp_path):
+    """Attack: plant a forged entry for a later episode, or read one. As root the local backend runs
+    agent code as another user, and the folder is root's alone (Docker never mounts it)."""
+    root = tmp_path / "store"
+    store = DiskStore(root)
+    store.put(("k",), "test", RUN)
+    entry = _only_entry(store)
+    os.chmod(tmp_path, 0o755)  # pytest's own tmp folders: searchable, so only the store's mode decides
+    env = CodingEnv(split="test", backend="local", result_cache=ResultCache(disk=store))
+    try:
+        env.reset(options={"task_id": _pool()[0]})
+        obs, *_ = env.step(f"run ls {entry.parent}; cat {entry}; echo forged > {entry.parent}/x.json; echo done")
+        assert "Permission denied" in obs["text"] and "done" in obs["text"], obs["text"]
+        assert '"checksum"' not in obs["text"]
+        assert not (entry.parent / "x.json").exists()
+    finally:
+        env.close()
+
+
+@pytest.mark.docker
+def test_the_cache_folder_is_not_in_the_container(tmp_path):
+    require_docker()
+    store = DiskStore(tmp_path / "store")
+    store.put(("k",), "test", RUN)
+    env = CodingEnv(split="test", backend="docker", result_cache=ResultCache(disk=store))
+    try:
+        env.reset(options={"task_id": _pool()[0]})
+        obs, *_ = env.step(f"run ls {_only_entry(store).parent} || echo absent")
+        assert "absent" in obs["text"], obs["text"]
+    finally:
+        env.close()
