@@ -142,3 +142,24 @@ def test_doctor_says_when_the_local_backend_lacks_a_module(agentgym, monkeypatch
     assert local["ok"] is False and "agentgym_no_such_module" in local["detail"]
     monkeypatch.setattr(commands, "LOCAL_BACKEND_NEEDS", ("pytest",))
     assert commands.check_backend("local", "unused")[0]
+
+
+def test_cache_info_and_clear(agentgym, tmp_path, monkeypatch):
+    from agentgym.envs.coding.result_cache import DiskStore, TestRun
+
+    monkeypatch.setenv("AGENTGYM_CACHE_DIR", str(tmp_path))
+    store = DiskStore()
+    for i in range(3):
+        store.put(("k", i), "test", TestRun("ok", {"passed": True}, False, None))
+    r = agentgym("cache", "info", "--json")
+    info = json.loads(r.stdout)
+    assert r.returncode == 0 and info["path"] == str(tmp_path) and info["entries"] == 3 and info["bytes"] > 0
+    assert info["enabled"] is True
+    assert "entries:  3" in agentgym("cache", "info").stdout
+    r = agentgym("cache", "clear")
+    assert r.returncode == 0 and "deleted 3 entries" in r.stdout
+    assert json.loads(agentgym("cache", "info", "--json").stdout)["entries"] == 0
+    assert store.get(("k", 0), "test") is None
+    monkeypatch.setenv("AGENTGYM_DISK_CACHE", "0")
+    assert "off" in agentgym("cache", "info").stdout
+    assert agentgym("cache").returncode == 2  # an action is required
