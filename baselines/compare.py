@@ -7,7 +7,10 @@ Each folder is the ``--out`` of one `python -m baselines.budgetmix` run. For eve
 schedule both folders evaluated (``eval/NAME-sSEED/grid/episodes.jsonl``) and every budget T,
 it prints A - B with the experiment's own paired interval (`baselines.contrasts.contrast`:
 seeds resampled per side, tasks resampled jointly). The two folders must have evaluated the same
-task list (``eval_tasks.json``); a different list is an error, not a smaller table.
+task list (``eval_tasks.json``); a different list is an error, not a smaller table. They must also
+have run the same code and trained on the same tasks (``provenance.json``, `baselines.provenance`),
+or a difference would be the code's, not the knob's; the settings that differ (the knobs compared)
+head the table. ``--unchecked`` compares folders written before records were kept.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from agentgym.eval.episodes import read_episodes
+from baselines import provenance
 from baselines.contrasts import Agent, cells_from_records, contrast
 
-__all__ = ["load_trained", "primary_tasks", "compare_runs", "print_table", "main"]
+__all__ = ["load_trained", "primary_tasks", "compare_runs", "knobs_compared", "print_table", "main"]
 
 _RUN_DIR = re.compile(r"^(?P<name>.+)-s(?P<seed>\d+)$")
 
@@ -51,14 +55,28 @@ def primary_tasks(run: str | Path) -> list[str]:
     return list(json.loads((Path(run) / "eval_tasks.json").read_text())["primary"])
 
 
+def knobs_compared(a: str | Path, b: str | Path) -> list[str]:
+    """The settings that differ between two folders (what a comparison measures); a ConfigError when
+    their code or task lists differ, since a difference would then not be the knobs' alone."""
+    rec_a, rec_b = provenance.read(a), provenance.read(b)
+    changed = provenance.differences(rec_a, rec_b, parts=("code", "tasks"))
+    if changed:
+        raise ConfigError(f"{a} and {b} ran different code or tasks: {'; '.join(changed)}. Rerun one with the "
+                          "other's code and task settings, or pass --unchecked")
+    return provenance.differences(rec_a, rec_b, parts=("settings",))
+
+
 def compare_runs(a: str | Path, b: str | Path, *, agents: list[str] | None = None, ts: list[int] | None = None,
-                 resamples: int = 2000) -> list[dict[str, Any]]:
-    """A - B for each shared schedule (or ``agents``) at each T (or ``ts``), paired by task."""
+                 resamples: int = 2000, check: bool = True) -> list[dict[str, Any]]:
+    """A - B for each shared schedule (or ``agents``) at each T (or ``ts``), paired by task; ``check``:
+    refuse folders of different code or training tasks (`knobs_compared`)."""
     runs_a, runs_b = load_trained(a), load_trained(b)
     tasks_a, tasks_b = primary_tasks(a), primary_tasks(b)
     if tasks_a != tasks_b:
         raise ConfigError(f"{a} and {b} evaluated different task lists (eval_tasks.json); "
                           "rerun one with the other's --eval-tasks, --eval-split and --eval-tier")
+    if check:
+        knobs_compared(a, b)
     names = agents or sorted(set(runs_a) & set(runs_b))
     missing = [n for n in names if n not in runs_a or n not in runs_b]
     if missing or not names:
@@ -73,8 +91,9 @@ def compare_runs(a: str | Path, b: str | Path, *, agents: list[str] | None = Non
     return rows
 
 
-def _markdown(rows: list[dict[str, Any]], a: str, b: str) -> str:
+def _markdown(rows: list[dict[str, Any]], a: str, b: str, knobs: list[str] | None = None) -> str:
     lines = [f"A = `{a}`, B = `{b}`; A - B in success, paired by task, seeds resampled per side (95%).", "",
+             *([f"Settings A != B: {'; '.join(knobs) if knobs else 'none (replicates)'}.", ""] if knobs is not None else []),
              "| schedule | T | A | B | A - B | 95% interval | tasks | seeds A / B |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["diff"] is None:
@@ -92,10 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="", help="comma-separated schedules (default: every one in both)")
     parser.add_argument("--ts", default="", help="comma-separated budgets T (default: A's grid)")
     parser.add_argument("--out", default="", help="also write the table to this markdown file")
+    parser.add_argument("--unchecked", action="store_true",
+                        help="skip the code/task check (folders written before provenance.json)")
     args = parser.parse_args(argv)
     return print_table(lambda: _markdown(compare_runs(
         args.a, args.b, agents=[x for x in args.agents.split(",") if x] or None,
-        ts=[int(x) for x in args.ts.split(",") if x] or None), args.a, args.b), args.out)
+        ts=[int(x) for x in args.ts.split(",") if x] or None, check=not args.unchecked), args.a, args.b,
+        None if args.unchecked else knobs_compared(args.a, args.b)), args.out)
 
 
 def print_table(build: Callable[[], str], out: str = "") -> int:

@@ -34,8 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "training_seeds",
-           "coding_kwargs"]
+from agentgym.errors import ConfigError
+
+__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "split_task_ids",
+           "training_seeds", "coding_kwargs"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
 
@@ -68,19 +70,25 @@ def training_seeds(args: Any) -> list[int]:
     return [int(s) for s in str(args.seeds).split(",") if s.strip()]
 
 
-def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: int, seed: int = 2026) -> list[str]:
-    """One fixed list of ``n`` task ids of ``split`` (and ``tiers``), the same for every agent and seed."""
+def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> list[str]:
+    """Every task id of ``split`` (and ``tiers``), sorted."""
     import gymnasium as gym
-    import numpy as np
 
     import agentgym  # noqa: F401  (registers the ids)
 
     kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
     try:
-        ids = sorted(env.unwrapped.tasks.ids(split))
+        return sorted(env.unwrapped.tasks.ids(split))
     finally:
         env.close()
+
+
+def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: int, seed: int = 2026) -> list[str]:
+    """One fixed list of ``n`` task ids of ``split`` (and ``tiers``), the same for every agent and seed."""
+    import numpy as np
+
+    ids = split_task_ids(env_id, split, tiers)
     if n >= len(ids):
         return ids
     return [ids[i] for i in sorted(np.random.default_rng(seed).choice(len(ids), size=n, replace=False))]
@@ -219,6 +227,14 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
     out.mkdir(parents=True, exist_ok=True)
     schedules = experiment_schedules(args)
     seeds = training_seeds(args)
+    from baselines import provenance
+
+    if args.resume and (out / provenance.FILE).is_file():  # a folder holds the runs of one code version
+        # (settings may change on purpose, e.g. a larger --total-env-steps; the record keeps the last)
+        changed = provenance.differences(provenance.read(out), {"code": provenance.code_version()}, parts=("code",))
+        if changed:
+            raise ConfigError(f"--resume of {out}, written by other code: {'; '.join(changed)}; start a new --out "
+                              "(and pool the folders with `python -m baselines.pool`)")
 
     # ---------------------------------------------------------------- train at equal env steps, per seed
     training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
@@ -245,6 +261,9 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
         if args.eval_multi_tasks and coding else [],
     }
     (out / "eval_tasks.json").write_text(json.dumps(task_lists, indent=1))
+    train_tiers = tuple(t for t in str(args.train_tier).split(",") if t) if coding else ()
+    (out / provenance.FILE).write_text(json.dumps(provenance.record(
+        args, task_lists, split_task_ids(env_id, "train", train_tiers or None)), indent=1))
 
     # ---------------------------------------------------------------- evaluate: references once, policies per seed
     agents: dict[str, dict[int, Any]] = {"random": {0: RandomAgent()}}

@@ -8,8 +8,10 @@ A device window or a session may not fit every seed, so an experiment can run in
 contrasts named in advance (`baselines.contrasts.named_contrasts`), with intervals that resample
 the seeds of all parts. The parts must have evaluated the same task list and trained the same
 schedules, and no seed may appear twice (a seed run twice is a replicate, not a new sample: compare
-replicates with `python -m baselines.compare`). Knobs are not checked: pool only runs of one command
-with different ``--seeds``.
+replicates with `python -m baselines.compare`). Their records (``provenance.json``,
+`baselines.provenance`) must match: the same code, the same settings but ``--seeds`` (and what only
+says where or how fast a part ran), the same task lists; a part that differs is refused with the
+difference named. ``--unchecked`` pools folders written before records were kept.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
+from baselines import provenance
 from baselines.compare import load_trained, primary_tasks, print_table
 from baselines.contrasts import Agent, contrast_table, named_contrasts, success_at
 
@@ -29,8 +32,9 @@ __all__ = ["pool_runs", "pooled_report", "main"]
 _FIXED = re.compile(r"^fixed-T(\d+)$")
 
 
-def pool_runs(folders: list[str | Path]) -> tuple[dict[str, Agent], list[str]]:
-    """Every trained schedule's cells over the seeds of all ``folders``, and their shared task list."""
+def pool_runs(folders: list[str | Path], *, check: bool = True) -> tuple[dict[str, Agent], list[str]]:
+    """Every trained schedule's cells over the seeds of all ``folders``, and their shared task list;
+    ``check``: refuse parts whose code, settings or task lists differ (`baselines.provenance`)."""
     if len(folders) < 2:
         raise ConfigError("pool needs at least two experiment folders")
     runs = [load_trained(f) for f in folders]  # raises a ConfigError for a folder that is not an experiment
@@ -38,6 +42,13 @@ def pool_runs(folders: list[str | Path]) -> tuple[dict[str, Agent], list[str]]:
     if any(t != lists[0] for t in lists[1:]):
         raise ConfigError("the folders evaluated different task lists (eval_tasks.json); pool only runs of one "
                           "command that differ in --seeds")
+    if check:
+        first = provenance.read(folders[0])
+        for folder in folders[1:]:
+            changed = provenance.differences(first, provenance.read(folder))
+            if changed:
+                raise ConfigError(f"{folder} is not a part of the experiment in {folders[0]}: "
+                                  f"{'; '.join(changed)}. Pool only runs of one command and code that differ in --seeds")
     names = set(runs[0])
     if any(set(r) != names for r in runs[1:]):
         raise ConfigError(f"the folders trained different schedules: {[sorted(r) for r in runs]}")
@@ -53,9 +64,9 @@ def pool_runs(folders: list[str | Path]) -> tuple[dict[str, Agent], list[str]]:
     return pooled, lists[0]
 
 
-def pooled_report(folders: list[str | Path], *, resamples: int = 2000) -> dict[str, Any]:
+def pooled_report(folders: list[str | Path], *, resamples: int = 2000, check: bool = True) -> dict[str, Any]:
     """Success at each T per schedule and the named contrasts, over the seeds of all ``folders``."""
-    agents, tasks = pool_runs(folders)
+    agents, tasks = pool_runs(folders, check=check)
     ts = sorted({t for cells in next(iter(agents.values())).values() for (_, t) in cells})
     fixed = sorted((int(m[1]), n) for n in agents if (m := _FIXED.match(n)))
     if len(fixed) < 2 or "budgetmix" not in agents:
@@ -89,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m baselines.pool", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", help="experiment folders (the --out of `python -m baselines.budgetmix` runs)")
     parser.add_argument("--out", default="", help="also write the tables to this markdown file")
+    parser.add_argument("--unchecked", action="store_true",
+                        help="skip the code/settings/task-list check (folders written before provenance.json)")
     args = parser.parse_args(argv)
-    return print_table(lambda: _markdown(pooled_report(args.folders)), args.out)
+    return print_table(lambda: _markdown(pooled_report(args.folders, check=not args.unchecked)), args.out)
 
 
 if __name__ == "__main__":

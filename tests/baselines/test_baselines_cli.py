@@ -65,6 +65,10 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
     # one fixed list of held-out tasks, the same for every agent
     tasks = json.loads((out / "eval_tasks.json").read_text())
     assert len(tasks["primary"]) == 2 and all("/one_bug/" in t for t in tasks["primary"])
+    # what pool and compare check: the code, the settings and the task lists (baselines/provenance.py)
+    record = json.loads((out / "provenance.json").read_text())
+    assert record["code"]["sources"] and record["settings"]["t_short"] == 3 and "seeds" not in record["settings"]
+    assert set(record["tasks"]) == {"eval/primary", "eval/split2", "eval/multi", "train"}
     grids = {name: [json.loads(line) for line in (out / "eval" / name / "grid" / "episodes.jsonl").open()]
              for name in ("budgetmix-s1", "random")}
     for grid in grids.values():

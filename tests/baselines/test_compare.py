@@ -35,3 +35,25 @@ def test_different_task_lists_and_missing_schedules_are_errors(tmp_path: Path, c
     assert main([str(a), str(a), "--ts", "2", "--out", str(out)]) == 0
     assert "| budgetmix | 2 | 0.50 | 0.50 | +0.00 |" in out.read_text()
     assert main([str(a), str(other)]) == 2 and "different task lists" in capsys.readouterr().err
+
+
+def test_other_code_or_training_tasks_are_refused_and_the_knobs_compared_are_named(tmp_path: Path, capsys) -> None:
+    from experiment_folders import SETTINGS
+
+    a = _folder(tmp_path / "a", {"budgetmix": 0.5})
+    newer = _folder(tmp_path / "newer", {"budgetmix": 0.5}, code="def5678")
+    with pytest.raises(ConfigError, match=r"different code or tasks: code: abc1234 .* != def5678"):
+        compare_runs(a, newer)
+    trained = _folder(tmp_path / "trained", {"budgetmix": 0.5}, train_tasks=TASKS[:5])
+    with pytest.raises(ConfigError, match=r"tasks.train"):
+        compare_runs(a, trained)
+    assert compare_runs(a, newer, check=False)  # named opt-out, for folders of older code
+    knob = _folder(tmp_path / "knob", {"budgetmix": 0.25}, settings={**SETTINGS, "learning_rate": 0.001})
+    out = tmp_path / "table.md"
+    assert main([str(a), str(knob), "--out", str(out)]) == 0
+    assert "Settings A != B: settings.learning_rate: 0.003 != 0.001." in out.read_text()
+    assert main([str(a), str(a), "--out", str(out)]) == 0 and "none (replicates)" in out.read_text()
+    assert main([str(a), str(newer)]) == 2 and "different code" in capsys.readouterr().err
+    old = _folder(tmp_path / "old", {"budgetmix": 0.5}, code=None)
+    assert main([str(a), str(old)]) == 2 and "--unchecked" in capsys.readouterr().err
+    assert main([str(a), str(old), "--unchecked"]) == 0

@@ -58,3 +58,30 @@ def test_cli_writes_the_tables(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out == text
     # the same folders compared (not pooled) are two samples of one knob: no difference
     assert all(r["diff"] == 0.0 for r in compare_runs(a, b))
+
+
+def test_parts_of_other_code_settings_or_training_tasks_are_refused_with_the_difference_named(tmp_path: Path,
+                                                                                              capsys) -> None:
+    from experiment_folders import SETTINGS
+
+    a = experiment_folder(tmp_path / "a", SCHEDULES, seeds=(1, 2))
+    newer = experiment_folder(tmp_path / "newer", SCHEDULES, seeds=(3,), code="def5678-dirty")
+    with pytest.raises(ConfigError, match=r"code: abc1234 \(sources \w+\) != def5678-dirty"):
+        pool_runs([a, newer])
+    longer = experiment_folder(tmp_path / "longer", SCHEDULES, seeds=(4,), settings={**SETTINGS, "t_long": 16})
+    with pytest.raises(ConfigError, match=r"settings.t_long: 12 != 16"):
+        pool_runs([a, longer])
+    added = experiment_folder(tmp_path / "added", SCHEDULES, seeds=(5,), settings={**SETTINGS, "turn_cost": 0.1})
+    with pytest.raises(ConfigError, match=r"settings.turn_cost: '<absent>' != 0.1"):
+        pool_runs([a, added])
+    trained = experiment_folder(tmp_path / "trained", SCHEDULES, seeds=(6,), train_tasks=TASKS[:10])
+    with pytest.raises(ConfigError, match=r"tasks.train: "):
+        pool_runs([a, trained])
+    assert main([str(a), str(newer)]) == 2 and "is not a part of the experiment" in capsys.readouterr().err
+    # a folder written before records were kept: refused, unless the check is skipped by name
+    old = experiment_folder(tmp_path / "old", SCHEDULES, seeds=(7,), code=None)
+    with pytest.raises(ConfigError, match="no provenance.json.*--unchecked"):
+        pool_runs([a, old])
+    agents, _ = pool_runs([a, old], check=False)
+    assert sorted(agents["budgetmix"]) == [1, 2, 7]
+    assert main([str(a), str(newer), "--unchecked"]) == 0

@@ -1,0 +1,116 @@
+"""What produced an experiment folder, so that parts of one experiment can be checked before they are
+pooled or compared: the code version, the settings, and the task lists.
+
+`run_experiment` writes ``OUT/provenance.json`` (`record`); `baselines.pool` refuses parts whose
+record differs (`differences`) and `baselines.compare` refuses folders of different code or task
+lists and names the settings that differ (the knob being compared).
+
+- ``code``: a digest of every file of the packages that ran (``agentgym``, its envs and wrappers,
+  ``baselines``; corpus and task data included) and ``git describe`` for a name a reader knows.
+  Two runs of the same commit with different uncommitted edits differ here, as they should.
+- ``settings``: every `baselines.budgetmix.Args` field but those that only say where or how fast
+  it ran (`EXECUTION_ONLY`: seeds, output folder, device, threads, workers, progress...).
+- ``tasks``: digests of the evaluation lists (``eval_tasks.json``) and of the training split's ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from agentgym.errors import ConfigError
+
+__all__ = ["EXECUTION_ONLY", "FILE", "record", "read", "differences", "settings", "source_digest", "code_version"]
+
+FILE = "provenance.json"
+
+EXECUTION_ONLY = frozenset({
+    "seed", "seeds", "out", "exp_name", "device", "torch_threads", "backend", "track", "progress", "resume",
+    "eval_workers", "result_cache", "harness_reports", "preset",
+})
+"""Fields that do not change what a run computes (a hit of the result cache gives what a run gives; the
+Docker and local backends give the same outcomes; the preset's values are recorded field by field).
+``device`` is here too: CPU and GPU differ only in floating-point rounding, and parts of one
+experiment are often run on both."""
+
+
+def _package_roots() -> list[tuple[str, Path]]:
+    import agentgym
+    import agentgym.envs
+    import agentgym.wrappers
+    import baselines
+
+    return [(name, Path(mod.__file__).resolve().parent)
+            for name, mod in (("agentgym", agentgym), ("envs", agentgym.envs), ("wrappers", agentgym.wrappers),
+                              ("baselines", baselines))]
+
+
+def source_digest() -> str:
+    """The hash of every file (sources and data, not bytecode) of the packages that run an experiment."""
+    h = hashlib.blake2b(digest_size=16)
+    seen: set[Path] = set()
+    for name, root in _package_roots():
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo") or path in seen:
+                continue
+            seen.add(path)
+            data = path.read_bytes()
+            h.update(f"{name}/{path.relative_to(root)}".encode() + b"\x00" + len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def code_version() -> dict[str, Any]:
+    """``sources``: `source_digest`; ``git``: ``git describe --always --dirty`` of the checkout (None outside one)."""
+    root = _package_roots()[-1][1].parent
+    try:
+        git = subprocess.run(["git", "describe", "--always", "--dirty", "--tags"], cwd=root, capture_output=True,
+                             text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        git = None
+    return {"sources": source_digest(), "git": git}
+
+
+def _digest(value: Any) -> str:
+    return hashlib.blake2b(json.dumps(value, sort_keys=True).encode(), digest_size=16).hexdigest()
+
+
+def settings(args: Any) -> dict[str, Any]:
+    """The fields of ``args`` that decide what a run computes."""
+    return {k: v for k, v in dataclasses.asdict(args).items() if k not in EXECUTION_ONLY}
+
+
+def record(args: Any, task_lists: dict[str, list[str]], train_ids: list[str]) -> dict[str, Any]:
+    """The provenance of a run of ``args`` that evaluated ``task_lists`` and trained on ``train_ids``."""
+    return {"code": code_version(), "settings": settings(args),
+            "tasks": {**{f"eval/{name}": _digest(ids) for name, ids in sorted(task_lists.items())},
+                      "train": _digest(sorted(train_ids))}}
+
+
+def read(folder: str | Path) -> dict[str, Any]:
+    """A folder's record; a ConfigError for a folder written before records were kept."""
+    path = Path(folder) / FILE
+    if not path.is_file():
+        raise ConfigError(f"{folder} has no {FILE} (written before runs recorded their code, settings and task "
+                          "lists): rerun it with this version, or pass --unchecked to skip the provenance check")
+    return json.loads(path.read_text())
+
+
+def differences(a: dict[str, Any], b: dict[str, Any], parts: tuple[str, ...] = ("code", "settings", "tasks")) -> list[str]:
+    """What differs between two records, one line per difference, e.g. ``settings.t_long: 12 != 16``.
+    A code difference is named by git describe and the source digests."""
+    out = []
+    for part in parts:
+        if part == "code":
+            if a["code"]["sources"] != b["code"]["sources"]:
+                out.append(f"code: {a['code']['git'] or '?'} (sources {a['code']['sources'][:12]}) != "
+                           f"{b['code']['git'] or '?'} (sources {b['code']['sources'][:12]})")
+            continue
+        left, right = a.get(part, {}), b.get(part, {})
+        for key in sorted(set(left) | set(right)):
+            if left.get(key, "<absent>") != right.get(key, "<absent>"):
+                out.append(f"{part}.{key}: {left.get(key, '<absent>')!r} != {right.get(key, '<absent>')!r}")
+    return out
