@@ -5,10 +5,14 @@
 
 Runs `baselines.budgetmix.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
 per PPO update, the BudgetMix schedule uniform:2-12) for a fixed number of env steps, once per
-configuration per repeat. A configuration is ``MODE@TIMEOUT[/nocache]``: the collection mode
+configuration per repeat. A configuration is ``MODE@TIMEOUT[/CACHE]``: the collection mode
 (``lockstep``, the trainer before #15: the batch waits for its slowest env; ``async``: it does
-not), Coding-v0's test timeout in seconds, and ``/nocache`` to run without Coding-v0's result
-cache. Each cached run starts from an empty cache (in the experiment the process's cache carries
+not), Coding-v0's test timeout in seconds, and where Coding-v0's result cache keeps outcomes:
+``/nocache`` (no cache), none (in memory only, the trainer before the disk cache),
+``/disk-cold`` (memory over an empty `DiskStore`: every outcome is run and written) or
+``/disk-warm`` (memory over a `DiskStore` that an untimed run of the same settings and seed filled
+first: the state `python -m baselines.budgetmix --warm-cache` aims for; its hit rate is reported).
+Each cached run starts with an empty memory (in the experiment the process's cache carries
 over from one run to the next, so later runs hit more). The default compares the preset without
 the cache (``async@2/nocache``, the trainer before the cache) with the preset as it trains.
 Configurations are interleaved, in alternating order, so that load from other processes on a
@@ -52,6 +56,7 @@ import dataclasses
 import json
 import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -63,6 +68,7 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import baselines.budgetmix as budgetmix  # noqa: E402
+from agentgym.envs.coding.result_cache import DiskStore  # noqa: E402
 from baselines.budgetmix import Args, PRESETS, train  # noqa: E402
 
 
@@ -134,13 +140,22 @@ def _instrumented(slow: tuple[float, float] | None, seen: dict):
     return make_env
 
 
-def parse_config(config: str) -> tuple[str, float | None, bool]:
-    """``MODE@TIMEOUT[/nocache]`` -> (mode, timeout or None, cached)."""
+CACHES = ("nocache", "", "disk-cold", "disk-warm")
+
+
+def parse_config(config: str) -> tuple[str, float | None, str]:
+    """``MODE@TIMEOUT[/CACHE]`` -> (mode, timeout or None, cache: one of `CACHES`, "" for memory only)."""
     spec, _, flag = config.partition("/")
-    if flag not in ("", "nocache"):
-        raise SystemExit(f"config {config!r}: the only suffix is /nocache")
+    if flag not in CACHES:
+        raise SystemExit(f"config {config!r}: the suffix is one of /nocache, /disk-cold, /disk-warm (or none)")
     mode, _, timeout = spec.partition("@")
-    return mode, (float(timeout) if timeout else None), flag != "nocache"
+    return mode, (float(timeout) if timeout else None), flag
+
+
+def _disk_for(cache: str, warm_dir: str) -> DiskStore | None:
+    if cache == "disk-cold":
+        return DiskStore(tempfile.mkdtemp(prefix="train-bench-cold-"))
+    return DiskStore(warm_dir) if cache == "disk-warm" else None
 
 
 def cpu_seconds() -> dict[str, float]:
@@ -155,23 +170,30 @@ def cpu_seconds() -> dict[str, float]:
 
 
 def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None,
-            warm: bool = False) -> dict:
+            warm: bool = False, warm_dir: str = "") -> dict:
     from agentgym.envs.coding.result_cache import process_cache
 
-    mode, timeout, cached = parse_config(config)
+    mode, timeout, cache = parse_config(config)
+    cached = cache != "nocache"
+    process_cache().disk = _disk_for(cache, warm_dir)
     seen: dict = {}
     budgetmix.make_env = _instrumented(slow, seen)
     args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
                                test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
     if not warm:
         process_cache().clear()  # every cached run starts empty: no run profits from another's entries
-    started, cpu_before = time.perf_counter(), cpu_seconds()
+    started, cpu_before, stats_before = time.perf_counter(), cpu_seconds(), process_cache().stats()
     try:
-        summary = train(args, f"{mode}-{args.test_timeout:g}-{'c' if cached else 'u'}-{tag}")
+        summary = train(args, f"{mode}-{args.test_timeout:g}-{cache or 'memory'}-{tag}")
     finally:
         budgetmix.make_env = _MAKE_ENV
+        if cache == "disk-cold":
+            shutil.rmtree(process_cache().disk.root, ignore_errors=True)
     seen.pop("keys", None)
     cpu_after = cpu_seconds()
+    counts = summary.get("result_cache")
+    for kind, c in (counts or {}).items():  # the trainer's summary counts hits; which of them came from disk
+        c["disk_hits"] = process_cache().stats()[kind]["disk_hits"] - stats_before[kind]["disk_hits"]
     return {
         "cpu_ms_per_step": {k: (cpu_after[k] - cpu_before[k]) * 1e3 / max(summary["env_steps"], 1) for k in cpu_after},
         "cache_potential": seen,
@@ -184,7 +206,7 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
         "forward_seconds": summary["forward_seconds"],
         "step_ms_by_kind": summary["step_ms_by_kind"],
         "train_success": summary["final_train_success"],
-        "result_cache": summary.get("result_cache"),
+        "result_cache": counts,
         "timeouts": summary.get("timeouts", 0),
     }
 
@@ -202,7 +224,8 @@ def _cache_summary(runs: list[dict]) -> dict:
 
 
 def _hits(runs: list[dict]) -> dict | None:
-    """Result-cache hits and misses per kind, summed over the runs of one configuration (None: uncached)."""
+    """Result-cache hits (of them from disk) and misses per kind, summed over the runs of one configuration
+    (None: uncached)."""
     counted = [r["result_cache"] for r in runs if r.get("result_cache")]
     if not counted:
         return None
@@ -210,7 +233,8 @@ def _hits(runs: list[dict]) -> dict | None:
     for kind in ("test", "verify"):
         hits = sum(c[kind]["hits"] for c in counted)
         misses = sum(c[kind]["misses"] for c in counted)
-        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None}
+        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None,
+                     "disk_hits": sum(c[kind].get("disk_hits", 0) for c in counted)}
     return out
 
 
@@ -242,10 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     for m in modes:
         parse_config(m)
     runs: dict[str, list[dict]] = {m: [] for m in modes}
-    with tempfile.TemporaryDirectory() as out:
+    load_before = os.getloadavg()
+    fill_seconds = {}
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory(prefix="train-bench-warm-") as warm_dir:
+        for mode in modes:  # fill the warm disk cache: one untimed run of the same settings and seed
+            if parse_config(mode)[2] == "disk-warm" and mode not in fill_seconds:
+                fill_seconds[mode] = one_run(base, mode, opts.steps, out, "fill", slow, opts.warm, warm_dir)["wall_seconds"]
         for r in range(opts.repeats):
             for mode in modes if r % 2 == 0 else modes[::-1]:
-                runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow, opts.warm))
+                runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow, opts.warm, warm_dir))
                 if not opts.json:
                     print(f"{mode} run {r}: {runs[mode][-1]['env_steps_per_s']:.1f} env steps/s", flush=True)
     per_mode = {
@@ -259,11 +288,12 @@ def main(argv: list[str] | None = None) -> int:
             "cache_potential": _cache_summary(rs),
             "result_cache": _hits(rs),
             "timeouts": sum(r["timeouts"] for r in rs),
+            "env_steps_per_s_p95": float(np.percentile([r["env_steps_per_s"] for r in rs], 95)),
         }
         for mode, rs in runs.items()
     }
     headline = per_mode[modes[-1]]
-    uncached = [m for m in modes if not parse_config(m)[2]]
+    uncached = [m for m in modes if parse_config(m)[2] == "nocache"]
     result = {
         "benchmark": "train",
         "preset": opts.preset,
@@ -278,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
         "train_tasks": opts.train_tasks,
         "warm_cache": opts.warm,
         "cpus": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "warm_fill_seconds": fill_seconds or None,
         "env_steps_per_s": headline["env_steps_per_s"],
         "env_steps_per_s_uncached": per_mode[uncached[-1]]["env_steps_per_s"] if uncached else None,
         "result_cache": headline["result_cache"],
@@ -292,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
         "modes": per_mode,
     }
-    if uncached and parse_config(modes[-1])[2]:
+    if uncached and parse_config(modes[-1])[2] != "nocache":
         result["cached_over_uncached"] = headline["env_steps_per_s"] / per_mode[uncached[-1]]["env_steps_per_s"]
     if len(modes) > 1:
         result["after_over_before"] = per_mode[modes[-1]]["env_steps_per_s"] / per_mode[modes[0]]["env_steps_per_s"]
