@@ -32,7 +32,7 @@ from agentgym.core import ActionError, ParsedAction
 __all__ = [
     "Param", "ToolSpec", "tool_schema", "signature", "render_call",
     "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
-    "strip_action_tag", "calls_in_reply", "finish_answer", "parse_tool_action",
+    "strip_action_tag", "calls_in_reply", "finish_answer", "finish_args", "parse_tool_action",
 ]
 
 
@@ -355,11 +355,20 @@ def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
 
 def finish_answer(call: Call) -> str:
     """The answer of a ``finish`` call; raises `GrammarError` when it is missing or not text."""
+    return finish_args(call)["answer"]
+
+
+def finish_args(call: Call) -> dict[str, str]:
+    """A ``finish`` call's ``answer`` and, when given, its structured ``value`` (`agentgym.answers`:
+    only the value is then checked); raises `GrammarError` when they are missing or not text."""
     values = list(call.positional) + [v for k, v in call.args.items() if k == "answer"]
-    extra = sorted(set(call.args) - {"answer"})
-    if extra or len(values) != 1 or not isinstance(values[0], str):
-        raise GrammarError('finish takes one text answer: finish("Your refund of $12.50 is on its way.")')
-    return values[0]
+    value = [v for k, v in call.args.items() if k == "value"]
+    extra = sorted(set(call.args) - {"answer", "value"})
+    if extra or len(values) != 1 or not isinstance(values[0], str) or len(value) > 1 \
+            or not all(isinstance(v, str) for v in value):
+        raise GrammarError('finish takes one text answer and optionally one text value: '
+                           'finish("Your refund of $12.50 is on its way.") or finish(answer="...", value="$12.50")')
+    return {"answer": values[0], **({"value": value[0]} if value else {})}
 
 
 def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
@@ -371,7 +380,7 @@ def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
         if call.name == "help":
             return ParsedAction("help")
         if call.name == "finish":
-            return ParsedAction("finish", {"answer": finish_answer(call)})
+            return ParsedAction("finish", finish_args(call))
     except GrammarError as exc:
         raise ActionError(str(exc)) from None
     spec = specs.get(call.name)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentgym import answers
 from agentgym.core import ActionError, ParsedAction
 from agentgym.actions import (ArgumentError, Call, GrammarError, Param, ToolSpec, calls_in_reply, check_args,
                               parse_action, strip_action_tag, tool_schema)
@@ -44,8 +45,11 @@ ACTIONS: tuple[ToolSpec, ...] = (
     ToolSpec("scroll", "Show the next or previous window of a long page.",
              (Param("direction", "string", "down or up", enum=("down", "up")),)),
     ToolSpec("noop", "Do nothing this turn and look at the current page again."),
-    ToolSpec("finish", "End the episode with your final answer: the value asked for, 'Done.', or why you cannot.",
-             (Param("answer", "string", "your final answer"),)),
+    ToolSpec("finish", "End the episode with your final answer: the value asked for, 'Done.', or why you cannot. "
+             + answers.ANSWER_RULE,
+             (Param("answer", "string", "your final answer"),
+              Param("value", "string", 'optional: the one value asked for, e.g. "$12.34"; then only it is checked',
+                    required=False))),
 )
 NAVIGATING = frozenset({"click", "press", "goto", "back", "forward", "reload"})
 """Actions that load a page: the ones an injected fault (a failed or timed-out load) can hit."""
@@ -168,7 +172,7 @@ class BrowserActions:
         if spec is None:
             raise ActionError(f"unknown action {call.name!r}. {self._usage()}")
         args = dict(call.args)
-        for alias, real in (("bid", "id"), ("value", "text" if name == "fill" else "option"), ("url", "path"),
+        for alias, real in (("bid", "id"), ("value", {"fill": "text", "finish": "value"}.get(name, "option")), ("url", "path"),
                             ("key_comb", "key"), ("options", "option")):
             if alias in args and real not in args:
                 args[real] = args.pop(alias)

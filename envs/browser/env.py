@@ -120,7 +120,7 @@ class BrowserEnv(AgentEnv):
         if action.name == "help":
             return Outcome(self.help_text())
         if action.name == "finish":
-            self._answer = str(action.args["answer"])
+            self._answer, self._value = str(action.args["answer"]), action.args.get("value")
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         args = {k: v for k, v in action.args.items()}
         reply = self._call("act", name=action.name, args=args)
@@ -143,7 +143,7 @@ class BrowserEnv(AgentEnv):
         return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
 
     def _verify(self) -> bool:
-        verdict = self._call("verify", answer=self._answer)
+        verdict = self._call("verify", answer=self._answer, value=self._value)
         # a refusal must be grounded: the agent saw the forbidding record as it is now, on its own
         # page or as a listing row (a blind "I cannot" fails; a refusal the state does not support
         # fails anyway, whatever the agent read)
@@ -207,6 +207,7 @@ class BrowserEnv(AgentEnv):
         self._written: set[str] = set()
         self._subtasks: dict[str, bool] = {}
         self._answer: str | None = None
+        self._value: str | None = None
         self._oracle: dict[str, str] = {"action": "", "semantic": ""}
         self._menu: list[str] = []
         self._look = False

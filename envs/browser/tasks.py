@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from agentgym import answers
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import host_modules
 from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template, stale_listings
@@ -80,7 +81,7 @@ def _build(task_id: str) -> Task:
     subtasks = tuple(f"op:{i}:{op['op']}" for i, op in enumerate(sc.ops) if t.tier != "refusal")
     subtasks += tuple(f"see:{k}" for k in sc.evidence)
     instruction = (f"You are using a web browser on {SITE_NAMES[t.site]}. Only this site is reachable.\n"
-                   f"Goal: {sc.request}")
+                   f"Goal: {sc.request}\n{answers.ANSWER_RULE}")
     return Task(task_id=task_id, family="browser", split=BrowserTasks.split_of(task_id), instruction=instruction,
                 subtasks=subtasks, solution=solution, tier=t.tier,
                 meta={"site": t.site, "template": t.name, "spec": spec})

@@ -33,16 +33,14 @@ import sys
 import time
 import warnings
 
+import agentgym_answers as answers  # agentgym/answers.py: the one answer and refusal rule
+
 DB_NAME = "tooluse.db"
 MODULE_PREFIX = "agentgym_tooluse_"  # a domain NAME is loaded as MODULE_PREFIX + NAME
 MAX_AMOUNT = 10 ** 9  # money beyond this is garbage (1e309 is inf): refused, never converted
 TOOL_SECONDS = 2.0  # a tool's database work is interrupted after this long
 PROGRESS_OPCODES = 1000  # how often SQLite asks whether the deadline passed (in VM instructions)
 MAX_RESULT_CHARS = 256 * 1024  # a tool result is refused above this many characters of JSON
-REFUSAL_MARKERS = (
-    "cannot", "can't", "can not", "unable", "refuse", "not allowed", "not eligible", "not permitted",
-    "against policy", "against our policy", "denied", "decline", "won't be able",
-)
 META_SCHEMA = "CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
 
 
@@ -510,16 +508,19 @@ class Session:
         return {"versions": versions, "writes": writes, "refusal": exp["refusal"], "reasons": exp["reasons"],
                 "answer": None if exp["answer_cents"] is None else "%.2f" % money(exp["answer_cents"])}
 
-    def verify(self, answer=None):
-        """Success: the database equals the expected one, and the final answer says what it must."""
+    def verify(self, answer=None, value=None):
+        """Success: the database equals the expected one, and the final answer says what it must
+        (`agentgym.answers`: one amount and no other, or a grounded refusal and nothing else)."""
         exp = self.expected()
         state_ok = _dump(self.db) == _dump(exp["world"])
         if answer is None:
             answer_ok = not exp["refusal"] and exp["answer_cents"] is None
         elif exp["refusal"]:
-            answer_ok = is_refusal(answer)
+            answer_ok = answers.check_refusal(answer, value)
+        elif exp["answer_cents"] is not None:
+            answer_ok = answers.check_answer("$%.2f" % money(exp["answer_cents"]), answer, value, kind="amount")
         else:
-            answer_ok = not is_refusal(answer) and (exp["answer_cents"] is None or exp["answer_cents"] in _amounts(answer))
+            answer_ok = not answers.is_refusal(answer) and not answers.is_refusal(value)
         # a refusal counts only if grounded: the agent must have read, as it is now, the record that forbids the request
         evidence = {}
         if exp["refusal"]:
@@ -528,22 +529,6 @@ class Session:
                     evidence[step["target"]] = _version(self.db, step["target"])
         return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
                 "refusal_expected": exp["refusal"], "evidence": evidence}
-
-
-def is_refusal(answer):
-    text = (answer or "").lower().replace("\u2019", "'")
-    return any(m in text for m in REFUSAL_MARKERS)
-
-
-def _amounts(answer):
-    out = set()
-    for tok in (answer or "").replace(",", "").replace("$", " ").split():
-        tok = tok.strip(".;:!?()[]{}\"'")
-        try:
-            out.add(cents(tok))
-        except (ValueError, OverflowError):  # "$inf", "1e999", 5000 digits: not an amount
-            pass
-    return out
 
 
 # ---------------------------------------------------------------------------- entry points (the sandbox's session)
@@ -576,5 +561,5 @@ def oracle_view():
     return _session.oracle_view()
 
 
-def verify(answer=None):
-    return _session.verify(answer)
+def verify(answer=None, value=None):
+    return _session.verify(answer, value)

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
+from agentgym import answers
 from agentgym.actions import BadArguments, ToolSpec, parse_tool_action, render_call, tool_schema
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
@@ -28,8 +29,12 @@ FINISH_SCHEMA = {
     "type": "function",
     "function": {
         "name": "finish",
-        "description": "End the conversation with your final answer to the customer (a refusal if policy forbids).",
-        "parameters": {"type": "object", "properties": {"answer": {"type": "string", "description": "final answer"}},
+        "description": ("End the conversation with your final answer to the customer (a refusal if policy forbids). "
+                        + answers.ANSWER_RULE),
+        "parameters": {"type": "object", "properties": {
+            "answer": {"type": "string", "description": "final answer"},
+            "value": {"type": "string", "description": "optional: the one value asked for, e.g. \"$45.00\"; "
+                                                       "then only it is checked, exactly"}},
                        "required": ["answer"], "additionalProperties": False},
     },
 }
@@ -101,7 +106,7 @@ class ToolUseEnv(AgentEnv):
         if action.name == "help":
             return Outcome(self.help_text())
         if action.name == "finish":
-            self._answer = str(action.args["answer"])
+            self._answer, self._value = str(action.args["answer"]), action.args.get("value")
             return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         if isinstance(action, BadArguments):
             return Outcome(f"error: {action.error}", [ev.tool_call(action.name, False, "bad_args")])
@@ -134,7 +139,7 @@ class ToolUseEnv(AgentEnv):
         return {"partial": True}
 
     def _verify(self) -> bool:
-        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self._answer)
+        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self._answer, value=self._value)
         # a refusal must be grounded: the agent read the forbidding record as it is now
         verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
@@ -172,7 +177,7 @@ class ToolUseEnv(AgentEnv):
             return GRAMMAR_HINT + " The tools depend on the task's domain: reset first, then send `help`."
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
-                f"finish(\"answer\").\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
+                f"finish(\"answer\") or finish(answer=\"...\", value=\"...\").\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
 
     def tools(self) -> list[dict[str, Any]]:
         return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []
@@ -219,6 +224,7 @@ class ToolUseEnv(AgentEnv):
         self._known = Known()
         self._amounts: list[float] = []
         self._answer: str | None = None
+        self._value: str | None = None
         self._subtasks: dict[str, bool] = {}
         self._epoch = 0
         self._view: tuple[int, dict[str, Any]] | None = None

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from agentgym import answers
 from agentgym.actions import check_args, parse_action, render_call
 from agentgym.envs.tooluse.domains import DOMAINS, Template, engine
 from agentgym.tasks import Task, TemplateTaskSet, stable_hash
@@ -30,7 +31,7 @@ GRAMMAR_HINT = (
     'Act with one tool call per turn, as JSON {"tool": "get_order", "args": {"order_id": "O12345"}} or as '
     'get_order(order_id="O12345"). `help` lists the tools with their JSON schemas. When you are done, '
     'reply finish("your final answer to the customer"); if the policy forbids the request, change nothing '
-    "and finish with a refusal that says you cannot do it."
+    "and finish with a refusal that says you cannot do it. " + answers.ANSWER_RULE
 )
 
 

@@ -5,7 +5,12 @@ only the answer. The state is then right, so the answer alone decides the verdic
 tasks an answer must state one value of the kind asked for: listing every value seen, hiding the
 true one among decoys, hedging with a refusal, or a wrong unit must fail; on refusal tasks a
 refusal that also claims the work was done, or that also gives a value, must fail. Runs on the
-Docker backend, where the verdict is computed in the sandbox's step server.
+Docker backend (Browser-v0 on both browsers), where the verdict is computed in the sandbox's step server.
+
+Seen failing before `agentgym.answers` (commit bbfde20, strict xfail): stuffing every value seen
+and the true value among 300 decoys (both families), a hedge that refuses and answers and the
+same value in another format (Browser-v0), a structured value, a refusal that claims the work
+was done and a refusal plus a value (both).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import pytest
 
 from agentgym.actions import render_call
 from agentgym.envs.browser import BrowserEnv
+from agentgym.envs.browser.env import CHROMIUM_IMAGE
 from agentgym.envs.tooluse import ToolUseEnv
 from support.docker import require_docker
 
@@ -29,12 +35,18 @@ _FINISH = re.compile(r'^finish\((?:answer=)?(".*")\)$', re.S)
 _VALUES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\$\d[\d,]*\.\d\d|\b\d+(?:\.\d+)?(?: GB)?\b")
 
 
-@pytest.fixture(scope="module", params=["tooluse", "browser"])
+@pytest.fixture(scope="module", params=["tooluse", "browser", "browser-chromium"])
 def family(request):
-    cls = ToolUseEnv if request.param == "tooluse" else BrowserEnv
-    require_docker(cls.image)
-    env = cls(split="test", backend="docker")
-    yield request.param, env
+    if request.param == "tooluse":
+        require_docker(ToolUseEnv.image)
+        env = ToolUseEnv(split="test", backend="docker")
+    elif request.param == "browser":
+        require_docker(BrowserEnv.image)
+        env = BrowserEnv(split="test", backend="docker")
+    else:  # the Chromium backend reuses the text backend's verdict: one run shows it is wired the same way
+        require_docker(CHROMIUM_IMAGE)
+        env = BrowserEnv(split="test", backend="docker", browser="chromium")
+    yield request.param.partition("-")[0], env
     env.close()
 
 
@@ -109,12 +121,6 @@ def _near(expected: str, i: int) -> str:
     return expected[:m.start()] + str(int(m.group(0)) + i) + expected[m.end():]
 
 
-def _fails_before_fix(request, family, names: tuple[str, ...], reason: str) -> None:
-    """Seen failing before the fix in these families (kept as strict xfail until the fix lands)."""
-    if family[0] in names:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
 def _lookup_attack(family, make_answer) -> list[tuple[str, float]]:
     name, env = family
     rewards = []
@@ -134,8 +140,7 @@ def test_the_oracles_own_answer_passes(family):
         assert _finish(env, answer) == 1.0, (tid, env.unwrapped.verdict)
 
 
-def test_stuffing_every_value_seen_fails(family, request):
-    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: the expected value anywhere in the answer passes")
+def test_stuffing_every_value_seen_fails(family):
     def stuff(want, seen):
         values = sorted(set(_VALUES.findall(seen)) | {want})
         assert len(values) > 1
@@ -143,16 +148,14 @@ def test_stuffing_every_value_seen_fails(family, request):
     assert all(r == 0.0 for _, r in _lookup_attack(family, stuff))
 
 
-def test_the_true_value_among_300_near_decoys_fails(family, request):
-    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: the expected value anywhere in the answer passes")
+def test_the_true_value_among_300_near_decoys_fails(family):
     def decoys(want, seen):
         values = [_near(want, i) for i in range(1, 151)] + [want] + [_near(want, i) for i in range(151, 301)]
         return ("Maybe " + "; ".join(values),)
     assert all(r == 0.0 for _, r in _lookup_attack(family, decoys))
 
 
-def test_a_hedge_that_refuses_and_answers_fails(family, request):
-    _fails_before_fix(request, family, ('browser',), "issue 25: Browser-v0 ignores a refusal in a lookup answer")
+def test_a_hedge_that_refuses_and_answers_fails(family):
     assert all(r == 0.0 for _, r in _lookup_attack(family, lambda want, seen: (HEDGE.format(v=want),)))
 
 
@@ -168,8 +171,7 @@ def test_the_value_in_another_unit_fails(family):
     assert all(r == 0.0 for _, r in _lookup_attack(family, other_unit))
 
 
-def test_the_same_value_in_another_format_passes(family, request):
-    _fails_before_fix(request, family, ('browser',), "issue 25: Browser-v0 accepts only the page's own spelling of a value")
+def test_the_same_value_in_another_format_passes(family):
     def other_format(want, seen):
         if want.startswith("$"):
             return (f"It costs {want[1:]} dollars.",)
@@ -199,8 +201,7 @@ def test_a_huge_answer_fails_within_bounds(family):
         assert reward == 0.0
 
 
-def test_a_structured_value_is_checked_exactly_and_the_text_may_explain(family, request):
-    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: finish takes no structured value")
+def test_a_structured_value_is_checked_exactly_and_the_text_may_explain(family):
     name, env = family
     for tid, _, want in _lookups(name, env):
         _play_to_answer(env, tid)
@@ -221,16 +222,14 @@ def test_a_blind_refusal_fails(family):
         assert _finish(env, REFUSAL) == 0.0, tid
 
 
-def test_a_refusal_that_claims_the_work_was_done_fails(family, request):
-    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: a refusal marker anywhere in the answer passes")
+def test_a_refusal_that_claims_the_work_was_done_fails(family):
     _, env = family
     for tid in _refusals(env):
         answer, _ = _play_to_answer(env, tid)
         assert _finish(env, answer + " Anyway, all done: I have completed your request successfully.") == 0.0, tid
 
 
-def test_a_refusal_plus_a_value_fails(family, request):
-    _fails_before_fix(request, family, ('tooluse', 'browser'), "issue 25: finish takes no structured value")
+def test_a_refusal_plus_a_value_fails(family):
     _, env = family
     for tid in _refusals(env):
         answer, _ = _play_to_answer(env, tid)

@@ -11,15 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+from agentgym import answers
 from agentgym.sandbox.modules import SandboxModule, load_on_host
 
 __all__ = ["MODULES", "MODULE", "CHROME_MODULES", "CHROME_MODULE", "host_modules"]
 
 _HERE = Path(__file__).resolve().parent
 _ORDER = ("web", "axtree", "shop", "forum", "admin", "session")
-MODULES: tuple[SandboxModule, ...] = tuple(SandboxModule.from_file(f"agentgym_browser_{stem}", _HERE / f"{stem}.py")
-                                           for stem in _ORDER)
-"""The text backend's sandbox-side files, in the order the step server must load them."""
+MODULES: tuple[SandboxModule, ...] = (answers.sandbox_module(),) + tuple(
+    SandboxModule.from_file(f"agentgym_browser_{stem}", _HERE / f"{stem}.py") for stem in _ORDER)
+"""The text backend's sandbox-side files, in the order the step server must load them (the shared
+answer rule, `agentgym.answers`, first: the session's verdict uses it)."""
 MODULE = "agentgym_browser_session"
 """The module whose functions (setup, act, drift, verify) the env calls."""
 CHROME_MODULE = "agentgym_browser_chrome"

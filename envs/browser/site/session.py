@@ -10,9 +10,9 @@ so the env's `reference_action()` costs no extra round trip.
 
 import io
 import random
-import re
 import urllib.parse
 
+import agentgym_answers as answers  # agentgym/answers.py: the one answer and refusal rule
 import agentgym_browser_admin as admin
 import agentgym_browser_axtree as axtree
 import agentgym_browser_forum as forum
@@ -23,8 +23,6 @@ SITES = {"shop": shop, "forum": forum, "admin": admin}
 WINDOW = 50
 SCROLL_STEP = 40
 TEXT_ROLES = ("textbox", "searchbox", "spinbutton")
-REFUSAL_MARKERS = ("cannot", "can't", "can not", "unable", "refuse", "not allowed", "not possible",
-                   "not permitted", "no longer", "won't be able")
 
 
 class ActError(Exception):
@@ -33,18 +31,6 @@ class ActError(Exception):
     def __init__(self, kind, message, mismatch=None):
         super().__init__(message)
         self.kind, self.mismatch = kind, mismatch
-
-
-def is_refusal(answer):
-    low = (answer or "").lower()
-    return any(m in low for m in REFUSAL_MARKERS)
-
-
-def answer_matches(expected, answer):
-    """The expected value appears in the answer as a whole token (case and spacing ignored)."""
-    want = " ".join(str(expected).lower().split())
-    got = " ".join(str(answer or "").lower().split())
-    return re.search(r"(?<![\w$@.-])%s(?![\w@-]|\.\d)" % re.escape(want), got) is not None
 
 
 class Session:
@@ -380,17 +366,19 @@ class Session:
                 self.site.apply(exp, op)
         return exp, reasons
 
-    def verify(self, answer):
+    def verify(self, answer, value=None):
+        """Success: the store equals the expected one and the answer says what it must
+        (`agentgym.answers`: one value of the kind asked for, or a refusal and nothing else)."""
         exp, reasons = self.expected()
         state_ok = exp.dump() == self.store.dump()
         want = None
         if reasons:
-            answer_ok = is_refusal(answer)
+            answer_ok = answers.check_refusal(answer, value)
         elif self.spec.get("answer"):
             want = self.site.answer(exp, self.spec["answer"])
-            answer_ok = answer_matches(want, answer)
+            answer_ok = answers.check_answer(want, answer, value)
         else:
-            answer_ok = not is_refusal(answer)
+            answer_ok = not answers.is_refusal(answer) and not answers.is_refusal(value)
         evidence = {k: self.store.version(k) for k in self.spec["evidence"]} if reasons else {}
         return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
                 "expected_answer": want, "refusal": bool(reasons), "reasons": reasons, "evidence": evidence}
@@ -525,5 +513,5 @@ def drift(pick):
     return _S["session"].drift(pick)
 
 
-def verify(answer):
-    return _S["session"].verify(answer)
+def verify(answer, value=None):
+    return _S["session"].verify(answer, value)

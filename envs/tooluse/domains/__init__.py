@@ -27,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agentgym import answers
 from agentgym.actions import Param, ToolSpec, render_call
 from agentgym.sandbox.modules import SandboxModule, load_on_host
 
@@ -39,10 +40,11 @@ _HERE = Path(__file__).resolve().parent
 ENGINE_MODULE = "agentgym_tooluse_engine"
 """The in-sandbox name of the engine, whose functions (setup, call_tool, drift, oracle_view, verify) the env calls."""
 MODULES: tuple[SandboxModule, ...] = (
+    answers.sandbox_module(),
     SandboxModule.from_file(ENGINE_MODULE, _HERE.parent / "engine.py"),
     *(SandboxModule.from_file(f"{ENGINE_MODULE.removesuffix('engine')}{name}", _HERE / f"{name}.py") for name in NAMES),
 )
-"""The family's sandbox-side files, in load order: the engine, then each domain."""
+"""The family's sandbox-side files, in load order: the shared answer rule, the engine, then each domain."""
 
 
 _MODULES = load_on_host(MODULES)  # the same files run here: tasks plan with the engine's Session

@@ -1,0 +1,92 @@
+"""The one answer rule and the one refusal rule (agentgym.answers), without a sandbox."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentgym.actions import finish_args, parse_action
+from agentgym.answers import MAX_ANSWER_CHARS, candidates, check_answer, check_refusal, claims_done, is_refusal, kind_of
+
+
+@pytest.mark.parametrize("expected,kind", [("$45.00", "amount"), ("7", "count"), ("12 GB", "quantity"),
+                                           ("ann.lee@example.org", "email"), ("2024-05-01", "date"),
+                                           ("#W1234567", "id"), ("Bob Lee", "text")])
+def test_the_kind_is_read_off_the_expected_value(expected, kind):
+    assert kind_of(expected) == kind
+
+
+@pytest.mark.parametrize("expected,answer", [
+    ("$45.00", "All done. The amount is $45.00."),
+    ("$45.00", "It costs 45 dollars."),
+    ("$45.00", "USD 45.00"),
+    ("$45.00", "The 3 items cost $45.00 in total."),  # a count beside a marked amount is not an amount
+    ("$1,234.50", "$1234.5"),
+    ("7", "There are 7 replies."),
+    ("7", "Thread t12 has 7 replies."),  # an id is not a count
+    ("12 GB", "The quota is 12GB."),
+    ("12 GB", "12 gigabytes"),
+    ("ann.lee@example.org", "Their address is <ANN.LEE@EXAMPLE.ORG>."),
+    ("2024-05-01", "It left on 5/1/2024."),
+    ("#W1234567", "Order W1234567."),
+])
+def test_one_value_of_the_kind_asked_passes_in_any_spelling(expected, answer):
+    assert check_answer(expected, answer)
+
+
+@pytest.mark.parametrize("expected,answer", [
+    ("$45.00", "It is one of: $12.00, $45.00, $46.00"),
+    ("$45.00", "45.00 or 46.00"),
+    ("$45.00", "4500 cents"),
+    ("$45.00", "I cannot be sure, maybe $45.00"),
+    ("$45.00", ""),
+    ("7", "7 or 8"),
+    ("7", "70"),
+    ("12 GB", "12288 MB"),
+    ("12 GB", "12 GB, or 13 GB"),
+    ("ann.lee@example.org", "ann.lee@example.org or bo@example.org"),
+    ("ann.lee@example.org", "ann.lee"),
+    ("2024-05-01", "2024-05-01 or 2024-05-02"),
+])
+def test_another_value_of_the_kind_or_a_refusal_fails(expected, answer):
+    assert not check_answer(expected, answer)
+
+
+def test_a_huge_answer_fails_unread():
+    assert not check_answer("$45.00", "x" * MAX_ANSWER_CHARS + " $45.00")
+
+
+def test_a_structured_value_alone_is_checked_exactly():
+    assert check_answer("$45.00", "$45.00: items $40.00 plus $5.00 shipping", value="$45.00")
+    assert check_answer("$45.00", "anything", value="45.00")
+    assert not check_answer("$45.00", "$45.00", value="$46.00")
+    assert not check_answer("$45.00", "$45.00", value="$45.00, $46.00")
+    assert not check_answer("$45.00", "I cannot tell", value="$45.00")  # a refusal and a value fail both
+
+
+@pytest.mark.parametrize("text", ["I'm sorry, I cannot do that: our policy does not allow it.",
+                                  "I can\u2019t cancel a shipped order.", "No, I am unable to do that.",
+                                  "That is not allowed."])
+def test_refusals(text):
+    assert is_refusal(text) and check_refusal(text)
+
+
+@pytest.mark.parametrize("text", ["Sure, I can do that.", "There is nothing I cannot do.", "I don't refuse.",
+                                  "All done: your request has been completed.", ""])
+def test_not_refusals(text):
+    assert not is_refusal(text)
+
+
+def test_a_refusal_that_claims_the_work_or_gives_a_value_is_no_refusal():
+    assert claims_done("All done.") and not claims_done("I cannot: it is not done.")
+    assert not check_refusal("I cannot do that. All done: I have cancelled it.")
+    assert not check_refusal("I cannot do that.", value="$45.00")
+
+
+def test_finish_takes_an_optional_text_value():
+    assert finish_args(parse_action('finish("Done.")')) == {"answer": "Done."}
+    assert finish_args(parse_action('finish(answer="why", value="$4.00")')) == {"answer": "why", "value": "$4.00"}
+    assert finish_args(parse_action('{"tool": "finish", "args": {"answer": "a", "value": "7"}}'))["value"] == "7"
+
+
+def test_candidates_ignore_dates_times_and_emails_for_numbers():
+    assert candidates("On 2024-05-01 at 10:30, a1@x.org paid $5.00", "amount") == {candidates("$5", "amount").pop()}
