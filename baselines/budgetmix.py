@@ -104,6 +104,10 @@ class Args(PPOConfig):
     """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s, submit max 0.66 s (benchmarks/train.py)"""
     result_cache: bool = True
     """Coding-v0's result cache for test runs and verifications, shared by the envs of this process (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
+    warm_cache: int = 0
+    """fill Coding-v0's disk result cache and exit: every state reachable by up to this many menu patches, on the training split and the evaluation list (0: no fill; baselines/warm_cache.py)"""
+    warm_cache_tasks: int = 0
+    """with --warm-cache: only the first this many tasks of each list (0: all)"""
     steps_per_update: int = 128
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
@@ -510,6 +514,11 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.warm_cache:
+        from baselines.warm_cache import prefill
+
+        print(json.dumps(prefill(args), indent=1))
+        return 0
     if args.schedule:
         summary = train(args, f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}")
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=1))

@@ -11,7 +11,8 @@ not), Coding-v0's test timeout in seconds, and where Coding-v0's result cache ke
 ``/nocache`` (no cache), none (in memory only, the trainer before the disk cache),
 ``/disk-cold`` (memory over an empty `DiskStore`: every outcome is run and written) or
 ``/disk-warm`` (memory over a `DiskStore` that an untimed run of the same settings and seed filled
-first: the state `python -m baselines.budgetmix --warm-cache` aims for; its hit rate is reported).
+first; its hit rate is reported) or ``/disk`` (memory over the user's `DiskStore` as it is, e.g.
+filled by ``python -m baselines.budgetmix --warm-cache 2``; ``AGENTGYM_CACHE_DIR`` chooses it).
 Each cached run starts with an empty memory (in the experiment the process's cache carries
 over from one run to the next, so later runs hit more). The default compares the preset without
 the cache (``async@2/nocache``, the trainer before the cache) with the preset as it trains.
@@ -140,14 +141,14 @@ def _instrumented(slow: tuple[float, float] | None, seen: dict):
     return make_env
 
 
-CACHES = ("nocache", "", "disk-cold", "disk-warm")
+CACHES = ("nocache", "", "disk-cold", "disk-warm", "disk")
 
 
 def parse_config(config: str) -> tuple[str, float | None, str]:
     """``MODE@TIMEOUT[/CACHE]`` -> (mode, timeout or None, cache: one of `CACHES`, "" for memory only)."""
     spec, _, flag = config.partition("/")
     if flag not in CACHES:
-        raise SystemExit(f"config {config!r}: the suffix is one of /nocache, /disk-cold, /disk-warm (or none)")
+        raise SystemExit(f"config {config!r}: the suffix is one of /nocache, /disk-cold, /disk-warm, /disk (or none)")
     mode, _, timeout = spec.partition("@")
     return mode, (float(timeout) if timeout else None), flag
 
@@ -155,6 +156,8 @@ def parse_config(config: str) -> tuple[str, float | None, str]:
 def _disk_for(cache: str, warm_dir: str) -> DiskStore | None:
     if cache == "disk-cold":
         return DiskStore(tempfile.mkdtemp(prefix="train-bench-cold-"))
+    if cache == "disk":
+        return DiskStore()
     return DiskStore(warm_dir) if cache == "disk-warm" else None
 
 
