@@ -3,6 +3,9 @@
 - `run_episode(env, agent, seed=...)`: play one episode, get an `Episode` record back.
 - `assert_recovers(env_or_id, agent, fault=..., budget=..., seeds=...)`: inject a fault and
   assert the agent still succeeds within the budget, on every seed.
+- `agentgym.testing.contract.check_contract(env_id, backend=...)`: the registry contract every
+  agentgym id passes (check_env, determinism, oracle, faults, spec round trip, no leftovers, ...),
+  for any registered id, your own families included.
 - `agentgym.testing.kv_env`: a container-free key-value family (`ScriptedAgentEnv`, an
   `AgentEnv` whose "sandbox" is a dict) and a plain pluggable env (`ScriptedEnv`), for testing
   wrappers and agents in microseconds; the wrapper docstring examples use them.
