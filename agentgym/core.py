@@ -28,9 +28,12 @@ from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["AgentEnv", "ActionError", "ParsedAction", "Outcome", "FAULT_KINDS"]
+__all__ = ["AgentEnv", "ActionError", "ParsedAction", "Outcome", "FAULT_KINDS", "MAX_MENU"]
 
 FAULT_KINDS = ev.FAULT_KINDS
+MAX_MENU = 32
+"""The most candidate actions a family's menu offers (``admissible_actions``): the Discrete space of
+`NumericView` and the baseline's policy is this wide by default."""
 
 _TRUNCATION_MARKER = "\n[agentgym: observation truncated, {n} characters omitted]"
 

@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import RecordConstructorArgs
 
+from agentgym.core import MAX_MENU
 from agentgym.errors import ConfigError
 from agentgym.features import hash_tokens
 
@@ -52,7 +53,7 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
     (7, False)
     """
 
-    def __init__(self, env: gym.Env, max_actions: int = 32, dim: int = 256) -> None:
+    def __init__(self, env: gym.Env, max_actions: int = MAX_MENU, dim: int = 256) -> None:
         RecordConstructorArgs.__init__(self, max_actions=max_actions, dim=dim)
         gym.Wrapper.__init__(self, env)
         for name, value in (("max_actions", max_actions), ("dim", dim)):

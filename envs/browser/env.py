@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
@@ -21,7 +21,6 @@ from agentgym.tasks import Task, TaskSet
 
 __all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
 
-MAX_MENU = 32  # the numeric view's cap on candidate actions
 BROWSERS = ("text", "chromium")
 CHROMIUM_IMAGE = "agentgym/browser-chromium:latest"
 """The Chromium backend's image: the base plus Debian's headless Chromium (`envs/browser/chromium.packages`)."""

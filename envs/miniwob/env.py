@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.actions import ACTIONS, BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULES
@@ -29,7 +29,6 @@ __all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE", "MAX_MENU"]
 IMAGE = "agentgym/miniwob:latest"
 """Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.page_images.MINIWOB`)."""
 PAGE_MODULE = "agentgym_miniwob_page"
-MAX_MENU = 32
 PAGE_ACTIONS = frozenset({"click", "fill", "select", "press"})
 GIVE_UP_HELP = "Give up: end the episode before the page has scored it (a failure); the page ends it when done."
 GIVE_UP = 'finish("I cannot do this task.")'

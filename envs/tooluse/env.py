@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from agentgym import events as ev
 from agentgym import answers
 from agentgym.actions import BadArguments, ToolSpec, parse_tool_action, render_call, tool_schema
-from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
@@ -23,7 +23,6 @@ from agentgym.tasks import Task, TaskSet
 
 __all__ = ["ToolUseEnv", "ENGINE_MODULE", "MAX_MENU"]
 
-MAX_MENU = 32  # the numeric view's cap on candidate actions
 REFUSAL_ANSWER = "I'm sorry, I cannot do that: our policy does not allow it."
 FINISH_SCHEMA = {
     "type": "function",
