@@ -369,8 +369,9 @@ class DiskStore:
             return False
         data = text.encode()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.chmod(self.root, 0o700)
+            if not path.parent.is_dir():
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                os.chmod(self.root, 0o700)  # the host's alone, whatever the umask made of it
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # mode 0600
             try:
                 with os.fdopen(fd, "wb") as f:
