@@ -112,11 +112,11 @@ class Guard:
 
     def _bounded(self, receive: Any) -> Any:
         seen = 0
-        limit, timeout = self.config.max_request_bytes, self.config.request_timeout
+        limit, deadline = self.config.max_request_bytes, time.monotonic() + self.config.request_timeout
 
-        async def bounded() -> Any:
+        async def bounded() -> Any:  # one deadline for the whole body: a byte at a time cannot extend it
             nonlocal seen
-            message = await asyncio.wait_for(receive(), timeout)
+            message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:

@@ -213,6 +213,25 @@ def test_slow_clients_are_cut_off_and_do_not_stall_others(small_server):
     assert healthy(small_server.url)
 
 
+def test_a_body_dripped_byte_by_byte_is_cut_off_at_the_request_deadline(small_server):
+    """One byte just inside the deadline, again and again: the deadline is on the whole body,
+    not on each chunk, so the request still ends with 408 (or 422) soon after it."""
+    deadline = small_server.config.request_timeout
+    s = socket.create_connection(("127.0.0.1", small_server.port), timeout=deadline / 2)
+    s.sendall(f"POST /reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+              "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode())
+    start_at, answer = time.monotonic(), b""
+    while not answer and time.monotonic() - start_at < deadline + 5:
+        try:
+            answer = s.recv(4096)
+        except socket.timeout:
+            s.sendall(b" ")  # one more byte, well within the deadline since the last one
+    s.close()
+    assert answer.startswith(b"HTTP/1.1 408") or b" 422 " in answer.split(b"\r\n")[0], answer[:80]
+    assert time.monotonic() - start_at < deadline + 3
+    assert healthy(small_server.url)
+
+
 def test_routes_of_ids_not_served_do_not_exist(small_server):
     status, _ = http(small_server.url + "/agentgym/Coding-v0/schema")
     assert status == 404
