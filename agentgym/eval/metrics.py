@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from agentgym.eval.episodes import budget_mode, record_key
 from agentgym.wrappers.labels import CATEGORIES  # the taxonomy, in precedence order
 
 __all__ = [
@@ -333,11 +334,12 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
     - ``warned``: share of soft episodes shown a budget warning.
     """
     rs = scored(records)
-    hard = {(_pair_key(r), r.get("faults") or ""): r for r in rs if (r.get("budget_mode") or "hard") == "hard"}
-    soft = {(_pair_key(r), r.get("faults") or ""): r for r in rs if r.get("budget_mode") == "soft"}
+    # record_key less its budget mode: (env, task, T, sample, faults), what a hard and a soft twin share
+    hard = {record_key(r)[:5]: r for r in rs if budget_mode(r) == "hard"}
+    soft = {record_key(r)[:5]: r for r in rs if budget_mode(r) == "soft"}
     out: dict[int, dict[str, Any]] = {}
-    for t in sorted({key[0][2] for key in soft}):
-        pairs = [(hard[k], s) for k, s in sorted(soft.items()) if k in hard and k[0][2] == t]  # sorted: one bootstrap order
+    for t in sorted({key[2] for key in soft}):
+        pairs = [(hard[k], s) for k, s in sorted(soft.items()) if k in hard and k[2] == t]  # sorted: one bootstrap order
         if not pairs:
             continue
         by_task: dict[str, list[float]] = defaultdict(list)
