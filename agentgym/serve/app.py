@@ -33,8 +33,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agentgym.serve.auth import Authenticator
-from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools, \
-    tool_action
+from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
 
 __all__ = ["ServeConfig", "create_app", "Guard"]
 
@@ -278,15 +277,7 @@ class _Routes:
             name, arguments = data.get("tool_name"), data.get("arguments") or {}
             if not isinstance(name, str) or not isinstance(arguments, Mapping):
                 raise RequestError("call_tool needs a tool_name string and an arguments object")
-            if name == "reset":
-                args = dict(arguments)
-                out = await self.table.call(session, session.reset, {
-                    "seed": args.get("seed"),
-                    "options": {"task_id": str(args["task_id"])} if args.get("task_id") is not None else None})
-            else:
-                if name not in {t["name"] for t in mcp_tools(session)}:
-                    raise RequestError(f"unknown tool {name!r}", "VALIDATION_ERROR", "ToolNotFound")
-                out = await self.table.call(session, session.step, tool_action(session, name, arguments))
+            out = await self.table.call_tool(session, name, arguments)
             obs = dict(out["observation"]) if isinstance(out["observation"], Mapping) else {"value": out["observation"]}
             text = obs.get("text")
             obs.update(tool_name=name, result={"data": text if isinstance(text, str) else out["observation"]},

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from agentgym.serve.sessions import EnvEndpoint, RequestError, Session, SessionTable, mcp_tools, tool_action
+from agentgym.serve.sessions import EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
 
 __all__ = ["McpEndpoint", "SESSION_HEADER"]
 
@@ -97,17 +97,7 @@ class McpEndpoint:
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             session = await self._session(ctx)
-            name, arguments = params.name, dict(params.arguments or {})
-            if name == "reset":
-                data: dict[str, Any] = {"seed": arguments.get("seed")}
-                if arguments.get("task_id") is not None:
-                    data["options"] = {"task_id": str(arguments["task_id"])}
-                out = await self.table.call(session, session.reset, data)
-            else:
-                known = {t["name"] for t in mcp_tools(session)}
-                if name not in known:
-                    return _text_result(f"error: unknown tool {name!r}; tools: {sorted(known)}", error=True)
-                out = await self.table.call(session, session.step, tool_action(session, name, arguments))
+            out = await self.table.call_tool(session, params.name, dict(params.arguments or {}))
         except RequestError as exc:
             return _text_result(f"error: {exc}", {"error": exc.payload()}, error=True)
         text = out["observation"].get("text") if isinstance(out["observation"], dict) else None

@@ -295,6 +295,18 @@ class SessionTable:
             session.busy -= 1
             session.last_active = time.monotonic()
 
+    async def call_tool(self, session: Session, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """One tool of `mcp_tools` called (from MCP or OpenEnv's ``call_tool``): ``reset`` resets,
+        any other known tool is the step `tool_action` makes of it."""
+        if name == "reset":
+            task_id = arguments.get("task_id")
+            return await self.call(session, session.reset, {
+                "seed": arguments.get("seed"), "options": {"task_id": str(task_id)} if task_id is not None else None})
+        known = {t["name"] for t in mcp_tools(session)}
+        if name not in known:
+            raise RequestError(f"unknown tool {name!r}; tools: {sorted(known)}", "VALIDATION_ERROR", "ToolNotFound")
+        return await self.call(session, session.step, tool_action(session, name, arguments))
+
     async def close(self, session: Session) -> None:
         """Forget the session and close its env (and so its sandbox); idempotent."""
         if session.closed:
