@@ -60,13 +60,10 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
     groups = envs + (["all"] if len(envs) > 1 else [])
     results: dict[str, Any] = {}
     for cond in CONDITIONS:
-        cond_records = [r for r in hard if bool(r.get("faults")) == (cond == "faulted")]
+        cond_records = _in_condition(hard, cond)
         if not cond_records:
             continue
-        results[cond] = {}
-        for group in groups:
-            rs = cond_records if group == "all" else [r for r in cond_records if r["env"] == group]
-            results[cond][group] = _group_stats(rs, ks, ts, t_ref, resamples, seed)
+        results[cond] = {g: _group_stats(_in_group(cond_records, g), ks, ts, t_ref, resamples, seed) for g in groups}
     summary = {
         "config": dict(config),
         "counts": {
@@ -78,18 +75,28 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
             "infra_error_kinds": _kinds(infra),
         },
         "results": results,
-        "recovery": {g: metrics.recovery(hard if g == "all" else [r for r in hard if r["env"] == g])
-                     for g in groups},
+        "recovery": {g: metrics.recovery(_in_group(hard, g)) for g in groups},
     }
     if any(budget_mode(r) == "soft" for r in in_grid):
-        summary["soft_budget"] = {
-            cond: {g: metrics.soft_vs_hard([r for r in in_grid if bool(r.get("faults")) == (cond == "faulted")
-                                            and (g == "all" or r["env"] == g)], resamples=resamples, seed=seed)
-                   for g in groups}
-            for cond in CONDITIONS if any(bool(r.get("faults")) == (cond == "faulted") for r in in_grid)
-        }
+        summary["soft_budget"] = {}
+        for cond in CONDITIONS:
+            cond_records = _in_condition(in_grid, cond)
+            if cond_records:
+                summary["soft_budget"][cond] = {
+                    g: metrics.soft_vs_hard(_in_group(cond_records, g), resamples=resamples, seed=seed) for g in groups
+                }
     # One canonical form: JSON's (string keys, plain floats, null for undefined).
     return json.loads(json.dumps(_no_nan(summary), default=_jsonable))
+
+
+def _in_condition(rs: Sequence[Mapping[str, Any]], cond: str) -> list[Mapping[str, Any]]:
+    """The records of ``cond``: "faulted" (run with a fault spec) or "clean"."""
+    return [r for r in rs if bool(r.get("faults")) == (cond == "faulted")]
+
+
+def _in_group(rs: Sequence[Mapping[str, Any]], group: str) -> Sequence[Mapping[str, Any]]:
+    """The records of one env id, or all of them for the group "all"."""
+    return rs if group == "all" else [r for r in rs if r["env"] == group]
 
 
 def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], t_ref: int,
