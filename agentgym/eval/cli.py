@@ -140,10 +140,14 @@ _SOFT_FLAGS = (("--extra", "extra"), ("--max-requests", "max_requests"), ("--ext
                ("--warn-at", "warn_at"))
 
 
+def _soft_flags(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
+    """``(flag, soft_budget key, value or None)`` for each soft-budget flag."""
+    return [(flag, key, getattr(args, flag[2:].replace("-", "_"))) for flag, key in _SOFT_FLAGS]
+
+
 def _soft_options(args: argparse.Namespace) -> dict[str, Any] | None:
     """The soft-budget flags given, as `evaluate`'s ``soft_budget`` keys (None when none was)."""
-    given = {key: getattr(args, flag[2:].replace("-", "_")) for flag, key in _SOFT_FLAGS}
-    given = {k: v for k, v in given.items() if v is not None}
+    given = {key: value for _, key, value in _soft_flags(args) if value is not None}
     return given or None
 
 
@@ -160,9 +164,8 @@ def _command_line(args: argparse.Namespace) -> str:
     parts += [f"--k {','.join(map(str, args.k))}", f"--t {','.join(map(str, args.t))}"]
     if args.budget_mode != "hard":
         parts.append(f"--budget-mode {args.budget_mode}")
-    parts += [f"{flag} {getattr(args, flag[2:].replace('-', '_'))}" for flag, _ in _SOFT_FLAGS
-              if getattr(args, flag[2:].replace("-", "_")) is not None]
-    for flag, value in (("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
+    soft = [(flag, value) for flag, _, value in _soft_flags(args)]
+    for flag, value in (*soft, ("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
                         ("--workers", args.workers), ("--executor", args.executor), ("--sandbox", args.sandbox),
                         ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):
         if value is not None:
