@@ -93,7 +93,7 @@ def prefill(args: Any) -> dict[str, Any]:
             env.close()
     seconds = time.perf_counter() - started
     after = process_cache().stats()
-    info = DiskStore().info()
+    info = (process_cache().disk or DiskStore()).info()  # the store the envs wrote to
     return {"warm_cache_depth": args.warm_cache, "tasks": len(jobs), "states": states, "seconds": seconds,
             "lookups": {k: {n: after[k][n] - before[k][n] for n in after[k]} for k in after},
             "store": {"path": info["path"], "entries": info["entries"], "bytes": info["bytes"]}}

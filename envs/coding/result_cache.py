@@ -188,17 +188,13 @@ def workspace_digest(files: Mapping[str, str | None]) -> str:
     return _digest(files)
 
 
-_JUDGES = ("runner.py", "verifier.py", "harness.py")
-JUDGES_DIGEST = _digest({name: (Path(__file__).with_name(name)).read_text() for name in _JUDGES})
-"""The code that turns a workspace into an outcome (test runner, verifier, harness), hashed once."""
-
-
 def task_digest(meta: Mapping[str, Any]) -> str:
     """The hash of what decides a task's verdict beyond the workspace: hidden tests, reference
-    modules, and the code that judges them (`JUDGES_DIGEST`)."""
+    modules, and the code that judges them (`CODE_DIGEST`: the runner, verifier and harness among
+    the family's and the sandbox's sources)."""
     return _digest({**{f"hidden/{k}": v for k, v in meta["hidden"].items()},
                     **{f"reference/{k}": v for k, v in meta["reference"].items()},
-                    "visible": "\n".join(meta["visible_test_files"]), "judges": JUDGES_DIGEST})
+                    "visible": "\n".join(meta["visible_test_files"]), "judges": CODE_DIGEST})
 
 
 def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str,
@@ -296,8 +292,6 @@ def _same(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, (TestRun,)):
-        return all(_same(getattr(a, f), getattr(b, f)) for f in ("text", "value", "timed_out", "error"))
     if dataclass_fields := getattr(a, "__dataclass_fields__", None):
         return all(_same(getattr(a, f), getattr(b, f)) for f in dataclass_fields)
     return a == b

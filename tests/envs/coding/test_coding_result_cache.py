@@ -28,8 +28,10 @@ TASKS = 25  # a small pool, so the cached env meets each (task, workspace) again
 
 @pytest.fixture(autouse=True)
 def _own_cache_dir(tmp_path, monkeypatch):
-    """No test reads or fills the user's cache folder."""
+    """No test reads or fills the user's cache folder, and the process cache a test makes (bound to
+    that test's folder) does not outlive it."""
     monkeypatch.setenv("AGENTGYM_CACHE_DIR", str(tmp_path / "user-cache"))
+    monkeypatch.setattr(result_cache, "_PROCESS_CACHE", None)
 
 
 def _pool() -> list[str]:
@@ -243,7 +245,7 @@ def test_the_verifiers_code_is_in_the_key(monkeypatch):
 
     meta = default_taskset().get(_pool()[0]).meta
     before = result_cache.task_digest(meta)
-    monkeypatch.setattr(result_cache, "JUDGES_DIGEST", "another verifier")
+    monkeypatch.setattr(result_cache, "CODE_DIGEST", "another verifier")
     assert result_cache.task_digest(meta) != before
 
 
