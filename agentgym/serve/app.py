@@ -139,17 +139,15 @@ async def _deny(scope: Any, receive: Any, send: Any) -> None:
         await receive()  # websocket.connect
         await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})  # the handshake gets a 403
         return
-    body = json.dumps({"error": "unauthorized: send Authorization: Bearer <token>"}).encode()
-    await send({"type": "http.response.start", "status": 401, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-        (b"www-authenticate", b'Bearer realm="agentgym"')]})
-    await send({"type": "http.response.body", "body": body})
+    await _json(send, 401, {"error": "unauthorized: send Authorization: Bearer <token>"},
+                [(b"www-authenticate", b'Bearer realm="agentgym"')])
 
 
-async def _json(send: Any, status: int, payload: Any) -> None:
+async def _json(send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """A whole JSON response, straight to ASGI ``send`` (for answers given before any route runs)."""
     body = json.dumps(payload).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]})
     await send({"type": "http.response.body", "body": body})
 
 
