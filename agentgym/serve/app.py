@@ -329,7 +329,7 @@ class _Routes:
                 text = out["observation"]["result"]["data"]
                 return {"jsonrpc": "2.0", "id": rid, "result": {
                     "content": [{"type": "text", "text": text if isinstance(text, str) else json.dumps(text)}],
-                    "structuredContent": {k: v for k, v in out.items()}, "isError": False}}
+                    "structuredContent": dict(out), "isError": False}}
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"Method not found: {str(method)[:40]}"}}
         except RequestError as exc:
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": str(exc), "data": exc.payload()}}

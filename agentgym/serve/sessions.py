@@ -98,7 +98,6 @@ class EnvEndpoint:
             self.factory = lambda: gym.make(env_id, **kwargs)
         probe = self.factory()  # builds no sandbox (they start at reset); checks the kwargs now, not per client
         try:
-            self.observation_space, self.action_space = probe.observation_space, probe.action_space
             self.spaces = {"observation_space": space_to_json(probe.observation_space),
                            "action_space": space_to_json(probe.action_space)}
             doc = (type(probe.unwrapped).__doc__ or "").strip()
