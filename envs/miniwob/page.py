@@ -228,15 +228,7 @@ class Tab:
         self.cdp.call("Emulation.setFocusEmulationEnabled", {"enabled": True})
 
     def evaluate(self, expression, wait=False):
-        params = {"expression": expression, "returnByValue": True}
-        if wait:
-            params["awaitPromise"] = True
-        result = self.cdp.call("Runtime.evaluate", params)
-        if "exceptionDetails" in result:
-            details = result["exceptionDetails"]
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise BrowserError("the page's script failed: %s" % str(text)[:300])
-        return result["result"].get("value")
+        return self.cdp.evaluate(expression, wait)
 
     def page_errors(self):
         """Uncaught exceptions the page threw since the last call (events are cleared)."""

@@ -113,10 +113,16 @@ class CDP:
             return None
         return self.wait(find, timeout, name)
 
-    def evaluate(self, expression):
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    def evaluate(self, expression, wait=False):
+        """The expression's value (``wait``: a promise's, once it settles); a script error raises `BrowserError`."""
+        params = {"expression": expression, "returnByValue": True}
+        if wait:
+            params["awaitPromise"] = True
+        result = self.call("Runtime.evaluate", params)
         if "exceptionDetails" in result:
-            raise BrowserError("script failed in the page: %s" % result["exceptionDetails"].get("text"))
+            details = result["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise BrowserError("script failed in the page: %s" % str(text)[:300])
         return result["result"].get("value")
 
     def wait(self, found, timeout, what):
