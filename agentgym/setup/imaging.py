@@ -20,8 +20,8 @@ from agentgym.setup.engine import Log, SetupFailed
 __all__ = ["CONTEXT_LABEL", "WORK_ROOT", "image_id", "verify_image"]
 
 CONTEXT_LABEL = "io.agentgym.context"
-WORK_ROOT = "/var/cache/agentgym"
 """The label that records what an image was built from (a hash); equal means up to date."""
+WORK_ROOT = "/var/cache/agentgym"
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -36,8 +36,7 @@ def image_id(client: Any, name: str) -> str | None:
 
 
 def _temp_tag(final: str) -> str:
-    repo = final.rsplit(":", 1)[0] if ":" in final.rsplit("/", 1)[-1] else final
-    return f"{repo}:build-{os.getpid()}-{int(time.time())}"
+    return f"{_split_tag(final)[0]}:build-{os.getpid()}-{int(time.time())}"
 
 
 def _split_tag(name: str) -> tuple[str, str]:
