@@ -54,6 +54,10 @@ section headers, e-mail rows and icons, tree nodes, post buttons)."""
 TASKS: tuple[str, ...] = CONTROLS + CLICKABLE
 
 
+def _tier(page: str) -> str:
+    return "controls" if page in CONTROLS else "clickable"
+
+
 def task_env_id(page: str) -> str:
     """The per-task Gymnasium id of a page, e.g. ``agentgym/MiniWoB-click-button-v0``."""
     return f"agentgym/MiniWoB-{page}-v0"
@@ -69,11 +73,10 @@ class MiniWoBTasks(TaskSet):
 
     def catalog(self, split: str) -> Iterator[tuple[str, str, str]]:
         for page in TASKS:
-            tier = "controls" if page in CONTROLS else "clickable"
             for seed in range(SEEDS_PER_TASK):
                 task_id = f"miniwob/{page}/{seed}"
                 if stable_split(task_id, TEST_FRACTION) == split:
-                    yield task_id, tier, page
+                    yield task_id, _tier(page), page
 
     def get(self, task_id: str) -> Task:
         parts = task_id.split("/")
@@ -86,5 +89,5 @@ class MiniWoBTasks(TaskSet):
 
         return Task(task_id=task_id, family="miniwob", split=stable_split(task_id, TEST_FRACTION),
                     instruction=f"MiniWoB++ task {page}: the page says what to do.",
-                    tier="controls" if page in CONTROLS else "clickable", min_turns=min_turns(page),
+                    tier=_tier(page), min_turns=min_turns(page),
                     meta={"page": page, "seed": seed})
