@@ -65,14 +65,16 @@ class _TooLarge(Exception):
 class Guard:
     """Pure ASGI middleware: authenticates every request but ``/health`` and caps body sizes."""
 
-    def __init__(self, app: Any, authenticator: Authenticator, config: ServeConfig) -> None:
+    def __init__(self, app: Any, authenticator: Authenticator, config: ServeConfig,
+                 open_paths: frozenset[str] = frozenset({"/health"})) -> None:
         self.app, self.auth, self.config = app, authenticator, config
+        self.open_paths = open_paths  # exact paths: a route added later never inherits the exemption
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "http" and scope.get("path", "").endswith("/health"):
+        if scope["type"] == "http" and scope.get("path", "") in self.open_paths:
             await self.app(scope, receive, send)  # says only that the server is up
             return
         headers = dict(scope.get("headers") or [])
@@ -425,6 +427,7 @@ def create_app(endpoints: list[EnvEndpoint], tokens: list[str], config: ServeCon
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.table = table
-    guarded = Guard(app, Authenticator(tokens), config)
+    health = frozenset({"/health"} | {f"/{endpoint.env_id}/health" for endpoint in endpoints})
+    guarded = Guard(app, Authenticator(tokens), config, open_paths=health)
     guarded.state = app.state  # type: ignore[attr-defined]
     return guarded

@@ -6,8 +6,9 @@
 - `Authenticator`: checks the ``Authorization`` header (``Bearer TOKEN``, or HTTP Basic with
   the token as password, which is what a ``http://user:TOKEN@host`` URL sends, so OpenEnv's
   own clients authenticate unchanged) against every token with `hmac.compare_digest`, and
-  names the principal by a digest of the token, so sessions are bound to the token that
-  opened them and the token itself is never stored, logged or echoed.
+  names the principal by the accepted token's index (``token-<n>``), so sessions are bound to
+  the token that opened them; only the tokens' digests are kept, and a token is never logged
+  or echoed.
 - `client_token(token, token_file)`: the client side's lookup, the same sources in the same order.
 """
 

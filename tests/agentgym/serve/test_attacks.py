@@ -40,6 +40,15 @@ def test_no_token_and_wrong_tokens_are_refused_everywhere(small_server):
     assert status == 200  # Basic with the token as password: what OpenEnv's clients send for user:token@host
 
 
+def test_only_the_exact_health_paths_skip_the_token(small_server):
+    url = small_server.url
+    assert http(url + "/health", token=None)[0] == 200
+    assert http(url + f"/{TOY_ID}/health", token=None)[0] == 200
+    for path in ["/schema/health", "/reset/health", f"/{TOY_ID}/reset/health", "/x/health", "/mcp/health"]:
+        status, _ = http(url + path, token=None)
+        assert status == 401, path
+
+
 def test_token_comparison_names_no_token_and_takes_every_token():
     auth = Authenticator([TOKEN, OTHER_TOKEN])
     assert auth.principal(f"Bearer {TOKEN}") == "token-0" and auth.principal(f"bearer {OTHER_TOKEN}") == "token-1"
