@@ -1,0 +1,29 @@
+"""The experiment report: the same inputs render the same bytes (`report_fixture`), every section in its place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from report_fixture import GOLDEN, RENDERED, render
+
+
+def test_stored_inputs_render_the_golden_report_byte_for_byte(tmp_path: Path) -> None:
+    path = render(tmp_path)
+    assert path == tmp_path / "report.md"
+    for name in RENDERED:
+        assert (tmp_path / name).read_bytes() == (GOLDEN / name).read_bytes(), (
+            f"{name} differs from {GOLDEN / name}; if the change is intended: python tests/baselines/report_fixture.py")
+    for png in ("success_vs_T.png", "failure_categories.png", "first_commit_vs_recovery.png", "training.png",
+                "positive_control.png"):
+        assert (tmp_path / png).stat().st_size > 1000, png
+
+
+def test_report_sections_come_in_reading_order(tmp_path: Path) -> None:
+    """Setup first, the headline and its contrasts next, the detail after, training curves last."""
+    text = render(tmp_path).read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    order = ["## Protocol", "## Throughput", "## Success at each budget T", "## Contrasts named in advance",
+             "## Multi-bug tasks", "## Pass@(K,T)", "## Failure categories per T", "## Recovery under injected faults",
+             "## First decisions against recovery", "## Cost per success", "## What each agent does at each T",
+             "## Traces", "## Does the policy use the budget", "## Positive control", "## Training curves"]
+    assert [next(i for i, h in enumerate(headings) if h.startswith(o)) for o in order] == list(range(len(order)))
