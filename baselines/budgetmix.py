@@ -35,6 +35,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from agentgym.errors import ConfigError
 from baselines.env_pool import borrow
 from baselines.experiment import coding_kwargs, run_experiment
 from baselines.ppo import PPOConfig, make_optimizer
@@ -64,6 +65,12 @@ class Args(PPOConfig):
     """write TensorBoard logs under OUT/RUN/tb"""
     progress: bool = True
     """show tqdm progress bars"""
+    workers: int = 0
+    """processes that train the (schedule, seed) runs and evaluate the agents in parallel (0: the machine's cores); results do not depend on it"""
+    executor: str = "local"
+    """local (worker processes on this machine) or ray (each training run and evaluation a Ray task; a cluster with --ray-address)"""
+    ray_address: str = ""
+    """Ray cluster to run on with --executor ray (empty: RAY_ADDRESS, else a local Ray session with --workers CPUs)"""
     resume: bool = False
     """continue each run from its checkpoint when one exists (finished runs are skipped)"""
     preset: str = "quick"
@@ -98,8 +105,8 @@ class Args(PPOConfig):
     """envs stepped together (one batched forward scores all their menus)"""
     env_threads: int = 4
     """threads stepping the envs (steps wait on the sandbox process)"""
-    collect_mode: str = "async"
-    """async (a slow env step holds up only its own env; open episodes carry over) or lockstep (the batch waits for its slowest env)"""
+    collect_mode: str = "lockstep"
+    """lockstep (every env steps once per batched forward: a run depends only on its seed and settings) or async (a slow step holds up only its own env, but the policy then depends on machine load)"""
     test_timeout: float = 2.0
     """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s, submit max 0.66 s (benchmarks/train.py)"""
     result_cache: bool = True
@@ -158,8 +165,6 @@ class Args(PPOConfig):
     """fault spec for the recovery evaluation (paired with the clean run; empty: skip)"""
     eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
-    eval_workers: int = 2
-    """evaluation processes; each evaluates whole agents one after another (its result cache stays warm across them)"""
     eval_references: str = "budget-aware,pick+loop"
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     pick_loop_seeds: int = 3
@@ -172,6 +177,15 @@ class Args(PPOConfig):
     """evaluation episodes of the positive control per seed and T"""
     harness_reports: bool = False
     """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
+
+    def __post_init__(self) -> None:
+        from baselines.grid import EXECUTORS, default_workers
+
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"--executor {self.executor!r}: choose one of {EXECUTORS}")
+        if self.workers < 0:
+            raise ConfigError(f"--workers {self.workers}: give a number of processes, or 0 for the machine's cores")
+        self.workers = self.workers or default_workers()
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -198,7 +212,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_split2_ts": "6",
         "eval_faults": "tool_error@turn=1",
         "eval_fault_ts": "6",
-        "eval_workers": 2,
         "harness_reports": False,
         "eval_references": "",
         "progress": False,
@@ -223,7 +236,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "dim": 256,
         "hidden": 128,
         "eval_tasks": 200,
-        "eval_workers": 16,
         "eval_references": "hasty,careful,budget-aware,pick+loop",
         "harness_reports": True,
         "eval_multi_tasks": 0,
@@ -523,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = train(args, f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}")
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=1))
         return 0
-    return run_experiment(args, train)
+    return run_experiment(args)
 
 
 if __name__ == "__main__":

@@ -16,21 +16,19 @@
 
 Every step resumes: finished runs and episodes are skipped with ``--resume``.
 
-The evaluation runs whole agents in ``--eval-workers`` processes, each with Coding-v0's result
-cache when ``--result-cache`` is on: the agents play the same tasks, so a worker's cache is warm
-after its first agent and most later test runs and verifications are looked up, not re-run.
-This module never imports `baselines.budgetmix` (the trainer passes its ``train`` function in).
+Training runs and agent evaluations are jobs of `baselines.grid`: ``--workers`` processes (the
+machine's cores by default) or Ray tasks (``--executor ray``), with the same results either way.
+Each worker keeps Coding-v0's result cache warm across its jobs, and all of them share its disk
+cache: the agents play the same tasks, so most later test runs and verifications are looked up.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing as mp
+import os
 import shutil
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +100,7 @@ def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str],
     env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
     return evaluate(
         env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
-        seed=0, out=out, sandbox=args.backend, progress=args.progress and args.eval_workers <= 1, report=report,
+        seed=0, out=out, sandbox=args.backend, progress=args.progress and args.workers <= 1 and args.executor == "local", report=report,
         env_kwargs=env_kwargs,
     )
 
@@ -151,55 +149,89 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path, task_lists: dict
     return result
 
 
-# ---------------------------------------------------------------------- agents evaluated in parallel
-_JOBS: list[tuple[Any, str, Any, Path, dict[str, list[str]]]] = []  # set before the fork, read by the workers
-
-
-def _eval_job(index: int) -> tuple[int, dict[str, Any], int, dict[str, Any]]:
-    """One agent's evaluations; with the worker's pid and its cache counts so far (cumulative)."""
-    import os
-
+# ---------------------------------------------------------------------- the grid, in parallel
+def _eval_job(args: Any, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]
+              ) -> tuple[dict[str, Any], int, dict[str, dict[str, int]]]:
+    """One agent's evaluations; with the worker's pid and its result-cache counts so far (cumulative)."""
     from agentgym.envs.coding.result_cache import process_cache
 
-    args, name, agent, out, task_lists = _JOBS[index]
-    result = evaluate_agent(args, name, agent, out, task_lists)
-    return index, result, os.getpid(), process_cache().stats()
+    return evaluate_agent(args, name, agent, out, task_lists), os.getpid(), process_cache().stats()
+
+
+def _bar(args: Any, total: int, desc: str, unit: str) -> Any:
+    if not args.progress:
+        return None
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: a thread would make the next fork unsafe
+    return tqdm(total=total, desc=desc, unit=unit)
+
+
+def train_all(args: Any, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Train every (schedule, seed) run at equal env steps, in ``args.workers`` processes or Ray
+    tasks (`baselines.grid`); returns summary per schedule and seed."""
+    from baselines.grid import land_checkpoint, run_jobs, train_job
+
+    runs = [(name, spec, seed) for seed in seeds for name, spec in schedules.items()]
+    parallel = args.workers > 1 or args.executor == "ray"
+    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules x {len(seeds)} seeds) for "
+          f"{args.total_env_steps} env steps each, {args.collect_mode} collection, "
+          f"{args.workers} {'Ray CPUs' if args.executor == 'ray' else 'processes'}", flush=True)
+    jobs = [(dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel),
+             f"{name}-s{seed}", args.executor == "ray") for name, spec, seed in runs]
+    bar = _bar(args, len(runs) * args.total_env_steps, "training", "step") if parallel else None
+    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
+
+    def done(i: int, summary: dict[str, Any]) -> None:
+        name, _, seed = runs[i]
+        training[name][seed] = land_checkpoint(summary)
+        if bar is not None:
+            bar.update(summary["env_steps"])
+        print(f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
+              f"train success {summary['final_train_success']:.2f}", flush=True)
+
+    try:
+        run_jobs(train_job, jobs, workers=args.workers, executor=args.executor, on_done=done,
+                 ray_address=args.ray_address or None)
+    finally:
+        if bar is not None:
+            bar.close()
+    return {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
 
 
 def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: dict[str, list[str]]
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
-    """`evaluate_agent` for every (name, agent) of ``jobs``, in ``args.eval_workers`` processes;
-    returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
+    """`evaluate_agent` for every (name, agent) of ``jobs``, in ``args.workers`` processes or Ray
+    tasks; returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
 
     A worker evaluates whole agents one after another with one warm base env per evaluation and
     its own process-wide result cache, so the later agents of a worker look up the test runs and
-    verifications of states an earlier agent already reached. fork where it is safe (Linux, one
-    thread), else one process.
+    verifications of states an earlier agent already reached.
     """
     from agentgym.envs.coding.result_cache import process_cache
+    from baselines.grid import run_jobs
 
-    global _JOBS
-    _JOBS = [(args, name, agent, out, task_lists) for name, agent in jobs]
-    results: list[dict[str, Any]] = [{} for _ in jobs]
     baseline = process_cache().stats()  # forked workers start from the parent's counts
     latest: dict[int, dict[str, dict[str, int]]] = {}  # per worker pid: its cumulative counts
-    fork = mp.get_start_method(allow_none=True) in (None, "fork") and threading.active_count() == 1
+    bar = _bar(args, len(jobs), "evaluating", "agent")
+
+    def done(i: int, result: tuple[dict[str, Any], int, dict[str, dict[str, int]]]) -> None:
+        latest[result[1]] = result[2]
+        if bar is not None:
+            bar.update(1)
+        print(f"[budgetmix] evaluated {jobs[i][0]} ({result[0]['seconds']:.0f} s)", flush=True)
+
     try:
-        if args.eval_workers <= 1 or len(jobs) <= 1 or not fork:
-            for i in range(len(jobs)):
-                print(f"[budgetmix] evaluating {jobs[i][0]}", flush=True)
-                _, results[i], pid, latest[pid] = _eval_job(i)
-        else:
-            with mp.get_context("fork").Pool(min(args.eval_workers, len(jobs))) as pool:
-                for done, (i, result, pid, stats) in enumerate(pool.imap_unordered(_eval_job, range(len(jobs)))):
-                    results[i], latest[pid] = result, stats
-                    print(f"[budgetmix] evaluated {jobs[i][0]} ({done + 1}/{len(jobs)}, {result['seconds']:.0f} s)",
-                          flush=True)
+        results = run_jobs(_eval_job, [(args, name, agent, out, task_lists) for name, agent in jobs],
+                           workers=args.workers, executor=args.executor, on_done=done,
+                           ray_address=args.ray_address or None)
     finally:
-        _JOBS = []
+        if bar is not None:
+            bar.close()
+    # a Ray worker's pid may repeat on another machine: counts are summed per (pid), best effort there
     totals = {kind: {c: sum(w[kind][c] - baseline[kind][c] for w in latest.values()) for c in ("hits", "misses")}
               for kind in baseline}
-    return results, totals
+    return [r[0] for r in results], totals
 
 
 def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any]:
@@ -212,8 +244,8 @@ def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any
             for seed in picked}
 
 
-def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> int:
-    """Train with ``train`` (`baselines.budgetmix.train`), evaluate and report; returns the exit code."""
+def run_experiment(args: Any) -> int:
+    """Train (`train_all`), evaluate (`evaluate_all`) and report; returns the exit code."""
     from baselines.agent import PolicyAgent, load_policy
     from baselines.report import write_report
 
@@ -237,14 +269,7 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
                               "(and pool the folders with `python -m baselines.pool`)")
 
     # ---------------------------------------------------------------- train at equal env steps, per seed
-    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
-    for seed in seeds:
-        for name, spec in schedules.items():
-            print(f"[budgetmix] training {name} ({spec}) seed {seed} for {args.total_env_steps} env steps", flush=True)
-            s = train(dataclasses.replace(args, schedule=spec, seed=seed), f"{name}-s{seed}")
-            training[name][seed] = s
-            print(f"[budgetmix] {name} seed {seed}: {s['steps_per_second']:.0f} env steps/s, "
-                  f"train success {s['final_train_success']:.2f}", flush=True)
+    training = train_all(args, schedules, seeds)
     train_seconds = time.perf_counter() - started
     from baselines.env_pool import close_idle
 
@@ -284,7 +309,8 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
             agents["ref:budgetmix-pick+loop"] = pick_loop_agents(agents["budgetmix"], args.pick_loop_seeds)
     eval_started = time.perf_counter()
     print(f"[budgetmix] evaluating {sum(map(len, agents.values()))} agents on {len(task_lists['primary'])} "
-          f"{args.eval_split} tasks over T={args.eval_ts} in {args.eval_workers} processes", flush=True)
+          f"{args.eval_split} tasks over T={args.eval_ts} in {args.workers} "
+          f"{'Ray CPUs' if args.executor == 'ray' else 'processes'}", flush=True)
     # seed-major order, so that every worker's cache meets each task early
     order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
              if seed in agents[name]]
@@ -317,7 +343,7 @@ def run_experiment(args: Any, train: Callable[[Any, str], dict[str, Any]]) -> in
         print(f"[budgetmix] positive control: {args.control_steps} env steps per run", flush=True)
         control = run_control(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
                               t_short=2, t_long=10, eval_ts=(2, 5, 10), episodes=args.control_episodes,
-                              out=str(out / "control"), base=dataclasses.replace(args, progress=False), train=train)
+                              out=str(out / "control"), base=dataclasses.replace(args, progress=False))
         (out / "control.json").write_text(json.dumps(control, indent=1))
     control_seconds = time.perf_counter() - control_started
 

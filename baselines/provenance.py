@@ -30,7 +30,7 @@ FILE = "provenance.json"
 
 EXECUTION_ONLY = frozenset({
     "seed", "seeds", "out", "exp_name", "device", "torch_threads", "backend", "track", "progress", "resume",
-    "eval_workers", "result_cache", "harness_reports", "preset", "warm_cache", "warm_cache_tasks",
+    "workers", "executor", "ray_address", "result_cache", "harness_reports", "preset", "warm_cache", "warm_cache_tasks",
 })
 """Fields that do not change what a run computes (a hit of the result cache gives what a run gives; the
 Docker and local backends give the same outcomes; the preset's values are recorded field by field).

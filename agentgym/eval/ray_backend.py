@@ -16,10 +16,11 @@ from agentgym.errors import ConfigError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.runner import EpisodeWorker, WorkerConfig
 
-__all__ = ["iter_ray"]
+__all__ = ["iter_ray", "require_ray"]
 
 
-def _ray() -> Any:
+def require_ray() -> Any:
+    """The `ray` module, or a `ConfigError` that says how to install it."""
     try:
         import ray
     except ImportError as exc:
@@ -40,7 +41,7 @@ class _Actor:
 
 def iter_ray(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int = 1) -> Iterator[dict[str, Any]]:
     """Records of ``specs`` as they finish, from ``workers`` Ray actors (2 episodes in flight each)."""
-    ray = _ray()
+    ray = require_ray()
     specs = list(specs)
     if not specs:
         return

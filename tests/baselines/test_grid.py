@@ -1,0 +1,98 @@
+"""`baselines.grid`: jobs in order whatever runs them, and an experiment that does not depend on where it ran."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentgym.errors import ConfigError
+from baselines.budgetmix import Args
+from baselines.grid import default_workers, land_checkpoint, run_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _slow_square(x: int) -> tuple[int, int]:
+    time.sleep(0.05 * (4 - x))  # the first jobs finish last
+    return x * x, os.getpid()
+
+
+def test_run_jobs_returns_results_in_job_order_from_several_processes() -> None:
+    finished: list[int] = []
+    results = run_jobs(_slow_square, [(x,) for x in range(4)], workers=2, on_done=lambda i, _: finished.append(i))
+    assert [r[0] for r in results] == [0, 1, 4, 9]
+    assert sorted(finished) == [0, 1, 2, 3] and finished != [0, 1, 2, 3]  # finished out of order, returned in order
+    assert len({r[1] for r in results}) == 2 and os.getpid() not in {r[1] for r in results}
+    assert [r[0] for r in run_jobs(_slow_square, [(x,) for x in range(4)], workers=1)] == [0, 1, 4, 9]
+
+
+@pytest.mark.parametrize("kwargs, match", [({"executor": "slurm"}, "executor='slurm'"), ({"workers": 0}, "workers=0")])
+def test_run_jobs_refuses_bad_settings(kwargs: dict, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        run_jobs(_slow_square, [(1,)], **{"workers": 1, **kwargs})
+
+
+def test_args_resolve_workers_and_check_the_executor() -> None:
+    assert Args().workers == default_workers() >= 1 and Args(workers=3).workers == 3
+    with pytest.raises(ConfigError, match="--executor 'dask'"):
+        Args(executor="dask")
+    with pytest.raises(ConfigError, match="--workers -1"):
+        Args(workers=-1)
+
+
+def test_a_shipped_checkpoint_lands_only_where_it_is_missing(tmp_path: Path) -> None:
+    path = tmp_path / "run" / "checkpoint.pt"
+    summary = land_checkpoint({"checkpoint": str(path), "checkpoint_bytes": b"remote"})
+    assert path.read_bytes() == b"remote" and "checkpoint_bytes" not in summary
+    land_checkpoint({"checkpoint": str(path), "checkpoint_bytes": b"other"})
+    assert path.read_bytes() == b"remote"  # a local run's own file is never overwritten
+
+
+def _policy_digests(out: Path) -> dict[str, str]:
+    import torch
+
+    digests = {}
+    for path in sorted(out.glob("*-s*/checkpoint.pt")):
+        state = torch.load(path, map_location="cpu", weights_only=False)["policy"]
+        h = hashlib.sha256()
+        for key, value in sorted(state.items()):
+            h.update(key.encode() + value.numpy().tobytes())
+        digests[path.parent.name] = h.hexdigest()
+    return digests
+
+
+def _report_without_timing(out: Path) -> str:
+    """report.md less what measures time or a worker's cache (throughput, costs, cache hit counts)."""
+    sections = (out / "report.md").read_text().split("\n## ")
+    kept = [s for s in sections if not s.startswith(("Throughput", "Cost per success"))]
+    return "\n## ".join(kept)
+
+
+@pytest.mark.slow
+def test_one_worker_two_workers_and_ray_give_bit_identical_policies_and_reports(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "baselines")]),
+           "AGENTGYM_CACHE_DIR": str(tmp_path / "cache")}
+    outs = {}
+    for name, flags in {"w1": ["--workers", "1"], "w2": ["--workers", "2"],
+                        "ray": ["--workers", "2", "--executor", "ray"]}.items():
+        outs[name] = tmp_path / name
+        proc = subprocess.run([sys.executable, "-m", "baselines.budgetmix", "--smoke", "--backend", "local",
+                               "--out", str(outs[name]), *flags], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=400)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    reference = outs["w1"]
+    digests = _policy_digests(reference)
+    assert len(digests) == 5
+    for name, out in outs.items():
+        assert _policy_digests(out) == digests, name
+        for result in ("contrasts.json", "summary.json", "control.json"):
+            assert json.loads((out / result).read_text()) == json.loads((reference / result).read_text()), (name, result)
+        assert _report_without_timing(out) == _report_without_timing(reference), name
