@@ -1,10 +1,12 @@
 """BudgetMix: PPO on agentgym menu tasks with the turn budget fixed, mixed, or grown by a curriculum.
 
-The trainer, read top to bottom in the CleanRL manner: `Args` (every knob, one docstring line
-each; the PPO update's knobs come from `baselines.ppo.PPOConfig`), `PRESETS`, `make_env`, and
-the training loop `train`. Not single-file: the model (`baselines.policy.MenuPolicy`, DRRN-style,
-sees turns left and used), its features, the episode collector and the PPO update live in their
-own modules, because the evaluation agent and the probe use the same ones.
+The command line, read top to bottom in the CleanRL manner: `Args` (every knob, one docstring
+line each; the PPO update's knobs come from `baselines.ppo.PPOConfig`), `PRESETS`, `parse_args`
+and `main`. One training run is `baselines.trainer.train` (re-exported here with `make_env`), a
+short list of named stages: set up, then collect, update, log and checkpoint until the env steps
+are spent. Not single-file: the model (`baselines.policy.MenuPolicy`, DRRN-style, sees turns
+left and used), its features, the episode collector and the PPO update live in their own
+modules, because the evaluation agent and the probe use the same ones.
 
     python -m baselines.budgetmix                      # the quick experiment (CPU, <= 15 min)
     python -m baselines.budgetmix --full               # the large preset (GPU)
@@ -23,22 +25,14 @@ import ast
 import dataclasses
 import inspect
 import json
-import random
 import sys
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-import torch
-
 from agentgym.errors import ConfigError
-from baselines.env_pool import borrow
-from baselines.experiment import coding_kwargs, run_experiment
-from baselines.ppo import PPOConfig, make_optimizer
+from baselines.experiment import run_experiment
+from baselines.ppo import PPOConfig
+from baselines.trainer import make_env, train
 
 __all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "main"]
 
@@ -274,254 +268,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if preset not in PRESETS:
         parser.error(f"--preset {preset!r}: choose one of {sorted(PRESETS)}")
     return Args(**{**PRESETS[preset], **given, "preset": preset})
-
-
-def make_env(
-    env_id: str,
-    budget: Any,
-    *,
-    backend: str = "auto",
-    split: str = "train",
-    process_reward: float = 0.0,
-    faults: str = "",
-    test_timeout: float | None = None,
-    result_cache: bool = False,
-    tiers: str = "",
-) -> Callable[[], gym.Env]:
-    """A thunk building one training env: the agentgym wrapper stack with this budget, around a
-    bare env borrowed from `baselines.env_pool` (closing the stack lends it back, sandbox warm).
-
-    ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
-    decoy ends in a time sized from measured test runs, not the env's 10 s default;
-    ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
-    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`).
-    """
-    env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
-    if tiers and env_id.endswith("Coding-v0"):
-        env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)
-
-    def thunk() -> gym.Env:
-        from agentgym.make import wrap
-
-        # a warm bare env from the runs before (its sandbox already started), with this run's stack
-        return wrap(
-            borrow(env_id, backend=backend, split=split, **env_kwargs),
-            budget=budget,
-            faults=faults or None,
-            labels=True,
-            # running out of turns ends the episode for this trainer (no bootstrap), so the
-            # shaping must treat it as terminal too, or unsubmitted progress pays
-            process_reward={"weight": process_reward, "truncation_is_terminal": True} if process_reward else None,
-            cost=True,
-        )
-
-    return thunk
-
-
-def _cache_stats() -> dict[str, dict[str, int]]:
-    from agentgym.envs.coding.result_cache import process_cache
-
-    return process_cache().stats()
-
-
-def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]) -> dict[str, Any]:
-    """Hits and misses of the process's result cache during one run, and the hit rate per kind."""
-    out: dict[str, Any] = {}
-    for kind, counts in after.items():
-        hits, misses = (counts[k] - before.get(kind, {}).get(k, 0) for k in ("hits", "misses"))
-        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None}
-    return out
-
-
-class _NoBar:
-    def __init__(self, *_: Any, initial: int = 0, **__: Any) -> None:
-        pass
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def set_postfix(self, **_: Any) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def train(args: Args, run_name: str) -> dict[str, Any]:
-    """Train one policy with ``args.schedule``; returns its training summary (also in summary.json)."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    if args.progress:
-        from tqdm import tqdm
-
-        tqdm.monitor_interval = 0  # no monitor thread: the experiment forks its evaluation workers later
-    else:  # no progress bar: tqdm need not be installed (the GPU machine lacks it)
-        tqdm = _NoBar
-
-    from baselines.agent import load_policy, save_checkpoint
-    from baselines.policy import MenuPolicy, pick_device
-    from baselines.ppo import ppo_update
-    from baselines.rollout import EpisodeCollector
-    from baselines.schedules import parse_schedule
-
-    # ---------------------------------------------------------------- run folder, seeding, device
-    run_dir = Path(args.out) / run_name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    ckpt_path = run_dir / "checkpoint.pt"
-    summary_path = run_dir / "summary.json"
-    if args.resume and summary_path.exists():
-        finished = json.loads(summary_path.read_text())
-        if finished["env_steps"] >= args.total_env_steps:
-            return finished  # done: --resume never retrains a finished run
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, args.torch_threads))
-    device = pick_device(args.device)
-    writer = SummaryWriter(str(run_dir / "tb")) if args.track else None
-    if writer is not None:
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items()))
-
-    # ---------------------------------------------------------------- envs with the budget schedule
-    schedule = parse_schedule(args.schedule, ramp=args.curriculum_ramp)
-    env_ids = [e for e in args.env_ids.split(",") if e]
-    env_fns = [
-        make_env(
-            env_ids[i % len(env_ids)],
-            schedule.budget_arg(),
-            backend=args.backend,
-            process_reward=args.process_reward,
-            faults=args.train_faults,
-            test_timeout=args.test_timeout,
-            result_cache=args.result_cache,
-            tiers=args.train_tier,
-        )
-        for i in range(args.num_envs)
-    ]
-
-    # ---------------------------------------------------------------- policy, optimizer, resume
-    policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(device)
-    optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
-    global_step, update, history = 0, 0, []
-    if args.resume and ckpt_path.exists():
-        policy, ckpt = load_policy(ckpt_path, str(device))
-        optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
-        optimizer.load_state_dict(ckpt["optimizer"])
-        global_step, update, history = ckpt["global_step"], ckpt["update"], ckpt["history"]
-        torch.set_rng_state(ckpt["torch_rng"])
-    rng = np.random.default_rng(args.seed + update)
-    collector = EpisodeCollector(
-        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + update,
-        threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
-        recovery_starts=args.recovery_starts, recovery_start_patch=args.recovery_start_patch,
-    )
-    bar = tqdm(total=args.total_env_steps, initial=global_step, desc=run_name, unit="step", disable=not args.progress)
-    cache_before = _cache_stats()
-    start_time, start_step = time.perf_counter(), global_step
-    rollout_seconds = update_seconds = 0.0
-
-    # ---------------------------------------------------------------- training loop
-    try:
-        while global_step < args.total_env_steps:
-            progress = global_step / args.total_env_steps
-            if args.anneal_lr:
-                for group in optimizer.param_groups:
-                    group["lr"] = args.learning_rate * group.get("lr_scale", 1.0) * (1.0 - progress)
-            schedule.update(progress)
-
-            # ---- rollout: whole episodes, infrastructure failures masked out
-            t0 = time.perf_counter()
-            infra_before = collector.infra_failures
-            episodes = collector.collect(min(args.steps_per_update, args.total_env_steps - global_step), bar.update)
-            rollout_seconds += time.perf_counter() - t0
-            steps = sum(len(ep) for ep in episodes)
-            global_step = start_step + collector.env_steps
-            update += 1
-            if not episodes:
-                continue
-            if args.turn_cost:
-                for ep in episodes:  # charged in training only; success is what the env says
-                    ep.rewards = [r - args.turn_cost for r in ep.rewards]
-
-            # ---- PPO update (in async mode, open episodes keep stepping meanwhile)
-            t1 = time.perf_counter()
-            losses = ppo_update(policy, optimizer, episodes, args, args.max_actions, rng)  # Args is a PPOConfig
-            update_seconds += time.perf_counter() - t1
-
-            # ---- metrics
-            success = float(np.mean([ep.success for ep in episodes]))
-            budgets = [ep.budget for ep in episodes if ep.budget is not None]
-            sps = (global_step - start_step) / (time.perf_counter() - start_time)
-            row = {
-                "update": update,
-                "global_step": global_step,
-                "charts/success_rate": success,
-                "charts/episodic_return": float(np.mean([sum(ep.rewards) for ep in episodes])),
-                "charts/episodic_length": float(np.mean([len(ep) for ep in episodes])),
-                "charts/truncated_rate": float(np.mean([ep.truncated for ep in episodes])),
-                "charts/budget_mean": float(np.mean(budgets)) if budgets else float("nan"),
-                "charts/episodes": len(episodes),
-                "charts/infra_failures_masked": collector.infra_failures - infra_before,
-                "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                "charts/SPS": sps,
-                "charts/rollout_SPS": steps / max(time.perf_counter() - t0, 1e-9),
-                **{f"losses/{k}": v for k, v in losses.items()},
-            }
-            history.append(row)
-            if writer is not None:
-                for key, value in row.items():
-                    if "/" in key:
-                        writer.add_scalar(key, value, global_step)
-            bar.set_postfix(success=f"{success:.2f}", T=f"{row['charts/budget_mean']:.1f}", sps=f"{sps:.0f}")
-
-            # ---- checkpoint (atomic), so --resume continues from here
-            save_checkpoint(
-                ckpt_path,
-                policy,
-                optimizer=optimizer.state_dict(),
-                global_step=global_step,
-                update=update,
-                history=history,
-                torch_rng=torch.get_rng_state(),
-                max_actions=args.max_actions,
-                args=dataclasses.asdict(args),
-            )
-    finally:
-        collector_timing = collector.timing()
-        bar.close()
-        collector.close()
-        if writer is not None:
-            writer.close()
-
-    elapsed = time.perf_counter() - start_time
-    tail = history[-3:] if history else []
-    summary = {
-        "run": run_name,
-        "schedule": str(schedule),
-        "schedule_mean_T": schedule.mean,
-        "env_ids": env_ids,
-        "env_steps": global_step,
-        "updates": update,
-        "seconds": elapsed,
-        "steps_per_second": (global_step - start_step) / max(elapsed, 1e-9),
-        "cuda_max_memory_mb": torch.cuda.max_memory_allocated(device) / 2**20 if device.type == "cuda" else None,
-        "rollout_steps_per_second": (global_step - start_step) / max(rollout_seconds, 1e-9),
-        "rollout_seconds": rollout_seconds,
-        "update_seconds": update_seconds,
-        "collect_mode": args.collect_mode,
-        "test_timeout": args.test_timeout,
-        **collector_timing,
-        "infra_failures_masked": collector.infra_failures,
-        "forced_start_episodes": collector.forced_episodes,
-        "forced_start_steps": collector.forced_steps,
-        "result_cache": _cache_delta(cache_before, _cache_stats()) if args.result_cache else None,
-        "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
-        "checkpoint": str(ckpt_path),
-        "device": str(device),
-        "history": history,
-    }
-    summary_path.write_text(json.dumps(summary, indent=1))
-    return summary
 
 
 def main(argv: list[str] | None = None) -> int:

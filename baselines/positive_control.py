@@ -123,20 +123,18 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
 
 def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int = 2, t_long: int = 10,
                 eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None,
-                env_id: str = CONTROL_ENV, base: Any = None, train: Any = None, **overrides: Any) -> dict[str, Any]:
-    """Train the three schedules per seed on the budget env; success per T against the optimum.
+                env_id: str = CONTROL_ENV, base: Any = None, **overrides: Any) -> dict[str, Any]:
+    """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
 
-    ``base`` and ``train``: the trainer's `Args` and `train` (the experiment passes its own; by
-    default the quick preset's and `baselines.budgetmix.train`).
+    ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's).
     """
     from baselines.agent import load_policy
+    from baselines.trainer import train
 
-    if base is None or train is None:
+    if base is None:
         from baselines.budgetmix import PRESETS, Args
-        from baselines.budgetmix import train as default_train
 
-        base = base or Args(**{**PRESETS["quick"], "preset": "quick"})
-        train = train or default_train
+        base = Args(**{**PRESETS["quick"], "preset": "quick"})
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}
     base = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,

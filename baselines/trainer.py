@@ -1,0 +1,392 @@
+"""One BudgetMix training run: PPO on menu tasks under a turn-budget schedule, read top to bottom.
+
+`train(args, run_name)` is a short list of named stages, in the order they happen:
+
+1. `start_run`: the run folder, seeding, device and TensorBoard writer (with ``--resume``, a
+   finished run is returned as it is);
+2. `make_envs`: the budget schedule, and one `make_env` thunk per env;
+3. `make_policy`: the policy and its optimizer, restored from the checkpoint with ``--resume``;
+4. the loop, until the run's env steps are spent: `anneal` (learning rate, curriculum),
+   `collect` whole episodes, `update` (one PPO update), `log_update` (history, TensorBoard,
+   progress bar) and `checkpoint`;
+5. `summarize`: the run's summary, also written to ``summary.json``.
+
+The model (`baselines.policy`), its features (`baselines.features`), the episode collector
+(`baselines.rollout`) and the PPO update (`baselines.ppo`) live in their own modules because the
+evaluation agent and the probe use the same ones. ``args`` is `baselines.budgetmix.Args`; this
+module imports neither `baselines.budgetmix` nor `baselines.experiment`, so both can import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from baselines.agent import load_policy, save_checkpoint
+from baselines.env_pool import borrow
+from baselines.policy import MenuPolicy, pick_device
+from baselines.ppo import make_optimizer, ppo_update
+from baselines.rollout import Episode, EpisodeCollector
+from baselines.schedules import BudgetSchedule, parse_schedule
+
+if TYPE_CHECKING:
+    from baselines.budgetmix import Args
+
+__all__ = ["train", "make_env"]
+
+
+def train(args: Args, run_name: str) -> dict[str, Any]:
+    """Train one policy with ``args.schedule``; returns its training summary (also in summary.json)."""
+    run = start_run(args, run_name)
+    if run.finished is not None:
+        return run.finished  # --resume never retrains a finished run
+    schedule, env_fns = make_envs(args)
+    policy, optimizer = make_policy(args, run)
+    rng = np.random.default_rng(args.seed + run.update)  # the PPO update's minibatch order
+    collector = EpisodeCollector(
+        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + run.update,
+        threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
+        recovery_starts=args.recovery_starts, recovery_start_patch=args.recovery_start_patch,
+    )
+    run.start_clock(args, run_name)
+    try:
+        while run.global_step < args.total_env_steps:
+            anneal(optimizer, schedule, args, run.global_step / args.total_env_steps)
+            batch = collect(collector, args, run)
+            if not batch.episodes:
+                continue
+            losses = update(policy, optimizer, batch.episodes, args, rng, run)
+            log_update(run, batch, losses, collector, optimizer)
+            checkpoint(run, policy, optimizer, args)
+    finally:
+        run.collector_timing = collector.timing()
+        run.close()
+        collector.close()
+    return summarize(run, args, schedule, collector)
+
+
+# ---------------------------------------------------------------------- the envs
+def make_env(
+    env_id: str,
+    budget: Any,
+    *,
+    backend: str = "auto",
+    split: str = "train",
+    process_reward: float = 0.0,
+    faults: str = "",
+    test_timeout: float | None = None,
+    result_cache: bool = False,
+    tiers: str = "",
+) -> Callable[[], gym.Env]:
+    """A thunk building one training env: the agentgym wrapper stack with this budget, around a
+    bare env borrowed from `baselines.env_pool` (closing the stack lends it back, sandbox warm).
+
+    ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
+    decoy ends in a time sized from measured test runs, not the env's 10 s default;
+    ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
+    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`).
+    """
+    from baselines.experiment import coding_kwargs
+
+    env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
+    if tiers and env_id.endswith("Coding-v0"):
+        env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)
+
+    def thunk() -> gym.Env:
+        from agentgym.make import wrap
+
+        # a warm bare env from the runs before (its sandbox already started), with this run's stack
+        return wrap(
+            borrow(env_id, backend=backend, split=split, **env_kwargs),
+            budget=budget,
+            faults=faults or None,
+            labels=True,
+            # running out of turns ends the episode for this trainer (no bootstrap), so the
+            # shaping must treat it as terminal too, or unsubmitted progress pays
+            process_reward={"weight": process_reward, "truncation_is_terminal": True} if process_reward else None,
+            cost=True,
+        )
+
+    return thunk
+
+
+# ---------------------------------------------------------------------- what the stages share
+@dataclass
+class Run:
+    """One run's folder, outputs and counters: what the stages of `train` read and advance."""
+
+    name: str
+    dir: Path
+    device: torch.device = torch.device("cpu")
+    writer: Any = None
+    """TensorBoard's SummaryWriter (None without ``--track``)"""
+    finished: dict[str, Any] | None = None
+    """the summary of a run already finished (``--resume``)"""
+    global_step: int = 0
+    update: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """one row of metrics per PPO update"""
+    bar: Any = None
+    start_step: int = 0
+    start_time: float = 0.0
+    rollout_seconds: float = 0.0
+    update_seconds: float = 0.0
+    cache_before: dict[str, dict[str, int]] = field(default_factory=dict)
+    collector_timing: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.dir / "checkpoint.pt"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.dir / "summary.json"
+
+    def start_clock(self, args: Args, run_name: str) -> None:
+        """The progress bar, the result cache's counts and the clock, from this session's first step."""
+        self.bar = _progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=run_name, unit="step",
+                                       disable=not args.progress)
+        self.cache_before = _cache_stats()
+        self.start_time, self.start_step = time.perf_counter(), self.global_step
+
+    def close(self) -> None:
+        self.bar.close()
+        if self.writer is not None:
+            self.writer.close()
+
+
+# ---------------------------------------------------------------------- 1-3: set up
+def start_run(args: Args, run_name: str) -> Run:
+    """The run folder, the seeds of every generator, the device and the TensorBoard writer."""
+    run = Run(run_name, Path(args.out) / run_name)
+    run.dir.mkdir(parents=True, exist_ok=True)
+    if args.resume and run.summary_path.exists():
+        finished = json.loads(run.summary_path.read_text())
+        if finished["env_steps"] >= args.total_env_steps:
+            run.finished = finished
+            return run
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, args.torch_threads))
+    run.device = pick_device(args.device)
+    if args.track:
+        from torch.utils.tensorboard import SummaryWriter
+
+        run.writer = SummaryWriter(str(run.dir / "tb"))
+        run.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items()))
+    return run
+
+
+def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
+    """The budget schedule, and one env thunk per env (the env ids taken in turn), all sampling T from it."""
+    schedule = parse_schedule(args.schedule, ramp=args.curriculum_ramp)
+    env_ids = _env_ids(args)
+    env_fns = [
+        make_env(
+            env_ids[i % len(env_ids)],
+            schedule.budget_arg(),
+            backend=args.backend,
+            process_reward=args.process_reward,
+            faults=args.train_faults,
+            test_timeout=args.test_timeout,
+            result_cache=args.result_cache,
+            tiers=args.train_tier,
+        )
+        for i in range(args.num_envs)
+    ]
+    return schedule, env_fns
+
+
+def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
+    """A fresh policy and optimizer, or (``--resume``) the checkpoint's, with its step counters and torch RNG."""
+    policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(run.device)
+    optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
+    if args.resume and run.checkpoint_path.exists():
+        policy, ckpt = load_policy(run.checkpoint_path, str(run.device))
+        optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
+        optimizer.load_state_dict(ckpt["optimizer"])
+        run.global_step, run.update, run.history = ckpt["global_step"], ckpt["update"], ckpt["history"]
+        torch.set_rng_state(ckpt["torch_rng"])
+    return policy, optimizer
+
+
+# ---------------------------------------------------------------------- 4: the loop
+def anneal(optimizer: torch.optim.Optimizer, schedule: BudgetSchedule, args: Args, progress: float) -> None:
+    """The learning rate down linearly to 0 (``--anneal-lr``); a curriculum's budget up with ``progress``."""
+    if args.anneal_lr:
+        for group in optimizer.param_groups:
+            group["lr"] = args.learning_rate * group.get("lr_scale", 1.0) * (1.0 - progress)
+    schedule.update(progress)
+
+
+@dataclass
+class Batch:
+    """One update's episodes and what `log_update` reports about their collection."""
+
+    episodes: list[Episode]
+    steps: int
+    started: float
+    """when collection began (``perf_counter``)"""
+    infra_before: int
+    """the collector's infrastructure failures before this batch"""
+
+
+def collect(collector: EpisodeCollector, args: Args, run: Run) -> Batch:
+    """Whole episodes for one update; infrastructure failures are masked out by the collector.
+
+    ``--turn-cost`` is charged here, in training only: success is what the env says.
+    """
+    started, infra_before = time.perf_counter(), collector.infra_failures
+    episodes = collector.collect(min(args.steps_per_update, args.total_env_steps - run.global_step), run.bar.update)
+    run.rollout_seconds += time.perf_counter() - started
+    run.global_step = run.start_step + collector.env_steps
+    run.update += 1
+    if args.turn_cost:
+        for ep in episodes:
+            ep.rewards = [r - args.turn_cost for r in ep.rewards]
+    return Batch(episodes, sum(len(ep) for ep in episodes), started, infra_before)
+
+
+def update(policy: MenuPolicy, optimizer: torch.optim.Optimizer, episodes: list[Episode], args: Args,
+           rng: np.random.Generator, run: Run) -> dict[str, float]:
+    """One PPO update on the batch (in async mode, open episodes keep stepping meanwhile); its losses."""
+    started = time.perf_counter()
+    losses = ppo_update(policy, optimizer, episodes, args, args.max_actions, rng)  # Args is a PPOConfig
+    run.update_seconds += time.perf_counter() - started
+    return losses
+
+
+def log_update(run: Run, batch: Batch, losses: dict[str, float], collector: EpisodeCollector,
+               optimizer: torch.optim.Optimizer) -> None:
+    """The update's metrics (CleanRL's ``charts/`` and ``losses/``) into the history, TensorBoard and the bar."""
+    episodes = batch.episodes
+    success = float(np.mean([ep.success for ep in episodes]))
+    budgets = [ep.budget for ep in episodes if ep.budget is not None]
+    sps = (run.global_step - run.start_step) / (time.perf_counter() - run.start_time)
+    row = {
+        "update": run.update,
+        "global_step": run.global_step,
+        "charts/success_rate": success,
+        "charts/episodic_return": float(np.mean([sum(ep.rewards) for ep in episodes])),
+        "charts/episodic_length": float(np.mean([len(ep) for ep in episodes])),
+        "charts/truncated_rate": float(np.mean([ep.truncated for ep in episodes])),
+        "charts/budget_mean": float(np.mean(budgets)) if budgets else float("nan"),
+        "charts/episodes": len(episodes),
+        "charts/infra_failures_masked": collector.infra_failures - batch.infra_before,
+        "charts/learning_rate": optimizer.param_groups[0]["lr"],
+        "charts/SPS": sps,
+        "charts/rollout_SPS": batch.steps / max(time.perf_counter() - batch.started, 1e-9),
+        **{f"losses/{k}": v for k, v in losses.items()},
+    }
+    run.history.append(row)
+    if run.writer is not None:
+        for key, value in row.items():
+            if "/" in key:
+                run.writer.add_scalar(key, value, run.global_step)
+    run.bar.set_postfix(success=f"{success:.2f}", T=f"{row['charts/budget_mean']:.1f}", sps=f"{sps:.0f}")
+
+
+def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, args: Args) -> None:
+    """Everything ``--resume`` needs to continue from here, written atomically."""
+    save_checkpoint(
+        run.checkpoint_path,
+        policy,
+        optimizer=optimizer.state_dict(),
+        global_step=run.global_step,
+        update=run.update,
+        history=run.history,
+        torch_rng=torch.get_rng_state(),
+        max_actions=args.max_actions,
+        args=dataclasses.asdict(args),
+    )
+
+
+# ---------------------------------------------------------------------- 5: the summary
+def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: EpisodeCollector) -> dict[str, Any]:
+    """The run's summary (throughput, where the time went, the result cache, final training success), also written to summary.json."""
+    elapsed = time.perf_counter() - run.start_time
+    steps = run.global_step - run.start_step
+    tail = run.history[-3:] if run.history else []
+    device = run.device
+    summary = {
+        "run": run.name,
+        "schedule": str(schedule),
+        "schedule_mean_T": schedule.mean,
+        "env_ids": _env_ids(args),
+        "env_steps": run.global_step,
+        "updates": run.update,
+        "seconds": elapsed,
+        "steps_per_second": steps / max(elapsed, 1e-9),
+        "cuda_max_memory_mb": torch.cuda.max_memory_allocated(device) / 2**20 if device.type == "cuda" else None,
+        "rollout_steps_per_second": steps / max(run.rollout_seconds, 1e-9),
+        "rollout_seconds": run.rollout_seconds,
+        "update_seconds": run.update_seconds,
+        "collect_mode": args.collect_mode,
+        "test_timeout": args.test_timeout,
+        **run.collector_timing,
+        "infra_failures_masked": collector.infra_failures,
+        "forced_start_episodes": collector.forced_episodes,
+        "forced_start_steps": collector.forced_steps,
+        "result_cache": _cache_delta(run.cache_before, _cache_stats()) if args.result_cache else None,
+        "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
+        "checkpoint": str(run.checkpoint_path),
+        "device": str(device),
+        "history": run.history,
+    }
+    run.summary_path.write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+# ---------------------------------------------------------------------- small helpers of the stages
+def _env_ids(args: Args) -> list[str]:
+    return [e for e in args.env_ids.split(",") if e]
+
+
+def _cache_stats() -> dict[str, dict[str, int]]:
+    from agentgym.envs.coding.result_cache import process_cache
+
+    return process_cache().stats()
+
+
+def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """Hits and misses of the process's result cache during one run, and the hit rate per kind."""
+    out: dict[str, Any] = {}
+    for kind, counts in after.items():
+        hits, misses = (counts[k] - before.get(kind, {}).get(k, 0) for k in ("hits", "misses"))
+        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None}
+    return out
+
+
+def _progress_bar(args: Args) -> Callable[..., Any]:
+    """tqdm, or a bar that shows nothing without ``--progress`` (tqdm need not be installed: the GPU machine lacks it)."""
+    if not args.progress:
+        return _NoBar
+    from tqdm import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: the experiment forks its evaluation workers later
+    return tqdm
+
+
+class _NoBar:
+    def __init__(self, *_: Any, initial: int = 0, **__: Any) -> None:
+        pass
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix(self, **_: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
