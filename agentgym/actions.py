@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentgym.core import ActionError, ParsedAction
+from agentgym.core import ActionError, BadArguments, ParsedAction  # BadArguments: the core's one meaning
 
 __all__ = [
     "Param", "ToolSpec", "tool_schema", "signature", "render_call",
@@ -104,14 +104,6 @@ class GrammarError(ValueError):
 class ArgumentError(ValueError):
     """A well-formed call whose arguments do not fit the tool's spec; the message lists every
     problem and the tool's usage line. The call is still a tool call (it costs the turn)."""
-
-
-@dataclass(frozen=True)
-class BadArguments(ParsedAction):
-    """A tool call whose arguments failed `check_args`: still a call of ``tool`` (it costs the
-    turn, and a fault can hit it), executed as a failed tool call that shows ``error``."""
-
-    error: ArgumentError | None = None
 
 
 @dataclass(frozen=True)

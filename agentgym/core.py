@@ -5,8 +5,9 @@ A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a 
 (`_admissible`), a state-drift hook (`_drift`) and fault hooks (`fault_failure`,
 `corrupt_output`). The base
 class owns everything that must be the same across families: the spaces, the episode
-bookkeeping, the info keys, garbage-action survival, fault application and the sandbox's
-lifetime.
+bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
+lifetime, and the actions every grammar shares: ``help``, ``finish``/``submit`` and a call whose
+arguments do not fit its tool (`BadArguments`), which never reach a family's `_execute`.
 """
 
 from __future__ import annotations
@@ -28,12 +29,19 @@ from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["AgentEnv", "ActionError", "ParsedAction", "Outcome", "FAULT_KINDS", "MAX_MENU"]
+__all__ = ["AgentEnv", "ActionError", "ParsedAction", "BadArguments", "Outcome", "FAULT_KINDS", "MAX_MENU",
+           "HELP_ACTION", "SUBMIT_ACTIONS"]
 
 FAULT_KINDS = ev.FAULT_KINDS
 MAX_MENU = 32
 """The most candidate actions a family's menu offers (``admissible_actions``): the Discrete space of
 `NumericView` and the baseline's policy is this wide by default."""
+
+HELP_ACTION = "help"
+"""The action every grammar parses to ``ParsedAction("help")``: the base shows `AgentEnv.help_text`."""
+SUBMIT_ACTIONS = ("finish", "submit")
+"""Action names that end the episode for the verifier to judge; the base keeps their ``answer`` and
+``value`` arguments (`AgentEnv.answer`, `AgentEnv.answer_value`) and emits ``submit``."""
 
 _TRUNCATION_MARKER = "\n[agentgym: observation truncated, {n} characters omitted]"
 
@@ -49,6 +57,20 @@ class ParsedAction:
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
     tool: str | None = None
+
+
+@dataclass(frozen=True)
+class BadArguments(ParsedAction):
+    """A call of a known tool whose arguments do not fit it (a missing, unknown or mistyped one).
+
+    The one meaning of bad arguments in every family (`agentgym.events`, ``tool_call``): the step
+    costs the turn, shows ``error: <error>`` and emits ``tool_call(name, ok=False,
+    error_kind="bad_args")`` after ``action(parsed_ok=True, name)``; the agent named the tool, so
+    only a later success of that tool makes up for it. Set ``tool`` as for a good call of it: a
+    fault armed for the step hits it the same way.
+    """
+
+    error: object = None
 
 
 @dataclass
@@ -78,6 +100,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     """``(module, function)`` pairs called once per sandbox after loading: each starts a long-lived
     process with ``start_service`` (a site server, a browser) that survives ``reset()``; what they
     return is in ``self.services``. ``_setup_task`` restores their state for each task."""
+    submit_text: ClassVar[str] = "finished: {answer}"
+    """What the agent sees after ``finish``/``submit``; ``{answer}`` is its final answer."""
     max_action_length: ClassVar[int] = 16_384
     max_observation_length: ClassVar[int] = 32_768
 
@@ -124,6 +148,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._acted: list[tuple[str | None, bool]] = []  # (solution step or None, went through cleanly) per step
         self._env_calls = 0
         self._env_seconds = 0.0
+        self.answer: str | None = None  # the final answer of ``finish`` (None until submitted, or none given)
+        self.answer_value: str | None = None  # its structured ``value`` (`agentgym.answers`), when given
 
     # ------------------------------------------------------------------ family hooks
     @classmethod
@@ -141,7 +167,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
 
     @abstractmethod
     def _execute(self, action: ParsedAction) -> Outcome:
-        """Run a parsed action in the sandbox. Agent mistakes become text and events, never raise."""
+        """Run a parsed tool action in the sandbox. Agent mistakes become text and events, never raise.
+        ``help``, ``finish``/``submit`` and `BadArguments` never come here (see `_dispatch`)."""
 
     @abstractmethod
     def _verify(self) -> bool:
@@ -217,6 +244,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._acted = []
         self._env_calls = 0
         self._env_seconds = 0.0
+        self.answer = self.answer_value = None
         text = self._timed(self._setup_task, task)
         extra = self._reset_help() if self.help_in_observation else ""
         info = self._info([])
@@ -324,7 +352,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             if fault is not None and parsed.tool is not None:
                 outcome = self._apply_fault(parsed, *fault)
             else:
-                outcome = self._execute(parsed)
+                outcome = self._dispatch(parsed)
         except InfrastructureError:
             raise
         except Exception as exc:  # a family bug on odd input must not kill the episode
@@ -336,6 +364,19 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         for event in outcome.events:  # a family's contract bug fails loudly here, not in a label later
             ev.check(event)
         return outcome
+
+    def _dispatch(self, action: ParsedAction) -> Outcome:
+        """The actions every family shares, handled here once; the rest go to the family's `_execute`."""
+        if isinstance(action, BadArguments):
+            return Outcome(f"error: {action.error}", [ev.tool_call(action.tool or action.name, False, "bad_args")])
+        if action.name == HELP_ACTION:
+            return Outcome(self.help_text())
+        if action.name in SUBMIT_ACTIONS:
+            answer, value = action.args.get("answer"), action.args.get("value")
+            self.answer = None if answer is None else str(answer)
+            self.answer_value = None if value is None else str(value)
+            return Outcome(self.submit_text.format(answer=self.answer), [ev.submit()], submitted=True)
+        return self._execute(action)
 
     def _sandbox_lost(self, text: str, exc: InfrastructureError) -> Outcome:
         """End the episode as the agent's failure: its action killed or wedged the sandbox.
@@ -364,7 +405,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             return Outcome(text, [ev.tool_call(tool, False, error_kind), mark])
         self._output_seen = kind not in ("empty_output", "corrupted_output")
         try:
-            outcome = self._execute(parsed)
+            outcome = self._dispatch(parsed)
         finally:
             self._output_seen = True
         if kind == "empty_output":

@@ -50,9 +50,17 @@ _FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
 EVENT_KINDS = tuple(_FIELDS)
 """Every event kind, with one meaning across families (docs/new_family.md, "Events"):
 
+- ``action``: ``parsed_ok`` is False only for text that names no action of the grammar (not a
+  call, an unknown tool, ``finish``/``help``/``submit`` given arguments they cannot take). Such an
+  action names no tool, so any later successful tool call makes up for it.
 - ``tool_call``: ``ok`` is False when the tool did not do what was asked, *including* a lookup
   of something that does not exist (a missing file, record or page element); ``error_kind``
   then says how (``not_found``, ``bad_args``, ``timeout``, ...).
+- **Bad arguments** have one meaning in every family: a call of a known tool whose arguments do
+  not fit it (missing, unknown, mistyped, out of range; refused by the grammar's check or by the
+  tool itself) is ``action(parsed_ok=True, name)`` then ``tool_call(tool, ok=False,
+  error_kind="bad_args")`` (`agentgym.core.BadArguments`). The agent named the tool, so only a
+  later success of *that* tool makes up for it (`agentgym.wrappers.labels`).
 - ``state_mismatch``: the agent referred to something not in the current state; it comes with
   the failed ``tool_call`` that the reference caused.
 - ``subtask``: emitted when a subtask's status *changes* this step (never a full snapshot).

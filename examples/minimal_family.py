@@ -19,7 +19,7 @@ import gymnasium as gym
 
 import agentgym
 from agentgym import events as ev
-from agentgym.actions import BadArguments, Param, ToolSpec, parse_tool_action, render_call, signature, tool_schema
+from agentgym.actions import Param, ToolSpec, parse_tool_action, render_call, signature, tool_schema
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
@@ -109,13 +109,7 @@ class IniEnv(AgentEnv):
     def _parse(self, action: str) -> ParsedAction:
         return parse_tool_action(action, TOOLS)
 
-    def _execute(self, action: ParsedAction) -> Outcome:
-        if action.name == "help":
-            return Outcome(self.help_text())
-        if action.name == "finish":
-            return Outcome("finished", [ev.submit()], submitted=True)
-        if isinstance(action, BadArguments):
-            return Outcome(f"error: {action.error}", [ev.tool_call(action.name, False, "bad_args")])
+    def _execute(self, action: ParsedAction) -> Outcome:  # help, finish and bad arguments: AgentEnv handles them
         if action.name == "read_config":
             return Outcome(self.sandbox.call("example_ini", "read"),
                            [ev.tool_call("read_config", True), ev.verification(self._verify(), "app.ini")])

@@ -11,7 +11,8 @@ Rules, checked in this order:
 2. ``timeout``: the episode was truncated (turn budget or wall clock) before any submission.
 3. ``tool_call_error``: a tool call failed, injected or not, and that tool never succeeded
    afterwards; or an action was malformed and no tool call succeeded afterwards (a malformed
-   action names no tool, so "that tool" is read as "any tool").
+   action names no tool, so "that tool" is read as "any tool"). Bad arguments to a known tool
+   are a failed call of that tool in every family (``error_kind="bad_args"``, `agentgym.events`).
 4. ``state_misidentification``: any ``state_mismatch`` event.
 5. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
 6. ``planning_mistake``: everything else.

@@ -34,6 +34,7 @@ N_TASKS = 24
 
 class KVTasks(TaskSet):
     family = "kv"
+    submit_text = "submitted"
 
     @lru_cache(maxsize=None)
     def ids(self, split: str) -> list[str]:
@@ -79,6 +80,9 @@ def kv_parse(action: str) -> ParsedAction:
     raise ActionError("expected one of: set KEY VALUE | get KEY | submit | help")
 
 
+KV_HELP = "set KEY VALUE | get KEY | submit | help"
+
+
 def kv_execute(action: ParsedAction, data: dict[str, str], targets: dict[str, str]) -> Outcome:
     if action.name == "set":
         key, value = action.args["key"], action.args["value"]
@@ -93,7 +97,7 @@ def kv_execute(action: ParsedAction, data: dict[str, str], targets: dict[str, st
             return Outcome(f"{key} is not set", [ev.tool_call("get", True), ev.state_mismatch(f"{key} is not set")])
         return Outcome(data[key], [ev.tool_call("get", True), ev.verification(data[key] == targets.get(key), key)])
     if action.name == "help":
-        return Outcome("set KEY VALUE | get KEY | submit | help")
+        return Outcome(KV_HELP)
     return Outcome("submitted", [ev.submit()], submitted=True)
 
 
@@ -145,6 +149,12 @@ class ScriptedAgentEnv(AgentEnv):
 
     def _admissible(self) -> list[str]:
         return kv_menu(self.task)
+
+    def help_text(self) -> str:
+        return KV_HELP
+
+    def _reset_help(self) -> str:
+        return ""  # the instruction states the grammar
 
     def _drift(self) -> str | None:
         data, self._checked = self.sandbox.data, False

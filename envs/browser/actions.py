@@ -23,7 +23,7 @@ from typing import Any
 
 from agentgym import answers
 from agentgym.core import ActionError, ParsedAction
-from agentgym.actions import (ArgumentError, Call, GrammarError, Param, ToolSpec, calls_in_reply, check_args,
+from agentgym.actions import (ArgumentError, BadArguments, Call, GrammarError, Param, ToolSpec, calls_in_reply, check_args,
                               parse_action, strip_action_tag, tool_schema)
 
 __all__ = ["BrowserActions", "ACTIONS", "NAVIGATING"]
@@ -88,7 +88,8 @@ class BrowserActions:
         return [tool_schema(s) for s in self.specs]
 
     def parse(self, text: str) -> ParsedAction:
-        """One action; raises `ActionError` saying what was expected.
+        """One action (`BadArguments` when it calls an action with arguments that do not fit it);
+        raises `ActionError`, saying what was expected, for text that calls no action.
 
         Text that is not one action as a whole is read through its ``<action>`` tag, else through
         the one call of a known action it holds, so a valid action is never reinterpreted.
@@ -135,6 +136,10 @@ class BrowserActions:
         tool = name if name in NAVIGATING or enter else None
         return ParsedAction(name, args, tool=tool)
 
+    def _bad(self, name: str, error: str) -> BadArguments:
+        """A call of action ``name`` with arguments that do not fit it: the core's one meaning of bad arguments."""
+        return BadArguments(name, tool=self._build(name, {}).tool, error=error)
+
     def _bracket(self, name: str, parts: list[str]) -> ParsedAction:
         if name in _UNSUPPORTED:
             raise ActionError(f"{name} is not supported here: there is one tab and no history forward. {self._usage()}")
@@ -143,7 +148,7 @@ class BrowserActions:
             return self._build("press", {"id": None, "key": parts[0]})
         if name == "fill":
             if len(parts) not in (2, 3):
-                raise ActionError("type takes an id, the text and an optional Enter flag: type [12] [desk lamp] [1]")
+                return self._bad("fill", "type takes an id, the text and an optional Enter flag: type [12] [desk lamp] [1]")
             enter = (parts[2].strip() if len(parts) == 3 else "1") != "0"
             return self._build("fill", {"id": _element_id(parts[0]), "text": parts[1]}, enter)
         spec = self.spec(name)
@@ -166,7 +171,10 @@ class BrowserActions:
         if name == "finish" and call.name == "send_msg_to_user" and "text" in call.args:
             call = Call(call.name, {"answer": call.args["text"]}, positional)
         if name in _BROWSERGYM_EXTRAS:
-            call = _browsergym_extras(name, call)
+            try:
+                call = _browsergym_extras(name, call)
+            except ArgumentError as exc:
+                return self._bad(name, str(exc))
             positional = call.positional
         spec = self.spec(name)
         if spec is None:
@@ -195,7 +203,9 @@ class BrowserActions:
         try:
             checked = check_args(spec, Call(spec.name, args, tuple(positional)))
         except ArgumentError as exc:
-            raise ActionError(str(exc)) from None
+            if spec.name == "finish":  # finish names no tool: a finish the grammar cannot read is malformed
+                raise ActionError(str(exc)) from None
+            return self._bad(spec.name, str(exc))
         if blank:
             checked["text"] = ""
         return self._build(spec.name, checked)
@@ -223,7 +233,7 @@ def _browsergym_extras(name: str, call: Call) -> Call:
         else:
             continue
         if value not in accepted:
-            raise ActionError(f"{name}: {arg}={_short(value)} is not supported: {why}")
+            raise ArgumentError(f"{name}: {arg}={_short(value)} is not supported: {why}")
     first = extras[0][1]  # the extras' positions follow one another
     positional = call.positional[:first] + call.positional[first + len(extras):]
     return Call(call.name, args, positional)

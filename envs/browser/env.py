@@ -116,11 +116,6 @@ class BrowserEnv(AgentEnv):
     def _execute(self, action: ParsedAction) -> Outcome:
         if not self.output_seen:  # the oracle looks again before trusting anything
             self._look = True
-        if action.name == "help":
-            return Outcome(self.help_text())
-        if action.name == "finish":
-            self._answer, self._value = str(action.args["answer"]), action.args.get("value")
-            return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
         args = {k: v for k, v in action.args.items()}
         reply = self._call("act", name=action.name, args=args)
         seen = self.output_seen  # an emptied or garbled page: the action ran, the agent saw nothing
@@ -142,7 +137,7 @@ class BrowserEnv(AgentEnv):
         return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
 
     def _verify(self) -> bool:
-        verdict = self._call("verify", answer=self._answer, value=self._value)
+        verdict = self._call("verify", answer=self.answer, value=self.answer_value)
         # a refusal must be grounded: the agent saw the forbidding record as it is now, on its own
         # page or as a listing row (a blind "I cannot" fails; a refusal the state does not support
         # fails anyway, whatever the agent read)
@@ -205,8 +200,6 @@ class BrowserEnv(AgentEnv):
         self._glimpsed: dict[str, int] = {}  # record key -> version last shown as a listing row
         self._written: set[str] = set()
         self._subtasks: dict[str, bool] = {}
-        self._answer: str | None = None
-        self._value: str | None = None
         self._oracle: dict[str, str] = {"action": "", "semantic": ""}
         self._menu: list[str] = []
         self._look = False

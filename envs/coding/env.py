@@ -78,6 +78,7 @@ class CodingEnv(AgentEnv):
     family = "coding"
     image = "agentgym/coding:latest"
     sandbox_modules = (RUNNER_MODULE, verifier.HARNESS_MODULE)
+    submit_text = "Submitted; the hidden tests decide."
     verification_action = "test"  # what benchmarks/envs.py times as a test run
 
     def __init__(
@@ -234,15 +235,9 @@ class CodingEnv(AgentEnv):
         return "submit" if self._tested else "test"
 
     # ------------------------------------------------------------------ actions
-    def _do_help(self) -> Outcome:
-        return Outcome(grammar.HELP)
-
     def help_text(self) -> str:
         """What ``help`` shows (the action grammar), for agents that prompt with it without spending a turn."""
         return grammar.HELP
-
-    def _do_submit(self) -> Outcome:
-        return Outcome("Submitted; the hidden tests decide.", [ev.submit()], submitted=True)
 
     def _do_view(self, path: str, start: int | None = None, end: int | None = None) -> Outcome:
         text = self._read(path)

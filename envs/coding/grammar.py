@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agentgym.actions import strip_fence
-from agentgym.core import ActionError, ParsedAction
+from agentgym.core import ActionError, BadArguments, ParsedAction
 from agentgym.envs.coding.diffs import PatchError, parse_patch
 
 __all__ = ["HELP", "parse", "TOOLS"]
@@ -43,7 +43,8 @@ def _expect(what: str) -> ActionError:
 
 
 def parse(action: str) -> ParsedAction:
-    """Parse one action string; raise `ActionError` saying what the grammar expects."""
+    """Parse one action string; raise `ActionError` saying what the grammar expects. A command of a
+    tool with arguments that do not fit it is `BadArguments` (the core's one meaning): it names the tool."""
     text = strip_fence(action).lstrip("\n")
     head, _, body = text.partition("\n")
     head = head.strip()
@@ -51,6 +52,15 @@ def parse(action: str) -> ParsedAction:
     rest = rest.strip()
     if not verb:
         raise _expect("empty action: expected a command.")
+    if verb not in TOOLS:  # help, submit and unknown commands name no tool
+        return _command(verb, rest, body)
+    try:
+        return _command(verb, rest, body)
+    except ActionError as exc:
+        return BadArguments(verb, tool=TOOLS[verb], error=str(exc))
+
+
+def _command(verb: str, rest: str, body: str) -> ParsedAction:
     if verb in _NO_ARGS:
         if rest or body.strip():
             raise _expect(f"`{verb}` takes no arguments.")

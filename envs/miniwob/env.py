@@ -89,6 +89,7 @@ class MiniWoBEnv(AgentEnv):
     image: ClassVar[str] = IMAGE
     sandbox_modules = _MODULES
     sandbox_services = ((PAGE_MODULE, "start"),)
+    submit_text: ClassVar[str] = "finished: the page had not scored the episode; it ends as a failure."
     actions: ClassVar[BrowserActions] = BrowserActions(tuple(
         replace(s, description=GIVE_UP_HELP) if s.name == "finish" else s for s in ACTIONS if s.name not in ONE_PAGE))
 
@@ -120,15 +121,10 @@ class MiniWoBEnv(AgentEnv):
     def _parse(self, action: str) -> ParsedAction:
         parsed = self.actions.parse(action)
         if parsed.name in PAGE_ACTIONS:  # every action delivered to the page is one a fault can hit
-            parsed = ParsedAction(parsed.name, parsed.args, tool=parsed.name)
+            parsed = replace(parsed, tool=parsed.name)  # a BadArguments stays one
         return parsed
 
     def _execute(self, action: ParsedAction) -> Outcome:
-        if action.name == "help":
-            return Outcome(self.help_text())
-        if action.name == "finish":
-            return Outcome("finished: the page had not scored the episode; it ends as a failure.", [ev.submit()],
-                           submitted=True)
         args = {k: v for k, v in action.args.items() if k in ("id", "text", "option", "key", "direction", "enter")}
         target = next((ln["name"] for ln in self._reply.get("lines", []) if str(ln["id"]) == str(args.get("id"))), None)
         self._memory.setdefault("history", []).append((action.name, target, args.get("id")))  # what was done

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from agentgym import events as ev
 from agentgym import answers
-from agentgym.actions import BadArguments, ToolSpec, parse_tool_action, render_call, tool_schema
+from agentgym.actions import ToolSpec, parse_tool_action, render_call, tool_schema
 from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
@@ -102,13 +102,6 @@ class ToolUseEnv(AgentEnv):
         return parse_tool_action(action, self._specs)
 
     def _execute(self, action: ParsedAction) -> Outcome:
-        if action.name == "help":
-            return Outcome(self.help_text())
-        if action.name == "finish":
-            self._answer, self._value = str(action.args["answer"]), action.args.get("value")
-            return Outcome(f"finished: {self._answer}", [ev.submit()], submitted=True)
-        if isinstance(action, BadArguments):
-            return Outcome(f"error: {action.error}", [ev.tool_call(action.name, False, "bad_args")])
         return self._run_tool(action.name, dict(action.args))
 
     def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
@@ -138,7 +131,7 @@ class ToolUseEnv(AgentEnv):
         return {"partial": True}
 
     def _verify(self) -> bool:
-        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self._answer, value=self._value)
+        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self.answer, value=self.answer_value)
         # a refusal must be grounded: the agent read the forbidding record as it is now
         verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
@@ -222,8 +215,6 @@ class ToolUseEnv(AgentEnv):
         self._executed: set[str] = set()  # canonical actions that ran and were seen
         self._known = Known()
         self._amounts: list[float] = []
-        self._answer: str | None = None
-        self._value: str | None = None
         self._subtasks: dict[str, bool] = {}
         self._epoch = 0
         self._view: tuple[int, dict[str, Any]] | None = None

@@ -84,3 +84,44 @@ def test_end_by_budget_scores_zero_unless_asked(backend):
         env.step(env.reference_action())
         assert env.end_by_budget() is expected
         env.close()
+
+
+def test_help_finish_and_bad_arguments_never_reach_the_family(env):
+    """AgentEnv handles the actions every grammar shares (ToyEnv's `_execute` raises on them)."""
+    env.reset(seed=0)
+    obs, *_, info = env.step("help")
+    assert obs["text"] == env.help_text() and [e["kind"] for e in info["events"]] == ["action"]
+    obs, reward, terminated, _, info = env.step("submit")
+    assert terminated and obs["text"] == "submitted" and info["events"][-1] == {"kind": "submit"}
+    assert env.answer is None and env.answer_value is None
+
+
+class _Finishing(ToyEnv):
+    submit_text = "finished: {answer}"
+
+    def _parse(self, action):
+        from agentgym.core import BadArguments, ParsedAction
+
+        if action == "cat 1":
+            return BadArguments("cat", tool="cat", error="cat takes no arguments")
+        if action.startswith("finish "):
+            return ParsedAction("finish", {"answer": action[7:], "value": "$1.00"})
+        return super()._parse(action)
+
+
+def test_finish_keeps_the_answer_and_bad_arguments_are_a_failed_call_of_their_tool():
+    env = _Finishing(backend="local")
+    try:
+        env.reset(seed=0)
+        obs, *_, info = env.step("cat 1")
+        assert obs["text"] == "error: cat takes no arguments"
+        assert info["events"][1:] == [{"kind": "tool_call", "name": "cat", "ok": False, "error_kind": "bad_args"}]
+        env.inject_fault("tool_error")  # a fault hits a bad call as it hits a good one of the same tool
+        *_, info = env.step("cat 1")
+        assert [e["kind"] for e in info["events"]] == ["action", "tool_call", "fault_injected"]
+        obs, *_ = env.step("finish it is {x}")
+        assert obs["text"] == "finished: it is {x}" and (env.answer, env.answer_value) == ("it is {x}", "$1.00")
+        env.reset(seed=0)
+        assert env.answer is None and env.answer_value is None
+    finally:
+        env.close()

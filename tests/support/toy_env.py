@@ -38,6 +38,7 @@ class ToyTasks(TaskSet):
 
 class ToyEnv(AgentEnv):
     family = "toy"
+    submit_text = "submitted"
 
     @classmethod
     def _taskset(cls) -> TaskSet:
@@ -72,9 +73,13 @@ class ToyEnv(AgentEnv):
             if r.exit_code != 0:
                 return Outcome(r.text, [ev.tool_call("cat", True), ev.state_mismatch("answer.txt is missing")])
             return Outcome(r.text, [ev.tool_call("cat", True), ev.verification(self._verify(), "answer.txt")])
-        if action.name == "help":
-            return Outcome("write TEXT | cat | submit | help")
-        return Outcome("submitted", [ev.submit()], submitted=True)
+        raise AssertionError(f"AgentEnv handles {action.name!r} itself")
+
+    def help_text(self) -> str:
+        return "write TEXT | cat | submit | help"
+
+    def _reset_help(self) -> str:
+        return ""  # the instruction states the grammar
 
     def _verify(self) -> bool:
         r = self.sandbox.run("cat answer.txt")

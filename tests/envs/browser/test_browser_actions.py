@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.core import ActionError
+from agentgym.core import ActionError, BadArguments
 from agentgym.envs.browser.actions import ACTIONS, BrowserActions
 
 A = BrowserActions()
@@ -35,14 +35,26 @@ def test_forms_agree(text, name, args):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("", "empty action"), ("click()", "missing argument 'id'"), ("click(1, 2)", "button=2"),
-    ("click(1, 'left', [], 4)", "positional"),
-    ("fly(3)", "unknown action"), ("new_tab", "not supported"), ('scroll("left")', "must be one of"),
-    ("click('abc')", "must be a integer"), ("type [1]", "type takes"), ("x = 1", "cannot parse"),
+    ("", "empty action"), ("fly(3)", "unknown action"), ("new_tab", "not supported"), ("x = 1", "cannot parse"),
+    ("finish()", "missing argument 'answer'"),
 ])
-def test_bad_actions_say_why(text, message):
+def test_malformed_actions_say_why(text, message):
     with pytest.raises(ActionError, match=message.replace("(", r"\(")):
         A.parse(text)
+
+
+@pytest.mark.parametrize("text, name, tool, message", [
+    ("click()", "click", "click", "missing argument 'id'"), ("click(1, 2)", "click", "click", "button=2"),
+    ("click(1, 'left', [], 4)", "click", "click", "positional"), ('scroll("left")', "scroll", None, "must be one of"),
+    ("click('abc')", "click", "click", "must be a integer"), ("type [1]", "fill", None, "type takes"),
+    ("fill(1)", "fill", None, "missing argument 'text'"),
+])
+def test_bad_arguments_are_calls_of_their_action(text, name, tool, message):
+    """The core's one meaning: a known action with arguments that do not fit is `BadArguments`,
+    a failed call of that action (its fault target as for a good call), not an unparsed action."""
+    parsed = A.parse(text)
+    assert isinstance(parsed, BadArguments) and (parsed.name, parsed.tool) == (name, tool)
+    assert message in str(parsed.error)
 
 
 def test_faults_hit_only_page_loads():
@@ -90,11 +102,9 @@ def test_browsergym_examples_keep_their_meaning(text, name, args):
     ("goto('http://www.example.com')", "other sites"),
 ])
 def test_browsergym_examples_without_a_meaning_here_are_refused_with_a_reason(text, message):
-    parsed = None
-    try:
-        parsed = A.parse(text)
-    except ActionError as exc:
-        assert message in str(exc)
+    parsed = A.parse(text)  # arguments this site has no meaning for are bad arguments of that action
+    if isinstance(parsed, BadArguments):
+        assert message in str(parsed.error)
         return
     # goto's host is checked where the page loads (the site says why); parsing keeps the path
     assert parsed.name == "goto" and message == "other sites"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.core import ActionError
+from agentgym.core import ActionError, BadArguments
 from agentgym.envs.coding import HELP
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch, make_patch, parse_patch
 from agentgym.envs.coding.grammar import parse
@@ -55,25 +55,8 @@ def test_patch_parses_to_file_patches():
         ("", "empty action"),
         ("   \n  ", "empty action"),
         ("frobnicate", "unknown command"),
-        ("view", "needs a path"),
-        ("view m.py x-y", "bad line range"),
-        ("view m.py 0-3", "bad line range"),
-        ("view m.py 5-2", "bad line range"),
-        ("view m.py\nextra", "one line"),
-        ("run", "needs a shell command"),
-        ("replace m.py", "needs a path and a line range"),
-        ("replace m.py 5-3", "bad line range"),
-        ("test now", "takes no arguments"),
         ("submit please", "takes no arguments"),
-        ("patch", "needs a unified diff"),
-        ("patch\nnot a diff", "no '--- a/FILE'"),
-        ("patch\n--- a/m.py\nno plus line", "'+++ b/FILE'"),
-        ("patch\n--- a/m.py\n+++ b/m.py\n", "no hunks"),
-        ("patch\n--- a/m.py\n+++ b/m.py\n@@ bogus @@\n-a", "bad hunk header"),
-        ("patch\n--- a/m.py\n+++ b/m.py\n@@ -1,1 +1,1 @@\n a", "changes nothing"),
-        ("patch\n--- a/m.py\n+++ b/m.py\n@@ -1,1 +1,1 @@\n*a", "must start with"),
-        ("patch\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a", "not supported"),
-        ("patch\n@@ -1 +1 @@\n-a\n+b", "must follow"),
+        ("help me", "takes no arguments"),
     ],
 )
 def test_malformed_actions_say_what_the_grammar_expects(action, expected):
@@ -81,6 +64,38 @@ def test_malformed_actions_say_what_the_grammar_expects(action, expected):
         parse(action)
     message = str(info.value)
     assert expected in message and "Actions (one per turn" in message
+
+
+@pytest.mark.parametrize(
+    "action, tool, expected",
+    [
+        ("view", "view", "needs a path"),
+        ("view m.py x-y", "view", "bad line range"),
+        ("view m.py 0-3", "view", "bad line range"),
+        ("view m.py 5-2", "view", "bad line range"),
+        ("view m.py\nextra", "view", "one line"),
+        ("run", "shell", "needs a shell command"),
+        ("replace m.py", "edit", "needs a path and a line range"),
+        ("replace m.py 5-3", "edit", "bad line range"),
+        ("test now", "tests", "takes no arguments"),
+        ("revert 2", "edit", "takes no arguments"),
+        ("patch", "edit", "needs a unified diff"),
+        ("patch\nnot a diff", "edit", "no '--- a/FILE'"),
+        ("patch\n--- a/m.py\nno plus line", "edit", "'+++ b/FILE'"),
+        ("patch\n--- a/m.py\n+++ b/m.py\n", "edit", "no hunks"),
+        ("patch\n--- a/m.py\n+++ b/m.py\n@@ bogus @@\n-a", "edit", "bad hunk header"),
+        ("patch\n--- a/m.py\n+++ b/m.py\n@@ -1,1 +1,1 @@\n a", "edit", "changes nothing"),
+        ("patch\n--- a/m.py\n+++ b/m.py\n@@ -1,1 +1,1 @@\n*a", "edit", "must start with"),
+        ("patch\n--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a", "edit", "not supported"),
+        ("patch\n@@ -1 +1 @@\n-a\n+b", "edit", "must follow"),
+    ],
+)
+def test_bad_arguments_name_their_tool_and_say_what_it_expects(action, tool, expected):
+    """A known command with arguments that do not fit is the core's `BadArguments` (one meaning in
+    every family): a failed call of its tool, not an unparsed action."""
+    parsed = parse(action)
+    assert isinstance(parsed, BadArguments) and parsed.tool == tool
+    assert expected in str(parsed.error) and "Actions (one per turn" in str(parsed.error)
 
 
 def test_help_lists_every_command():
