@@ -1,15 +1,21 @@
 """The experiment's report: one ``report.md`` with PNG plots, from training and harness summaries.
 
-Sections: setup and throughput; success (pass@1) per schedule and T; Pass@(K,T) tables;
-success-vs-T curves of all schedules on one plot; failure categories per T; recovery under
-injected faults; first-commit accuracy against recovery rate; cost per success; training
-curves. Numbers come from the harness summaries (``summary.json`` of each evaluation) and the
-training summaries; nothing here re-runs an episode.
+`write_report` reads as its table of contents: it gathers every number once (`gather`:
+success with its intervals, the named contrasts, first decisions and recovery, trace tallies),
+draws the plots, saves the numbers for machines (``contrasts.json``, ``summary.json``), then
+writes the sections in order, each a function below it, in the same order: setup and
+throughput; success (pass@1) per schedule and T; the named contrasts; multi-bug tasks;
+Pass@(K,T) tables; failure categories per T; recovery under injected faults; first-commit
+accuracy against recovery rate; cost per success; what each agent does; traces; the
+forced-state probe; the positive control; training curves. Numbers come from the harness
+summaries (``summary.json`` of each evaluation) and the training summaries; nothing here
+re-runs an episode.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +25,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from baselines.contrasts import cells_from_records, contrast_table, named_contrasts, success_at  # noqa: E402
+from baselines.contrasts import Agent, cells_from_records, contrast_table, named_contrasts, success_at  # noqa: E402
 from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
                                  right_first_failures)
 
@@ -28,34 +34,478 @@ __all__ = ["write_report", "success_table"]
 CATEGORIES = ("success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake")
 
 
-def _group(summary: dict[str, Any], cond: str = "clean") -> dict[str, Any]:
-    groups = summary["results"][cond]
-    return groups["all"] if "all" in groups else next(iter(groups.values()))
+def write_report(
+    out: Path,
+    args: Any,
+    schedules: dict[str, str],
+    training: dict[str, dict[int, dict[str, Any]]],
+    evals: dict[str, dict[int, dict[str, Any]]],
+    timing: dict[str, float],
+    probe: dict[str, dict[str, Any]] | None = None,
+    task_lists: dict[str, list[str]] | None = None,
+    eval_cache: dict[str, dict[str, int]] | None = None,
+    control: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``out/report.md`` and its PNGs; returns the report's path.
+
+    ``training`` and ``evals`` are keyed by agent name, then training seed (0 for agents that
+    are not trained). Headline tables and contrasts use every seed; the per-agent detail
+    sections (Pass@(K,T), categories, behaviour, cost) show the first seed.
+    """
+    n = gather(args, schedules, training, evals, task_lists or {})
+    draw_plots(n, out)
+    (out / "contrasts.json").write_text(json.dumps(n.contrasts, indent=1))
+    (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
+    sections = [
+        setup_section(n),
+        throughput_section(n, timing, eval_cache),
+        success_section(n),
+        contrasts_section(n),
+        multi_bug_section(n),
+        pass_at_k_section(n),
+        categories_section(n),
+        faults_section(n),
+        decisions_section(n),
+        cost_section(n),
+        behaviour_section(n),
+        traces_section(n),
+        probe_section(probe) if probe else [],
+        control_section(control, out / "positive_control.png") if control else [],
+        training_section(),
+    ]
+    path = out / "report.md"
+    path.write_text("\n".join(line for section in sections for line in section) + "\n")
+    return path
 
 
-def _f(x: Any, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+# ---------------------------------------------------------------------- the numbers, computed once
+@dataclass
+class Numbers:
+    """Every number the report shows, and the inputs its sections read."""
+
+    args: Any
+    schedules: dict[str, str]
+    ts: list[int]
+    """the evaluation budgets T"""
+    ks: list[int]
+    primary: list[str]
+    """the headline task list"""
+    runs: list[tuple[str, int, dict[str, Any]]]
+    """(schedule name, seed, training summary) of every training run"""
+    first: dict[str, dict[str, Any]]
+    """each agent's evaluation of its first seed (the detail sections)"""
+    first_training: dict[str, dict[str, Any]]
+    cells: dict[str, Agent]
+    """per agent: success per (task, T) and seed, on the headline list"""
+    success: dict[str, dict[int, dict[str, Any]]]
+    """per agent and T: success on the headline list with its seed-and-task interval"""
+    ts2: list[int]
+    cells2: dict[str, Agent]
+    success2: dict[str, dict[int, dict[str, Any]]]
+    """the same on the second split (``--eval-split2``), at ``ts2``"""
+    multi_tasks: list[str]
+    cells_multi: dict[str, Agent]
+    success_multi: dict[str, dict[int, dict[str, Any]]]
+    """the same on the multi-bug list (empty without one)"""
+    contrasts: list[dict[str, Any]]
+    decisions: dict[str, dict[int, dict[str, Any]]]
+    """per agent and T: first-commit accuracy, success if right, recovery (all seeds pooled)"""
+    traces: dict[str, dict[int, dict[str, Any]]]
+    """per agent and T (first seed): what followed each failing test, how right first patches ended"""
 
 
+def gather(args: Any, schedules: dict[str, str], training: dict[str, dict[int, dict[str, Any]]],
+           evals: dict[str, dict[int, dict[str, Any]]], task_lists: dict[str, list[str]]) -> Numbers:
+    """Success with its intervals and the named contrasts (`baselines.contrasts`), then first
+    decisions, recovery and trace tallies (`baselines.decisions`)."""
+    ts = [int(t) for t in str(args.eval_ts).split(",")]
+    primary = task_lists.get("primary") or sorted({r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]})
+    ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
+    multi_tasks = task_lists.get("multi") or []
+    first = {name: by_seed[min(by_seed)] for name, by_seed in evals.items()}
+
+    def cells_of(key: str) -> dict[str, Agent]:
+        """Per agent and seed: success per (task, T) from the records under ``key``."""
+        return {name: {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
+                for name, by_seed in evals.items()}
+
+    def success_of(cells: dict[str, Agent], tasks: list[str], at: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
+        return {name: {t: success_at(agent, tasks, t) for t in at} for name, agent in cells.items()}
+
+    cells, cells2 = cells_of("records"), cells_of("split2_records")
+    cells_multi = cells_of("multi_records") if multi_tasks else {}
+    names = list(schedules)
+    contrasts = named_contrasts(cells, primary, ts, short=names[0], long=names[1], mix="budgetmix",
+                                curricula=[n for n in names if n.startswith("curriculum")])
+    success = success_of(cells, primary, ts)
+    success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
+    success_multi = success_of(cells_multi, multi_tasks, ts)
+    decisions, traces = _decision_numbers(evals, first, ts)
+    return Numbers(
+        args=args, schedules=schedules, ts=ts, ks=[int(k) for k in str(args.eval_ks).split(",")], primary=primary,
+        runs=[(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())],
+        first=first, first_training={name: by_seed[min(by_seed)] for name, by_seed in training.items()},
+        cells=cells, success=success, ts2=ts2, cells2=cells2, success2=success2,
+        multi_tasks=multi_tasks, cells_multi=cells_multi, success_multi=success_multi,
+        contrasts=contrasts, decisions=decisions, traces=traces,
+    )
 
 
-def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
-    """Rows ``[name, success@T...]`` (pass@1 with its bootstrap interval)."""
-    rows = []
-    for name, ev in evals.items():
-        cells = _group(ev["grid"])["pass"]
-        row = [name]
+def _decision_numbers(evals: dict[str, dict[int, dict[str, Any]]], first: dict[str, dict[str, Any]], ts: list[int]
+                      ) -> tuple[dict[str, dict[int, dict[str, Any]]], dict[str, dict[int, dict[str, Any]]]]:
+    """Per agent and T: (1) first-commit accuracy, success if right and recovery after a wrong first
+    commit, with counts, all seeds pooled; (2) from the first seed's traced clean episodes, what
+    followed each failing test, how episodes whose first patch was right ended, and (at the
+    largest T) up to three episodes whose first patch was wrong."""
+    decisions: dict[str, dict[int, dict[str, Any]]] = {}
+    for name, by_seed in evals.items():
+        records = [r for ev in by_seed.values() for r in ev["records"]]
+        decisions[name] = decision_stats(records)
+        for t, d in decisions[name].items():
+            rs = [r for r in records if int(r["T"]) == t and not r.get("infra_error") and not r.get("faults")]
+            d["recovered"] = sum(bool(r["success"]) for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0)
+    traces: dict[str, dict[int, dict[str, Any]]] = {}
+    for name, ev in first.items():
+        traces[name] = {}
         for t in ts:
-            c = cells.get(str(t), {}).get("1")
-            row.append("–" if c is None or c["mean"] is None else f"{c['mean']:.2f} [{_f(c['lo'])}, {_f(c['hi'])}]")
-        rows.append(row)
-    return rows
+            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
+                  and "trace" in (r.get("cost") or {})]
+            if not rs:
+                continue
+            traces[name][t] = {
+                "follow": [f for r in rs for f in after_failing_test(r["cost"]["trace"])],
+                "right_first": [right_first_failures(r["cost"]["trace"], bool(r["success"])) for r in rs
+                                if (r.get("cost") or {}).get("first_commit_right") == 1],
+                "wrong_first": [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0][:3] if t == max(ts) else [],
+            }
+    return decisions, traces
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+# ---------------------------------------------------------------------- sections, in the report's order
+def setup_section(n: Numbers) -> list[str]:
+    """The command, seeds and device; the protocol: steps, the task list, how intervals are made."""
+    args, runs = n.args, n.runs
+    seeds = sorted({seed for _, seed, _ in runs})
+    return [
+        "# BudgetMix experiment: fixed-T against mixed budgets",
+        "",
+        f"Command: `python -m baselines.budgetmix --preset {args.preset}`. Envs: {args.env_ids}. "
+        f"Training seeds {seeds}. Device: {runs[0][2]['device'] if runs else '?'}.",
+        "",
+        "## Protocol",
+        "",
+        f"- Every schedule trained for {args.total_env_steps} environment steps per seed ({args.num_envs} envs, "
+        f"{args.steps_per_update} steps per PPO update, gamma {args.gamma:g}, turn cost {args.turn_cost:g}, "
+        f"collection `{args.collect_mode}`, test timeout {args.test_timeout:g} s).",
+        f"- Headline: one fixed list of **{len(n.primary)} `{args.eval_split}` tasks** (tier `{args.eval_tier or 'all'}`; "
+        "modules never trained on when the split is `heldout`), the same for every agent and seed, "
+        f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
+        "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
+        "(`baselines/contrasts.py`).",
+        "",
+    ]
+
+
+def throughput_section(n: Numbers, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None) -> list[str]:
+    """Per training run: steps, seconds and where they went; wall time per phase; the result cache's hits."""
+    runs = n.runs
+    total_steps = sum(s["env_steps"] for _, _, s in runs)
+    train_s = sum(s["seconds"] for _, _, s in runs)
+    return [
+        "## Throughput",
+        "",
+        _md_table(
+            ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
+             "test timeouts", "infra masked", "train success (last)"],
+            [
+                [name, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
+                 f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
+                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s.get("timeouts", "–")), str(s["infra_failures_masked"]),
+                 _f(s["final_train_success"])]
+                for name, seed, s in runs
+            ],
+        ),
+        "",
+        f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
+        f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
+        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, positive control "
+        f"{timing.get('control_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
+        "",
+        "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
+        "",
+    ]
+
+
+def success_section(n: Numbers) -> list[str]:
+    """The headline: success per agent and T with intervals over seeds and tasks, then the second split."""
+    args = n.args
+    header = ["agent", "seeds"] + [f"T={t}" for t in n.ts] + [f"{args.eval_split2} T={t}" for t in n.ts2]
+    rows = [[name, str(len(agent))] + [_interval(n.success[name][t]) for t in n.ts]
+            + [_interval(n.success2[name][t]) for t in n.ts2] for name, agent in n.cells.items()]
+    return [
+        f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
+        "",
+        _md_table(header, rows),
+        "",
+        "![success vs T](success_vs_T.png) (first seed only)",
+        "",
+    ]
+
+
+def contrasts_section(n: Numbers) -> list[str]:
+    """The contrasts named in advance (`baselines.contrasts.named_contrasts`), with p-values."""
+    return [
+        "## Contrasts named in advance (paired by task, seeds resampled)",
+        "",
+        "A - B in success; an interval that excludes 0 supports the difference. *p*: two-sided bootstrap p-value; "
+        "*p (Holm)*: Holm-adjusted over all the rows of this table (the family). (d) picks the specialist on the same "
+        "data, which favours it. (g) is [fixed-T_long's success at the longest T minus at the shortest] minus the same "
+        "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed.",
+        "",
+        contrast_table(n.contrasts),
+        "",
+    ]
+
+
+def multi_bug_section(n: Numbers) -> list[str]:
+    """Success on multi-bug tasks, apart from the headline (none without ``--eval-multi-tasks``)."""
+    if not n.multi_tasks:
+        return []
+    rows = [[name, str(len(agent))] + [_interval(n.success_multi[name][t]) for t in n.ts] for name, agent in n.cells_multi.items()]
+    return [f"## Multi-bug tasks ({len(n.multi_tasks)} {n.args.eval_split} tasks, reported apart)", "",
+            _md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows), ""]
+
+
+def pass_at_k_section(n: Numbers) -> list[str]:
+    """Pass@(K,T) per agent, from the harness's grid (first seed)."""
+    lines = ["## Pass@(K,T) (first seed)", ""]
+    for name, ev in n.first.items():
+        cells_k = _group(ev["grid"])["pass"]
+        rows = [[f"K={k}"] + [_f(cells_k.get(str(t), {}).get(str(k), {}).get("mean")) for t in n.ts] for k in n.ks]
+        lines += [f"**{name}**", "", _md_table([""] + [f"T={t}" for t in n.ts], rows), ""]
+    return lines
+
+
+def categories_section(n: Numbers) -> list[str]:
+    """The failure taxonomy's share of episodes per T (first seed)."""
+    lines = ["## Failure categories per T (first seed)", "", "![failure categories](failure_categories.png)", ""]
+    for name, ev in n.first.items():
+        cats = _group(ev["grid"])["categories"]
+        rows = [[c] + [_f((cats.get(str(t)) or {}).get(c, 0.0)) for t in n.ts] for c in CATEGORIES]
+        lines += [f"**{name}**", "", _md_table(["category"] + [f"T={t}" for t in n.ts], rows), ""]
+    return lines
+
+
+def faults_section(n: Numbers) -> list[str]:
+    """Success with an injected fault against the paired clean episode (none without ``--eval-faults``)."""
+    args = n.args
+    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t] if args.eval_faults else []
+    if not fts:
+        return []
+    rows = []
+    for name, ev in n.first.items():
+        rec = (ev.get("faults") or {}).get("recovery", {})
+        by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
+        for t in fts:
+            d = by_t.get(str(t)) or {}
+            rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
+    return [
+        "## Recovery under injected faults (first seed)",
+        "",
+        f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
+        "T, sample and seeds. *paired rate* = success with the fault / success without it.",
+        "",
+        _md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows),
+        "",
+    ]
+
+
+def decisions_section(n: Numbers) -> list[str]:
+    """First-commit accuracy, success when it was right, and recovery after a wrong one (all seeds)."""
+    rows = [[name, str(t), _f(d["first_commit_accuracy"]), _f(d["success_if_right"]), _f(d["recovery_rate"]),
+             f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"]
+            for name, by_t in n.decisions.items() for t, d in by_t.items()]
+    return [
+        "## First decisions against recovery (all seeds pooled)",
+        "",
+        "The first action that changed task state is the agent's first commitment; it is right when it is an action of "
+        "the task's reference solution. *recovered / wrong first*: episodes that succeeded after a wrong first commit, "
+        "out of those with a wrong first commit. success = accuracy x success-if-right + (1 - accuracy) x recovery rate.",
+        "",
+        "![first commit vs recovery](first_commit_vs_recovery.png)",
+        "",
+        _md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
+                   "recovered / wrong first", "committed"], rows),
+        "",
+    ]
+
+
+def cost_section(n: Numbers) -> list[str]:
+    """Turns, env calls and env seconds per success, per T (first seed)."""
+    rows = []
+    for name, ev in n.first.items():
+        g = _group(ev["grid"])
+        for t in n.ts:
+            s = g["success"].get(str(t))
+            c = g["cost"].get(str(t)) or {}
+            per = (lambda v: "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}")
+            rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
+    return ["## Cost per success (first seed)", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", "",
+            _md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
+
+
+def behaviour_section(n: Numbers) -> list[str]:
+    """What each agent does at each T (`behaviour_table`, first seed)."""
+    return [
+        "## What each agent does at each T (first seed)",
+        "",
+        "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
+        "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
+        "",
+        _md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
+                  behaviour_table(n.first, n.ts)),
+        "",
+    ]
+
+
+def traces_section(n: Numbers) -> list[str]:
+    """What follows a failing test, and how episodes whose first patch was right end, per agent
+    (one seed each) and T, from the per-episode traces `DecisionRecorder` writes."""
+    follow_rows, fate_rows, examples = [], [], []
+    for name, by_t in n.traces.items():
+        for t, tally in by_t.items():
+            follow, right = tally["follow"], tally["right_first"]
+            follow_rows.append([name, str(t), str(len(follow))] + [
+                "–" if not follow else f"{follow.count(k) / len(follow):.2f}" for k in FOLLOW_UPS])
+            fate_rows.append([name, str(t), str(len(right))] + [
+                "–" if not right else str(right.count(k)) for k in RIGHT_FIRST_FATES])
+            examples += [f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`"
+                         for r in tally["wrong_first"]]
+    return [
+        "## Traces: what follows a failing test, and why a right first patch fails (first seed)",
+        "",
+        "From each episode's trace (`baselines/decisions.py`; it reads the task's solution to label patches, which "
+        "the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
+        "episode, `!` it did not apply, `T+`/`T-` a passing/failing visible test, `R` revert, `S` submit, `V` view.",
+        "",
+        "**After a failing visible test** (share of failing tests followed by each action; *patch on top*: a new "
+        "patch while the tested one is still applied; *same patch again*: a change applied before in the episode):",
+        "",
+        _md_table(["agent", "T", "failing tests"] + list(FOLLOW_UPS), follow_rows),
+        "",
+        "**Episodes whose first patch was right**, by how they ended (counts):",
+        "",
+        _md_table(["agent", "T", "right first"] + list(RIGHT_FIRST_FATES), fate_rows),
+        "",
+        f"Example traces after a wrong first patch at T={max(n.ts)}:",
+        "",
+        *examples,
+        "",
+    ]
+
+
+def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
+    """Forced-state tables: P(action | state, turns left) per policy (`baselines.probe`)."""
+    tl = sorted({int(t) for d in probe.values() for t in d["p"]["submit"]["opening"]})
+    asks = [("revert", "failing test"), ("submit", "failing test"), ("submit", "unverified edit"),
+            ("test", "unverified edit"), ("submit", "passing test"), ("submit", "opening")]
+    rows = []
+    for name, d in probe.items():
+        for action, state in asks:
+            by_t = d["p"][action][state]
+            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
+        rows.append([name, "TV(min, max turns left)", "", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
+    return [
+        "## Does the policy use the budget and the verdict? (forced-state probe, first seed)",
+        "",
+        "Held-out tasks driven into named states by a fixed script, the policy's memory fed exactly as on-policy "
+        "(opening instruction first, then each step's observation and events); only the turns left change across "
+        "columns. *failing test*: a patch, then `test` failed; *unverified edit*: a patch, not tested; *passing test*: "
+        "a patch, then `test` passed. A policy that recovers puts weight on `revert` after a failing test when turns "
+        "allow; one that uses the budget submits an unverified edit when turns run low.",
+        "",
+        _md_table(["policy", "probability", "states"] + [f"left={t}" for t in tl], rows),
+        "",
+    ]
+
+
+def control_section(control: dict[str, Any], png: Path) -> list[str]:
+    """The positive control (`baselines.positive_control`): success per schedule and T against the
+    known optimum, with recovery counts and how often a failing test was followed by a revert."""
+    ts = sorted({int(t) for by_t in control["by_T"].values() for t in by_t})
+    best = control.get("best_policy") or {}
+    opt = next(iter(control["by_T"].values()))
+    rows = [["optimum (dynamic programme)"] + [_f(opt[str(t)]["optimum"]) for t in ts]]
+    if best:
+        rows.append(["known best policy, simulated"] + [_f(best.get(str(t))) for t in ts])
+    for name, by_t in control["by_T"].items():
+        rows.append([name] + [
+            f"{_f(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
+            f"revert {by_t[str(t)].get('reverts_after_failing_test', 0)}/{by_t[str(t)].get('failing_tests', 0)})" for t in ts])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
+    for name, by_t in control["by_T"].items():
+        ax.plot(ts, [by_t[str(t)]["success"] for t in ts], marker="o", label=name)
+    _save_success_plot(fig, ax, png, "evaluation budget T", "success",
+                       "Positive control: the trainer where the best policy is known", dpi=110)
+    return [
+        "## Positive control (sandbox-free budget env, known best policy)",
+        "",
+        f"`{control.get('env', '?')}`: one of five patches fixes the bug, the instruction's clue names it 60% of the "
+        "time, a patch on top of another breaks the code until `revert` undoes it, and the right patch's test fails "
+        "10% of the time (a failing test is evidence, not proof). The optimum is an exact dynamic programme over what "
+        "the agent can know (`baselines.budget_env.recover_optimum`). The same trainer, features and start-state "
+        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success "
+        "(rec: recovered / wrong first patch; revert: reverts right after a failing test / failing tests).",
+        "",
+        _md_table(["schedule"] + [f"T={t}" for t in ts], rows),
+        "",
+        f"![positive control]({png.name})",
+        "",
+    ]
+
+
+def training_section() -> list[str]:
+    """Training success and the batch's mean budget against env steps (first seed)."""
+    return ["## Training curves (first seed)", "", "![training](training.png)", ""]
+
+
+# ---------------------------------------------------------------------- for machines: summary.json
+SUMMARY_SCHEMA = 1
+"""Version of ``summary.json``'s layout (`experiment_summary`)."""
+
+
+def experiment_summary(n: Numbers) -> dict[str, Any]:
+    """``summary.json``: per agent and T, success with its interval, first-commit accuracy, success
+    when it was right, and recovery as counts (all seeds pooled), for machines to read."""
+    agents: dict[str, Any] = {}
+    for name, agent in n.cells.items():
+        by_t = {}
+        for t in n.ts:
+            sat = n.success[name][t]
+            d = n.decisions.get(name, {}).get(t) or {}
+            by_t[str(t)] = {
+                "success": {"mean": sat["mean"], "lo": sat["lo"], "hi": sat["hi"]},
+                "first_commit_accuracy": d.get("first_commit_accuracy"),
+                "success_if_right": d.get("success_if_right"),
+                "recovered": int(d.get("recovered", 0)),
+                "wrong_first": int(d.get("wrong_first", 0)),
+                "recovery_rate": d.get("recovery_rate"),
+                "committed": int(d.get("committed", 0)),
+                "episodes": int(d.get("episodes", 0)),
+            }
+        agents[name] = {"seeds": len(agent), "by_T": by_t}
+    return {"schema": SUMMARY_SCHEMA, "split": n.args.eval_split, "tier": n.args.eval_tier, "tasks": len(n.primary),
+            "ts": list(n.ts), "interval": "95% bootstrap, seeds then tasks", "agents": agents}
+
+
+# ---------------------------------------------------------------------- plots
+def draw_plots(n: Numbers, out: Path) -> None:
+    """The report's four PNGs (the positive control draws its own in `control_section`)."""
+    _plot_success(n.first, n.ts, n.schedules, out / "success_vs_T.png")
+    _plot_categories(n.first, n.ts, out / "failure_categories.png")
+    _plot_decisions(n.decisions, out / "first_commit_vs_recovery.png")
+    _plot_training(n.first_training, out / "training.png")
 
 
 def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dict[str, str], path: Path) -> None:
@@ -159,6 +609,7 @@ def _plot_training(training: dict[str, dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
+# ---------------------------------------------------------------------- tables and formatting
 def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
     """Rows of what each agent does at each T: turns used, submissions, test runs, reverts."""
     rows = []
@@ -181,96 +632,36 @@ def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[lis
     return rows
 
 
-SUMMARY_SCHEMA = 1
-"""Version of ``summary.json``'s layout (`experiment_summary`)."""
-
-
-def experiment_summary(cells: dict[str, dict[int, dict[tuple[str, int], float]]], decisions: dict[str, dict[int, dict[str, Any]]],
-                       tasks: list[str], ts: list[int], args: Any) -> dict[str, Any]:
-    """``summary.json``: per agent and T, success with its interval, first-commit accuracy, success
-    when it was right, and recovery as counts (all seeds pooled), for machines to read."""
-    agents: dict[str, Any] = {}
-    for name, agent in cells.items():
-        by_t = {}
-        for t in ts:
-            sat = success_at(agent, tasks, t)
-            d = decisions.get(name, {}).get(t) or {}
-            by_t[str(t)] = {
-                "success": {"mean": sat["mean"], "lo": sat["lo"], "hi": sat["hi"]},
-                "first_commit_accuracy": d.get("first_commit_accuracy"),
-                "success_if_right": d.get("success_if_right"),
-                "recovered": int(d.get("recovered", 0)),
-                "wrong_first": int(d.get("wrong_first", 0)),
-                "recovery_rate": d.get("recovery_rate"),
-                "committed": int(d.get("committed", 0)),
-                "episodes": int(d.get("episodes", 0)),
-            }
-        agents[name] = {"seeds": len(agent), "by_T": by_t}
-    return {"schema": SUMMARY_SCHEMA, "split": args.eval_split, "tier": args.eval_tier, "tasks": len(tasks),
-            "ts": list(ts), "interval": "95% bootstrap, seeds then tasks", "agents": agents}
-
-
-def trace_tables(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[str]:
-    """Markdown: what follows a failing test, and how episodes whose first patch was right end,
-    per agent (one seed each) and T, from the per-episode traces `DecisionRecorder` writes."""
-    follow_rows, fate_rows, examples = [], [], []
+def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
+    """Rows ``[name, success@T...]`` (pass@1 with its bootstrap interval)."""
+    rows = []
     for name, ev in evals.items():
+        cells = _group(ev["grid"])["pass"]
+        row = [name]
         for t in ts:
-            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
-                  and "trace" in (r.get("cost") or {})]
-            if not rs:
-                continue
-            follow = [f for r in rs for f in after_failing_test(r["cost"]["trace"])]
-            n = len(follow)
-            follow_rows.append([name, str(t), str(n)] + [
-                "–" if not n else f"{follow.count(k) / n:.2f}" for k in FOLLOW_UPS])
-            right = [right_first_failures(r["cost"]["trace"], bool(r["success"])) for r in rs
-                     if (r.get("cost") or {}).get("first_commit_right") == 1]
-            fate_rows.append([name, str(t), str(len(right))] + [
-                "–" if not right else str(right.count(k)) for k in RIGHT_FIRST_FATES])
-            if t == max(ts):
-                wrong = [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0][:3]
-                examples += [f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`" for r in wrong]
-    return [
-        "## Traces: what follows a failing test, and why a right first patch fails (first seed)",
-        "",
-        "From each episode's trace (`baselines/decisions.py`; it reads the task's solution to label patches, which "
-        "the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
-        "episode, `!` it did not apply, `T+`/`T-` a passing/failing visible test, `R` revert, `S` submit, `V` view.",
-        "",
-        "**After a failing visible test** (share of failing tests followed by each action; *patch on top*: a new "
-        "patch while the tested one is still applied; *same patch again*: a change applied before in the episode):",
-        "",
-        _md_table(["agent", "T", "failing tests"] + list(FOLLOW_UPS), follow_rows),
-        "",
-        "**Episodes whose first patch was right**, by how they ended (counts):",
-        "",
-        _md_table(["agent", "T", "right first"] + list(RIGHT_FIRST_FATES), fate_rows),
-        "",
-        f"Example traces after a wrong first patch at T={max(ts)}:",
-        "",
-        *examples,
-        "",
-    ]
+            c = cells.get(str(t), {}).get("1")
+            row.append("–" if c is None or c["mean"] is None else f"{c['mean']:.2f} [{_f(c['lo'])}, {_f(c['hi'])}]")
+        rows.append(row)
+    return rows
 
 
-def _agent_cells(by_seed: dict[int, dict[str, Any]], key: str = "records") -> dict[int, dict[tuple[str, int], float]]:
-    return {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
+def _group(summary: dict[str, Any], cond: str = "clean") -> dict[str, Any]:
+    groups = summary["results"][cond]
+    return groups["all"] if "all" in groups else next(iter(groups.values()))
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _f(x: Any, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
 
 
 def _interval(c: dict[str, Any]) -> str:
     return "–" if c["mean"] is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]"
-
-
-def _pooled_decisions(by_seed: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Recovery conditioned on a wrong first commit, pooled over seeds, with counts."""
-    records = [r for ev in by_seed.values() for r in ev["records"]]
-    out = decision_stats(records)
-    for t, d in out.items():
-        rs = [r for r in records if int(r["T"]) == t and not r.get("infra_error") and not r.get("faults")]
-        wrong = [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0]
-        d["recovered"] = sum(bool(r["success"]) for r in wrong)
-    return out
 
 
 def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[str, dict[str, int]] | None) -> str:
@@ -288,258 +679,3 @@ def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[st
         return "off."
     return (f"hits / lookups in training {fmt(train) or '–'}; in the evaluation {fmt(eval_cache or {}) or '–'}. "
             "A hit gives the outcome a run gives (tests/envs/coding/test_coding_result_cache.py).")
-
-
-def write_report(
-    out: Path,
-    args: Any,
-    schedules: dict[str, str],
-    training: dict[str, dict[int, dict[str, Any]]],
-    evals: dict[str, dict[int, dict[str, Any]]],
-    timing: dict[str, float],
-    probe: dict[str, dict[str, Any]] | None = None,
-    task_lists: dict[str, list[str]] | None = None,
-    eval_cache: dict[str, dict[str, int]] | None = None,
-    control: dict[str, Any] | None = None,
-) -> Path:
-    """Write ``out/report.md`` and its PNGs; returns the report's path.
-
-    ``training`` and ``evals`` are keyed by agent name, then training seed (0 for agents that
-    are not trained). Headline tables and contrasts use every seed; the per-agent detail
-    sections (Pass@(K,T), categories, behaviour, cost) show the first seed.
-    """
-    ts = [int(t) for t in str(args.eval_ts).split(",")]
-    ks = [int(k) for k in str(args.eval_ks).split(",")]
-    task_lists = task_lists or {}
-    primary = task_lists.get("primary") or sorted({r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]})
-    first = {name: by_seed[min(by_seed)] for name, by_seed in evals.items()}
-    first_training = {name: by_seed[min(by_seed)] for name, by_seed in training.items()}
-    _plot_success(first, ts, schedules, out / "success_vs_T.png")
-    _plot_categories(first, ts, out / "failure_categories.png")
-    decisions = {name: _pooled_decisions(by_seed) for name, by_seed in evals.items()}
-    _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
-    _plot_training(first_training, out / "training.png")
-
-    runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
-    total_steps = sum(s["env_steps"] for _, _, s in runs)
-    train_s = sum(s["seconds"] for _, _, s in runs)
-    seeds = sorted({seed for _, seed, _ in runs})
-    lines = [
-        "# BudgetMix experiment: fixed-T against mixed budgets",
-        "",
-        f"Command: `python -m baselines.budgetmix --preset {args.preset}`. Envs: {args.env_ids}. "
-        f"Training seeds {seeds}. Device: {runs[0][2]['device'] if runs else '?'}.",
-        "",
-        "## Protocol",
-        "",
-        f"- Every schedule trained for {args.total_env_steps} environment steps per seed ({args.num_envs} envs, "
-        f"{args.steps_per_update} steps per PPO update, gamma {args.gamma:g}, turn cost {args.turn_cost:g}, "
-        f"collection `{args.collect_mode}`, test timeout {args.test_timeout:g} s).",
-        f"- Headline: one fixed list of **{len(primary)} `{args.eval_split}` tasks** (tier `{args.eval_tier or 'all'}`; "
-        "modules never trained on when the split is `heldout`), the same for every agent and seed, "
-        f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
-        "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
-        "(`baselines/contrasts.py`).",
-        "",
-        "## Throughput",
-        "",
-        _md_table(
-            ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
-             "test timeouts", "infra masked", "train success (last)"],
-            [
-                [n, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
-                 f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
-                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s.get("timeouts", "–")), str(s["infra_failures_masked"]),
-                 _f(s["final_train_success"])]
-                for n, seed, s in runs
-            ],
-        ),
-        "",
-        f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
-        f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
-        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, positive control "
-        f"{timing.get('control_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
-        "",
-        "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
-        "",
-    ]
-    # ---- headline success table
-    cells = {name: _agent_cells(by_seed) for name, by_seed in evals.items()}
-    ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
-    split2_tasks = task_lists.get("split2") or []
-    cells2 = {name: _agent_cells(by_seed, "split2_records") for name, by_seed in evals.items()}
-    header = ["agent", "seeds"] + [f"T={t}" for t in ts] + [f"{args.eval_split2} T={t}" for t in ts2]
-    rows = []
-    for name, agent in cells.items():
-        row = [name, str(len(agent))] + [_interval(success_at(agent, primary, t)) for t in ts]
-        row += [_interval(success_at(cells2[name], split2_tasks, t)) for t in ts2]
-        rows.append(row)
-    lines += [
-        f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
-        "",
-        _md_table(header, rows),
-        "",
-        "![success vs T](success_vs_T.png) (first seed only)",
-        "",
-    ]
-    # ---- named contrasts
-    names = list(schedules)
-    short, long, mix = names[0], names[1], "budgetmix"
-    curricula = [n for n in names if n.startswith("curriculum")]
-    contrasts = named_contrasts(cells, primary, ts, short=short, long=long, mix=mix, curricula=curricula)
-    lines += [
-        "## Contrasts named in advance (paired by task, seeds resampled)",
-        "",
-        "A - B in success; an interval that excludes 0 supports the difference. *p*: two-sided bootstrap p-value; "
-        "*p (Holm)*: Holm-adjusted over all the rows of this table (the family). (d) picks the specialist on the same "
-        "data, which favours it. (g) is [fixed-T_long's success at the longest T minus at the shortest] minus the same "
-        "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed.",
-        "",
-        contrast_table(contrasts),
-        "",
-    ]
-    (out / "contrasts.json").write_text(json.dumps(contrasts, indent=1))
-    (out / "summary.json").write_text(json.dumps(experiment_summary(cells, decisions, primary, ts, args), indent=1))
-    if task_lists.get("multi"):
-        cells_m = {name: _agent_cells(by_seed, "multi_records") for name, by_seed in evals.items()}
-        rows = [[name, str(len(a))] + [_interval(success_at(a, task_lists["multi"], t)) for t in ts] for name, a in cells_m.items()]
-        lines += [f"## Multi-bug tasks ({len(task_lists['multi'])} {args.eval_split} tasks, reported apart)", "",
-                  _md_table(["agent", "seeds"] + [f"T={t}" for t in ts], rows), ""]
-
-    lines += ["## Pass@(K,T) (first seed)", ""]
-    for name, ev in first.items():
-        cells_k = _group(ev["grid"])["pass"]
-        rows = [[f"K={k}"] + [_f(cells_k.get(str(t), {}).get(str(k), {}).get("mean")) for t in ts] for k in ks]
-        lines += [f"**{name}**", "", _md_table([""] + [f"T={t}" for t in ts], rows), ""]
-    lines += ["## Failure categories per T (first seed)", "", "![failure categories](failure_categories.png)", ""]
-    for name, ev in first.items():
-        cats = _group(ev["grid"])["categories"]
-        rows = [[c] + [_f((cats.get(str(t)) or {}).get(c, 0.0)) for t in ts] for c in CATEGORIES]
-        lines += [f"**{name}**", "", _md_table(["category"] + [f"T={t}" for t in ts], rows), ""]
-
-    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t] if args.eval_faults else []
-    if fts:
-        lines += [
-            "## Recovery under injected faults (first seed)",
-            "",
-            f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
-            "T, sample and seeds. *paired rate* = success with the fault / success without it.",
-            "",
-        ]
-        rows = []
-        for name, ev in first.items():
-            rec = (ev.get("faults") or {}).get("recovery", {})
-            by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
-            for t in fts:
-                d = by_t.get(str(t)) or {}
-                rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
-        lines += [_md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows), ""]
-
-    lines += [
-        "## First decisions against recovery (all seeds pooled)",
-        "",
-        "The first action that changed task state is the agent's first commitment; it is right when it is an action of "
-        "the task's reference solution. *recovered / wrong first*: episodes that succeeded after a wrong first commit, "
-        "out of those with a wrong first commit. success = accuracy x success-if-right + (1 - accuracy) x recovery rate.",
-        "",
-        "![first commit vs recovery](first_commit_vs_recovery.png)",
-        "",
-    ]
-    rows = []
-    for name, by_t in decisions.items():
-        for t, d in by_t.items():
-            rows.append([name, str(t), _f(d["first_commit_accuracy"]), _f(d["success_if_right"]), _f(d["recovery_rate"]),
-                         f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"])
-    lines += [_md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
-                         "recovered / wrong first", "committed"], rows), ""]
-
-    lines += ["## Cost per success (first seed)", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", ""]
-    rows = []
-    for name, ev in first.items():
-        g = _group(ev["grid"])
-        for t in ts:
-            s = g["success"].get(str(t))
-            c = g["cost"].get(str(t)) or {}
-            per = (lambda v: "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}")
-            rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
-    lines += [_md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
-    lines += [
-        "## What each agent does at each T (first seed)",
-        "",
-        "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
-        "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
-        "",
-        _md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
-                  behaviour_table(first, ts)),
-        "",
-    ]
-    lines += trace_tables(first, ts)
-    if probe:
-        lines += probe_section(probe)
-    if control:
-        lines += control_section(control, out / "positive_control.png")
-    lines += ["## Training curves (first seed)", "", "![training](training.png)", ""]
-    path = out / "report.md"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def control_section(control: dict[str, Any], png: Path) -> list[str]:
-    """The positive control (`baselines.positive_control`): success per schedule and T against the
-    known optimum, with recovery counts and how often a failing test was followed by a revert."""
-    ts = sorted({int(t) for by_t in control["by_T"].values() for t in by_t})
-    best = control.get("best_policy") or {}
-    opt = next(iter(control["by_T"].values()))
-    rows = [["optimum (dynamic programme)"] + [_f(opt[str(t)]["optimum"]) for t in ts]]
-    if best:
-        rows.append(["known best policy, simulated"] + [_f(best.get(str(t))) for t in ts])
-    for name, by_t in control["by_T"].items():
-        rows.append([name] + [
-            f"{_f(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
-            f"revert {by_t[str(t)].get('reverts_after_failing_test', 0)}/{by_t[str(t)].get('failing_tests', 0)})" for t in ts])
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
-    for name, by_t in control["by_T"].items():
-        ax.plot(ts, [by_t[str(t)]["success"] for t in ts], marker="o", label=name)
-    _save_success_plot(fig, ax, png, "evaluation budget T", "success",
-                       "Positive control: the trainer where the best policy is known", dpi=110)
-    return [
-        "## Positive control (sandbox-free budget env, known best policy)",
-        "",
-        f"`{control.get('env', '?')}`: one of five patches fixes the bug, the instruction's clue names it 60% of the "
-        "time, a patch on top of another breaks the code until `revert` undoes it, and the right patch's test fails "
-        "10% of the time (a failing test is evidence, not proof). The optimum is an exact dynamic programme over what "
-        "the agent can know (`baselines.budget_env.recover_optimum`). The same trainer, features and start-state "
-        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success "
-        "(rec: recovered / wrong first patch; revert: reverts right after a failing test / failing tests).",
-        "",
-        _md_table(["schedule"] + [f"T={t}" for t in ts], rows),
-        "",
-        f"![positive control]({png.name})",
-        "",
-    ]
-
-
-def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
-    """Forced-state tables: P(action | state, turns left) per policy (`baselines.probe`)."""
-    tl = sorted({int(t) for d in probe.values() for t in d["p"]["submit"]["opening"]})
-    asks = [("revert", "failing test"), ("submit", "failing test"), ("submit", "unverified edit"),
-            ("test", "unverified edit"), ("submit", "passing test"), ("submit", "opening")]
-    rows = []
-    for name, d in probe.items():
-        for action, state in asks:
-            by_t = d["p"][action][state]
-            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
-        rows.append([name, "TV(min, max turns left)", "", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
-    return [
-        "## Does the policy use the budget and the verdict? (forced-state probe, first seed)",
-        "",
-        "Held-out tasks driven into named states by a fixed script, the policy's memory fed exactly as on-policy "
-        "(opening instruction first, then each step's observation and events); only the turns left change across "
-        "columns. *failing test*: a patch, then `test` failed; *unverified edit*: a patch, not tested; *passing test*: "
-        "a patch, then `test` passed. A policy that recovers puts weight on `revert` after a failing test when turns "
-        "allow; one that uses the budget submits an unverified edit when turns run low.",
-        "",
-        _md_table(["policy", "probability", "states"] + [f"left={t}" for t in tl], rows),
-        "",
-    ]
