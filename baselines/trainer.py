@@ -2,10 +2,11 @@
 
 `train(args, run_name)` is a short list of named stages, in the order they happen:
 
-1. `start_run`: the run folder, seeding, device and TensorBoard writer (with ``--resume``, a
-   finished run is returned as it is);
+1. `start_run`: the run folder, seeding and TensorBoard writer (with ``--resume``, a finished
+   run is returned as it is);
 2. `make_envs`: the budget schedule, and one `make_env` thunk per env;
-3. `make_policy`: the policy and its optimizer, restored from the checkpoint with ``--resume``;
+3. `make_policy`: the device, the policy and its optimizer, restored from the checkpoint with
+   ``--resume``;
 4. the loop, until the run's env steps are spent: `anneal` (learning rate, curriculum),
    `collect` whole episodes, `update` (one PPO update), `log_update` (history, TensorBoard,
    progress bar) and `checkpoint`;
@@ -58,7 +59,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
         threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
         recovery_starts=args.recovery_starts, recovery_start_patch=args.recovery_start_patch,
     )
-    run.start_clock(args, run_name)
+    run.start_clock(args)
     try:
         while run.global_step < args.total_env_steps:
             anneal(optimizer, schedule, args, run.global_step / args.total_env_steps)
@@ -70,8 +71,8 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
             checkpoint(run, policy, optimizer, args)
     finally:
         run.collector_timing = collector.timing()
-        run.close()
         collector.close()
+        run.close()
     return summarize(run, args, schedule, collector)
 
 
@@ -152,9 +153,9 @@ class Run:
     def summary_path(self) -> Path:
         return self.dir / "summary.json"
 
-    def start_clock(self, args: Args, run_name: str) -> None:
+    def start_clock(self, args: Args) -> None:
         """The progress bar, the result cache's counts and the clock, from this session's first step."""
-        self.bar = _progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=run_name, unit="step",
+        self.bar = _progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step",
                                        disable=not args.progress)
         self.cache_before = _cache_stats()
         self.start_time, self.start_step = time.perf_counter(), self.global_step
@@ -167,7 +168,7 @@ class Run:
 
 # ---------------------------------------------------------------------- 1-3: set up
 def start_run(args: Args, run_name: str) -> Run:
-    """The run folder, the seeds of every generator, the device and the TensorBoard writer."""
+    """The run folder, the seeds of every generator and the TensorBoard writer."""
     run = Run(run_name, Path(args.out) / run_name)
     run.dir.mkdir(parents=True, exist_ok=True)
     if args.resume and run.summary_path.exists():
@@ -179,7 +180,6 @@ def start_run(args: Args, run_name: str) -> Run:
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.torch_threads))
-    run.device = pick_device(args.device)
     if args.track:
         from torch.utils.tensorboard import SummaryWriter
 
@@ -209,7 +209,8 @@ def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
 
 
 def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
-    """A fresh policy and optimizer, or (``--resume``) the checkpoint's, with its step counters and torch RNG."""
+    """A fresh policy and optimizer on the run's device, or (``--resume``) the checkpoint's, with its step counters and torch RNG."""
+    run.device = pick_device(args.device)
     policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(run.device)
     optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
     if args.resume and run.checkpoint_path.exists():

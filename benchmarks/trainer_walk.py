@@ -130,6 +130,12 @@ class Walker:
         self.source = source
         self.seen: set[tuple[str, str]] = set()
         self.route: list[Func] = []
+        self.marks: list[str] = []
+        """per function on the route, its line of the trail: indented by call depth, ``<<`` where it jumps back"""
+        self.stack: list[_Frame] = []
+        """the functions being read, caller first"""
+        self.visits: list[tuple[str, bool]] = []
+        """each call that crosses into another file: (file, whether it jumps back to a file read and left)"""
 
     # ---- classes and methods
     def _class(self, module: Module, expr: ast.expr | None) -> tuple[Module, ast.ClassDef] | None:
@@ -202,7 +208,16 @@ class Walker:
 
     def _value_class(self, module: Module, value: ast.expr, known: dict[str, Any]) -> tuple[Module, ast.ClassDef] | None:
         if isinstance(value, ast.Call):
-            return self._class(module, value.func)
+            found = self._class(module, value.func)
+            if found:
+                return found
+            callee = self._target(module, value.func)  # a function: its return annotation
+            if callee and isinstance(callee[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return self._class(callee[0], _first_of_tuple(callee[1].returns))
+            return None
+        if isinstance(value, (ast.ListComp, ast.List)) and (value.elts if isinstance(value, ast.List) else True):
+            # a list of instances: ``x[i].m()`` reads Cls.m
+            return self._value_class(module, value.elts[0] if isinstance(value, ast.List) else value.elt, known)
         if isinstance(value, ast.Name):
             return known.get(value.id)
         return None
@@ -213,16 +228,37 @@ class Walker:
             return
         self.seen.add(func.key)
         self.route.append(func)
+        path = func.module.path
+        caller = self.stack[-1] if self.stack else None
+        mark = ""
+        if caller is None or (caller.file != path and caller.last_target != path):
+            # a new visit; calls from one function into one other file, one after another, are one visit
+            back = any(p == path for p, _ in self.visits) and all(f.file != path for f in self.stack)
+            self.visits.append((path, back))
+            mark = "   << back" if back else ""
+        if caller is not None:
+            caller.last_target = path
+        self.marks.append("  " * len(self.stack) + f"{func.key[0]}:{func.key[1]}" + mark)
+        self.stack.append(_Frame(path))
+        try:
+            self._read_body(func)
+        finally:
+            self.stack.pop()
+
+    def _read_body(self, func: Func) -> None:
         module = func.module
         local = self._param_types(module, func.node)
         self_attrs = self._attr_types(module, func.cls) if func.cls else {}
         if func.cls:
             local["self"] = (module, func.cls)
         for node in ast.walk(func.node):  # variable types first: a call may precede its variable's last binding
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                found = self._value_class(module, node.value, local)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Tuple) and target.elts:  # ``policy, ckpt = load_policy(...)``
+                    target = target.elts[0]
+                found = self._value_class(module, node.value, local) if isinstance(target, ast.Name) else None
                 if found:
-                    local[node.targets[0].id] = found
+                    local[target.id] = found  # type: ignore[union-attr]
         calls = sorted((n for n in ast.walk(func.node) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
         for call in calls:
             for callee in self._callees(module, call.func, local, self_attrs):
@@ -241,15 +277,31 @@ class Walker:
                 return [hit] if hit else []
             return [Func(mod, node)]  # type: ignore[arg-type]
         if isinstance(expr, ast.Attribute):
-            owner = None
-            if isinstance(expr.value, ast.Name) and expr.value.id in local:
-                owner = local[expr.value.id]
-            elif _self_attr(expr.value) in self_attrs:
-                owner = self_attrs[_self_attr(expr.value)]  # type: ignore[index]
+            owner, base = None, expr.value.value if isinstance(expr.value, ast.Subscript) else expr.value
+            if isinstance(base, ast.Name) and base.id in local:
+                owner = local[base.id]
+            elif _self_attr(base) in self_attrs:
+                owner = self_attrs[_self_attr(base)]  # type: ignore[index]
             if owner:
                 hit = self._method(owner[0], owner[1], expr.attr)
                 return [hit] if hit else []
         return []
+
+
+def _first_of_tuple(annotation: ast.expr | None) -> ast.expr | None:
+    """``tuple[A, B]`` -> ``A`` (the first of an unpacked result); anything else as it is."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) and annotation.value.id == "tuple":
+        elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return elts[0] if elts else None
+    return annotation
+
+
+@dataclass
+class _Frame:
+    """A function being read: its file, and the file of the last function it called."""
+
+    file: str
+    last_target: str | None = None
 
 
 def _self_attr(expr: ast.expr) -> str | None:
@@ -267,16 +319,7 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
         raise SystemExit(f"{start}: no such function in {'the working tree' if rev is None else rev}")
     walker = Walker(source)
     walker.read(Func(found[0], found[1]))  # type: ignore[arg-type]
-    visits: list[str] = []
-    for func in walker.route:
-        if not visits or visits[-1] != func.module.path:
-            visits.append(func.module.path)
-    left: set[str] = set()
-    returns = 0
-    for i, path in enumerate(visits):
-        returns += path in left
-        if i:
-            left.add(visits[i - 1])
+    visits = [path for path, _ in walker.visits]
     longest = sorted(walker.route, key=lambda f: -f.lines)[:6]
     return {
         "start": start,
@@ -284,18 +327,19 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
         "functions": len(walker.route),
         "files": len(set(visits)),
         "visits": len(visits),
-        "returns": returns,
+        "returns": sum(back for _, back in walker.visits),
         "visits_per_file": dict(Counter(visits).most_common()),
+        "returns_per_file": dict(Counter(path for path, back in walker.visits if back).most_common()),
         "longest_functions": {f"{f.key[0]}:{f.key[1]}": f.lines for f in longest},
-        "trail": [f"{f.key[0]}:{f.key[1]}" for f in walker.route],
+        "trail": walker.marks,
     }
 
 
 def _line(r: dict[str, Any]) -> str:
-    top = ", ".join(f"{Path(p).name} x{n}" for p, n in list(r["visits_per_file"].items())[:4])
+    top = ", ".join(f"{Path(p).name} x{n}" for p, n in list(r["returns_per_file"].items())[:4])
     long = ", ".join(f"{k.split(':')[1]} {n}" for k, n in list(r["longest_functions"].items())[:3])
     return (f"{r['rev']}: {r['functions']} functions, {r['files']} files, {r['visits']} visits, "
-            f"{r['returns']} returns to files already left (most: {top}); longest: {long} lines")
+            f"{r['returns']} returns to files already left (most: {top or '-'}); longest: {long} lines")
 
 
 def main(argv: list[str] | None = None) -> int:
