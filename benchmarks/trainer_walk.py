@@ -11,14 +11,17 @@ that route with `ast`, never importing the code: it resolves names bound by ``im
 ``from baselines... import`` (module level or inside a function) to their ``def`` or ``class``
 in ``baselines/*.py`` (re-exports followed), calls on ``self``, and method calls on a variable,
 attribute or parameter whose class it can tell (``x = Cls(...)``, ``self.x = Cls(...)``,
-``x: Cls``); a class call reads its ``__init__``, calling an instance reads ``__call__`` or
+``x: Cls``, ``x = f(...)`` or ``x, y = f(...)`` with ``f`` annotated to return ``Cls`` or
+``tuple[Cls, ...]``, ``x = [Cls(...) ...]`` for ``x[i].m()``); a class call reads its ``__init__``, calling an instance reads ``__call__`` or
 ``forward``. Calls into other packages (torch, numpy, agentgym) are not followed: the measure is
 about the trainer's own modules.
 
-Reported: ``files`` (distinct files visited), ``visits`` (entries into a file, consecutive
-functions of the same file counted once), ``returns`` (visits to a file the reader had already
-left: the jumping back that CleanRL's single-file ``ppo.py`` avoids), visits per file, and the
-length in lines of the longest functions on the route.
+Reported: ``files`` (distinct files read), ``visits`` (calls that take the reader into another
+file; calls from one function into one file, one after another, are one visit), ``returns``
+(visits to a file the reader had read and left, and that holds no function still being read:
+the jumping back that CleanRL's single-file ``ppo.py`` avoids; coming back to a caller is not
+counted), visits and returns per file, and the length in lines of the longest functions on the
+route. ``--trail`` prints the route indented by call depth, ``<< back`` at each return.
 """
 
 from __future__ import annotations
