@@ -48,6 +48,17 @@ the machine's cores allow for that much CPU per step: the ceiling no scheduling 
 trainer that cost nothing could not pass on this machine.
 ``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
+
+``--grid SxN`` (default ``3x2``: the first S schedules of the experiment, fixed-T3, fixed-T12 and
+BudgetMix, times N seeds, ``--steps`` each) measures the whole grid as the experiment trains it
+(`baselines.experiment.train_all`): ``grid_env_steps_per_s`` is the grid's env steps per wall
+second, run by run interleaved in these configurations, each ``--grid-repeats`` times:
+
+- ``before``: one process, runs one after another, async collection, the result cache in memory
+  only (the trainer as issue 23 found it);
+- ``cold``: ``--workers`` processes (default: the cores), lockstep, over an empty disk cache;
+- ``warm``: the same over the disk cache its ``cold`` run just filled (``grid_env_steps_per_s``);
+- ``warm-1``: one process, lockstep, over that warm cache (what the workers add).
 """
 
 from __future__ import annotations
@@ -245,6 +256,65 @@ def _median(runs: list[dict], key: str) -> float:
     return float(statistics.median(r[key] for r in runs))
 
 
+GRID_CONFIGS = ("before", "cold", "warm", "warm-1")
+
+
+def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers: int, cache_dir: str | None) -> dict:
+    """One pass over the grid (`train_all`) in ``config``; its env steps per wall second."""
+    import contextlib
+
+    from agentgym.envs.coding.result_cache import process_cache
+    from baselines.experiment import experiment_schedules, train_all
+
+    n_schedules, n_seeds = grid
+    schedules = dict(list(experiment_schedules(base).items())[:n_schedules])
+    args = dataclasses.replace(
+        base, total_env_steps=steps, track=False, progress=False, out=tempfile.mkdtemp(prefix=f"grid-{config}-"),
+        collect_mode="async" if config == "before" else "lockstep",
+        workers=1 if config in ("before", "warm-1") else workers)
+    cache = process_cache()  # forked workers inherit this object: its disk store is theirs too
+    cache.clear()
+    cache.disk = DiskStore(cache_dir) if cache_dir else None
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # train_all's progress lines; stdout keeps the JSON
+            training = train_all(args, schedules, list(range(1, n_seeds + 1)))
+    finally:
+        shutil.rmtree(args.out, ignore_errors=True)
+    wall = time.perf_counter() - started
+    env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values())
+    return {"env_steps": env_steps, "wall_seconds": wall, "grid_env_steps_per_s": env_steps / wall,
+            "workers": args.workers, "collect_mode": args.collect_mode, "load_average_1min_before": round(load, 2),
+            "per_run_env_steps_per_s": sorted(round(s["steps_per_second"]) for b in training.values() for s in b.values())}
+
+
+def grid_benchmark(base: Args, grid: tuple[int, int], steps: int, workers: int, repeats: int, json_only: bool) -> dict:
+    """`grid_run` in every configuration of `GRID_CONFIGS`, ``repeats`` times; medians and p95."""
+    runs: dict[str, list[dict]] = {c: [] for c in GRID_CONFIGS}
+    for r in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="grid-cache-") as cache_dir:
+            order = ["before", "cold", "warm", "warm-1"] if r % 2 == 0 else ["cold", "warm-1", "warm", "before"]
+            for config in order:  # cold always precedes the warm runs that reuse its store
+                runs[config].append(grid_run(base, config, grid, steps, workers, None if config == "before" else cache_dir))
+                if not json_only:
+                    print(f"grid {config} run {r}: {runs[config][-1]['grid_env_steps_per_s']:.0f} env steps/s",
+                          file=sys.stderr, flush=True)
+    per = {c: {"grid_env_steps_per_s": _median(rs, "grid_env_steps_per_s"),
+               "grid_env_steps_per_s_p95": float(np.percentile([x["grid_env_steps_per_s"] for x in rs], 95)),
+               "runs": rs} for c, rs in runs.items()}
+    return {
+        "grid": f"{grid[0]} schedules x {grid[1]} seeds x {steps} env steps",
+        "grid_workers": workers,
+        "grid_env_steps_per_s": per["warm"]["grid_env_steps_per_s"],
+        "grid_env_steps_per_s_cold": per["cold"]["grid_env_steps_per_s"],
+        "grid_env_steps_per_s_before": per["before"]["grid_env_steps_per_s"],
+        "grid_warm_over_before": per["warm"]["grid_env_steps_per_s"] / per["before"]["grid_env_steps_per_s"],
+        "grid_workers_over_one": per["warm"]["grid_env_steps_per_s"] / per["warm-1"]["grid_env_steps_per_s"],
+        "grid_configs": per,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1024, help="env steps per training run")
@@ -259,9 +329,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="cached runs keep the process's cache from the runs before (as in the experiment)")
     parser.add_argument("--slow", default="", help="P:S: a step sleeps S seconds with probability P (straggler test)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--grid", default="3x2", help="SxN: the grid benchmark over S schedules x N seeds (empty: skip)")
+    parser.add_argument("--grid-steps", type=int, default=1024, help="env steps per run of the grid benchmark")
+    parser.add_argument("--grid-repeats", type=int, default=1, help="passes over each grid configuration")
+    parser.add_argument("--workers", type=int, default=0, help="processes of the grid benchmark (0: the cores)")
+    parser.add_argument("--per-run", action=argparse.BooleanOptionalAction, default=True,
+                        help="also measure single runs per configuration (--configs)")
     opts = parser.parse_args(argv)
 
-    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset})
+    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers})
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend, train_tasks=opts.train_tasks)
     slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
     preset = f"{base.collect_mode}@{base.test_timeout:g}"
@@ -270,6 +346,19 @@ def main(argv: list[str] | None = None) -> int:
         parse_config(m)
     runs: dict[str, list[dict]] = {m: [] for m in modes}
     load_before = os.getloadavg()
+    grid = None
+    if opts.grid:
+        shape = tuple(int(x) for x in opts.grid.lower().split("x"))
+        if len(shape) != 2 or min(shape) < 1:
+            raise SystemExit(f"--grid {opts.grid!r}: give SxN, e.g. 3x2 (schedules x seeds)")
+        grid = grid_benchmark(dataclasses.replace(base, schedule=""), shape, opts.grid_steps, base.workers,
+                              opts.grid_repeats, opts.json)
+    if not opts.per_run:
+        print(json.dumps({"benchmark": "train", "cpus": os.cpu_count(), "backend": opts.backend,
+                          "load_average_before": [round(x, 2) for x in load_before],
+                          "load_average_after": [round(x, 2) for x in os.getloadavg()], **grid},
+                         indent=None if opts.json else 1))
+        return 0
     fill_seconds = {}
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory(prefix="train-bench-warm-") as warm_dir:
         for mode in modes:  # fill the warm disk cache: one untimed run of the same settings and seed
@@ -327,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         "sandbox_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(
             headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
         "modes": per_mode,
+        **(grid or {}),
     }
     if uncached and parse_config(modes[-1])[2] != "nocache":
         result["cached_over_uncached"] = headline["env_steps_per_s"] / per_mode[uncached[-1]]["env_steps_per_s"]

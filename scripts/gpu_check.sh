@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The BudgetMix --full experiment on the GPU machine (one H200, 16 cores, no Docker; it has torch,
-# numpy, matplotlib, pytest and tensorboard, not gymnasium, docker or tqdm), in about 8 minutes.
+# numpy, matplotlib, pytest and tensorboard, not gymnasium, docker or tqdm), in about 8 minutes:
+# 5 schedules x 12 seeds x 8,000 env steps, trained and evaluated in one worker process per core.
 #
 #   bash scripts/gpu_check.sh --fetch     # here, with package access: the small wheels it lacks, into .whl/
 #   bash scripts/gpu_check.sh [ARGS...]   # there (carry .whl): install them, run --full, print the figures
 #
-# The run uses the local sandbox backend and Coding-v0's result cache (one per process: the
-# trainer's, and one per evaluation process, warm across the agents it evaluates). ARGS go to `python -m baselines.budgetmix --full`
-# (e.g. `--total-env-steps 500 --eval-tasks 40` for a shorter check). Output goes to $OUT
-# (the device tool's result folder) or runs/gpu_check; it prints env steps/s per training run,
-# the peak GPU memory, the wall times and the report's headline and contrast tables.
+# The run uses the local sandbox backend and Coding-v0's result cache (memory per worker process,
+# over one disk store all workers share, in the user's cache folder). ARGS go to `python -m baselines.budgetmix --full`
+# (e.g. `--total-env-steps 500 --seeds 1,2 --eval-tasks 40 --workers 2` for a short check; that is
+# how it was proven on a 2-core CPU machine). Output goes to $OUT (the device tool's result folder)
+# or runs/gpu_check; it prints env steps/s per training run and for the whole grid, the peak GPU
+# memory, the wall times and the report's headline and contrast tables.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
@@ -59,8 +61,12 @@ for p in runs:
     print(f"{p.parent.name}: {s['steps_per_second']:.0f} env steps/s, update {s.get('update_seconds', 0):.0f} s, "
           f"straggler {s.get('straggler_seconds', 0):.1f} s, cache hits {hits}, GPU peak {s.get('cuda_max_memory_mb')} MB, "
           f"device {s['device']}")
-print(f"training overall: {steps / max(secs, 1e-9):.0f} env steps/s")
-print((out / "timing.json").read_text() if (out / "timing.json").exists() else "no timing.json")
+print(f"training, mean over runs: {steps / max(secs, 1e-9):.0f} env steps/s per run")
+timing = json.loads((out / "timing.json").read_text()) if (out / "timing.json").exists() else {}
+if timing.get("train_env_steps"):
+    print(f"training, whole grid: {timing['train_env_steps'] / timing['train_seconds']:.0f} env steps/s "
+          f"({timing['train_env_steps']} env steps in {timing['train_seconds']:.0f} s wall)")
+print(json.dumps(timing, indent=1) if timing else "no timing.json")
 report = (out / "report.md").read_text() if (out / "report.md").exists() else ""
 keep, on = [], False
 for line in report.splitlines():
