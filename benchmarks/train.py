@@ -79,7 +79,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
-import baselines.budgetmix as budgetmix  # noqa: E402
+import baselines.trainer as trainer  # noqa: E402
 from agentgym.envs.coding.result_cache import DiskStore  # noqa: E402
 from baselines.budgetmix import Args, PRESETS, train  # noqa: E402
 
@@ -133,7 +133,7 @@ class CacheProbe(gym.Wrapper):
         return result
 
 
-_MAKE_ENV = budgetmix.make_env
+_MAKE_ENV = trainer.make_env
 
 
 def _instrumented(slow: tuple[float, float] | None, seen: dict):
@@ -191,7 +191,7 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
     cached = cache != "nocache"
     process_cache().disk = _disk_for(cache, warm_dir)
     seen: dict = {}
-    budgetmix.make_env = _instrumented(slow, seen)
+    trainer.make_env = _instrumented(slow, seen)
     args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
                                test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
     if not warm:
@@ -200,7 +200,7 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
     try:
         summary = train(args, f"{mode}-{args.test_timeout:g}-{cache or 'memory'}-{tag}")
     finally:
-        budgetmix.make_env = _MAKE_ENV
+        trainer.make_env = _MAKE_ENV
         if cache == "disk-cold":
             shutil.rmtree(process_cache().disk.root, ignore_errors=True)
     seen.pop("keys", None)
