@@ -21,6 +21,7 @@ to the last one patched when turns run out, scores 0.6 + 0.4 * min(k - 1, 4) / 4
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -105,6 +106,13 @@ def recover_best_action(left: int, cur: int | None, fails: tuple[int, ...], n: i
     return _recover_values(n, clue_accuracy, fn)(left, cur, fails)[1]
 
 
+@dataclass(frozen=True)
+class _Task:
+    """The episode's reference solution, under the name Coding-v0's task gives it."""
+
+    solution: tuple[str, ...]
+
+
 class BudgetChoiceTasks:
     """Task ids per split, like an agentgym `TaskSet` (a quarter of the ids are test tasks)."""
 
@@ -127,6 +135,7 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         self._done = True
         self.turn = 0
         self.tasks = BudgetChoiceTasks()
+        self.task: _Task | None = None
 
     def _task_ids(self, split: str) -> list[int]:
         return [int(t.split("/")[1]) for t in self.tasks.ids(split)]
@@ -144,6 +153,8 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         clue = self.answer if clue_ok else int((self.answer + 1 + self.np_random.integers(self.n - 1)) % self.n)
         self.applied: int | None = None
         self.stack = []
+        # what `baselines.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task); the agent never sees it
+        self.task = _Task(solution=(f"patch {self.names[self.answer]}", "run tests", "submit"))
         self.turn, self._done, self._tried = 0, False, set()
         text = f"The failing test mentions {self.names[clue]}. Fix the bug, then submit."
         return {"text": text}, self._info([])

@@ -15,7 +15,8 @@ from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["DecisionRecorder", "decision_stats", "trace_label", "after_failing_test", "right_first_failures"]
+__all__ = ["DecisionRecorder", "decision_stats", "trace_label", "after_failing_test", "right_first_failures",
+           "decision_rates", "RATES"]
 
 
 class DecisionRecorder:
@@ -91,7 +92,7 @@ def trace_label(action: str, events: list[dict[str, Any]] | None, solution: froz
             return label + "!"
         keys.add(key)
         return label
-    if verb == "test":
+    if verb == "test" or action == "run tests":  # Coding-v0's `test`, the budget env's `run tests`
         verdicts = [bool(e.get("ok")) for e in events or () if e.get("kind") == "verification"]
         return "T?" if not verdicts else ("T+" if verdicts[-1] else "T-")
     return {"revert": "R", "submit": "S", "view": "V"}.get(verb, "O")
@@ -175,3 +176,44 @@ def decision_stats(records: list[dict[str, Any]]) -> dict[int, dict[str, float |
             "wrong_first": len(wrong),
         }
     return out
+
+
+RATES = ("test | unverified edit", "revert | failing test", "submit | passing test")
+"""The three decisions recovery is made of (`decision_rates`): check one's own edit, undo what a
+check refuted, commit what a check confirmed."""
+
+MIN_TURNS_TO_CHECK = 4
+"""Turns left from which testing one's own edit can pay: test, revert, patch, submit."""
+
+
+def decision_rates(records: list[dict[str, Any]]) -> dict[str, dict[str, int | float | None]]:
+    """P(action | state) over the traces of ``records``, counted per decision (`RATES`).
+
+    ``unverified edit``: a patch applied after the last test (or with no test yet), counted only
+    with at least `MIN_TURNS_TO_CHECK` turns left (fewer leave no room to act on a failing test);
+    ``failing test`` / ``passing test``: the decision right after a test with that verdict.
+    Each entry: ``n`` decisions in that state, ``k`` that took the action, ``rate`` = k / n.
+    """
+    counts = {name: [0, 0] for name in RATES}
+    for r in records:
+        if r.get("infra_error") or r.get("faults"):
+            continue
+        steps = str((r.get("cost") or {}).get("trace", "")).split()
+        unverified = False
+        for i, s in enumerate(steps):
+            left = int(r["T"]) - i
+            prev = steps[i - 1] if i else ""
+            if unverified and left >= MIN_TURNS_TO_CHECK:
+                counts["test | unverified edit"][0] += 1
+                counts["test | unverified edit"][1] += s.startswith("T")
+            if prev == "T-":
+                counts["revert | failing test"][0] += 1
+                counts["revert | failing test"][1] += s == "R"
+            if prev == "T+":
+                counts["submit | passing test"][0] += 1
+                counts["submit | passing test"][1] += s == "S"
+            if s.startswith("P") and not s.endswith("!"):
+                unverified = True
+            elif s.startswith("T"):
+                unverified = False
+    return {name: {"n": n, "k": k, "rate": k / n if n else None} for name, (n, k) in counts.items()}

@@ -39,7 +39,7 @@ from agentgym.errors import ConfigError, InfrastructureError
 from baselines.features import EncodedStep, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
-__all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION", "COLLECT_MODES"]
+__all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION", "COLLECT_MODES", "parse_start_patch"]
 
 FALLBACK_ACTION = "help"
 """Sent when an env offers an empty menu (costs a turn, never raises)."""
@@ -87,6 +87,21 @@ class _Pending:
 def action_kind(action: str) -> str:
     """The grammar verb of an action (``patch``, ``test``, ``submit``...), for timing tables."""
     return action.split(None, 1)[0] if action.strip() else "empty"
+
+
+def parse_start_patch(spec: str) -> tuple[str, float]:
+    """``recovery_start_patch`` -> (kind, share of starts on the right patch): ``wrong`` (0),
+    ``any`` (a blind pick), or ``right:P`` (the fix in a share P of the starts, else a wrong patch)."""
+    if spec in ("wrong", "any"):
+        return spec, 0.0
+    if spec.startswith("right:"):
+        try:
+            share = float(spec.split(":", 1)[1])
+        except ValueError:
+            share = -1.0
+        if 0.0 <= share <= 1.0:
+            return "right", share
+    raise ValueError(f"recovery_start_patch={spec!r}; choose 'wrong', 'any' or 'right:P' with 0 <= P <= 1")
 
 
 class EpisodeCollector:
@@ -140,9 +155,7 @@ class EpisodeCollector:
         # after a wrong patch and its test, played through the env's grammar by `_forced_start`
         self.recovery_starts = float(recovery_starts)
         self.recovery_min_budget = int(recovery_min_budget)
-        if recovery_start_patch not in ("wrong", "any"):
-            raise ValueError(f"recovery_start_patch={recovery_start_patch!r}; choose 'wrong' or 'any'")
-        self.recovery_start_patch = recovery_start_patch
+        self.recovery_start_patch, self.recovery_start_right = parse_start_patch(recovery_start_patch)
         self._start_rng = np.random.default_rng(seed + 7)
         self.forced_steps = 0
         self.forced_episodes = 0
@@ -177,18 +190,24 @@ class EpisodeCollector:
         self._open[i] = Episode(task_id=str(info.get("task_id", "")), budget=budget)
 
     def _forced_start(self, i: int, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """Play the start of a failed try through the env (the start-state curriculum).
+        """Play the start of a try through the env (the start-state curriculum).
 
-        A wrong menu patch and its test, then (half the time, when the test failed) ``revert``:
-        the episode begins with a failing test to react to, or an undone try to move on from.
-        It never begins right after the patch alone: that state looks like the policy's own
+        A menu patch and its test, then (half the time, when the test failed) ``revert``: the
+        episode begins with a verdict to react to, or an undone try to move on from. The patch is
+        wrong, except in a share ``recovery_start_right`` of the starts (``right:P``), where it is
+        the oracle's fix: then the test mostly passes, and the episode begins where the right move
+        is to submit. Without those starts every forced test follows a wrong patch, the policy
+        learns "after a test, revert" and undoes a right patch its test just confirmed, so testing
+        its own patch loses value and is never learned (issue 24's probe: P(revert | passing
+        test) 0.25-0.58 on the positive control).
+        It never begins right after the patch alone (except with ``any``): that state looks like the policy's own
         untested patch, which is right far more often, so starting there would teach "revert
-        untested" (a first version did; the traces showed ``P- R``). The wrong patch is picked with the env's
-        oracle (`reference_action`: any menu patch that is not the oracle's fix), which only
+        untested" (a first version did; the traces showed ``P- R``). The patch is picked with the env's
+        oracle (`reference_action`: the fix, or any menu patch that is not it), which only
         chooses where the episode starts; the policy's memory sees the steps exactly as if it had
         taken them (observations and events), and the turns count against the budget (they go
         through the turn limit). Not done when the budget is under ``recovery_min_budget`` (no
-        room to recover) or the menu has no wrong patch.
+        room to recover) or the menu has no such patch.
         """
         budget = info.get("budget")
         if budget is None or int(budget) < self.recovery_min_budget:
@@ -199,15 +218,20 @@ class EpisodeCollector:
         menu = list(info.get("admissible_actions") or [])
         patches = [a for a in menu if a.split(None, 1)[0] == "patch"]
         # "any": a blind pick (right as often as a blind pick is), so "patch alone" is an honest start
-        wrong = patches if self.recovery_start_patch == "any" else [a for a in patches if a != fix]
+        if self.recovery_start_patch == "any":
+            candidates = patches
+        elif self.recovery_start_right > 0 and fix in patches and self._start_rng.random() < self.recovery_start_right:
+            candidates = [fix]
+        else:
+            candidates = [a for a in patches if a != fix]
         tests = [a for a in menu if a in ("test", "run tests")]
-        if not wrong or not tests:
+        if not candidates or not tests:
             return obs, info
         # 2: the patch and its test; 3: and a revert if it failed; with "any", also 1: the patch alone
         length = (1 + int(self._start_rng.integers(3))) if self.recovery_start_patch == "any" else \
             (2 + int(self._start_rng.integers(2)))
         memory = self.memories[i]
-        for k, action in enumerate((wrong[int(self._start_rng.integers(len(wrong)))], tests[0], "revert")[:length]):
+        for k, action in enumerate((candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]):
             if k == 2 and not any(e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []):
                 break  # the wrong patch passed the visible tests: nothing says to undo it
             memory.encode(obs, info)

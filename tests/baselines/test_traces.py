@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentgym import events as ev
-from baselines.decisions import after_failing_test, right_first_failures, trace_label
+from baselines.decisions import after_failing_test, decision_rates, right_first_failures, trace_label
 
 FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 3\n+b = 2\n"
 DECOY = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-a = 1\n+a = 0\n b = 3\n"
@@ -33,3 +33,25 @@ def test_how_a_right_first_patch_ends() -> None:
     assert right_first_failures("P+ R V S", False) == "right patch reverted before submit"
     assert right_first_failures("P+ V V", False) == "out of turns"
     assert right_first_failures("P+ T+ S", False) == "submitted, hidden tests failed"
+
+
+def test_the_budget_env_test_is_labelled_a_test() -> None:
+    assert trace_label("run tests", [ev.verification(True, "tests")], frozenset(), set()) == "T+"
+
+
+def _rec(trace: str, t: int) -> dict:
+    return {"T": t, "success": False, "cost": {"trace": trace}}
+
+
+def test_decision_rates_count_each_decision_in_its_state() -> None:
+    rates = decision_rates([_rec("P- T- R P+ T+ S", 16), _rec("P- S", 16), _rec("P+ V T+ P- S", 16)])
+    # unverified edit: T- and T+ (1st), S (2nd), V, T+ and S (3rd); a revert leaves no unverified edit
+    assert rates["test | unverified edit"] == {"n": 6, "k": 3, "rate": 0.5}
+    assert rates["revert | failing test"] == {"n": 1, "k": 1, "rate": 1.0}
+    assert rates["submit | passing test"] == {"n": 2, "k": 1, "rate": 0.5}
+
+
+def test_decision_rates_skip_unverified_edits_without_room_to_recover() -> None:
+    # at T=4 the decision after the patch has 3 turns left: too few for test, revert, patch, submit
+    assert decision_rates([_rec("P- T- R S", 4)])["test | unverified edit"] == {"n": 0, "k": 0, "rate": None}
+    assert decision_rates([_rec("P- S", 5)])["test | unverified edit"]["n"] == 1
