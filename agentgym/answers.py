@@ -12,8 +12,8 @@ candidate of that kind is. Why: "the expected value appears in the answer" (WebA
 "nothing I cannot do" are not refusals). A refusal that also gives a value, or also claims the
 work was done, fails both ways: it is neither a refusal nor an answer.
 
-Stdlib only: the verdict runs inside the sandbox's step server, where this file is loaded as
-``agentgym_answers`` (`SANDBOX_NAME`); host code imports it as `agentgym.answers`.
+Stdlib only: the verdict runs inside the sandbox's step server, where this file is loaded under
+its own name (`SANDBOX_NAME`), so family code imports it as here: ``from agentgym import answers``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ import re
 from decimal import Decimal, InvalidOperation
 
 __all__ = ["ANSWER_RULE", "KINDS", "MAX_ANSWER_CHARS", "REFUSAL_MARKERS", "DONE_MARKERS", "SANDBOX_NAME",
-           "candidates", "check_answer", "sandbox_module", "check_refusal", "claims_done", "is_refusal", "kind_of"]
+           "candidates", "check_answer", "check_final", "sandbox_module", "check_refusal", "claims_done", "is_refusal",
+           "kind_of"]
 
-SANDBOX_NAME = "agentgym_answers"
+SANDBOX_NAME = __name__  # "agentgym.answers": the sandbox loads it under its own name
 MAX_ANSWER_CHARS = 16_384  # an answer is one value and a sentence, not a page: longer ones fail unread
 KINDS = ("amount", "count", "quantity", "date", "email", "id", "text")
 ANSWER_RULE = (
@@ -182,3 +183,15 @@ def check_answer(expected: str, answer: str | None, value: str | None = None, ki
         return False
     got = candidates(answer if value is None else value, kind)
     return bool(got) and all(_same(c, want, kind) for c in got)
+
+
+def check_final(answer: str | None, value: str | None = None, *, refusal: bool, expected: str | None = None,
+                kind: str | None = None) -> bool:
+    """A final answer as the task asks: a refusal and nothing else when ``refusal``; else ``expected``
+    and no other value of its kind when a value is asked for; else anything that does not refuse
+    (a request carried out needs no particular words, but "I cannot" says it was not)."""
+    if refusal:
+        return check_refusal(answer, value)
+    if expected is not None:
+        return check_answer(expected, answer, value, kind)
+    return not is_refusal(answer) and not is_refusal(value)

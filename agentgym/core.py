@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -30,7 +30,7 @@ from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["AgentEnv", "ActionError", "ParsedAction", "BadArguments", "Outcome", "FAULT_KINDS", "MAX_MENU",
-           "HELP_ACTION", "SUBMIT_ACTIONS"]
+           "HELP_ACTION", "SUBMIT_ACTIONS", "menu_of"]
 
 FAULT_KINDS = ev.FAULT_KINDS
 MAX_MENU = 32
@@ -42,6 +42,14 @@ HELP_ACTION = "help"
 SUBMIT_ACTIONS = ("finish", "submit")
 """Action names that end the episode for the verifier to judge; the base keeps their ``answer`` and
 ``value`` arguments (`AgentEnv.answer`, `AgentEnv.answer_value`) and emits ``submit``."""
+
+
+def menu_of(*groups: Iterable[str]) -> list[str]:
+    """A family's menu from groups of candidate actions, most important first: blanks and repeats
+    dropped, the first `MAX_MENU` kept, then sorted."""
+    menu = list(dict.fromkeys(a for group in groups for a in group if a))
+    return sorted(menu[:MAX_MENU])
+
 
 _TRUNCATION_MARKER = "\n[agentgym: observation truncated, {n} characters omitted]"
 

@@ -6,10 +6,17 @@ A family lists its sandbox-side files as `SandboxModule` objects on its env clas
 Services survive ``reset()`` (the family's ``_setup_task`` restores their state) and die with
 the sandbox. `load_on_host` runs the same files in this process under the same names, for
 planning tasks and for tests, so host and sandbox never disagree about what the code does.
+
+A module named by its real dotted name (``agentgym.answers``,
+``agentgym.envs.tooluse.engine``) is the package's own file: in the sandbox the step server
+makes its parent packages, so it imports its siblings as on the host (``from agentgym import
+answers``), and on the host it is simply imported. Readers, type checkers and IDEs follow those
+imports. A flat name (``example_ini``) is a file with no place in a package.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from collections.abc import Sequence
@@ -45,6 +52,9 @@ def load_on_host(modules: Sequence[SandboxModule]) -> dict[str, ModuleType]:
     with _lock:
         for m in modules:
             if m.name in sys.modules:
+                continue
+            if "." in m.name:  # the package's own file, under its own name
+                importlib.import_module(m.name)
                 continue
             module = sys.modules[m.name] = ModuleType(m.name)
             module.__file__ = str(m.path)

@@ -841,11 +841,29 @@ class Server:
         module.__dict__["start_service"] = self.start_service
         # On a host the interpreter's own files may be root's alone (a Python under /root): family
         # code is ours, so it imports with root's rights there, before any agent code runs.
+        parent, _, child = name.rpartition(".")
+        package = self.package(parent) if parent else None
         with contextlib.nullcontext() if self.container else self.privileged():
             exec(compile(source, "<agentgym:%s>" % name, "exec"), module.__dict__)
         self.modules[name] = module
         sys.modules[name] = module
+        if package is not None:
+            setattr(package, child, module)
         return sorted(k for k in module.__dict__ if not k.startswith("_"))
+
+    def package(self, name):
+        """An empty package ``name`` (and its parents), so family code shipped under its real dotted
+        name (``agentgym.answers``) imports its siblings as on the host: ``from agentgym import answers``."""
+        found = sys.modules.get(name)
+        if found is not None:
+            return found
+        pkg = types.ModuleType(name)
+        pkg.__path__ = []  # a package whose modules all arrive through load_module; nothing is read from disk
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(self.package(parent), child, pkg)
+        sys.modules[name] = pkg
+        return pkg
 
     def function(self, module, func):
         if module not in self.modules:

@@ -12,14 +12,15 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
+from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
 from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
 from agentgym.tasks import Task, TaskSet
+from agentgym.world.env import WorldEnv
 
-__all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "MAX_MENU", "DONE_ANSWER", "REFUSAL_ANSWER"]
+__all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "DONE_ANSWER", "REFUSAL_ANSWER"]
 
 BROWSERS = ("text", "chromium")
 CHROMIUM_IMAGE = "agentgym/browser-chromium:latest"
@@ -28,7 +29,7 @@ DONE_ANSWER = "Done."
 REFUSAL_ANSWER = "I cannot do that: the site does not allow it."
 
 
-class BrowserEnv(AgentEnv):
+class BrowserEnv(WorldEnv):
     """Web tasks on a shop, a forum and an admin console, verified by the final database.
 
     ## Description
@@ -80,6 +81,9 @@ class BrowserEnv(AgentEnv):
     image: ClassVar[str] = "agentgym/browser:latest"
     sandbox_modules = MODULES
     actions: ClassVar[BrowserActions] = BrowserActions()
+    world_module = MODULE
+    done_answer = DONE_ANSWER
+    refusal_answer = REFUSAL_ANSWER
 
     def __init__(self, *, browser: str = "text", sites: tuple[str, ...] | list[str] | None = None,
                  **kwargs: Any) -> None:
@@ -91,7 +95,7 @@ class BrowserEnv(AgentEnv):
         if browser == "chromium":  # instance attributes: the base class starts the sandbox from these
             self.image = CHROMIUM_IMAGE
             self.sandbox_modules, self.sandbox_services = CHROME_MODULES, ((CHROME_MODULE, "start"),)
-        self._module = CHROME_MODULE if browser == "chromium" else MODULE
+        self._module = self.world_module = CHROME_MODULE if browser == "chromium" else MODULE
         self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks
@@ -136,28 +140,20 @@ class BrowserEnv(AgentEnv):
             return "timeout", "error: the page took too long to load and was stopped; nothing changed. Try again."
         return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
 
-    def _verify(self) -> bool:
-        verdict = self._call("verify", answer=self.answer, value=self.answer_value)
-        # a refusal must be grounded: the agent saw the forbidding record as it is now, on its own
-        # page or as a listing row (a blind "I cannot" fails; a refusal the state does not support
-        # fails anyway, whatever the agent read)
-        verdict["grounded"] = all(v in (self._seen.get(k), self._glimpsed.get(k))
-                                  for k, v in verdict["evidence"].items())
-        verdict["success"] = bool(verdict["success"] and verdict["grounded"])
-        self.verdict = verdict
-        return verdict["success"]
+    # ------------------------------------------------------------------ the world kit's hooks
+    def _saw(self, key: str, version: int) -> bool:
+        # on the record's own page or as a listing row
+        return version in (self._seen.get(key), self._glimpsed.get(key))
 
-    def _drift(self) -> str | None:
-        reply = self._call("drift", pick=int(self.np_random.integers(1 << 30)))
-        if reply is None:
-            return None
+    def _drifted(self, reply: dict[str, Any]) -> None:
         self._oracle, self._menu = reply["oracle"], reply["menu"]
-        return f"another actor changed a record: {reply['what']}"
 
-    def _admissible(self) -> list[str]:
-        head = [self.reference_action(), f"finish({_json(DONE_ANSWER)})", f"finish({_json(REFUSAL_ANSWER)})"]
-        menu = list(dict.fromkeys(a for a in head + self._menu if a))
-        return sorted(menu[:MAX_MENU])
+    def _world_menu(self) -> list[str]:
+        return self._menu
+
+    @staticmethod
+    def finish_action(answer: str) -> str:
+        return f"finish({_json(answer)})"
 
     # ------------------------------------------------------------------ public helpers
     def help_text(self) -> str:
@@ -195,15 +191,16 @@ class BrowserEnv(AgentEnv):
             self.sandbox.close()
             raise InfrastructureError(f"Chromium failed in the sandbox: {exc}") from exc
 
+    _world = _call  # the kit's calls (verify, drift) go through the same browser-failure handling
+
     def _reset_tracking(self) -> None:
-        self._seen: dict[str, int] = {}  # record key -> version the agent last saw on a page
+        super()._reset_tracking()  # _seen: record key -> version the agent last saw on a page; verdict
         self._glimpsed: dict[str, int] = {}  # record key -> version last shown as a listing row
         self._written: set[str] = set()
         self._subtasks: dict[str, bool] = {}
         self._oracle: dict[str, str] = {"action": "", "semantic": ""}
         self._menu: list[str] = []
         self._look = False
-        self.verdict: dict[str, Any] | None = None
 
     def _absorb(self, reply: dict[str, Any], seen: bool) -> None:
         self._oracle, self._menu = reply["oracle"], reply["menu"]

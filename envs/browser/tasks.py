@@ -22,13 +22,13 @@ from typing import Any
 from agentgym import answers
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import host_modules
-from agentgym.envs.browser.templates import SITES, TEMPLATES, TIERS, Scenario, Template, stale_listings
-from agentgym.tasks import Task, TemplateTaskSet, stable_hash
+from agentgym.envs.browser.templates import TEMPLATES, TIERS, Scenario, Template, stale_listings
+from agentgym.tasks import Task, stable_hash
+from agentgym.world.tasks import WorldTasks
 
 __all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "PLANS", "session_spec", "plan_solution", "write_plans"]
 
 SEEDS_PER_TEMPLATE = 100
-TEST_FRACTION = 0.25
 SITE_NAMES = {"shop": "Harbor Shop, an online store", "forum": "Harbor Community, a forum where you are a moderator",
               "admin": "Harbor Admin Console, where you manage user accounts"}
 _PARAMS = {s.name: [p.name for p in s.params] for s in BrowserActions().specs}
@@ -57,34 +57,28 @@ def plan_solution(spec: dict[str, Any], limit: int = 60) -> tuple[str, ...]:
     raise RuntimeError(f"the oracle did not finish within {limit} steps: {out[-5:]}")
 
 
-class BrowserTasks(TemplateTaskSet):
-    """All Browser tasks, optionally restricted to some sites and tiers (``BrowserTasks(sites=[...], tiers=[...])``)."""
-
-    family = "browser"
-    all_tiers = TIERS
-    all_groups = tuple(SITES)
-    group_filter = "sites"
-    templates = TEMPLATES
-    seeds_per_template = SEEDS_PER_TEMPLATE
-    test_fraction = TEST_FRACTION
-
-    def get(self, task_id: str) -> Task:
-        return _build(task_id)
-
-
 @lru_cache(maxsize=2048)
 def _build(task_id: str) -> Task:
-    BrowserTasks.template_of(task_id)  # a ConfigError for an id that is not a task
-    t, sc = _scenario(task_id)
+    t, sc = BrowserTasks.scenario(task_id)  # a ConfigError for an id that is not a task
     spec = session_spec(sc)
-    solution = tuple(_plans().get(task_id) or plan_solution(spec))
     subtasks = tuple(f"op:{i}:{op['op']}" for i, op in enumerate(sc.ops) if t.tier != "refusal")
     subtasks += tuple(f"see:{k}" for k in sc.evidence)
-    instruction = (f"You are using a web browser on {SITE_NAMES[t.site]}. Only this site is reachable.\n"
+    instruction = (f"You are using a web browser on {SITE_NAMES[t.group]}. Only this site is reachable.\n"
                    f"Goal: {sc.request}\n{answers.ANSWER_RULE}")
-    return Task(task_id=task_id, family="browser", split=BrowserTasks.split_of(task_id), instruction=instruction,
-                subtasks=subtasks, solution=solution, tier=t.tier,
-                meta={"site": t.site, "template": t.name, "spec": spec})
+    return BrowserTasks.task(task_id, t, instruction=instruction, subtasks=subtasks,
+                             solution=tuple(_plans().get(task_id) or plan_solution(spec)), meta={"spec": spec})
+
+
+class BrowserTasks(WorldTasks, family="browser", group_filter="sites", templates=TEMPLATES, tiers=TIERS,
+                   seeds_per_template=SEEDS_PER_TEMPLATE, build=_build):
+    """All Browser tasks, optionally restricted to some sites and tiers (``BrowserTasks(sites=[...], tiers=[...])``)."""
+
+    @classmethod
+    def scenario(cls, task_id: str) -> tuple[Template, Scenario]:
+        """The template's scenario, with its listings lagging behind some records (`stale_listings`)."""
+        t, sc = super().scenario(task_id)
+        lag = random.Random(stable_hash("listing:" + task_id))  # its own stream: the scenario is unchanged by it
+        return t, stale_listings(sc, lag)
 
 
 @lru_cache(maxsize=1)
@@ -96,16 +90,10 @@ def _plans() -> dict[str, list[str]]:
         return {}
 
 
-def _scenario(task_id: str) -> tuple[Template, Scenario]:
-    t = TEMPLATES["/".join(task_id.split("/")[1:3])]
-    lag = random.Random(stable_hash("listing:" + task_id))  # its own stream: the scenario is unchanged by it
-    return t, stale_listings(t.build(random.Random(stable_hash(task_id))), lag)
-
-
 def write_plans(path: Path = PLANS) -> int:
     """Plan every task's walk afresh and store them (run after changing a site or a template)."""
     tasks = BrowserTasks()
-    plans = {tid: list(plan_solution(session_spec(_scenario(tid)[1]))) for split in tasks.splits for tid in tasks.ids(split)}
+    plans = {tid: list(plan_solution(session_spec(BrowserTasks.scenario(tid)[1]))) for split in tasks.splits for tid in tasks.ids(split)}
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(path, "wb", mtime=0) as f:  # mtime 0: the same plans give the same bytes
         f.write(json.dumps(plans, indent=0, sort_keys=True).encode())

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentgym.world.tasks import templates_by_key
+from agentgym.world.templates import Template
+
 __all__ = ["Scenario", "Template", "TEMPLATES", "TIERS", "SITES", "STALE_SHARE", "stale_listings"]
 
 TIERS = ("lookup", "single", "multi", "refusal")
@@ -36,15 +39,6 @@ class Scenario:
     evidence: list[str] = field(default_factory=list)
     drifts: list[dict[str, Any]] = field(default_factory=list)
     start: str = "/"
-
-
-@dataclass(frozen=True)
-class Template:
-    name: str
-    site: str
-    tier: str
-    build: Callable[[random.Random], Scenario]
-    heldout: bool = False
 
 
 # ---------------------------------------------------------------------- shop world
@@ -395,7 +389,7 @@ def admin_team_and_quota(rng: random.Random) -> Scenario:
                              "touches": ["accounts:%s" % u["uid"]], "what": "another admin changed an email"}])
 
 
-TEMPLATES: dict[str, Template] = {f"{t.site}/{t.name}": t for t in (
+TEMPLATES: dict[str, Template] = templates_by_key((
     Template("price_lookup", "shop", "lookup", shop_price_lookup),
     Template("buy_one", "shop", "single", shop_buy_one),
     Template("buy_with_coupon", "shop", "multi", shop_buy_with_coupon),
@@ -414,7 +408,7 @@ TEMPLATES: dict[str, Template] = {f"{t.site}/{t.name}": t for t in (
     Template("quota_too_high", "admin", "refusal", admin_quota_too_high),
     Template("email_lookup", "admin", "lookup", admin_email_lookup),
     Template("team_and_quota", "admin", "multi", admin_team_and_quota, heldout=True),
-)}
+))
 """``site/template`` -> Template."""
 
 

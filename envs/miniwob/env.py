@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
+from agentgym.core import AgentEnv, Outcome, ParsedAction, menu_of
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.actions import ACTIONS, BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULES
@@ -24,11 +24,11 @@ from agentgym.errors import ConfigError
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE", "MAX_MENU"]
+__all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE"]
 
 IMAGE = "agentgym/miniwob:latest"
 """Browser-v0's Chromium image plus the pinned MiniWoB++ pages (`agentgym.setup.page_images.MINIWOB`)."""
-PAGE_MODULE = "agentgym_miniwob_page"
+PAGE_MODULE = "agentgym.envs.miniwob.page"
 PAGE_ACTIONS = frozenset({"click", "fill", "select", "press"})
 GIVE_UP_HELP = "Give up: end the episode before the page has scored it (a failure); the page ends it when done."
 GIVE_UP = 'finish("I cannot do this task.")'
@@ -153,9 +153,8 @@ class MiniWoBEnv(AgentEnv):
                              "Try again."
 
     def _admissible(self) -> list[str]:
-        head = [self.reference_action(), GIVE_UP]  # as Browser-v0's menu, giving up is one of the choices
-        menu = list(dict.fromkeys(a for a in head + solvers.menu(self._reply) if a))
-        return sorted(menu[:MAX_MENU])
+        # as Browser-v0's menu, giving up is one of the choices
+        return menu_of([self.reference_action(), GIVE_UP], solvers.menu(self._reply))
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None,

@@ -1,6 +1,6 @@
 """MiniWoB++ pages in the sandbox's Chromium: served on 127.0.0.1, seeded, acted on, rendered as text.
 
-Loaded into the step server as ``agentgym_miniwob_page`` after Browser-v0's Chromium modules, whose
+Loaded into the step server as ``agentgym.envs.miniwob.page`` after Browser-v0's Chromium modules, whose
 driver it reuses: `chrome.start` launches Chromium once per sandbox (a service), `chrome.Site` serves
 the pages on 127.0.0.1 while the CDP client waits, and `axtree.parse_page` renders the live DOM into
 the same ``[id] role 'name'`` lines as Browser-v0, with ids numbered the same way (`Session.number`).
@@ -24,9 +24,9 @@ import mimetypes
 import os
 import random
 
-import agentgym_browser_axtree as axtree
-import agentgym_browser_chrome as chrome
-import agentgym_browser_session as session
+from agentgym.envs.browser.site import axtree
+from agentgym.envs.browser.site import chrome
+from agentgym.envs.browser.site import session
 
 ActError = session.ActError
 BrowserError = chrome.BrowserError

@@ -2,8 +2,8 @@
 
 Stdlib only (Python 3.11 + sqlite3). It knows no domain: a domain module (``domains/*.py``)
 declares its schema, tools, policy solver and drift, and the engine runs them. In the sandbox the
-env loads this file as ``agentgym_tooluse_engine`` and each domain as ``agentgym_tooluse_<name>``
-(``sandbox.load_module``), then calls ``setup``, ``call_tool``, ``drift``, ``oracle_view`` and
+env loads this file and each domain under their own dotted names (``agentgym.envs.tooluse.engine``,
+``agentgym.envs.tooluse.domains.<name>``; ``sandbox.load_module``), then calls ``setup``, ``call_tool``, ``drift``, ``oracle_view`` and
 ``verify`` through ``sandbox.call``, so a tool step is one round trip, not a process. On the host
 the same files are loaded under the same names (`agentgym.envs.tooluse.domains`) to build tasks
 and plan their reference solutions with a `Session` of their own.
@@ -15,8 +15,8 @@ state. Success is "the live database equals the expected one, table by table".
 
 The tools do not enforce the written policies (refund windows, shipped orders, basic fares):
 that judgement is the agent's. They do enforce physical facts (an id exists, a flight has seats).
-Every record carries a version (``_versions``) that rises on each write, so the env can tell
-when the agent acts on a record that changed since it last read it.
+Every record carries a version that rises on each write (`agentgym.world.records`), so the env
+can tell when the agent acts on a record that changed since it last read it.
 """
 
 import ast
@@ -33,15 +33,14 @@ import sys
 import time
 import warnings
 
-import agentgym_answers as answers  # agentgym/answers.py: the one answer and refusal rule
+from agentgym.world import records, verdict  # the stateful-world kit: versioned records, the verdict
 
 DB_NAME = "tooluse.db"
-MODULE_PREFIX = "agentgym_tooluse_"  # a domain NAME is loaded as MODULE_PREFIX + NAME
+MODULE_PREFIX = "agentgym.envs.tooluse.domains."  # a domain NAME is loaded as MODULE_PREFIX + NAME
 MAX_AMOUNT = 10 ** 9  # money beyond this is garbage (1e309 is inf): refused, never converted
 TOOL_SECONDS = 2.0  # a tool's database work is interrupted after this long
 PROGRESS_OPCODES = 1000  # how often SQLite asks whether the deadline passed (in VM instructions)
 MAX_RESULT_CHARS = 256 * 1024  # a tool result is refused above this many characters of JSON
-META_SCHEMA = "CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
 
 
 # ---------------------------------------------------------------------------- what a domain declares
@@ -97,17 +96,6 @@ class Scenario:
     hints: dict = dataclasses.field(default_factory=dict)
 
 
-@dataclasses.dataclass(frozen=True)
-class Template:
-    """A request template; ``heldout`` templates only ever appear in the ``heldout`` split."""
-
-    name: str
-    domain: str
-    tier: str  # "single" | "multi" | "refusal"
-    build: object  # random.Random -> Scenario
-    heldout: bool = False
-
-
 @dataclasses.dataclass
 class Known:
     """Entities the agent has seen in tool results this episode, for the admissible menu."""
@@ -130,18 +118,10 @@ _PRIMARY = {}
 
 
 def primary_keys(dom):
-    """Table -> its one primary-key column, read from the domain's SCHEMA (tables with a composite key have none)."""
+    """Table -> its one primary-key column, read from the domain's SCHEMA (once per domain)."""
     keys = _PRIMARY.get(dom.NAME)
     if keys is None:
-        db = sqlite3.connect(":memory:")
-        db.executescript(dom.SCHEMA)
-        keys = {}
-        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
-            pk = [row[1] for row in db.execute("PRAGMA table_info(%s)" % table) if row[5]]
-            if len(pk) == 1:
-                keys[table] = pk[0]
-        db.close()
-        _PRIMARY[dom.NAME] = keys
+        keys = _PRIMARY[dom.NAME] = records.primary_keys(dom.SCHEMA)
     return keys
 
 
@@ -171,30 +151,6 @@ def _copy(src):
     return dst
 
 
-def _version(db, key):
-    row = db.execute("SELECT version FROM _versions WHERE key=?", (key,)).fetchone()
-    return row[0] if row else 0
-
-
-def _bump(db, key):
-    db.execute(
-        "INSERT INTO _versions(key, version) VALUES(?, 1) ON CONFLICT(key) DO UPDATE SET version=version+1", (key,)
-    )
-    return _version(db, key)
-
-
-def _update(db, primary, table, pk, fields):
-    cols = ", ".join("%s=?" % c for c in fields)
-    db.execute("UPDATE %s SET %s WHERE %s=?" % (table, cols, primary[table]), (*fields.values(), pk))
-    return _bump(db, "%s:%s" % (table, pk))
-
-
-def _insert(db, primary, table, row):
-    cols = ", ".join(row)
-    db.execute("INSERT INTO %s(%s) VALUES(%s)" % (table, cols, ", ".join("?" * len(row))), tuple(row.values()))
-    return _bump(db, "%s:%s" % (table, row[primary[table]]))
-
-
 def one(db, sql, *params):
     """The first row of a query as a dict, or None."""
     row = db.execute(sql, params).fetchone()
@@ -204,15 +160,6 @@ def one(db, sql, *params):
 def rows(db, sql, *params):
     """Every row of a query, as dicts."""
     return [dict(r) for r in db.execute(sql, params).fetchall()]
-
-
-def _dump(db):
-    """Every business table as sorted rows: what the verifier compares."""
-    out = {}
-    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
-        if not name.startswith("_"):
-            out[name] = sorted(tuple(r) for r in db.execute("SELECT * FROM %s" % name))
-    return out
 
 
 def money(cents):
@@ -242,28 +189,25 @@ class Ctx:
         self.target = None
 
     def ref(self, table, pk):
-        key = "%s:%s" % (table, pk)
-        self.refs.append([key, _version(self.db, key)])
+        key = records.record_key(table, pk)
+        self.refs.append([key, records.version(self.db, key)])
 
     def update(self, table, pk, fields, target=False):
-        key = "%s:%s" % (table, pk)
-        before = _version(self.db, key)
-        after = _update(self.db, self.primary, table, pk, fields)
+        key, before, after = records.update(self.db, self.primary, table, pk, fields)
         self.wrote.append([key, before, after])
         if target:
             self.target = key
 
     def insert(self, table, row, target=False):
-        key = "%s:%s" % (table, row[self.primary[table]])
-        after = _insert(self.db, self.primary, table, row)
-        self.wrote.append([key, 0, after])
+        key, before, after = records.insert(self.db, self.primary, table, row)
+        self.wrote.append([key, before, after])
         if target:
             self.target = key
 
     def get(self, table, pk, noun):
         row = one(self.db, "SELECT * FROM %s WHERE %s=?" % (table, self.primary[table]), pk)
         if row is None:
-            raise ToolError("not_found", "no %s with id %r" % (noun, pk), missing="%s:%s" % (table, pk))
+            raise ToolError("not_found", "no %s with id %r" % (noun, pk), missing=records.record_key(table, pk))
         return row
 
 
@@ -370,12 +314,8 @@ class Session:
         self.primary = primary_keys(self.domain)
         self.tools = {t.name: t.fn for t in self.domain.TOOLS}
         initial = _connect(":memory:")  # built in memory, then copied to the file in one go
-        initial.executescript("BEGIN;" + self.domain.SCHEMA + META_SCHEMA + "COMMIT;")
-        for table, table_rows in tables.items():
-            if table_rows:
-                cols = list(table_rows[0])
-                initial.executemany("INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(cols), ", ".join("?" * len(cols))),
-                                    [tuple(row[c] for c in cols) for row in table_rows])
+        initial.executescript("BEGIN;" + self.domain.SCHEMA + records.VERSIONS_SCHEMA + "COMMIT;")
+        records.seed(initial, tables)
         initial.commit()
         self.db = _connect(path)
         initial.backup(self.db)
@@ -394,8 +334,8 @@ class Session:
     def record(self, db, key):
         """One record (with the rows that belong to it, such as an order's lines), for comparing live against expected."""
         table, _, pk = key.partition(":")
-        row = db.execute("SELECT * FROM %s WHERE %s=?" % (table, self.primary[table]), (pk,)).fetchone()
-        rec = [tuple(row)] if row else []
+        row = records.row(db, self.primary, key)
+        rec = [row] if row else []
         for part in getattr(self.domain, "RECORD_PARTS", {}).get(table, ()):
             rec += sorted(tuple(r) for r in db.execute("SELECT * FROM %s WHERE %s=?" % (part, self.primary[table]), (pk,)))
         return rec
@@ -407,7 +347,7 @@ class Session:
             return cache
         world = _copy(self.initial)
         for table, pk, fields in self.drifts:
-            _update(world, self.primary, table, pk, fields)
+            records.update(world, self.primary, table, pk, fields)
         steps, refusal, reasons, answer = [], False, [], None
         for it in self.intents:
             ok, why, writes, target, value = self.domain.solve(world, self.today, it)
@@ -486,14 +426,14 @@ class Session:
     def drift(self, pick, protect):
         """Another actor changes one task-relevant record the agent has not written; returns what changed."""
         protect = set(protect)
-        candidates = [c for c in self.domain.drifts(self.db, self.intents) if "%s:%s" % (c[0], c[1]) not in protect]
+        candidates = [c for c in self.domain.drifts(self.db, self.intents) if records.record_key(c[0], c[1]) not in protect]
         if not candidates:
             return None
         table, pk, fields, what = candidates[pick % len(candidates)]
-        _update(self.db, self.primary, table, pk, fields)
+        key = records.update(self.db, self.primary, table, pk, fields)[0]
         self.db.commit()
         self.drifts.append((table, pk, fields))
-        return {"what": what, "key": "%s:%s" % (table, pk), "view": self.oracle_view()}
+        return {"what": what, "key": key, "view": self.oracle_view()}
 
     def oracle_view(self):
         """What a perfect agent would still do: versions of records, writes left, refusal, answer."""
@@ -510,25 +450,15 @@ class Session:
 
     def verify(self, answer=None, value=None):
         """Success: the database equals the expected one, and the final answer says what it must
-        (`agentgym.answers`: one amount and no other, or a grounded refusal and nothing else)."""
+        (`agentgym.world.verdict`: one amount and no other, or a refusal and nothing else)."""
         exp = self.expected()
-        state_ok = _dump(self.db) == _dump(exp["world"])
-        if answer is None:
-            answer_ok = not exp["refusal"] and exp["answer_cents"] is None
-        elif exp["refusal"]:
-            answer_ok = answers.check_refusal(answer, value)
-        elif exp["answer_cents"] is not None:
-            answer_ok = answers.check_answer("$%.2f" % money(exp["answer_cents"]), answer, value, kind="amount")
-        else:
-            answer_ok = not answers.is_refusal(answer) and not answers.is_refusal(value)
-        # a refusal counts only if grounded: the agent must have read, as it is now, the record that forbids the request
-        evidence = {}
-        if exp["refusal"]:
-            for step in exp["steps"]:
-                if not step["allowed"] and step["intent"].get("if_forbidden", "refuse") == "refuse" and step["target"]:
-                    evidence[step["target"]] = _version(self.db, step["target"])
-        return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
-                "refusal_expected": exp["refusal"], "evidence": evidence}
+        evidence = {}  # a refusal rests on the records that forbid the request, as they are now
+        for step in exp["steps"]:
+            if not step["allowed"] and step["intent"].get("if_forbidden", "refuse") == "refuse" and step["target"]:
+                evidence[step["target"]] = records.version(self.db, step["target"])
+        want = None if exp["answer_cents"] is None else "$%.2f" % money(exp["answer_cents"])
+        return verdict.world_verdict(records.dump(self.db) == records.dump(exp["world"]), answer, value,
+                                     refusal=exp["refusal"], expected=want, kind="amount", evidence=evidence)
 
 
 # ---------------------------------------------------------------------------- entry points (the sandbox's session)

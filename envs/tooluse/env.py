@@ -15,13 +15,14 @@ from typing import Any, ClassVar
 from agentgym import events as ev
 from agentgym import answers
 from agentgym.actions import ToolSpec, parse_tool_action, render_call, tool_schema
-from agentgym.core import MAX_MENU, AgentEnv, Outcome, ParsedAction
+from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet
+from agentgym.world.env import WorldEnv
 
-__all__ = ["ToolUseEnv", "ENGINE_MODULE", "MAX_MENU"]
+__all__ = ["ToolUseEnv", "ENGINE_MODULE"]
 
 REFUSAL_ANSWER = "I'm sorry, I cannot do that: our policy does not allow it."
 FINISH_SCHEMA = {
@@ -39,7 +40,7 @@ FINISH_SCHEMA = {
 }
 
 
-class ToolUseEnv(AgentEnv):
+class ToolUseEnv(WorldEnv):
     """Stateful tool-API tasks with written policies, verified by the final database state.
 
     ## Description
@@ -78,6 +79,9 @@ class ToolUseEnv(AgentEnv):
     family: ClassVar[str] = "tooluse"
     image: ClassVar[str] = "agentgym/tooluse:latest"
     sandbox_modules = MODULES
+    world_module = ENGINE_MODULE
+    done_answer = DONE_ANSWER
+    refusal_answer = REFUSAL_ANSWER
 
     def __init__(self, *, domains: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(domains=domains, **kwargs)  # split, backend, tiers, ...: see AgentEnv
@@ -93,7 +97,7 @@ class ToolUseEnv(AgentEnv):
         meta = task.meta
         self._specs = {s.name: s for s in DOMAINS[meta["domain"]].tools}
         self._lookups = [(a, list(keys)) for a, keys in meta["lookups"]]
-        reply = self.sandbox.call(ENGINE_MODULE, "setup", domain=meta["domain"], tables=meta["tables"],
+        reply = self._world("setup", domain=meta["domain"], tables=meta["tables"],
                                   today=meta["today"], intents=meta["intents"])
         self._view = (self._epoch, reply["view"])
         return task.instruction
@@ -130,30 +134,20 @@ class ToolUseEnv(AgentEnv):
             return {**{k: obj[k] for k in keys[:keep]}, "partial": True}
         return {"partial": True}
 
-    def _verify(self) -> bool:
-        verdict = self.sandbox.call(ENGINE_MODULE, "verify", answer=self.answer, value=self.answer_value)
-        # a refusal must be grounded: the agent read the forbidding record as it is now
-        verdict["grounded"] = all(self._seen.get(k) == v for k, v in verdict["evidence"].items())
-        verdict["success"] = bool(verdict["success"] and verdict["grounded"])
-        self.verdict = verdict
-        return verdict["success"]
+    # ------------------------------------------------------------------ the world kit's hooks
+    def _drift_args(self) -> dict[str, Any]:
+        return {"protect": sorted(self._protected)}  # drift leaves what the agent wrote alone
 
-    def _drift(self) -> str | None:
-        pick = int(self.np_random.integers(1 << 30))
-        reply = self.sandbox.call(ENGINE_MODULE, "drift", pick=pick, protect=sorted(self._protected))
-        if reply is None:
-            return None
+    def _drifted(self, reply: dict[str, Any]) -> None:
         self._epoch += 1
         self._view = (self._epoch, reply["view"])
-        return f"another actor changed a record: {reply['what']}"
 
-    def _admissible(self) -> list[str]:
+    def _answer_menu(self) -> list[str]:
+        return [self.finish_action(f"All done. The amount is ${a:.2f}.") for a in self._amounts[-2:]]
+
+    def _world_menu(self) -> list[str]:
         assert self.task is not None
-        ref = self.reference_action()
-        head = [ref, render_call("finish", {"answer": DONE_ANSWER}), render_call("finish", {"answer": REFUSAL_ANSWER})]
-        head += [render_call("finish", {"answer": f"All done. The amount is ${a:.2f}."}) for a in self._amounts[-2:]]
-        menu = list(dict.fromkeys(head + self._domain.menu(self._known, self.task.meta["hints"])))
-        return sorted(menu[:MAX_MENU])
+        return self._domain.menu(self._known, self.task.meta["hints"])
 
     # ------------------------------------------------------------------ public helpers
     @staticmethod
@@ -208,7 +202,7 @@ class ToolUseEnv(AgentEnv):
         return DOMAINS[self.task.meta["domain"]]
 
     def _reset_tracking(self) -> None:
-        self._seen: dict[str, int] = {}  # record key -> version the agent last saw
+        super()._reset_tracking()  # _seen: record key -> version the agent last saw; verdict
         self._written: dict[str, int] = {}  # target record -> version right after the agent's last write to it
         self._verified: set[str] = set()  # written records re-read since that write
         self._protected: set[str] = set()  # every record the agent's writes touched (drift leaves them alone)
@@ -218,11 +212,10 @@ class ToolUseEnv(AgentEnv):
         self._subtasks: dict[str, bool] = {}
         self._epoch = 0
         self._view: tuple[int, dict[str, Any]] | None = None
-        self.verdict: dict[str, Any] | None = None
 
     def _oracle_view(self) -> dict[str, Any]:
         if self._view is None or self._view[0] != self._epoch:
-            self._view = (self._epoch, self.sandbox.call(ENGINE_MODULE, "oracle_view"))
+            self._view = (self._epoch, self._world("oracle_view"))
         return self._view[1]
 
     def _reread(self, key: str) -> str:
@@ -230,7 +223,7 @@ class ToolUseEnv(AgentEnv):
 
     def _run_tool(self, name: str, args: dict[str, Any]) -> Outcome:
         spec: ToolSpec = self._specs[name]
-        reply = self.sandbox.call(ENGINE_MODULE, "call_tool", name=name, args=args, check=sorted(self._written))
+        reply = self._world("call_tool", name=name, args=args, check=sorted(self._written))
         if not reply["ok"]:
             events = [ev.tool_call(name, False, reply["error_kind"])]
             if reply.get("missing"):

@@ -7,7 +7,6 @@ train and test by a stable hash of the task id, so the split is the same on ever
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -15,7 +14,8 @@ from typing import Any
 from agentgym import answers
 from agentgym.actions import check_args, parse_action, render_call
 from agentgym.envs.tooluse.domains import DOMAINS, Template, engine
-from agentgym.tasks import Task, TemplateTaskSet, stable_hash
+from agentgym.tasks import Task
+from agentgym.world.tasks import WorldTasks, templates_by_key
 
 __all__ = [
     "ToolUseTasks", "TEMPLATES", "SEEDS_PER_TEMPLATE", "TIERS", "observation_header", "canonical", "reread_action",
@@ -23,9 +23,8 @@ __all__ = [
 ]
 
 SEEDS_PER_TEMPLATE = 24
-TEST_FRACTION = 0.25
 TIERS = ("single", "multi", "refusal")
-TEMPLATES: dict[str, Template] = {f"{t.domain}/{t.name}": t for d in DOMAINS.values() for t in d.templates}
+TEMPLATES: dict[str, Template] = templates_by_key(t for d in DOMAINS.values() for t in d.templates)
 
 GRAMMAR_HINT = (
     'Act with one tool call per turn, as JSON {"tool": "get_order", "args": {"order_id": "O12345"}} or as '
@@ -87,48 +86,26 @@ def observation_header(domain: str, today: str) -> str:
     return f"{d.role} Today is {today}.\n\nPolicy:\n{d.policy}\n\n{GRAMMAR_HINT}"
 
 
-class ToolUseTasks(TemplateTaskSet):
-    """All ToolUse tasks, optionally restricted to some domains and tiers (``ToolUseTasks(domains=[...], tiers=[...])``)."""
-
-    family = "tooluse"
-    all_tiers = TIERS
-    all_groups = tuple(DOMAINS)
-    group_filter = "domains"
-    templates = TEMPLATES
-    seeds_per_template = SEEDS_PER_TEMPLATE
-    test_fraction = TEST_FRACTION
-
-    def get(self, task_id: str) -> Task:
-        return _build(task_id)
-
-
 @lru_cache(maxsize=4096)
 def _build(task_id: str) -> Task:
-    t = ToolUseTasks.template_of(task_id)
-    sc = t.build(random.Random(stable_hash(task_id)))
-    header = observation_header(t.domain, sc.today)
-    instruction = f"{header}\n\nCustomer: {sc.request}"
+    t, sc = ToolUseTasks.scenario(task_id)
+    header = observation_header(t.group, sc.today)
     subtasks = tuple(f"lookup:{tool}:{i}" for i, ((tool, _), _) in enumerate(sc.lookups))
     subtasks += tuple(f"write:{i}:{it['op']}" for i, it in enumerate(sc.intents) if t.tier != "refusal")
-    lookups = [(canonical(t.domain, render_call(*call)), list(keys)) for call, keys in sc.lookups]
-    solution = _solution(t.domain, sc, lookups)  # the env's oracle is state-aware; this is its fault-free path
-    return Task(
-        task_id=task_id,
-        family="tooluse",
-        split=ToolUseTasks.split_of(task_id),
-        instruction=instruction,
-        subtasks=subtasks,
-        solution=solution,
-        tier=t.tier,
-        meta={
-            "domain": t.domain,
-            "template": t.name,
-            "tables": sc.tables,
-            "today": sc.today,
-            "request": sc.request,
-            "intents": sc.intents,
-            "lookups": [[a, keys] for a, keys in lookups],
-            "verify_action": render_call(*sc.verify_call),
-            "hints": sc.hints,
-        },
-    )
+    lookups = [(canonical(t.group, render_call(*call)), list(keys)) for call, keys in sc.lookups]
+    solution = _solution(t.group, sc, lookups)  # the env's oracle is state-aware; this is its fault-free path
+    return ToolUseTasks.task(task_id, t, instruction=f"{header}\n\nCustomer: {sc.request}", subtasks=subtasks,
+                             solution=solution, meta={
+                                 "tables": sc.tables,
+                                 "today": sc.today,
+                                 "request": sc.request,
+                                 "intents": sc.intents,
+                                 "lookups": [[a, keys] for a, keys in lookups],
+                                 "verify_action": render_call(*sc.verify_call),
+                                 "hints": sc.hints,
+                             })
+
+
+class ToolUseTasks(WorldTasks, family="tooluse", group_filter="domains", templates=TEMPLATES, tiers=TIERS,
+                   seeds_per_template=SEEDS_PER_TEMPLATE, build=_build):
+    """All ToolUse tasks, optionally restricted to some domains and tiers (``ToolUseTasks(domains=[...], tiers=[...])``)."""

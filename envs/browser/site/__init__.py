@@ -1,7 +1,7 @@
 """The browser family's sandbox-side code: sites, the text browser, its renderer.
 
-These files are stdlib-only and import each other by their in-sandbox names
-(``agentgym_browser_<stem>``). The env declares `MODULES` (the step server loads them
+These files are stdlib-only and import each other by their own dotted names
+(``from agentgym.envs.browser.site import web``), in the sandbox as here. The env declares `MODULES` (the step server loads them
 in dependency order); `host_modules` loads the same files in this process,
 for planning tasks and for tests.
 """
@@ -11,20 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from agentgym import answers
+from agentgym import world
 from agentgym.sandbox.modules import SandboxModule, load_on_host
 
 __all__ = ["MODULES", "MODULE", "CHROME_MODULES", "CHROME_MODULE", "host_modules"]
 
 _HERE = Path(__file__).resolve().parent
 _ORDER = ("web", "axtree", "shop", "forum", "admin", "session")
-MODULES: tuple[SandboxModule, ...] = (answers.sandbox_module(),) + tuple(
-    SandboxModule.from_file(f"agentgym_browser_{stem}", _HERE / f"{stem}.py") for stem in _ORDER)
-"""The text backend's sandbox-side files, in the order the step server must load them (the shared
-answer rule, `agentgym.answers`, first: the session's verdict uses it)."""
-MODULE = "agentgym_browser_session"
+MODULES: tuple[SandboxModule, ...] = world.MODULES + tuple(
+    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in _ORDER)
+"""The text backend's sandbox-side files, in the order the step server must load them (the
+stateful-world kit, `agentgym.world`, first: the store and the verdict use it)."""
+MODULE = f"{__name__}.session"
 """The module whose functions (setup, act, drift, verify) the env calls."""
-CHROME_MODULE = "agentgym_browser_chrome"
+CHROME_MODULE = f"{__name__}.chrome"
 """The Chromium backend's module: the same functions, with pages served to and acted on in Chromium."""
 CHROME_MODULES: tuple[SandboxModule, ...] = MODULES + (SandboxModule.from_file(CHROME_MODULE, _HERE / "chrome.py"),)
 
@@ -33,4 +33,4 @@ def host_modules() -> dict[str, ModuleType]:
     """The text backend's modules loaded in this process (once), keyed by stem; sessions are
     objects, so threads may share them."""
     loaded = load_on_host(MODULES)
-    return {stem: loaded[f"agentgym_browser_{stem}"] for stem in _ORDER}
+    return {stem: loaded[f"{__name__}.{stem}"] for stem in _ORDER}

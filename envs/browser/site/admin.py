@@ -1,13 +1,13 @@
 """Harbor Admin Console: a filtered, paged user list with bulk actions behind a confirmation page,
 user pages, and an edit form with validation and version checks. Loaded in the sandbox as
-``agentgym_browser_admin``; task semantics as in `shop` (apply, done, allowed, step, see, answer,
+``agentgym.envs.browser.site.admin``; task semantics as in `shop` (apply, done, allowed, step, see, answer,
 DRIFTS).
 """
 
 import re
 
-import agentgym_browser_web as web
-from agentgym_browser_web import h, qs, redirect, rejected
+from agentgym.envs.browser.site import web
+from agentgym.envs.browser.site.web import h, qs, redirect, rejected
 
 SCHEMA = """
 CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,6 +1,6 @@
 """The Chromium backend's sandbox side: the sites over loopback HTTP, Chromium over a pipe, one session.
 
-Loaded into the step server as ``agentgym_browser_chrome`` after the text browser's modules. The
+Loaded into the step server as ``agentgym.envs.browser.site.chrome`` after the text browser's modules. The
 step server itself serves the episode's WSGI app on 127.0.0.1 (a stdlib ``wsgiref`` handler per
 request) while it waits for Chromium, so the app, its store, the oracle and the verifier stay in
 the one process that owns them, as in the text backend, and no thread or second copy of the data
@@ -26,7 +26,7 @@ import time
 import urllib.parse
 from wsgiref.simple_server import WSGIRequestHandler
 
-import agentgym_browser_session as session
+from agentgym.envs.browser.site import session
 
 ActError = session.ActError
 BINARIES = ("chromium-headless-shell", "chromium", "chromium-browser")

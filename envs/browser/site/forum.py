@@ -1,11 +1,11 @@
 """Harbor Community forum: boards, paged thread lists, search, threads with replies, post editing
 with version checks, and moderation (lock, pin, move, a queue of flagged posts). Loaded in the
-sandbox as ``agentgym_browser_forum``; task semantics as in `shop` (apply, done, allowed, step,
+sandbox as ``agentgym.envs.browser.site.forum``; task semantics as in `shop` (apply, done, allowed, step,
 see, answer, DRIFTS).
 """
 
-import agentgym_browser_web as web
-from agentgym_browser_web import h, qs, redirect, rejected
+from agentgym.envs.browser.site import web
+from agentgym.envs.browser.site.web import h, qs, redirect, rejected
 
 SCHEMA = """
 CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,6 +1,6 @@
 """The text browser: one episode's site, page, history, element ids, oracle and verifier.
 
-Loaded into the sandbox's step server as ``agentgym_browser_session``; the env calls ``setup``,
+Loaded into the sandbox's step server as ``agentgym.envs.browser.site.session``; the env calls ``setup``,
 ``act``, ``drift`` and ``verify`` through ``sandbox.call``. A page load calls the site's WSGI app
 in-process (following redirects), parses the HTML with `axtree.parse_page` and numbers every line
 with an id that is stable for (path, role, name, occurrence) within the episode and drawn from a
@@ -12,12 +12,8 @@ import io
 import random
 import urllib.parse
 
-import agentgym_answers as answers  # agentgym/answers.py: the one answer and refusal rule
-import agentgym_browser_admin as admin
-import agentgym_browser_axtree as axtree
-import agentgym_browser_forum as forum
-import agentgym_browser_shop as shop
-import agentgym_browser_web as web
+from agentgym.envs.browser.site import admin, axtree, forum, shop, web
+from agentgym.world import verdict  # the stateful-world kit's expected-state verdict
 
 SITES = {"shop": shop, "forum": forum, "admin": admin}
 WINDOW = 50
@@ -181,7 +177,7 @@ class Session:
             self.load("GET", action.partition("?")[0] + ("?" + encoded if encoded else ""))
 
     # What acting on an element does to the page; the Chromium session overrides these to drive
-    # the real browser instead (`agentgym_browser_chrome`).
+    # the real browser instead (`agentgym.envs.browser.site.chrome`).
     def follow(self, link):
         self.load("GET", urllib.parse.urljoin(self.url, link["href"]))
 
@@ -368,20 +364,12 @@ class Session:
 
     def verify(self, answer, value=None):
         """Success: the store equals the expected one and the answer says what it must
-        (`agentgym.answers`: one value of the kind asked for, or a refusal and nothing else)."""
+        (`agentgym.world.verdict`: one value of the kind asked for, or a refusal and nothing else)."""
         exp, reasons = self.expected()
-        state_ok = exp.dump() == self.store.dump()
-        want = None
-        if reasons:
-            answer_ok = answers.check_refusal(answer, value)
-        elif self.spec.get("answer"):
-            want = self.site.answer(exp, self.spec["answer"])
-            answer_ok = answers.check_answer(want, answer, value)
-        else:
-            answer_ok = not answers.is_refusal(answer) and not answers.is_refusal(value)
-        evidence = {k: self.store.version(k) for k in self.spec["evidence"]} if reasons else {}
-        return {"success": bool(state_ok and answer_ok), "state_ok": state_ok, "answer_ok": answer_ok,
-                "expected_answer": want, "refusal": bool(reasons), "reasons": reasons, "evidence": evidence}
+        want = self.site.answer(exp, self.spec["answer"]) if self.spec.get("answer") and not reasons else None
+        return verdict.world_verdict(exp.dump() == self.store.dump(), answer, value, refusal=bool(reasons),
+                                     expected=want, reasons=reasons,
+                                     evidence={k: self.store.version(k) for k in self.spec["evidence"]})
 
     # ------------------------------------------------------------------ oracle
     @property

@@ -1,14 +1,14 @@
 """Harbor Shop: search with filters and pages, product pages, a cart with coupons, a two-step
 checkout (details, then a review page whose form carries the record versions it showed), orders
-and cancellation behind a confirmation page. Loaded in the sandbox as ``agentgym_browser_shop``.
+and cancellation behind a confirmation page. Loaded in the sandbox as ``agentgym.envs.browser.site.shop``.
 
 Besides the WSGI routes, the module holds the shop's task semantics: ``apply`` (the allowed
 writes, for the verifier's expected state), ``done``/``allowed`` (progress and policy), ``step``
 and ``see`` (the oracle's next move from the page it is on) and ``DRIFTS`` (other actors).
 """
 
-import agentgym_browser_web as web
-from agentgym_browser_web import h, money, qs, redirect, rejected
+from agentgym.envs.browser.site import web
+from agentgym.envs.browser.site.web import h, money, qs, redirect, rejected
 
 SCHEMA = """
 CREATE TABLE settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);

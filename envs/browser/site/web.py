@@ -1,6 +1,6 @@
 """A small WSGI toolkit for the browser family's sites: routes, requests, pages, and a store.
 
-Stdlib only: it runs inside the sandbox's step server (loaded as ``agentgym_browser_web``) and, for
+Stdlib only: it runs inside the sandbox's step server (loaded as ``agentgym.envs.browser.site.web``) and, for
 planning, on the host. `Store` wraps SQLite with a version per record and a per-request log of
 the records a page showed (``refs``; listing rows are marked as glimpses) and the writes it made,
 so the env can emit ``mutation``, ``verification`` and ``state_mismatch`` events and judge a
@@ -13,8 +13,9 @@ import re
 import sqlite3
 import urllib.parse
 
-META_SCHEMA = ("CREATE TABLE _versions(key TEXT PRIMARY KEY, version INTEGER NOT NULL);"
-               "CREATE TABLE _listing(key TEXT PRIMARY KEY, fields TEXT NOT NULL);")
+from agentgym.world import records  # the stateful-world kit's versioned records
+
+META_SCHEMA = records.VERSIONS_SCHEMA + "CREATE TABLE _listing(key TEXT PRIMARY KEY, fields TEXT NOT NULL);"
 _SCHEMAS = {}  # schema text -> an empty database with it, copied into each new store
 
 
@@ -88,13 +89,7 @@ class Store:
             template.executescript(self.schema + META_SCHEMA)
         template.backup(self.db)
         self.db.execute("BEGIN")
-        for table, rows in tables.items():
-            groups = {}
-            for row in rows:
-                groups.setdefault(tuple(row), []).append(tuple(row.values()))
-            for cols, values in groups.items():
-                self.db.executemany("INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(cols), ", ".join("?" * len(cols))),
-                                    values)
+        records.seed(self.db, tables)
         self.db.execute("COMMIT")
 
     def begin(self):
@@ -115,12 +110,11 @@ class Store:
         return row
 
     def version(self, key):
-        row = self.db.execute("SELECT version FROM _versions WHERE key=?", (key,)).fetchone()
-        return row[0] if row else 0
+        return records.version(self.db, key)
 
     def ref(self, table, pk):
         """The page shows this record (a page that shows a record the agent wrote verifies it)."""
-        key = "%s:%s" % (table, pk)
+        key = records.record_key(table, pk)
         self.refs.append([key, self.version(key)])
         return self.refs[-1][1]
 
@@ -129,8 +123,7 @@ class Store:
         only a record's page tells the truth. The row is logged as a *glimpse* (a ref marked
         ``"listed"``): the agent looked at the record, which grounds a refusal, but a glimpse is no
         `ref`: it neither verifies a write nor makes the page stale when the record changes."""
-        pk = row[self.primary[table]]
-        key = "%s:%s" % (table, pk)
+        key = records.record_key(table, row[self.primary[table]])
         self.refs.append([key, self.version(key), "listed"])
         got = self.db.execute("SELECT fields FROM _listing WHERE key=?", (key,)).fetchone()
         return dict(row, **json.loads(got[0])) if got else row
@@ -139,36 +132,25 @@ class Store:
         row = self.db.execute("SELECT value FROM settings WHERE key=?", (name,)).fetchone()
         return row[0] if row else default
 
-    # writes
-    def _bump(self, key):
-        before = self.version(key)
-        self.db.execute("INSERT INTO _versions(key, version) VALUES(?, 1) "
-                        "ON CONFLICT(key) DO UPDATE SET version=version+1", (key,))
-        self.writes.append([key, before, before + 1])
-
+    # writes: each raises the record's version and is logged for the step's events
     def update(self, table, pk, fields):
-        cols = ", ".join("%s=?" % c for c in fields)
-        self.db.execute("UPDATE %s SET %s WHERE %s=?" % (table, cols, self.primary[table]), (*fields.values(), pk))
-        self._bump("%s:%s" % (table, pk))
+        self.writes.append(list(records.update(self.db, self.primary, table, pk, fields)))
 
     def insert(self, table, row):
-        cols = ", ".join(row)
-        self.db.execute("INSERT INTO %s(%s) VALUES(%s)" % (table, cols, ", ".join("?" * len(row))),
-                        tuple(row.values()))
-        self._bump("%s:%s" % (table, row[self.primary[table]]))
+        self.writes.append(list(records.insert(self.db, self.primary, table, row)))
 
     def delete(self, table, pk):
-        self.db.execute("DELETE FROM %s WHERE %s=?" % (table, self.primary[table]), (pk,))
-        self._bump("%s:%s" % (table, pk))
+        self.writes.append(list(records.delete(self.db, self.primary, table, pk)))
 
     def set_setting(self, name, value):
         self.db.execute("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=?",
                         (name, value, value))
-        self._bump("settings:%s" % name)
+        key = records.record_key("settings", name)
+        self.writes.append([key, *records.bump(self.db, key)])
 
     def stale(self, table, pk, version):
         """True (and a conflict logged) when a form posted ``version`` over a newer record."""
-        key = "%s:%s" % (table, pk)
+        key = records.record_key(table, pk)
         if str(self.version(key)) != str(version):
             self.conflicts.append(key)
             self.rejected = "conflict"
@@ -178,16 +160,11 @@ class Store:
     # verification
     def dump(self):
         """Every business table as sorted rows: what the verifier compares."""
-        out = {}
-        for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
-            if not name.startswith("_"):
-                out[name] = sorted(tuple(r) for r in self.db.execute("SELECT * FROM %s" % name))
-        return out
+        return records.dump(self.db)
 
     def record(self, key):
-        table, _, pk = key.partition(":")
-        row = self.db.execute("SELECT * FROM %s WHERE %s=?" % (table, self.primary[table]), (pk,)).fetchone()
-        return list(row) if row else None
+        """The record's row, or None."""
+        return records.row(self.db, self.primary, key)
 
     def copy(self):
         other = Store.__new__(Store)

@@ -27,9 +27,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agentgym import answers
+from agentgym import world
 from agentgym.actions import Param, ToolSpec, render_call
 from agentgym.sandbox.modules import SandboxModule, load_on_host
+from agentgym.world.templates import Template
 
 __all__ = ["NAMES", "DOMAINS", "Domain", "MODULES", "ENGINE_MODULE", "engine", "Known", "Scenario", "Template"]
 
@@ -37,14 +38,15 @@ NAMES = ("retail", "travel")
 """The registered domains, in the order their templates are listed."""
 
 _HERE = Path(__file__).resolve().parent
-ENGINE_MODULE = "agentgym_tooluse_engine"
+ENGINE_MODULE = "agentgym.envs.tooluse.engine"
 """The in-sandbox name of the engine, whose functions (setup, call_tool, drift, oracle_view, verify) the env calls."""
 MODULES: tuple[SandboxModule, ...] = (
-    answers.sandbox_module(),
+    *world.MODULES,
     SandboxModule.from_file(ENGINE_MODULE, _HERE.parent / "engine.py"),
-    *(SandboxModule.from_file(f"{ENGINE_MODULE.removesuffix('engine')}{name}", _HERE / f"{name}.py") for name in NAMES),
+    *(SandboxModule.from_file(f"{__name__}.{name}", _HERE / f"{name}.py") for name in NAMES),
 )
-"""The family's sandbox-side files, in load order: the shared answer rule, the engine, then each domain."""
+"""The family's sandbox-side files, in load order: the stateful-world kit (`agentgym.world`), the engine,
+then each domain."""
 
 
 _MODULES = load_on_host(MODULES)  # the same files run here: tasks plan with the engine's Session
@@ -52,7 +54,6 @@ engine: ModuleType = _MODULES[ENGINE_MODULE]
 """The engine, loaded here: tasks plan their reference solutions with its `Session`."""
 Known = engine.Known
 Scenario = engine.Scenario
-Template = engine.Template
 
 
 def _spec(t: Any) -> ToolSpec:

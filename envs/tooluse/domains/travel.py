@@ -11,8 +11,9 @@ import datetime
 import random
 from typing import Any
 
-from agentgym_tooluse_engine import Arg, Call, Known, Scenario, Template, ToolError, calculate, find_user_by_email
-from agentgym_tooluse_engine import iso_date, money, one, payment_methods, refund_to_method, rows, tool
+from agentgym.envs.tooluse.engine import Arg, Call, Known, Scenario, ToolError, calculate, find_user_by_email
+from agentgym.envs.tooluse.engine import iso_date, money, one, payment_methods, refund_to_method, rows, tool
+from agentgym.world.templates import Template
 
 NAME = "travel"
 ROLE = "You are a reservations agent for Aster Air."

@@ -87,3 +87,32 @@ def test_a_service_that_fails_to_start_is_an_infrastructure_error(tmp_path):
         assert isinstance(caught.value, InfrastructureError) and env.sandbox is None
     finally:
         env.close()
+
+
+def test_modules_under_dotted_names_import_their_siblings_in_the_sandbox_as_on_the_host(backend):
+    """The kit's and families' sandbox files ship under their real names (``agentgym.world.records``)
+    and import each other as the host does (``from agentgym.world import records``)."""
+    from agentgym import world
+    from agentgym.envs.tooluse.domains import MODULES
+
+    class KitEnv(ToyEnv):
+        sandbox_modules = MODULES
+
+    env = KitEnv(backend=backend)
+    try:
+        env.reset(seed=0)
+        names = [m.name for m in MODULES]
+        assert names[:len(world.MODULES)] == [m.name for m in world.MODULES]
+        assert all(n.startswith("agentgym.") for n in names)  # readers and type checkers follow them
+        got = env.sandbox.call("agentgym.world.verdict", "world_verdict", state_ok=True, answer="It is $5.00.",
+                               refusal=False, expected="$5.00")
+        assert got["success"] and got["answer_ok"]
+    finally:
+        env.close()
+
+
+def test_load_on_host_imports_a_dotted_name_as_the_package_module():
+    import agentgym.world.records as records
+
+    loaded = load_on_host([SandboxModule.from_file("agentgym.world.records", records.__file__)])
+    assert loaded["agentgym.world.records"] is records

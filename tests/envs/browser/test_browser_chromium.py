@@ -17,6 +17,7 @@ import pytest
 
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.env import CHROMIUM_IMAGE
+from agentgym.envs.browser.site import CHROME_MODULE
 from agentgym.errors import ConfigError
 from support.docker import require_docker
 
@@ -158,7 +159,7 @@ def test_the_browser_and_site_survive_reset_and_close_leaves_no_container():
         obs, *_ = env.step(env.reference_action())
         assert not obs["text"].startswith("error"), obs["text"][:200]
     # the same Chromium (pid, origin) served every episode
-    again = env.sandbox.call("agentgym_browser_chrome", "start")
+    again = env.sandbox.call(CHROME_MODULE, "start")
     assert (again["pid"], again["origin"]) == (launched["pid"], launched["origin"])
     env.close()
     client = docker_client()

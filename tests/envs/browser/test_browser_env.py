@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agentgym.envs.browser import BrowserEnv
-from agentgym.envs.browser.env import MAX_MENU
+from agentgym.core import MAX_MENU
 from support.docker import require_docker
 from support.oracle_runs import run_oracle
 

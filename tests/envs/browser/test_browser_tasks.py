@@ -59,25 +59,25 @@ def test_site_pages_render_as_accessibility_trees(key):
 
 def test_stored_walks_equal_fresh_plans_for_every_task():
     """data/plans.json.gz is what planning gives now (else: python -m agentgym.envs.browser)."""
-    from agentgym.envs.browser.tasks import _plans, _scenario, plan_solution, session_spec
+    from agentgym.envs.browser.tasks import _plans, plan_solution, session_spec
 
     ts = BrowserTasks()
     ids = [t for s in ts.splits for t in ts.ids(s)]
     assert sorted(_plans()) == sorted(ids)
-    stale = [t for t in ids if tuple(_plans()[t]) != plan_solution(session_spec(_scenario(t)[1]))]
+    stale = [t for t in ids if tuple(_plans()[t]) != plan_solution(session_spec(BrowserTasks.scenario(t)[1]))]
     assert not stale, f"{len(stale)} stored walks differ from planning, e.g. {stale[:3]}"
 
 
 def test_about_a_third_of_listing_rows_are_wrong_and_only_the_hasty_policy_trusts_them():
     """Item 6: listings lag for ~1/3 of records; a hasty lookup is right exactly when its row is not stale."""
     from agentgym.envs.browser.actions import BrowserActions
-    from agentgym.envs.browser.tasks import _scenario, session_spec
+    from agentgym.envs.browser.tasks import session_spec
 
     ts, actions = BrowserTasks(), BrowserActions()
     listed = {"shop": ("products", "orders"), "forum": ("threads",), "admin": ("accounts",)}
     stale = total = 0
     for tid in ts.ids("train")[::5]:
-        tables = _scenario(tid)[1].tables
+        tables = BrowserTasks.scenario(tid)[1].tables
         stale += len(tables["_listing"])
         total += sum(len(tables[t]) for t in listed[tid.split("/")[1]])
     assert 0.28 < stale / total < 0.39

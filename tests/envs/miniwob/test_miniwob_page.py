@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.envs.miniwob.env import _MODULES
+from agentgym.envs.miniwob.env import _MODULES, PAGE_MODULE
 from agentgym.sandbox.modules import load_on_host
 
 MODS = load_on_host(_MODULES)
-page = MODS["agentgym_miniwob_page"]
+page = MODS[PAGE_MODULE]
 
 MARKUP = ('<html><head><title>T</title></head><body><div id="area">'
           '<div data-ag="0" data-ag-click="" aria-label="Alice Hello"><span data-ag="1" data-ag-click="" '

@@ -74,7 +74,7 @@ def test_gift_card_refund_and_verifier(backend):
     backend.setup("retail", _shop(category="home"), TODAY, [{"op": "return", "order_id": "O1", "to": "gift_card", "answer": True}])
     backend.call_tool("return_order", {"order_id": "O1", "payment_method_id": "GC1", "amount": 120.0})
     assert backend.verify("Your refund of $120.00 is on the gift card.") == {
-        "success": True, "state_ok": True, "answer_ok": True, "refusal_expected": False, "evidence": {}}
+        "success": True, "state_ok": True, "answer_ok": True, "refusal": False, "expected_answer": "$120.00", "evidence": {}}
     assert backend.verify("Refunded $12.00")["answer_ok"] is False
     assert backend.verify("Sorry, I cannot refund $120.00")["answer_ok"] is False
 

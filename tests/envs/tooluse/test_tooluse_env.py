@@ -13,7 +13,8 @@ import pytest
 
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.actions import render_call
-from agentgym.envs.tooluse.env import ENGINE_MODULE, MAX_MENU
+from agentgym.core import MAX_MENU
+from agentgym.envs.tooluse.env import ENGINE_MODULE
 from support.docker import require_docker
 from support.oracle_runs import run_oracle
 
@@ -164,7 +165,7 @@ def test_drift_turns_a_cancel_into_a_refusal_and_a_stale_write_is_flagged(env):
         obs, reward, terminated, _, info = env.step(env.reference_action())
         if terminated:
             break
-    assert reward == 1.0 and env.verdict["refusal_expected"]
+    assert reward == 1.0 and env.verdict["refusal"]
 
 
 def test_drift_never_touches_what_the_agent_wrote(env):

@@ -38,7 +38,7 @@ def test_every_domain_has_every_tier_in_train_and_test():
 def test_task_is_rebuilt_identically_from_its_id():
     tid = TASKS.ids("test")[5]
     a = TASKS.get(tid)
-    ToolUseTasks.get.__globals__["_build"].cache_clear()
+    ToolUseTasks._build.cache_clear()
     b = TASKS.get(tid)
     assert a == b and json.dumps(a.meta, sort_keys=True) == json.dumps(b.meta, sort_keys=True)
 

@@ -1,0 +1,87 @@
+"""`WorldEnv`: the host side of a stateful world, between `AgentEnv` and ToolUse-v0 / Browser-v0.
+
+What both families do the same way lives here: the verdict asked of the sandbox's world and a
+refusal grounded in what the agent saw (a refusal passes only when the agent read, as they are
+now, the records that forbid the request: a blind "I cannot" fails), another actor's drift as
+the fault hook, and the menu's head (the oracle's next action, finishing as done, refusing).
+A family supplies its world's sandbox module (``setup``, ``verify``, ``drift`` ...), what the
+agent has seen (``_seen``: record key -> version), and its part of the menu.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from agentgym.actions import render_call
+from agentgym.core import AgentEnv, menu_of
+
+__all__ = ["WorldEnv"]
+
+
+class WorldEnv(AgentEnv):
+    """Base of the stateful-world families: a versioned world in the sandbox, judged by state and answer.
+
+    ``verdict`` holds the last verification's detail (`agentgym.world.verdict.world_verdict` plus
+    ``grounded``). Subclasses call ``super()._reset_tracking()`` from their own.
+    """
+
+    world_module: ClassVar[str] = ""
+    """The sandbox module whose ``verify(answer, value)`` and ``drift(pick, ...)`` the kit calls."""
+    done_answer: ClassVar[str] = "Done."
+    """The menu's answer for a request carried out."""
+    refusal_answer: ClassVar[str] = "I cannot do that."
+    """The menu's answer for a request the rules forbid."""
+
+    def _reset_tracking(self) -> None:
+        self._seen: dict[str, int] = {}  # record key -> the version the agent last saw
+        self.verdict: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ hooks a family may override
+    def _world(self, func: str, **kwargs: Any) -> Any:
+        """A call into the sandbox's world (Browser routes it through its browser-failure handling)."""
+        return self.sandbox.call(self.world_module, func, **kwargs)
+
+    def _saw(self, key: str, version: int) -> bool:
+        """Whether the agent saw record ``key`` at ``version`` (what grounds a refusal)."""
+        return self._seen.get(key) == version
+
+    def _drift_args(self) -> dict[str, Any]:
+        """What the world's ``drift`` needs besides the seeded ``pick``."""
+        return {}
+
+    def _drifted(self, reply: dict[str, Any]) -> None:
+        """Take in the world's reply to a drift (the oracle's view changed with it)."""
+
+    def _answer_menu(self) -> list[str]:
+        """Final answers the menu offers besides done and refusal (ToolUse: amounts seen)."""
+        return []
+
+    def _world_menu(self) -> list[str]:
+        """The family's candidate actions after the head."""
+        return []
+
+    @staticmethod
+    def finish_action(answer: str) -> str:
+        """``finish`` with ``answer`` as the family's menu writes it."""
+        return render_call("finish", {"answer": answer})
+
+    # ------------------------------------------------------------------ AgentEnv hooks
+    def _verify(self) -> bool:
+        verdict = self._world("verify", answer=self.answer, value=self.answer_value)
+        # a refusal must be grounded: the agent saw the forbidding record as it is now (a refusal the
+        # state does not support fails anyway, whatever the agent read)
+        verdict["grounded"] = all(self._saw(key, version) for key, version in verdict["evidence"].items())
+        verdict["success"] = bool(verdict["success"] and verdict["grounded"])
+        self.verdict = verdict
+        return verdict["success"]
+
+    def _drift(self) -> str | None:
+        reply = self._world("drift", pick=int(self.np_random.integers(1 << 30)), **self._drift_args())
+        if reply is None:
+            return None
+        self._drifted(reply)
+        return f"another actor changed a record: {reply['what']}"
+
+    def _admissible(self) -> list[str]:
+        head = [self.reference_action(), self.finish_action(self.done_answer), self.finish_action(self.refusal_answer)]
+        return menu_of(head + self._answer_menu(), self._world_menu())
