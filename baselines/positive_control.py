@@ -121,15 +121,26 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
             "reverts_after_failing_test": reverts, "failing_tests": fails}
 
 
+def _control_job(base: Any, spec: str, seed: int, run_name: str, eval_ts: tuple[int, ...], episodes: int,
+                 env_id: str) -> dict[int, dict[str, Any]]:
+    """Train one control run and score it at each T (a `baselines.grid` job)."""
+    from baselines.agent import load_policy
+    from baselines.trainer import train
+
+    summary = train(dataclasses.replace(base, schedule=spec, seed=seed), run_name)
+    policy, ckpt = load_policy(summary["checkpoint"])
+    return {t: _score(policy, int(ckpt["max_actions"]), t, episodes, seed, env_id) for t in eval_ts}
+
+
 def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int = 2, t_long: int = 10,
                 eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None,
                 env_id: str = CONTROL_ENV, base: Any = None, **overrides: Any) -> dict[str, Any]:
     """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
 
-    ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's).
+    ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
+    its ``workers`` and ``executor`` run the (schedule, seed) runs in parallel (`baselines.grid`).
     """
-    from baselines.agent import load_policy
-    from baselines.trainer import train
+    from baselines.grid import run_jobs
 
     if base is None:
         from baselines.budgetmix import PRESETS, Args
@@ -137,17 +148,19 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
         base = Args(**{**PRESETS["quick"], "preset": "quick"})
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}
-    base = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
-                               progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1, **overrides)
     results: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": schedules, "by_T": {}}
+    runs = [(name, seed) for seed in seeds for name in schedules]
     with tempfile.TemporaryDirectory() as tmp:
-        scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
-        for seed in seeds:
-            for name, spec in schedules.items():
-                summary = train(dataclasses.replace(base, schedule=spec, seed=seed, out=out or tmp), f"control-{name}-s{seed}")
-                policy, ckpt = load_policy(summary["checkpoint"])
-                for t in eval_ts:
-                    scores[name][t].append(_score(policy, int(ckpt["max_actions"]), t, episodes, seed, env_id))
+        config = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
+                                     progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1,
+                                     out=out or tmp, **overrides)
+        scored = run_jobs(_control_job, [(config, schedules[name], seed, f"control-{name}-s{seed}", eval_ts, episodes,
+                                          env_id) for name, seed in runs],
+                          workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
+    scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
+    for (name, _), by_t in zip(runs, scored):  # seed-major, as the runs were listed
+        for t in eval_ts:
+            scores[name][t].append(by_t[t])
     if env_id == CONTROL_ENV:
         results["best_policy"] = {str(t): best_policy_score(t, episodes * len(seeds)) for t in eval_ts}
     for name, by_t in scores.items():
