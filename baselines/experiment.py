@@ -33,22 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
+from baselines.trainer import coding_kwargs
 
 __all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "split_task_ids",
-           "training_seeds", "coding_kwargs"]
+           "training_seeds"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
-
-
-def coding_kwargs(env_id: str, test_timeout: float | None, result_cache: bool) -> dict[str, Any]:
-    """Coding-v0's constructor arguments from the trainer's flags (nothing for other envs): the
-    test and shell timeout sized from measured runs, and the per-process result cache."""
-    if not env_id.endswith("Coding-v0"):
-        return {}
-    out: dict[str, Any] = {"result_cache": True} if result_cache else {}
-    if test_timeout is not None:
-        out.update(test_timeout=test_timeout, shell_timeout=test_timeout)
-    return out
 
 
 def experiment_schedules(args: Any) -> dict[str, str]:

@@ -101,9 +101,9 @@ def _run_ray(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], workers: i
 
 
 def train_job(args: Any, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
-    """One training run (`baselines.budgetmix.train`); with ``ship_checkpoint`` the summary carries
+    """One training run (`baselines.trainer.train`); with ``ship_checkpoint`` the summary carries
     the checkpoint's bytes (``checkpoint_bytes``), for a run on another machine."""
-    from baselines.budgetmix import train
+    from baselines.trainer import train
 
     summary = train(args, run_name)
     if ship_checkpoint:

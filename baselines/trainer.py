@@ -43,7 +43,7 @@ from baselines.schedules import BudgetSchedule, parse_schedule
 if TYPE_CHECKING:
     from baselines.budgetmix import Args
 
-__all__ = ["train", "make_env"]
+__all__ = ["train", "make_env", "coding_kwargs"]
 
 
 def train(args: Args, run_name: str) -> dict[str, Any]:
@@ -77,6 +77,17 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- the envs
+def coding_kwargs(env_id: str, test_timeout: float | None, result_cache: bool) -> dict[str, Any]:
+    """Coding-v0's constructor arguments from the trainer's flags (nothing for other envs): the
+    test and shell timeout sized from measured runs, and the per-process result cache."""
+    if not env_id.endswith("Coding-v0"):
+        return {}
+    out: dict[str, Any] = {"result_cache": True} if result_cache else {}
+    if test_timeout is not None:
+        out.update(test_timeout=test_timeout, shell_timeout=test_timeout)
+    return out
+
+
 def make_env(
     env_id: str,
     budget: Any,
@@ -97,8 +108,6 @@ def make_env(
     ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
     restricts Coding-v0's training tasks to those tiers (`Args.train_tier`).
     """
-    from baselines.experiment import coding_kwargs
-
     env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
     if tiers and env_id.endswith("Coding-v0"):
         env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)

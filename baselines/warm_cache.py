@@ -51,7 +51,8 @@ def prefill(args: Any) -> dict[str, Any]:
 
     import agentgym  # noqa: F401  (registers the ids)
     from agentgym.envs.coding.result_cache import DiskStore, disk_enabled, process_cache
-    from baselines.experiment import coding_kwargs, eval_task_list, split_task_ids
+    from baselines.experiment import eval_task_list, split_task_ids
+    from baselines.trainer import coding_kwargs
 
     env_id = [e for e in args.env_ids.split(",") if e][0]
     if "Coding" not in env_id:
