@@ -58,7 +58,7 @@ def write_report(
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
     sections = [
         setup_section(n),
-        throughput_section(n, timing, eval_cache),
+        throughput_section(n, args, timing, eval_cache),
         success_section(n),
         contrasts_section(n),
         multi_bug_section(n),
@@ -206,7 +206,8 @@ def setup_section(n: Numbers) -> list[str]:
     ]
 
 
-def throughput_section(n: Numbers, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None) -> list[str]:
+def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None
+                       ) -> list[str]:
     """Per training run: steps, seconds and where they went; wall time per phase; the result cache's hits."""
     runs = n.runs
     total_steps = sum(s["env_steps"] for _, _, s in runs)
@@ -226,7 +227,11 @@ def throughput_section(n: Numbers, timing: dict[str, float], eval_cache: dict[st
             ],
         ),
         "",
-        f"Training throughput over all runs: **{total_steps / max(train_s, 1e-9):.0f} env steps/s** (rollout and update together). "
+        (f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
+         f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
+         f"{args.workers} {'Ray CPUs' if args.executor == 'ray' else 'worker processes'}); "
+         if timing.get("train_env_steps") else "")
+        + f"per run, over all runs: {total_steps / max(train_s, 1e-9):.0f} env steps/s (rollout and update together). "
         f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
         f"probe {timing.get('probe_seconds', float('nan')):.0f} s, positive control "
         f"{timing.get('control_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
