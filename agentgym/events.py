@@ -51,8 +51,8 @@ EVENT_KINDS = tuple(_FIELDS)
 """Every event kind, with one meaning across families (docs/new_family.md, "Events"):
 
 - ``action``: ``parsed_ok`` is False only for text that names no action of the grammar (not a
-  call, an unknown tool, ``finish``/``help``/``submit`` given arguments they cannot take). Such an
-  action names no tool, so any later successful tool call makes up for it.
+  call, an unknown tool, ``finish``/``help``/``submit``/``extend`` given arguments they cannot
+  take). Such an action names no tool, so any later successful tool call makes up for it.
 - ``tool_call``: ``ok`` is False when the tool did not do what was asked, *including* a lookup
   of something that does not exist (a missing file, record or page element); ``error_kind``
   then says how (``not_found``, ``bad_args``, ``timeout``, ...).
