@@ -97,8 +97,8 @@ class ToolUseEnv(WorldEnv):
         meta = task.meta
         self._specs = {s.name: s for s in DOMAINS[meta["domain"]].tools}
         self._lookups = [(a, list(keys)) for a, keys in meta["lookups"]]
-        reply = self._world("setup", domain=meta["domain"], tables=meta["tables"],
-                                  today=meta["today"], intents=meta["intents"])
+        reply = self._world("setup", domain=meta["domain"], tables=meta["tables"], today=meta["today"],
+                            intents=meta["intents"])
         self._view = (self._epoch, reply["view"])
         return task.instruction
 
