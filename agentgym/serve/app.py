@@ -58,8 +58,9 @@ class ServeConfig:
     """Seconds one env call (reset or step) may take before its session is closed."""
 
 
-class _TooLarge(Exception):
-    pass
+class _BodyRefused(Exception):
+    """Raised into a route by the guard's receive once the body is too large or too slow (the
+    guard has answered already)."""
 
 
 class Guard:
@@ -90,41 +91,50 @@ class Guard:
             if length is not None and (not length.isdigit() or int(length) > self.config.max_request_bytes):
                 await _json(send, 413, {"error": f"request body over {self.config.max_request_bytes} bytes"})
                 return
-            await self._http(scope, self._bounded(receive), send)
+            await self._http(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
     async def _http(self, scope: Any, receive: Any, send: Any) -> None:
-        started = False
+        """Run the route with a receive that counts the body and keeps its deadline. Past either,
+        the guard answers (413, 408) itself and drops whatever the route then tries to send: a
+        route or a mounted app (the MCP SDK) sees only an exception, and would answer 422 or 500."""
+        started = answered = False
+        limit, deadline = self.config.max_request_bytes, time.monotonic() + self.config.request_timeout
+        seen = 0
 
-        async def tracked(message: Any) -> None:
+        async def guarded_send(message: Any) -> None:
             nonlocal started
+            if answered:
+                return  # the guard answered already; the route's own reply to the exception is dropped
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, receive, tracked)
-        except (_TooLarge, asyncio.TimeoutError) as exc:  # raised by the bounded receive in any route
-            if not started:
-                too_large = isinstance(exc, _TooLarge)
-                await _json(send, 413 if too_large else 408, {"error": (
-                    f"request body over {self.config.max_request_bytes} bytes" if too_large
-                    else "the request body did not arrive in time")})
-
-    def _bounded(self, receive: Any) -> Any:
-        seen = 0
-        limit, deadline = self.config.max_request_bytes, time.monotonic() + self.config.request_timeout
+        async def refuse(status: int, error: str) -> None:
+            nonlocal answered
+            if not started and not answered:
+                answered = True
+                await _json(send, status, {"error": error}, [(b"connection", b"close")])
 
         async def bounded() -> Any:  # one deadline for the whole body: a byte at a time cannot extend it
             nonlocal seen
-            message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                await refuse(408, "the request body did not arrive in time")
+                raise _BodyRefused() from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _TooLarge()
+                if seen > limit:  # a chunked body has no Content-Length to refuse up front
+                    await refuse(413, f"request body over {limit} bytes")
+                    raise _BodyRefused()
             return message
 
-        return bounded
+        try:
+            await self.app(scope, bounded, guarded_send)
+        except _BodyRefused:
+            if not answered:  # pragma: no cover - refuse() answers before raising unless a reply had started
+                log.debug("a request body was refused after its response had started")
 
 
 def _mcp_user(principal: str) -> Any:
@@ -190,12 +200,7 @@ class _Routes:
 
     # ---------------------------------------------------------------- HTTP sessions
     async def _body(self, request: Request) -> dict[str, Any]:
-        try:
-            raw = await request.body()
-        except _TooLarge:
-            raise RequestError(f"request body over {self.config.max_request_bytes} bytes", "VALIDATION_ERROR") from None
-        except asyncio.TimeoutError:
-            raise RequestError("the request body did not arrive in time", "VALIDATION_ERROR") from None
+        raw = await request.body()  # the guard answers a body too large or too slow (413, 408)
         if not raw:
             return {}
         try:
