@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from agentgym.serve.auth import Authenticator
+from agentgym.serve.auth import Authenticator, normalize_origin
 from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
 
 __all__ = ["ServeConfig", "create_app", "Guard"]
@@ -56,6 +56,12 @@ class ServeConfig:
     """Seconds a reply may wait on a client that does not read."""
     call_timeout: float = 600.0
     """Seconds one env call (reset or step) may take before its session is closed."""
+    allow_origins: tuple[str, ...] = ()
+    """Browser origins (``http(s)://host[:port]``) whose pages may call the server; requests
+    carrying any other ``Origin`` header are refused, so by default only non-browser clients."""
+
+    def __post_init__(self) -> None:
+        self.allow_origins = tuple(normalize_origin(o) for o in self.allow_origins)
 
 
 class _BodyRefused(Exception):
@@ -64,7 +70,8 @@ class _BodyRefused(Exception):
 
 
 class Guard:
-    """Pure ASGI middleware: authenticates every request but ``/health`` and caps body sizes."""
+    """Pure ASGI middleware: refuses browser pages of other origins, authenticates every request
+    but ``/health`` and caps body sizes."""
 
     def __init__(self, app: Any, authenticator: Authenticator, config: ServeConfig,
                  open_paths: frozenset[str] = frozenset({"/health"})) -> None:
@@ -79,6 +86,11 @@ class Guard:
             await self.app(scope, receive, send)  # says only that the server is up
             return
         headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").strip().lower() not in self.config.allow_origins:
+            await _deny(scope, receive, send, 403, f"requests from the browser origin {origin.decode('latin-1')[:80]!r} "
+                        "are refused; serve a trusted page's origin with --allow-origin")
+            return
         raw = headers.get(b"authorization")
         principal = self.auth.principal(raw.decode("latin-1") if raw is not None else None)
         if principal is None:
@@ -146,13 +158,14 @@ def _mcp_user(principal: str) -> Any:
     return AuthenticatedUser(AccessToken(token=principal, client_id=principal, scopes=[]))
 
 
-async def _deny(scope: Any, receive: Any, send: Any) -> None:
+async def _deny(scope: Any, receive: Any, send: Any, status: int = 401,
+                error: str = "unauthorized: send Authorization: Bearer <token>") -> None:
     if scope["type"] == "websocket":
         await receive()  # websocket.connect
-        await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})  # the handshake gets a 403
+        await send({"type": "websocket.close", "code": 1008, "reason": "refused"})  # the handshake gets a 403
         return
-    await _json(send, 401, {"error": "unauthorized: send Authorization: Bearer <token>"},
-                [(b"www-authenticate", b'Bearer realm="agentgym"')])
+    await _json(send, status, {"error": error},
+                [(b"www-authenticate", b'Bearer realm="agentgym"')] if status == 401 else None)
 
 
 async def _json(send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:

@@ -10,6 +10,10 @@
   the token that opened them; only the tokens' digests are kept, and a token is never logged
   or echoed.
 - `client_token(token, token_file)`: the client side's lookup, the same sources in the same order.
+- `normalize_origin(origin)`: an ``--allow-origin`` value as browsers send it in ``Origin``.
+  A token is not enough against a browser: one that holds it (a cached Basic login) sends it
+  with any page's requests, so a request carrying an ``Origin`` (only browsers send one) is
+  served only from an allowed origin.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ import secrets
 import stat
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from agentgym.errors import ConfigError
 
 __all__ = ["TOKEN_ENV", "TOKEN_FILE_ENV", "MIN_TOKEN_LENGTH", "load_tokens", "client_token", "Authenticator",
-           "new_token_file"]
+           "new_token_file", "normalize_origin"]
 
 TOKEN_ENV = "AGENTGYM_SERVE_TOKEN"
 TOKEN_FILE_ENV = "AGENTGYM_SERVE_TOKEN_FILE"
@@ -126,3 +131,24 @@ class Authenticator:
             if hmac.compare_digest(digest, known):
                 match = i
         return None if match is None else f"token-{match}"
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_origin(origin: str) -> str:
+    """``origin`` serialized as a browser's ``Origin`` header is (``scheme://host[:port]``, lower
+    case, no default port), so an allow-list entry matches by plain string equality."""
+    try:
+        parts = urlsplit(origin.strip().rstrip("/"))
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname or parts.path
+            or parts.query or parts.fragment or parts.username is not None or parts.password is not None):
+        raise ConfigError(f"allowed origin {origin!r} is not an origin: expected http(s)://host[:port], "
+                          "e.g. --allow-origin http://localhost:3000")
+    scheme, host = parts.scheme.lower(), parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"  # IPv6, as browsers write it
+    return f"{scheme}://{host}" + (f":{port}" if port is not None and port != _DEFAULT_PORTS[scheme] else "")

@@ -30,13 +30,24 @@ def register(subparsers: Any) -> None:
     p.add_argument("--idle-timeout", type=float, default=300.0, help="close a session idle this many seconds")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body or message")
     p.add_argument("--call-timeout", type=float, default=600.0, help="deadline of one reset or step")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a browser origin (http(s)://host[:port]) whose pages may call the server; repeatable. "
+                        "By default any request with an Origin header (only browsers send one) is refused")
     p.add_argument("--no-mcp", action="store_true", help="do not serve /mcp")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def config_from(args: argparse.Namespace) -> Any:
+    """The `ServeConfig` the flags describe."""
     from agentgym.serve.app import ServeConfig
+
+    return ServeConfig(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
+                       max_request_bytes=args.max_request_bytes, call_timeout=args.call_timeout,
+                       allow_origins=tuple(args.allow_origin))
+
+
+def run(args: argparse.Namespace) -> int:
     from agentgym.serve.server import serve
 
     try:
@@ -49,7 +60,5 @@ def run(args: argparse.Namespace) -> int:
         kwargs["backend"] = args.backend
     if args.budget is not None:
         kwargs["budget"] = args.budget
-    config = ServeConfig(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
-                         max_request_bytes=args.max_request_bytes, call_timeout=args.call_timeout)
-    return serve(args.env_ids, kwargs=kwargs, host=args.host, port=args.port, config=config,
+    return serve(args.env_ids, kwargs=kwargs, host=args.host, port=args.port, config=config_from(args),
                  token_file=args.token_file, mcp=not args.no_mcp, log_level=args.log_level)

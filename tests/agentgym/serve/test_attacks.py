@@ -300,3 +300,65 @@ def test_a_chunked_body_under_the_limit_is_served(small_server):
     deadline = time.monotonic() + 10
     while len(small_server.table) and time.monotonic() < deadline:  # its session ends at the 1 s idle timeout
         time.sleep(0.05)
+
+
+# ---------------------------------------------------------------- browsers (cross-site requests)
+EVIL = "http://evil.example"
+
+
+def test_a_websocket_from_another_origin_is_refused_even_with_the_token(small_server):
+    """Cross-site WebSocket hijacking: a page on another origin, in a browser that holds the token
+    (a cached Basic login), opens /ws. Browsers always send Origin; non-browser clients send none."""
+    url = small_server.url
+    for origin in [EVIL, "null", "http://127.0.0.1", f"http://127.0.0.1:{small_server.port}", "http://localhost:3000"]:
+        for headers in [{"Authorization": f"Bearer {TOKEN}", "Origin": origin},
+                        {"Authorization": "Basic " + base64.b64encode(f"agentgym:{TOKEN}".encode()).decode(),
+                         "Origin": origin}]:
+            with pytest.raises(InvalidStatus) as refused:
+                ws(url, headers=headers)
+            assert refused.value.response.status_code == 403, origin
+        for path in ["/reset", f"/{TOY_ID}/reset", "/mcp", "/schema"]:  # a simple cross-site POST needs no preflight
+            status, answer = http(url + path, {"seed": 0}, headers={"Origin": origin})
+            assert status == 403 and "origin" in answer["error"], (path, origin)
+    assert len(small_server.table) == 0 and small_server.table.opened == 0
+    with ws(url) as conn:  # no Origin: a program, not a page
+        assert rpc(conn, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
+
+
+def test_allowed_origins_are_served_and_only_they():
+    srv = start([TOY_ID], allow_origins=("https://Trainer.example:8443/", "http://localhost:3000"))
+    try:
+        for origin in ["https://trainer.example:8443", "http://localhost:3000"]:
+            with ws(srv.url, headers={"Authorization": f"Bearer {TOKEN}", "Origin": origin}) as conn:
+                assert rpc(conn, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
+        for origin in [EVIL, "https://trainer.example", "http://trainer.example:8443", "http://localhost:3001",
+                       "https://trainer.example:8443.evil.example"]:
+            with pytest.raises(InvalidStatus) as refused:
+                ws(srv.url, headers={"Authorization": f"Bearer {TOKEN}", "Origin": origin})
+            assert refused.value.response.status_code == 403, origin
+        with pytest.raises(InvalidStatus):  # an allowed origin still needs the token
+            ws(srv.url, headers={"Origin": "http://localhost:3000"})
+    finally:
+        srv.stop()
+
+
+@pytest.mark.parametrize("bad", ["trainer.example", "http://trainer.example/app", "*", "ftp://x", "http://"])
+def test_an_allowed_origin_must_be_an_origin(bad):
+    from agentgym.errors import ConfigError
+    from agentgym.serve.app import ServeConfig
+
+    with pytest.raises(ConfigError, match="origin"):
+        ServeConfig(allow_origins=(bad,))
+
+
+def test_the_cli_passes_allow_origin():
+    import argparse
+
+    from agentgym.serve import cli
+
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    args = parser.parse_args(["serve", TOY_ID, "--allow-origin", "http://localhost:3000",
+                              "--allow-origin", "https://trainer.example"])
+    assert args.allow_origin == ["http://localhost:3000", "https://trainer.example"]
+    assert cli.config_from(args).allow_origins == ("http://localhost:3000", "https://trainer.example")
