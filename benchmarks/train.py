@@ -333,11 +333,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grid-steps", type=int, default=1024, help="env steps per run of the grid benchmark")
     parser.add_argument("--grid-repeats", type=int, default=1, help="passes over each grid configuration")
     parser.add_argument("--workers", type=int, default=0, help="processes of the grid benchmark (0: the cores)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override an Args field of the preset (repeatable), e.g. --set env_threads=1")
     parser.add_argument("--per-run", action=argparse.BooleanOptionalAction, default=True,
                         help="also measure single runs per configuration (--configs)")
     opts = parser.parse_args(argv)
 
-    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers})
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    overrides = {}
+    for item in opts.set:
+        key, _, value = item.partition("=")
+        if key not in fields:
+            raise SystemExit(f"--set {item!r}: {key!r} is not an Args field")
+        kind = {"int": int, "float": float, "bool": lambda v: v.lower() in ("1", "true", "yes")}.get(str(fields[key].type), str)
+        overrides[key] = kind(value)
+    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers, **overrides})
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend, train_tasks=opts.train_tasks)
     slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
     preset = f"{base.collect_mode}@{base.test_timeout:g}"
