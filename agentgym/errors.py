@@ -21,6 +21,7 @@ __all__ = [
     "ConfigError",
     "ServerUnreachable",
     "RemoteInfrastructureError",
+    "RemoteCallTimeout",
     "RemoteAuthError",
     "RemoteError",
 ]
@@ -91,6 +92,11 @@ class ServerUnreachable(InfrastructureError):
 
 class RemoteInfrastructureError(InfrastructureError):
     """The server's env raised an infrastructure error (its sandbox crashed or timed out)."""
+
+
+class RemoteCallTimeout(RemoteInfrastructureError):
+    """The server's env call (a reset or step) ran past the server's deadline (``agentgym serve
+    --call-timeout``); the server closed that session and its sandbox. The next reset opens a new one."""
 
 
 class RemoteAuthError(ConfigError):

@@ -10,8 +10,10 @@ Observations are decoded into the server's spaces, so the same seed gives the sa
 as a local env. The reward is whatever the server's verifier decided: a client cannot send one.
 
 Failures are typed: a server that cannot be reached, dies mid-episode or stops answering
-raises `ServerUnreachable`, and a server-side sandbox failure `RemoteInfrastructureError`
-(both `agentgym.errors.InfrastructureError`, so the harness retries instead of scoring them);
+raises `ServerUnreachable`, a server-side sandbox failure `RemoteInfrastructureError`, and an
+env call past the server's deadline `RemoteCallTimeout` (the server closed that session; the
+next ``reset`` opens a new one). All are `agentgym.errors.InfrastructureError`, so the harness
+retries instead of scoring them;
 a refused token is `RemoteAuthError` (a `ConfigError`). Every wait has a deadline.
 """
 
@@ -27,11 +29,14 @@ from urllib.parse import urlsplit, urlunsplit
 import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
-from agentgym.errors import ConfigError, RemoteAuthError, RemoteError, RemoteInfrastructureError, ServerUnreachable
+from agentgym.errors import (ConfigError, RemoteAuthError, RemoteCallTimeout, RemoteError, RemoteInfrastructureError,
+                             ServerUnreachable)
 from agentgym.serve.auth import client_token
 from agentgym.serve.codec import from_json, space_from_json, to_json
+from agentgym.serve.sessions import CALL_TIMEOUT
 
-__all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteAuthError", "RemoteError"]
+__all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteCallTimeout", "RemoteAuthError",
+           "RemoteError"]
 
 
 def _split(url: str) -> tuple[str, str]:
@@ -176,7 +181,7 @@ class RemoteEnv(gym.Env[Any, Any]):
             raise ServerUnreachable(f"cannot reach the agentgym server at {self._ws_url}: {exc}") from None
 
     def _call(self, kind: str, data: dict[str, Any] | None, reply: str = "observation") -> dict[str, Any]:
-        from websockets.exceptions import WebSocketException
+        from websockets.exceptions import ConnectionClosed, WebSocketException
 
         if self._ws is None:
             if kind != "reset":
@@ -184,7 +189,10 @@ class RemoteEnv(gym.Env[Any, Any]):
             self._ws = self._connect()
         message = {"type": kind} if data is None else {"type": kind, "data": data}
         try:
-            self._ws.send(json.dumps(message))
+            try:
+                self._ws.send(json.dumps(message))
+            except ConnectionClosed:  # a server may say why before it closes (a full one does): read that
+                pass
             raw = self._ws.recv(timeout=self.step_timeout)
         except TimeoutError:
             self._drop()
@@ -214,6 +222,9 @@ class RemoteEnv(gym.Env[Any, Any]):
         if code == "CAPACITY_REACHED":
             self._drop()
             raise ServerUnreachable(f"the server is full: {message}")
+        if error_type == CALL_TIMEOUT:  # the server closed the session (and so the connection)
+            self._drop()
+            raise RemoteCallTimeout(f"{kind} failed on the server: {message}")
         if error.get("infrastructure"):
             raise RemoteInfrastructureError(f"{kind} failed on the server: {message}")
         if error_type == "ConfigError":

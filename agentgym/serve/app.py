@@ -33,7 +33,8 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agentgym.serve.auth import Authenticator, normalize_origin
-from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
+from agentgym.serve.sessions import (CALL_TIMEOUT, CapacityReached, EnvEndpoint, RequestError, Session, SessionTable,
+                                     mcp_tools)
 
 __all__ = ["ServeConfig", "create_app", "Guard"]
 
@@ -177,7 +178,7 @@ async def _json(send: Any, status: int, payload: Any, headers: list[tuple[bytes,
 
 
 _HTTP_STATUS = {"VALIDATION_ERROR": 422, "INVALID_JSON": 400, "CAPACITY_REACHED": 503, "SESSION_ERROR": 404,
-                "EXECUTION_ERROR": 409, "UNKNOWN_TYPE": 400}
+                "EXECUTION_ERROR": 409, "UNKNOWN_TYPE": 400, "FACTORY_ERROR": 500}
 
 
 class _Routes:
@@ -234,7 +235,8 @@ class _Routes:
         try:
             return JSONResponse(await work(request))
         except RequestError as exc:
-            return JSONResponse({"error": exc.payload()}, status_code=_HTTP_STATUS.get(exc.code, 400))
+            status = 504 if exc.error_type == CALL_TIMEOUT else _HTTP_STATUS.get(exc.code, 400)
+            return JSONResponse({"error": exc.payload()}, status_code=status)
 
     async def http_reset(self, request: Request) -> Response:
         async def work(request: Request) -> dict[str, Any]:
@@ -362,13 +364,17 @@ class _Routes:
         except CapacityReached as exc:
             await self._send(websocket, {"type": "error", "data": {**exc.payload(), "active_sessions": exc.open_sessions,
                                                                    "max_sessions": exc.limit}})
-            await websocket.close(code=1013)
+            await self._close(websocket, 1013)
+            return
+        except RequestError as exc:  # the env took past the call deadline to build
+            await self._send(websocket, {"type": "error", "data": exc.payload()})
+            await self._close(websocket, 1011)
             return
         except Exception:  # noqa: BLE001 - the env could not be built; said, not raised
             log.exception("could not build %s for a session", self.endpoint.env_id)
             await self._send(websocket, {"type": "error", "data": {"message": "the env could not be built",
                                                                    "code": "FACTORY_ERROR"}})
-            await websocket.close(code=1011)
+            await self._close(websocket, 1011)
             return
         reason = (1000, "")
         try:
@@ -388,13 +394,20 @@ class _Routes:
                 if not await self._send(websocket, reply):
                     reason = (0, "")
                     break
+                if session.closed:  # an env call ran past its deadline: the session (one per connection) is over
+                    reason = (1011, "the session was closed")
+                    break
         except WebSocketDisconnect:
             reason = (0, "")
         finally:
             await self.table.close(session)
             if reason[0]:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(websocket.close(code=reason[0], reason=reason[1]), self.config.send_timeout)
+                await self._close(websocket, *reason)
+
+    async def _close(self, websocket: WebSocket, code: int, reason: str = "") -> None:
+        """Close the connection, within the send deadline; a client gone already is no error."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(websocket.close(code=code, reason=reason), self.config.send_timeout)
 
     async def _send(self, websocket: WebSocket, payload: dict[str, Any]) -> bool:
         try:

@@ -7,8 +7,12 @@
 - `Session`: the env, the principal (token) that opened it, an unguessable id, a lock that
   keeps its calls in order.
 - `SessionTable`: the limit on open sessions, the idle timeout (a vanished client's sandbox is
-  closed by the reaper), the deadline on every env call, and the thread pool env calls run in
+  closed by the reaper), the deadline on every env call, and the threads env calls run in
   (sandbox I/O blocks; the event loop must not).
+- `Workers`: those threads. Python cannot stop a thread, so a call past its deadline is
+  abandoned: its session is closed (which ends a call blocked on its sandbox), a fresh thread
+  takes its place, and until it returns it holds a session slot, so calls that never return
+  bound the threads by ``max_sessions`` and never starve the other sessions.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import queue
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,12 +36,14 @@ from gymnasium.error import ResetNeeded
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
 from agentgym.serve.codec import from_json, space_to_json, to_json
 
-__all__ = ["EnvEndpoint", "Session", "SessionTable", "RequestError", "CapacityReached", "mcp_tools",
+__all__ = ["EnvEndpoint", "Session", "SessionTable", "Workers", "RequestError", "CapacityReached", "mcp_tools",
            "tool_action", "RESERVED_TOOLS"]
 
 log = logging.getLogger("agentgym.serve")
 
 RESERVED_TOOLS = ("reset", "finish", "act")
+CALL_TIMEOUT = "CallTimeout"
+"""The ``error_type`` of an env call past the server's deadline (the client's `RemoteCallTimeout`)."""
 
 
 class RequestError(Exception):
@@ -220,6 +228,101 @@ def tool_action(session: Session, name: str, arguments: Mapping[str, Any] | None
     return json.dumps({"tool": name, "args": arguments}, ensure_ascii=False)
 
 
+class _Job:
+    __slots__ = ("future", "fn", "args", "abandoned")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.future: Future[Any] = Future()
+        self.fn, self.args, self.abandoned = fn, args, False
+
+
+class Workers:
+    """A thread pool whose threads can be given up on: `abandon` a call past its deadline and a
+    new thread takes its place, so a call that never returns costs one thread, not the pool.
+
+    `ThreadPoolExecutor` cannot do this (a stuck call keeps its worker forever, and its threads
+    are joined at interpreter exit, so a stuck call also blocks the server's exit); these
+    threads are daemons, since the server closes every session itself before it exits.
+    """
+
+    def __init__(self, size: int, name: str = "agentgym-serve") -> None:
+        self.size, self.name = size, name
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0  # threads serving the queue (abandoned ones no longer count)
+        self._idle = 0  # of those, waiting for a job and not yet promised one
+        self.hung = 0
+        """Abandoned calls still running."""
+        self._stopped = False
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Job:
+        job = _Job(fn, args)
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("the worker threads are shut down")
+            self._jobs.put(job)
+            if self._idle:
+                self._idle -= 1  # promised to this job
+            elif self._threads < self.size:
+                self._start()
+        return job
+
+    def abandon(self, job: _Job) -> bool:
+        """Give up on ``job``: True if it was running (its thread is replaced and counted in
+        `hung` until the call returns), False if it had not started (it never will) or ended."""
+        if job.future.cancel():
+            return False
+        with self._lock:
+            if job.future.done() or job.abandoned:
+                return False
+            job.abandoned = True
+            self.hung += 1
+            self._threads -= 1
+            if not self._stopped and self._threads < self.size:
+                self._start()  # takes the queued jobs the abandoned thread would have taken
+            return True
+
+    def shutdown(self) -> None:
+        """Cancel queued jobs and let idle threads end; running calls end when they return."""
+        with self._lock:
+            self._stopped = True
+            threads = self._threads
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                job.future.cancel()
+        for _ in range(threads):
+            self._jobs.put(None)
+
+    def _start(self) -> None:  # with self._lock held
+        self._threads += 1
+        threading.Thread(target=self._work, name=f"{self.name}-{self._threads}", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            if not job.future.set_running_or_notify_cancel():
+                with self._lock:
+                    self._idle += 1
+                continue
+            try:
+                result = job.fn(*job.args)
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the call
+                job.future.set_exception(exc)
+            else:
+                job.future.set_result(result)
+            with self._lock:
+                if job.abandoned:  # replaced long ago: this thread ends here
+                    self.hung -= 1
+                    return
+                self._idle += 1
+
+
 class SessionTable:
     """Open sessions, their limits, and the threads their env calls run in."""
 
@@ -230,26 +333,41 @@ class SessionTable:
                               " all must be positive")
         self.max_sessions, self.idle_timeout, self.call_timeout = max_sessions, idle_timeout, call_timeout
         self._sessions: dict[str, Session] = {}
-        self._executor = ThreadPoolExecutor(max_workers=workers or min(64, max_sessions + 4),
-                                            thread_name_prefix="agentgym-serve")
+        self._workers = Workers(workers or min(64, max_sessions + 4))
+        self._closing: set[asyncio.Task[None]] = set()
         self.opened = self.closed_count = 0
 
     def __len__(self) -> int:
         return len(self._sessions)
 
+    @property
+    def hung(self) -> int:
+        """Env calls given up on at their deadline that have not returned; each holds a session slot."""
+        return self._workers.hung
+
     async def open(self, principal: str, endpoint: EnvEndpoint, kind: str) -> Session:
-        if len(self._sessions) >= self.max_sessions:
-            raise CapacityReached(len(self._sessions), self.max_sessions)
+        if len(self._sessions) + self.hung >= self.max_sessions:
+            raise CapacityReached(len(self._sessions) + self.hung, self.max_sessions)
         session = Session(principal=principal, endpoint=endpoint, kind=kind)
         self._sessions[session.id] = session  # reserved before the first await: the limit holds under races
         self.opened += 1
+        factory = endpoint.factory
+        assert factory is not None
+
+        def build() -> None:
+            session.env = factory()
+            if session.closed:  # given up on while it was built: close what nobody else will
+                session.close_env()
+
         try:
-            assert endpoint.factory is not None
-            session.env = await self._run(endpoint.factory)
+            await self._run(build)
             log.debug("opened a %s session of %s for %s (%d open)", kind, endpoint.env_id, principal, len(self))
+        except asyncio.TimeoutError:
+            self._close_soon(session)
+            raise RequestError(f"building the env took over {self.call_timeout:g} s (the server's --call-timeout)",
+                               "FACTORY_ERROR", CALL_TIMEOUT, infrastructure=True) from None
         except BaseException:
-            self._sessions.pop(session.id, None)
-            session.closed = True
+            self._forget(session)
             raise
         return session
 
@@ -261,8 +379,20 @@ class SessionTable:
         return session
 
     async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await asyncio.wait_for(loop.run_in_executor(self._executor, fn, *args), self.call_timeout)
+        """``fn(*args)`` in a worker thread, within ``call_timeout``; past it the call is abandoned
+        (`Workers.abandon`) and `asyncio.TimeoutError` raised."""
+        job = self._workers.submit(fn, *args)
+        try:  # shielded: at the deadline the call is abandoned here, not merely cancelled
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.call_timeout)
+        except asyncio.TimeoutError:
+            if self._workers.abandon(job):
+                log.warning("an env call (%s) ran past the %g s call timeout; its thread is abandoned (%d hung, "
+                            "each holding a session slot until it returns)", getattr(fn, "__name__", "call"),
+                            self.call_timeout, self.hung)
+            raise
+        except asyncio.CancelledError:  # the request went away: a queued call never runs, a running one finishes
+            job.future.cancel()
+            raise
 
     async def call(self, session: Session, fn: Callable[..., Any], *args: Any) -> Any:
         """Run ``fn(*args)`` (a blocking env call) in order for ``session``, within ``call_timeout``;
@@ -275,9 +405,10 @@ class SessionTable:
                 try:
                     return await self._run(fn, *args)
                 except asyncio.TimeoutError:
-                    asyncio.get_running_loop().create_task(self.close(session))
-                    raise RequestError(f"the env call took over {self.call_timeout:g} s; the session is closed",
-                                       "EXECUTION_ERROR", "Timeout", infrastructure=True) from None
+                    self._close_soon(session)  # closing the env ends a call blocked on its sandbox
+                    raise RequestError(f"the env call took over {self.call_timeout:g} s (the server's --call-timeout);"
+                                       " the session and its sandbox are closed: reset to start a new one",
+                                       "EXECUTION_ERROR", CALL_TIMEOUT, infrastructure=True) from None
         except RequestError:
             raise
         except ResetNeeded as exc:
@@ -306,13 +437,26 @@ class SessionTable:
             raise RequestError(f"unknown tool {name!r}; tools: {sorted(known)}", "VALIDATION_ERROR", "ToolNotFound")
         return await self.call(session, session.step, tool_action(session, name, arguments))
 
-    async def close(self, session: Session) -> None:
-        """Forget the session and close its env (and so its sandbox); idempotent."""
+    def _close_soon(self, session: Session) -> None:
+        """Mark ``session`` closed now and close its env in the background (the caller answers its
+        client without waiting for a sandbox to stop)."""
+        self._forget(session)
+        task = asyncio.get_running_loop().create_task(self.close(session, forgotten=True))
+        self._closing.add(task)  # the loop keeps only weak references to tasks
+        task.add_done_callback(self._closing.discard)
+
+    def _forget(self, session: Session) -> bool:
         if session.closed:
-            return
+            return False
         session.closed = True
         self._sessions.pop(session.id, None)
         self.closed_count += 1
+        return True
+
+    async def close(self, session: Session, *, forgotten: bool = False) -> None:
+        """Forget the session and close its env (and so its sandbox); idempotent."""
+        if not self._forget(session) and not forgotten:
+            return
         log.debug("closing a %s session of %s (%d open)", session.kind, session.endpoint.env_id, len(self))
         try:
             await self._run(session.close_env)
@@ -335,7 +479,8 @@ class SessionTable:
                 await self.close(session)
 
     async def close_all(self) -> None:
-        await asyncio.gather(*(self.close(s) for s in list(self._sessions.values())), return_exceptions=True)
+        await asyncio.gather(*(self.close(s) for s in list(self._sessions.values())), *list(self._closing),
+                             return_exceptions=True)
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._workers.shutdown()

@@ -1,6 +1,7 @@
 """Reliability of `agentgym serve`: a killed server is an `InfrastructureError` on the client, a
 vanished client's sandbox is closed within the idle timeout, 1,000 sessions leave no sandbox
-folder (and Docker sessions no container), and a fuzzed request stream never takes it down."""
+folder (and Docker sessions no container), a fuzzed request stream never takes it down, and env
+calls that hang past the call deadline close their session without starving the server."""
 
 from __future__ import annotations
 
@@ -12,13 +13,18 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 from websockets.sync.client import connect
 
-from agentgym.errors import InfrastructureError
+from agentgym.errors import InfrastructureError, RemoteCallTimeout
 from agentgym.remote import RemoteEnv, ServerUnreachable
+from agentgym.serve.app import ServeConfig
+from agentgym.serve.server import ServerThread
+from agentgym.serve.sessions import EnvEndpoint
+from agentgym.testing.kv_env import ScriptedEnv, kv_step
 
 from serve_helpers import TOKEN, TOY_ID, http, leftovers, rpc, start, ws
 from support.docker import require_docker
@@ -211,3 +217,98 @@ def test_a_fuzzed_request_stream_never_takes_the_server_down():
     finally:
         srv.stop()
     assert not leftovers()
+
+
+# ---------------------------------------------------------------- env calls that never return
+class HangingEnv(ScriptedEnv):
+    """The key-value task, except that ``step("hang")`` blocks. By default it blocks until
+    `close` (as a step blocked on its sandbox does until the sandbox is closed); a ``stubborn``
+    one ignores `close`, like a pure-Python hang, and returns only when `RELEASE` is set."""
+
+    closed: list[HangingEnv] = []
+
+    def __init__(self, stubborn: bool = False) -> None:
+        super().__init__(step_func=self._step)
+        self.stubborn, self._closing = stubborn, threading.Event()
+
+    def _step(self, env: ScriptedEnv, action: str):
+        if action == "hang":
+            (RELEASE if self.stubborn else self._closing).wait(120)  # bounded, so a failing test still ends
+            return {"text": "released"}, 0.0, False, False, {"turn": 1}
+        return kv_step(env, action)
+
+    def close(self) -> None:
+        HangingEnv.closed.append(self)
+        self._closing.set()
+
+
+RELEASE = threading.Event()
+
+
+def hanging_server(stubborn: bool, **config: object):
+    endpoint = EnvEndpoint("agentgym-test/Hanging-v0", factory=lambda: HangingEnv(stubborn))
+    return ServerThread(endpoints=[endpoint], token=TOKEN, config=ServeConfig(**config)).start()  # type: ignore[arg-type]
+
+
+def test_a_hung_step_closes_its_session_and_the_client_gets_a_typed_error():
+    """A step past ``call_timeout``: the client gets `RemoteCallTimeout` (an `InfrastructureError`)
+    soon after the deadline, the server has closed that env, and the same `RemoteEnv` plays on
+    after a reset. Twelve in a row (twice the worker threads) leave no thread behind."""
+    srv = hanging_server(False, max_sessions=2, call_timeout=0.5)
+    threads = threading.active_count()
+    try:
+        env = RemoteEnv(srv.url, token=TOKEN, step_timeout=30)
+        for i in range(12):
+            env.reset(seed=i)
+            HangingEnv.closed.clear()
+            started = time.monotonic()
+            with pytest.raises(RemoteCallTimeout) as hung:
+                env.step("hang")
+            assert isinstance(hung.value, InfrastructureError) and "0.5 s" in str(hung.value)
+            assert time.monotonic() - started < 0.5 + 3
+            wait_until(lambda: len(HangingEnv.closed) == 1, 5, "the hung session's env closed")
+            obs, _ = env.reset(seed=i)  # a new session on the server
+            assert "Set" in obs["text"] and env.step("get alpha")[0]["text"]
+        env.close()
+        status, reset = http(srv.url + "/reset", {"seed": 0})
+        status, answer = http(srv.url + "/step", {"session_id": reset["session_id"], "action": "hang"})
+        assert status == 504 and answer["error"]["error_type"] == "CallTimeout" and answer["error"]["infrastructure"]
+        assert http(srv.url + "/state", {"session_id": reset["session_id"]})[0] == 404  # closed
+        wait_until(lambda: srv.table.hung == 0 and len(srv.table) == 0, 10, "no hung call, no session left")
+        assert threading.active_count() <= threads + 6  # the pool's threads, not one per hang
+    finally:
+        srv.stop()
+
+
+def test_calls_that_never_return_hold_their_slots_and_never_starve_the_server():
+    """Steps that ignore close (threads Python cannot stop): each keeps its session slot until it
+    returns, so threads stay bounded by --max-sessions, and once every slot is held new sessions
+    are refused at once (typed) instead of queueing behind dead threads; when the calls return,
+    the server serves again. Before, 7 such steps took every worker and no reset was ever served."""
+    RELEASE.clear()
+    srv = hanging_server(True, max_sessions=3, call_timeout=0.5)
+    threads = threading.active_count()
+    try:
+        for i in range(10):
+            env = RemoteEnv(srv.url, token=TOKEN, step_timeout=30)
+            started = time.monotonic()
+            try:
+                env.reset(seed=i)
+                with pytest.raises(RemoteCallTimeout):
+                    env.step("hang")
+            except ServerUnreachable as full:  # every slot held by a hung call
+                assert i >= 3 and "full" in str(full)
+            assert time.monotonic() - started < 0.5 + 3
+            env.close()
+        assert srv.table.hung == 3 and len(srv.table) == 0
+        assert threading.active_count() <= threads + 3 + 7  # hung calls + the pool, bounded
+        assert http(srv.url + "/health", token=None)[0] == 200
+        RELEASE.set()
+        wait_until(lambda: srv.table.hung == 0, 10, "the hung calls returned")
+        env = RemoteEnv(srv.url, token=TOKEN, step_timeout=30)
+        env.reset(seed=0)
+        assert env.step("get alpha")[0]["text"]
+        env.close()
+    finally:
+        RELEASE.set()
+        srv.stop()
