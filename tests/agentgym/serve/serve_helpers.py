@@ -101,3 +101,13 @@ def rpc(conn, message: object) -> dict:
 
 def healthy(url: str) -> bool:
     return http(url + "/health", token=None)[0] == 200
+
+
+async def mcp_client(url: str, token: str):
+    """``(http, client)``: the official MCP SDK client of ``url`` (enter both)."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    return http, Client(streamable_http_client(url, http_client=http))

@@ -13,7 +13,7 @@ import pytest
 
 from agentgym.actions import finish_answer, parse_action
 
-from serve_helpers import IDS, OTHER_TOKEN, TOKEN, backend_for
+from serve_helpers import IDS, OTHER_TOKEN, TOKEN, backend_for, mcp_client
 
 openenv = pytest.importorskip("openenv.core")
 mcp = pytest.importorskip("mcp")
@@ -94,15 +94,6 @@ def test_openenv_mcp_tool_client_plays_an_oracle_episode(url_of, env_id):
     finally:
         local.close()
     assert step.done and step.reward == 1.0
-
-
-async def mcp_client(url: str, token: str):
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-    return http, Client(streamable_http_client(url, http_client=http))
 
 
 @pytest.mark.parametrize("env_id", IDS)

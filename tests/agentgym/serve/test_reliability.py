@@ -5,6 +5,7 @@ calls that hang past the call deadline close their session without starving the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -26,7 +27,7 @@ from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import EnvEndpoint
 from agentgym.testing.kv_env import ScriptedEnv, kv_step
 
-from serve_helpers import TOKEN, TOY_ID, http, leftovers, rpc, start, ws
+from serve_helpers import TOKEN, TOY_ID, http, leftovers, mcp_client, rpc, start, ws
 from support.docker import require_docker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -311,4 +312,58 @@ def test_calls_that_never_return_hold_their_slots_and_never_starve_the_server():
         env.close()
     finally:
         RELEASE.set()
+        srv.stop()
+
+
+def test_a_hung_env_build_is_a_typed_error_and_the_late_env_is_closed():
+    """The factory itself hangs (the first build, the server's probe, does not): WebSocket and
+    HTTP clients get `CallTimeout` errors, and each env built after its client was answered is
+    closed by the thread that built it, since no session holds it."""
+    RELEASE.clear()
+    built: list[HangingEnv] = []
+
+    def factory() -> HangingEnv:
+        if built:
+            RELEASE.wait(120)
+        built.append(HangingEnv())
+        return built[-1]
+
+    srv = ServerThread(endpoints=[EnvEndpoint("agentgym-test/Hanging-v0", factory=factory)], token=TOKEN,
+                       config=ServeConfig(max_sessions=4, call_timeout=0.5)).start()
+    try:
+        env = RemoteEnv(srv.url, token=TOKEN, step_timeout=30)
+        with pytest.raises(RemoteCallTimeout):
+            env.reset(seed=0)
+        status, answer = http(srv.url + "/reset", {"seed": 0})
+        assert status == 504 and answer["error"]["error_type"] == "CallTimeout"
+        assert srv.table.hung == 2 and len(srv.table) == 0
+        HangingEnv.closed.clear()
+        RELEASE.set()
+        wait_until(lambda: srv.table.hung == 0 and len(HangingEnv.closed) == 2, 10, "the late envs closed")
+        assert sorted(map(id, HangingEnv.closed)) == sorted(map(id, built[1:3]))
+        env.reset(seed=0)  # the factory answers again: so does the server
+        env.close()
+    finally:
+        RELEASE.set()
+        srv.stop()
+
+
+def test_a_hung_mcp_tool_call_is_a_tool_error_and_the_next_reset_plays_on():
+    pytest.importorskip("mcp")
+    srv = hanging_server(False, max_sessions=2, call_timeout=0.5)
+
+    async def play() -> None:
+        http_client, client = await mcp_client(f"{srv.url}/mcp", TOKEN)
+        async with http_client, client:
+            await client.call_tool("reset", {"seed": 0})
+            hung = await client.call_tool("act", {"action": "hang"})
+            assert hung.is_error and hung.structured_content["error"]["error_type"] == "CallTimeout"
+            assert hung.structured_content["error"]["infrastructure"] is True
+            again = await client.call_tool("reset", {"seed": 0})  # a new env for the same MCP session
+            assert not again.is_error and "Set" in again.content[0].text
+
+    try:
+        asyncio.run(play())
+        wait_until(lambda: srv.table.hung == 0, 10, "the hung call returned once its env was closed")
+    finally:
         srv.stop()
