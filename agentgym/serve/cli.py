@@ -29,7 +29,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--max-sessions", type=int, default=64, help="open sessions at once (default 64)")
     p.add_argument("--idle-timeout", type=float, default=300.0, help="close a session idle this many seconds")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body or message")
-    p.add_argument("--call-timeout", type=float, default=600.0, help="deadline of one reset or step")
+    p.add_argument("--call-timeout", type=float, default=600.0,
+                   help="deadline of one env build, reset or step; past it the session and its sandbox are closed")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="a browser origin (http(s)://host[:port]) whose pages may call the server; repeatable. "
                         "By default any request with an Origin header (only browsers send one) is refused")

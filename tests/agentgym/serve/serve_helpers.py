@@ -1,6 +1,6 @@
 """Shared helpers of the serve tests (a module of its own name: ``conftest`` is ambiguous across
 the suite): tokens, the toy id, loopback servers (`ServerThread`, 127.0.0.1, ephemeral ports),
-left-over sandbox folders, and small HTTP/WebSocket clients."""
+left-over sandbox folders, small HTTP/WebSocket/MCP clients, and `HangingEnv`, whose step hangs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import secrets
 import tempfile
+import threading
 import urllib.error
 import urllib.request
 
@@ -19,6 +20,7 @@ import agentgym
 from agentgym.serve.app import ServeConfig
 from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import EnvEndpoint
+from agentgym.testing.kv_env import ScriptedEnv, kv_step
 
 TOY_ID = "agentgym-test/Toy-v0"
 IDS = sorted(agentgym.ENV_IDS)
@@ -111,3 +113,28 @@ async def mcp_client(url: str, token: str):
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
     return http, Client(streamable_http_client(url, http_client=http))
+
+
+class HangingEnv(ScriptedEnv):
+    """The key-value task, except that ``step("hang")`` blocks. By default it blocks until
+    `close` (as a step blocked on its sandbox does until the sandbox is closed); a ``stubborn``
+    one ignores `close`, like a pure-Python hang, and returns only when `RELEASE` is set."""
+
+    closed: list[HangingEnv] = []
+
+    def __init__(self, stubborn: bool = False) -> None:
+        super().__init__(step_func=self._step)
+        self.stubborn, self._closing = stubborn, threading.Event()
+
+    def _step(self, env: ScriptedEnv, action: str):
+        if action == "hang":
+            (RELEASE if self.stubborn else self._closing).wait(120)  # bounded, so a failing test still ends
+            return {"text": "released"}, 0.0, False, False, {"turn": 1}
+        return kv_step(env, action)
+
+    def close(self) -> None:
+        HangingEnv.closed.append(self)
+        self._closing.set()
+
+
+RELEASE = threading.Event()

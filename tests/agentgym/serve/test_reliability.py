@@ -25,9 +25,8 @@ from agentgym.remote import RemoteEnv, ServerUnreachable
 from agentgym.serve.app import ServeConfig
 from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import EnvEndpoint
-from agentgym.testing.kv_env import ScriptedEnv, kv_step
 
-from serve_helpers import TOKEN, TOY_ID, http, leftovers, mcp_client, rpc, start, ws
+from serve_helpers import RELEASE, TOKEN, TOY_ID, HangingEnv, http, leftovers, mcp_client, rpc, start, ws
 from support.docker import require_docker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -221,31 +220,6 @@ def test_a_fuzzed_request_stream_never_takes_the_server_down():
 
 
 # ---------------------------------------------------------------- env calls that never return
-class HangingEnv(ScriptedEnv):
-    """The key-value task, except that ``step("hang")`` blocks. By default it blocks until
-    `close` (as a step blocked on its sandbox does until the sandbox is closed); a ``stubborn``
-    one ignores `close`, like a pure-Python hang, and returns only when `RELEASE` is set."""
-
-    closed: list[HangingEnv] = []
-
-    def __init__(self, stubborn: bool = False) -> None:
-        super().__init__(step_func=self._step)
-        self.stubborn, self._closing = stubborn, threading.Event()
-
-    def _step(self, env: ScriptedEnv, action: str):
-        if action == "hang":
-            (RELEASE if self.stubborn else self._closing).wait(120)  # bounded, so a failing test still ends
-            return {"text": "released"}, 0.0, False, False, {"turn": 1}
-        return kv_step(env, action)
-
-    def close(self) -> None:
-        HangingEnv.closed.append(self)
-        self._closing.set()
-
-
-RELEASE = threading.Event()
-
-
 def hanging_server(stubborn: bool, **config: object):
     endpoint = EnvEndpoint("agentgym-test/Hanging-v0", factory=lambda: HangingEnv(stubborn))
     return ServerThread(endpoints=[endpoint], token=TOKEN, config=ServeConfig(**config)).start()  # type: ignore[arg-type]
@@ -367,3 +341,45 @@ def test_a_hung_mcp_tool_call_is_a_tool_error_and_the_next_reset_plays_on():
         wait_until(lambda: srv.table.hung == 0, 10, "the hung call returned once its env was closed")
     finally:
         srv.stop()
+
+
+SERVE_A_HANGING_ENV = """
+import sys
+sys.path[:0] = sys.argv[1:]
+import gymnasium as gym
+from agentgym.serve.app import ServeConfig
+from agentgym.serve.server import serve
+gym.register("agentgym-test/Hanging-v0", entry_point="serve_helpers:HangingEnv", kwargs={"stubborn": True})
+serve(["agentgym-test/Hanging-v0"], port=0, config=ServeConfig(call_timeout=0.5), log_level="info")
+"""
+
+
+def test_a_server_with_a_call_that_never_returns_still_exits_on_sigint():
+    """The abandoned thread must not hold the process: a `ThreadPoolExecutor`'s workers are
+    joined at interpreter exit, so before, the server lived until the hung call returned."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {**os.environ, "AGENTGYM_SERVE_TOKEN": TOKEN, "PYTHONPATH": ROOT}
+    proc = subprocess.Popen([sys.executable, "-c", SERVE_A_HANGING_ENV, here, os.path.join(ROOT, "tests")], env=env,
+                            cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            start_new_session=True)
+    try:
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the server exited before serving"
+            found = re.search(r"at http://127\.0\.0\.1:(\d+)", line)
+            port = int(found.group(1)) if found else None
+        assert port, "the server never said where it listens"
+        remote = RemoteEnv(f"http://127.0.0.1:{port}", token=TOKEN, step_timeout=30)
+        remote.reset(seed=0)
+        with pytest.raises(RemoteCallTimeout):
+            remote.step("hang")
+        remote.close()
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=20)  # the hung call would return only after 120 s
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        proc.stderr.close()
