@@ -6,6 +6,7 @@ calls that hang past the call deadline close their session without starving the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 from websockets.sync.client import connect
@@ -40,11 +42,12 @@ def wait_until(predicate, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
-    """A real ``agentgym serve`` process, SIGKILLed between two steps."""
+@contextlib.contextmanager
+def server_process(args: list[str]) -> Iterator[tuple[subprocess.Popen, int]]:
+    """``(process, port)``: ``python ARGS`` serving on an ephemeral loopback port, in its own
+    process group (so signals reach it alone), killed at exit if it still runs."""
     env = {**os.environ, "AGENTGYM_SERVE_TOKEN": TOKEN, "PYTHONPATH": ROOT}
-    proc = subprocess.Popen([sys.executable, "-m", "agentgym", "serve", "agentgym/ToolUse-v0", "--backend", "local",
-                             "--port", "0", "--log-level", "info"], env=env, cwd=ROOT, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, *args], env=env, cwd=ROOT, stderr=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         port = None
@@ -55,6 +58,18 @@ def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
             found = re.search(r"at http://127\.0\.0\.1:(\d+)", line)
             port = int(found.group(1)) if found else None
         assert port, "the server never said where it listens"
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        proc.stderr.close()
+
+
+def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
+    """A real ``agentgym serve`` process, SIGKILLed between two steps."""
+    with server_process(["-m", "agentgym", "serve", "agentgym/ToolUse-v0", "--backend", "local", "--port", "0",
+                         "--log-level", "info"]) as (proc, port):
         remote = RemoteEnv(f"http://127.0.0.1:{port}", token=TOKEN, step_timeout=30)
         remote.reset(seed=0)
         remote.step("help")
@@ -66,11 +81,6 @@ def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
         with pytest.raises(ServerUnreachable):
             remote.reset(seed=1)  # a new connection to a dead server: still typed, still bounded
         remote.close()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        proc.stderr.close()
 
 
 def test_vanished_clients_sandboxes_are_closed_within_the_idle_timeout():
@@ -358,19 +368,7 @@ def test_a_server_with_a_call_that_never_returns_still_exits_on_sigint():
     """The abandoned thread must not hold the process: a `ThreadPoolExecutor`'s workers are
     joined at interpreter exit, so before, the server lived until the hung call returned."""
     here = os.path.dirname(os.path.abspath(__file__))
-    env = {**os.environ, "AGENTGYM_SERVE_TOKEN": TOKEN, "PYTHONPATH": ROOT}
-    proc = subprocess.Popen([sys.executable, "-c", SERVE_A_HANGING_ENV, here, os.path.join(ROOT, "tests")], env=env,
-                            cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
-    try:
-        port = None
-        deadline = time.monotonic() + 60
-        while port is None and time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            assert line or proc.poll() is None, "the server exited before serving"
-            found = re.search(r"at http://127\.0\.0\.1:(\d+)", line)
-            port = int(found.group(1)) if found else None
-        assert port, "the server never said where it listens"
+    with server_process(["-c", SERVE_A_HANGING_ENV, here, os.path.join(ROOT, "tests")]) as (proc, port):
         remote = RemoteEnv(f"http://127.0.0.1:{port}", token=TOKEN, step_timeout=30)
         remote.reset(seed=0)
         with pytest.raises(RemoteCallTimeout):
@@ -378,8 +376,19 @@ def test_a_server_with_a_call_that_never_returns_still_exits_on_sigint():
         remote.close()
         os.killpg(proc.pid, signal.SIGINT)
         proc.wait(timeout=20)  # the hung call would return only after 120 s
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        proc.stderr.close()
+
+
+def test_workers_replace_an_abandoned_thread_and_never_run_a_job_given_up_in_the_queue():
+    from agentgym.serve.sessions import Workers
+
+    workers, gate, ran = Workers(1), threading.Event(), []
+    stuck = workers.submit(gate.wait, 30)
+    queued = workers.submit(ran.append, "queued")
+    wait_until(lambda: stuck.future.running(), 5, "the first job running")
+    assert workers.abandon(queued) is False and queued.future.cancelled()  # never started: it never will
+    assert workers.abandon(stuck) is True and workers.hung == 1
+    assert workers.submit(ran.append, "after").future.result(timeout=5) is None  # a fresh thread serves
+    gate.set()
+    wait_until(lambda: workers.hung == 0, 5, "the abandoned call returned")
+    assert ran == ["after"] and stuck.future.result(timeout=1) is True
+    workers.shutdown()
