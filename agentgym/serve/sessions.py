@@ -64,9 +64,10 @@ class RequestError(Exception):
 
 
 class CapacityReached(RequestError):
-    def __init__(self, open_sessions: int, limit: int) -> None:
-        super().__init__(f"the server holds its limit of {limit} open sessions; retry later or raise --max-sessions",
-                         "CAPACITY_REACHED")
+    def __init__(self, open_sessions: int, limit: int, hung: int = 0) -> None:
+        held = f" ({hung} held by env calls past the call timeout that have not returned)" if hung else ""
+        super().__init__(f"the server holds its limit of {limit} open sessions{held}; retry later or raise "
+                         "--max-sessions", "CAPACITY_REACHED")
         self.open_sessions, self.limit = open_sessions, limit
 
 
@@ -347,7 +348,7 @@ class SessionTable:
 
     async def open(self, principal: str, endpoint: EnvEndpoint, kind: str) -> Session:
         if len(self._sessions) + self.hung >= self.max_sessions:
-            raise CapacityReached(len(self._sessions) + self.hung, self.max_sessions)
+            raise CapacityReached(len(self._sessions) + self.hung, self.max_sessions, self.hung)
         session = Session(principal=principal, endpoint=endpoint, kind=kind)
         self._sessions[session.id] = session  # reserved before the first await: the limit holds under races
         self.opened += 1

@@ -282,7 +282,7 @@ def test_calls_that_never_return_hold_their_slots_and_never_starve_the_server():
                 with pytest.raises(RemoteCallTimeout):
                     env.step("hang")
             except ServerUnreachable as full:  # every slot held by a hung call
-                assert i >= 3 and "full" in str(full)
+                assert i >= 3 and "full" in str(full) and "3 held by env calls past the call timeout" in str(full)
             assert time.monotonic() - started < 0.5 + 3
             env.close()
         assert srv.table.hung == 3 and len(srv.table) == 0
