@@ -4,16 +4,18 @@ What both families do the same way lives here: the verdict asked of the sandbox'
 refusal grounded in what the agent saw (a refusal passes only when the agent read, as they are
 now, the records that forbid the request: a blind "I cannot" fails), another actor's drift as
 the fault hook, and the menu's head (the oracle's next action, finishing as done, refusing).
-A family supplies its world's sandbox module (``setup``, ``verify``, ``drift`` ...), what the
-agent has seen (``_seen``: record key -> version), and its part of the menu.
+A family supplies its task set, its world's sandbox module (``setup``, ``verify``, ``drift``
+...), what the agent has seen (``_seen``: record key -> version), and its part of the menu.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym.actions import render_call
 from agentgym.core import AgentEnv, menu_of
+from agentgym.world.tasks import WorldTasks
 
 __all__ = ["WorldEnv"]
 
@@ -25,12 +27,22 @@ class WorldEnv(AgentEnv):
     ``grounded``). Subclasses call ``super()._reset_tracking()`` from their own.
     """
 
+    task_set: ClassVar[type[WorldTasks]]
+    """The family's task set (`agentgym.world.tasks.WorldTasks`); one instance per class, built at first use."""
     world_module: ClassVar[str] = ""
     """The sandbox module whose ``verify(answer, value)`` and ``drift(pick, ...)`` the kit calls."""
     done_answer: ClassVar[str] = "Done."
     """The menu's answer for a request carried out."""
     refusal_answer: ClassVar[str] = "I cannot do that."
     """The menu's answer for a request the rules forbid."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)  # split, backend, tiers, the family's group filter, ...: see AgentEnv
+        self._reset_tracking()
+
+    @classmethod
+    def _taskset(cls) -> WorldTasks:
+        return _task_set(cls.task_set)
 
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> the version the agent last saw
@@ -85,3 +97,8 @@ class WorldEnv(AgentEnv):
     def _admissible(self) -> list[str]:
         head = [self.reference_action(), self.finish_action(self.done_answer), self.finish_action(self.refusal_answer)]
         return menu_of(head + self._answer_menu(), self._world_menu())
+
+
+@lru_cache(maxsize=None)
+def _task_set(task_set: type[WorldTasks]) -> WorldTasks:
+    return task_set()

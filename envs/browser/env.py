@@ -8,7 +8,6 @@ state-aware oracle whose next action each reply carries.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
@@ -17,7 +16,7 @@ from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
 from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
-from agentgym.tasks import Task, TaskSet
+from agentgym.tasks import Task
 from agentgym.world.env import WorldEnv
 
 __all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "DONE_ANSWER", "REFUSAL_ANSWER"]
@@ -80,6 +79,7 @@ class BrowserEnv(WorldEnv):
     family: ClassVar[str] = "browser"
     image: ClassVar[str] = "agentgym/browser:latest"
     sandbox_modules = MODULES
+    task_set = BrowserTasks
     actions: ClassVar[BrowserActions] = BrowserActions()
     world_module = MODULE
     done_answer = DONE_ANSWER
@@ -96,13 +96,8 @@ class BrowserEnv(WorldEnv):
             self.image = CHROMIUM_IMAGE
             self.sandbox_modules, self.sandbox_services = CHROME_MODULES, ((CHROME_MODULE, "start"),)
         self._module = self.world_module = CHROME_MODULE if browser == "chromium" else MODULE
-        self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks
-    @classmethod
-    def _taskset(cls) -> TaskSet:
-        return _all_tasks()
-
     def _on_sandbox_start(self) -> None:
         if self.browser == "chromium":  # launched once per sandbox (a service): it survives resets
             self.chromium = self.services[f"{CHROME_MODULE}.start"]
@@ -223,8 +218,3 @@ class BrowserEnv(WorldEnv):
 
 def _json(text: str) -> str:
     return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
-
-
-@lru_cache(maxsize=1)
-def _all_tasks() -> BrowserTasks:
-    return BrowserTasks()

@@ -9,7 +9,6 @@ oracle.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym import events as ev
@@ -19,7 +18,7 @@ from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
-from agentgym.tasks import Task, TaskSet
+from agentgym.tasks import Task
 from agentgym.world.env import WorldEnv
 
 __all__ = ["ToolUseEnv", "ENGINE_MODULE"]
@@ -79,19 +78,15 @@ class ToolUseEnv(WorldEnv):
     family: ClassVar[str] = "tooluse"
     image: ClassVar[str] = "agentgym/tooluse:latest"
     sandbox_modules = MODULES
+    task_set = ToolUseTasks
     world_module = ENGINE_MODULE
     done_answer = DONE_ANSWER
     refusal_answer = REFUSAL_ANSWER
 
     def __init__(self, *, domains: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(domains=domains, **kwargs)  # split, backend, tiers, ...: see AgentEnv
-        self._reset_tracking()
 
     # ------------------------------------------------------------------ family hooks
-    @classmethod
-    def _taskset(cls) -> TaskSet:
-        return _all_tasks()
-
     def _setup_task(self, task: Task) -> str:
         self._reset_tracking()
         meta = task.meta
@@ -294,8 +289,3 @@ class ToolUseEnv(WorldEnv):
                 idx = int(name.split(":")[1])
                 state[name] = bool(progress[idx])
         return ev.subtask_changes(self._subtasks, state)
-
-
-@lru_cache(maxsize=1)
-def _all_tasks() -> ToolUseTasks:
-    return ToolUseTasks()
