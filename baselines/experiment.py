@@ -338,8 +338,9 @@ def run_experiment(args: Any) -> int:
     control_seconds = time.perf_counter() - control_started
 
     # ---------------------------------------------------------------- report
-    # the grid's env steps (over its wall time: the rate all workers reached together)
-    train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values())
+    # the env steps trained now (over the wall time: the rate all workers reached together; a run
+    # --resume found finished took no time)
+    train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values() if not s.get("skipped"))
     timing = {"train_seconds": train_seconds, "train_env_steps": train_env_steps, "eval_seconds": eval_seconds, "probe_seconds": probe_seconds,
               "control_seconds": control_seconds, "total_seconds": time.perf_counter() - started}
     timing_path = out / "timing.json"

@@ -50,7 +50,7 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     """Train one policy with ``args.schedule``; returns its training summary (also in summary.json)."""
     run = start_run(args, run_name)
     if run.finished is not None:
-        return run.finished  # --resume never retrains a finished run
+        return {**run.finished, "skipped": True}  # --resume never retrains a finished run
     schedule, env_fns = make_envs(args)
     policy, optimizer = make_policy(args, run)
     rng = np.random.default_rng(args.seed + run.update)  # the PPO update's minibatch order

@@ -63,7 +63,7 @@ def test_resume_continues_a_run_and_skips_a_finished_one(tmp_path: Path) -> None
     ckpt = Path(resumed["checkpoint"])
     written = ckpt.stat().st_mtime_ns
     again = train(_args(tmp_path, resume=True), "run")  # finished: returned from summary.json, nothing retrained
-    assert ckpt.stat().st_mtime_ns == written and again == json.loads(json.dumps(resumed))
+    assert ckpt.stat().st_mtime_ns == written and again == {**json.loads(json.dumps(resumed)), "skipped": True}
 
 
 def test_the_command_line_module_trains_with_the_same_function() -> None:
