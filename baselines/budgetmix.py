@@ -47,7 +47,7 @@ class Args(PPOConfig):
     """folder for runs, checkpoints, TensorBoard logs and the report"""
     seed: int = 1
     """seed of a single --schedule run (envs, policy, sampling)"""
-    seeds: str = "1,2,3,4,5"
+    seeds: str = "17,18,19,20,21,22,23,24"
     """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
@@ -93,7 +93,7 @@ class Args(PPOConfig):
     """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
 
     # the algorithm
-    total_env_steps: int = 3200
+    total_env_steps: int = 8000
     """environment steps per training run (equal across the compared schedules and seeds)"""
     num_envs: int = 8
     """envs stepped together (one batched forward scores all their menus)"""
@@ -113,8 +113,8 @@ class Args(PPOConfig):
     """environment steps collected (whole episodes) per PPO update"""
     learning_rate: float = 3e-3
     """Adam learning rate"""
-    recovery_start_patch: str = "wrong"
-    """the start-state curriculum's first patch: wrong (the oracle's fix excluded; starts after its test) or any (a blind pick; may also start right after the patch, untested)"""
+    recovery_start_patch: str = "right:0.5"
+    """the start-state curriculum's first patch: right:P (the reference fix in a share P of the forced starts, a wrong patch in the rest; both then tested, so pass -> submit and fail -> revert are both trained), wrong (a wrong patch only) or any (a blind pick; may also start right after the patch, untested)"""
     head_lr_scale: float = 1.0
     """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
     anneal_lr: bool = True
