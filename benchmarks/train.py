@@ -50,7 +50,7 @@ trainer that cost nothing could not pass on this machine.
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 
 ``--grid SxN`` (default ``3x2``: the first S schedules of the experiment, fixed-T3, fixed-T12 and
-BudgetMix, times N seeds, ``--steps`` each) measures the whole grid as the experiment trains it
+BudgetMix, times N seeds, ``--grid-steps`` each, default 2,048) measures the whole grid as the experiment trains it
 (`baselines.experiment.train_all`): ``grid_env_steps_per_s`` is the grid's env steps per wall
 second, run by run interleaved in these configurations, each ``--grid-repeats`` times:
 
@@ -330,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow", default="", help="P:S: a step sleeps S seconds with probability P (straggler test)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--grid", default="3x2", help="SxN: the grid benchmark over S schedules x N seeds (empty: skip)")
-    parser.add_argument("--grid-steps", type=int, default=1024, help="env steps per run of the grid benchmark")
-    parser.add_argument("--grid-repeats", type=int, default=1, help="passes over each grid configuration")
+    parser.add_argument("--grid-steps", type=int, default=2048,
+                        help="env steps per run of the grid benchmark (shorter runs measure sandbox start-up more)")
+    parser.add_argument("--grid-repeats", type=int, default=2, help="passes over each grid configuration")
     parser.add_argument("--workers", type=int, default=0, help="processes of the grid benchmark (0: the cores)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="override an Args field of the preset (repeatable), e.g. --set env_threads=1")
