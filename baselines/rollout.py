@@ -283,7 +283,8 @@ class EpisodeCollector:
         """One batched forward over the menus of envs ``indices``: (action, features, index, logp, value) each."""
         t0 = time.perf_counter()
         encoded = [self.memories[i].encode(self._obs[i], self._info[i]) for i in indices]
-        choice, logprob, value = self.policy.act(stack_steps(encoded, self.max_actions), generator=self.generator)
+        batch = stack_steps(encoded, self.max_actions)
+        choice, logprob, value = self.policy.act(batch, generator=self.generator)
         self.stats["forward_seconds"] += time.perf_counter() - t0
         return [
             (enc.actions[c] if enc.actions else FALLBACK_ACTION, enc, int(c), float(lp), float(v))

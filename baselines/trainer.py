@@ -200,11 +200,12 @@ def start_run(args: Args, run_name: str) -> Run:
 def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
     """The budget schedule, and one env thunk per env (the env ids taken in turn), all sampling T from it."""
     schedule = parse_schedule(args.schedule, ramp=args.curriculum_ramp)
+    budget = schedule.budget_arg()
     env_ids = _env_ids(args)
     env_fns = [
         make_env(
             env_ids[i % len(env_ids)],
-            schedule.budget_arg(),
+            budget,
             backend=args.backend,
             process_reward=args.process_reward,
             faults=args.train_faults,
