@@ -33,6 +33,28 @@ def test_run_jobs_returns_results_in_job_order_from_several_processes() -> None:
     assert [r[0] for r in run_jobs(_slow_square, [(x,) for x in range(4)], workers=1)] == [0, 1, 4, 9]
 
 
+def test_run_jobs_spawns_when_another_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork is unsafe once this process has a second thread: the pool is spawned, same results."""
+    import multiprocessing
+    import threading
+
+    import baselines.grid as grid
+
+    methods: list[str] = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr(grid.mp, "get_context", lambda method: methods.append(method) or real(method))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        results = run_jobs(_slow_square, [(x,) for x in range(3)], workers=2)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert [r[0] for r in results] == [0, 1, 4] and os.getpid() not in {r[1] for r in results}
+    assert methods == ["spawn"]
+
+
 @pytest.mark.parametrize("kwargs, match", [({"executor": "slurm"}, "executor='slurm'"), ({"workers": 0}, "workers=0")])
 def test_run_jobs_refuses_bad_settings(kwargs: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
