@@ -27,6 +27,7 @@ import inspect
 import json
 import sys
 from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentgym.errors import ConfigError
@@ -34,7 +35,7 @@ from baselines.experiment import run_experiment
 from baselines.ppo import PPOConfig
 from baselines.trainer import make_env, train
 
-__all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "main"]
+__all__ = ["Args", "PRESETS", "make_env", "train", "parse_args", "with_overrides", "main"]
 
 
 @dataclass
@@ -244,6 +245,26 @@ def _field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+def _converter(field: dataclasses.Field) -> Callable[[str], Any]:
+    """How a field's text on the command line becomes its value (a bool: 1, true or yes)."""
+    kind = str(field.type)
+    if kind == "bool":
+        return lambda text: text.lower() in ("1", "true", "yes")
+    return {"int": int, "float": float}.get(kind, str)
+
+
+def with_overrides(args: Args, overrides: Iterable[str]) -> Args:
+    """``args`` with ``FIELD=VALUE`` overrides (the benchmarks' ``--set``), each converted by its field's type."""
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    values: dict[str, Any] = {}
+    for item in overrides:
+        name, _, text = item.partition("=")
+        if name not in fields:
+            raise ConfigError(f"--set {item!r}: no Args field {name!r}")
+        values[name] = _converter(fields[name])(text)
+    return dataclasses.replace(args, **values)
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """`Args` from the command line: ``--field-name VALUE`` per field, ``--full``/``--smoke`` presets."""
     parser = argparse.ArgumentParser(prog="python -m baselines.budgetmix", description=__doc__.split("\n\n")[0])
@@ -253,8 +274,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
         if f.type in (bool, "bool"):
             parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
         else:
-            kind = {"int": int, "float": float}.get(str(f.type), str)
-            parser.add_argument(flag, dest=f.name, type=kind, default=None, help=docs.get(f.name))
+            parser.add_argument(flag, dest=f.name, type=_converter(f), default=None, help=docs.get(f.name))
     parser.add_argument("--full", dest="preset", action="store_const", const="full", help="the large GPU preset")
     parser.add_argument("--smoke", dest="preset", action="store_const", const="smoke", help="a seconds-long run")
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}

@@ -85,12 +85,14 @@ def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: in
 def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
               faults: str | None = None, env_kwargs: dict[str, Any] | None = None, report: bool = False) -> Any:
     from agentgym.eval import evaluate
+    from baselines.grid import in_parallel
 
     env_id = [e for e in args.env_ids.split(",") if e][0]
     env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
     return evaluate(
         env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
-        seed=0, out=out, sandbox=args.backend, progress=args.progress and args.workers <= 1 and args.executor == "local", report=report,
+        seed=0, out=out, sandbox=args.backend, progress=args.progress and not in_parallel(args.workers, args.executor),
+        report=report,
         env_kwargs=env_kwargs,
     )
 
@@ -148,35 +150,27 @@ def _eval_job(args: Any, name: str, agent: Any, out: Path, task_lists: dict[str,
     return evaluate_agent(args, name, agent, out, task_lists), os.getpid(), process_cache().stats()
 
 
-def _bar(args: Any, total: int, desc: str, unit: str) -> Any:
-    if not args.progress:
-        return None
-    from tqdm import tqdm
-
-    tqdm.monitor_interval = 0  # no monitor thread: a thread would make the next fork unsafe
-    return tqdm(total=total, desc=desc, unit=unit)
-
-
 def train_all(args: Any, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
     """Train every (schedule, seed) run at equal env steps, in ``args.workers`` processes or Ray
     tasks (`baselines.grid`); returns summary per schedule and seed."""
-    from baselines.grid import land_checkpoint, run_jobs, train_job
+    from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
+    from baselines.trainer import progress_bar
 
     runs = [(name, spec, seed) for seed in seeds for name, spec in schedules.items()]
-    parallel = args.workers > 1 or args.executor == "ray"
+    parallel = in_parallel(args.workers, args.executor)
     print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules x {len(seeds)} seeds) for "
           f"{args.total_env_steps} env steps each, {args.collect_mode} collection, "
-          f"{args.workers} {'Ray CPUs' if args.executor == 'ray' else 'processes'}", flush=True)
+          f"{describe(args.workers, args.executor)}", flush=True)
     jobs = [(dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel),
              f"{name}-s{seed}", args.executor == "ray") for name, spec, seed in runs]
-    bar = _bar(args, len(runs) * args.total_env_steps, "training", "step") if parallel else None
+    # one bar for the grid when the runs' own bars are off (they run in other processes)
+    bar = progress_bar(args)(total=len(runs) * args.total_env_steps, desc="training", unit="step", disable=not parallel)
     training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
 
     def done(i: int, summary: dict[str, Any]) -> None:
         name, _, seed = runs[i]
         training[name][seed] = land_checkpoint(summary)
-        if bar is not None:
-            bar.update(summary["env_steps"])
+        bar.update(summary["env_steps"])
         print(f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
               f"train success {summary['final_train_success']:.2f}", flush=True)
 
@@ -184,8 +178,7 @@ def train_all(args: Any, schedules: dict[str, str], seeds: list[int]) -> dict[st
         run_jobs(train_job, jobs, workers=args.workers, executor=args.executor, on_done=done,
                  ray_address=args.ray_address or None)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     return {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
 
 
@@ -200,15 +193,15 @@ def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: 
     """
     from agentgym.envs.coding.result_cache import process_cache
     from baselines.grid import run_jobs
+    from baselines.trainer import progress_bar
 
     baseline = process_cache().stats()  # forked workers start from the parent's counts
     latest: dict[int, dict[str, dict[str, int]]] = {}  # per worker pid: its cumulative counts
-    bar = _bar(args, len(jobs), "evaluating", "agent")
+    bar = progress_bar(args)(total=len(jobs), desc="evaluating", unit="agent")
 
     def done(i: int, result: tuple[dict[str, Any], int, dict[str, dict[str, int]]]) -> None:
         latest[result[1]] = result[2]
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
         print(f"[budgetmix] evaluated {jobs[i][0]} ({result[0]['seconds']:.0f} s)", flush=True)
 
     try:
@@ -216,8 +209,7 @@ def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: 
                            workers=args.workers, executor=args.executor, on_done=done,
                            ray_address=args.ray_address or None)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     # a Ray worker's pid may repeat on another machine: counts are summed per (pid), best effort there
     totals = {kind: {c: sum(w[kind][c] - baseline[kind][c] for w in latest.values()) for c in ("hits", "misses")}
               for kind in baseline}
@@ -237,6 +229,7 @@ def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any
 def run_experiment(args: Any) -> int:
     """Train (`train_all`), evaluate (`evaluate_all`) and report; returns the exit code."""
     from baselines.agent import PolicyAgent, load_policy
+    from baselines.grid import describe
     from baselines.report import write_report
 
     from agentgym.agents import RandomAgent
@@ -299,8 +292,7 @@ def run_experiment(args: Any) -> int:
             agents["ref:budgetmix-pick+loop"] = pick_loop_agents(agents["budgetmix"], args.pick_loop_seeds)
     eval_started = time.perf_counter()
     print(f"[budgetmix] evaluating {sum(map(len, agents.values()))} agents on {len(task_lists['primary'])} "
-          f"{args.eval_split} tasks over T={args.eval_ts} in {args.workers} "
-          f"{'Ray CPUs' if args.executor == 'ray' else 'processes'}", flush=True)
+          f"{args.eval_split} tasks over T={args.eval_ts} in {describe(args.workers, args.executor)}", flush=True)
     # seed-major order, so that every worker's cache meets each task early
     order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
              if seed in agents[name]]
@@ -340,9 +332,11 @@ def run_experiment(args: Any) -> int:
     # ---------------------------------------------------------------- report
     # the env steps trained now (over the wall time: the rate all workers reached together; a run
     # --resume found finished took no time)
-    train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values() if not s.get("skipped"))
-    timing = {"train_seconds": train_seconds, "train_env_steps": train_env_steps, "eval_seconds": eval_seconds, "probe_seconds": probe_seconds,
-              "control_seconds": control_seconds, "total_seconds": time.perf_counter() - started}
+    train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values()
+                          if not s.get("skipped"))
+    timing = {"train_seconds": train_seconds, "train_env_steps": train_env_steps, "eval_seconds": eval_seconds,
+              "probe_seconds": probe_seconds, "control_seconds": control_seconds,
+              "total_seconds": time.perf_counter() - started}
     timing_path = out / "timing.json"
     if args.resume and timing_path.exists():
         # a resumed experiment reports the time of all its sessions together

@@ -29,7 +29,7 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 
-__all__ = ["EXECUTORS", "default_workers", "run_jobs", "train_job"]
+__all__ = ["EXECUTORS", "default_workers", "describe", "in_parallel", "run_jobs", "train_job", "land_checkpoint"]
 
 EXECUTORS = ("local", "ray")
 
@@ -40,6 +40,16 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def in_parallel(workers: int, executor: str) -> bool:
+    """Whether jobs run outside this process (then their own progress bars are off)."""
+    return workers > 1 or executor == "ray"
+
+
+def describe(workers: int, executor: str) -> str:
+    """``2 worker processes`` or ``2 Ray CPUs``: where the jobs run, for progress lines and reports."""
+    return f"{workers} {'Ray CPUs' if executor == 'ray' else 'worker processes'}"
 
 
 def _call(item: tuple[int, Callable[..., Any], tuple[Any, ...]]) -> tuple[int, Any]:

@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from baselines.contrasts import Agent, cells_from_records, contrast_table, named_contrasts, success_at  # noqa: E402
 from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
                                  right_first_failures)
+from baselines.grid import describe  # noqa: E402
 
 __all__ = ["write_report", "success_table"]
 
@@ -229,7 +230,7 @@ def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cac
         "",
         (f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
          f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
-         f"{args.workers} {'Ray CPUs' if args.executor == 'ray' else 'worker processes'}); "
+         f"{describe(args.workers, args.executor)}); "
          if timing.get("train_env_steps") else "")
         + f"per run, over all runs: {total_steps / max(train_s, 1e-9):.0f} env steps/s (rollout and update together). "
         f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "

@@ -164,7 +164,7 @@ class Run:
 
     def start_clock(self, args: Args) -> None:
         """The progress bar, the result cache's counts and the clock, from this session's first step."""
-        self.bar = _progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step",
+        self.bar = progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step",
                                        disable=not args.progress)
         self.cache_before = _cache_stats()
         self.start_time, self.start_step = time.perf_counter(), self.global_step
@@ -379,13 +379,13 @@ def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, i
     return out
 
 
-def _progress_bar(args: Args) -> Callable[..., Any]:
+def progress_bar(args: Args) -> Callable[..., Any]:
     """tqdm, or a bar that shows nothing without ``--progress`` (tqdm need not be installed: the GPU machine lacks it)."""
     if not args.progress:
         return _NoBar
     from tqdm import tqdm
 
-    tqdm.monitor_interval = 0  # no monitor thread: the experiment forks its evaluation workers later
+    tqdm.monitor_interval = 0  # no monitor thread: the experiment forks its worker processes later
     return tqdm
 
 

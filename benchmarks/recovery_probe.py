@@ -36,22 +36,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from baselines.budgetmix import PRESETS, Args, train  # noqa: E402
+from agentgym.errors import ConfigError  # noqa: E402
+from baselines.budgetmix import PRESETS, Args, train, with_overrides  # noqa: E402
 from baselines.decisions import RATES, decision_rates, decision_stats  # noqa: E402
 
 CODING = "agentgym/Coding-v0"
 
 
-def _value(field: dataclasses.Field, text: str) -> Any:
-    kind = str(field.type)
-    if kind == "bool":
-        return text.lower() in ("1", "true", "yes")
-    return {"int": int, "float": float}.get(kind, str)(text)
-
-
 def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list[str]) -> Args:
     """The quick preset's `Args` for one schedule, with ``--set FIELD=VALUE`` overrides."""
-    fields = {f.name: f for f in dataclasses.fields(Args)}
     args = Args(**{**PRESETS["quick"], "preset": "quick"})
     base: dict[str, Any] = dict(schedule=schedule, total_env_steps=steps, track=False, progress=False, out=out,
                                 eval_ts=ts, eval_ks="1", eval_split2="", eval_multi_tasks=0, eval_faults="",
@@ -62,12 +55,10 @@ def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list
         # the positive control's own trainer settings (`run_control`)
         base.update(env_ids=CONTROL_ENV, backend="local", dim=64, hidden=64, collect_mode="async", env_threads=1,
                     eval_split="test", eval_tier="", result_cache=False)
-    for item in sets:
-        name, _, text = item.partition("=")
-        if name not in fields:
-            raise SystemExit(f"--set {item!r}: no Args field {name!r}")
-        base[name] = _value(fields[name], text)
-    return dataclasses.replace(args, **base)
+    try:
+        return with_overrides(dataclasses.replace(args, **base), sets)
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def task_list(args: Args, env: str) -> list[str]:

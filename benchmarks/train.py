@@ -81,7 +81,8 @@ import numpy as np  # noqa: E402
 
 import baselines.trainer as trainer  # noqa: E402
 from agentgym.envs.coding.result_cache import DiskStore  # noqa: E402
-from baselines.budgetmix import Args, PRESETS, train  # noqa: E402
+from agentgym.errors import ConfigError  # noqa: E402
+from baselines.budgetmix import PRESETS, Args, train, with_overrides  # noqa: E402
 
 
 class SlowSteps(gym.Wrapper):
@@ -340,15 +341,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="also measure single runs per configuration (--configs)")
     opts = parser.parse_args(argv)
 
-    fields = {f.name: f for f in dataclasses.fields(Args)}
-    overrides = {}
-    for item in opts.set:
-        key, _, value = item.partition("=")
-        if key not in fields:
-            raise SystemExit(f"--set {item!r}: {key!r} is not an Args field")
-        kind = {"int": int, "float": float, "bool": lambda v: v.lower() in ("1", "true", "yes")}.get(str(fields[key].type), str)
-        overrides[key] = kind(value)
-    base = Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers, **overrides})
+    try:
+        base = with_overrides(Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers}), opts.set)
+    except ConfigError as exc:
+        raise SystemExit(str(exc)) from None
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend, train_tasks=opts.train_tasks)
     slow = tuple(float(x) for x in opts.slow.split(":")) if opts.slow else None
     preset = f"{base.collect_mode}@{base.test_timeout:g}"
