@@ -29,11 +29,20 @@ import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
 from agentgym.errors import ConfigError
+from agentgym.registration import ENTRY_POINT, register_envs
+from agentgym.remote import make_remote
+from agentgym.wrappers import (
+    CostTracker,
+    FailureLabeler,
+    NumericView,
+    ProcessReward,
+    ToolFailureInjector,
+    apply_budget,
+    parse_faults,
+)
+from agentgym.wrappers.budget import TimeLimitGuard
 
 __all__ = ["make", "wrap", "make_registered", "ENTRY_POINT"]
-
-ENTRY_POINT = "agentgym.make:make_registered"
-"""The gymnasium entry point of every agentgym id (see `agentgym.registration`)."""
 
 
 def _options(value: Any, name: str, scalar: str | None = None) -> dict[str, Any] | None:
@@ -60,16 +69,6 @@ def wrap(
     numeric: bool | Mapping[str, Any] | None = None,
 ) -> gym.Env:
     """Stack the agentgym wrappers around ``env`` in the module's order; options default off."""
-    from agentgym.wrappers import (
-        CostTracker,
-        FailureLabeler,
-        NumericView,
-        ProcessReward,
-        ToolFailureInjector,
-        apply_budget,
-        parse_faults,
-    )
-
     if faults is not None and faults != "":
         kwargs = parse_faults(faults) if isinstance(faults, str) else _options(faults, "faults")
         env = ToolFailureInjector(env, **(kwargs or {}))
@@ -106,11 +105,7 @@ def make_registered(
     function returns, with a message naming ``budget=``. ``remote=URL`` returns an
     `agentgym.remote.RemoteEnv` for the env an ``agentgym serve`` process built.
     """
-    from agentgym.wrappers.budget import TimeLimitGuard
-
     if remote is not None:  # served by `agentgym serve`: the server built the env and its wrappers
-        from agentgym.remote import make_remote
-
         options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost,
                        numeric=numeric)
         return make_remote(remote, family_entry_point, options, env_kwargs)
@@ -141,8 +136,7 @@ def make(
     `NumericView` kwargs. Other kwargs go to the env (``split``, ``backend``, ...). For agentgym
     ids the options travel through ``gym.make``, so ``env.spec`` rebuilds the same stack.
     """
-    import agentgym  # noqa: F401  (registers the agentgym/* ids)
-
+    register_envs()
     if ":" in env_id:  # gymnasium's "module:id" form: import the module, which registers the id
         module, _, env_id = env_id.partition(":")
         importlib.import_module(module)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-__all__ = ["ENV_IDS", "register_envs", "task_ids"]
+__all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids"]
+
+ENTRY_POINT = "agentgym.make:make_registered"
+"""The gymnasium entry point of every agentgym id: it builds the family and stacks the wrappers."""
 
 ENV_IDS = {
     "agentgym/Coding-v0": "agentgym.envs.coding:CodingEnv",
@@ -32,8 +35,6 @@ def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
 
 def register_envs() -> None:
     """Register the ids once per process (gymnasium warns on re-registration)."""
-    from agentgym.make import ENTRY_POINT
-
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in gym.registry:
             gym.register(

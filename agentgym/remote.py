@@ -31,9 +31,10 @@ from gymnasium.error import ResetNeeded
 
 from agentgym.errors import (ConfigError, RemoteAuthError, RemoteCallTimeout, RemoteError, RemoteInfrastructureError,
                              ServerUnreachable)
-from agentgym.serve.auth import client_token
-from agentgym.serve.codec import from_json, space_from_json, to_json
-from agentgym.serve.sessions import CALL_TIMEOUT
+from agentgym.wire.auth import client_token
+from agentgym.wire.codec import from_json, space_from_json, to_json
+from agentgym.wire.protocol import CALL_TIMEOUT
+from agentgym.registration import ENV_IDS
 
 __all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteCallTimeout", "RemoteAuthError",
            "RemoteError"]
@@ -248,8 +249,6 @@ def make_remote(remote: str, family_entry_point: str, options: dict[str, Any], e
     The server fixes the env kwargs and the wrapper stack (``agentgym serve ID --kwargs ...``), so
     wrapper options and env kwargs here are refused rather than silently ignored.
     """
-    from agentgym.registration import ENV_IDS
-
     set_options = sorted(k for k, v in options.items() if v not in (None, False))
     other = sorted(set(env_kwargs) - set(_CLIENT_KWARGS))
     if set_options or other:

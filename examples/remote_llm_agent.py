@@ -25,7 +25,7 @@ import gymnasium as gym
 
 import agentgym  # noqa: F401  (registers the ids gym.make resolves)
 from agentgym.agents import OpenAIChatAgent
-from agentgym.serve.auth import client_token
+from agentgym.wire.auth import client_token
 
 
 class HttpEpisode:

@@ -21,7 +21,7 @@ import os
 from typing import Any
 
 from agentgym.agents.http import post_json
-from agentgym.serve.auth import client_token
+from agentgym.wire.auth import client_token
 
 SYSTEM = ("You are an agent solving a task through tools, one tool call per turn. Call `finish` when done; "
           "work not finished before the turns run out scores zero.")

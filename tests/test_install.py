@@ -16,6 +16,9 @@ EPISODES = r"""
 import importlib, json, sys, gymnasium as gym, agentgym
 from agentgym.agents import OracleAgent
 assert "site-packages" in agentgym.__file__, agentgym.__file__
+import os, agentgym.envs, agentgym.wrappers  # the source tree's symlinks become real folders in the wheel
+for pkg in (agentgym.envs, agentgym.wrappers):
+    assert not os.path.islink(os.path.dirname(pkg.__file__)), pkg.__file__
 out = {}
 skip = set(sys.argv[2].split(",")) - {""}
 for env_id in agentgym.ENV_IDS:

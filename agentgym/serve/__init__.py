@@ -4,8 +4,8 @@
   behind the token guard, and `ServeConfig`, its limits;
 - `agentgym.serve.sessions`: one env and sandbox per client session, the session table;
 - `agentgym.serve.mcp`: the MCP server (the official SDK), one env per MCP session;
-- `agentgym.serve.codec`: observations, infos, actions and spaces as JSON (shared with the client);
-- `agentgym.serve.auth`: tokens;
+- `agentgym.wire.codec`: observations, infos, actions and spaces as JSON (shared with the client);
+- `agentgym.wire.auth`: tokens;
 - `agentgym.serve.server`: `serve` (the command) and `ServerThread` (a loopback server in-process).
 
 The client is `agentgym.remote.RemoteEnv` (``gym.make(id, remote=URL)``). docs/serve.md has the

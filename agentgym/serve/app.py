@@ -11,7 +11,7 @@ also at the root (``/ws``), as OpenEnv's server lays them out:
   (or resets the one named by ``session_id``) and returns its id, so HTTP episodes are real;
 - ``/mcp``: the official MCP SDK's Streamable HTTP server (`agentgym.serve.mcp`).
 
-`Guard` sits in front of everything: the token (`agentgym.serve.auth`), the request size and
+`Guard` sits in front of everything: the token (`agentgym.wire.auth`), the request size and
 read deadline, and errors that never carry a stack trace or a token.
 """
 
@@ -32,9 +32,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from agentgym.serve.auth import Authenticator, normalize_origin
-from agentgym.serve.sessions import (CALL_TIMEOUT, CapacityReached, EnvEndpoint, RequestError, Session, SessionTable,
-                                     mcp_tools)
+from agentgym.serve.asgi import send_json
+from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
+from agentgym.wire.auth import Authenticator, normalize_origin
+from agentgym.wire.protocol import CALL_TIMEOUT
 
 __all__ = ["ServeConfig", "create_app", "Guard"]
 
@@ -102,7 +103,7 @@ class Guard:
         if scope["type"] == "http":
             length = headers.get(b"content-length")
             if length is not None and (not length.isdigit() or int(length) > self.config.max_request_bytes):
-                await _json(send, 413, {"error": f"request body over {self.config.max_request_bytes} bytes"})
+                await send_json(send, 413, {"error": f"request body over {self.config.max_request_bytes} bytes"})
                 return
             await self._http(scope, receive, send)
             return
@@ -127,7 +128,7 @@ class Guard:
             nonlocal answered
             if not started and not answered:
                 answered = True
-                await _json(send, status, {"error": error}, [(b"connection", b"close")])
+                await send_json(send, status, {"error": error}, [(b"connection", b"close")])
 
         async def bounded() -> Any:  # one deadline for the whole body: a byte at a time cannot extend it
             nonlocal seen
@@ -165,16 +166,8 @@ async def _deny(scope: Any, receive: Any, send: Any, status: int = 401,
         await receive()  # websocket.connect
         await send({"type": "websocket.close", "code": 1008, "reason": "refused"})  # the handshake gets a 403
         return
-    await _json(send, status, {"error": error},
+    await send_json(send, status, {"error": error},
                 [(b"www-authenticate", b'Bearer realm="agentgym"')] if status == 401 else None)
-
-
-async def _json(send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    """A whole JSON response, straight to ASGI ``send`` (for answers given before any route runs)."""
-    body = json.dumps(payload).encode()
-    await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]})
-    await send({"type": "http.response.body", "body": body})
 
 
 _HTTP_STATUS = {"VALIDATION_ERROR": 422, "INVALID_JSON": 400, "CAPACITY_REACHED": 503, "SESSION_ERROR": 404,

@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from agentgym.serve.app import _json
+from agentgym.serve.asgi import send_json
 from agentgym.serve.sessions import EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
 
 __all__ = ["McpEndpoint", "SESSION_HEADER"]
@@ -108,7 +108,7 @@ class McpEndpoint:
 
 
 async def _unsupported_version(scope: Any, receive: Any, send: Any) -> None:
-    await _json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
+    await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
         "code": types.UNSUPPORTED_PROTOCOL_VERSION if hasattr(types, "UNSUPPORTED_PROTOCOL_VERSION") else -32022,
         "message": "this server keeps one env per MCP session: use the initialize handshake",
         "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS)}}})

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from agentgym.serve.app import ServeConfig, create_app
-from agentgym.serve.auth import load_tokens
+from agentgym.wire.auth import load_tokens
 from agentgym.serve.sessions import EnvEndpoint
 
 __all__ = ["serve", "ServerThread", "uvicorn_config", "LOOPBACK"]

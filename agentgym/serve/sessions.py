@@ -34,7 +34,8 @@ import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
-from agentgym.serve.codec import from_json, space_to_json, to_json
+from agentgym.wire.codec import from_json, space_to_json, to_json
+from agentgym.wire.protocol import CALL_TIMEOUT
 
 __all__ = ["EnvEndpoint", "Session", "SessionTable", "Workers", "RequestError", "CapacityReached", "mcp_tools",
            "tool_action", "RESERVED_TOOLS"]
@@ -42,8 +43,6 @@ __all__ = ["EnvEndpoint", "Session", "SessionTable", "Workers", "RequestError", 
 log = logging.getLogger("agentgym.serve")
 
 RESERVED_TOOLS = ("reset", "finish", "act")
-CALL_TIMEOUT = "CallTimeout"
-"""The ``error_type`` of an env call past the server's deadline (the client's `RemoteCallTimeout`)."""
 
 
 class RequestError(Exception):

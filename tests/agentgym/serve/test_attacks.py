@@ -14,7 +14,7 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from agentgym.serve.auth import Authenticator
+from agentgym.wire.auth import Authenticator
 
 from serve_helpers import OTHER_TOKEN, TOKEN, TOY_ID, healthy, http, rpc, start, ws
 

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 import agentgym
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.remote import RemoteAuthError, RemoteEnv, ServerUnreachable
-from agentgym.serve.codec import from_json, space_from_json, space_to_json, to_json
+from agentgym.wire.codec import from_json, space_from_json, space_to_json, to_json
 
 from serve_helpers import IDS, LOCAL_IDS, OTHER_TOKEN, TOKEN, TOY_ID, backend_for, start
 
