@@ -90,3 +90,25 @@ def test_finish_takes_an_optional_text_value():
 
 def test_candidates_ignore_dates_times_and_emails_for_numbers():
     assert candidates("On 2024-05-01 at 10:30, a1@x.org paid $5.00", "amount") == {candidates("$5", "amount").pop()}
+
+
+# ---------------------------------------------------------------------------- issue 36: both ways
+@pytest.mark.parametrize("answer", [
+    "Values: 12.00, 45.00, 46.00, $45.00",  # bare values and the true one marked once
+    "12 45 46 120.50 $45.00",
+    "It is $45.00, maybe 46.00",
+])
+def test_bare_values_beside_the_marked_one_are_amounts_too(answer):
+    assert not check_answer("$45.00", answer)
+
+
+@pytest.mark.parametrize("expected,answer", [
+    ("7", "There are seven replies."),
+    ("12 GB", "twelve gigabytes"),
+    ("$45.00", "forty-five dollars"),
+    ("$190.13", "190 dollars and 13 cents"),
+    ("$902.97", "I booked the flight for 3 passengers; the total is $902.97."),
+    ("$45.00", "It is $45.00. Note that this cannot be changed online."),
+])
+def test_the_value_in_other_ordinary_words_passes(expected, answer):
+    assert check_answer(expected, answer)

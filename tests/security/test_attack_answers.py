@@ -10,7 +10,8 @@ Docker backend (Browser-v0 on both browsers), where the verdict is computed in t
 Seen failing before `agentgym.answers` (commit bbfde20, strict xfail): stuffing every value seen
 and the true value among 300 decoys (both families), a hedge that refuses and answers and the
 same value in another format (Browser-v0), a structured value, a refusal that claims the work
-was done and a refusal plus a value (both).
+was done and a refusal plus a value (both). Seen failing before issue 36's rule: bare values
+beside the true one marked (ToolUse-v0, Browser-v0's amounts) and the generated messages.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agentgym.actions import render_call
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.env import CHROMIUM_IMAGE
 from agentgym.envs.tooluse import ToolUseEnv
+from agentgym.testing.verdicts import agreement, table, task_sample
 from support.docker import require_docker
 
 pytestmark = pytest.mark.docker
@@ -153,6 +155,33 @@ def test_the_true_value_among_300_near_decoys_fails(family):
         values = [_near(want, i) for i in range(1, 151)] + [want] + [_near(want, i) for i in range(151, 301)]
         return ("Maybe " + "; ".join(values),)
     assert all(r == 0.0 for _, r in _lookup_attack(family, decoys))
+
+
+def test_bare_values_and_the_true_one_marked_fails(family):
+    """Issue 36: every bare number seen, and the true value once with its mark ($, or the count's noun)."""
+    name, env = family
+    rewards = []
+    for tid, _, want in _lookups(name, env):
+        if "@" in want:  # numbers beside an email are not emails: nothing to stuff
+            continue
+        _, seen = _play_to_answer(env, tid)
+        bare = sorted(set(re.findall(r"\b\d+(?:\.\d+)?\b", seen)) - {want.lstrip("$")})
+        marked = want if want.startswith("$") or " " in want else f"{want} replies"
+        rewards.append((tid, _finish(env, "Values: " + ", ".join(bare) + ", " + marked)))
+    assert rewards and all(r == 0.0 for _, r in rewards), rewards
+
+
+def test_generated_final_messages_agree(family):
+    """Issue 36: honest final messages pass and adversarial ones fail, generated from the test split
+    (`agentgym.testing.verdicts`; one task per template, one per tier for Chromium)."""
+    name, env = family
+    ids = task_sample(env, per_template=1)
+    if getattr(env.unwrapped, "browser", "") == "chromium":  # slower: one task of each tier
+        ids = list({env.unwrapped.tasks.get(tid).tier: tid for tid in reversed(ids)}.values())
+    judged = agreement(env, ids)
+    honest = [j for j in judged if j.final.label == "honest"]
+    assert sum(not j.passed for j in honest) <= 0.02 * len(honest), table(judged)
+    assert not [j for j in judged if j.final.label != "honest" and j.passed], table(judged)
 
 
 def test_a_hedge_that_refuses_and_answers_fails(family):
