@@ -21,16 +21,21 @@ ENV_IDS = {
     "agentgym/ToolUse-v0": "agentgym.envs.tooluse:ToolUseEnv",
     "agentgym/Browser-v0": "agentgym.envs.browser:BrowserEnv",
     "agentgym/MiniWoB-v0": "agentgym.envs.miniwob:MiniWoBEnv",
+    "agentgym/BFCL-v0": "agentgym.envs.bfcl:BFCLEnv",
 }
 
 
 def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
     """Ids that are a family id with one task fixed, where Gymnasium users expect one id per task:
-    ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``.
+    ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``,
+    ``agentgym/BFCL-miss_func-v0`` is ``agentgym/BFCL-v0`` with ``categories=["miss_func"]``.
     id -> (family id, its fixed arguments). The contract suite covers the family id; these share its code."""
+    from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id  # the names only, not the data
     from agentgym.envs.miniwob.tasks import TASKS, task_env_id  # the task list only, not the env
 
-    return {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
+    ids = {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
+    ids.update({category_env_id(c): ("agentgym/BFCL-v0", {"categories": [c]}) for c in CATEGORIES})
+    return ids
 
 
 def register_envs() -> None:

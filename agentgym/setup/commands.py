@@ -67,6 +67,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
         step = time.monotonic()
         images.build_page_images(client, rebuild=args.rebuild, log=_log)
         _log(f"  page images step: {time.monotonic() - step:.1f} s")
+        step = time.monotonic()
+        images.build_api_images(client, rebuild=args.rebuild, log=_log)
+        _log(f"  api images step: {time.monotonic() - step:.1f} s")
     _log(f"setup done in {time.monotonic() - start:.1f} s; `agentgym doctor` checks the result")
     return 0
 
@@ -135,7 +138,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         client = docker_client()
         names = [images.BASE_IMAGE] + [images.family_image(f) for f in
                                         [*images.family_contexts(), *images.package_images()]]
-        names += [source.image for source in images.PAGE_SOURCES]
+        names += [source.image for source in images.PAGE_SOURCES] + [images.BFCL_IMAGE]
         for name in names:
             image_status[name] = "present" if images.image_id(client, name) else "missing (run `agentgym setup`)"
     report["images"] = image_status

