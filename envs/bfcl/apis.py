@@ -30,7 +30,8 @@ from typing import Any
 # BFCL's classes and mpmath import these when the first task is set up; they are imported here, when
 # the step server loads this file, because on a host the interpreter's own files may be readable by
 # root alone (the local backend loads family code with root's rights, then drops them)
-import bisect, cmath, colorsys, datetime, decimal, locale, numbers, random, subprocess  # noqa: E401,F401,I001
+import _strptime, bisect, calendar, cmath, colorsys, datetime, decimal, locale, numbers, random, string, \
+    subprocess, time, unicodedata  # noqa: E401,F401,I001
 
 __all__ = ["World", "load", "fingerprint", "setup", "call", "state", "drift", "cwd"]
 
@@ -125,8 +126,10 @@ class World:
                     self.methods[method] = bound  # a later class wins a shared name, as in BFCL's mapping
 
     def call(self, name: str, positional: list[Any], kwargs: dict[str, Any]) -> tuple[str, bool, str | None]:
-        """Run one call as BFCL's executor does; (result text, ok, error kind)."""
-        self.log.append((name, list(positional), dict(kwargs)))
+        """Run one call as BFCL's executor does; (result text, ok, error kind). The values are copied
+        first: BFCL evaluates a fresh literal for every call, and methods keep lists they are given."""
+        self.log.append((name, copy.deepcopy(list(positional)), copy.deepcopy(dict(kwargs))))
+        positional, kwargs = copy.deepcopy(list(positional)), copy.deepcopy(dict(kwargs))
         method = self.methods.get(name)
         if name in BLOCKED:
             return f"Error during execution: Function call {name} is not allowed.", False, "bad_args"
