@@ -111,11 +111,11 @@ class RemoteEnv(gym.Env[Any, Any]):
         if ws is not None:
             try:
                 ws.send(json.dumps({"type": "close"}))
-            except Exception:  # noqa: BLE001 - the server may be gone already; closing is best effort
+            except Exception:  # the server may be gone already; closing is best effort
                 pass
             try:
                 ws.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         super().close()
 
@@ -213,7 +213,7 @@ class RemoteEnv(gym.Env[Any, Any]):
         ws, self._ws = self._ws, None
         try:
             ws.close()
-        except Exception:  # noqa: BLE001 - already broken
+        except Exception:  # already broken
             pass
 
     def _raise(self, error: dict[str, Any], kind: str) -> None:

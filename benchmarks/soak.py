@@ -47,7 +47,7 @@ def _containers() -> int | None:
         from agentgym.sandbox.docker import LABEL, docker_client
 
         client = docker_client(timeout=5)
-    except Exception:  # noqa: BLE001 - no engine: the count is unknown, not zero
+    except Exception:  # no engine: the count is unknown, not zero
         return None
     try:  # closed after counting: an open client is a socket, and the probe must not add fds of its own
         mine = [LABEL, f"io.agentgym.owner_pid={os.getpid()}"]  # other processes' sandboxes are not ours to count
@@ -98,7 +98,7 @@ def soak(env_id: str, episodes: int, *, backend: str, seed: int, budget: int, fa
             infra += 1
             escaped_key = f"infra {type(exc).__name__}"
             escaped[escaped_key] = escaped.get(escaped_key, 0) + 1
-        except Exception as exc:  # noqa: BLE001 - counted: must stay 0
+        except Exception as exc:  # counted: must stay 0
             escaped[f"{type(exc).__name__}: {str(exc)[:80]}"] = escaped.get(f"{type(exc).__name__}: {str(exc)[:80]}", 0) + 1
         if ep == 0:
             start_probe, timed_from = probe(), time.perf_counter()

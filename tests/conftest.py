@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from support.docker import IN_CI, docker_ready, require_docker  # noqa: E402
+from support.docker import IN_CI, docker_ready, require_docker
 
 __all__ = ["IN_CI", "docker_ready", "require_docker", "backend", "fresh_sandbox"]
 

@@ -16,11 +16,11 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import NullFormatter
 
-from agentgym.eval.metrics import CATEGORIES  # noqa: E402
+from agentgym.eval.metrics import CATEGORIES
 
 __all__ = [
     "PLOT_FILES",

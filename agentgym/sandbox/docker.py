@@ -242,7 +242,7 @@ class DockerSandbox(Sandbox):
     def _container_running(self) -> bool:
         try:
             state = docker_client(timeout=5).api.inspect_container(self._container_id)["State"]
-        except Exception:  # noqa: BLE001 - engine down or container removed: not the agent
+        except Exception:  # engine down or container removed: not the agent
             return False
         return bool(state.get("Running"))
 

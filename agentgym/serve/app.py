@@ -363,7 +363,7 @@ class _Routes:
             await self._send(websocket, {"type": "error", "data": exc.payload()})
             await self._close(websocket, 1011)
             return
-        except Exception:  # noqa: BLE001 - the env could not be built; said, not raised
+        except Exception:  # the env could not be built; said, not raised
             log.exception("could not build %s for a session", self.endpoint.env_id)
             await self._send(websocket, {"type": "error", "data": {"message": "the env could not be built",
                                                                    "code": "FACTORY_ERROR"}})

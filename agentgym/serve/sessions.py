@@ -312,7 +312,7 @@ class Workers:
                 continue
             try:
                 result = job.fn(*job.args)
-            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the call
+            except BaseException as exc:  # handed to whoever awaits the call
                 job.future.set_exception(exc)
             else:
                 job.future.set_result(result)
@@ -460,7 +460,7 @@ class SessionTable:
         log.debug("closing a %s session of %s (%d open)", session.kind, session.endpoint.env_id, len(self))
         try:
             await self._run(session.close_env)
-        except Exception:  # noqa: BLE001 - closing must go on for the others; the sandbox's own reaper is the backstop
+        except Exception:  # closing must go on for the others; the sandbox's own reaper is the backstop
             log.warning("closing a %s session of %s failed", session.kind, session.endpoint.env_id, exc_info=True)
 
     def find(self, predicate: Callable[[Session], bool]) -> list[Session]:

@@ -31,7 +31,7 @@ from typing import Any
 # the step server loads this file, because on a host the interpreter's own files may be readable by
 # root alone (the local backend loads family code with root's rights, then drops them)
 import _strptime, bisect, calendar, cmath, colorsys, datetime, decimal, locale, numbers, random, string, \
-    subprocess, time, unicodedata  # noqa: E401,F401,I001
+    subprocess, time, unicodedata  # noqa: E401,F401
 
 __all__ = ["World", "load", "fingerprint", "setup", "call", "state", "drift", "cwd"]
 
@@ -99,7 +99,7 @@ def format_result(result: Any) -> str:
     if type(result) is dict:
         try:
             return json.dumps(result)
-        except Exception:  # noqa: BLE001 - BFCL's own fallback
+        except Exception:  # BFCL's own fallback
             return str(result)
     return str(result)
 
@@ -143,7 +143,7 @@ class World:
             kind = None
         try:
             result = method(*positional, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - BFCL records the error as the call's result
+        except Exception as exc:  # BFCL records the error as the call's result
             return f"Error during execution: {exc}", False, kind or "exception"
         text = format_result(result)
         if isinstance(result, dict) and "error" in result:

@@ -48,7 +48,7 @@ def scrub(text):
 def describe_exception(exc):
     try:
         message = str(exc)
-    except BaseException:  # noqa: BLE001 - an agent's __str__ may raise anything
+    except BaseException:  # an agent's __str__ may raise anything
         message = "<unprintable>"
     return [type(exc).__qualname__, scrub(message)[:2000]]
 
@@ -72,7 +72,7 @@ def exception_result(exc):
         attrs = getattr(exc, "__dict__", None)
         if type(attrs) is dict and attrs:
             out["xd"] = [[str(k), encode(attrs[k])] for k in sorted(attrs, key=str)]
-    except BaseException:  # noqa: BLE001 - an agent's exception may be built to break this
+    except BaseException:  # an agent's exception may be built to break this
         out.pop("xa", None)
         out.pop("xd", None)
     return out
@@ -372,7 +372,7 @@ class _Replay:
             for op in request["ops"]:
                 try:
                     results.append(self.perform(index, op))
-                except BaseException as exc:  # noqa: BLE001 - the agent's code may raise anything, SystemExit too
+                except BaseException as exc:  # the agent's code may raise anything, SystemExit too
                     results.append(exception_result(exc))
                 index += 1
             self.send({"results": results})

@@ -248,7 +248,7 @@ def _host_python() -> str:
         from importlib.metadata import version
 
         pytest_version = version("pytest")
-    except Exception:  # noqa: BLE001 - no pytest: the runner's own fallback runs
+    except Exception:  # no pytest: the runner's own fallback runs
         pytest_version = "none"
     return f"{sys.executable}|{sys.version}|pytest {pytest_version}"
 
@@ -340,7 +340,7 @@ class DiskStore:
             if entry["key"] != full or entry["checksum"] != self._checksum(full, entry["value"]):
                 raise ValueError("the entry's key or checksum does not match")
             value = _decode(entry["value"])
-        except Exception:  # noqa: BLE001 - anything unreadable is a miss, and is replaced
+        except Exception:  # anything unreadable is a miss, and is replaced
             self.errors += 1
             path.unlink(missing_ok=True)
             return None

@@ -20,13 +20,13 @@ import warnings
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fast and deterministic
 
-import pytest  # noqa: E402  (warm import: the reason this module exists)
+import pytest  # warm import: the reason this module exists
 
 # Import all of pytest now, so a forked run only parses its config; and a forked run cannot import
 # more on a host whose interpreter only root may read (the local backend as root: docs/security.md).
-import pkgutil  # noqa: E402
+import pkgutil
 
-import _pytest  # noqa: E402
+import _pytest
 
 for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
     try:

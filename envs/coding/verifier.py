@@ -218,13 +218,13 @@ class _Session:
             namespace: dict[str, Any] = {"__name__": f"hidden_{file[:-3]}", "__builtins__": namespace_builtins}
             try:
                 exec(compiled, namespace)
-            except BaseException as exc:  # noqa: BLE001 - a replay's test module may fail on the agent's values
+            except BaseException as exc:  # a replay's test module may fail on the agent's values
                 return f"{file} (module level)", exc
             for name, fn in list(namespace.items()):
                 if name.startswith("test") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
                     try:
                         fn()
-                    except BaseException as exc:  # noqa: BLE001 - the test's failure, whatever it raised
+                    except BaseException as exc:  # the test's failure, whatever it raised
                         return f"{file}::{name}", exc
         return None
 
@@ -656,7 +656,7 @@ def _answer_callback(callbacks: list[Callable[..., Any]], message: dict[str, Any
         args = [h.decode(a) for a in message["args"]]
         kwargs = {str(k): h.decode(v) for k, v in message["kwargs"]}
         reply = {"v": h.encode(fn(*args, **kwargs))}
-    except Exception as exc:  # noqa: BLE001 - the callable's own error goes back to the caller
+    except Exception as exc:  # the callable's own error goes back to the caller
         reply = {"x": h.describe_exception(exc)}
     return (json.dumps(reply, separators=(",", ":")) + "\n").encode()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-import agentgym  # noqa: F401
+import agentgym
 
 
 def test_async_vector_env_steps_text_observations():

@@ -12,7 +12,7 @@ import pytest
 from support.fake_chat import ScriptedChat, reply, serve
 
 pytest.importorskip("mcp")
-from agentgym.serve.server import ServerThread  # noqa: E402
+from agentgym.serve.server import ServerThread
 
 TOKEN = secrets.token_urlsafe(32)
 

@@ -29,7 +29,7 @@ class ScriptedChat(BaseHTTPRequestHandler):
 
     requests: list[dict] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:  # http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append(body)
         self.respond(body, sum(1 for m in body["messages"] if m["role"] == "assistant"))

@@ -21,7 +21,7 @@ class _Quiet(BaseHTTPRequestHandler):
 class SlowDrip(_Quiet):
     """A valid status and headers, then the body one byte every 0.2 s for up to 40 s."""
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -39,7 +39,7 @@ class SlowDrip(_Quiet):
 class SlowHeaders(_Quiet):
     """The status line, then one header line every 0.2 s, forever (no body is ever reached)."""
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         try:
             self.wfile.write(b"HTTP/1.1 200 OK\r\n")
@@ -56,7 +56,7 @@ class Endless(_Quiet):
 
     protocol_version = "HTTP/1.1"
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         self.send_response(200)
         self.send_header("Transfer-Encoding", "chunked")
@@ -72,7 +72,7 @@ class Endless(_Quiet):
 class HugeDeclared(_Quiet):
     """Announces a 10 GB reply."""
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         self.send_response(200)
         self.send_header("Content-Length", str(10 << 30))
@@ -95,7 +95,7 @@ class Recorder(_Quiet):
         self.end_headers()
         self.wfile.write(b"{}")
 
-    do_GET = do_POST = _record  # noqa: N815
+    do_GET = do_POST = _record
 
 
 class Redirect(_Quiet):
@@ -104,7 +104,7 @@ class Redirect(_Quiet):
     target = ""
     status = 302
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         self.send_response(self.status)
         self.send_header("Location", self.target)
@@ -117,7 +117,7 @@ class Canned(_Quiet):
 
     body = b"{}"
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self._drain()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

@@ -28,7 +28,7 @@ class FakeChat(BaseHTTPRequestHandler):
     requests: list[dict] = []
     fail_with: int | None = None
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):  # http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         if self.fail_with:

@@ -24,7 +24,7 @@ class Submitter(BaseHTTPRequestHandler):
 
     auth: list[str | None] = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         self.rfile.read(int(self.headers["Content-Length"]))
         type(self).auth.append(self.headers.get("Authorization"))
         reply(self, "submit", {"prompt_tokens": 5, "completion_tokens": 1})

@@ -208,7 +208,7 @@ def test_a_fuzzed_request_stream_never_takes_the_server_down():
                 conn.send(message)
                 answer = json.loads(conn.recv(timeout=20))
                 assert answer.get("type") in ("observation", "state", "error", "mcp")
-            except Exception:  # noqa: BLE001 - the server may end a session; a new one must open
+            except Exception:  # the server may end a session; a new one must open
                 conn.close()
                 conn = ws(srv.url)
         conn.close()

@@ -32,7 +32,7 @@ def bfcl_checker():
 
     try:
         wheel = fetch(BFCL, download=_no_download)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         pytest.fail(f"BFCL's wheel is not in the cache: run `agentgym setup` ({exc})")
     sys.path.insert(0, str(wheel))
     try:

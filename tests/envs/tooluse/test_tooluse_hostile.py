@@ -13,7 +13,7 @@ import pytest
 
 import agentgym  # noqa: F401  (registers the ids)
 
-from test_tooluse_backend import TODAY, _shop, engine_in  # noqa: E402
+from test_tooluse_backend import TODAY, _shop, engine_in
 
 DEEP = 900
 HOSTILE = [
