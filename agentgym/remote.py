@@ -29,12 +29,18 @@ from urllib.parse import urlsplit, urlunsplit
 import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
-from agentgym.errors import (ConfigError, RemoteAuthError, RemoteCallTimeout, RemoteError, RemoteInfrastructureError,
-                             ServerUnreachable)
+from agentgym.errors import (
+    ConfigError,
+    RemoteAuthError,
+    RemoteCallTimeout,
+    RemoteError,
+    RemoteInfrastructureError,
+    ServerUnreachable,
+)
+from agentgym.registration import ENV_IDS
 from agentgym.wire.auth import client_token
 from agentgym.wire.codec import from_json, space_from_json, to_json
 from agentgym.wire.protocol import CALL_TIMEOUT
-from agentgym.registration import ENV_IDS
 
 __all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteCallTimeout", "RemoteAuthError",
            "RemoteError"]

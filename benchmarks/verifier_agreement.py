@@ -43,9 +43,9 @@ import tempfile
 import time
 import types
 import warnings
-from pathlib import Path
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np

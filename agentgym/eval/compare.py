@@ -102,7 +102,7 @@ def compare(dir_a: str | os.PathLike[str], dir_b: str | os.PathLike[str],
         o.mkdir(parents=True, exist_ok=True)
         groups = [g for g in a["results"].get("clean", {}) if g in b["results"].get("clean", {})]
         if groups:
-            text = text + f"\n![comparison](compare.png)\n"
+            text = text + "\n![comparison](compare.png)\n"
             files.append(plot_compare(a, b, names, "all" if "all" in groups else groups[0], o / "compare.png"))
         (o / "compare.md").write_text(text)
         files.append(o / "compare.md")

@@ -53,7 +53,7 @@ _GRACE = 10.0  # seconds the server may take beyond a command's own timeout
 MAX_REPLY = 256 << 20
 """Largest reply frame the client accepts; a bigger announced size is a `ProtocolError` at once."""
 
-_LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 
 
 @atexit.register
@@ -194,7 +194,7 @@ class Sandbox(ABC):
     def closed(self) -> bool:
         return self._closed
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -382,7 +382,7 @@ class Sandbox(ABC):
             r["seconds"], r.get("busy_seconds"),
         )
 
-    def harness(self, module: str, func: str, /, *, env: Mapping[str, str] | None = None) -> "Harness":
+    def harness(self, module: str, func: str, /, *, env: Mapping[str, str] | None = None) -> Harness:
         """Start a verifier's untrusted side: ``func`` of a loaded ``module`` in a forked child of
         the warm server, as the agent, fed and read line by line (no interpreter start-up; the
         child keeps only its two pipes, as in `fork_call`).
@@ -423,7 +423,7 @@ class Harness:
         if not self.sandbox.closed and not self.sandbox.broken:
             self.sandbox.request("harness_stop")
 
-    def __enter__(self) -> "Harness":
+    def __enter__(self) -> Harness:
         return self
 
     def __exit__(self, *exc: object) -> None:

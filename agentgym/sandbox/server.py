@@ -22,9 +22,9 @@ import hashlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
-import shutil
 import stat
 import struct
 import subprocess

@@ -134,7 +134,7 @@ class Guard:
             nonlocal seen
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await refuse(408, "the request body did not arrive in time")
                 raise _BodyRefused() from None
             if message["type"] == "http.request":
@@ -374,7 +374,7 @@ class _Routes:
             while True:
                 try:
                     message = await asyncio.wait_for(websocket.receive(), self.config.idle_timeout)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     reason = (4408, "idle timeout")
                     break
                 if message["type"] == "websocket.disconnect":
@@ -406,7 +406,7 @@ class _Routes:
         try:
             await asyncio.wait_for(websocket.send_text(json.dumps(payload, ensure_ascii=False)),
                                    self.config.send_timeout)
-        except (asyncio.TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
+        except (TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
             return False
         return True
 

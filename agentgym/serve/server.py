@@ -16,8 +16,8 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from agentgym.serve.app import ServeConfig, create_app
-from agentgym.wire.auth import load_tokens
 from agentgym.serve.sessions import EnvEndpoint
+from agentgym.wire.auth import load_tokens
 
 __all__ = ["serve", "ServerThread", "uvicorn_config", "LOOPBACK"]
 

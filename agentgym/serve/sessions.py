@@ -362,7 +362,7 @@ class SessionTable:
         try:
             await self._run(build)
             log.debug("opened a %s session of %s for %s (%d open)", kind, endpoint.env_id, principal, len(self))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._close_soon(session)
             raise RequestError(f"building the env took over {self.call_timeout:g} s (the server's --call-timeout)",
                                "FACTORY_ERROR", CALL_TIMEOUT, infrastructure=True) from None
@@ -384,7 +384,7 @@ class SessionTable:
         job = self._workers.submit(fn, *args)
         try:  # shielded: at the deadline the call is abandoned here, not merely cancelled
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.call_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if self._workers.abandon(job):
                 log.warning("an env call (%s) ran past the %g s call timeout; its thread is abandoned (%d hung, "
                             "each holding a session slot until it returns)", getattr(fn, "__name__", "call"),
@@ -404,7 +404,7 @@ class SessionTable:
                     raise RequestError("the session is closed", "SESSION_ERROR")
                 try:
                     return await self._run(fn, *args)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     self._close_soon(session)  # closing the env ends a call blocked on its sandbox
                     raise RequestError(f"the env call took over {self.call_timeout:g} s (the server's --call-timeout);"
                                        " the session and its sandbox are closed: reset to start a new one",

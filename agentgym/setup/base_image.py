@@ -24,8 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.setup.engine import SBIN_PATH, Log, SetupFailed, _stderr, apt_install, run_step
-from agentgym.setup.imaging import WORK_ROOT, _building, _docker_build, _remove_tree, _split_tag, _temp_tag, \
-    _umount_below, image_id
+from agentgym.setup.imaging import (
+    WORK_ROOT,
+    _building,
+    _docker_build,
+    _remove_tree,
+    _split_tag,
+    _temp_tag,
+    _umount_below,
+    image_id,
+)
 
 __all__ = ["BASE_IMAGE", "BASE_PACKAGES", "AptSource", "apt_sources", "pick_source", "build_base"]
 

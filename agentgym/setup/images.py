@@ -18,8 +18,15 @@ skipped (``agentgym setup`` is idempotent).
 from __future__ import annotations
 
 from agentgym.setup.api_images import BFCL_IMAGE, build_api_images, build_bfcl_image
-from agentgym.setup.base_image import BASE_IMAGE, BASE_PACKAGES, AptSource, apt_sources, build_base, pick_source
-from agentgym.setup.base_image import _os_release  # noqa: F401 - its tests read the release through this module
+from agentgym.setup.base_image import (
+    BASE_IMAGE,
+    BASE_PACKAGES,
+    AptSource,
+    _os_release,  # noqa: F401 - its tests read the release through this module
+    apt_sources,
+    build_base,
+    pick_source,
+)
 from agentgym.setup.family_images import build_families, build_family, context_hash, family_contexts, family_image
 from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, image_id, verify_image
 from agentgym.setup.package_images import build_package_image, build_package_images, package_images, read_packages

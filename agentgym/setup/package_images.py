@@ -23,8 +23,16 @@ from typing import Any
 from agentgym.setup.base_image import BASE_IMAGE, _apt_proxy_env
 from agentgym.setup.engine import SBIN_PATH, Log, SetupFailed, _stderr, run_step
 from agentgym.setup.family_images import _envs_dirs, family_image
-from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, _building, _remove_tree, _split_tag, _temp_tag, \
-    _up_to_date, image_id
+from agentgym.setup.imaging import (
+    CONTEXT_LABEL,
+    WORK_ROOT,
+    _building,
+    _remove_tree,
+    _split_tag,
+    _temp_tag,
+    _up_to_date,
+    image_id,
+)
 
 __all__ = ["package_images", "read_packages", "build_package_image", "build_package_images"]
 

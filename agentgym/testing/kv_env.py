@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import gymnasium as gym
@@ -36,11 +36,11 @@ class KVTasks(TaskSet):
     family = "kv"
     submit_text = "submitted"
 
-    @lru_cache(maxsize=None)
+    @cache
     def ids(self, split: str) -> list[str]:
         return [f"kv/{i}" for i in range(N_TASKS) if stable_split(f"kv/{i}", 0.34) == split]
 
-    @lru_cache(maxsize=None)
+    @cache
     def get(self, task_id: str) -> Task:
         h = stable_hash(task_id)
         keys = KEYS[: 1 + h % 3]
@@ -177,7 +177,7 @@ class ScriptedAgentEnv(AgentEnv):
         return "submit" if self._checked else f"get {list(targets)[-1]}"
 
 
-def kv_step(env: "ScriptedEnv", action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+def kv_step(env: ScriptedEnv, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
     """The default ``step_func`` of `ScriptedEnv`: the key-value task, with agentgym events."""
     env.turn += 1
     try:
@@ -196,7 +196,7 @@ def kv_step(env: "ScriptedEnv", action: Any) -> tuple[dict[str, Any], float, boo
     return {"text": outcome.text}, reward, outcome.submitted, False, info
 
 
-def kv_reset(env: "ScriptedEnv", options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def kv_reset(env: ScriptedEnv, options: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The default ``reset_func`` of `ScriptedEnv`: draw a task with the env's seeded RNG."""
     tasks = KVTasks()
     options = options or {}

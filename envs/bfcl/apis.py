@@ -17,6 +17,10 @@ own ``__eq__``), any other object unequal to everything, as an object without ``
 
 from __future__ import annotations
 
+# BFCL's classes and mpmath import these when the first task is set up; they are imported here, when
+# the step server loads this file, because on a host the interpreter's own files may be readable by
+# root alone (the local backend loads family code with root's rights, then drops them)
+import _strptime  # noqa: F401
 import copy
 import hashlib
 import importlib
@@ -26,12 +30,6 @@ import math
 import os
 import sys
 from typing import Any
-
-# BFCL's classes and mpmath import these when the first task is set up; they are imported here, when
-# the step server loads this file, because on a host the interpreter's own files may be readable by
-# root alone (the local backend loads family code with root's rights, then drops them)
-import _strptime, bisect, calendar, cmath, colorsys, datetime, decimal, locale, numbers, random, string, \
-    subprocess, time, unicodedata  # noqa: E401,F401
 
 __all__ = ["World", "load", "fingerprint", "setup", "call", "state", "drift", "cwd"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,7 @@ def parse_call(text: str) -> Call:
     return call.name, tuple(call.positional), tuple(call.args.items())
 
 
-@lru_cache(maxsize=None)
+@cache
 def entries(category: str) -> tuple[Entry, ...]:
     """The 200 tasks of a category, in BFCL's order (index = the number in BFCL's id)."""
     data = _root() / "data"
@@ -84,7 +84,7 @@ def entries(category: str) -> tuple[Entry, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _by_index(category: str) -> dict[int, Entry]:
     return {e.index: e for e in entries(category)}
 
@@ -93,7 +93,7 @@ def entry(category: str, index: int) -> Entry:
     return _by_index(category)[index]
 
 
-@lru_cache(maxsize=None)
+@cache
 def func_docs(cls: str) -> tuple[dict[str, Any], ...]:
     """BFCL's function docs of one class (name, description, parameters in BFCL's types)."""
     return tuple(_jsonl(_root() / "data" / "multi_turn_func_doc" / CLASSES[cls][1]))

@@ -10,8 +10,15 @@ from agentgym import events as ev
 from agentgym.core import AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
-from agentgym.envs.coding.result_cache import (ResultCache, TestRun, cache_key, environment_id, process_cache, task_digest,
-                                               workspace_digest)
+from agentgym.envs.coding.result_cache import (
+    ResultCache,
+    TestRun,
+    cache_key,
+    environment_id,
+    process_cache,
+    task_digest,
+    workspace_digest,
+)
 from agentgym.envs.coding.tasks import Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.sandbox.modules import SandboxModule

@@ -65,7 +65,7 @@ class Mutant:
                 "old": list(self.old), "new": list(self.new), "detail": self.detail}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Mutant":
+    def from_json(cls, d: dict) -> Mutant:
         return cls(d["kind"], d["func"], int(d["start"]), int(d["end"]), tuple(d["old"]), tuple(d["new"]), d["detail"])
 
 

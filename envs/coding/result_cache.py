@@ -235,14 +235,14 @@ def default_cache_dir() -> Path:
     return Path(base) / "agentgym"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _image_id(image: str) -> str:
     from agentgym.sandbox.docker import docker_client
 
     return str(docker_client().images.get(image).id)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _host_python() -> str:
     try:
         from importlib.metadata import version

@@ -20,13 +20,12 @@ import warnings
 
 os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # no third-party plugins: fast and deterministic
 
-import pytest  # warm import: the reason this module exists
-
 # Import all of pytest now, so a forked run only parses its config; and a forked run cannot import
 # more on a host whose interpreter only root may read (the local backend as root: docs/security.md).
 import pkgutil
 
 import _pytest
+import pytest  # warm import: the reason this module exists
 
 for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
     try:
@@ -42,7 +41,6 @@ for _name in ("bisect", "collections", "copy", "dataclasses", "datetime", "decim
     importlib.import_module(_name)
 
 import gc  # noqa: E402
-
 import inspect  # noqa: E402
 
 inspect.getmodule(compile("", "<warm>", "exec"))  # fills inspect's module-by-file cache once, not per failure

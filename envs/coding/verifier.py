@@ -102,7 +102,7 @@ class _Ref:
 
     __slots__ = ("_rec", "_handle", "_obj")
 
-    def __init__(self, rec: "_Session", handle: str, obj: Any) -> None:
+    def __init__(self, rec: _Session, handle: str, obj: Any) -> None:
         object.__setattr__(self, "_rec", rec)
         object.__setattr__(self, "_handle", handle)
         object.__setattr__(self, "_obj", obj)
@@ -127,7 +127,7 @@ class _Ref:
         return rec.perform(op, lambda: obj(*real_args, **real_kwargs), [x for x in real if type(x) in _MUTABLE], real)
 
 
-def _rec(ref: _Ref) -> "_Session":
+def _rec(ref: _Ref) -> _Session:
     return object.__getattribute__(ref, "_rec")
 
 
@@ -362,7 +362,7 @@ class _Broken(_Stop):
         self.reason, self.busy_seconds = reason, busy_seconds
 
 
-_MESSAGES: "weakref.WeakKeyDictionary[BaseException, str]" = weakref.WeakKeyDictionary()
+_MESSAGES: weakref.WeakKeyDictionary[BaseException, str] = weakref.WeakKeyDictionary()
 
 
 def _mirror_str(self: BaseException) -> str:

@@ -24,9 +24,7 @@ import mimetypes
 import os
 import random
 
-from agentgym.envs.browser.site import axtree
-from agentgym.envs.browser.site import chrome
-from agentgym.envs.browser.site import session
+from agentgym.envs.browser.site import axtree, chrome, session
 
 ActError = session.ActError
 BrowserError = chrome.BrowserError

@@ -21,8 +21,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 import agentgym
-from agentgym.fuzz import HOSTILE_FRAGMENTS, _shell_safe, hostile_action, grammar_verbs, observation_size
-
+from agentgym.fuzz import HOSTILE_FRAGMENTS, _shell_safe, grammar_verbs, hostile_action, observation_size
 from support.docker import require_docker
 
 ACTIONS = 2000  # per (id, backend), as the robustness issue asks

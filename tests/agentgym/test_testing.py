@@ -8,9 +8,8 @@ import pytest
 from agentgym.agents import OracleAgent, ScriptedAgent
 from agentgym.make import ENTRY_POINT
 from agentgym.testing import Episode, assert_recovers, run_episode
-from agentgym.wrappers import TurnLimit
-
 from agentgym.testing.kv_env import ScriptedAgentEnv
+from agentgym.wrappers import TurnLimit
 
 TOY_ID = "agentgym-test/Toy-v0"
 if TOY_ID not in gym.registry:

@@ -21,7 +21,7 @@ import pytest
 
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.tooluse import ToolUseEnv
-from agentgym.testing.verdicts import HONEST, agreement, final_messages, table, truth_of
+from agentgym.testing.verdicts import HONEST, agreement, table
 
 
 @pytest.fixture(scope="module", params=["tooluse", "browser"])

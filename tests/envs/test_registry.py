@@ -24,7 +24,6 @@ import pytest
 import agentgym
 from agentgym.testing import contract
 from agentgym.testing.contract import no_unexpected_warnings
-
 from support.docker import require_docker
 
 IDS = sorted(agentgym.ENV_IDS)

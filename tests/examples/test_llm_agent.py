@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from support.fake_chat import ScriptedChat, reply, serve

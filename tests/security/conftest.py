@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from agentgym.envs.coding import CodingEnv
-
 from support.docker import require_docker
 
 pytestmark = pytest.mark.docker

@@ -15,7 +15,6 @@ from agentgym.errors import ProtocolError, SandboxTimeout
 from agentgym.sandbox.base import MAGIC
 from agentgym.sandbox.docker import DockerSandbox
 from agentgym.sandbox.local import LocalSandbox
-
 from support.docker import require_docker
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from agentgym.envs.coding.tasks import default_taskset
-
 from support.attacks import append_to_module, shell, unfixed_task
 
 # Runs inside the agent's module whenever it is imported (e.g. by the visible tests): scans the

@@ -6,7 +6,7 @@ task that takes three turns: ``write WORD``, ``cat``, ``submit``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from agentgym import events as ev
 from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
@@ -18,7 +18,7 @@ WORDS = ["apple", "river", "stone", "cloud", "ember", "frost", "maple", "quartz"
 class ToyTasks(TaskSet):
     family = "toy"
 
-    @lru_cache(maxsize=None)
+    @cache
     def ids(self, split: str) -> list[str]:
         return [f"toy/{w}" for w in WORDS if stable_split(w, 0.34) == split]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from agentgym.wrappers import CostTracker, TurnLimit
 from agentgym.wrappers.cost import COST_KEYS
-
-from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def test_counts_and_seconds_accumulate_and_reset():

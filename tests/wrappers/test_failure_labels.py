@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from agentgym import events as ev
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from agentgym.wrappers import FailureLabeler, TurnLimit
 from agentgym.wrappers.labels import CATEGORIES, label_episode
-
-from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 WRITE_CHECK_SUBMIT = [
     ev.action(True, "write"), ev.tool_call("write", True), ev.mutation("a.py"),

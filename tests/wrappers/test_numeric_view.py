@@ -12,10 +12,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agentgym.errors import ConfigError
 from agentgym.features import hash_tokens
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from agentgym.wrappers import CostTracker, FailureLabeler, NumericView, TurnLimit
 from agentgym.wrappers.budget import budget_note
-
-from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def numeric_env(**kw):

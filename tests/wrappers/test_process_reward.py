@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agentgym.errors import ConfigError
-from agentgym.wrappers import ProcessReward, ToolFailureInjector, TurnLimit
-
 from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.wrappers import ProcessReward, ToolFailureInjector, TurnLimit
 
 
 def oracle_rewards(env, seed):

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentgym.core import FAULT_KINDS
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from agentgym.wrappers import (
     CATEGORIES,
     CostTracker,
@@ -29,8 +30,6 @@ from agentgym.wrappers import (
     apply_budget,
     label_episode,
 )
-
-from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 PROPERTY = settings(max_examples=500, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 TIMINGS = ("env_seconds", "agent_seconds", "episode_seconds")

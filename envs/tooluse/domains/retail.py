@@ -12,8 +12,23 @@ import random
 import re
 from typing import Any
 
-from agentgym.envs.tooluse.engine import Arg, Call, Known, Scenario, ToolError, calculate, cents
-from agentgym.envs.tooluse.engine import iso_date, find_user_by_email, money, one, payment_methods, refund_to_method, rows, tool
+from agentgym.envs.tooluse.engine import (
+    Arg,
+    Call,
+    Known,
+    Scenario,
+    ToolError,
+    calculate,
+    cents,
+    find_user_by_email,
+    iso_date,
+    money,
+    one,
+    payment_methods,
+    refund_to_method,
+    rows,
+    tool,
+)
 from agentgym.world.templates import Template
 
 NAME = "retail"

@@ -11,8 +11,22 @@ import datetime
 import random
 from typing import Any
 
-from agentgym.envs.tooluse.engine import Arg, Call, Known, Scenario, ToolError, calculate, find_user_by_email
-from agentgym.envs.tooluse.engine import iso_date, money, one, payment_methods, refund_to_method, rows, tool
+from agentgym.envs.tooluse.engine import (
+    Arg,
+    Call,
+    Known,
+    Scenario,
+    ToolError,
+    calculate,
+    find_user_by_email,
+    iso_date,
+    money,
+    one,
+    payment_methods,
+    refund_to_method,
+    rows,
+    tool,
+)
 from agentgym.world.templates import Template
 
 NAME = "travel"

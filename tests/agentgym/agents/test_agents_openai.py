@@ -13,8 +13,8 @@ from agentgym.agents import ModelEndpointError, OpenAIChatAgent
 from agentgym.agents.openai import extract_action
 from agentgym.eval import evaluate
 from agentgym.make import wrap
-from support.fake_chat import reply, serve
 from agentgym.testing.kv_env import KVTasks, ScriptedAgentEnv
+from support.fake_chat import reply, serve
 
 KV_ID = "test/AgentsKV-v0"
 if KV_ID not in gym.registry:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 
 import pytest
+from eval_envs import KV_ID
 
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from agentgym.eval.agent_identity import agent_identity, is_secret, public_kwargs
 from agentgym.eval.cli import main
-from eval_envs import KV_ID
 from support.fake_chat import reply, serve
 
 SECRET = "sk-test-DO-NOT-STORE-0123456789"

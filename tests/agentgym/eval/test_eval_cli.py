@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-
 import eval_envs  # noqa: F401  (registers the test envs in this process too)
-from agentgym.eval.plots import PLOT_FILES
 from test_eval_harness import summary_stats
+
+from agentgym.eval.plots import PLOT_FILES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]

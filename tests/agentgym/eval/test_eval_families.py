@@ -7,7 +7,6 @@ import gymnasium as gym
 import pytest
 
 import agentgym
-
 from agentgym.eval import evaluate
 from agentgym.eval.harness import select_tasks
 from support.docker import require_docker

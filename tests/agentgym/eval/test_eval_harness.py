@@ -11,12 +11,12 @@ from pathlib import Path
 
 import matplotlib.image
 import pytest
+from eval_envs import FLAKY_ID, KV_ID, TOY_ID
 
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate, read_episodes
 from agentgym.eval.episodes import TIMING_FIELDS
 from agentgym.eval.plots import PLOT_FILES
-from eval_envs import FLAKY_ID, KV_ID, TOY_ID
 from agentgym.testing.kv_env import KVTasks
 
 

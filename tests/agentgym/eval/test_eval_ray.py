@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from agentgym.eval import evaluate
 from eval_envs import FLAKY_ID, KV_ID
-from agentgym.testing.kv_env import KVTasks
 from test_eval_harness import strip_timing
 
+from agentgym.eval import evaluate
+from agentgym.testing.kv_env import KVTasks
 from support.docker import IN_CI
 
 try:

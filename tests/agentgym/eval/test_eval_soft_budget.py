@@ -8,14 +8,14 @@ import subprocess
 import sys
 
 import pytest
+from eval_envs import KV_ID, ExtendingOracle
+from test_eval_cli import ROOT, cli_env
+from test_eval_harness import summary_stats
 
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from agentgym.eval.episodes import EpisodeSpec, record_key
 from agentgym.testing.kv_env import KVTasks
-from eval_envs import KV_ID, ExtendingOracle
-from test_eval_cli import ROOT, cli_env
-from test_eval_harness import summary_stats
 
 SOFT = {"extra": 3, "max_requests": 1, "cost": 0.25, "warn_at": 1}
 

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from agentgym.serve.server import ServerThread
-
 from serve_helpers import LOCAL_IDS, TOY_ID, backend_for, start
 
 

@@ -15,7 +15,6 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from agentgym.wire.auth import Authenticator
-
 from serve_helpers import OTHER_TOKEN, TOKEN, TOY_ID, healthy, http, rpc, start, ws
 
 
@@ -233,7 +232,7 @@ def test_a_body_dripped_byte_by_byte_is_cut_off_at_the_request_deadline(small_se
     while not answer and time.monotonic() - start_at < deadline + 5:
         try:
             answer = s.recv(4096)
-        except socket.timeout:
+        except TimeoutError:
             s.sendall(b" ")  # one more byte, well within the deadline since the last one
     s.close()
     assert answer.startswith(b"HTTP/1.1 408 "), answer[:80]

@@ -12,7 +12,6 @@ import gymnasium as gym
 import pytest
 
 from agentgym.actions import finish_answer, parse_action
-
 from serve_helpers import IDS, OTHER_TOKEN, TOKEN, backend_for, mcp_client
 
 openenv = pytest.importorskip("openenv.core")

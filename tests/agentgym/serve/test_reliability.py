@@ -27,7 +27,6 @@ from agentgym.remote import RemoteEnv, ServerUnreachable
 from agentgym.serve.app import ServeConfig
 from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import EnvEndpoint
-
 from serve_helpers import RELEASE, TOKEN, TOY_ID, HangingEnv, http, leftovers, mcp_client, rpc, start, ws
 from support.docker import require_docker
 

@@ -12,7 +12,6 @@ import agentgym
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.remote import RemoteAuthError, RemoteEnv, ServerUnreachable
 from agentgym.wire.codec import from_json, space_from_json, space_to_json, to_json
-
 from serve_helpers import IDS, LOCAL_IDS, OTHER_TOKEN, TOKEN, TOY_ID, backend_for, start
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.envs.browser import BrowserEnv
 from agentgym.core import MAX_MENU
+from agentgym.envs.browser import BrowserEnv
 from support.docker import require_docker
 from support.oracle_runs import run_oracle
 

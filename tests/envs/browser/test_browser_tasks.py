@@ -71,7 +71,6 @@ def test_stored_walks_equal_fresh_plans_for_every_task():
 def test_about_a_third_of_listing_rows_are_wrong_and_only_the_hasty_policy_trusts_them():
     """Item 6: listings lag for ~1/3 of records; a hasty lookup is right exactly when its row is not stale."""
     from agentgym.envs.browser.actions import BrowserActions
-    from agentgym.envs.browser.tasks import session_spec
 
     ts, actions = BrowserTasks(), BrowserActions()
     listed = {"shop": ("products", "orders"), "forum": ("threads",), "admin": ("accounts",)}

@@ -11,7 +11,6 @@ import pytest
 from agentgym.envs.coding import CodingEnv
 from agentgym.envs.coding.tasks import TIERS, default_taskset
 from agentgym.errors import ConfigError
-
 from support.docker import require_docker
 
 FULL_ORACLE = os.environ.get("AGENTGYM_CODING_FULL_ORACLE", "") not in ("", "0")

@@ -7,19 +7,16 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from agentgym.envs.coding import CodingEnv
-from agentgym.envs.coding import result_cache
+from agentgym.envs.coding import CodingEnv, result_cache
 from agentgym.envs.coding.result_cache import DiskStore, ResultCache, TestRun, process_cache
-from agentgym.envs.coding.verifier import Verdict
 from agentgym.envs.coding.tasks import default_taskset
+from agentgym.envs.coding.verifier import Verdict
 from agentgym.errors import ConfigError
 from support.docker import require_docker
 

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.actions import render_call
 from agentgym.core import MAX_MENU
+from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.envs.tooluse.env import ENGINE_MODULE
 from support.docker import require_docker
 from support.oracle_runs import run_oracle

@@ -10,10 +10,9 @@ import time
 
 import gymnasium as gym
 import pytest
+from test_tooluse_backend import TODAY, _shop, engine_in
 
 import agentgym  # noqa: F401  (registers the ids)
-
-from test_tooluse_backend import TODAY, _shop, engine_in
 
 DEEP = 900
 HOSTILE = [

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from agentgym.envs.tooluse import ToolUseEnv, ToolUseTasks
 from agentgym.actions import tool_schema
+from agentgym.envs.tooluse import ToolUseEnv, ToolUseTasks
 from agentgym.envs.tooluse.domains import DOMAINS
 from agentgym.envs.tooluse.tasks import TEMPLATES
 from agentgym.errors import ConfigError
