@@ -38,7 +38,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Param:
-    """One tool argument: JSON type ``string``, ``integer`` or ``number``; ``enum`` limits strings."""
+    """One tool argument: JSON type ``string``, ``integer``, ``number`` or ``boolean``; ``enum`` limits strings."""
 
     name: str
     type: str
@@ -305,7 +305,7 @@ def signature(spec: ToolSpec) -> str:
     return f"{spec.name}({', '.join(parts)})"
 
 
-_TYPES = {"string": (str,), "integer": (int,), "number": (int, float)}
+_TYPES = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
 
 
 def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
@@ -334,7 +334,7 @@ def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
         value = args[p.name]
         if p.type == "integer" and isinstance(value, float) and value.is_integer():
             value = args[p.name] = int(value)
-        if isinstance(value, bool) or not isinstance(value, _TYPES[p.type]):
+        if (isinstance(value, bool) and p.type != "boolean") or not isinstance(value, _TYPES[p.type]):
             problems.append(f"{p.name!r} must be a {p.type}, got {_show(value)}")
         elif p.enum and value not in p.enum:
             problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {_show(value)}")
@@ -350,17 +350,21 @@ def finish_answer(call: Call) -> str:
     return finish_args(call)["answer"]
 
 
-def finish_args(call: Call) -> dict[str, str]:
+def finish_args(call: Call) -> dict[str, Any]:
     """A ``finish`` call's ``answer`` and, when given, its structured ``value`` (`agentgym.answers`:
-    only the value is then checked); raises `GrammarError` when they are missing or not text."""
+    only the value is then checked) and ``refused`` flag (true: the answer declines the request);
+    raises `GrammarError` when they are missing or of the wrong type."""
     values = list(call.positional) + [v for k, v in call.args.items() if k == "answer"]
     value = [v for k, v in call.args.items() if k == "value"]
-    extra = sorted(set(call.args) - {"answer", "value"})
+    refused = call.args.get("refused")
+    extra = sorted(set(call.args) - {"answer", "value", "refused"})
     if extra or len(values) != 1 or not isinstance(values[0], str) or len(value) > 1 \
-            or not all(isinstance(v, str) for v in value):
-        raise GrammarError('finish takes one text answer and optionally one text value: '
-                           'finish("Your refund of $12.50 is on its way.") or finish(answer="...", value="$12.50")')
-    return {"answer": values[0], **({"value": value[0]} if value else {})}
+            or not all(isinstance(v, str) for v in value) or not isinstance(refused, (bool, type(None))):
+        raise GrammarError('finish takes one text answer, optionally one text value and a true/false refused: '
+                           'finish("Your refund of $12.50 is on its way."), finish(answer="...", value="$12.50") or '
+                           'finish(answer="why not", refused=true)')
+    return {"answer": values[0], **({"value": value[0]} if value else {}),
+            **({"refused": refused} if refused is not None else {})}
 
 
 def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:

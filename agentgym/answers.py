@@ -1,16 +1,28 @@
 """One answer rule and one refusal rule for every family that takes a final answer (DESIGN 13).
 
+**The state first.** A family's verdict decides from the world what the world can show (the write
+happened or not; a refusal is grounded in what the agent saw). This module reads the final
+message only for what the state cannot show: the value on a lookup; that a refusal task's message
+declines rather than claims the work was done; that a write task's message does not say it failed.
+
 **Answers.** An answer states one value of the kind asked for. With a structured value
 (``finish(answer="...", value="...")``, or ``value`` in the JSON call) only that value is
 checked, exactly, and the free text may explain freely. Without one, every candidate of the
-kind asked for (amounts, counts, quantities with a unit, dates, emails, ids) is extracted from
-the text, and the answer passes only when the expected value is among them and no other
-candidate of that kind is. Why: "the expected value appears in the answer" (WebArena's
-``must_include``, tau-bench's output check) lets a policy win by listing every value it saw.
+kind asked for (amounts, counts, quantities with a unit, dates, emails, ids; numbers written in
+words too) is extracted from the text, and the answer passes only when the expected value is
+among them and no other candidate of that kind is. Why: "the expected value appears in the
+answer" (WebArena's ``must_include``, tau-bench's output check) lets a policy win by listing
+every value it saw. A hedged value ("maybe $45.00") is no answer.
 
-**Refusals.** One marker list and one function, with negations handled ("I can do that",
-"nothing I cannot do" are not refusals). A refusal that also gives a value, or also claims the
-work was done, fails both ways: it is neither a refusal nor an answer.
+**Refusals.** ``finish(answer="why", refused=true)`` says it exactly, as ``value`` does for values
+(``refused=false`` says the message is no refusal); the text is then not read for one. Without the
+flag the text is read clause by clause, with scope: a refusal is the agent declining or being
+unable to do what was asked ("I can't cancel it", "I won't be able to do that", "I have not made the
+change"), or the request itself said to be forbidden ("that goes against the policy", "it can no
+longer be cancelled"); a "cannot" about something else is a caveat ("note it can't be undone", "I
+can't promise when the email arrives", "I didn't change anything else"). What was asked is the
+``actions`` the family passes (the verbs of the task's writes; none for a lookup, whose request is
+to tell). A refusal that also gives a value, or also claims the work was done, fails both ways.
 
 Stdlib only: the verdict runs inside the sandbox's step server, where this file is loaded under
 its own name (`SANDBOX_NAME`), so family code imports it as here: ``from agentgym import answers``.
@@ -21,43 +33,208 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["ANSWER_RULE", "KINDS", "MAX_ANSWER_CHARS", "REFUSAL_MARKERS", "DONE_MARKERS", "SANDBOX_NAME",
+__all__ = ["ANSWER_RULE", "KINDS", "MAX_ANSWER_CHARS", "SANDBOX_NAME", "DEFAULT_ACTIONS", "Reading",
            "candidates", "check_answer", "check_final", "sandbox_module", "check_refusal", "claims_done", "is_refusal",
-           "kind_of"]
+           "kind_of", "read"]
 
 SANDBOX_NAME = __name__  # "agentgym.answers": the sandbox loads it under its own name
 MAX_ANSWER_CHARS = 16_384  # an answer is one value and a sentence, not a page: longer ones fail unread
 KINDS = ("amount", "count", "quantity", "date", "email", "id", "text")
 ANSWER_RULE = (
-    "Answer with one value of the kind asked for: the verifier finds every value of that kind in your "
-    "answer (amounts, counts, dates, emails, ids) and passes it only if the expected value is there and "
-    "no other one is. Or give it apart: finish(answer=\"why, in words\", value=\"$45.00\"), and only "
-    "`value` is checked, exactly. A refusal that also gives a value or says the work is done fails."
+    "Your final answer is judged with the world: what you changed is checked in the data, and your words only "
+    "have to agree with it. Give one value of the kind asked for (every amount, count, date, email or id of "
+    "that kind in your answer is read, so name no other), and to decline say so in plain words, or exactly: "
+    "finish(answer=\"why\", value=\"$45.00\") checks only `value`, finish(answer=\"why\", refused=true) "
+    "declines; a refusal that also gives a value or says the work is done fails."
 )
-REFUSAL_MARKERS = (
-    "cannot", "can't", "can not", "unable", "refuse", "not allowed", "not eligible", "not permitted",
-    "not possible", "no longer possible", "against policy", "against our policy", "denied", "decline",
-    "won't be able", "not able",
-)
-DONE_MARKERS = (
-    "done", "completed", "successfully", "i have cancelled", "i've cancelled", "i have processed",
-    "i've processed", "i have updated", "i've updated", "i have changed", "i've changed", "is now cancelled",
-    "has been processed", "has been completed", "went through",
-)
-_NEGATORS = re.compile(r"\b(?:not|never|nothing|nobody|without|\w+n't)\b")
-_CLAUSE = re.compile(r"[.;:!?,\n]|\bbut\b")
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
-_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
-_ID = re.compile(r"(?<![\w@])#?([A-Za-z]{1,4}-?\d{2,})(?![\w@])")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d_@]|\.\d)")  # "12GB" is a number and its unit
-_CURRENCY_BEFORE = re.compile(r"(?:\$|us\$|usd)\s*$", re.I)
-_CURRENCY_AFTER = re.compile(r"^\s*(?:dollars?|usd)\b", re.I)
-_UNIT_AFTER = re.compile(r"^\s*([A-Za-z]+)")
-UNITS = {"b": "b", "byte": "b", "bytes": "b", "kb": "kb", "kilobyte": "kb", "kilobytes": "kb",
-         "mb": "mb", "megabyte": "mb", "megabytes": "mb", "gb": "gb", "gigabyte": "gb", "gigabytes": "gb",
-         "tb": "tb", "terabyte": "tb", "terabytes": "tb"}
+# ---------------------------------------------------------------------------- reading free text
+GENERIC_VERBS = ("do", "help", "assist", "proceed", "handle", "fulfil", "fulfill", "comply", "go", "accommodate",
+                 "honor", "honour", "grant", "approve", "allow", "accept")
+"""Verbs that name any request ("I can't do that", "I can't help with this")."""
+WRITE_VERBS = ("make", "process", "complete", "carry", "perform", "execute", "action", "change", "submit", "place",
+               "apply", "finalize", "finalise", "effect")
+"""Verbs that name any write ("I have not made the change", "I couldn't process it")."""
+ANSWER_VERBS = ("tell", "give", "provide", "share", "find", "look", "determine", "answer", "say", "disclose",
+                "retrieve", "access", "locate", "know", "report", "confirm")
+"""Verbs that name a lookup's request ("I can't tell you", "I couldn't find it")."""
+DEFAULT_ACTIONS = ("cancel", "refund", "return", "change", "update", "modify", "edit", "book", "rebook", "buy",
+                   "purchase", "order", "reply", "post", "lock", "pin", "hide", "suspend", "move", "raise", "set",
+                   "swap", "exchange", "delete", "remove", "add")
+"""What a request asks when a family names no ``actions``: every write the built-in families know."""
+
+_IRREGULAR = {"made": "make", "done": "do", "did": "do", "does": "do", "doing": "do", "gone": "go", "went": "go",
+              "sent": "send", "paid": "pay", "hid": "hide", "hidden": "hide", "bought": "buy", "given": "give",
+              "gave": "give", "told": "tell", "found": "find", "got": "get", "gotten": "get", "taken": "take",
+              "took": "take", "left": "leave", "kept": "keep", "put": "put", "set": "set", "said": "say",
+              "undone": "undo", "redone": "redo", "ran": "run", "written": "write", "wrote": "write"}
+_SUFFIXES = ("ing", "ed", "es", "e", "s")
+_FIRST_PERSON = frozenset("i we i'm we're i've we've i'd we'd i'll we'll".split())
+_NEGATIONS = frozenset("cannot can't couldn't won't wouldn't didn't haven't hadn't hasn't don't doesn't not never "
+                       "unable wasn't weren't aren't mustn't shan't".split())
+_DECLINES = frozenset("decline declined declining refuse refused refusing".split())
+_FILLER = frozenset("be been able to allowed permitted going ahead and actually really currently yet now just "
+                    "further anymore personally directly simply still even at all you your for from here there "
+                    "please unfortunately sadly proceed with".split()) - {"proceed"}
+_SENTENCE = re.compile(r"[.;!?\n]+(?:\s|$)|:\s")
+_VALUE_NOUN = re.compile(r"\b(?:amount|price|total|fare|fee|charge|sum|figure|value|number|rate|cost)\b")
+_NEGATED_SUBJECT = frozenset("nothing no not never nobody none".split())
+_ELSEWHERE = re.compile(r"\b(?:else|other|others|another|more|extra|additional)\b")
+_LATER = re.compile(r"\b(?:again|later|afterwards?|after|once|future|from now on|anymore after)\b")
+_PARTIAL = re.compile(r"\b(?:other|others|rest|remaining|some|those|these|they|ones)\b")
+_CLAUSE = re.compile(r"[.;:!?\n()\[\]]+|,|\s[-\u2013\u2014]+\s|\b(?:but|so|because|since|although|though|however|"
+                     r"whereas|while|which|otherwise)\b")
+_NEGATORS = re.compile(r"\b(?:not|never|nothing|nobody|without|no|\w+n't|cannot|unable)\b")
+_PROHIBITED = (
+    re.compile(r"(?:\bnot|n't|\bnever)\s+(?:be\s+)?(?:allowed|permitted|possible|eligible|feasible|something we can)\b"),
+    re.compile(r"\b(?:against|violates?|violating|breaks?|breaking|outside(?: of)?|contrary to)\s+(?:the |our |your |"
+               r"this |that |store |shop |site |forum |company |airline |console )*(?:polic(?:y|ies)|rules?|terms)\b"),
+    re.compile(r"\b(?:polic(?:y|ies)|rules?|site|shop|store|console|forum|system|airline|terms)\s+(?:does|do|will|"
+               r"would|can|could)\s*(?:not|n't)\s+(?:allow|permit|let)\b"),
+    re.compile(r"\b(?:polic(?:y|ies)|rules?)\s+(?:forbids?|prohibits?|disallows?|prevents?|rules? out)\b"),
+    re.compile(r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|forbidden|prohibited|"
+               r"blocked|disallowed)\b"),
+    re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed)\b"),
+)
+_CANNOT_BE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|can no longer|could no longer|may not|must not|"
+                        r"won't|will not|isn't able to|is unable to|no longer)\s+(?:be\s+)(\w+)")
+_UNCHANGED = (
+    re.compile(r"\b(?:left|leave|leaving|kept|keep|keeping|remains?|remained|stays?|stayed|is still|are still)\s+"
+               r"(?:[\w']+\s+){0,4}?(?:unchanged|untouched|as (?:it|they) (?:is|are|was|were)|as is|the same|alone|"
+               r"in place|as before)\b"),
+    re.compile(r"\bnothing (?!else\b)(?:[\w']+ ){0,2}?(?:was|has been|have been|got|is|were|'s been)\s+(?:\w+)"),
+    re.compile(r"\bno (?:changes?|updates?|action)\s+(?:[\w']+ ){0,2}?(?:made|done|taken)\b"),
+    re.compile(r"\b(?:did not|didn't|does not|doesn't|has not|hasn't|have not|haven't|was not|wasn't|were not|"
+               r"weren't|could not|couldn't|will not|won't)\s+(?:\w+ )?(?:go through|work|succeed|happen|take effect)\b"),
+    re.compile(r"\b(?:failed|unsuccessful|not successful|was rejected|an error)\b"),
+)
+_DONE = re.compile(r"\ball done\b|^\s*done\b|\bdone\s*$|\ball set\b|\bsuccessfully\b|\bsucceeded\b|\bwent through\b|"
+                   r"\btaken care of\b|\btook care of\b|\bis complete\b|\bcompleted\b|\bis now (?:in place|confirmed)\b")
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|has been|have been|had been|'s been|has now been|have now been|is now|"
+                      r"are now|now|got|has already been|have already been)\s+(?:now\s+|successfully\s+|already\s+|"
+                      r"just\s+)?([a-z]+)")
+_HEDGES = re.compile(
+    r"\b(?:maybe|perhaps|possibly|probably|presumably|apparently|likely|unsure|uncertain|approximately|roughly|"
+    r"guess|somewhere|either)\b|\b(?:might|may|could) be\b|\bnot (?:sure|certain|100%|positive|confident)\b|"
+    r"\b(?:can't|cannot|can not|couldn't|unable to|not able to) (?:be )?(?:sure|certain|confirm|verify|tell for sure)\b|"
+    r"\bor (?:something|so)\b|\bi (?:think|believe|suppose)\b|\b(?:around|about|at least|at most|nearly|almost)\s+\$?\d")
+
+
+def _stem(word: str) -> str:
+    """A crude lemma, enough to compare a verb with the request's: cancelled/cancels -> cancel, made -> make."""
+    w = _IRREGULAR.get(word, word)
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 2 and not (suffix == "s" and w.endswith("ss")):
+            w = w[:-len(suffix)]
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "s":
+        w = w[:-1]
+    return w[:-1] + "y" if w.endswith("i") else w
+
+
+def _stems(words) -> frozenset:
+    return frozenset(_stem(w) for w in words)
+
+
+def _fold(text: str | None) -> str:
+    return " ".join((text or "").lower().replace("\u2019", "'").replace("can not", "cannot").split())
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(_fold(text)) if c.strip()]
+
+
+def _asserted(clause: str, start: int) -> bool:
+    """No negation in the three words before ``start`` ("has not been cancelled", "nothing was done")."""
+    return not _NEGATORS.search(" ".join(clause[:start].split()[-3:]))
+
+
+class Reading:
+    """What a final message says, clause by clause, about the request named by ``actions``.
+
+    ``declines``: the agent declines or cannot do what was asked, or says it is forbidden;
+    ``failed``: it says the work did not happen (a decline, or "it did not go through", "nothing was changed");
+    ``done``: it claims the work was done; ``hedged``: it hedges ("maybe", "I'm not sure").
+    """
+
+    def __init__(self, text: str | None, actions=None, *, lookup: bool = False) -> None:
+        own = tuple(DEFAULT_ACTIONS if actions is None else actions)
+        scope = GENERIC_VERBS + (ANSWER_VERBS if lookup else ()) + ((WRITE_VERBS + own) if own or not lookup else ())
+        self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
+        self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
+        self.failed = self.done = False
+        sentences = [s for s in _SENTENCE.split(_fold(text)) if s.strip()]
+        cannot_be = any(self._cannot_be(s) for s in sentences)
+        self.declines = cannot_be
+        for clause in _clauses(text or ""):
+            declines = self._declines(clause)
+            self.declines |= declines
+            self.failed |= declines or any(p.search(clause) for p in _UNCHANGED)
+            self.done |= self._done(clause)
+        self.hedged = bool(_HEDGES.search(_fold(text)))
+
+    def _in_scope(self, word: str, rest: str) -> bool:
+        return _stem(word) in self.scope and not _ELSEWHERE.search(rest)
+
+    def _declines(self, clause: str) -> bool:
+        words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)
+        for i, w in enumerate(words):
+            if w not in _FIRST_PERSON or _NEGATED_SUBJECT & set(words[max(0, i - 2):i]):  # "nothing I cannot do"
+                continue
+            for j in range(i + 1, min(i + 5, len(words))):
+                if words[j] in _DECLINES:
+                    return True
+                if words[j] in _NEGATIONS:
+                    k = j + 1
+                    while k < len(words) and words[k] in _FILLER:
+                        k += 1
+                    if k == len(words):  # "I'm sorry, but I can't."
+                        return words[j] != "not" or "able" in words[j:] or "allowed" in words[j:]
+                    if self._in_scope(words[k], " ".join(words[k + 1:])):
+                        return True
+                    break
+        if any(p.search(clause) for p in _PROHIBITED):
+            return True
+        return any(p.search(clause) for p in _UNCHANGED[:2])
+
+    def _cannot_be(self, sentence: str) -> bool:
+        """"It can no longer be cancelled": the request said to be impossible; "it can't be undone",
+        "the amount cannot be changed online", "the others can't be cancelled" or "it can't be changed
+        again" are about something else."""
+        for m in _CANNOT_BE.finditer(sentence):
+            subject = " ".join(sentence[:m.start()].split()[-6:])
+            if _stem(m.group(1)) in self.own | {"do"} and not _LATER.search(sentence[m.start():]) \
+                    and not _PARTIAL.search(subject) and not _VALUE_NOUN.search(subject):
+                return True
+        return False
+
+    def _done(self, clause: str) -> bool:
+        for m in _DONE.finditer(clause):
+            if _asserted(clause, m.start()):
+                return True
+        words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)
+        for i, w in enumerate(words):  # "I cancelled it", "we've gone ahead and booked it"
+            if w in _FIRST_PERSON:
+                j = i + 1
+                while j < len(words) and words[j] in ("have", "had", "now", "just", "already", "successfully", "gone",
+                                                        "went", "ahead", "and", "also", "then", "finally"):
+                    j += 1
+                if j == len(words) or (words[j] in ("did", "do", "does")  # "I did not", but "I did it"
+                                       and words[j + 1:j + 2] not in (["it"], ["that"], ["this"], ["so"], ["everything"])):
+                    continue
+                if (words[j].endswith("ed") or words[j] in _IRREGULAR) and _stem(words[j]) in self.writes:
+                    return True
+        for m in _PASSIVE.finditer(clause):  # "your order is now cancelled", "the reply has been posted"
+            verb = m.group(1)
+            if (verb.endswith(("ed", "en")) or verb in _IRREGULAR) and _stem(verb) in self.writes \
+                    and _asserted(clause, m.start()) and not _PARTIAL.search(clause[:m.start()]):
+                return True
+        return False
+
+
+def read(text: str | None, actions=None, *, lookup: bool = False) -> Reading:
+    """How the final message reads about the request (`Reading`); ``actions``: its verbs (None: `DEFAULT_ACTIONS`)."""
+    return Reading(text, actions, lookup=lookup)
 
 
 def sandbox_module():  # -> agentgym.sandbox.modules.SandboxModule (imported here: the sandbox never calls this)
@@ -68,38 +245,83 @@ def sandbox_module():  # -> agentgym.sandbox.modules.SandboxModule (imported her
 
 
 # ---------------------------------------------------------------------------- refusals
-def _asserted(text: str, marker: str) -> bool:
-    """``marker`` occurs in ``text`` at least once without a negation earlier in its clause."""
-    for m in re.finditer(r"(?<!\w)%s(?!\w)" % re.escape(marker), text):
-        clause = _CLAUSE.split(text[:m.start()])[-1]
-        if not _NEGATORS.search(" ".join(clause.split()[-3:])):
-            return True
-    return False
+def is_refusal(text: str | None, actions=None) -> bool:
+    """The text declines the request ("I cannot do that", "that goes against the policy"); "I can do
+    that", "there is nothing I cannot do" or a caveat ("note it can't be undone") does not."""
+    return read(text, actions).declines
 
 
-def _fold(text: str | None) -> str:
-    return (text or "").lower().replace("\u2019", "'")
-
-
-def is_refusal(text: str | None) -> bool:
-    """The text declines the request ("I cannot do that"); "I can do that" or "there is nothing I
-    cannot do" does not."""
-    low = _fold(text)
-    return any(_asserted(low, m) for m in REFUSAL_MARKERS)
-
-
-def claims_done(text: str | None) -> bool:
+def claims_done(text: str | None, actions=None) -> bool:
     """The text says the work was done ("All done", "I have cancelled it"), negations handled."""
-    low = _fold(text)
-    return any(_asserted(low, m) for m in DONE_MARKERS)
+    return read(text, actions).done
 
 
-def check_refusal(answer: str | None, value: str | None = None) -> bool:
-    """A refusal and nothing else: no structured value, no claim that the work was done."""
-    return value is None and is_refusal(answer) and not claims_done(answer)
+def check_refusal(answer: str | None, value: str | None = None, refused: bool | None = None, actions=None) -> bool:
+    """A refusal and nothing else: no structured value; ``refused=True``, or a text that declines and
+    does not claim the work was done."""
+    if value is not None:
+        return False
+    if refused is not None:
+        return refused is True
+    reading = read(answer, actions)
+    return reading.declines and not reading.done
 
 
 # ---------------------------------------------------------------------------- answers
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b|\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_ID = re.compile(r"(?<![\w@])#?([A-Za-z]{1,4}-?\d{2,})(?![\w@])")
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d_@]|\.\d)")  # "12GB" is a number and its unit
+_CURRENCY_BEFORE = re.compile(r"(?:\$|us\$|usd)\s*$", re.I)
+_CURRENCY_AFTER = re.compile(r"^\s*(?:dollars?|usd|bucks)\b", re.I)
+_UNIT_AFTER = re.compile(r"^\s*([A-Za-z]+|%)")
+_DOLLARS_AND_CENTS = re.compile(r"\b(\d+) dollars? and (\d{1,2}) cents?\b", re.I)
+UNITS = {"b": "b", "byte": "b", "bytes": "b", "kb": "kb", "kilobyte": "kb", "kilobytes": "kb",
+         "mb": "mb", "megabyte": "mb", "megabytes": "mb", "gb": "gb", "gigabyte": "gb", "gigabytes": "gb",
+         "tb": "tb", "terabyte": "tb", "terabytes": "tb"}
+# words after a number that do not make it a count of something ("45.00 or 46.00", "45.00 in total")
+_NOT_A_UNIT = frozenset("or and to is was are were in for of with plus minus but nor vs versus instead each then as at "
+                        "on by from per if maybe not exactly even only total which that so before after now today "
+                        "flat altogether please thanks thank it this the a an you your i we".split())
+_SMALL = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                                     "fourteen fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = "|".join(sorted(list(_SMALL) + list(_TENS) + list(_SCALES), key=len, reverse=True))
+_WORDS = re.compile(r"\b(?:%s)(?:(?:[\s-]+|\s+and\s+)(?:%s))*\b" % (_NUMBER_WORD, _NUMBER_WORD), re.I)
+_ONE_AS_PRONOUN = re.compile(r"(?:\b(?:this|that|the|which|each|every|any|some|no|another|a|only|one)\s+$)", re.I)
+_ONE_AS_PRONOUN_AFTER = re.compile(r"^\s*(?:of|another|more|moment|sec|second|minute|thing|time|way|by|or two)\b", re.I)
+
+
+def _words_value(words: str) -> int:
+    total = current = 0
+    for w in re.split(r"[\s-]+", words.lower()):
+        if w in _SMALL:
+            current += _SMALL[w]
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w == "hundred":
+            current = max(current, 1) * 100
+        elif w in _SCALES:
+            total += max(current, 1) * _SCALES[w]
+            current = 0
+    return total + current
+
+
+def _digits(text: str) -> str:
+    """Numbers written in words as digits ("seven replies" -> "7 replies", "forty-five dollars and
+    ten cents" -> "$45.10"); "one" as a pronoun ("this one", "one of them") is left alone."""
+    def sub(m: re.Match) -> str:
+        words = m.group(0)
+        if words.lower() == "one" and (_ONE_AS_PRONOUN.search(text[:m.start()])
+                                       or _ONE_AS_PRONOUN_AFTER.match(text[m.end():])):
+            return words
+        return str(_words_value(words))
+    text = _WORDS.sub(sub, text)
+    return _DOLLARS_AND_CENTS.sub(lambda m: "$%s.%02d" % (m.group(1), int(m.group(2))), text)
+
+
 def kind_of(expected: str) -> str:
     """The kind of value an expected answer is, read off its canonical spelling."""
     s = str(expected).strip()
@@ -127,14 +349,20 @@ def _decimal(whole: str, frac: str | None) -> Decimal | None:
 
 def _numbers(text: str) -> list[tuple[Decimal, str, str]]:
     """(number, text before it, text after it) for every number that is not part of an email,
-    a date, a time or an id."""
-    text = _TIME.sub(" ", _DATE.sub(" ", _EMAIL.sub(" ", text)))
+    a date, a time or an id; numbers in words count."""
+    text = _digits(_TIME.sub(" ", _DATE.sub(" ", _EMAIL.sub(" ", text))))
     out = []
     for m in _NUMBER.finditer(text):
         n = _decimal(m.group(1), m.group(2))
         if n is not None:
-            out.append((n, text[max(0, m.start() - 5):m.start()], text[m.end():m.end() + 12]))
+            out.append((n, text[max(0, m.start() - 5):m.start()], text[m.end():m.end() + 16]))
     return out
+
+
+def _counts_something(after: str) -> bool:
+    """The number is followed by what it counts ("3 passengers", "4500 cents", "15%"), so it is no amount."""
+    unit = _UNIT_AFTER.match(after)
+    return bool(unit) and unit.group(1).lower() not in _NOT_A_UNIT
 
 
 def candidates(text: str | None, kind: str) -> set:
@@ -149,11 +377,9 @@ def candidates(text: str | None, kind: str) -> set:
         return out
     if kind == "id":
         return {i.upper().replace("-", "") for i in _ID.findall(text)}
-    if kind == "amount":
-        nums = _numbers(text)
-        marked = {n.quantize(Decimal("0.01")) for n, before, after in nums
-                  if _CURRENCY_BEFORE.search(before) or _CURRENCY_AFTER.match(after)}
-        return marked or {n.quantize(Decimal("0.01")) for n, _, _ in nums}
+    if kind == "amount":  # marked ones ($45, 45 dollars) and bare ones that count nothing: "12.00, 46.00, $45.00" is three
+        return {n.quantize(Decimal("0.01")) for n, before, after in _numbers(text)
+                if _CURRENCY_BEFORE.search(before) or _CURRENCY_AFTER.match(after) or not _counts_something(after)}
     if kind == "count":
         return {n.normalize() for n, _, _ in _numbers(text)}
     if kind == "quantity":
@@ -172,26 +398,44 @@ def _same(candidate: object, want: object, kind: str) -> bool:
     return candidate == want
 
 
-def check_answer(expected: str, answer: str | None, value: str | None = None, kind: str | None = None) -> bool:
-    """The answer states ``expected`` and no other value of its kind (see the module docstring)."""
+def check_answer(expected: str, answer: str | None, value: str | None = None, kind: str | None = None, *,
+                 refused: bool | None = None, actions=()) -> bool:
+    """The answer states ``expected`` and no other value of its kind, unhedged and refusing nothing
+    (see the module docstring); ``actions``: the verbs of the task's writes, if it has any."""
     kind = kind or kind_of(expected)
     wants = candidates(expected, kind)
     if len(wants) != 1:
         raise ValueError(f"expected answer {expected!r} is not one {kind} value")
     want = next(iter(wants))
-    if is_refusal(answer) or is_refusal(value) or len(str(answer or "")) > MAX_ANSWER_CHARS:
+    if refused is True or len(str(answer or "")) > MAX_ANSWER_CHARS or len(str(value or "")) > MAX_ANSWER_CHARS:
         return False
+    texts = [value] if value is not None else []
+    if refused is None:
+        texts.append(answer)
+    for text in texts:
+        reading = read(text, actions, lookup=True)
+        if reading.failed or (reading.hedged and (text is value or value is None)):
+            return False
     got = candidates(answer if value is None else value, kind)
     return bool(got) and all(_same(c, want, kind) for c in got)
 
 
 def check_final(answer: str | None, value: str | None = None, *, refusal: bool, expected: str | None = None,
-                kind: str | None = None) -> bool:
-    """A final answer as the task asks: a refusal and nothing else when ``refusal``; else ``expected``
-    and no other value of its kind when a value is asked for; else anything that does not refuse
-    (a request carried out needs no particular words, but "I cannot" says it was not)."""
+                kind: str | None = None, refused: bool | None = None, actions=None) -> bool:
+    """A final answer as the task asks, read only for what the world's state cannot show.
+
+    ``refusal``: a refusal and nothing else (`check_refusal`). ``expected``: that value and no other
+    of its kind (`check_answer`). Otherwise (a request carried out, which the state shows) the
+    message must not say it failed or refuse ("I cannot do that", "it did not go through"); no
+    particular words are needed. ``refused``: the agent's structured flag, which replaces reading
+    the text for a refusal. ``actions``: the verbs of the task's writes (None: `DEFAULT_ACTIONS`).
+    """
     if refusal:
-        return check_refusal(answer, value)
+        return check_refusal(answer, value, refused, actions)
+    if refused is True:
+        return False
     if expected is not None:
-        return check_answer(expected, answer, value, kind)
-    return not is_refusal(answer) and not is_refusal(value)
+        return check_answer(expected, answer, value, kind, refused=refused, actions=DEFAULT_ACTIONS if actions is None else actions)
+    if refused is False:
+        return True
+    return not read(answer, actions).failed and not read(value, actions).failed

@@ -211,7 +211,7 @@ _VERBS = (
 
 
 def _verb(request: str) -> tuple[str, str]:
-    text = re.sub(r'"[^"]*"', " ", request).lower()
+    text = re.sub(r'"[^"]*"|\bi (?:just )?\w+ed\b', " ", request.lower())  # quoted titles, "I just moved"
     best = None
     for stem, do, did in _VERBS:
         m = re.search(r"\b%s\w*" % stem, text)
@@ -334,8 +334,11 @@ def _adversarial_values(t: Truth, rng: random.Random) -> list[Final]:
     out = [
         _a("stuffing", "It is one of: " + ", ".join(seen)),
         _a("decoys", "Maybe " + "; ".join(decoys)),
-        _a("marked stuffing", "Values: " + ", ".join(bare[:20]) + f", {marked}, " + ", ".join(bare[20:])),
-        _a("marked stuffing", " ".join(bare) + " " + marked),
+    ]
+    if "@" not in want:  # numbers beside an email are no emails: nothing to stuff there (the decoys are emails)
+        out += [_a("marked stuffing", "Values: " + ", ".join(bare[:20]) + f", {marked}, " + ", ".join(bare[20:])),
+                _a("marked stuffing", " ".join(bare) + " " + marked)]
+    out += [
         _a("hedge", _ISSUE25_HEDGE.format(v=want)),
         _a("hedge", f"I'm not sure; it might be {want}."),
         _a("refusal plus value", f"I cannot do that, but it is {want}."),

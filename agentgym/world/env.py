@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, ClassVar
 
 from agentgym.actions import render_call
-from agentgym.core import AgentEnv, menu_of
+from agentgym.core import SUBMIT_ACTIONS, AgentEnv, Outcome, ParsedAction, menu_of
 from agentgym.world.tasks import WorldTasks
 
 __all__ = ["WorldEnv"]
@@ -47,6 +47,7 @@ class WorldEnv(AgentEnv):
     def _reset_tracking(self) -> None:
         self._seen: dict[str, int] = {}  # record key -> the version the agent last saw
         self.verdict: dict[str, Any] | None = None
+        self.answer_refused: bool | None = None  # finish's structured ``refused`` flag, when given
 
     # ------------------------------------------------------------------ hooks a family may override
     def _world(self, func: str, **kwargs: Any) -> Any:
@@ -78,8 +79,13 @@ class WorldEnv(AgentEnv):
         return render_call("finish", {"answer": answer})
 
     # ------------------------------------------------------------------ AgentEnv hooks
+    def _dispatch(self, action: ParsedAction) -> Outcome:
+        if action.name in SUBMIT_ACTIONS:  # the base keeps answer and value; the refusal flag is the world's
+            self.answer_refused = action.args.get("refused")
+        return super()._dispatch(action)
+
     def _verify(self) -> bool:
-        verdict = self._world("verify", answer=self.answer, value=self.answer_value)
+        verdict = self._world("verify", answer=self.answer, value=self.answer_value, refused=self.answer_refused)
         # a refusal must be grounded: the agent saw the forbidding record as it is now (a refusal the
         # state does not support fails anyway, whatever the agent read)
         verdict["grounded"] = all(self._saw(key, version) for key, version in verdict["evidence"].items())

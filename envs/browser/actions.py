@@ -49,7 +49,9 @@ ACTIONS: tuple[ToolSpec, ...] = (
              + answers.ANSWER_RULE,
              (Param("answer", "string", "your final answer"),
               Param("value", "string", 'optional: the one value asked for, e.g. "$12.34"; then only it is checked',
-                    required=False))),
+                    required=False),
+              Param("refused", "boolean", "optional: true when you decline the request (then the answer says why), "
+                    "false when you do not; then your words are not read for a refusal", required=False))),
 )
 NAVIGATING = frozenset({"click", "press", "goto", "back", "forward", "reload"})
 """Actions that load a page: the ones an injected fault (a failed or timed-out load) can hit."""

@@ -37,6 +37,11 @@ from agentgym.world import records, verdict  # the stateful-world kit: versioned
 
 DB_NAME = "tooluse.db"
 MODULE_PREFIX = "agentgym.envs.tooluse.domains."  # a domain NAME is loaded as MODULE_PREFIX + NAME
+OP_VERBS = {"cancel": ("cancel",), "address": ("change", "update", "modify", "redirect", "readdress"),
+            "return": ("return", "refund"), "modify": ("swap", "exchange", "change", "modify", "replace"),
+            "book": ("book", "reserve", "buy", "purchase"), "change": ("change", "move", "rebook", "switch", "put"),
+            "cancel_booking": ("cancel", "refund")}
+"""What each intent asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MAX_AMOUNT = 10 ** 9  # money beyond this is garbage (1e309 is inf): refused, never converted
 TOOL_SECONDS = 2.0  # a tool's database work is interrupted after this long
 PROGRESS_OPCODES = 1000  # how often SQLite asks whether the deadline passed (in VM instructions)
@@ -448,17 +453,20 @@ class Session:
         return {"versions": versions, "writes": writes, "refusal": exp["refusal"], "reasons": exp["reasons"],
                 "answer": None if exp["answer_cents"] is None else "%.2f" % money(exp["answer_cents"])}
 
-    def verify(self, answer=None, value=None):
+    def verify(self, answer=None, value=None, refused=None):
         """Success: the database equals the expected one, and the final answer says what it must
-        (`agentgym.world.verdict`: one amount and no other, or a refusal and nothing else)."""
+        (`agentgym.world.verdict`: one amount and no other, or a refusal and nothing else, read about
+        the intents' verbs; ``refused``: the agent's structured refusal flag, if it gave one)."""
         exp = self.expected()
         evidence = {}  # a refusal rests on the records that forbid the request, as they are now
         for step in exp["steps"]:
             if not step["allowed"] and step["intent"].get("if_forbidden", "refuse") == "refuse" and step["target"]:
                 evidence[step["target"]] = records.version(self.db, step["target"])
         want = None if exp["answer_cents"] is None else "$%.2f" % money(exp["answer_cents"])
+        actions = tuple(dict.fromkeys(v for it in self.intents for v in OP_VERBS[it["op"]]))
         return verdict.world_verdict(records.dump(self.db) == records.dump(exp["world"]), answer, value,
-                                     refusal=exp["refusal"], expected=want, kind="amount", evidence=evidence)
+                                     refusal=exp["refusal"], expected=want, kind="amount", evidence=evidence,
+                                     refused=refused, actions=actions)
 
 
 # ---------------------------------------------------------------------------- entry points (the sandbox's session)
@@ -491,5 +499,5 @@ def oracle_view():
     return _session.oracle_view()
 
 
-def verify(answer=None, value=None):
-    return _session.verify(answer, value)
+def verify(answer=None, value=None, refused=None):
+    return _session.verify(answer, value, refused)

@@ -33,7 +33,10 @@ FINISH_SCHEMA = {
         "parameters": {"type": "object", "properties": {
             "answer": {"type": "string", "description": "final answer"},
             "value": {"type": "string", "description": "optional: the one value asked for, e.g. \"$45.00\"; "
-                                                       "then only it is checked, exactly"}},
+                                                       "then only it is checked, exactly"},
+            "refused": {"type": "boolean", "description": "optional: true when you decline the request (the answer "
+                                                          "says why), false when you do not; then your words are "
+                                                          "not read for a refusal"}},
                        "required": ["answer"], "additionalProperties": False},
     },
 }

@@ -17,6 +17,9 @@ CREATE TABLE accounts(uid TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT N
 """
 PRIMARY = {"settings": "key", "teams": "name", "accounts": "uid"}
 VERIFY_TABLES = {"accounts"}
+OP_VERBS = {"bulk_status": ("suspend", "activate", "change", "update", "set"),
+            "edit_user": ("change", "set", "raise", "increase", "update", "edit", "assign", "move")}
+"""What each op asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MUTATION_TABLES = {"accounts"}
 ROLES = ("viewer", "editor", "admin")
 STATUSES = ("active", "suspended")

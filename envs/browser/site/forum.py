@@ -17,6 +17,10 @@ CREATE TABLE posts(pid TEXT PRIMARY KEY, tid TEXT NOT NULL, author TEXT NOT NULL
 """
 PRIMARY = {"settings": "key", "boards": "bid", "threads": "tid", "posts": "pid"}
 VERIFY_TABLES = {"posts", "threads"}
+OP_VERBS = {"reply": ("reply", "post", "respond", "write", "add"),
+            "replace_text": ("edit", "fix", "change", "replace", "update", "correct"),
+            "set_thread": ("lock", "pin", "move", "set", "change", "update"), "hide_flagged": ("hide", "remove")}
+"""What each op asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MUTATION_TABLES = {"posts", "threads"}
 PAGE_SIZE = 10
 

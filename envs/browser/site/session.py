@@ -362,13 +362,15 @@ class Session:
                 self.site.apply(exp, op)
         return exp, reasons
 
-    def verify(self, answer, value=None):
+    def verify(self, answer, value=None, refused=None):
         """Success: the store equals the expected one and the answer says what it must
-        (`agentgym.world.verdict`: one value of the kind asked for, or a refusal and nothing else)."""
+        (`agentgym.world.verdict`: one value of the kind asked for, or a refusal and nothing else,
+        read about the ops' verbs; ``refused``: the agent's structured refusal flag, if it gave one)."""
         exp, reasons = self.expected()
         want = self.site.answer(exp, self.spec["answer"]) if self.spec.get("answer") and not reasons else None
+        actions = tuple(dict.fromkeys(v for op in self.spec["ops"] for v in self.site.OP_VERBS[op["op"]]))
         return verdict.world_verdict(exp.dump() == self.store.dump(), answer, value, refusal=bool(reasons),
-                                     expected=want, reasons=reasons,
+                                     expected=want, reasons=reasons, refused=refused, actions=actions,
                                      evidence={k: self.store.version(k) for k in self.spec["evidence"]})
 
     # ------------------------------------------------------------------ oracle
@@ -501,5 +503,5 @@ def drift(pick):
     return _S["session"].drift(pick)
 
 
-def verify(answer, value=None):
-    return _S["session"].verify(answer, value)
+def verify(answer, value=None, refused=None):
+    return _S["session"].verify(answer, value, refused)

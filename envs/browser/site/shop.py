@@ -27,6 +27,9 @@ CREATE TABLE _session(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 PRIMARY = {"settings": "key", "products": "pid", "coupons": "code", "cart": "pid", "orders": "oid",
            "order_items": "line", "_session": "key"}
 VERIFY_TABLES = {"orders"}
+OP_VERBS = {"place_order": ("buy", "order", "purchase", "place", "checkout", "check"),
+            "cancel_order": ("cancel",)}
+"""What each op asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MUTATION_TABLES = {"orders", "cart"}
 PAGE_SIZE = 8
 SHIPPING = {"standard": ("Standard shipping (3-5 days, $4.99)", 499), "express": ("Express shipping (next day, $14.99)", 1499)}
