@@ -15,6 +15,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from baselines.features import patch_key
+
 __all__ = ["DecisionRecorder", "decision_stats", "trace_label", "after_failing_test", "right_first_failures",
            "decision_rates", "RATES"]
 
@@ -80,7 +82,6 @@ def trace_label(action: str, events: list[dict[str, Any]] | None, solution: froz
     unseen, the episode's last step); ``R`` revert, ``S`` submit, ``V`` view, ``O`` anything
     else. ``events`` None: the step's events are unknown (the last step).
     """
-    from baselines.features import patch_key
 
     verb = action.split(None, 1)[0] if action.strip() else ""
     if verb == "patch":

@@ -21,6 +21,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.eval.stack import make_base_env
+
 __all__ = ["borrow", "close_idle", "idle_count"]
 
 _Key = tuple[str, tuple[tuple[str, Any], ...]]
@@ -32,7 +34,6 @@ _LOCK = threading.Lock()
 def borrow(env_id: str, **env_kwargs: Any) -> gym.Env:
     """A bare ``env_id`` env built with ``env_kwargs`` (an idle one when there is one); ``close()``
     on it, or on any stack around it, lends it back instead of closing it."""
-    from agentgym.eval.stack import make_base_env
 
     key: _Key = (env_id, tuple(sorted(env_kwargs.items())))
     with _LOCK:

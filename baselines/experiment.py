@@ -32,8 +32,26 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentgym.agents import RandomAgent
+from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
-from baselines.trainer import coding_kwargs
+from agentgym.eval import evaluate
+from baselines import provenance
+from baselines.agent import PolicyAgent, load_policy
+from baselines.config import Args
+from baselines.decisions import DecisionRecorder
+from baselines.env_pool import close_idle
+from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
+from baselines.heuristics import (
+    BudgetAwareAgent,
+    CarefulAgent,
+    HastyAgent,
+    LearnedPickAgent,
+)
+from baselines.positive_control import run_control
+from baselines.probe import budget_probe
+from baselines.report import write_report
+from baselines.trainer import coding_kwargs, progress_bar
 
 __all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "split_task_ids",
            "training_seeds"]
@@ -41,7 +59,7 @@ __all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_tas
 MULTI_TIERS = ("two_bugs", "cross_file")
 
 
-def experiment_schedules(args: Any) -> dict[str, str]:
+def experiment_schedules(args: Args) -> dict[str, str]:
     """Run name -> schedule spec, in the order the report lists them."""
     out = {
         f"fixed-T{args.t_short}": f"fixed:{args.t_short}",
@@ -54,7 +72,7 @@ def experiment_schedules(args: Any) -> dict[str, str]:
     return out
 
 
-def training_seeds(args: Any) -> list[int]:
+def training_seeds(args: Args) -> list[int]:
     return [int(s) for s in str(args.seeds).split(",") if s.strip()]
 
 
@@ -62,7 +80,6 @@ def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> li
     """Every task id of ``split`` (and ``tiers``), sorted."""
     import gymnasium as gym
 
-    import agentgym  # noqa: F401  (registers the ids)
 
     kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
@@ -82,11 +99,8 @@ def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: in
     return [ids[i] for i in sorted(np.random.default_rng(seed).choice(len(ids), size=n, replace=False))]
 
 
-def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
+def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
               faults: str | None = None, env_kwargs: dict[str, Any] | None = None, report: bool = False) -> Any:
-    from agentgym.eval import evaluate
-    from baselines.grid import in_parallel
-
     env_id = [e for e in args.env_ids.split(",") if e][0]
     env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
     return evaluate(
@@ -97,13 +111,12 @@ def _evaluate(args: Any, agent: Any, out: Path, *, split: str, tasks: list[str],
     )
 
 
-def evaluate_agent(args: Any, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]) -> dict[str, Any]:
+def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]) -> dict[str, Any]:
     """Every evaluation of one agent: {"grid", "records", "split2_records", "multi_records", "faults", "seconds"}.
 
     The harness seed is the same for every agent, so each (task, T, sample) episode gets the same
     env seed whoever plays it.
     """
-    from baselines.decisions import DecisionRecorder
 
     agent = DecisionRecorder(agent)
     if not args.resume:
@@ -142,19 +155,16 @@ def evaluate_agent(args: Any, name: str, agent: Any, out: Path, task_lists: dict
 
 
 # ---------------------------------------------------------------------- the grid, in parallel
-def _eval_job(args: Any, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]
+def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]
               ) -> tuple[dict[str, Any], int, dict[str, dict[str, int]]]:
     """One agent's evaluations; with the worker's pid and its result-cache counts so far (cumulative)."""
-    from agentgym.envs.coding.result_cache import process_cache
 
     return evaluate_agent(args, name, agent, out, task_lists), os.getpid(), process_cache().stats()
 
 
-def train_all(args: Any, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
+def train_all(args: Args, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
     """Train every (schedule, seed) run at equal env steps, in ``args.workers`` processes or Ray
     tasks (`baselines.grid`); returns summary per schedule and seed."""
-    from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
-    from baselines.trainer import progress_bar
 
     runs = [(name, spec, seed) for seed in seeds for name, spec in schedules.items()]
     parallel = in_parallel(args.workers, args.executor)
@@ -182,7 +192,7 @@ def train_all(args: Any, schedules: dict[str, str], seeds: list[int]) -> dict[st
     return {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
 
 
-def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: dict[str, list[str]]
+def evaluate_all(args: Args, jobs: list[tuple[str, Any]], out: Path, task_lists: dict[str, list[str]]
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
     """`evaluate_agent` for every (name, agent) of ``jobs``, in ``args.workers`` processes or Ray
     tasks; returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
@@ -191,9 +201,6 @@ def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: 
     its own process-wide result cache, so the later agents of a worker look up the test runs and
     verifications of states an earlier agent already reached.
     """
-    from agentgym.envs.coding.result_cache import process_cache
-    from baselines.grid import run_jobs
-    from baselines.trainer import progress_bar
 
     baseline = process_cache().stats()  # forked workers start from the parent's counts
     latest: dict[int, dict[str, dict[str, int]]] = {}  # per worker pid: its cumulative counts
@@ -219,20 +226,15 @@ def evaluate_all(args: Any, jobs: list[tuple[str, Any]], out: Path, task_lists: 
 def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any]:
     """The pick+loop reference (each policy's patch pick inside the scripted test-and-revert loop)
     for the first ``seeds`` training seeds (0: all): the ceiling of a policy that learned the loop."""
-    from baselines.heuristics import LearnedPickAgent
 
     picked = sorted(policy_agents)[: seeds or None]
     return {seed: LearnedPickAgent(policy_agents[seed].policy, max_actions=policy_agents[seed].max_actions)
             for seed in picked}
 
 
-def run_experiment(args: Any) -> int:
+def run_experiment(args: Args) -> int:
     """Train (`train_all`), evaluate (`evaluate_all`) and report; returns the exit code."""
-    from baselines.agent import PolicyAgent, load_policy
-    from baselines.grid import describe
-    from baselines.report import write_report
 
-    from agentgym.agents import RandomAgent
 
     import torch
 
@@ -242,7 +244,6 @@ def run_experiment(args: Any) -> int:
     out.mkdir(parents=True, exist_ok=True)
     schedules = experiment_schedules(args)
     seeds = training_seeds(args)
-    from baselines import provenance
 
     if args.resume and (out / provenance.FILE).is_file():  # a folder holds the runs of one code version
         # (settings may change on purpose, e.g. a larger --total-env-steps; the record keeps the last)
@@ -254,7 +255,6 @@ def run_experiment(args: Any) -> int:
     # ---------------------------------------------------------------- train at equal env steps, per seed
     training = train_all(args, schedules, seeds)
     train_seconds = time.perf_counter() - started
-    from baselines.env_pool import close_idle
 
     close_idle()  # the training envs' sandboxes: stopped before the evaluation forks its workers
 
@@ -282,8 +282,6 @@ def run_experiment(args: Any) -> int:
             agents[name][seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
     refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
     if refs:
-        from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
-
         # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
         scripts = {"hasty": HastyAgent, "careful": CarefulAgent, "budget-aware": BudgetAwareAgent}
         agents.update({f"script:{r}": {0: scripts[r]()} for r in scripts if r in refs})
@@ -304,7 +302,6 @@ def run_experiment(args: Any) -> int:
     eval_seconds = time.perf_counter() - eval_started
 
     # ---------------------------------------------------------------- does each policy use the budget and the verdict?
-    from baselines.probe import budget_probe
 
     probe_started = time.perf_counter()
     policies = {name: agents[name][seeds[0]].policy for name in training}
@@ -320,8 +317,6 @@ def run_experiment(args: Any) -> int:
     control = None
     control_started = time.perf_counter()
     if args.control_steps:
-        from baselines.positive_control import run_control
-
         print(f"[budgetmix] positive control: {args.control_steps} env steps per run", flush=True)
         control = run_control(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
                               t_short=2, t_long=10, eval_ts=(2, 5, 10), episodes=args.control_episodes,

@@ -28,19 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
+from baselines.config import EXECUTORS, Args, default_workers
+from baselines.trainer import train
 
-__all__ = ["EXECUTORS", "default_workers", "describe", "in_parallel", "run_jobs", "train_job", "land_checkpoint"]
-
-EXECUTORS = ("local", "ray")
-
-
-def default_workers() -> int:
-    """The cores this process may use (the ``--workers`` default)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
+__all__ = ["describe", "in_parallel", "run_jobs", "train_job", "land_checkpoint"]
 
 def in_parallel(workers: int, executor: str) -> bool:
     """Whether jobs run outside this process (then their own progress bars are off)."""
@@ -110,10 +101,9 @@ def _run_ray(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], workers: i
         done(pending.pop(ready[0]), ray.get(ready[0]))
 
 
-def train_job(args: Any, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
+def train_job(args: Args, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
     """One training run (`baselines.trainer.train`); with ``ship_checkpoint`` the summary carries
     the checkpoint's bytes (``checkpoint_bytes``), for a run on another machine."""
-    from baselines.trainer import train
 
     summary = train(args, run_name)
     if ship_checkpoint:

@@ -17,12 +17,13 @@ seeded per episode), so they isolate the value of *verifying* against *committin
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from baselines.features import EpisodeMemory, stack_steps
 
 __all__ = ["HastyAgent", "CarefulAgent", "BudgetAwareAgent", "LearnedPickAgent", "hasty", "careful", "budget_aware"]
 
@@ -107,8 +108,6 @@ class LearnedPickAgent(BudgetAwareAgent):
         self.max_actions = max_actions
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        from baselines.features import EpisodeMemory
-
         super().reset(env, obs, info)
         self.memory = EpisodeMemory(self.policy.dim, self.max_actions)
 
@@ -121,7 +120,6 @@ class LearnedPickAgent(BudgetAwareAgent):
     def _next_patch(self, menu: list[str]) -> str | None:
         import torch
 
-        from baselines.features import stack_steps
 
         fresh = [i for i, a in enumerate(self._step.actions) if a.startswith("patch") and a not in self.tried]
         if not fresh:

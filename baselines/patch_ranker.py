@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agentgym.envs.coding.tasks import CodingTasks
 from baselines.features import change_features, text_features
 
 __all__ = ["FEATURE_SETS", "candidate_sets", "rank_accuracy", "main"]
@@ -40,7 +41,6 @@ def _features(action: str, dim: int, which: str) -> np.ndarray:
 
 def candidate_sets(split: str, n: int, seed: int = 0) -> list[tuple[list[str], np.ndarray]]:
     """``n`` tasks of ``split`` (shuffled with ``seed``): each task's patch actions as the menu shows them, and which are true fixes."""
-    from agentgym.envs.coding.tasks import CodingTasks
 
     tasks = CodingTasks()
     ids = list(tasks.ids(split))

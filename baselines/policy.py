@@ -16,7 +16,12 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, FEATURES_VERSION, PROGRESS_FEATURES
+from baselines.features import (
+    BUDGET_FEATURES,
+    CANDIDATE_EXTRAS,
+    FEATURES_VERSION,
+    PROGRESS_FEATURES,
+)
 
 __all__ = ["MenuPolicy", "pick_device", "masked_categorical"]
 

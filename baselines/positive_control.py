@@ -26,6 +26,13 @@ from typing import Any
 
 import numpy as np
 
+import agentgym
+from baselines.agent import PolicyAgent, load_policy
+from baselines.budget_env import optimum, recover_best_action, recover_optimum
+from baselines.config import PRESETS, Args
+from baselines.grid import run_jobs
+from baselines.trainer import train
+
 __all__ = ["run_control", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score"]
 
 CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
@@ -38,7 +45,6 @@ def _optimum(env_id: str, t: int) -> float:
     """The env's known optimum at budget ``t`` (its registered kwargs say which variant it is)."""
     import gymnasium as gym
 
-    from baselines.budget_env import optimum, recover_optimum
 
     kwargs = gym.spec(env_id.split(":")[-1]).kwargs
     n, clue = int(kwargs.get("n", 5)), float(kwargs.get("clue_accuracy", 0.6))
@@ -50,8 +56,6 @@ def _optimum(env_id: str, t: int) -> float:
 def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
     """Success of the known best policy (`recover_best_action`) played on the faithful env: the
     dynamic programme's value, checked by simulation."""
-    import agentgym
-    from baselines.budget_env import recover_best_action
 
     env = agentgym.make(CONTROL_ENV, budget=t, split="test")
     rng = np.random.default_rng(seed)
@@ -88,9 +92,6 @@ def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
 
 
 def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_id: str = CONTROL_ENV) -> dict[str, Any]:
-    import agentgym
-    from baselines.agent import PolicyAgent
-
     env = agentgym.make(env_id, budget=t, split="test")
     agent = PolicyAgent(policy, max_actions=max_actions, seed=seed)
     wins, wrong_first, recovered, reverts, fails = 0, 0, 0, 0, 0
@@ -124,8 +125,6 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
 def _control_job(base: Any, spec: str, seed: int, run_name: str, eval_ts: tuple[int, ...], episodes: int,
                  env_id: str) -> dict[int, dict[str, Any]]:
     """Train one control run and score it at each T (a `baselines.grid` job)."""
-    from baselines.agent import load_policy
-    from baselines.trainer import train
 
     summary = train(dataclasses.replace(base, schedule=spec, seed=seed), run_name)
     policy, ckpt = load_policy(summary["checkpoint"])
@@ -140,11 +139,8 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
     its ``workers`` and ``executor`` run the (schedule, seed) runs in parallel (`baselines.grid`).
     """
-    from baselines.grid import run_jobs
 
     if base is None:
-        from baselines.budgetmix import PRESETS, Args
-
         base = Args(**{**PRESETS["quick"], "preset": "quick"})
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}

@@ -13,47 +13,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from baselines.config import PPOConfig
 from baselines.features import stack_steps
 from baselines.policy import MenuPolicy
 from baselines.rollout import Episode
 
-__all__ = ["PPOConfig", "gae", "episode_advantages", "make_optimizer", "ppo_update"]
-
-
-@dataclass
-class PPOConfig:
-    """The update's knobs, declared once: `baselines.budgetmix.Args` extends this class, so each is
-    also a command-line flag with the docstring line under it as its help (CleanRL's names)."""
-
-    gamma: float = 1.0
-    """discount; below 1 a turn spent costs value even when the budget allows it"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    advantage: str = "gae"
-    """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
-    update_epochs: int = 4
-    """PPO epochs per update"""
-    minibatch_size: int = 64
-    """PPO minibatch size (steps)"""
-    clip_coef: float = 0.2
-    """PPO surrogate clipping"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value loss coefficient"""
-    max_grad_norm: float = 0.5
-    """gradient norm clip"""
-    norm_adv: bool = True
-    """normalise advantages per minibatch"""
-    target_kl: float = 0.05
-    """stop an update's epochs early past this approximate KL (0: never)"""
+__all__ = ["gae", "episode_advantages", "make_optimizer", "ppo_update"]
 
 
 HEADS = ("prior_score", "budget_score")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+import agentgym
 from baselines.features import EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
@@ -106,7 +107,6 @@ def budget_probe(
 ) -> dict[str, dict[str, Any]]:
     """Per policy: ``p[action][state][turns_left]`` (mean probability), ``states`` (count per state),
     and ``tv_min_max`` (mean total-variation distance between the smallest and largest turns left)."""
-    import agentgym
 
     env = agentgym.make(env_id, split=split, backend=backend, budget=64, **(env_kwargs or {}))
     out: dict[str, dict[str, Any]] = {}

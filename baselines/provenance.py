@@ -8,7 +8,7 @@ lists and names the settings that differ (the knob being compared).
 - ``code``: a digest of every file of the packages that ran (``agentgym``, its envs and wrappers,
   ``baselines``; corpus and task data included) and ``git describe`` for a name a reader knows.
   Two runs of the same commit with different uncommitted edits differ here, as they should.
-- ``settings``: every `baselines.budgetmix.Args` field but those that only say where or how fast
+- ``settings``: every `baselines.config.Args` field but those that only say where or how fast
   it ran (`EXECUTION_ONLY`: seeds, output folder, device, threads, workers, progress...).
 - ``tasks``: digests of the evaluation lists (``eval_tasks.json``) and of the training split's ids.
 """
@@ -22,7 +22,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import agentgym
+import agentgym.envs
+import agentgym.wrappers
+import baselines
 from agentgym.errors import ConfigError
+from baselines.config import Args
 
 __all__ = ["EXECUTION_ONLY", "FILE", "record", "read", "differences", "settings", "source_digest", "code_version"]
 
@@ -39,11 +44,6 @@ experiment are often run on both."""
 
 
 def _package_roots() -> list[tuple[str, Path]]:
-    import agentgym
-    import agentgym.envs
-    import agentgym.wrappers
-    import baselines
-
     return [(name, Path(mod.__file__).resolve().parent)
             for name, mod in (("agentgym", agentgym), ("envs", agentgym.envs), ("wrappers", agentgym.wrappers),
                               ("baselines", baselines))]
@@ -78,12 +78,12 @@ def _digest(value: Any) -> str:
     return hashlib.blake2b(json.dumps(value, sort_keys=True).encode(), digest_size=16).hexdigest()
 
 
-def settings(args: Any) -> dict[str, Any]:
+def settings(args: Args) -> dict[str, Any]:
     """The fields of ``args`` that decide what a run computes."""
     return {k: v for k, v in dataclasses.asdict(args).items() if k not in EXECUTION_ONLY}
 
 
-def record(args: Any, task_lists: dict[str, list[str]], train_ids: list[str]) -> dict[str, Any]:
+def record(args: Args, task_lists: dict[str, list[str]], train_ids: list[str]) -> dict[str, Any]:
     """The provenance of a run of ``args`` that evaluated ``task_lists`` and trained on ``train_ids``."""
     return {"code": code_version(), "settings": settings(args),
             "tasks": {**{f"eval/{name}": _digest(ids) for name, ids in sorted(task_lists.items())},

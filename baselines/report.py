@@ -25,9 +25,21 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from baselines.contrasts import Agent, cells_from_records, contrast_table, named_contrasts, success_at  # noqa: E402
-from baselines.decisions import (FOLLOW_UPS, RIGHT_FIRST_FATES, after_failing_test, decision_stats,  # noqa: E402
-                                 right_first_failures)
+from baselines.config import Args
+from baselines.contrasts import (  # noqa: E402
+    Agent,
+    cells_from_records,
+    contrast_table,
+    named_contrasts,
+    success_at,
+)
+from baselines.decisions import (  # noqa: E402
+    FOLLOW_UPS,
+    RIGHT_FIRST_FATES,
+    after_failing_test,
+    decision_stats,
+    right_first_failures,
+)
 from baselines.grid import describe  # noqa: E402
 
 __all__ = ["write_report", "success_table"]
@@ -37,7 +49,7 @@ CATEGORIES = ("success", "timeout", "tool_call_error", "state_misidentification"
 
 def write_report(
     out: Path,
-    args: Any,
+    args: Args,
     schedules: dict[str, str],
     training: dict[str, dict[int, dict[str, Any]]],
     evals: dict[str, dict[int, dict[str, Any]]],
@@ -84,7 +96,7 @@ def write_report(
 class Numbers:
     """Every number the report shows, and the inputs its sections read."""
 
-    args: Any
+    args: Args
     schedules: dict[str, str]
     ts: list[int]
     """the evaluation budgets T"""
@@ -115,7 +127,7 @@ class Numbers:
     """per agent and T (first seed): what followed each failing test, how right first patches ended"""
 
 
-def gather(args: Any, schedules: dict[str, str], training: dict[str, dict[int, dict[str, Any]]],
+def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, dict[str, Any]]],
            evals: dict[str, dict[int, dict[str, Any]]], task_lists: dict[str, list[str]]) -> Numbers:
     """Success with its intervals and the named contrasts (`baselines.contrasts`), then first
     decisions, recovery and trace tallies (`baselines.decisions`)."""

@@ -23,11 +23,17 @@ step; async: time a step waited in the pool queue), divided by the number of env
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
 import threading
 import time
-from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import (
+    ALL_COMPLETED,
+    FIRST_COMPLETED,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from typing import Any
 

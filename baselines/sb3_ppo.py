@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
+
+import agentgym
+from baselines.schedules import parse_schedule
 
 __all__ = ["Args", "make_env", "main"]
 
@@ -59,8 +61,6 @@ def make_env(env_id: str, budget: Any, *, max_actions: int, dim: int, split: str
     """A thunk: the agentgym stack with a budget and the numeric view on top."""
 
     def thunk() -> gym.Env:
-        import agentgym
-
         env = agentgym.make(
             env_id, budget=budget, numeric={"max_actions": max_actions, "dim": dim}, split=split, backend=backend
         )
@@ -95,7 +95,6 @@ def main(argv: list[str] | None = None) -> int:
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from baselines.schedules import parse_schedule
 
     parser = argparse.ArgumentParser(prog="python -m baselines.sb3_ppo", description=__doc__.split("\n\n")[0])
     for f in dataclasses.fields(Args):

@@ -14,7 +14,7 @@
 
 The model (`baselines.policy`), its features (`baselines.features`), the episode collector
 (`baselines.rollout`) and the PPO update (`baselines.ppo`) live in their own modules because the
-evaluation agent and the probe use the same ones. ``args`` is `baselines.budgetmix.Args`; this
+evaluation agent and the probe use the same ones. ``args`` is `baselines.config.Args`; this
 module imports neither `baselines.budgetmix` nor `baselines.experiment`, so both can import it.
 """
 
@@ -27,21 +27,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
 
+from agentgym.envs.coding.result_cache import process_cache
+from agentgym.make import wrap
 from baselines.agent import load_policy, save_checkpoint
+from baselines.config import Args
 from baselines.env_pool import borrow
 from baselines.policy import MenuPolicy, pick_device
 from baselines.ppo import make_optimizer, ppo_update
 from baselines.rollout import Episode, EpisodeCollector
 from baselines.schedules import BudgetSchedule, parse_schedule
-
-if TYPE_CHECKING:
-    from baselines.budgetmix import Args
 
 __all__ = ["train", "make_env", "coding_kwargs"]
 
@@ -113,8 +113,6 @@ def make_env(
         env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)
 
     def thunk() -> gym.Env:
-        from agentgym.make import wrap
-
         # a warm bare env from the runs before (its sandbox already started), with this run's stack
         return wrap(
             borrow(env_id, backend=backend, split=split, **env_kwargs),
@@ -365,8 +363,6 @@ def _env_ids(args: Args) -> list[str]:
 
 
 def _cache_stats() -> dict[str, dict[str, int]]:
-    from agentgym.envs.coding.result_cache import process_cache
-
     return process_cache().stats()
 
 

@@ -16,14 +16,22 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from agentgym.envs.coding.result_cache import (
+    DiskStore,
+    disk_enabled,
+    process_cache,
+    workspace_digest,
+)
 from agentgym.errors import ConfigError
+from baselines.config import Args
+from baselines.experiment import eval_task_list, split_task_ids
+from baselines.trainer import coding_kwargs
 
 __all__ = ["prefill", "fill_task"]
 
 
 def fill_task(env: Any, task_id: str, depth: int) -> int:
     """Play every state of ``task_id`` reachable by up to ``depth`` menu patches once; returns how many."""
-    from agentgym.envs.coding.result_cache import workspace_digest
 
     seen: set[str] = set()
     frontier: list[tuple[str, ...]] = [()]
@@ -45,14 +53,10 @@ def fill_task(env: Any, task_id: str, depth: int) -> int:
     return len(seen)
 
 
-def prefill(args: Any) -> dict[str, Any]:
-    """Fill the disk cache for the training split and the evaluation list of ``args`` (`baselines.budgetmix.Args`)."""
+def prefill(args: Args) -> dict[str, Any]:
+    """Fill the disk cache for the training split and the evaluation list of ``args`` (`baselines.config.Args`)."""
     import gymnasium as gym
 
-    import agentgym  # noqa: F401  (registers the ids)
-    from agentgym.envs.coding.result_cache import DiskStore, disk_enabled, process_cache
-    from baselines.experiment import eval_task_list, split_task_ids
-    from baselines.trainer import coding_kwargs
 
     env_id = [e for e in args.env_ids.split(",") if e][0]
     if "Coding" not in env_id:

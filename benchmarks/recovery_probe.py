@@ -5,7 +5,7 @@
     python benchmarks/recovery_probe.py --set recovery_start_patch=right:0.3 --set ent_coef=0.05
 
 Issue 24's fast loop, between full runs of the experiment (`python -m baselines.budgetmix`,
-about 12 minutes). Each seed trains `baselines.budgetmix.train` with the quick preset's settings
+about 12 minutes). Each seed trains `baselines.trainer.train` with the quick preset's settings
 (``--set FIELD=VALUE`` overrides any `Args` field), then evaluates the checkpoint with the
 experiment's own machinery (`baselines.experiment.evaluate_agent`: the harness, a
 `DecisionRecorder` per episode) at a few budgets T on one fixed task list:
@@ -37,8 +37,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agentgym.errors import ConfigError  # noqa: E402
-from baselines.budgetmix import PRESETS, Args, train, with_overrides  # noqa: E402
+from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
 from baselines.decisions import RATES, decision_rates, decision_stats  # noqa: E402
+from baselines.trainer import train  # noqa: E402
 
 CODING = "agentgym/Coding-v0"
 

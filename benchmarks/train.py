@@ -3,7 +3,7 @@
     python benchmarks/train.py --json                    # quick-preset settings, 1,024 env steps per run
     python benchmarks/train.py --steps 2048 --repeats 3 --configs lockstep@10,async@10,async@2
 
-Runs `baselines.budgetmix.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
+Runs `baselines.trainer.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
 per PPO update, the BudgetMix schedule uniform:2-12) for a fixed number of env steps, once per
 configuration per repeat. A configuration is ``MODE@TIMEOUT[/CACHE]``: the collection mode
 (``lockstep``, the trainer before #15: the batch waits for its slowest env; ``async``: it does
@@ -82,7 +82,8 @@ import numpy as np  # noqa: E402
 import baselines.trainer as trainer  # noqa: E402
 from agentgym.envs.coding.result_cache import DiskStore  # noqa: E402
 from agentgym.errors import ConfigError  # noqa: E402
-from baselines.budgetmix import PRESETS, Args, train, with_overrides  # noqa: E402
+from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
+from baselines.trainer import train  # noqa: E402
 
 
 class SlowSteps(gym.Wrapper):

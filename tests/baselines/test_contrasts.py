@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baselines.contrasts import (EQUIVALENCE_MARGIN, cells_from_records, contrast, holm, linear_contrast, named_contrasts,
-                                 success_at)
+from baselines.contrasts import (
+    EQUIVALENCE_MARGIN,
+    cells_from_records,
+    contrast,
+    holm,
+    linear_contrast,
+    named_contrasts,
+    success_at,
+)
 
 TASKS = [f"t{i}" for i in range(60)]
 

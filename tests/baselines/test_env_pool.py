@@ -95,7 +95,8 @@ def test_a_run_on_borrowed_envs_trains_exactly_as_one_on_new_envs(tmp_path):
 
     import torch
 
-    from baselines.budgetmix import Args, train
+    from baselines.config import Args
+    from baselines.trainer import train
 
     args = dataclasses.replace(Args(), schedule="uniform:2-6", seed=7, total_env_steps=48, num_envs=2, env_threads=2,
                                steps_per_update=16, collect_mode="lockstep", backend="local", track=False,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines.budgetmix import Args
-from baselines.grid import default_workers, land_checkpoint, run_jobs
+from baselines.config import Args, default_workers
+from baselines.grid import land_checkpoint, run_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,13 @@ import pytest
 import agentgym
 from agentgym import events as ev
 from baselines.budget_env import RECOVER_ENV_ID
-from baselines.features import CANDIDATE_KINDS, HISTORY_NAMES, PROGRESS_NAMES, EpisodeMemory, patch_key
+from baselines.features import (
+    CANDIDATE_KINDS,
+    HISTORY_NAMES,
+    PROGRESS_NAMES,
+    EpisodeMemory,
+    patch_key,
+)
 
 DIM, MAX_ACTIONS = 32, 16
 FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 3\n+b = 2\n c = 3\n"

@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 import torch
 
-from baselines.features import BUDGET_FEATURES, CANDIDATE_EXTRAS, CANDIDATE_KINDS, PROGRESS_NAMES, EpisodeMemory, budget_features, change_features, stack_steps
+from baselines.features import (
+    BUDGET_FEATURES,
+    CANDIDATE_EXTRAS,
+    CANDIDATE_KINDS,
+    PROGRESS_NAMES,
+    EpisodeMemory,
+    budget_features,
+    change_features,
+    stack_steps,
+)
 from baselines.policy import MenuPolicy, masked_categorical, pick_device
 
 DIM, MAX_ACTIONS = 32, 6

@@ -70,7 +70,11 @@ def test_recover_optimum_is_what_the_known_best_policy_scores(turns: int) -> Non
 
 
 def test_recovery_needs_a_revert_and_a_failing_test_is_evidence() -> None:
-    from baselines.budget_env import RECOVER_ENV_ID, recover_best_action, recover_optimum
+    from baselines.budget_env import (
+        RECOVER_ENV_ID,
+        recover_best_action,
+        recover_optimum,
+    )
 
     values = [recover_optimum(t) for t in range(2, 17)]
     assert values[0] == pytest.approx(0.6) and all(b >= a - 1e-12 for a, b in zip(values, values[1:]))
@@ -110,8 +114,9 @@ def test_the_trainer_learns_the_short_budget_best_policy_of_the_faithful_control
     import dataclasses
 
     from baselines.agent import load_policy
-    from baselines.budgetmix import PRESETS, Args, train
+    from baselines.config import PRESETS, Args
     from baselines.positive_control import CONTROL_ENV, _score
+    from baselines.trainer import train
 
     args = dataclasses.replace(Args(**{**PRESETS["quick"], "preset": "quick"}), env_ids=CONTROL_ENV, backend="local",
                                total_env_steps=2000, track=False, progress=False, dim=64, hidden=64, env_threads=1,

@@ -10,7 +10,7 @@ import pytest
 
 from agentgym.errors import ConfigError
 from baselines import provenance
-from baselines.budgetmix import Args
+from baselines.config import Args
 
 
 def test_the_record_keeps_what_decides_results_and_drops_where_it_ran() -> None:

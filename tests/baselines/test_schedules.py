@@ -6,12 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from budget_env import ENV_ID
 
 import agentgym
 from agentgym.errors import ConfigError
 from baselines.schedules import parse_schedule
-
-from budget_env import ENV_ID
 
 
 def _episode_budgets(spec: str, n: int = 200, progress: float | None = None) -> list[int]:
@@ -80,7 +79,7 @@ def test_bad_specs_raise_config_errors(bad: str) -> None:
 
 
 def test_make_env_stacks_process_reward_and_faults() -> None:
-    from baselines.budgetmix import make_env
+    from baselines.trainer import make_env
 
     env = make_env("agentgym/Coding-v0", 3, backend="local", process_reward=0.5, faults="tool_error@turn=1")()
     try:

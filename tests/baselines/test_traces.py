@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from agentgym import events as ev
-from baselines.decisions import after_failing_test, decision_rates, right_first_failures, trace_label
+from baselines.decisions import (
+    after_failing_test,
+    decision_rates,
+    right_first_failures,
+    trace_label,
+)
 
 FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 3\n+b = 2\n"
 DECOY = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-a = 1\n+a = 0\n b = 3\n"

@@ -8,14 +8,14 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 import torch
+from budget_env import ENV_ID, BudgetChoiceEnv
 
 import agentgym
 from agentgym.errors import SandboxCrashed
+from baselines.config import PPOConfig
 from baselines.policy import MenuPolicy
-from baselines.ppo import PPOConfig, episode_advantages, gae, make_optimizer, ppo_update
+from baselines.ppo import episode_advantages, gae, make_optimizer, ppo_update
 from baselines.rollout import Episode, EpisodeCollector
-
-from budget_env import ENV_ID, BudgetChoiceEnv
 
 DIM, MAX_ACTIONS = 32, 12
 

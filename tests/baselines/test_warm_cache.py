@@ -10,7 +10,7 @@ import pytest
 import agentgym  # noqa: F401
 from agentgym.envs.coding.result_cache import DiskStore, ResultCache
 from agentgym.errors import ConfigError
-from baselines.budgetmix import Args
+from baselines.config import Args
 from baselines.experiment import split_task_ids
 from baselines.trainer import coding_kwargs
 from baselines.warm_cache import prefill

@@ -1,0 +1,292 @@
+"""The experiment's configuration: every knob in one dataclass, imported by every stage.
+
+- `PPOConfig`: the PPO update's knobs (CleanRL's names);
+- `Args`: every knob of the trainer and the experiment (extends `PPOConfig`), one docstring line
+  per field, which is also its ``--flag`` help in ``python -m baselines.budgetmix``;
+- `PRESETS`: overrides of the defaults per ``--preset``;
+- `with_overrides`: ``FIELD=VALUE`` overrides, each converted by its field's type;
+- `EXECUTORS`, `default_workers`: where the grid's jobs may run.
+
+The layers run one way: the command line (`baselines.budgetmix`) -> the experiment
+(`baselines.experiment`) -> one run (`baselines.trainer`) -> this module, which imports nothing of
+the other stages (an import contract in ``.importlinter`` checks it).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agentgym.errors import ConfigError
+
+__all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter",
+           "with_overrides"]
+
+EXECUTORS = ("local", "ray")
+
+
+def default_workers() -> int:
+    """The cores this process may use (the ``--workers`` default)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class PPOConfig:
+    """The update's knobs, declared once: `baselines.config.Args` extends this class, so each is
+    also a command-line flag with the docstring line under it as its help (CleanRL's names)."""
+
+    gamma: float = 1.0
+    """discount; below 1 a turn spent costs value even when the budget allows it"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    advantage: str = "gae"
+    """gae (value baseline) or group (return minus the mean of the same task's rollouts)"""
+    update_epochs: int = 4
+    """PPO epochs per update"""
+    minibatch_size: int = 64
+    """PPO minibatch size (steps)"""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """gradient norm clip"""
+    norm_adv: bool = True
+    """normalise advantages per minibatch"""
+    target_kl: float = 0.05
+    """stop an update's epochs early past this approximate KL (0: never)"""
+
+
+@dataclass
+class Args(PPOConfig):
+    """Every knob of the trainer and the experiment; the PPO update's own (gamma, clip, ...) come from `PPOConfig`."""
+
+    exp_name: str = "budgetmix"
+    """the name of this experiment (prefix of the run folder)"""
+    out: str = "runs/budgetmix"
+    """folder for runs, checkpoints, TensorBoard logs and the report"""
+    seed: int = 1
+    """seed of a single --schedule run (envs, policy, sampling)"""
+    seeds: str = "17,18,19,20,21,22,23,24"
+    """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
+    device: str = "auto"
+    """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
+    torch_threads: int = 1
+    """CPU threads for torch; 1 is fastest for this small model on a shared machine (OpenMP threads spin on busy cores)"""
+    backend: str = "auto"
+    """sandbox backend: auto (Docker if it answers, else local), docker, local"""
+    track: bool = True
+    """write TensorBoard logs under OUT/RUN/tb"""
+    progress: bool = True
+    """show tqdm progress bars"""
+    workers: int = 0
+    """processes that train the (schedule, seed) runs and evaluate the agents in parallel (0: the machine's cores); results do not depend on it"""
+    executor: str = "local"
+    """local (worker processes on this machine) or ray (each training run and evaluation a Ray task; a cluster with --ray-address)"""
+    ray_address: str = ""
+    """Ray cluster to run on with --executor ray (empty: RAY_ADDRESS, else a local Ray session with --workers CPUs)"""
+    resume: bool = False
+    """continue each run from its checkpoint when one exists (finished runs are skipped)"""
+    preset: str = "quick"
+    """quick (CPU, <= 15 min), full (GPU, large) or smoke (seconds)"""
+
+    # the task and the budget
+    env_ids: str = "agentgym/Coding-v0"
+    """comma-separated env ids to train and evaluate on"""
+    schedule: str = ""
+    """train this one budget schedule (fixed:T, uniform:LO-HI, choice:T1,T2@W1,W2, loguniform:LO-HI, curriculum:LO-HI) instead of the experiment"""
+    t_short: int = 3
+    """the experiment's fixed-T-short budget"""
+    t_long: int = 12
+    """the experiment's fixed-T-long budget"""
+    mix: str = "uniform:2-12"
+    """the experiment's BudgetMix schedule"""
+    curriculum: str = "curriculum:3-12"
+    """the experiment's increasing-horizon schedule (linear)"""
+    curriculum_steps: str = "steps:3,6,12"
+    """the experiment's stepwise increasing-horizon schedule (empty: leave it out)"""
+    curriculum_ramp: float = 0.75
+    """fraction of training over which the curriculum grows T from LO to HI"""
+    process_reward: float = 0.0
+    """weight of ProcessReward (dense subtask reward); 0 keeps the trajectory-level reward only"""
+    train_faults: str = ""
+    """fault spec injected during training, e.g. tool_error@p=0.05 (empty: none)"""
+
+    # the algorithm
+    total_env_steps: int = 8000
+    """environment steps per training run (equal across the compared schedules and seeds)"""
+    num_envs: int = 8
+    """envs stepped together (one batched forward scores all their menus)"""
+    env_threads: int = 4
+    """threads stepping the envs (steps wait on the sandbox process)"""
+    collect_mode: str = "lockstep"
+    """lockstep (every env steps once per batched forward: a run depends only on its seed and settings) or async (a slow step holds up only its own env, but the policy then depends on machine load)"""
+    test_timeout: float = 2.0
+    """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s, submit max 0.66 s (benchmarks/train.py)"""
+    result_cache: bool = True
+    """Coding-v0's result cache for test runs and verifications, shared by the envs of this process (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
+    warm_cache: int = 0
+    """fill Coding-v0's disk result cache and exit: every state reachable by up to this many menu patches, on the training split and the evaluation list (0: no fill; baselines/warm_cache.py)"""
+    warm_cache_tasks: int = 0
+    """with --warm-cache: only the first this many tasks of each list (0: all)"""
+    steps_per_update: int = 128
+    """environment steps collected (whole episodes) per PPO update"""
+    learning_rate: float = 3e-3
+    """Adam learning rate"""
+    recovery_start_patch: str = "right:0.5"
+    """the start-state curriculum's first patch: right:P (the reference fix in a share P of the forced starts, a wrong patch in the rest; both then tested, so pass -> submit and fail -> revert are both trained), wrong (a wrong patch only) or any (a blind pick; may also start right after the patch, untested)"""
+    head_lr_scale: float = 1.0
+    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
+    anneal_lr: bool = True
+    """linearly anneal the learning rate to 0"""
+    turn_cost: float = 0.0
+    """reward subtracted per turn in training (0: none), so idle tests at long budgets are not free"""
+    train_tasks: int = 0
+    """train on a fixed pool of this many training-split tasks, the same for every run (0: the whole split); a small pool makes the result cache hit"""
+    group_size: int = 1
+    """rollouts per task, one after another (the groups of --advantage group); 1 draws a task per episode"""
+    dim: int = 128
+    """hashed text feature size"""
+    hidden: int = 64
+    """hidden units of the policy"""
+    max_actions: int = 32
+    """menu entries the policy scores (the rest are cut)"""
+    train_tier: str = "one_bug"
+    """Coding-v0 tier(s) of the training tasks, comma-separated (empty: every tier); on two-bug tasks reverting after a failing test is often wrong, so multi-bug tasks are left to the separate evaluation"""
+    recovery_starts: float = 0.5
+    """start-state curriculum: this share of training episodes with T >= 5 begins after a wrong menu patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count against T); 0: off"""
+
+    # the evaluation
+    eval_ts: str = "2,3,5,8,12,16"
+    """budgets T of the evaluation grid (recovery needs T >= 5: patch, test, revert, patch, submit)"""
+    eval_ks: str = "1"
+    """sampling breadths K of the evaluation grid"""
+    eval_n: int = 1
+    """episodes per task and T (>= the largest K)"""
+    eval_split: str = "heldout"
+    """split of the headline numbers: heldout = modules never trained on"""
+    eval_tier: str = "one_bug"
+    """Coding-v0 tier of the primary eval list (empty: all tiers)"""
+    eval_tasks: int = 100
+    """tasks in the one fixed eval list shared by every agent and seed"""
+    eval_split2: str = "test"
+    """second column: the same agents on this split (new mutants of training modules); empty: skip"""
+    eval_split2_ts: str = "2,16"
+    """budgets of the second-split evaluation"""
+    eval_multi_tasks: int = 0
+    """multi-bug (two_bugs, cross_file) held-out tasks, reported separately (0: skip)"""
+    eval_faults: str = ""
+    """fault spec for the recovery evaluation (paired with the clean run; empty: skip)"""
+    eval_fault_ts: str = ""
+    """budgets at which recovery under the injected fault is measured"""
+    eval_references: str = "budget-aware,pick+loop"
+    """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
+    pick_loop_seeds: int = 3
+    """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
+    control_steps: int = 8_000
+    """env steps per run of the positive control (`baselines.positive_control`: the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
+    control_seeds: str = "1,2,3"
+    """training seeds of the positive control"""
+    control_episodes: int = 200
+    """evaluation episodes of the positive control per seed and T"""
+    harness_reports: bool = False
+    """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise ConfigError(f"--executor {self.executor!r}: choose one of {EXECUTORS}")
+        if self.workers < 0:
+            raise ConfigError(f"--workers {self.workers}: give a number of processes, or 0 for the machine's cores")
+        self.workers = self.workers or default_workers()
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "quick": {},
+    "smoke": {
+        "total_env_steps": 160,
+        "num_envs": 2,
+        "env_threads": 2,
+        "steps_per_update": 64,
+        "minibatch_size": 64,
+        "update_epochs": 1,
+        "dim": 64,
+        "hidden": 32,
+        "t_short": 3,
+        "t_long": 6,
+        "mix": "uniform:2-6",
+        "curriculum": "curriculum:3-6",
+        "curriculum_steps": "steps:3,6",
+        "seeds": "1",
+        "eval_ts": "2,6",
+        "eval_ks": "1,2",
+        "eval_n": 2,
+        "eval_tasks": 2,
+        "eval_split2_ts": "6",
+        "eval_faults": "tool_error@turn=1",
+        "eval_fault_ts": "6",
+        "harness_reports": False,
+        "eval_references": "",
+        "progress": False,
+        "control_steps": 128,
+        "control_episodes": 4,
+    },
+    "full": {
+        # one 16-core machine (the GPU machine: no Docker there, so the local backend) in <= 8
+        # minutes: the quick preset's learner with 12 seeds and 8,000 env steps per run, every
+        # run and evaluation in its own worker process (--workers: the cores). The trainer is
+        # CPU-bound (a small model scoring menus; ~1 ms of trainer CPU per env step with the
+        # result cache warm), so the cores, not the GPU, set the size: --device cuda works but
+        # 16 processes gain nothing from one GPU here (not yet run there: resize from the rates
+        # the first run prints).
+        "seeds": "1,2,3,4,5,6,7,8,9,10,11,12",
+        "total_env_steps": 8_000,
+        "control_steps": 20_000,
+        "eval_tasks": 200,
+        "eval_references": "hasty,careful,budget-aware,pick+loop",
+        "harness_reports": True,
+        "backend": "local",
+        "device": "cpu",
+    },
+}
+"""Overrides of `Args` defaults per ``--preset`` (flags given on the command line win)."""
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring line under each dataclass field, the base classes' included (CleanRL/tyro style help)."""
+    docs: dict[str, str] = {}
+    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+        body = ast.parse(inspect.getsource(klass)).body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+                docs[node.target.id] = str(nxt.value.value)  # type: ignore[union-attr]
+    return docs
+
+
+def converter(field: dataclasses.Field) -> Callable[[str], Any]:
+    """How a field's text on the command line becomes its value (a bool: 1, true or yes)."""
+    kind = str(field.type)
+    if kind == "bool":
+        return lambda text: text.lower() in ("1", "true", "yes")
+    return {"int": int, "float": float}.get(kind, str)
+
+
+def with_overrides(args: Args, overrides: Iterable[str]) -> Args:
+    """``args`` with ``FIELD=VALUE`` overrides (the benchmarks' ``--set``), each converted by its field's type."""
+    fields = {f.name: f for f in dataclasses.fields(Args)}
+    values: dict[str, Any] = {}
+    for item in overrides:
+        name, _, text = item.partition("=")
+        if name not in fields:
+            raise ConfigError(f"--set {item!r}: no Args field {name!r}")
+        values[name] = converter(fields[name])(text)
+    return dataclasses.replace(args, **values)
