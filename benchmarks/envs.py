@@ -70,7 +70,7 @@ def _cgroup_memory_mib(container_id: str) -> dict[str, float] | None:
         v2 = os.path.exists(os.path.join(base, "memory.current"))
         if not v2 and not os.path.exists(os.path.join(base, "memory.usage_in_bytes")):
             continue
-        def read(name: str) -> int | None:
+        def read(name: str, base: str = base) -> int | None:
             try:
                 with open(os.path.join(base, name)) as f:
                     return int(f.read())

@@ -103,7 +103,7 @@ def main() -> int:
             for workers in (1, 2):
                 runs[workers].append(run(args.env, args.tasks, ts, args.n, workers, args.sandbox, seed=i, delay=delay))
 
-        def med(w: int, key: str) -> float:
+        def med(w: int, key: str, runs: dict[int, list[dict]] = runs) -> float:
             return statistics.median(r[key] for r in runs[w])
 
         report[name] = {

@@ -32,6 +32,7 @@ import sys
 import time
 import warnings
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -124,7 +125,7 @@ def vector_throughput(env_id: str, token: str, backend: str, num_envs: int, serv
     """Steps/s of one AsyncVectorEnv; ``servers=0`` builds the envs in process."""
     def run(urls: list[str]) -> float:
         if urls:
-            fns = [lambda u=urls[i % len(urls)]: RemoteEnv(u, token=token) for i in range(num_envs)]
+            fns = [partial(RemoteEnv, urls[i % len(urls)], token=token) for i in range(num_envs)]
         else:
             fns = [lambda: gym.make(env_id, backend=backend) for _ in range(num_envs)]
         envs = gym.vector.AsyncVectorEnv(fns, shared_memory=False)

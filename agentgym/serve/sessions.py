@@ -473,7 +473,7 @@ class SessionTable:
         while True:
             await asyncio.sleep(interval)
             now = time.monotonic()
-            for session in self.find(lambda s: s.kind in kinds and not s.busy
+            for session in self.find(lambda s, now=now: s.kind in kinds and not s.busy
                                      and now - s.last_active > self.idle_timeout):
                 log.info("closing an idle %s session of %s", session.kind, session.endpoint.env_id)
                 await self.close(session)

@@ -36,25 +36,34 @@ class KVTasks(TaskSet):
     family = "kv"
     submit_text = "submitted"
 
-    @cache
     def ids(self, split: str) -> list[str]:
-        return [f"kv/{i}" for i in range(N_TASKS) if stable_split(f"kv/{i}", 0.34) == split]
+        return _ids(split)
 
-    @cache
     def get(self, task_id: str) -> Task:
-        h = stable_hash(task_id)
-        keys = KEYS[: 1 + h % 3]
-        targets = {k: WORDS[(h >> (8 * (i + 1))) % len(WORDS)] for i, k in enumerate(keys)}
-        solution = tuple(f"set {k} {v}" for k, v in targets.items()) + (f"get {keys[-1]}", "submit")
-        return Task(
-            task_id=task_id,
-            family="kv",
-            split=stable_split(task_id, 0.34),
-            instruction="Set " + ", ".join(f"{k}={v}" for k, v in targets.items()) + "; check one; submit.",
-            subtasks=keys,
-            solution=solution,
-            meta={"targets": targets},
-        )
+        return _task(task_id)
+
+
+# Cached per argument at module level (a cache on a method would keep every instance alive).
+@cache
+def _ids(split: str) -> list[str]:
+    return [f"kv/{i}" for i in range(N_TASKS) if stable_split(f"kv/{i}", 0.34) == split]
+
+
+@cache
+def _task(task_id: str) -> Task:
+    h = stable_hash(task_id)
+    keys = KEYS[: 1 + h % 3]
+    targets = {k: WORDS[(h >> (8 * (i + 1))) % len(WORDS)] for i, k in enumerate(keys)}
+    solution = tuple(f"set {k} {v}" for k, v in targets.items()) + (f"get {keys[-1]}", "submit")
+    return Task(
+        task_id=task_id,
+        family="kv",
+        split=stable_split(task_id, 0.34),
+        instruction="Set " + ", ".join(f"{k}={v}" for k, v in targets.items()) + "; check one; submit.",
+        subtasks=keys,
+        solution=solution,
+        meta={"targets": targets},
+    )
 
 
 class DictStore:

@@ -165,7 +165,7 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, str, list[ast.stmt] | Non
             inner = node.name if func == "<module>" else f"{func}.{node.name}"
         elif isinstance(node, ast.ClassDef):
             inner = node.name if func == "<module>" else f"{func}.{node.name}"
-        for field, value in ast.iter_fields(node):
+        for _field, value in ast.iter_fields(node):
             if isinstance(value, list):
                 holder = value if value and isinstance(value[0], ast.stmt) else None
                 for child in value:

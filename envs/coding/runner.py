@@ -213,7 +213,7 @@ def _short_tb(exc_info, skip):
     message = str(value)
     head = "%s.%s" % (etype.__module__, etype.__qualname__) if etype.__module__ not in ("builtins", "__main__") \
         else etype.__qualname__
-    for i, part in enumerate(("%s: %s" % (head, message) if message else head).splitlines() or [head]):
+    for part in ("%s: %s" % (head, message) if message else head).splitlines() or [head]:
         lines.append("E   " + part)
     return "\n".join(lines)
 

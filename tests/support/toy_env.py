@@ -15,12 +15,16 @@ from agentgym.tasks import Task, TaskSet, stable_split
 WORDS = ["apple", "river", "stone", "cloud", "ember", "frost", "maple", "quartz", "tiger", "violet", "willow", "zephyr"]
 
 
+@cache  # per split at module level: a cache on the method would keep every instance alive
+def _ids(split: str) -> list[str]:
+    return [f"toy/{w}" for w in WORDS if stable_split(w, 0.34) == split]
+
+
 class ToyTasks(TaskSet):
     family = "toy"
 
-    @cache
     def ids(self, split: str) -> list[str]:
-        return [f"toy/{w}" for w in WORDS if stable_split(w, 0.34) == split]
+        return _ids(split)
 
     def get(self, task_id: str) -> Task:
         word = task_id.split("/", 1)[1]

@@ -294,7 +294,7 @@ def test_pytest_sessions_give_the_same_verdicts_as_direct_calls():
             env.reset(options={"task_id": task.task_id})
             obs, _, _, _, info = env.step("test")
             lines = obs["text"].splitlines()
-            reports[runner] = ([l for l in lines if l.endswith(("PASSED", "FAILED"))], lines[-1], info["events"][2:])
+            reports[runner] = ([line for line in lines if line.endswith(("PASSED", "FAILED"))], lines[-1], info["events"][2:])
         finally:
             env.close()
     assert reports["auto"] == reports["pytest"] and "FAILED" in " ".join(reports["auto"][0])
