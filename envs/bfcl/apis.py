@@ -17,10 +17,6 @@ own ``__eq__``), any other object unequal to everything, as an object without ``
 
 from __future__ import annotations
 
-# BFCL's classes and mpmath import these when the first task is set up; they are imported here, when
-# the step server loads this file, because on a host the interpreter's own files may be readable by
-# root alone (the local backend loads family code with root's rights, then drops them)
-import _strptime  # noqa: F401
 import copy
 import hashlib
 import importlib
@@ -32,6 +28,14 @@ import sys
 from typing import Any
 
 __all__ = ["World", "load", "fingerprint", "setup", "call", "state", "drift", "cwd"]
+
+PRELOADED = tuple(importlib.import_module(name) for name in (
+    "_strptime", "bisect", "calendar", "cmath", "colorsys", "datetime", "decimal", "locale", "numbers", "random",
+    "string", "subprocess", "time", "unicodedata"))
+"""Standard modules BFCL's classes and mpmath import when the first task is set up (``strptime`` even
+later, at a call). They are imported here, when the step server loads this file, because on a host
+the interpreter's own files may be readable by root alone: the local backend loads family code with
+root's rights, then drops them. (Not unused imports: keep them.)"""
 
 STATELESS = ("MathAPI",)
 """BFCL's classes that take no initial configuration (``STATELESS_CLASSES``)."""

@@ -10,6 +10,7 @@ and the state fingerprints BFCL's checker compares the agent's against.
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -20,7 +21,7 @@ from agentgym.actions import parse_action
 from agentgym.envs.bfcl import apis
 from agentgym.setup.api_images import CLASSES, bfcl_root
 
-__all__ = ["Entry", "GroundTruthRun", "Call", "entries", "entry", "func_docs", "ground_truth_run", "render",
+__all__ = ["Entry", "GroundTruthRun", "Call", "entries", "entry", "func_docs", "public_methods", "ground_truth_run", "render",
            "render_python", "ADDED_FUNCTIONS_PROMPT"]
 
 Call = tuple[str, tuple[Any, ...], tuple[tuple[str, Any], ...]]
@@ -103,6 +104,14 @@ def func_docs(cls: str) -> tuple[dict[str, Any], ...]:
 def api_classes() -> dict[str, type]:
     """BFCL's eight classes, imported on the host from the cache's copy (for the ground truth)."""
     return apis.load([str(_root())], {cls: module for cls, (module, _) in CLASSES.items()})
+
+
+@lru_cache(maxsize=None)
+def public_methods(classes: tuple[str, ...]) -> frozenset[str]:
+    """Every public method of these classes: what BFCL's executor runs when a call names it."""
+    loaded = api_classes()
+    return frozenset(name for cls in classes for name, _ in inspect.getmembers(loaded[cls], inspect.isfunction)
+                     if not name.startswith("_"))
 
 
 @dataclass(frozen=True)

@@ -96,10 +96,12 @@ class BFCLEnv(AgentEnv):
     act yet and say so: a recovery probe written by someone else.
 
     ## Action Space
-    A call of one of the current tools in agentgym's grammar: ``mv(source="a.txt", destination="b")``
+    A call of one of the tools in agentgym's grammar: ``mv(source="a.txt", destination="b")``
     (positional values too), ``{"tool": "mv", "args": {...}}`` or the OpenAI tool-call shape;
     ``reply("...")`` hands the turn back; ``help``; ``finish("...")`` ends the conversation early
-    (a failure unless every turn was answered). Argument values are JSON values.
+    (a failure unless every turn was answered). Argument values are JSON values. As in BFCL, whose
+    executor runs any public method of the involved classes, a withheld function is not shown
+    until its turn but runs if called.
 
     ## Observation Space
     ``{"text": str}``: the user's first message and the tools at reset; a call's execution result
@@ -136,7 +138,8 @@ class BFCLEnv(AgentEnv):
         self._calls: list[list[data.Call]] = []
         self._results: list[list[str]] = []
         self._turn_ok: list[bool | None] = []
-        self._tools: dict[str, dict[str, Any]] = {}
+        self._tools: dict[str, dict[str, Any]] = {}  # the tools shown (a withheld one from its turn on)
+        self._callable: frozenset[str] = frozenset()  # what runs when called: every public method, as in BFCL
         self._cwd: list[str] | None = None
         self._progress = 0  # ground-truth calls of this turn executed and in effect (the oracle's cursor)
         self._advanced: list[bool] = []  # per executed call of this turn: did it advance the cursor
@@ -154,6 +157,7 @@ class BFCLEnv(AgentEnv):
         self._progress, self._advanced, self._called_at = 0, [], -1
         withheld = {name for names in e.missed.values() for name in names}
         self._tools = {doc["name"]: doc for cls in e.classes for doc in data.func_docs(cls) if doc["name"] not in withheld}
+        self._callable = data.public_methods(e.classes)
         reply = self.sandbox.call(APIS_MODULE, "setup", roots=[IMAGE_ROOT, str(bfcl_root())],
                                   modules={c: CLASSES[c][0] for c in e.classes}, config=e.config,
                                   long_context=e.long_context, timeout=60)
@@ -174,7 +178,7 @@ class BFCLEnv(AgentEnv):
             if len(values) > 1 or set(call.args) - {"message"} or not all(isinstance(v, str) for v in values):
                 raise ActionError('reply takes at most one text message: reply("Done: the file is in temp.")')
             return ParsedAction("reply", {"message": values[0] if values else ""})
-        if call.name not in self._tools:
+        if call.name not in self._callable:
             raise ActionError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(self._tools))}, plus reply, "
                               "finish and help")
         values = list(call.positional) + list(call.args.values())

@@ -93,5 +93,5 @@ def test_verdict_agrees_with_bfcl_checker(bfcl_checker):
 @pytest.mark.slow
 def test_verdict_agrees_with_bfcl_checker_on_every_task(bfcl_checker):
     counts = _agreement(bfcl_checker, set(range(200)))
+    print({f"{name} ours={ours} bfcl={theirs}": n for (name, ours, theirs), n in sorted(counts.items())})
     assert counts[("ground_truth", True, True)] == 800
-    print(dict(counts))

@@ -112,8 +112,8 @@ def test_miss_func_withholds_a_tool_until_its_turn(env):
     assert e.missed == {3: ("sort",)}
     env.reset(seed=0, options={"task_id": "bfcl/miss_func/0"})
     assert "sort" not in [t["function"]["name"] for t in env.tools()]
-    obs, *_ = env.step('sort(file_name="final_report.pdf")')
-    assert obs["text"].startswith("error: unknown tool 'sort'")
+    obs, *_ = env.step('frobnicate(file_name="final_report.pdf")')
+    assert obs["text"].startswith("error: unknown tool 'frobnicate'")
     for _ in range(3):
         while not env.reference_action().startswith("reply"):
             env.step(env.reference_action())
@@ -121,6 +121,19 @@ def test_miss_func_withholds_a_tool_until_its_turn(env):
     assert data.ADDED_FUNCTIONS_PROMPT in obs["text"] and "sort(" in obs["text"]
     assert "sort" in [t["function"]["name"] for t in env.tools()]
     assert env.turn_results[2] is None  # the turn it could not serve is not checked, as in BFCL
+
+
+def test_a_withheld_function_runs_if_called_as_in_bfcl(env):
+    """BFCL's executor runs any public method of the involved classes: miss_func/49's ground truth itself calls
+    ``tail`` a turn before the user gives it back, so the oracle needs it (and scores 1.00)."""
+    e = data.entry("miss_func", 49)
+    assert "tail" in e.missed[3] and ("tail", (), (("file_name", "file3.txt"),)) in e.ground_truth[1]
+    env.reset(seed=0, options={"task_id": "bfcl/miss_func/49"})
+    for _ in range(30):
+        _, reward, terminated, _, _ = env.step(env.reference_action())
+        if terminated:
+            break
+    assert terminated and reward == 1.0
 
 
 def test_acting_on_a_turn_it_cannot_serve_fails(env):
