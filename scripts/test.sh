@@ -25,6 +25,14 @@ step "pip install -e .[all]"
 "$PYTHON" -m pip install --progress-bar off -e '.[all]'
 step "agentgym setup"
 "$PYTHON" -m agentgym setup
+step "static checks: import contracts"
+# the architecture's import rules (.importlinter): families apart, the kit below them, the client
+# apart from the server, baselines one way; `lint-imports` prints the chain that broke one
+bin="$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")"
+if ! "$bin/lint-imports"; then
+    echo "an import contract is broken: run 'lint-imports' to see which import, and DESIGN.md section 1 for the rules" >&2
+    exit 1
+fi
 step "pytest"
 status=0
 "$PYTHON" -m pytest -q tests "$@" || status=$?
