@@ -204,7 +204,7 @@ def sessions_per_process(env_id: str, token: str, backend: str, idle: int, reset
             "mib_per_idle_session": round(per_idle, 3), "reset_sessions": reset,
             "rss_with_reset_mib": round(reset_rss, 1), "mib_per_reset_session": round(per_reset, 2),
             "idle_sessions_opened_per_s": round(open_rate, 1), "reset_sessions_opened_per_s": round(reset_rate, 1),
-            "note": "reset sessions hold a sandbox each (backend %s); the RSS counts the server and its children" % backend}
+            "note": f"reset sessions hold a sandbox each (backend {backend}); the RSS counts the server and its children"}
 
 
 def main(argv: list[str] | None = None) -> int:

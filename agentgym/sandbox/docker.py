@@ -135,7 +135,7 @@ class DockerSandbox(Sandbox):
         pids_limit: int = 256,
         workspace_size: str = "256m",
         tmp_size: str = "128m",
-        user: str = "%d:%d" % AGENT_USER,  # the agent's uid:gid; the step server itself runs as root
+        user: str = "{}:{}".format(*AGENT_USER),  # the agent's uid:gid; the step server itself runs as root
         start_timeout: float = 60.0,
         labels: dict[str, str] | None = None,
         **_ignored: object,

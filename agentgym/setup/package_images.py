@@ -131,8 +131,9 @@ def _install_and_commit(client: Any, debs: str, packages: list[str], temp: str, 
     """``dpkg -i`` the .debs in a container of the base with no network, then commit it as ``temp``."""
     # no fsync per file (a throwaway container; the commit is what persists), no docs or man pages
     dpkg = "dpkg --force-unsafe-io --path-exclude=/usr/share/doc/* --path-exclude=/usr/share/man/*"
+    names = " ".join(packages)
     script = ("set -e; " + dpkg + " -i /debs/*.deb >/tmp/dpkg.log 2>&1 || { tail -30 /tmp/dpkg.log; exit 1; }; "
-              "dpkg-query -W %s >/dev/null; rm -rf /tmp/* /var/log/dpkg.log /var/log/apt" % " ".join(packages))
+              f"dpkg-query -W {names} >/dev/null; rm -rf /tmp/* /var/log/dpkg.log /var/log/apt")
     container = client.api.create_container(
         BASE_IMAGE, command=["sh", "-c", script], user="0:0", network_disabled=True,
         host_config=client.api.create_host_config(network_mode="none", binds={debs: {"bind": "/debs", "mode": "ro"}}),

@@ -217,4 +217,4 @@ class BrowserEnv(WorldEnv):
 
 
 def _json(text: str) -> str:
-    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

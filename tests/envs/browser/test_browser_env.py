@@ -101,7 +101,7 @@ def test_stale_and_unknown_ids_and_garbage_cost_the_turn(env):
     assert _events(info, "state_mismatch") and _events(info, "tool_call")[0]["error_kind"] == "not_found"
     if old_page_id is not None:
         env.step('goto("/no/such/page")')
-        obs, _, _, _, info = env.step("click(%d)" % old_page_id)
+        obs, _, _, _, info = env.step(f"click({old_page_id})")
         assert "not on this page any more" in obs["text"] and _events(info, "state_mismatch")
         assert _events(info, "tool_call")[0]["error_kind"] == "stale"
 
