@@ -151,6 +151,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._done = False
         self._last_text = ""
         self._pending_fault: tuple[str, bool] | None = None
+        self._parsed: tuple[str, ParsedAction | BaseException] | None = None  # what tool_of parsed, for step
         self._output_seen = True
         self._ref_pos = self._ref_read = 0
         self._acted: list[tuple[str | None, bool]] = []  # (solution step or None, went through cleanly) per step
@@ -247,7 +248,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.task = task
         self.turn = 0
         self._done = False
-        self._pending_fault = None
+        self._pending_fault = self._parsed = None
         self._ref_pos = self._ref_read = 0
         self._acted = []
         self._env_calls = 0
@@ -305,6 +306,20 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         """Actions a small policy may choose from now (also in ``info["admissible_actions"]``)."""
         return list(self._admissible()) if self.task is not None and not self._done else []
 
+    def tool_of(self, action: Any) -> str | None:
+        """The tool ``action`` would call now, per the family grammar (None: no tool, unparseable, or
+        no episode). The parse is kept for the next `step` of the same action, so a wrapper that
+        asks (`ToolFailureInjector`) costs no second parse."""
+        if self.task is None or self._done:
+            return None
+        text = self._coerce(action)
+        try:
+            parsed: ParsedAction | BaseException = self._parse(text)
+        except (Exception, RecursionError) as exc:  # reported by step, with its reason, not here
+            parsed = exc
+        self._parsed = (text, parsed)
+        return parsed.tool if isinstance(parsed, ParsedAction) else None
+
     def inject_fault(self, kind: str, *, transient: bool = True) -> None:
         """Arm a fault for this step's action if it calls a tool (used by `ToolFailureInjector`)."""
         if kind not in FAULT_KINDS:
@@ -347,9 +362,18 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         return self._env_seconds
 
     # ------------------------------------------------------------------ internals
+    def _parse_once(self, text: str) -> ParsedAction:
+        """``_parse(text)``, or the parse `tool_of` kept for this text (raising what it raised)."""
+        kept, self._parsed = self._parsed, None
+        if kept is None or kept[0] != text:
+            return self._parse(text)
+        if isinstance(kept[1], BaseException):
+            raise kept[1]
+        return kept[1]
+
     def _act(self, text: str, fault: tuple[str, bool] | None) -> Outcome:
         try:
-            parsed = self._parse(text)
+            parsed = self._parse_once(text)
         except ActionError as exc:
             return Outcome(f"error: {exc}", [ev.action(False, error=str(exc))])
         except (Exception, RecursionError) as exc:  # a parser bug on hostile input must not escape step()
