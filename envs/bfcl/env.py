@@ -140,6 +140,7 @@ class BFCLEnv(AgentEnv):
         self._turn_ok: list[bool | None] = []
         self._tools: dict[str, dict[str, Any]] = {}  # the tools shown (a withheld one from its turn on)
         self._callable: frozenset[str] = frozenset()  # what runs when called: every public method, as in BFCL
+        self._menus: list[tuple[list[str], list[str], list[str]]] = []
         self._cwd: list[str] | None = None
         self._progress = 0  # ground-truth calls of this turn executed and in effect (the oracle's cursor)
         self._advanced: list[bool] = []  # per executed call of this turn: did it advance the cursor
@@ -158,6 +159,9 @@ class BFCLEnv(AgentEnv):
         withheld = {name for names in e.missed.values() for name in names}
         self._tools = {doc["name"]: doc for cls in e.classes for doc in data.func_docs(cls) if doc["name"] not in withheld}
         self._callable = data.public_methods(e.classes)
+        rendered = [[data.render(c) for c in turn] for turn in e.ground_truth]
+        self._menus = [(rendered[k], _near_misses(e.ground_truth[k]), [a for j, t in enumerate(rendered) if j != k for a in t])
+                       for k in range(len(rendered))]  # per turn: its calls, their near misses, other turns' calls
         reply = self.sandbox.call(APIS_MODULE, "setup", roots=[IMAGE_ROOT, str(bfcl_root())],
                                   modules={c: CLASSES[c][0] for c in e.classes}, config=e.config,
                                   long_context=e.long_context, timeout=60)
@@ -271,10 +275,8 @@ class BFCLEnv(AgentEnv):
     def _admissible(self) -> list[str]:
         if self.entry is None:
             return []
-        e, k = self.entry, self.user_turn
-        here = [data.render(c) for c in e.ground_truth[k]]
-        others = [data.render(c) for j, turn in enumerate(e.ground_truth) if j != k for c in turn]
-        return menu_of([self.reference_action(), REPLY_DONE], here, _near_misses(e.ground_truth[k]), others)
+        here, misses, others = self._menus[self.user_turn]
+        return menu_of([self.reference_action(), REPLY_DONE], here, misses, others)
 
     # ------------------------------------------------------------------ public helpers
     def help_text(self) -> str:
