@@ -15,8 +15,9 @@ from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
-from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError
+from agentgym.errors import ConfigError
 from agentgym.tasks import Task
+from agentgym.web.env import WebEnv
 from agentgym.world.env import WorldEnv
 
 __all__ = ["BrowserEnv", "BROWSERS", "CHROMIUM_IMAGE", "DONE_ANSWER", "REFUSAL_ANSWER"]
@@ -28,7 +29,7 @@ DONE_ANSWER = "Done."
 REFUSAL_ANSWER = "I cannot do that: the site does not allow it."
 
 
-class BrowserEnv(WorldEnv):
+class BrowserEnv(WebEnv, WorldEnv):
     """Web tasks on a shop, a forum and an admin console, verified by the final database.
 
     ## Description
@@ -109,9 +110,6 @@ class BrowserEnv(WorldEnv):
         self._absorb(reply, seen=True)
         return f"{task.instruction}\n\n{reply['text']}"
 
-    def _parse(self, action: str) -> ParsedAction:
-        return self.actions.parse(action)
-
     def _execute(self, action: ParsedAction) -> Outcome:
         if not self.output_seen:  # the oracle looks again before trusting anything
             self._look = True
@@ -151,12 +149,7 @@ class BrowserEnv(WorldEnv):
         return f"finish({_json(answer)})"
 
     # ------------------------------------------------------------------ public helpers
-    def help_text(self) -> str:
-        return self.actions.help_text()
-
-    def tools(self) -> list[dict[str, Any]]:
-        return self.actions.tools()
-
+    # help_text() and tools() are the web kit's (`WebEnv`), from `actions`
     def reference_action(self) -> str:
         """A state-aware oracle: re-look after a spoiled page, reload a stale one, then the site's next step."""
         if self.task is None or self._done:
@@ -174,19 +167,9 @@ class BrowserEnv(WorldEnv):
         return str(self._call("hasty")["action"])
 
     # ------------------------------------------------------------------ internals
-    def _call(self, func: str, **kwargs: Any) -> Any:
-        """A call into the sandbox's browser session. Chromium failing (it crashed, or missed a deadline)
-        is not the agent's doing: the sandbox is dropped (the next reset starts a fresh one) and the
-        failure raised as an `InfrastructureError`, which the eval harness retries and keeps out of scores."""
-        try:
-            return self.sandbox.call(self._module, func, **kwargs)
-        except SandboxOpError as exc:
-            if not str(exc).startswith("BrowserError"):
-                raise
-            self.sandbox.close()
-            raise InfrastructureError(f"Chromium failed in the sandbox: {exc}") from exc
-
-    _world = _call  # the kit's calls (verify, drift) go through the same browser-failure handling
+    def _world(self, func: str, **kwargs: Any) -> Any:
+        # the world kit's calls (verify, drift) go through the web kit's browser-failure handling (`WebEnv._call`)
+        return self._call(func, **kwargs)
 
     def _reset_tracking(self) -> None:
         super()._reset_tracking()  # _seen: record key -> version the agent last saw on a page; verdict

@@ -2,8 +2,9 @@
 
 The pages come from the image ``agentgym/miniwob`` (`agentgym setup` fetches the pinned ``miniwob``
 wheel, checks its hash and builds it FROM Browser-v0's Chromium image); the sandbox side
-(`page.py`) serves, seeds and renders them with Browser-v0's driver and renderer, and the actions
-are Browser-v0's grammar. The page scores itself; this module turns its verdict into the reward.
+(`page.py`) serves, seeds and renders them with the web kit's driver and renderer (`agentgym.web`),
+and the actions are the web kit's grammar, as Browser-v0's. The page scores itself; this module
+turns its verdict into the reward.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import AgentEnv, Outcome, ParsedAction, menu_of
-from agentgym.envs.browser import BrowserEnv
-from agentgym.envs.browser.actions import ACTIONS, BrowserActions
-from agentgym.envs.browser.site import CHROME_MODULES
+from agentgym.core import Outcome, ParsedAction, menu_of
 from agentgym.envs.miniwob import solvers
 from agentgym.envs.miniwob.tasks import MiniWoBTasks
 from agentgym.errors import ConfigError
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
+from agentgym.web import CHROMIUM_MODULES
+from agentgym.web.actions import ACTIONS, BrowserActions
+from agentgym.web.env import WebEnv
 
 __all__ = ["MiniWoBEnv", "IMAGE", "PAGE_MODULE"]
 
@@ -34,10 +35,11 @@ GIVE_UP_HELP = "Give up: end the episode before the page has scored it (a failur
 GIVE_UP = 'finish("I cannot do this task.")'
 ONE_PAGE = ("goto", "back", "forward", "reload")
 """Browser-v0 actions a one-page task has no use for: refused with the reason, left out of ``help``."""
-_MODULES = CHROME_MODULES + (SandboxModule.from_file(PAGE_MODULE, Path(__file__).resolve().parent / "page.py"),)
+_MODULES = CHROMIUM_MODULES + (SandboxModule.from_file(PAGE_MODULE, Path(__file__).resolve().parent / "page.py"),)
+"""The web kit's view, renderer and Chromium driver, then the page module."""
 
 
-class MiniWoBEnv(AgentEnv):
+class MiniWoBEnv(WebEnv):
     """MiniWoB++ task pages (click-button, search-engine, email-inbox, ...) scored by the pages themselves.
 
     ## Description
@@ -119,7 +121,7 @@ class MiniWoBEnv(AgentEnv):
         return f"Instruction: {self._reply['utterance']}\n\n{self._reply['text']}"
 
     def _parse(self, action: str) -> ParsedAction:
-        parsed = self.actions.parse(action)
+        parsed = super()._parse(action)
         if parsed.name in PAGE_ACTIONS:  # every action delivered to the page is one a fault can hit
             parsed = replace(parsed, tool=parsed.name)  # a BadArguments stays one
         return parsed
@@ -172,9 +174,8 @@ class MiniWoBEnv(AgentEnv):
         return obs, reward, terminated, truncated, info
 
     # ------------------------------------------------------------------ public helpers
-    help_text = BrowserEnv.help_text  # both from `actions`, Browser-v0's action set less the one-page refusals
-    tools = BrowserEnv.tools
-
+    # help_text() and tools() are the web kit's (`WebEnv`), from `actions`: the grammar less the
+    # one-page refusals
     def reference_action(self) -> str:
         """The scripted solver's next action for this page (`solvers.SOLVERS`); "" for a page without one."""
         if self.task is None or self._done:
@@ -182,8 +183,7 @@ class MiniWoBEnv(AgentEnv):
         return solvers.next_action(self.task.meta["page"], self._reply, self._memory)
 
     # ------------------------------------------------------------------ internals
-    _module = PAGE_MODULE
-    _call = BrowserEnv._call  # Chromium or the page failing: the sandbox dropped, an InfrastructureError raised
+    _module = PAGE_MODULE  # `WebEnv._call`: Chromium or the page failing drops the sandbox, an InfrastructureError
 
 
 @lru_cache(maxsize=1)

@@ -1,9 +1,10 @@
 """MiniWoB++ pages in the sandbox's Chromium: served on 127.0.0.1, seeded, acted on, rendered as text.
 
-Loaded into the step server as ``agentgym.envs.miniwob.page`` after Browser-v0's Chromium modules, whose
-driver it reuses: `chrome.start` launches Chromium once per sandbox (a service), `chrome.Site` serves
-the pages on 127.0.0.1 while the CDP client waits, and `axtree.parse_page` renders the live DOM into
-the same ``[id] role 'name'`` lines as Browser-v0, with ids numbered the same way (`Session.number`).
+Loaded into the step server as ``agentgym.envs.miniwob.page`` after the web kit's modules (`agentgym.web`),
+as Browser-v0's Chromium backend is: `chromium.start` launches Chromium once per sandbox (a service),
+`chromium.Site` serves the pages on 127.0.0.1 while the CDP client waits, `axtree.parse_page`
+renders the live DOM into the same ``[id] role 'name'`` lines as Browser-v0, and an `Episode` is a
+`view.View`, so ids are numbered, shown, filled, chosen and scrolled as there.
 
 A page is loaded fresh for each episode from the image's read-only copy (``/opt/miniwob/html``, built
 by `agentgym setup`), seeded with ``Math.seedrandom(seed)`` and started with
@@ -14,7 +15,7 @@ every reply carries. What the renderer shows of a page is what a person sees: hi
 left out, and ``div``/``span`` elements the page listens to for clicks (a hook on
 ``addEventListener``, ``onclick`` and jQuery's delegated handlers find them) get ids as
 ``clickable`` lines. A page that does not load, throws while loading, or ends without a reward
-raises `chrome.BrowserError`, which the env turns into an `InfrastructureError`; an error the
+raises `chromium.BrowserError`, which the env turns into an `InfrastructureError`; an error the
 page throws in answer to an action is reported (``page_errors``), not raised: an agent must not
 be able to turn a failing episode into an excluded one.
 """
@@ -22,18 +23,16 @@ be able to turn a failing episode into an excluded one.
 import json
 import mimetypes
 import os
-import random
 
-from agentgym.envs.browser.site import axtree, chrome, session
+from agentgym.web import axtree, chromium, view
+from agentgym.web.chromium import BrowserError
+from agentgym.web.view import TEXT_ROLES, WINDOW, ActError
 
-ActError = session.ActError
-BrowserError = chrome.BrowserError
 ROOT = "/opt/miniwob/html"
 MAX_TIME = 2147483647  # the longest setTimeout delay (about 24.8 days): the page timer, lifted
 SETTLE_MS = 1500  # the longest wait for a page's timers and animations after an action
 GC_EVERY = 8  # episodes between the renderer's full garbage collections
 SHORT_TIMER_MS = 1000  # timers up to this long are waited for (the page's answer to an action)
-WINDOW = session.WINDOW
 CLICK_EVENTS = ("click", "mousedown", "mouseup", "dblclick")
 REPLY_KEYS = ("id", "role", "name", "value", "checked", "options", "indent", "multiline")  # what the host sees of a line
 
@@ -149,7 +148,7 @@ JS_SNAPSHOT = """(() => {
   return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
           [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
            core.EPISODE_MAX_TIME]];
-})()""" % (chrome.CONTROLS, json.dumps(list(CLICK_EVENTS)), chrome.JS_VALUES)
+})()""" % (chromium.CONTROLS, json.dumps(list(CLICK_EVENTS)), chromium.JS_VALUES)
 
 # After an action: a turn of the event loop, then until the short timers and jQuery's animations are
 # done (bounded: a page that keeps scheduling is answered after SETTLE_MS).
@@ -257,19 +256,17 @@ class Tab:
             raise BrowserError("the page %s threw while loading: %s" % (task, errors[0]))
 
 
-class Episode:
-    """One episode on one page: the lines the agent sees, their ids, the page's verdict."""
+class Episode(view.View):
+    """One episode on one page: the lines the agent sees, their ids, the page's verdict.
 
-    number = session.Session.number  # ids stable for (role, name, occurrence), drawn from the seeded RNG
-    _new_id = session.Session._new_id
-    _merge = chrome.ChromeSession._merge
-    observe = session.Session.observe
-    do_scroll = session.Session.do_scroll
+    The kit's `View` numbers the lines (ids stable for (role, name, occurrence), drawn from the
+    seeded RNG), shows them, and fills, chooses and scrolls as Browser-v0 does (the same checks
+    and messages); the page takes the values (`set_value`).
+    """
 
     def __init__(self, tab, task, seed, keep_timer):
+        super().__init__(seed)
         self.tab, self.task, self.seed, self.keep_timer = tab, task, seed, keep_timer
-        self.id_rng = random.Random(seed)
-        self.ids, self.keys = {}, {}
         self.url, self.offset, self.focus = "/miniwob/%s.html" % task, 0, None
         tab.open(task, seed, keep_timer)
         self.done, self.raw_reward, self.reason = False, None, None
@@ -279,7 +276,7 @@ class Episode:
     def snapshot(self):
         markup, values, self.utterance, status = self.tab.evaluate(JS_SNAPSHOT)
         self.title, lines, _ = axtree.parse_page(markup)
-        self._merge(lines, values)
+        chromium.merge_values(lines, values)
         self.lines = self.number(lines, self.url)
         self.offset = min(self.offset, max(0, len(self.lines) - WINDOW))
         done, raw, reason, self.time_limit_ms = status
@@ -295,25 +292,19 @@ class Episode:
         self.offset, self.focus = 0, None
         self.snapshot()
 
-    def element(self, ident):
-        return session.Session.element(self, ident)
-
     # ------------------------------------------------------------------ actions
     def do_click(self, id, **extra):
         line = self.element(id)
         if line.get("dom") is None:
             raise ActError("not_interactive", "[%d] is text, not something to click" % line["id"])
         self.tab.evaluate("%s(%d)" % (JS_CLICK, line["dom"]))
-        if line["role"] in session.TEXT_ROLES:
+        if line["role"] in TEXT_ROLES:
             self.focus = line["id"]
 
-    # fill and select are Browser-v0's (the same checks and messages); the page takes the values
-    do_fill = session.Session.do_fill
-    do_select = session.Session.do_select
-
+    # fill and select are the kit's (`View.do_fill`, `View.do_select`); the page takes the values
     def set_value(self, line, value):
         """Type into a box or choose a drop-down's option in the live page (its input and change events fire)."""
-        js = JS_SELECT if line["role"] == "combobox" else chrome.JS_SET
+        js = JS_SELECT if line["role"] == "combobox" else chromium.JS_SET
         self.tab.evaluate("%s(%d, %s)" % (js, line["dom"], json.dumps(str(value))))
 
     def submit(self, form, submitter=None):
@@ -321,11 +312,7 @@ class Episode:
         self.key(self.element(self.focus), "Enter")
 
     def do_press(self, id=None, key="Enter"):
-        if id is None:
-            if self.focus is None:
-                raise ActError("bad_args", "no element has focus: press(id, \"Enter\") names the element")
-            id = self.focus
-        self.key(self.element(id), key)
+        self.key(self.pressed(id), key)
 
     def key(self, line, key):
         """A real key press in the element (Chromium's input pipeline: Enter submits a form, as typed)."""
@@ -346,9 +333,6 @@ class Episode:
             down["text"] = text
         cdp.call("Input.dispatchKeyEvent", down)
         cdp.call("Input.dispatchKeyEvent", dict(down, type="keyUp", text=""))
-
-    def do_noop(self):
-        pass
 
     def act(self, name, args):
         error = kind = mismatch = None
@@ -387,12 +371,12 @@ _M = {}
 
 
 def start(root=ROOT):
-    """Chromium (once per sandbox, Browser-v0's service) and the tab MiniWoB uses; what `chrome.start` says."""
-    info = chrome.start()
+    """Chromium (once per sandbox, the web kit's service) and the tab MiniWoB uses; what `chromium.start` says."""
+    info = chromium.start()
     if "tab" not in _M:
         if not os.path.isfile(os.path.join(root, "core", "core.js")):
             raise BrowserError("no MiniWoB pages at %s: build the image with `agentgym setup`" % root)
-        _M["tab"] = Tab(chrome._B["browser"], root)
+        _M["tab"] = Tab(chromium.browser(), root)
     return info
 
 

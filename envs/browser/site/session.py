@@ -2,45 +2,34 @@
 
 Loaded into the sandbox's step server as ``agentgym.envs.browser.site.session``; the env calls ``setup``,
 ``act``, ``drift`` and ``verify`` through ``sandbox.call``. A page load calls the site's WSGI app
-in-process (following redirects), parses the HTML with `axtree.parse_page` and numbers every line
-with an id that is stable for (path, role, name, occurrence) within the episode and drawn from a
-seeded permutation, so ids differ across episodes. Every reply carries the oracle's next action,
-so the env's `reference_action()` costs no extra round trip.
+in-process (following redirects), parses the HTML with the web kit's renderer (`agentgym.web.axtree`)
+and numbers every line as the kit's `View` does (ids stable for (path, role, name, occurrence)
+within the episode, drawn from a seeded permutation, so ids differ across episodes). Every reply
+carries the oracle's next action, so the env's `reference_action()` costs no extra round trip.
 """
 
 import io
-import random
 import urllib.parse
 
-from agentgym.envs.browser.site import admin, axtree, forum, shop, web
+from agentgym.envs.browser.site import admin, forum, shop, web
+from agentgym.web import axtree, view
+from agentgym.web.view import TEXT_ROLES, WINDOW, ActError
 from agentgym.world import verdict  # the stateful-world kit's expected-state verdict
 
 SITES = {"shop": shop, "forum": forum, "admin": admin}
-WINDOW = 50
-SCROLL_STEP = 40
-TEXT_ROLES = ("textbox", "searchbox", "spinbutton")
 
 
-class ActError(Exception):
-    """An action the page cannot take; ``kind`` becomes the tool_call event's error_kind."""
-
-    def __init__(self, kind, message, mismatch=None):
-        super().__init__(message)
-        self.kind, self.mismatch = kind, mismatch
-
-
-class Session:
+class Session(view.View):
     """One episode: the site's store and app, the page the agent is on, and what it has done."""
 
     def __init__(self, spec, seed):
+        super().__init__(seed)  # ids drawn from the seed, the lines shown
         self.spec = spec
         self.site = SITES[spec["site"]]
         self.store = web.Store(self.site.SCHEMA, self.site.PRIMARY)
         self.store.create(spec["tables"])
         self.initial = self.store.copy()
         self.app = web.App(spec["site"], self.store, self.site.ROUTES, self.site.layout)
-        self.id_rng = random.Random(seed)
-        self.ids, self.keys = {}, {}
         self.history, self.forward, self.lines, self.forms = [], [], [], []
         self.url, self.title, self.status, self.offset, self.focus = "/", "", "200 OK", 0, None
         self.page_refs, self.page_glimpses = {}, {}
@@ -51,14 +40,6 @@ class Session:
         self.loaded = False
 
     # ------------------------------------------------------------------ pages
-    def _new_id(self):
-        """A fresh id drawn from the episode's seeded RNG (ids say nothing about page order)."""
-        top = 9999 if len(self.keys) < 5000 else 10 * len(self.keys)
-        while True:
-            ident = self.id_rng.randint(1, top)
-            if ident not in self.keys:
-                return ident
-
     def fetch(self, method, url, data=b""):
         writes, conflicts, rejected = [], [], None
         for _ in range(5):
@@ -67,7 +48,8 @@ class Session:
                        "SERVER_PORT": "80", "CONTENT_LENGTH": str(len(data)), "wsgi.input": io.BytesIO(data),
                        "CONTENT_TYPE": "application/x-www-form-urlencoded", "wsgi.url_scheme": "http"}
             started = []
-            body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))
+            # the app calls start_response before this iteration ends: binding `started` late is right
+            body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))  # noqa: B023
             status, headers = started[0]
             st = self.store
             writes += st.writes
@@ -82,20 +64,6 @@ class Session:
 
     def load(self, method, url, data=b"", push=True):
         self.show(*self.fetch(method, url, data), push=push)
-
-    def number(self, lines, path):
-        """Give each line its episode-stable id, keyed by (path, role, name, occurrence)."""
-        counts = {}
-        for line in lines:
-            base = "%s\0%s\0%s" % (path, line["role"], line["name"])
-            counts[base] = counts.get(base, 0) + 1
-            key = "%s\0%d" % (base, counts[base])
-            ident = self.ids.get(key)
-            if ident is None:
-                ident = self.ids[key] = self._new_id()
-                self.keys[ident] = path
-            line["id"] = ident
-        return lines
 
     def show(self, status, url, markup, writes, conflicts, rejected, refs, push=True):
         """Make a fetched page the current one: parse it, number its lines, book its writes."""
@@ -128,32 +96,6 @@ class Session:
     def parse(self, markup):
         return axtree.parse_page(markup)
 
-    def observe(self):
-        out = ["URL: %s" % self.url, "Title: %s" % self.title]
-        shown = self.lines[self.offset:self.offset + WINDOW]
-        for line in shown:
-            out.append(_format(line))
-        if len(self.lines) > len(shown):
-            more = ' scroll("down") for more;' if self.offset + WINDOW < len(self.lines) else ""
-            up = ' scroll("up") for earlier lines;' if self.offset else ""
-            out.append("[lines %d-%d of %d;%s%s]" % (self.offset + 1, self.offset + len(shown), len(self.lines),
-                                                      more, up))
-        return "\n".join(out)
-
-    def element(self, ident):
-        try:
-            ident = int(str(ident).strip().lstrip("[").rstrip("]"))
-        except ValueError:
-            raise ActError("bad_args", "element ids are numbers, like 12; got %r" % (ident,)) from None
-        for line in self.lines:
-            if line["id"] == ident:
-                return line
-        if ident in self.keys:
-            raise ActError("stale", "element [%d] is not on this page any more (it was on %s); use an id from the "
-                           "current page" % (ident, self.keys[ident]), "stale element id [%d]" % ident)
-        raise ActError("not_found", "there is no element [%d] on this page; ids are the numbers in brackets" % ident,
-                       "unknown element id [%d]" % ident)
-
     def submit(self, form, submitter=None):
         if form is None:
             raise ActError("bad_args", "that element is not in a form")
@@ -177,7 +119,8 @@ class Session:
             self.load("GET", action.partition("?")[0] + ("?" + encoded if encoded else ""))
 
     # What acting on an element does to the page; the Chromium session overrides these to drive
-    # the real browser instead (`agentgym.envs.browser.site.chrome`).
+    # the real browser instead (`agentgym.envs.browser.site.chrome`). Filling, choosing and
+    # scrolling are the kit's (`agentgym.web.view.View`).
     def follow(self, link):
         self.load("GET", urllib.parse.urljoin(self.url, link["href"]))
 
@@ -212,34 +155,8 @@ class Session:
             raise ActError("not_interactive", "[%d] is a %s, not a link, button, checkbox or radio button; "
                            "use fill() for text boxes and select() for drop-downs" % (line["id"], role))
 
-    def do_fill(self, id, text, enter=False):
-        line = self.element(id)
-        if line["role"] not in TEXT_ROLES:
-            hint = " (use select() for a combobox)" if line["role"] == "combobox" else ""
-            raise ActError("not_interactive", "[%d] is a %s, not a text box%s" % (line["id"], line["role"], hint))
-        self.set_value(line, str(text)[:4000])
-        self.focus = line["id"]
-        if enter:
-            self.submit(line.get("form"))
-
-    def do_select(self, id, option):
-        line = self.element(id)
-        if line["role"] != "combobox":
-            raise ActError("not_interactive", "[%d] is a %s, not a drop-down (combobox)" % (line["id"], line["role"]))
-        want = str(option).strip().lower()
-        for value, label in line["options"]:
-            if want in (label.lower(), str(value).lower()):
-                self.set_value(line, value)
-                return
-        raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
-                       % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))
-
     def do_press(self, id=None, key="Enter"):
-        if id is None:
-            if self.focus is None:
-                raise ActError("bad_args", "no element has focus: press(id, \"Enter\") names the element")
-            id = self.focus
-        line = self.element(id)
+        line = self.pressed(id)
         if str(key).strip().lower() not in ("enter", "return"):
             raise ActError("bad_args", "only the Enter key does something here (it submits the element's form)")
         if line.get("form") is None:
@@ -272,13 +189,6 @@ class Session:
 
     def do_reload(self):
         self.load("GET", self.url, push=False)
-
-    def do_scroll(self, direction="down"):
-        step = SCROLL_STEP if direction == "down" else -SCROLL_STEP
-        self.offset = max(0, min(self.offset + step, max(0, len(self.lines) - WINDOW)))
-
-    def do_noop(self):
-        pass
 
     def act(self, name, args):
         """Run one browser action; the reply says what the agent sees and what the step did."""
@@ -448,7 +358,7 @@ class Session:
             line = self.find(step[1], step[2])
             if line is None:
                 return {"action": 'goto("%s")' % self.spec.get("start", "/"), "semantic": "lost: %r" % (step,)}
-            target = "%s %s" % (step[1], _quote(step[2]))
+            target = "%s %s" % (step[1], view.quote(step[2]))
             if verb == "click":
                 return {"action": "click(%d)" % line["id"], "semantic": "click(%s)" % target}
             return {"action": "%s(%d, %s)" % (verb, line["id"], _json(step[3])),
@@ -459,26 +369,8 @@ class Session:
         return {"action": "%s()" % verb, "semantic": "%s()" % verb}
 
 
-def _quote(text):
-    return "'%s'" % str(text).replace("\\", "\\\\").replace("'", "\\'")
-
-
 def _json(text):
     return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _format(line):
-    head = "%s[%d] %s %s" % ("  " * line.get("indent", 0), line["id"], line["role"], _quote(line["name"]))
-    role = line["role"]
-    if role in TEXT_ROLES:
-        head += " value=%s" % _quote(line["value"])
-    elif role in ("checkbox", "radio"):
-        head += " checked=%s" % ("true" if line["checked"] else "false")
-    elif role == "combobox":
-        labels = dict((str(v), lbl) for v, lbl in line["options"])
-        head += " value=%s options=[%s]" % (_quote(labels.get(str(line["value"]), line["value"])),
-                                            ", ".join(_quote(lbl) for _, lbl in line["options"]))
-    return head
 
 
 # ---------------------------------------------------------------------- the sandbox's entry points
