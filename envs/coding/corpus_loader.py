@@ -72,6 +72,7 @@ class SourceModule:
                 isinstance(t, ast.Name) and t.id == "VISIBLE" for t in node.targets)
             if hidden_test or visible_list:
                 first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                assert node.end_lineno is not None  # set on every parsed node
                 drop.append((first, node.end_lineno))
         keep = [True] * len(lines)
         for first, last in drop:

@@ -144,6 +144,12 @@ class CodingEnv(AgentEnv):
         self._cache_ok, self._cache_hit = self.result_cache is not None, False
         return task.instruction
 
+    @property
+    def _episode_task(self) -> Task:
+        """The task of the episode under way: the helpers that read it run only after a reset."""
+        assert self.task is not None, "no episode under way: call reset() first"
+        return self.task
+
     def _parse(self, action: str) -> ParsedAction:
         return grammar.parse(action)
 
@@ -153,22 +159,22 @@ class CodingEnv(AgentEnv):
 
     def _verify(self) -> bool:
         """The hidden tests' operations replayed on the agent's modules and compared here (verifier.py)."""
-        meta = self.task.meta
-        key = self._cache_key("verify")
-        cached = self.result_cache.get(key, "verify") if key is not None else None
+        meta = self._episode_task.meta
+        key, cache = self._cache_key("verify"), self.result_cache
+        cached = cache.get(key, "verify") if key is not None and cache is not None else None
         if cached is not None:
             self.last_verdict, self._cache_hit = cached, True
             return cached.passed
         self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
-        if key is not None:
-            self.result_cache.put(key, "verify", self.last_verdict, timed_out=self.last_verdict.reason == verifier.TIMED_OUT,
+        if key is not None and cache is not None:
+            cache.put(key, "verify", self.last_verdict, timed_out=self.last_verdict.reason == verifier.TIMED_OUT,
                                   cpu_bound=self._cpu_bound(self.last_verdict.busy_seconds))
         return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
         if self._menu_cache is not None and self._menu_cache[0] == self._version:
             return list(self._menu_cache[1])
-        menu = ["test"] + [f"view {path}" for path in self.task.files]
+        menu = ["test"] + [f"view {path}" for path in self._episode_task.files]
         patches: list[str] = []
         for cand in self._candidates():
             text = self._files.get(cand.file)
@@ -185,10 +191,11 @@ class CodingEnv(AgentEnv):
     def _drift(self) -> str | None:
         """State drift: the last edited file silently goes back to its initial (buggy) content."""
         path = self._last_edited
-        if path is None or self._files.get(path) == self.task.files[path]:
+        initial = self._episode_task.files
+        if path is None or self._files.get(path) == initial[path]:
             return None
-        self.sandbox.write_files({path: self.task.files[path]})
-        self._files[path] = self.task.files[path]
+        self.sandbox.write_files({path: initial[path]})
+        self._files[path] = initial[path]
         self._changed()
         return f"{path} reverted to its initial content"
 
@@ -290,10 +297,11 @@ class CodingEnv(AgentEnv):
                            [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
         new = old[: start - 1] + list(lines) + old[end:]
         self._cache_ok = False  # agent-written code: it may keep state or read clocks (result_cache.py)
-        self._write({path: "\n".join(new) + "\n" if new else ""})
+        after = "\n".join(new) + "\n" if new else ""
+        self._write({path: after})
         what = f"inserted {len(lines)} line(s) before line {start}" if end < start else \
             f"replaced lines {start}-{end} with {len(lines)} line(s)"
-        return Outcome(f"{path}: {what}.\n{_echo(path, text, self._files[path])}",
+        return Outcome(f"{path}: {what}.\n{_echo(path, text, after)}",
                        [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events())
 
     def _do_patch(self, patches: list) -> Outcome:
@@ -342,21 +350,22 @@ class CodingEnv(AgentEnv):
 
     def _visible_run(self) -> Any:
         """The visible tests' run (text, value, timed_out, error): from the result cache when it may serve."""
-        key = self._cache_key("test")
-        cached = self.result_cache.get(key, "test") if key is not None else None
+        key, cache = self._cache_key("test"), self.result_cache
+        cached = cache.get(key, "test") if key is not None and cache is not None else None
         if cached is not None:
             self._cache_hit = True
             return cached
-        tests = tuple((p, self.task.files[p]) for p in self.task.meta["visible_test_files"] if p in self.task.files)
+        task = self._episode_task
+        tests = tuple((p, task.files[p]) for p in task.meta["visible_test_files"] if p in task.files)
         if tests not in self._warm_tests:  # the task's own test files, compiled once per sandbox (runner.warm)
             self.sandbox.call(RUNNER, "warm", files=dict(tests))
             self._warm_tests.add(tests)
         r = self.sandbox.fork_call(
-            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(self.task.meta["visible_test_files"]),
+            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(task.meta["visible_test_files"]),
             runner=self.test_runner,
         )
-        if key is not None:  # a timeout is stored once it repeats, or at once if it computed (result_cache.py)
-            self.result_cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out,
+        if key is not None and cache is not None:  # a timeout is stored once it repeats, or at once if it computed
+            cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out,
                                   cpu_bound=self._cpu_bound(r.busy_seconds))
         return r
 
@@ -394,8 +403,8 @@ class CodingEnv(AgentEnv):
 
     def _candidates(self) -> list[Candidate]:
         """The task's candidate patches in an order fixed per task (the true fix is not always first)."""
-        cands = list(self.task.meta["candidates"])
-        seed = self.task.meta["menu_seed"]
+        meta = self._episode_task.meta
+        cands, seed = list(meta["candidates"]), meta["menu_seed"]
         return [c for _, c in sorted(enumerate(cands), key=lambda ic: (seed * (ic[0] + 1) * 2654435761) % (1 << 32))]
 
     def _subtask_events(self, visible_tests: bool | None = None) -> list[dict[str, Any]]:
@@ -405,8 +414,9 @@ class CodingEnv(AgentEnv):
         state = dict(self._subtasks)
         if visible_tests is not None:
             state["visible_tests"] = visible_tests
-        bugs = self.task.meta["bugs"]
-        for bug, fix in zip(bugs, self.task.meta["candidates"][: len(bugs)]):
+        meta = self._episode_task.meta
+        bugs = meta["bugs"]
+        for bug, fix in zip(bugs, meta["candidates"][: len(bugs)]):
             text = self._files.get(fix.file) or ""
             if fix.locate(text) is not None:
                 state[bug.subtask] = False

@@ -25,10 +25,12 @@ import math
 import os
 import re
 import sys
+from collections.abc import Callable
+from typing import Any
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 MAX_DEPTH = 60
-OPERATORS = {
+OPERATORS: dict[str, Callable[..., Any]] = {
     "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
     "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "getitem": lambda a, k: a[k],
     "setitem": lambda a, k, v: a.__setitem__(k, v), "delitem": lambda a, k: a.__delitem__(k),

@@ -80,11 +80,12 @@ class _Source:
     def col(self, lineno: int, byte_col: int) -> int:
         return len(self.lines[lineno - 1].encode()[:byte_col].decode("utf-8", "replace"))
 
-    def start(self, node: ast.AST) -> tuple[int, int]:
+    def start(self, node: ast.stmt | ast.expr) -> tuple[int, int]:
         return node.lineno, self.col(node.lineno, node.col_offset)
 
-    def end(self, node: ast.AST) -> tuple[int, int]:
-        return node.end_lineno, self.col(node.end_lineno, node.end_col_offset)
+    def end(self, node: ast.stmt | ast.expr) -> tuple[int, int]:
+        line, col = _end(node)
+        return line, self.col(line, col)
 
     def segment(self, a: tuple[int, int], b: tuple[int, int]) -> str:
         if a[0] == b[0]:
@@ -144,8 +145,15 @@ def _int_value(node: ast.AST) -> int | None:
     return None
 
 
+def _end(node: ast.stmt | ast.expr) -> tuple[int, int]:
+    """Where a parsed node ends (line, byte column); typeshed allows None, for nodes built by hand."""
+    assert node.end_lineno is not None and node.end_col_offset is not None, ast.dump(node)[:80]
+    return node.end_lineno, node.end_col_offset
+
+
 def _one_line(node: ast.AST) -> bool:
-    return getattr(node, "lineno", None) is not None and node.lineno == node.end_lineno
+    lineno = getattr(node, "lineno", None)
+    return lineno is not None and lineno == getattr(node, "end_lineno", None)
 
 
 def _is_stringy(node: ast.AST) -> bool:
@@ -313,7 +321,8 @@ def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stm
             else_line = _else_line(src, node)
             if else_line:
                 a = (else_line, 0)
-                b = (node.orelse[-1].end_lineno, len(src.lines[node.orelse[-1].end_lineno - 1]))
+                last = _end(node.orelse[-1])[0]
+                b = (last, len(src.lines[last - 1]))
                 if b[0] == len(src.lines) or src.lines[b[0] - 1].endswith("\n"):
                     yield "dropped_branch", func, [(a, b, "")], "dropped an `else` branch"
         elif not node.orelse[0].orelse:
@@ -321,7 +330,8 @@ def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stm
             line = src.lines[elif_node.lineno - 1]
             if line.lstrip().startswith("elif"):
                 a = (elif_node.lineno, 0)
-                b = (elif_node.end_lineno, len(src.lines[elif_node.end_lineno - 1]))
+                last = _end(elif_node)[0]
+                b = (last, len(src.lines[last - 1]))
                 yield "dropped_branch", func, [(a, b, "")], "dropped an `elif` branch"
     if isinstance(node, (ast.AugAssign, ast.Expr)) and _owns_lines(src, node):
         if isinstance(node, ast.AugAssign) or isinstance(node.value, ast.Call):
@@ -344,13 +354,15 @@ def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stm
 def _owns_lines(src: _Source, node: ast.stmt) -> bool:
     """True when the statement's lines hold nothing else (so they can be dropped whole)."""
     before = src.lines[node.lineno - 1][: src.col(node.lineno, node.col_offset)]
-    after = src.lines[node.end_lineno - 1][src.col(node.end_lineno, node.end_col_offset) :]
+    end_line, end_col = _end(node)
+    after = src.lines[end_line - 1][src.col(end_line, end_col) :]
     return not before.strip() and (not after.strip() or after.strip().startswith("#"))
 
 
 def _drop_lines(src: _Source, node: ast.stmt, body: list[ast.stmt]) -> Edit:
     a = (node.lineno, 0)
-    b = (node.end_lineno, len(src.lines[node.end_lineno - 1]))
+    end_line = _end(node)[0]
+    b = (end_line, len(src.lines[end_line - 1]))
     if len(body) == 1:  # the block would be empty: keep it valid with `pass`
         indent = src.lines[node.lineno - 1][: src.col(node.lineno, node.col_offset)]
         return a, b, indent + "pass\n"
@@ -358,7 +370,7 @@ def _drop_lines(src: _Source, node: ast.stmt, body: list[ast.stmt]) -> Edit:
 
 
 def _else_line(src: _Source, node: ast.If) -> int | None:
-    for lineno in range(node.body[-1].end_lineno + 1, node.orelse[0].lineno + 1):
+    for lineno in range(_end(node.body[-1])[0] + 1, node.orelse[0].lineno + 1):
         stripped = src.lines[lineno - 1].strip()
         if stripped.startswith("else") and stripped[4:].lstrip().startswith(":"):
             return lineno

@@ -274,6 +274,7 @@ def _build_task(tasks: CodingTasks, task_id: str) -> Task:
         assert diff is not None, f"{task_id}: a fix does not apply to its own mutant"
         solution.append("patch\n" + diff)
         at = fix.locate(state[fix.file])
+        assert at is not None, f"{task_id}: a fix does not locate in its own mutant"
         lines = state[fix.file].splitlines()
         lines[at : at + len(fix.old)] = list(fix.new)
         state[fix.file] = "\n".join(lines) + "\n"

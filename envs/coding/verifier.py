@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agentgym.envs.coding import harness as h
 from agentgym.sandbox.modules import SandboxModule
@@ -500,7 +500,7 @@ class _Replayer(_Session):
             name, fields, values = str(v[0]), [str(f) for f in v[1]], [self.value(x) for x in v[2]]
             key = json.dumps([name, fields])
             if key not in self.namedtuples:
-                self.namedtuples[key] = collections.namedtuple(name.rsplit(".", 1)[-1], fields)  # type: ignore[misc]
+                self.namedtuples[key] = collections.namedtuple(name.rsplit(".", 1)[-1], fields)
             return self.namedtuples[key](*values)
         if tag == "int":
             return self.value(int(v))
@@ -542,7 +542,8 @@ class _Replayer(_Session):
         if cls in (_Stop, _Diverged, _Broken) or not issubclass(cls, BaseException):
             cls = self.mirror([name, "", []])
         args = result.get("xa")
-        exc = cls.__new__(cls)
+        exc_class = cast("type[BaseException]", cls)  # the mirror of the raised exception's class
+        exc = exc_class.__new__(exc_class)
         exc.args = tuple(self.value(args)) if isinstance(args, list) else (message,)
         if getattr(cls, "__str__", None) is _mirror_str:
             _MESSAGES[exc] = message

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["SOLVERS", "MIN_TURNS", "min_turns", "next_action", "menu"]
@@ -22,9 +22,32 @@ Reply = dict[str, Any]
 Line = dict[str, Any]
 Solver = Callable[[Reply, dict[str, Any]], str]
 
+def _match(pattern: str, text: str) -> re.Match[str]:
+    """`re.match` on text whose shape the task fixes; ValueError (the page is not as expected) if not."""
+    m = re.match(pattern, text)
+    if m is None:
+        raise ValueError(f"{text[:80]!r} does not match {pattern!r}")
+    return m
+
+
+def _search(pattern: str, text: str) -> re.Match[str]:
+    """`re.search` on text whose shape the task fixes; ValueError (the page is not as expected) if not."""
+    m = re.search(pattern, text)
+    if m is None:
+        raise ValueError(f"{pattern!r} not found in {text[:80]!r}")
+    return m
+
+
+def _found(line: Line | None, what: str) -> Line:
+    """A line `find` must find; ValueError (the page is not as expected) if it is missing."""
+    if line is None:
+        raise ValueError(f"no {what} on the page")
+    return line
+
+
 def _ordinal(text: str) -> int:
     """3 for '3rd' (1-based)."""
-    return int(re.match(r"(\d+)(?:st|nd|rd|th)", text).group(1))
+    return int(_match(r"(\d+)(?:st|nd|rd|th)", text).group(1))
 
 
 # ---------------------------------------------------------------------------- reading the page
@@ -77,7 +100,7 @@ def _submit(reply: Reply) -> str:
     return click(_button(reply, "Submit", "submit", "Login", "Search", "OK"))
 
 
-def _fill_then(reply: Reply, wanted: list[tuple[Line | None, str]], then: str) -> str:
+def _fill_then(reply: Reply, wanted: Sequence[tuple[Line | None, str]], then: str) -> str:
     """Fill each box that does not yet hold its text, then the final action."""
     for line, text in wanted:
         if line is not None and line.get("value") != text:
@@ -180,7 +203,7 @@ def find_word(reply: Reply, memory: dict[str, Any]) -> str:
 
 def simple_arithmetic(reply: Reply, memory: dict[str, Any]) -> str:
     problem = next(s for s in _statics(reply) if s.endswith("="))
-    a, op, b = re.match(r"\s*(-?\d+)\s*([-+x*/])\s*(-?\d+)", problem).groups()
+    a, op, b = _match(r"\s*(-?\d+)\s*([-+x*/])\s*(-?\d+)", problem).groups()
     x, y = int(a), int(b)
     value = {"+": x + y, "-": x - y, "x": x * y, "*": x * y, "/": x // y if y else 0}[op]
     return _fill_then(reply, [(boxes(reply)[0], str(value))], _submit(reply))
@@ -193,13 +216,13 @@ def simple_algebra(reply: Reply, memory: dict[str, Any]) -> str:
         op, b, c = m.groups()
         value = int(c) - int(b) if op == "+" else int(c) + int(b)
     else:
-        b, op, c = re.match(r"\s*(-?\d+)\s*([-+])\s*x\s*=\s*(-?\d+)", eq).groups()
+        b, op, c = _match(r"\s*(-?\d+)\s*([-+])\s*x\s*=\s*(-?\d+)", eq).groups()
         value = int(c) - int(b) if op == "+" else int(b) - int(c)
     return _fill_then(reply, [(boxes(reply)[0], str(value))], _submit(reply))
 
 
 def read_table(reply: Reply, memory: dict[str, Any]) -> str:
-    m = re.search(r"Enter the value of (.*?) into", reply["utterance"])
+    m = _search(r"Enter the value of (.*?) into", reply["utterance"])
     value = next((r["name"].split(" | ", 1)[1] for r in reply["lines"] if r["role"] == "row"
                   and r["name"].split(" | ")[0] == m.group(1)), "")
     return _fill_then(reply, [(boxes(reply)[0], value)], _submit(reply))
@@ -235,7 +258,7 @@ def guess_number(reply: Reply, memory: dict[str, Any]) -> str:
 
 
 def click_tab(reply: Reply, memory: dict[str, Any]) -> str:
-    m = re.search(r"Click on Tab #(\d+)", reply["utterance"])
+    m = _search(r"Click on Tab #(\d+)", reply["utterance"])
     return click(find(reply, "link", f"Tab #{m.group(1)}"))
 
 
@@ -267,7 +290,7 @@ def _after(reply: Reply, line: Line) -> list[Line]:
 def email_inbox(reply: Reply, memory: dict[str, Any]) -> str:
     """email-inbox (-delete, -forward, -important, -noscroll, -reply, -star-reply): star, trash, forward, reply."""
     utt = reply["utterance"]
-    sender = re.search(r"email by (.+?) and", utt).group(1)
+    sender = _search(r"email by (.+?) and", utt).group(1)
     if "star icon" in utt or "trash icon" in utt:
         icon = "star" if "star icon" in utt else "trash"
         row = next(ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].startswith(sender + " "))
@@ -276,7 +299,7 @@ def email_inbox(reply: Reply, memory: dict[str, Any]) -> str:
     send = find(reply, "clickable", "send-forward" if forward else "send-reply")
     if send:  # the form is open
         if forward:
-            to = re.search(r"forward that email to (.+?)\.$", utt).group(1)
+            to = _search(r"forward that email to (.+?)\.$", utt).group(1)
             return _fill_then(reply, [(find(reply, "textbox", "to:"), to)], click(send))
         body = next(b for b in boxes(reply) if b["name"] != "to:")
         return _fill_then(reply, [(body, quoted(utt)[0])], click(send))
@@ -312,7 +335,7 @@ def _post_action(post: list[Line], button: str) -> str:
 
 
 def social_media(reply: Reply, memory: dict[str, Any]) -> str:
-    m = re.search(r'For the user (@\w+), click on the "(.+?)" button', reply["utterance"])
+    m = _search(r'For the user (@\w+), click on the "(.+?)" button', reply["utterance"])
     user, button = m.groups()
     post = next(clicks for handle, clicks in _posts(reply) if handle == user)
     return _post_action(post, button)
@@ -320,7 +343,7 @@ def social_media(reply: Reply, memory: dict[str, Any]) -> str:
 
 def social_media_many(reply: Reply, memory: dict[str, Any]) -> str:
     """social-media-all ('on all posts by @x') and -some ('on 2 posts by @x'), then Submit."""
-    m = re.search(r'Click the "(.+?)" button on (all|\d+) posts? by (@\w+)', reply["utterance"])
+    m = _search(r'Click the "(.+?)" button on (all|\d+) posts? by (@\w+)', reply["utterance"])
     button, count, user = m.groups()
     targets = [next(ln for ln in clicks if ln["name"].lower().split()[0] == button.lower())
                for handle, clicks in _posts(reply) if handle == user]
@@ -344,7 +367,7 @@ def navigate_tree(reply: Reply, memory: dict[str, Any]) -> str:
 def search_engine(reply: Reply, memory: dict[str, Any]) -> str:
     """Search, then page through the results (three a page) to the nth and click it."""
     term = quoted(reply["utterance"])[0]
-    n = _ordinal(re.search(r"click the (\w+) search result", reply["utterance"]).group(1))
+    n = _ordinal(_search(r"click the (\w+) search result", reply["utterance"]).group(1))
     box = boxes(reply)[0]
     if box.get("value") != term:
         return fill(box, term)
@@ -369,7 +392,7 @@ def search_engine(reply: Reply, memory: dict[str, Any]) -> str:
 
 def book_flight(reply: Reply, memory: dict[str, Any]) -> str:
     """Search (picking each city from the autocomplete list), then book the cheapest or shortest flight."""
-    m = re.search(r"Book the (\w+) one-way flight from: (.+?) to: (.+?) on (\d+/\d+/\d+)\.", reply["utterance"])
+    m = _search(r"Book the (\w+) one-way flight from: (.+?) to: (.+?) on (\d+/\d+/\d+)\.", reply["utterance"])
     which, origin, destination, date = m.groups()
     books = [ln for ln in reply["lines"] if ln["role"] == "button" and ln["name"].startswith("Book flight for $")]
     if books:
@@ -383,7 +406,8 @@ def book_flight(reply: Reply, memory: dict[str, Any]) -> str:
         key = (lambda f: f[1]) if which == "cheapest" else (lambda f: f[0])
         return click(min(flights, key=key)[2])
     texts = boxes(reply)
-    for box, place in ((find(reply, "textbox", "From:"), origin), (find(reply, "textbox", "To:"), destination)):
+    for label, place in (("From:", origin), ("To:", destination)):
+        box = _found(find(reply, "textbox", label), f"{label} box")
         value = box.get("value") or ""
         if place in value and value.endswith(")"):
             continue  # chosen from the list
@@ -402,13 +426,13 @@ def text_transform(reply: Reply, memory: dict[str, Any]) -> str:
 
 def enter_date(reply: Reply, memory: dict[str, Any]) -> str:
     """A date box takes the date as YYYY-MM-DD (what a browser's date box holds)."""
-    mm, dd, yyyy = re.search(r"(\d\d)/(\d\d)/(\d{4})", reply["utterance"]).groups()
+    mm, dd, yyyy = _search(r"(\d\d)/(\d\d)/(\d{4})", reply["utterance"]).groups()
     return _fill_then(reply, [(boxes(reply)[0], f"{yyyy}-{mm}-{dd}")], _submit(reply))
 
 
 def enter_time(reply: Reply, memory: dict[str, Any]) -> str:
     """A time box takes HH:MM on the 24-hour clock."""
-    h, mins, half = re.search(r"(\d+):(\d\d) (AM|PM)", reply["utterance"]).groups()
+    h, mins, half = _search(r"(\d+):(\d\d) (AM|PM)", reply["utterance"]).groups()
     hour = int(h) % 12 + (12 if half == "PM" else 0)
     return _fill_then(reply, [(boxes(reply)[0], f"{hour:02d}:{mins}")], _submit(reply))
 
@@ -443,14 +467,14 @@ def click_widget(reply: Reply, memory: dict[str, Any]) -> str:
 
 
 def copy_paste_2(reply: Reply, memory: dict[str, Any]) -> str:
-    n = _ordinal(re.search(r"from the (\w+) text area", reply["utterance"]).group(1))
+    n = _ordinal(_search(r"from the (\w+) text area", reply["utterance"]).group(1))
     areas = [b for b in boxes(reply) if b.get("multiline")]
     target = next(b for b in boxes(reply) if not b.get("multiline"))
     return _fill_then(reply, [(target, areas[n - 1]["value"])], _submit(reply))
 
 
 def form_sequence_2(reply: Reply, memory: dict[str, Any]) -> str:
-    m = re.search(r'Check the (\w+) radio button and enter the number "(-?\d+)" into the (\w+) textbox',
+    m = _search(r'Check the (\w+) radio button and enter the number "(-?\d+)" into the (\w+) textbox',
                   reply["utterance"])
     radios = [ln for ln in reply["lines"] if ln["role"] == "radio"]
     radio = radios[_ordinal(m.group(1)) - 1]
@@ -460,8 +484,8 @@ def form_sequence_2(reply: Reply, memory: dict[str, Any]) -> str:
 
 
 def form_sequence_3(reply: Reply, memory: dict[str, Any]) -> str:
-    m = re.search(r'Choose (.+?) from the dropdown, then click the button labeled "(.+?)"', reply["utterance"])
-    box = find(reply, "combobox")
+    m = _search(r'Choose (.+?) from the dropdown, then click the button labeled "(.+?)"', reply["utterance"])
+    box = _found(find(reply, "combobox"), "dropdown")
     if str(box["value"]) != m.group(1):
         return f"select({box['id']}, {_q(m.group(1))})"
     return click(find(reply, "button", m.group(2)))
@@ -469,7 +493,7 @@ def form_sequence_3(reply: Reply, memory: dict[str, Any]) -> str:
 
 def movie_search(reply: Reply, memory: dict[str, Any]) -> str:
     """multi-layouts, multi-orderings: each box under (or beside) its label: genre, director, year."""
-    genre, director, year = re.search(r"Search for (.+?) movies directed by (.+?) from year (\d+)",
+    genre, director, year = _search(r"Search for (.+?) movies directed by (.+?) from year (\d+)",
                                       reply["utterance"]).groups()
     wanted = {"genre": genre, "director": director, "year": year, "date": year}
     lines = [ln for ln in reply["lines"] if ln["role"] in ("StaticText", "row", "textbox")
