@@ -176,6 +176,8 @@ class Session:
         except (ValueError, TypeError) as exc:
             raise RequestError(f"the action is not an element of the action space: {exc}") from None
         obs, reward, terminated, truncated, info = self.env.step(value)
+        if isinstance(info.get("tools"), list):  # the env's tools changed mid-episode (BFCL-v0's miss_func)
+            self.tools = [t for t in info["tools"] if isinstance(t, Mapping)]
         self.turn = int(info.get("turn", self.turn + 1))
         self.done = bool(terminated or truncated)
         return {"observation": to_json(obs), "reward": float(reward), "done": self.done,

@@ -278,6 +278,14 @@ class BFCLEnv(AgentEnv):
         here, misses, others = self._menus[self.user_turn]
         return menu_of([self.reference_action(), REPLY_DONE], here, misses, others)
 
+    # ------------------------------------------------------------------ gymnasium API
+    def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        shown = len(self._tools)
+        obs, reward, terminated, truncated, info = super().step(action)
+        if len(self._tools) != shown:  # a withheld function was given back: the new tool list, as at reset
+            info["tools"] = self.tools()
+        return obs, reward, terminated, truncated, info
+
     # ------------------------------------------------------------------ public helpers
     def help_text(self) -> str:
         lines = ["Actions (one per turn): a tool call such as name(arg=\"value\", ...), {\"tool\": NAME, \"args\": "
