@@ -14,6 +14,8 @@ import argparse
 import json
 from typing import Any
 
+from agentgym.envs.coding.result_cache import DiskStore, disk_enabled
+
 __all__ = ["register"]
 
 
@@ -29,14 +31,10 @@ def register(subparsers: Any) -> None:
 
 
 def _store() -> Any:
-    from agentgym.envs.coding.result_cache import DiskStore
-
     return DiskStore()
 
 
 def _info(args: argparse.Namespace) -> int:
-    from agentgym.envs.coding.result_cache import disk_enabled
-
     info = {**_store().info(), "enabled": disk_enabled()}
     if args.json:
         print(json.dumps(info))

@@ -25,12 +25,13 @@ from gymnasium.error import ResetNeeded
 
 from agentgym import events as ev
 from agentgym.errors import ConfigError, InfrastructureError, SandboxOpError, SandboxStartFailed
+from agentgym.sandbox import make_sandbox
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["AgentEnv", "ActionError", "ParsedAction", "BadArguments", "Outcome", "FAULT_KINDS", "MAX_MENU",
-           "HELP_ACTION", "SUBMIT_ACTIONS", "menu_of"]
+           "HELP_ACTION", "SUBMIT_ACTIONS", "RESET_OPTIONS", "WRAPPER_OPTIONS", "menu_of"]
 
 FAULT_KINDS = ev.FAULT_KINDS
 MAX_MENU = 32
@@ -466,8 +467,6 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             self.sandbox.close()  # its channel broke (an interrupted call, a crash): start a fresh one
             self.sandbox = None
         if self.sandbox is None:
-            from agentgym.sandbox import make_sandbox
-
             self.sandbox = make_sandbox(self.backend, image=self.image, **self.sandbox_options)
             self._timed(self._start_sandbox_code)
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id
+from agentgym.envs.miniwob.tasks import TASKS, task_env_id
+
 __all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids"]
 
 ENTRY_POINT = "agentgym.make:make_registered"
@@ -30,8 +33,6 @@ def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
     ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``,
     ``agentgym/BFCL-miss_func-v0`` is ``agentgym/BFCL-v0`` with ``categories=["miss_func"]``.
     id -> (family id, its fixed arguments). The contract suite covers the family id; these share its code."""
-    from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id  # the names only, not the data
-    from agentgym.envs.miniwob.tasks import TASKS, task_env_id  # the task list only, not the env
 
     ids = {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
     ids.update({category_env_id(c): ("agentgym/BFCL-v0", {"categories": [c]}) for c in CATEGORIES})

@@ -13,6 +13,8 @@ import sys
 from typing import Any
 
 from agentgym.agents.base import Agent
+from agentgym.agents.openai import OpenAIChatAgent
+from agentgym.agents.simple import OracleAgent, RandomAgent, ScriptedAgent
 from agentgym.errors import ConfigError
 
 __all__ = ["load_agent", "check_agent", "resolve_factory", "BUILTIN_AGENTS"]
@@ -69,20 +71,12 @@ def check_agent(spec: str, **kwargs: Any) -> None:
 def load_agent(spec: str, **kwargs: Any) -> Agent:
     """The agent ``spec`` names, built with ``kwargs``."""
     if spec == "random":
-        from agentgym.agents.simple import RandomAgent
-
         return RandomAgent(**kwargs)
     if spec == "oracle":
-        from agentgym.agents.simple import OracleAgent
-
         return OracleAgent(**kwargs)
     if spec == "scripted":
-        from agentgym.agents.simple import ScriptedAgent
-
         return ScriptedAgent(**kwargs)
     if spec == "openai":
-        from agentgym.agents.openai import OpenAIChatAgent
-
         missing = [k for k in ("base_url", "model") if not kwargs.get(k)]
         if missing:
             raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")

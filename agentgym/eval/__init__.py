@@ -11,9 +11,11 @@ Modules: `harness` (evaluate), `runner` (episodes, warm workers, local pool), `r
 
 from typing import Any
 
+from agentgym.eval.compare import compare
 from agentgym.eval.episodes import EpisodeSpec, read_episodes
 from agentgym.eval.harness import EvalResult, evaluate
 from agentgym.eval.metrics import bootstrap_mean, pass_at_k, pass_grid
+from agentgym.eval.report import render
 from agentgym.eval.summary import summarize
 
 __all__ = [
@@ -33,11 +35,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # report and compare import matplotlib; workers, which import this package, never need it
     if name == "render":
-        from agentgym.eval.report import render
-
         return render
     if name == "compare":
-        from agentgym.eval.compare import compare
-
         return compare
     raise AttributeError(f"module 'agentgym.eval' has no attribute {name!r}")

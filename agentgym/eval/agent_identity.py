@@ -17,6 +17,9 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+import agentgym
+from agentgym.agents.loading import BUILTIN_AGENTS, resolve_factory
+
 __all__ = ["REDACTED", "is_secret", "public_kwargs", "redact_text", "agent_identity", "identity_mismatch"]
 
 REDACTED = "<redacted>"
@@ -76,8 +79,6 @@ def _code_version(obj: Any) -> str:
         return "unknown"
     top = sys.modules.get(module.__name__.split(".")[0])
     if module.__name__.startswith("agentgym."):
-        import agentgym
-
         return f"agentgym {agentgym.__version__}"
     version = getattr(module, "__version__", None) or getattr(top, "__version__", None)
     if version:
@@ -94,8 +95,6 @@ def agent_identity(agent: Any, kwargs: Mapping[str, Any] | None = None) -> dict[
     for an agent instance or factory (its class and its code)."""
     kwargs = dict(kwargs or {})
     if isinstance(agent, str):
-        from agentgym.agents.loading import BUILTIN_AGENTS, resolve_factory
-
         name = agent
         target: Any = sys.modules["agentgym.agents.loading"] if agent in BUILTIN_AGENTS else resolve_factory(agent)
         state = ""

@@ -14,7 +14,9 @@ from typing import Any
 
 from agentgym.errors import AgentGymError
 from agentgym.eval.agent_identity import public_kwargs, redact_text
-from agentgym.eval.harness import DEFAULT_SOFT_BUDGET
+from agentgym.eval.compare import compare
+from agentgym.eval.harness import DEFAULT_SOFT_BUDGET, evaluate
+from agentgym.eval.report import render
 
 __all__ = ["register", "main"]
 
@@ -98,8 +100,6 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from agentgym.eval.harness import evaluate
-
     agent_kwargs = dict(args.agent_arg)
     if args.agent == "openai":
         agent_kwargs.update({k: v for k, v in (("base_url", args.base_url), ("model", args.model),
@@ -174,16 +174,12 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from agentgym.eval.report import render
-
     for path in render(args.dir):
         print(path)
     return 0
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from agentgym.eval.compare import compare
-
     text, files = compare(args.dir_a, args.dir_b, args.out)
     print(text)
     for path in files:

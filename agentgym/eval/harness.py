@@ -24,11 +24,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agentgym.agents.loading import check_agent
 from agentgym.errors import ConfigError
 from agentgym.eval.agent_identity import REDACTED, agent_identity, identity_mismatch, public_kwargs, redact_text
 from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, record_key, write_episodes
+from agentgym.eval.report import write_report
 from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local, resolve_env_id
 from agentgym.eval.summary import summarize
+from agentgym.wrappers import parse_faults, parse_soft_budget
 
 __all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTORS", "BUDGET_MODES", "DEFAULT_SOFT_BUDGET"]
 
@@ -103,7 +106,6 @@ def plan_episodes(
 
 def _soft_budget(budget_mode: str, soft_budget: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The soft budget the run uses (None in hard mode), checked before any worker starts."""
-    from agentgym.wrappers import parse_soft_budget
 
     if budget_mode not in BUDGET_MODES:
         raise ConfigError(f"budget_mode={budget_mode!r}; choose one of {BUDGET_MODES}")
@@ -132,8 +134,6 @@ def _parse_ints(values: Sequence[int] | str, name: str) -> list[int]:
 
 def _agent_config(agent: Any, agent_kwargs: Mapping[str, Any]) -> tuple[Any, str]:
     if isinstance(agent, str):
-        from agentgym.agents.loading import check_agent
-
         check_agent(agent, **dict(agent_kwargs))  # fail here, not in every worker
         return AgentSpec(agent, dict(agent_kwargs)), agent
     if agent_kwargs:
@@ -255,8 +255,6 @@ def evaluate(
         (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
         result.files = [out_dir / "episodes.jsonl", out_dir / "summary.json"]
         if report:
-            from agentgym.eval.report import write_report
-
             result.files += write_report(out_dir, summary)
     return result
 
@@ -331,8 +329,6 @@ def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _check_faults(spec: str) -> None:
-    from agentgym.wrappers import parse_faults
-
     parse_faults(spec)  # raises ConfigError echoing a bad spec, before any worker starts
 
 

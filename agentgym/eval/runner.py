@@ -22,6 +22,7 @@ import gymnasium as gym
 
 from agentgym import events as ev
 from agentgym.agents.base import agent_cost, seed_agent
+from agentgym.agents.loading import load_agent
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
@@ -36,8 +37,6 @@ class AgentSpec:
     kwargs: Mapping[str, Any] = field(default_factory=dict)
 
     def build(self) -> Any:
-        from agentgym.agents.loading import load_agent
-
         return load_agent(self.name, **dict(self.kwargs))
 
 
@@ -66,7 +65,6 @@ def resolve_env_id(env_id: str) -> str:
     registers ``Id`` on import), as ``gym.make`` does."""
     import importlib
 
-    import agentgym  # noqa: F401  (registers the agentgym/* ids)
 
     module, sep, name = env_id.rpartition(":")
     if not sep:
@@ -181,7 +179,6 @@ class EpisodeWorker:
         for p in config.sys_path:
             if p not in sys.path:
                 sys.path.append(p)
-        import agentgym  # noqa: F401
 
         for env_id, (entry_point, kwargs) in config.envs.items():
             if env_id not in gym.registry:

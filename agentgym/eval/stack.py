@@ -14,13 +14,14 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.make import wrap
+
 __all__ = ["make_base_env", "wrap_for_eval"]
 
 
 def make_base_env(env_id: str, **env_kwargs: Any) -> gym.Env:
     """The bare env (``split``, ``backend`` and other kwargs go to the family); its sandbox
     starts at the first reset."""
-    import agentgym  # noqa: F401  (registers the agentgym/* ids)
 
     return gym.make(env_id, **env_kwargs)
 
@@ -30,7 +31,6 @@ def wrap_for_eval(
 ) -> gym.Env:
     """``base`` with a turn limit of ``budget``, optional faults, failure labels and costs; with
     ``soft`` (``{"extra": E, "max_requests": m, "cost": c, "warn_at": k}``) the budget is soft."""
-    from agentgym.make import wrap
 
     spec: Any = {"soft": int(budget), **soft} if soft else int(budget)
     return wrap(base, budget=spec, faults=faults or None, labels=True, cost=True)

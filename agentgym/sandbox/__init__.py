@@ -16,6 +16,8 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from agentgym.sandbox.base import CommandResult, ForkResult, Sandbox
+from agentgym.sandbox.docker import DockerSandbox, docker_client
+from agentgym.sandbox.local import LocalSandbox
 
 __all__ = ["Sandbox", "CommandResult", "ForkResult", "make_sandbox", "resolve_backend", "BACKENDS"]
 
@@ -29,8 +31,6 @@ def resolve_backend(backend: str = "auto") -> str:
     if backend not in BACKENDS:
         raise ConfigError(f"backend={backend!r}; choose one of {BACKENDS}")
     if backend == "auto":
-        from agentgym.sandbox.docker import docker_client
-
         docker_client(timeout=3)  # raises EngineUnreachable, whose message names both ways out
         return "docker"
     return backend
@@ -40,9 +40,6 @@ def make_sandbox(backend: str = "auto", *, image: str = "agentgym/base:latest", 
     """Start a sandbox. Options go to the backend (memory, cpus, pids_limit, start_timeout...)."""
     concrete = resolve_backend(backend)
     if concrete == "docker":
-        from agentgym.sandbox.docker import DockerSandbox
-
         return DockerSandbox(image, **options)
-    from agentgym.sandbox.local import LocalSandbox
 
     return LocalSandbox(**options)

@@ -23,6 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from agentgym import __version__
 from agentgym.serve.asgi import send_json
 from agentgym.serve.sessions import EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
 
@@ -42,7 +43,6 @@ class McpEndpoint:
 
     def __init__(self, endpoint: EnvEndpoint, table: SessionTable, *, max_request_bytes: int) -> None:
         self.endpoint, self.table = endpoint, table
-        from agentgym import __version__
 
         server: Server[Any] = Server(f"agentgym {endpoint.env_id}", version=__version__,
                                      instructions=endpoint.description,

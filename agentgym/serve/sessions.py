@@ -33,6 +33,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
+from agentgym import __version__
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
 from agentgym.wire.codec import from_json, space_to_json, to_json
 from agentgym.wire.protocol import CALL_TIMEOUT
@@ -97,8 +98,6 @@ class EnvEndpoint:
 
     def __post_init__(self) -> None:
         if self.factory is None:
-            import agentgym  # noqa: F401  (registers the ids)
-
             env_id, kwargs = self.env_id, dict(self.kwargs)
             if env_id not in gym.registry:
                 raise ConfigError(f"unknown env id {env_id!r}; agentgym ids: "
@@ -128,8 +127,6 @@ class EnvEndpoint:
                 "spaces": self.spaces, "render_modes": self.render_modes}
 
     def metadata(self) -> dict[str, Any]:
-        from agentgym import __version__
-
         return {"name": self.env_id, "description": self.description, "version": __version__,
                 "author": "agentgym", "documentation_url": None, "readme_content": None}
 

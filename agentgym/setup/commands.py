@@ -16,6 +16,10 @@ from importlib import metadata
 from typing import Any
 
 from agentgym.errors import AgentGymError
+from agentgym.sandbox import BACKENDS, make_sandbox, resolve_backend
+from agentgym.sandbox.docker import docker_client, gc
+from agentgym.setup import engine, images
+from agentgym.setup.images import BASE_IMAGE
 
 __all__ = [
     "register", "cmd_setup", "cmd_doctor", "cmd_sandbox_run", "cmd_sandbox_gc", "check_backend",
@@ -40,8 +44,6 @@ def _log(message: str) -> None:
 # ---------------------------------------------------------------------------- setup
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install and start the engine when needed, then build missing images (idempotent)."""
-    from agentgym.sandbox.docker import docker_client
-    from agentgym.setup import engine, images
 
     start = time.monotonic()
     step = time.monotonic()
@@ -84,7 +86,6 @@ def _version(dist: str) -> str:
 
 def check_backend(backend: str, image: str) -> tuple[bool, str]:
     """Start a sandbox on ``backend``, run one command in it; (works, what happened)."""
-    from agentgym.sandbox import make_sandbox
 
     start = time.monotonic()
     try:
@@ -117,8 +118,6 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Report versions, the engine, images and which backend works; exit 0 when one does."""
-    from agentgym.sandbox import resolve_backend
-    from agentgym.setup import engine, images
 
     report: dict[str, Any] = {
         "versions": {
@@ -133,8 +132,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report["engine"] = {"ok": status.ok, "host": status.host, "detail": status.detail}
     image_status: dict[str, str] = {}
     if status.ok:
-        from agentgym.sandbox.docker import docker_client
-
         client = docker_client()
         names = [images.BASE_IMAGE] + [images.family_image(f) for f in
                                         [*images.family_contexts(), *images.package_images()]]
@@ -180,7 +177,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- sandbox
 def cmd_sandbox_run(args: argparse.Namespace) -> int:
     """Run one command in a fresh sandbox; print its output; exit with its status."""
-    from agentgym.sandbox import make_sandbox
 
     cmd = list(args.cmd)
     if cmd and cmd[0] == "--":
@@ -202,7 +198,6 @@ def cmd_sandbox_run(args: argparse.Namespace) -> int:
 
 def cmd_sandbox_gc(args: argparse.Namespace) -> int:
     """Remove agentgym containers whose owner process is gone (``--all``: every one)."""
-    from agentgym.sandbox.docker import gc
 
     removed = gc(everything=args.all)
     print(f"removed {len(removed)} container(s)" + (f": {' '.join(removed)}" if removed else ""))
@@ -212,8 +207,6 @@ def cmd_sandbox_gc(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- wiring
 def register(subparsers: Any) -> None:
     """Add ``setup``, ``doctor`` and ``sandbox {run,gc}`` to the ``agentgym`` parser."""
-    from agentgym.sandbox import BACKENDS
-    from agentgym.setup.images import BASE_IMAGE
 
     p = subparsers.add_parser("setup", help="install/start Docker and build the sandbox images (idempotent)",
                               description=cmd_setup.__doc__)

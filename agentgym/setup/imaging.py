@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agentgym.sandbox.docker import DockerSandbox
 from agentgym.setup.engine import Log, SetupFailed
 
 __all__ = ["CONTEXT_LABEL", "WORK_ROOT", "image_id", "verify_image"]
@@ -90,7 +91,6 @@ def _promote(client: Any, temp: str, final: str, log: Log) -> None:
 
 def verify_image(image: str) -> str:
     """Start a real sandbox on ``image`` and check python3, pytest and a writable workspace."""
-    from agentgym.sandbox.docker import DockerSandbox
 
     probe = "import pytest, sys, os; open('probe', 'w').write('ok'); print(sys.version.split()[0], os.getuid())"
     try:

@@ -29,6 +29,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from agentgym.make import make, wrap
+
 __all__ = ["Episode", "run_episode", "assert_recovers"]
 
 
@@ -122,7 +124,6 @@ def assert_recovers(
     when the fault never fired (the check would prove nothing) or the agent did not succeed,
     printing the episode. Returns the episodes.
     """
-    from agentgym.make import make, wrap
 
     if isinstance(env, str):
         built = make(env, budget=budget, faults=fault, labels=True, cost=False, **env_kwargs)

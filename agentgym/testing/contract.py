@@ -30,6 +30,16 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
+import agentgym
+from agentgym import events
+from agentgym.agents import OracleAgent
+from agentgym.core import FAULT_KINDS
+from agentgym.errors import ConfigError
+from agentgym.eval import evaluate
+from agentgym.sandbox.docker import list_managed
+from agentgym.sandbox.watchdog import LOCAL_PREFIX
+from agentgym.testing import assert_recovers
+
 __all__ = ["CHECKS", "FAULT_CHECK", "check_contract", "no_unexpected_warnings", "rollout"] + [
     "check_gymnasium", "check_reset_help", "check_is_success", "check_determinism", "check_oracle_solves",
     "check_spec_round_trip", "check_fault_recovery", "check_sb3_numeric_view", "check_no_sandbox_left",
@@ -80,7 +90,6 @@ def check_reset_help(env_id: str, backend: str) -> None:
 
 def check_is_success(env_id: str, backend: str) -> None:
     """SB3's Monitor and EvalCallback read info["is_success"]: set wherever success is decided."""
-    import agentgym
 
     env = agentgym.make(env_id, backend=backend, budget=1)
     try:
@@ -176,9 +185,6 @@ def check_spec_round_trip(env_id: str, backend: str) -> None:
 
 def check_fault_recovery(env_id: str, backend: str, kind: str) -> None:
     """A fault of ``kind`` fires on the first action and the oracle still succeeds; every event is valid."""
-    from agentgym import events
-    from agentgym.agents import OracleAgent
-    from agentgym.testing import assert_recovers
 
     with no_unexpected_warnings():
         episodes = assert_recovers(env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,),
@@ -191,7 +197,6 @@ def check_sb3_numeric_view(env_id: str, backend: str) -> None:
     (needs ``stable_baselines3``; `check_contract` leaves it out, with a warning, where it is missing)."""
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    import agentgym
 
     env = agentgym.make(env_id, backend=backend, budget=6, numeric=True)
     try:
@@ -203,11 +208,9 @@ def check_sb3_numeric_view(env_id: str, backend: str) -> None:
 
 def check_no_sandbox_left(env_id: str, backend: str) -> None:
     """Build, play, close three times: each close removes its sandbox folder or container and server."""
-    from agentgym.sandbox.watchdog import LOCAL_PREFIX
 
     def ours() -> set[str]:
         if backend == "docker":  # this process's containers (a --rm container is gone once stopped)
-            from agentgym.sandbox.docker import list_managed
 
             return {c.id for c in list_managed() if c.labels.get("io.agentgym.owner_pid") == str(os.getpid())}
         return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(f"{LOCAL_PREFIX}{os.getpid()}-")}
@@ -226,7 +229,6 @@ def check_no_sandbox_left(env_id: str, backend: str) -> None:
 
 def check_eval_harness(env_id: str, backend: str) -> None:
     """The Pass@(K,T) harness on two test tasks with the oracle: a family is evaluated by registering it."""
-    from agentgym.eval import evaluate
 
     with tempfile.TemporaryDirectory() as out, no_unexpected_warnings():
         result = evaluate(env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=out,
@@ -259,8 +261,6 @@ def check_random_menu_below_oracle(env_id: str, backend: str) -> None:
 
 
 def _refused(make: Callable[[], Any], match: str) -> None:
-    from agentgym.errors import ConfigError
-
     try:
         make()
     except ConfigError as exc:
@@ -305,7 +305,6 @@ def check_contract(env_id: str, backend: str = "local", *, checks: Iterable[str]
                    fault_kinds: Iterable[str] | None = None) -> None:
     """Run the registry contract on ``env_id`` (every check, or the named ``checks``) and every fault
     kind (or ``fault_kinds``); raises `AssertionError` naming the first check that fails."""
-    from agentgym.core import FAULT_KINDS
 
     if checks is None:
         checks = list(CHECKS)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.envs.coding.corpus_loader import CORPUS_DIR, SourceModule, load_corpus
+from agentgym.envs.coding.env import RUNNER_MODULE
 from agentgym.envs.coding.mutations import Mutant, enumerate_mutants, select_mutants
 from agentgym.envs.coding.tasks import DATA_PATH, MUTATOR_VERSION, mutant_split
 from agentgym.sandbox.modules import load_on_host
@@ -40,8 +41,6 @@ TIMEOUT = 5.0
 
 
 def _runner() -> types.ModuleType:
-    from agentgym.envs.coding.env import RUNNER_MODULE
-
     return load_on_host([RUNNER_MODULE])[RUNNER_MODULE.name]
 
 

@@ -54,6 +54,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import agentgym.sandbox as sandbox_pkg
+from agentgym.envs.coding.verifier import Verdict
+from agentgym.sandbox.docker import docker_client
+
 __all__ = ["DiskStore", "ResultCache", "TestRun", "cache_key", "default_cache_dir", "disk_enabled", "environment_id",
            "process_cache", "task_digest", "workspace_digest"]
 
@@ -210,7 +214,6 @@ FORMAT = 1
 def _code_digest() -> str:
     """Every source file of the coding family and of the sandbox (runner, verifier, harness, env,
     tasks, the step server and its backends): what turns a workspace into a stored outcome."""
-    import agentgym.sandbox as sandbox_pkg
 
     files = {}
     for label, root in (("coding", Path(__file__).resolve().parent), ("sandbox", Path(sandbox_pkg.__file__).parent)):
@@ -237,8 +240,6 @@ def default_cache_dir() -> Path:
 
 @functools.cache
 def _image_id(image: str) -> str:
-    from agentgym.sandbox.docker import docker_client
-
     return str(docker_client().images.get(image).id)
 
 
@@ -263,8 +264,6 @@ def environment_id(sandbox: Any) -> str:
 
 
 def _encode(value: Any) -> dict[str, Any]:
-    from agentgym.envs.coding.verifier import Verdict
-
     if isinstance(value, TestRun):
         return {"type": "test", "text": value.text, "value": value.value, "timed_out": value.timed_out,
                 "error": value.error}
@@ -275,8 +274,6 @@ def _encode(value: Any) -> dict[str, Any]:
 
 
 def _decode(data: dict[str, Any]) -> Any:
-    from agentgym.envs.coding.verifier import Verdict
-
     if data["type"] == "test":
         return TestRun(data["text"], data["value"], bool(data["timed_out"]), data["error"])
     if data["type"] == "verdict":

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
+from agentgym.envs.miniwob.solvers import min_turns
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_split
 
@@ -85,7 +86,6 @@ class MiniWoBTasks(TaskSet):
             raise ConfigError(f"unknown miniwob task id {task_id!r}: ids read miniwob/<page>/<seed> with a page of "
                               f"{list(TASKS)} and a seed below {SEEDS_PER_TASK}")
         page, seed = parts[1], int(parts[2])
-        from agentgym.envs.miniwob.solvers import min_turns
 
         return Task(task_id=task_id, family="miniwob", split=stable_split(task_id, TEST_FRACTION),
                     instruction=f"MiniWoB++ task {page}: the page says what to do.",
