@@ -19,8 +19,9 @@ about the trainer's own modules.
 Reported: ``files`` (distinct files read), ``visits`` (calls that take the reader into another
 file; calls from one function into one file, one after another, are one visit), ``returns``
 (visits to a file the reader had read and left, and that holds no function still being read:
-the jumping back that CleanRL's single-file ``ppo.py`` avoids; coming back to a caller is not
-counted), visits and returns per file, and the length in lines of the longest functions on the
+the jumping back that CleanRL's single-file ``ppo.py`` avoids), ``caller_returns`` (a callee in
+another file done, the reader goes back to its caller's file to read on), ``all_returns`` (the two
+together: every move back to a file already read), visits and returns per file, and the length in lines of the longest functions on the
 route. ``--trail`` prints the route indented by call depth, ``<< back`` at each return.
 """
 
@@ -136,6 +137,8 @@ class Walker:
         self.marks: list[str] = []
         """per function on the route, its line of the trail: indented by call depth, ``<<`` where it jumps back"""
         self.stack: list[_Frame] = []
+        self.here: str | None = None  # the file being read now
+        self.caller_returns = 0
         """the functions being read, caller first"""
         self.visits: list[tuple[str, bool]] = []
         """each call that crosses into another file: (file, whether it jumps back to a file read and left)"""
@@ -243,10 +246,15 @@ class Walker:
             caller.last_target = path
         self.marks.append("  " * len(self.stack) + f"{func.key[0]}:{func.key[1]}" + mark)
         self.stack.append(_Frame(path))
+        self.here = path
         try:
             self._read_body(func)
         finally:
             self.stack.pop()
+        if caller is not None and self.here != caller.file:  # back to the caller's file to read on
+            self.caller_returns += 1
+            self.marks.append("  " * len(self.stack) + f"<< {Path(caller.file).name}")
+            self.here = caller.file
 
     def _read_body(self, func: Func) -> None:
         module = func.module
@@ -331,6 +339,8 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
         "files": len(set(visits)),
         "visits": len(visits),
         "returns": sum(back for _, back in walker.visits),
+        "caller_returns": walker.caller_returns,
+        "all_returns": sum(back for _, back in walker.visits) + walker.caller_returns,
         "visits_per_file": dict(Counter(visits).most_common()),
         "returns_per_file": dict(Counter(path for path, back in walker.visits if back).most_common()),
         "longest_functions": {f"{f.key[0]}:{f.key[1]}": f.lines for f in longest},
@@ -342,7 +352,8 @@ def _line(r: dict[str, Any]) -> str:
     top = ", ".join(f"{Path(p).name} x{n}" for p, n in list(r["returns_per_file"].items())[:4])
     long = ", ".join(f"{k.split(':')[1]} {n}" for k, n in list(r["longest_functions"].items())[:3])
     return (f"{r['rev']}: {r['functions']} functions, {r['files']} files, {r['visits']} visits, "
-            f"{r['returns']} returns to files already left (most: {top or '-'}); longest: {long} lines")
+            f"{r['returns']} returns to files already left (most: {top or '-'}), {r['caller_returns']} returns to "
+            f"the caller, {r['all_returns']} in all; longest: {long} lines")
 
 
 def main(argv: list[str] | None = None) -> int:
