@@ -40,6 +40,10 @@ MAX_MENU = 32
 
 HELP_ACTION = "help"
 """The action every grammar parses to ``ParsedAction("help")``: the base shows `AgentEnv.help_text`."""
+RESET_OPTIONS = ("task_id", "split")
+"""The ``reset(options=...)`` keys the env itself reads; any other key that reaches it is refused."""
+WRAPPER_OPTIONS = {"budget": "TurnLimit / RandomBudget", "faults": "ToolFailureInjector"}
+"""Reset option keys the agentgym wrappers read (and take out) before the env sees the options."""
 SUBMIT_ACTIONS = ("finish", "submit")
 """Action names that end the episode for the verifier to judge; the base keeps their ``answer`` and
 ``value`` arguments (`AgentEnv.answer`, `AgentEnv.answer_value`) and emits ``submit``."""
@@ -238,8 +242,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        super().reset(seed=seed)
         options = dict(options or {})
+        _check_reset_options(options)
+        super().reset(seed=seed)
         if "task_id" in options:
             task = self.tasks.get(str(options["task_id"]))
         else:
@@ -421,7 +426,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.sandbox.close()
         try:
             name = self._parse(text).name
-        except Exception:  # noqa: BLE001 - only a label
+        except Exception:  # only a label
             name = "action"
         return Outcome(
             f"error: the sandbox stopped answering during this action ({type(exc).__name__}); the episode ends "
@@ -511,6 +516,22 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             # timings stay out of info so same-seed episodes compare equal; CostTracker adds them
             "cost": {"env_calls": self._env_calls},
         }
+
+
+def _check_reset_options(options: Mapping[str, Any]) -> None:
+    """Refuse reset option keys nobody read: a misspelt or unsupported key is never silently ignored."""
+    for key in options:
+        if key in RESET_OPTIONS:
+            continue
+        if key in WRAPPER_OPTIONS:
+            raise ConfigError(
+                f"reset option {key!r} is read by {WRAPPER_OPTIONS[key]}, and none is above this env; build it "
+                "with agentgym.make(...) or gym.make('agentgym/...'), which stack it"
+            )
+        raise ConfigError(
+            f"unknown reset option {str(key)[:60]!r}; an agentgym env reads {list(RESET_OPTIONS)}, and its "
+            f"wrappers {list(WRAPPER_OPTIONS)}"
+        )
 
 
 def _clean(events: list[dict[str, Any]]) -> bool:

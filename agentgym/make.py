@@ -10,9 +10,12 @@ The order, innermost first, and why:
 
 1. the family env;
 2. `ToolFailureInjector` (``faults``): arms faults on the base env, before anything counts turns;
+   without ``faults`` it injects none unless a reset chooses some (``options={"faults": SPEC}``);
 3. `TurnLimit` / `RandomBudget` (``budget``): truncates, closes the episode by budget, adds
    ``turns_left`` to the observation; a soft budget (``{"soft": T, "extra": E, "warn_at": k}``)
    adds `BudgetExtension` (its ``extend`` turns bypass every wrapper below it) then `BudgetWarning`;
+   without ``budget`` a `TurnLimit` that limits nothing unless a reset chooses T
+   (``options={"budget": T}``), so every env these build takes both reset options;
 4. `FailureLabeler` (``labels``): needs every step's events and the final ``truncated``;
 5. `ProcessReward` (``process_reward``): shapes the reward, seeing the truncation;
 6. `CostTracker` (``cost``): outermost but for the view, so agent time excludes wrapper time;
@@ -28,6 +31,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError
 from agentgym.registration import ENTRY_POINT, register_envs
 from agentgym.remote import make_remote
@@ -67,13 +71,18 @@ def wrap(
     process_reward: bool | float | Mapping[str, Any] | None = None,
     cost: bool = False,
     numeric: bool | Mapping[str, Any] | None = None,
+    max_budget: int | None = None,
 ) -> gym.Env:
-    """Stack the agentgym wrappers around ``env`` in the module's order; options default off."""
+    """Stack the agentgym wrappers around ``env`` in the module's order; options default off.
+
+    Budget and faults are always stacked (on an `AgentEnv`, for faults), so a reset may choose
+    them per episode; without ``budget``/``faults`` they do nothing until one does."""
     if faults is not None and faults != "":
         kwargs = parse_faults(faults) if isinstance(faults, str) else _options(faults, "faults")
         env = ToolFailureInjector(env, **(kwargs or {}))
-    if budget is not None:
-        env = apply_budget(env, budget)
+    elif isinstance(env.unwrapped, AgentEnv):
+        env = ToolFailureInjector(env, rules=[])
+    env = apply_budget(env, budget, max_budget)
     if labels:
         env = FailureLabeler(env)
     if (pr := _options(process_reward, "process_reward", scalar="weight")) is not None:
@@ -94,6 +103,7 @@ def make_registered(
     process_reward: bool | float | Mapping[str, Any] | None = None,
     cost: bool = False,
     numeric: bool | Mapping[str, Any] | None = None,
+    max_budget: int | None = None,
     remote: str | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
@@ -107,11 +117,12 @@ def make_registered(
     """
     if remote is not None:  # served by `agentgym serve`: the server built the env and its wrappers
         options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost,
-                       numeric=numeric)
+                       numeric=numeric, max_budget=max_budget)
         return make_remote(remote, family_entry_point, options, env_kwargs)
     env = load_env_creator(family_entry_point)(**env_kwargs)
     env = wrap(
-        env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric
+        env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric,
+        max_budget=max_budget,
     )
     return TimeLimitGuard(env)
 
@@ -125,13 +136,18 @@ def make(
     process_reward: bool | float | Mapping[str, Any] | None = None,
     cost: bool = True,
     numeric: bool | Mapping[str, Any] | None = None,
+    max_budget: int | None = None,
     **env_kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id)`` with the agentgym wrappers, stacked in the module's order.
 
     ``budget``: an int T (`TurnLimit`), a `RandomBudget` spec, e.g. ``{"uniform": [2, 16]}``, or a
     soft budget, e.g. ``{"soft": 8, "extra": 4, "warn_at": 2}`` (`agentgym.wrappers.apply_budget`).
-    ``faults``: a fault spec string (``"tool_error@turn=1"``) or `ToolFailureInjector` kwargs.
+    ``max_budget``: the largest T a reset may choose (``options={"budget": T}``) and the high of
+    ``turns_left``'s space; by default the budget's own largest T (any T when no budget is given,
+    which then adds no ``turns_left`` to the observation).
+    ``faults``: a fault spec string (``"tool_error@turn=1"``) or `ToolFailureInjector` kwargs; a
+    reset may choose one episode's instead (``options={"faults": SPEC}``).
     ``process_reward``: True, a weight, or `ProcessReward` kwargs. ``numeric``: True or
     `NumericView` kwargs. Other kwargs go to the env (``split``, ``backend``, ...). For agentgym
     ids the options travel through ``gym.make``, so ``env.spec`` rebuilds the same stack.
@@ -142,7 +158,8 @@ def make(
         importlib.import_module(module)
     if env_kwargs.get("remote") is not None:  # a served env carries the server's stack, labels and costs included
         labels = cost = False
-    options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric)
+    options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric,
+                   max_budget=max_budget)
     try:
         spec = gym.spec(env_id)
     except gym.error.Error as exc:

@@ -13,12 +13,14 @@ their own at their first reset).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 from pettingzoo import ParallelEnv
 
+from agentgym.core import RESET_OPTIONS, WRAPPER_OPTIONS
 from agentgym.errors import ConfigError
 
 __all__ = ["KAttemptsEnv"]
@@ -76,6 +78,11 @@ class KAttemptsEnv(ParallelEnv):
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         options = dict(options or {})
+        unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS and k not in WRAPPER_OPTIONS)
+        if unknown:  # PettingZoo's own API test sends {"options": 1}; an agentgym env would refuse it
+            warnings.warn(f"KAttemptsEnv.reset ignores the options {unknown}; the attempts read "
+                          f"{[*RESET_OPTIONS, *WRAPPER_OPTIONS]}", stacklevel=2)
+            options = {k: v for k, v in options.items() if str(k) not in unknown}
         first, *rest = self.possible_agents
         obs, infos = {}, {}
         obs[first], infos[first] = self._envs[first].reset(seed=seed, options=options)

@@ -9,6 +9,12 @@
 
 A budget spec is an int T, ``{"uniform": [lo, hi]}``, ``{"choice": [...], "weights": [...]}``,
 ``{"loguniform": [lo, hi]}`` (all bounds inclusive) or a callable ``(np_random) -> int``.
+
+The caller of ``reset`` may choose one episode's T: ``reset(options={"budget": T})`` (an int in
+``[1, max_budget]``; `BudgetExtension` above also reads ``{"soft": T, "extra": E}``). The env's
+own T is still drawn and set aside, so the seed's other draws do not move; the next reset
+without the option is the env's own draw again. A `TurnLimit` built with ``max_turns=None``
+limits nothing until a reset chooses T (what `agentgym.make` stacks when no ``budget`` is given).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ __all__ = [
     "parse_budget",
     "draw_turns",
     "budget_note",
+    "chosen_budget",
+    "take_option",
     "BudgetSpec",
     "CALLABLE_MAX_BUDGET",
 ]
@@ -81,10 +89,23 @@ class _Draw:
 
 
 def parse_budget(budget: BudgetSpec, max_budget: int | None = None) -> tuple[Sampler, int]:
-    """Turn a budget spec into ``(sampler, largest T)``; raises `ConfigError` echoing a bad spec."""
+    """Turn a budget spec into ``(sampler, largest T)``; raises `ConfigError` echoing a bad spec.
+
+    ``max_budget`` raises the largest T (the ``turns_left`` space's high, and the most a reset may
+    choose) above the spec's own; for a callable it is the bound its draws are checked against."""
     if callable(budget):
         top = _turns(max_budget, "max_budget") if max_budget is not None else CALLABLE_MAX_BUDGET
         return budget, top
+    sample, top = _parse_spec(budget)
+    if max_budget is not None:
+        cap = _turns(max_budget, "max_budget")
+        if cap < top:
+            raise ConfigError(f"max_budget={cap} is below the budget's largest T {top}; give max_budget >= {top}")
+        top = cap
+    return sample, top
+
+
+def _parse_spec(budget: BudgetSpec) -> tuple[Sampler, int]:
     if isinstance(budget, Mapping):
         if len(budget) != 1 and set(budget) != {"choice", "weights"}:
             raise ConfigError(
@@ -133,6 +154,43 @@ def budget_note(max_turns: int) -> str:
     )
 
 
+def take_option(options: Mapping[str, Any] | None, key: str) -> tuple[Any, dict[str, Any] | None]:
+    """``(options[key] or None, the options without key)`` for a wrapper that reads ``key`` at reset.
+
+    The caller's dict is never changed (one dict may reset several envs); the key goes no
+    further down, so the env below can refuse the keys nobody read (`AgentEnv.reset`)."""
+    if not options or key not in options:
+        return None, options  # type: ignore[return-value]
+    rest = {k: v for k, v in options.items() if k != key}
+    return options[key], rest
+
+
+def chosen_budget(value: Any, cap: int | None) -> int:
+    """The T a reset chose (``options["budget"]``: an int, or ``{"soft": T}`` once `BudgetExtension`
+    has read its ``extra``), checked against ``cap``, the largest T the env holds (None: any)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - {"soft"})
+        if "extra" in unknown:
+            raise ConfigError(
+                f"reset options budget={dict(value)!r}: 'extra' needs a BudgetExtension in the stack; build the env "
+                "with a soft budget, e.g. agentgym.make(..., budget={'soft': 8, 'extra': 4})"
+            )
+        if unknown or "soft" not in value:
+            raise ConfigError(
+                f"reset options budget={dict(value)!r}; expected an int T or {{'soft': T, 'extra': E}}"
+                + (f", not the keys {unknown}" if unknown else "")
+            )
+        value = value["soft"]
+    t = _turns(value, "reset options budget")
+    if cap is not None and t > cap:
+        raise ConfigError(
+            f"reset options budget={t} is over this env's max_budget={cap}, the largest T its turns_left space "
+            f"holds; build it with max_budget={t} or more (agentgym.make(..., max_budget={t}), "
+            f"agentgym serve --client-budget LO-{t})"
+        )
+    return t
+
+
 class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     """Truncates an episode when its T-th agent turn ends without termination.
 
@@ -143,9 +201,15 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     both can be true. It never emits ``"TimeLimit.truncated"``.
 
     info: ``budget`` (T), ``turns_left``, and ``budget_exhausted`` at the end of an episode.
-    A `Dict` observation gains ``turns_left`` (int64, shape (1,)) and ``turns_left_frac``; with
-    ``announce`` (the default) the first observation's text states T (`budget_note`), so an agent
-    that reads only text knows its budget before it spends a turn on ``help``.
+    A `Dict` observation gains ``turns_left`` (int64, shape (1,), at most ``max_budget``) and
+    ``turns_left_frac``; with ``announce`` (the default) the first observation's text states T
+    (`budget_note`), so an agent that reads only text knows its budget before it spends a turn
+    on ``help``.
+
+    ``reset(options={"budget": T})`` runs that episode with T instead (an int in ``[1,
+    max_budget]``; ``max_budget`` defaults to ``max_turns``). ``max_turns=None`` limits nothing
+    until a reset chooses T, and adds no ``turns_left`` to the observation space (there is no T to
+    count down from by default): a chosen T then shows in ``info`` and the text only.
 
     >>> from agentgym.wrappers import TurnLimit
     >>> from agentgym.testing.kv_env import ScriptedAgentEnv  # a container-free env shipped for tests
@@ -160,18 +224,33 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     >>> env.close()
     """
 
-    def __init__(self, env: gym.Env, max_turns: int, announce: bool = True) -> None:
-        RecordConstructorArgs.__init__(self, max_turns=max_turns, announce=announce)
-        self._init_budget(env, _turns(max_turns, "max_turns"), announce)
+    def __init__(
+        self, env: gym.Env, max_turns: int | None, announce: bool = True, max_budget: int | None = None
+    ) -> None:
+        RecordConstructorArgs.__init__(self, max_turns=max_turns, announce=announce, max_budget=max_budget)
+        if max_turns is None:
+            if max_budget is not None:
+                raise ConfigError(f"max_budget={max_budget!r} with max_turns=None; give the default T as well")
+            self._init_budget(env, None, announce)
+            return
+        t = _turns(max_turns, "max_turns")
+        top = t if max_budget is None else _turns(max_budget, "max_budget")
+        if top < t:
+            raise ConfigError(f"max_budget={top} is below max_turns={t}; give max_budget >= {t}")
+        self._init_budget(env, top, announce)
+        self.max_turns = self._fixed_turns = t
 
-    def _init_budget(self, env: gym.Env, top: int, announce: bool) -> None:
+    def _init_budget(self, env: gym.Env, top: int | None, announce: bool) -> None:
         gym.Wrapper.__init__(self, env)
         self.announce = bool(announce)
-        self.max_turns = self._fixed_turns = top  # max_turns may grow within an episode (add_turns)
+        self.max_turns: int | None = top  # None: no limit this episode; may grow within one (add_turns)
+        self._fixed_turns = top
+        self.max_budget = top
+        """The largest T: the ``turns_left`` space's high and the most a reset may choose (None: any, no space)."""
         self.turns = 0
         self._over = False
         inner = env.observation_space
-        if isinstance(inner, spaces.Dict):
+        if isinstance(inner, spaces.Dict) and top is not None:
             self.observation_space = spaces.Dict(
                 {
                     **inner.spaces,
@@ -180,17 +259,22 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
                 }
             )
 
-    def _next_budget(self) -> int:
+    def _next_budget(self) -> int | None:
         """T for the episode that is starting (RandomBudget draws it)."""
         return self._fixed_turns
 
     @property
-    def turns_left(self) -> int:
-        return self.max_turns - self.turns
+    def turns_left(self) -> int | None:
+        return None if self.max_turns is None else self.max_turns - self.turns
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        value, options = take_option(options, "budget")
+        chosen = None if value is None else chosen_budget(value, self.max_budget)  # refused before the env resets
         obs, info = self.env.reset(seed=seed, options=options)
-        self.max_turns, self.turns, self._over = self._next_budget(), 0, False
+        own = self._next_budget()  # drawn even when T is chosen, so the seed's later draws stay where they were
+        self.max_turns, self.turns, self._over = own if chosen is None else chosen, 0, False
+        if self.max_turns is None:
+            return obs, info
         obs = self._with_turns(obs)
         if self.announce and isinstance(obs, dict) and isinstance(obs.get("text"), str):
             obs["text"] = f"{obs['text'].rstrip()}\n\n{budget_note(self.max_turns)}"
@@ -202,6 +286,8 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
         return self._over
 
     def step(self, action: Any):
+        if self.max_turns is None:  # no T this episode: nothing to count
+            return self.env.step(action)
         if self._over:
             raise ResetNeeded("the turn budget of this episode is spent: call reset() before step()")
         return self._count_turn(*self.env.step(action))
@@ -215,6 +301,8 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
 
     def add_turns(self, extra: int) -> None:
         """Lengthen this episode's budget by ``extra`` turns (an extension granted on request)."""
+        if self.max_turns is None:
+            raise ConfigError("add_turns: this episode has no turn limit to lengthen")
         self.max_turns += _turns(extra, "extra")
 
     def _count_turn(self, obs: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]):
@@ -231,7 +319,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
         return self._with_turns(obs), reward, terminated, truncated, info
 
     def _with_turns(self, obs: Any) -> Any:
-        if isinstance(self.observation_space, spaces.Dict) and isinstance(obs, dict):
+        if self.max_budget is not None and isinstance(self.observation_space, spaces.Dict) and isinstance(obs, dict):
             obs = dict(obs)
             obs["turns_left"] = np.array([self.turns_left], dtype=np.int64)
             obs["turns_left_frac"] = np.array([self.turns_left / self.max_turns], dtype=np.float32)
@@ -246,7 +334,9 @@ class RandomBudget(TurnLimit):
     """A `TurnLimit` whose T is drawn at every reset from ``budget`` (BudgetMix training).
 
     The draw uses the env's seeded generator, so ``reset(seed=s)`` reproduces it; the drawn T
-    is ``info["budget"]``. ``max_budget`` bounds ``turns_left``'s space for a callable budget.
+    is ``info["budget"]``. ``max_budget`` is the largest T (``turns_left``'s space high, and the
+    most ``reset(options={"budget": T})`` may choose): the spec's largest T by default, 1024 for
+    a callable, whose draws it bounds.
 
     >>> from agentgym.wrappers import RandomBudget
     >>> from agentgym.testing.kv_env import ScriptedAgentEnv
@@ -254,6 +344,8 @@ class RandomBudget(TurnLimit):
     >>> budgets = [env.reset(seed=s)[1]["budget"] for s in range(5)]
     >>> budgets == [env.reset(seed=s)[1]["budget"] for s in range(5)], set(budgets) <= {4, 8, 16}
     (True, True)
+    >>> env.reset(seed=0, options={"budget": 3})[1]["budget"], env.reset(seed=0)[1]["budget"] == budgets[0]
+    (3, True)
     >>> env.close()
     """
 

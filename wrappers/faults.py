@@ -7,6 +7,11 @@
 Spec strings: ``KIND[+KIND...]@SCHEDULE[:persistent]``, SCHEDULE one of ``turn=2``,
 ``turn=1,3``, ``first=K``, ``p=0.2``; several specs joined with ``;``. Examples:
 ``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``.
+
+The caller of ``reset`` may choose one episode's faults: ``reset(options={"faults": SPEC})``
+(a spec string or `ToolFailureInjector` kwargs; ``""`` for none), in place of the wrapper's own
+plan for that episode only. ``ToolFailureInjector(env, rules=[])`` injects nothing until a reset
+chooses faults (what `agentgym.make` stacks when no ``faults`` is given).
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
-from agentgym.core import FAULT_KINDS, ActionError, AgentEnv
+from agentgym.core import FAULT_KINDS, AgentEnv
 from agentgym.errors import ConfigError
+from agentgym.wrappers.budget import take_option
 
-__all__ = ["ToolFailureInjector", "parse_faults", "FaultRule"]
+__all__ = ["ToolFailureInjector", "parse_faults", "FaultRule", "fault_rules", "chosen_faults"]
 
 _SCHEDULE_KEYS = ("at_turns", "first_k", "p")
 
@@ -76,6 +82,10 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
     fault as a ``fault_injected`` event. Faults hit only actions that call a tool, so the
     wrapper parses the action with the family grammar first: it needs an `AgentEnv` below it.
 
+    ``reset(options={"faults": "timeout@turn=2"})`` (a spec string or these kwargs as a dict;
+    ``""`` for no faults) replaces the plan for that episode; the next reset without it is back to
+    the wrapper's own. ``rules=[]`` is a plan with no faults.
+
     >>> from agentgym.wrappers import ToolFailureInjector
     >>> from agentgym.testing.kv_env import ScriptedAgentEnv
     >>> env = ToolFailureInjector(ScriptedAgentEnv(), kinds=["timeout"], at_turns=[1])
@@ -99,32 +109,32 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             self, kinds=kinds, at_turns=at_turns, first_k=first_k, p=p, transient=transient, rules=rules
         )
         gym.Wrapper.__init__(self, env)
-        if not isinstance(env.unwrapped, AgentEnv):
+        base = env.unwrapped
+        if not isinstance(base, AgentEnv):
             raise ConfigError(
                 f"ToolFailureInjector needs an agentgym AgentEnv below it (got {type(env.unwrapped).__name__}): "
                 "faults are applied by AgentEnv.inject_fault and hit only actions the family grammar "
                 "parses as tool calls"
             )
-        if rules is not None:
-            if any(v is not None for v in (at_turns, first_k, p)):
-                raise ConfigError(f"rules={rules!r} given together with a schedule; put every schedule in rules")
-            if isinstance(rules, (str, Mapping)) or not rules:
-                raise ConfigError(f"rules={rules!r}; expected a non-empty list of dicts of FaultRule kwargs")
-            self.rules = [FaultRule(**dict(r)) for r in rules]
-        else:
-            self.rules = [FaultRule(kinds, at_turns, first_k, p, transient)]
-        self._reset_episode()
+        self.base: AgentEnv = base  # what a fault needs of the env: tool_of, inject_fault, turn (its public API)
+        self.rules = fault_rules(kinds, at_turns, first_k, p, transient, rules)
+        self._reset_episode(self.rules)
 
-    def _reset_episode(self) -> None:
-        self._hits = [0] * len(self.rules)  # faults each rule injected this episode
+    def _reset_episode(self, rules: list[FaultRule]) -> None:
+        self.episode_rules = rules  # this episode's plan: the wrapper's own, or the one a reset chose
+        self._hits = [0] * len(rules)  # faults each rule injected this episode
         self._broken: dict[str, str] = {}  # tool -> kind, for persistent faults
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        spec, options = take_option(options, "faults")
+        rules = self.rules if spec is None else chosen_faults(spec)  # refused before the env resets
         obs, info = self.env.reset(seed=seed, options=options)
-        self._reset_episode()
+        self._reset_episode(rules)
         return obs, info
 
     def step(self, action: Any):
+        if not self.episode_rules and not self._broken:  # no faults this episode: nothing to parse
+            return self.env.step(action)
         tool = self._tool_of(action)
         armed = self._arm(tool) if tool is not None else None
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -133,7 +143,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             hit = any(e.get("kind") == "fault_injected" for e in info.get("events", ()))
             if hit and rule is not None:
                 self._hits[rule] += 1
-                if not self.rules[rule].transient:
+                if not self.episode_rules[rule].transient:
                     self._broken[tool] = kind
         return obs, reward, terminated, truncated, info
 
@@ -141,11 +151,11 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         """Decide whether this tool call fails; arm the env if so. Returns (rule index, kind)."""
         if tool in self._broken:  # a persistent fault keeps this tool down
             kind = self._broken[tool]
-            self.env.unwrapped.inject_fault(kind, transient=False)
+            self.base.inject_fault(kind, transient=False)
             return None, kind
-        for i, rule in enumerate(self.rules):
+        for i, rule in enumerate(self.episode_rules):
             if rule.at_turns is not None:
-                turn = self.env.unwrapped.turn + 1  # the turn this step will be (info["turn"])
+                turn = self.base.turn + 1  # the turn this step will be (info["turn"])
                 due = sum(1 for t in rule.at_turns if t <= turn)
                 fire = due > self._hits[i]  # a due fault waits for the next tool call
             elif rule.first_k is not None:
@@ -154,21 +164,46 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 fire = bool(self.np_random.random() < rule.p)
             if fire:
                 kind = rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]
-                self.env.unwrapped.inject_fault(kind, transient=rule.transient)
+                self.base.inject_fault(kind, transient=rule.transient)
                 return i, kind
         return None
 
     def _tool_of(self, action: Any) -> str | None:
-        """The tool this action calls, per the family grammar (None: no tool, or unparseable)."""
-        base = self.env.unwrapped
-        if base.task is None or base.episode_over:
-            return None
-        try:
-            return base._parse(base._coerce(action)).tool
-        except ActionError:
-            return None
-        except Exception:  # a family parser bug on garbage: the env reports it in step, not here
-            return None
+        """The tool this action calls (the env keeps the parse for its step: one parse per action)."""
+        return self.base.tool_of(action)
+
+
+def fault_rules(
+    kinds: Sequence[str] | str = ("tool_error",),
+    at_turns: Iterable[int] | int | None = None,
+    first_k: int | None = None,
+    p: float | None = None,
+    transient: bool = True,
+    rules: Sequence[Mapping[str, Any]] | None = None,
+) -> list[FaultRule]:
+    """The validated plan `ToolFailureInjector`'s kwargs describe: one rule, or ``rules`` (``[]``: none)."""
+    if rules is None:
+        return [FaultRule(kinds, at_turns, first_k, p, transient)]
+    if any(v is not None for v in (at_turns, first_k, p)):
+        raise ConfigError(f"rules={rules!r} given together with a schedule; put every schedule in rules")
+    if isinstance(rules, (str, Mapping)) or not isinstance(rules, Sequence):
+        raise ConfigError(f"rules={rules!r}; expected a list of dicts of FaultRule kwargs")
+    if any(not isinstance(r, Mapping) for r in rules):
+        raise ConfigError(f"rules={rules!r}; expected a list of dicts of FaultRule kwargs")
+    return [FaultRule(**dict(r)) for r in rules]
+
+
+def chosen_faults(spec: str | Mapping[str, Any]) -> list[FaultRule]:
+    """The plan of ``reset(options={"faults": spec})``: a spec string (``""``: none) or kwargs."""
+    try:
+        if isinstance(spec, str):
+            return fault_rules(**parse_faults(spec)) if spec.strip() else []
+        if isinstance(spec, Mapping):
+            return fault_rules(**dict(spec))
+    except (ConfigError, TypeError) as exc:
+        raise ConfigError(f"reset options faults={spec!r}: {exc}") from None
+    raise ConfigError(f"reset options faults={spec!r}; expected a fault spec string such as 'tool_error@turn=1', "
+                      "ToolFailureInjector kwargs as a dict, or '' for none")
 
 
 def _parse_one(spec: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from gymnasium.utils import RecordConstructorArgs
 from agentgym import events as ev
 from agentgym.actions import ArgumentError, GrammarError, ToolSpec, check_args, parse_action, strip_fence, tool_schema
 from agentgym.errors import ConfigError
-from agentgym.wrappers.budget import BudgetSpec, RandomBudget, TurnLimit, draw_turns, parse_budget
+from agentgym.wrappers.budget import BudgetSpec, RandomBudget, TurnLimit, draw_turns, parse_budget, take_option
 
 __all__ = ["BudgetWarning", "BudgetExtension", "EXTEND", "parse_soft_budget", "apply_budget", "SOFT_KEYS"]
 
@@ -103,6 +103,10 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
     menu cut to ``max_actions`` keeps it). The observation's ``turns_left`` space grows by
     ``max_requests`` times the largest ``extra``.
 
+    ``reset(options={"budget": {"soft": T, "extra": E}})`` chooses this episode's E (an int, at
+    most the largest ``extra``; the env's own is drawn and set aside) and passes ``T`` on to the
+    budget below; either key may be left out.
+
     info: ``extensions`` = ``{"requested", "granted", "refused", "left", "extra", "max_requests",
     "cost"}`` (``cost``: the reward paid so far) at reset and every step; ``turn`` counts agent
     turns, ``extend`` included. Events: ``action`` and ``budget_extension(granted, extra, reason)``.
@@ -127,9 +131,9 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
     ) -> None:
         RecordConstructorArgs.__init__(self, extra=extra, max_requests=max_requests, cost=cost, announce=announce)
         gym.Wrapper.__init__(self, env)
-        if not isinstance(env, TurnLimit):
+        if not isinstance(env, TurnLimit) or env.max_budget is None:
             raise ConfigError(
-                f"BudgetExtension wraps a TurnLimit or RandomBudget directly, not {env!r}: "
+                f"BudgetExtension wraps a TurnLimit or RandomBudget with a T directly, not {env!r}: "
                 "BudgetExtension(TurnLimit(env, T), extra=E), or agentgym.make(..., budget={'soft': T, 'extra': E})"
             )
         try:
@@ -154,8 +158,11 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         self._info: dict[str, Any] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        extra, options = self._chosen_extra(options)
         obs, info = self.env.reset(seed=seed, options=options)
         self.extra_turns = draw_turns(self._sample, self.np_random, self._top, f"extra {self.extra!r}", "extra")
+        if extra is not None:  # drawn all the same: the seed's later draws stay where they were
+            self.extra_turns = extra
         self.requested = self.granted = self.refused = 0
         self._remember(obs, info)
         if self.announce and isinstance(obs, dict) and isinstance(obs.get("text"), str):
@@ -165,6 +172,20 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         if isinstance(info.get("tools"), list) and info["tools"]:
             info["tools"] = [*info["tools"], tool_schema(EXTEND)]
         return obs, self._with_record(info)
+
+    def _chosen_extra(self, options: dict[str, Any] | None) -> tuple[int | None, dict[str, Any] | None]:
+        """This episode's ``extra`` from ``options["budget"]["extra"]``, checked, and the options
+        the budget below reads (the rest of the soft spec: ``{"soft": T}``, or no budget key)."""
+        value, rest = take_option(options, "budget")
+        if not isinstance(value, Mapping) or "extra" not in value:
+            return None, options
+        extra = value["extra"]
+        if isinstance(extra, bool) or not isinstance(extra, (int, np.integer)) or not 1 <= extra <= self._top:
+            raise ConfigError(f"reset options budget extra={extra!r}; expected an int in [1, {self._top}], the "
+                              "largest extra this env's turns_left space holds (build it with a soft budget whose "
+                              "extra reaches further to choose more)")
+        soft = {k: v for k, v in value.items() if k != "extra"}
+        return int(extra), {**(rest or {}), "budget": soft} if soft else rest
 
     def step(self, action: Any):
         is_extend, malformed = _as_extend(action)
@@ -334,14 +355,21 @@ def parse_soft_budget(spec: Mapping[str, Any]) -> tuple[BudgetSpec, dict[str, An
     return spec["soft"], extension, spec.get("warn_at")
 
 
-def apply_budget(env: gym.Env, budget: BudgetSpec) -> gym.Env:
+def apply_budget(env: gym.Env, budget: BudgetSpec | None, max_budget: int | None = None) -> gym.Env:
     """The budget wrappers ``budget`` asks for, around ``env``: an int T is a `TurnLimit`, a
-    distribution a `RandomBudget`, and a soft spec adds `BudgetExtension` then `BudgetWarning`."""
+    distribution a `RandomBudget`, and a soft spec adds `BudgetExtension` then `BudgetWarning`.
+    None is a `TurnLimit` that limits nothing until a reset chooses T. ``max_budget`` raises the
+    largest T (what a reset may choose, and ``turns_left``'s space) above the spec's own."""
+    if budget is None:
+        if max_budget is not None:
+            raise ConfigError(f"max_budget={max_budget!r} without a budget; give budget= (the T when a reset "
+                              "chooses none) as well")
+        return TurnLimit(env, None)
     soft = isinstance(budget, Mapping) and "soft" in budget
     try:
         base, extension, warn_at = parse_soft_budget(budget) if soft else (budget, None, None)  # type: ignore[arg-type]
         is_int = isinstance(base, (int, np.integer)) and not isinstance(base, bool)
-        env = TurnLimit(env, base) if is_int else RandomBudget(env, base)
+        env = TurnLimit(env, base, max_budget=max_budget) if is_int else RandomBudget(env, base, max_budget)
         if extension is not None:
             env = BudgetExtension(env, **extension)
         if warn_at is not None:

@@ -61,13 +61,14 @@ def test_full_stack_order():
     env = agentgym.make(KV_ID, budget=6, faults="tool_error@turn=1", process_reward=0.1, numeric=True)
     assert layers(env) == [ToolFailureInjector, TurnLimit, FailureLabeler, ProcessReward, CostTracker, NumericView]
     env = agentgym.make(KV_ID, budget={"uniform": [2, 9]})
-    assert layers(env) == [RandomBudget, FailureLabeler, CostTracker]
+    assert layers(env) == [ToolFailureInjector, RandomBudget, FailureLabeler, CostTracker]
 
 
 def test_defaults_differ_only_in_labels_and_cost():
-    assert layers(agentgym.make(KV_ID)) == [FailureLabeler, CostTracker]
-    assert layers(agentgym.make(KV_ID, labels=False, cost=False)) == []
-    assert layers(gym.make(KV_ID)) == []  # plain gym.make: the family env under only TimeLimitGuard
+    # budget and faults are always stacked (doing nothing until a reset chooses them)
+    assert layers(agentgym.make(KV_ID)) == [ToolFailureInjector, TurnLimit, FailureLabeler, CostTracker]
+    assert layers(agentgym.make(KV_ID, labels=False, cost=False)) == [ToolFailureInjector, TurnLimit]
+    assert layers(gym.make(KV_ID)) == [ToolFailureInjector, TurnLimit]
 
 
 def test_options_work_as_gym_make_kwargs():
@@ -115,7 +116,7 @@ def test_foreign_ids_are_wrapped_outside_gym_make():
 
 def test_module_prefixed_ids_and_vector_envs():
     env = agentgym.make("agentgym.testing.kv_env:" + KV_ID, budget=3)
-    assert layers(env) == [TurnLimit, FailureLabeler, CostTracker]
+    assert layers(env) == [ToolFailureInjector, TurnLimit, FailureLabeler, CostTracker]
     vec = gym.make_vec(KV_ID, num_envs=2, vectorization_mode="sync", budget=3, labels=True)
     obs, info = vec.reset(seed=0)
     assert obs["turns_left"].tolist() == [[3], [3]] and info["budget"].tolist() == [3, 3]

@@ -10,6 +10,7 @@ from agentgym.parallel import KAttemptsEnv
 from support.toy_env import ToyEnv
 
 
+@pytest.mark.filterwarnings("ignore:KAttemptsEnv.reset ignores the options")  # PettingZoo's test sends {"options": 1}
 def test_parallel_api(backend):
     env = KAttemptsEnv(lambda: ToyEnv(backend=backend), k=2)
     try:

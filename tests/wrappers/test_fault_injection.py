@@ -108,7 +108,7 @@ def test_needs_an_agent_env_and_says_why():
         ({"p": 1.5}, "p=1.5"),
         ({}, "give exactly one"),
         ({"at_turns": [1], "p": 0.1}, "give exactly one"),
-        ({"rules": []}, "rules=[]"),
+        ({"rules": "tool_error@turn=1"}, "rules='tool_error@turn=1'"),
     ],
 )
 def test_bad_arguments_are_echoed(kwargs, echoed):
@@ -158,3 +158,16 @@ def test_oracle_solves_coding_after_a_transient_fault_of_every_kind():
             assert info["turn"] <= info["min_turns"] + 1, (kind, info["task_id"], info["turn"])  # one retry
     finally:
         base.close()
+
+
+def test_an_action_is_parsed_once_with_faults_armed(monkeypatch):
+    """The wrapper asks the env which tool an action calls (`AgentEnv.tool_of`); the env's step
+    reuses that parse instead of parsing the action a second time."""
+    base = ScriptedAgentEnv()
+    parses = []
+    original = base._parse
+    monkeypatch.setattr(base, "_parse", lambda text: parses.append(text) or original(text))
+    env = ToolFailureInjector(base, p=0.5)
+    got = play(env, ["get alpha", "garbage!", "set alpha x", "get alpha"])
+    assert parses == ["get alpha", "garbage!", "set alpha x", "get alpha"]
+    assert any(got)  # faults were armed on some of those steps

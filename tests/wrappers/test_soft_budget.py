@@ -382,10 +382,10 @@ def layers(env):
 def test_make_and_gym_make_build_the_soft_stack_in_order():
     spec = {"soft": {"uniform": [2, 6]}, "extra": 3, "max_requests": 1, "cost": 0.1, "warn_at": 2}
     env = agentgym.make(KV_ID, budget=spec, process_reward=0.1, numeric={"dim": 16})
-    assert layers(env) == ["RandomBudget", "BudgetExtension", "BudgetWarning", "FailureLabeler", "ProcessReward",
-                           "CostTracker", "NumericView", "TimeLimitGuard"]
-    assert layers(agentgym.make(KV_ID, budget={"soft": 4, "warn_at": 1}))[:2] == ["TurnLimit", "BudgetWarning"]
-    assert layers(agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}))[:2] == ["TurnLimit", "BudgetExtension"]
+    assert layers(env) == ["ToolFailureInjector", "RandomBudget", "BudgetExtension", "BudgetWarning", "FailureLabeler",
+                           "ProcessReward", "CostTracker", "NumericView", "TimeLimitGuard"]
+    assert layers(agentgym.make(KV_ID, budget={"soft": 4, "warn_at": 1}))[1:3] == ["TurnLimit", "BudgetWarning"]
+    assert layers(agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}))[1:3] == ["TurnLimit", "BudgetExtension"]
     via_gym = gym.make(KV_ID, budget=spec, labels=True, cost=True)
     via_make = agentgym.make(KV_ID, budget=spec)
     assert layers(via_gym) == layers(via_make)
