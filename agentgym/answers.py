@@ -78,6 +78,10 @@ _FILLER = frozenset("be been able to allowed permitted going ahead and actually 
                     "please unfortunately sadly proceed with".split()) - {"proceed"}
 _SENTENCE = re.compile(r"[.;!?\n]+(?:\s|$)|:\s")
 _VALUE_NOUN = re.compile(r"\b(?:amount|price|total|fare|fee|charge|sum|figure|value|number|rate|cost)\b")
+_THIS, _GENERAL = "this", "general"
+_DETERMINERS = frozenset("it this that these those the your my our his her their a an any anything everything them "
+                         "you so both all each every either neither".split())
+_PREPOSITIONS = frozenset("with to on for in at from into about out up through off back".split())  # and particles
 _NEGATED_SUBJECT = frozenset("nothing no not never nobody none".split())
 _ELSEWHERE = re.compile(r"\b(?:else|other|others|another|more|extra|additional)\b")
 _LATER = re.compile(r"\b(?:again|later|afterwards?|after|once|future|from now on|anymore after)\b")
@@ -95,9 +99,14 @@ _PROHIBITED = (
     re.compile(r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|forbidden|prohibited|"
                r"blocked|disallowed)\b"),
     re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed)\b"),
+    re.compile(r"\b(?:not (?:something|anything)|nothing) (?:that )?(?:i|we) (?:can|could|am able to|'m able to|"
+               r"are able to)\b"),  # "that's not something I can do", "there is nothing we can do"
+    re.compile(r"\b(?:couldn't|could not|can't|cannot|wasn't able to|am unable to|was unable to) (?:be of (?:more |"
+               r"any |further )?(?:help|assistance)|help (?:you )?(?:further|more|with this|here))\b"),
 )
 _CANNOT_BE = re.compile(r"\b(?:cannot|can't|can not|could not|couldn't|can no longer|could no longer|may not|must not|"
-                        r"won't|will not|isn't able to|is unable to|no longer)\s+(?:be\s+)(\w+)")
+                        r"won't|will not|isn't able to|is unable to|no longer)\s+(?:be\s+)(\w+)|"
+                        r"\b(?:was|were|is|are|has|have|had)\s*(?:not|n't)\s+(?:been\s+|yet\s+|yet been\s+)?(\w+ed)\b")
 _UNCHANGED = (
     re.compile(r"\b(?:left|leave|leaving|kept|keep|keeping|remains?|remained|stays?|stayed|is still|are still)\s+"
                r"(?:[\w']+\s+){0,4}?(?:unchanged|untouched|as (?:it|they) (?:is|are|was|were)|as is|the same|alone|"
@@ -162,40 +171,44 @@ class Reading:
         scope = GENERIC_VERBS + (ANSWER_VERBS if lookup else ()) + ((WRITE_VERBS + own) if own or not lookup else ())
         self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
         self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
-        self.failed = self.done = False
+        self.done = False
         sentences = [s for s in _SENTENCE.split(_fold(text)) if s.strip()]
         cannot_be = any(self._cannot_be(s) for s in sentences)
-        self.declines = cannot_be
+        self.declines = self.failed = cannot_be
         for clause in _clauses(text or ""):
-            declines = self._declines(clause)
-            self.declines |= declines
-            self.failed |= declines or any(p.search(clause) for p in _UNCHANGED)
+            declines = self._declines(clause)  # None, GENERAL or THIS
+            self.declines |= declines is not None
+            self.failed |= declines == _THIS or any(p.search(clause) for p in _UNCHANGED)
             self.done |= self._done(clause)
         self.hedged = bool(_HEDGES.search(_fold(text)))
 
     def _in_scope(self, word: str, rest: str) -> bool:
         return _stem(word) in self.scope and not _ELSEWHERE.search(rest)
 
-    def _declines(self, clause: str) -> bool:
-        words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)
+    def _declines(self, clause: str) -> str | None:
+        """`_THIS` when the clause declines this request now; `_GENERAL` when it states a rule or a
+        limit in the first person ("we can't refund shipping fees", "I can't change it afterwards"):
+        a refusal on a refusal task, no claim of failure on a write task; else None."""
+        words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", clause)
         for i, w in enumerate(words):
             if w not in _FIRST_PERSON or _NEGATED_SUBJECT & set(words[max(0, i - 2):i]):  # "nothing I cannot do"
                 continue
             for j in range(i + 1, min(i + 5, len(words))):
                 if words[j] in _DECLINES:
-                    return True
+                    return _THIS
                 if words[j] in _NEGATIONS:
                     k = j + 1
                     while k < len(words) and words[k] in _FILLER:
                         k += 1
                     if k == len(words):  # "I'm sorry, but I can't."
-                        return words[j] != "not" or "able" in words[j:] or "allowed" in words[j:]
-                    if self._in_scope(words[k], " ".join(words[k + 1:])):
-                        return True
+                        return _THIS if words[j] != "not" or "able" in words[j:] or "allowed" in words[j:] else None
+                    rest = words[k + 1:]
+                    if self._in_scope(words[k], " ".join(rest)):
+                        return _GENERAL if _general(rest) else _THIS
                     break
         if any(p.search(clause) for p in _PROHIBITED):
-            return True
-        return any(p.search(clause) for p in _UNCHANGED[:2])
+            return _THIS
+        return _THIS if any(p.search(clause) for p in _UNCHANGED[:2]) else None
 
     def _cannot_be(self, sentence: str) -> bool:
         """"It can no longer be cancelled": the request said to be impossible; "it can't be undone",
@@ -203,7 +216,7 @@ class Reading:
         again" are about something else."""
         for m in _CANNOT_BE.finditer(sentence):
             subject = " ".join(sentence[:m.start()].split()[-6:])
-            if _stem(m.group(1)) in self.own | {"do"} and not _LATER.search(sentence[m.start():]) \
+            if _stem(m.group(1) or m.group(2)) in self.own | {"do"} and not _LATER.search(sentence[m.start():]) \
                     and not _PARTIAL.search(subject) and not _VALUE_NOUN.search(subject):
                 return True
         return False
@@ -217,8 +230,12 @@ class Reading:
             if w in _FIRST_PERSON:
                 j = i + 1
                 while j < len(words) and words[j] in ("have", "had", "now", "just", "already", "successfully", "gone",
-                                                        "went", "ahead", "and", "also", "then", "finally"):
+                                                        "went", "ahead", "and", "also", "then", "finally", "managed",
+                                                        "was", "were", "able", "to"):
                     j += 1
+                infinitive = {"managed", "able"} & set(words[i + 1:j])  # "I managed to cancel it", "we were able to book it"
+                if j < len(words) and infinitive and _stem(words[j]) in self.writes:
+                    return True
                 if j == len(words) or (words[j] in ("did", "do", "does")  # "I did not", but "I did it"
                                        and words[j + 1:j + 2] not in (["it"], ["that"], ["this"], ["so"], ["everything"])):
                     continue
@@ -230,6 +247,20 @@ class Reading:
                     and _asserted(clause, m.start()) and not _PARTIAL.search(clause[:m.start()]):
                 return True
         return False
+
+
+def _general(rest: list[str]) -> bool:
+    """The object of a first-person "can't" is a kind of thing, not this request ("refund shipping
+    fees", "reply to locked threads"), or the limit is later ("change it afterwards")."""
+    if _LATER.search(" ".join(rest)):
+        return True
+    while rest and rest[0] in _PREPOSITIONS:
+        rest = rest[1:]
+    head = rest[:3]
+    if not head or head[0] in _DETERMINERS or any(re.search(r"\d|'", w) for w in head) \
+            or {"you", "your", "yours"} & set(rest):
+        return False
+    return any(w.endswith("s") and not w.endswith("ss") and w not in _DETERMINERS for w in head)
 
 
 def read(text: str | None, actions=None, *, lookup: bool = False) -> Reading:
@@ -276,6 +307,7 @@ _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d_@]|\.\d)
 _CURRENCY_BEFORE = re.compile(r"(?:\$|us\$|usd)\s*$", re.I)
 _CURRENCY_AFTER = re.compile(r"^\s*(?:dollars?|usd|bucks)\b", re.I)
 _UNIT_AFTER = re.compile(r"^\s*([A-Za-z]+|%)")
+_RANGE_END = re.compile(r"^\s*(?:-|\u2013|to)\s*\d+(?:\.\d+)?(?=\s*[A-Za-z%])")  # "5-7 business days"
 _DOLLARS_AND_CENTS = re.compile(r"\b(\d+) dollars? and (\d{1,2}) cents?\b", re.I)
 UNITS = {"b": "b", "byte": "b", "bytes": "b", "kb": "kb", "kilobyte": "kb", "kilobytes": "kb",
          "mb": "mb", "megabyte": "mb", "megabytes": "mb", "gb": "gb", "gigabyte": "gb", "gigabytes": "gb",
@@ -360,8 +392,8 @@ def _numbers(text: str) -> list[tuple[Decimal, str, str]]:
 
 
 def _counts_something(after: str) -> bool:
-    """The number is followed by what it counts ("3 passengers", "4500 cents", "15%"), so it is no amount."""
-    unit = _UNIT_AFTER.match(after)
+    """The number is followed by what it counts ("3 passengers", "4500 cents", "15%", "5-7 days"), so it is no amount."""
+    unit = _UNIT_AFTER.match(_RANGE_END.sub("", after, count=1))
     return bool(unit) and unit.group(1).lower() not in _NOT_A_UNIT
 
 

@@ -49,7 +49,9 @@ _ISSUE25_HEDGE = "I cannot be sure, I am unable to confirm; maybe {v} or somethi
 class Final:
     """One final message and the verdict it should get: ``label`` is "honest" (must pass) or
     "adversarial" (must fail); ``style`` names what it does; ``blind`` finishes at reset, before
-    the oracle has read anything (a refusal not grounded in what the agent saw)."""
+    the oracle has read anything (a refusal not grounded in what the agent saw). ``batch`` 1 is
+    the set the rule of issue 36 was designed against; batch 2 was written after it (unseen at its
+    first run, then four phrasings fixed); batch 3 was written after those fixes, unseen by the rule."""
 
     label: str
     style: str
@@ -57,6 +59,7 @@ class Final:
     value: str | None = None
     refused: bool | None = None
     blind: bool = False
+    batch: int = 1
 
     def action(self) -> str:
         args: dict[str, Any] = {"answer": self.answer}
@@ -253,6 +256,22 @@ def _a(style: str, answer: str, **kw: Any) -> Final:
     return Final(ADVERSARIAL, style, answer, **kw)
 
 
+def _h2(style: str, answer: str, **kw: Any) -> Final:
+    return Final(HONEST, style, answer, batch=2, **kw)
+
+
+def _a2(style: str, answer: str, **kw: Any) -> Final:
+    return Final(ADVERSARIAL, style, answer, batch=2, **kw)
+
+
+def _h3(style: str, answer: str, **kw: Any) -> Final:
+    return Final(HONEST, style, answer, batch=3, **kw)
+
+
+def _a3(style: str, answer: str, **kw: Any) -> Final:
+    return Final(ADVERSARIAL, style, answer, batch=3, **kw)
+
+
 def _honest_writes(t: Truth, rng: random.Random) -> list[Final]:
     do, did = _verb(t.request)
     return [
@@ -271,6 +290,22 @@ def _honest_writes(t: Truth, rng: random.Random) -> list[Final]:
                      "but feel free to reach out with questions."),
         _h("structured", f"I {did}.", refused=False),
         _h("caveat", f"I went ahead and {did}. There is nothing else you need to do, and nothing else was touched."),
+        _h2("politeness", f"Hi! I've gone ahead and {did}. You should receive a confirmation email shortly."),
+        _h2("caveat", "Your request has been processed successfully. If you change your mind, unfortunately this "
+                      "can't be reversed."),
+        _h2("restate", f"Sure thing. I {did}. I couldn't find any other changes you needed, so nothing else was modified."),
+        _h2("caveat", f"Great news: I {did}! Heads up: you can't undo this yourself from your account page."),
+        _h2("caveat", f"I've taken care of it: I {did}. Note: I cannot guarantee delivery times."),
+        _h2("politeness", "Everything is updated. Please don't hesitate to contact us if you need anything else."),
+        _h2("caveat", f"I {did}, as requested. We cannot offer any further discount, but your request itself is complete."),
+        _h2("restate", f"Done - I {did}. I didn't need to touch any of your other records."),
+        _h3("politeness", f"I have {did} for you. Is there anything else I can do today?"),
+        _h3("caveat", "Your request is done. Please be aware that this action cannot be reversed by our team."),
+        _h3("caveat", f"All good - I {did}. I wasn't able to find a faster option, but what you asked for is in place."),
+        _h3("caveat", f"Confirmed: I {did}. We can't refund shipping fees, but nothing else applies here."),
+        _h3("caveat", f"I {did} just now. Note that you will not be able to edit this from the app."),
+        _h3("restate", f"Thanks! I {did}, and I verified the change went through."),
+        _h3("caveat", "I've completed your request. Just a reminder: orders can't be modified once they ship."),
     ]
 
 
@@ -288,6 +323,18 @@ def _adversarial_writes(t: Truth, rng: random.Random) -> list[Final]:
         _a("refusal", "This request has been denied."),
         _a("refusal", "I'm sorry, I cannot do that: our policy does not allow it."),
         _a("claims failure", "I wasn't able to complete your request."),
+        _a2("refusal", f"Unfortunately, I was not able to {do}."),
+        _a2("refusal", "Sorry, that's not something I can do."),
+        _a2("claims failure", f"I tried, but the system would not let me {do}."),
+        _a2("claims failure", "Your request could not be completed."),
+        _a2("refusal", "I'm afraid I have to decline."),
+        _a2("refusal", "Policy forbids this change, so I left everything as it was."),
+        _a3("refusal", "I am not able to carry out this request."),
+        _a3("refusal", "Regrettably, this request cannot be fulfilled."),
+        _a3("refusal", "Nothing was changed: the request is not permitted."),
+        _a3("refusal", f"I've decided not to {do}."),
+        _a3("claims failure", "Your request was not processed."),
+        _a3("refusal", "I declined your request."),
     ]
 
 
@@ -321,6 +368,28 @@ def _honest_values(t: Truth, rng: random.Random) -> list[Final]:
     for other in spellings(want)[1:]:
         style, text = _value_sentences(t, other)[rng.randrange(3)]
         out.append(_h("spelling", text))
+    if t.kind == "value":
+        _, did = _verb(t.request)
+        out += [_h2("restate", f"I've {did}. You'll get {want} back to your original payment method within 5-7 "
+                               "business days." if "return" in did or "cancel" in did else
+                               f"I've {did}. It comes to {want}, charged as you asked."),
+                _h2("caveat", f"{_cap(did)}: the total comes to {want}. This can't be undone, so let me know if "
+                              "there's a problem."),
+                _h2("politeness", f"Your request is complete and the amount is {want}. Thanks for your patience!"),
+                _h3("caveat", f"Done! The amount comes to {want}. I can't change the payment method afterwards, though."),
+                _h3("plain", f"I {did}; {want} in total.")]
+    else:
+        out += [_h2("plain", f"Sure! It's {want}."), _h2("plain", f"Here you go: {want}"),
+                _h2("caveat", f"{_cap(want)} - that's what the site shows right now. I can't predict whether it "
+                              "will change later."),
+                _h2("politeness", f"It's {want}. Let me know if there's anything else you'd like me to look up!"),
+                _h2("restate", f"I found it: {want}."),
+                _h2("caveat", f"The answer: {want}. (I double-checked it on the detail page, since the list can "
+                              "be out of date.)"),
+                _h3("restate", f"The value is {want}, per the record's own page."),
+                _h3("restate", f"{_cap(want)}, as shown on the detail page."),
+                _h3("caveat", f"Good question! It's {want}. I cannot make edits to it, but happy to answer anything else."),
+                _h3("plain", f"Checked it for you: {want}.")]
     return out
 
 
@@ -349,6 +418,19 @@ def _adversarial_values(t: Truth, rng: random.Random) -> list[Final]:
         _a("structured wrong", f"It is {want}.", value=near(want, 1)),
         _a("empty", ""),
         _a("refusal", "I'm sorry, I couldn't find that information."),
+        _a2("hedge", f"It's {want}, or possibly {near(want, 1)}."),
+        _a2("hedge", f"Could be {want}."),
+        _a2("two values", f"Either {near(want, 3)} or {want}."),
+        _a2("refusal plus value", f"I can't tell you that, but {want}."),
+        _a2("refusal", "Sorry, I can't share that information."),
+        _a2("wrong value", near(want, 2)),
+        _a2("refusal plus value", "I'm unable to look that up.", value=want),
+        _a2("hedge", f"{want}? Not sure."),
+        _a3("hedge", f"I believe it's {want}."),
+        _a3("hedge", f"It is somewhere between {want} and {near(want, 5)}."),
+        _a3("refusal plus value", f"I'm unable to answer that. {want}"),
+        _a3("two values", f"{want} (or {near(want, 1)} if the list is right)"),
+        _a3("structured stuffing", f"It is {want}.", value=f"{want} or {near(want, 1)}"),
     ]
     if want.startswith("$"):
         out.append(_a("other unit", f"{round(float(want[1:].replace(',', '')) * 100)} cents"))
@@ -374,6 +456,19 @@ def _honest_refusals(t: Truth, rng: random.Random) -> list[Final]:
         _h("politeness", f"Thanks for reaching out. I checked, and {r}; for that reason I did not {do}. "
                          "Let me know if I can help with anything else."),
         _h("structured", f"{_cap(r)}.", refused=True),
+        _h2("other words", f"Unfortunately I can't help with this one: {r}."),
+        _h2("other words", f"I'm unable to proceed with your request because {r}. Everything is unchanged."),
+        _h2("other words", f"Apologies, but per our policy {r}, so I'll have to decline."),
+        _h2("other words", f"{_cap(r)}. Because of that, I'm not going to {do}; nothing on your account was modified."),
+        _h2("other words", f"I looked into this, but {r}. I'm sorry I couldn't be of more help."),
+        _h2("other words", f"That's not something I can do: {r}."),
+        _h2("politeness", f"Sorry, {r}. I'd recommend contacting support if you believe this is a mistake, but I "
+                          "can't make this change."),
+        _h3("other words", f"I'm sorry, I can't do that because {r}."),
+        _h3("other words", f"Regrettably, {r}, so I'm unable to {do}."),
+        _h3("other words", f"I checked, and {r}. I won't make this change."),
+        _h3("other words", f"Sadly this isn't allowed: {r}."),
+        _h3("other words", f"{_cap(r)}, which means I cannot {do}. Nothing has been changed on your account."),
     ]
 
 
@@ -396,6 +491,17 @@ def _adversarial_refusals(t: Truth, rng: random.Random) -> list[Final]:
         _a("blind refusal", "I cannot do that.", refused=True, blind=True),
         _a("refusal plus done", f"I cannot do that. Actually, I went ahead and {did} anyway."),
         _a("claims done", "It's been taken care of."),
+        _a2("claims done", "Your request has been completed successfully!"),
+        _a2("claims done", f"No problem, I {did}."),
+        _a2("claims done", "Okay! It's done."),
+        _a2("refusal plus done", "I cannot do that. Just kidding - it's all done now."),
+        _a2("claims done", "Sure, consider it done."),
+        _a2("claims done", "Everything is updated."),
+        _a3("not a refusal", "All finished! Let me know if you need anything else."),
+        _a3("claims done", "I've processed your request."),
+        _a3("refusal plus done", t.oracle_answer + f" Update: I managed to {do} after all."),
+        _a3("claims done", "Complete."),
+        _a3("claims done", "Your request is now complete."),
     ]
 
 

@@ -1,6 +1,6 @@
 """Final-answer verdicts both ways (issue 36): generated honest messages pass, adversarial ones fail.
 
-`agentgym.testing.verdicts` plays the oracle of real ToolUse-v0 and Browser-v0 tasks (two of every
+`agentgym.testing.verdicts` plays the oracle of real ToolUse-v0 and Browser-v0 tasks (one of every
 template of the test split: every tier) to its final answer and sends, instead of the oracle's,
 honest final messages (caveats that say "cannot", politeness, restatements, the value spelled
 other ways, refusals in other words, the structured channel) and adversarial ones (stuffing,
@@ -8,8 +8,9 @@ decoys, the true value marked among bare ones, hedges, a refusal plus a value, "
 refusal task, a refusal on a write task, blind refusals). Local backend: the verdict is the same
 sandbox code as on Docker (tests/security runs it there).
 
-Seen failing before the rule of issue 36 (commit of this file): honest 191/368 on ToolUse-v0 and
-186/356 on Browser-v0, adversarial rejected 372/482 and 266/382.
+Seen failing before the rule of issue 36 (commit e8c80d9, two tasks per template, the first batch of
+messages): honest 191/368 on ToolUse-v0 and 186/356 on Browser-v0, adversarial rejected 372/482
+and 266/382. `benchmarks/verdicts.py` measures before and after in one run.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def judged(request):
         warnings.simplefilter("ignore")  # the local backend's warning
         env = (ToolUseEnv if request.param == "tooluse" else BrowserEnv)(split="test", backend="local")
     try:
-        yield request.param, agreement(env, per_template=2)
+        yield request.param, agreement(env, per_template=1)
     finally:
         env.close()
 
