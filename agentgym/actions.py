@@ -338,7 +338,7 @@ def check_args(spec: ToolSpec, call: Call) -> dict[str, Any]:
             problems.append(f"{p.name!r} must be a {p.type}, got {_show(value)}")
         elif p.enum and value not in p.enum:
             problems.append(f"{p.name!r} must be one of {list(p.enum)}, got {_show(value)}")
-        elif p.type == "string" and not value.strip():
+        elif p.type == "string" and isinstance(value, str) and not value.strip():
             problems.append(f"{p.name!r} is empty")
     if problems:
         raise ArgumentError(f"bad arguments for {spec.name}: {'; '.join(problems)}. Usage: {signature(spec)}")

@@ -202,7 +202,8 @@ def env_grammar(env: gym.Env, info: dict[str, Any] | None = None) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
     base = env.unwrapped
-    value = base.help_text() if callable(getattr(base, "help_text", None)) else None
+    help_text = getattr(base, "help_text", None)
+    value = help_text() if callable(help_text) else None
     if isinstance(value, str) and value.strip():
         return value.strip()
     doc = type(base).__doc__ or ""

@@ -8,10 +8,12 @@ scripted agents reproduce a known behaviour, e.g. a careful or a hasty one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
+
+from agentgym.core import AgentEnv
 
 __all__ = ["RandomAgent", "OracleAgent", "ScriptedAgent"]
 
@@ -52,7 +54,7 @@ class OracleAgent:
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         if self._env is None:
             raise RuntimeError("OracleAgent.act before reset: the harness calls reset(env, obs, info) first")
-        return str(self._env.unwrapped.reference_action())
+        return str(cast(AgentEnv, self._env.unwrapped).reference_action())
 
 
 class ScriptedAgent:

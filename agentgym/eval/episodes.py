@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -63,14 +63,14 @@ class EpisodeSpec:
         return asdict(self)
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, str, int, int, str, str]:
+def record_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str]:
     """The `EpisodeSpec.key` of a record read back from ``episodes.jsonl`` (records written before
     budget modes are hard-budget episodes)."""
     return (record["env"], record["task"], int(record["T"]), int(record["sample"]), record.get("faults") or "",
             budget_mode(record))
 
 
-def budget_mode(record: dict[str, Any]) -> str:
+def budget_mode(record: Mapping[str, Any]) -> str:
     """``"hard"`` or ``"soft"``: the budget an episode record ran under."""
     return record.get("budget_mode") or "hard"
 

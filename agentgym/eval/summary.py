@@ -103,7 +103,7 @@ def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], 
                  resamples: int, seed: int) -> dict[str, Any]:
     grid = metrics.pass_grid(rs, ks, ts, resamples=resamples, seed=seed)
     success = {t: grid[t][1]["mean"] if 1 in grid[t] else metrics.pass_grid(rs, [1], [t])[t][1]["mean"] for t in ts}
-    cost = {t: {} for t in ts}
+    cost: dict[int, dict[str, Any]] = {t: {} for t in ts}
     for f in (*_COST_FIELDS, "latency_s"):
         for t, v in metrics.cell_costs(rs, f).items():
             cost[t][f] = v

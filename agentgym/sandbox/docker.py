@@ -293,13 +293,14 @@ class DockerSandbox(Sandbox):
             self._close_listener()
 
     def _close_listener(self) -> None:
+        # each is set by _listen and gone once closed (so closing twice is harmless)
         listener = getattr(self, "_listener", None)
         if listener is not None:
             listener.close()
-            self._listener = None
+            del self._listener
         if getattr(self, "_chan_dir", None):
             shutil.rmtree(self._chan_dir, ignore_errors=True)
-            self._chan_dir = None
+            del self._chan_dir
 
     def _send(self, data: bytes, deadline: float) -> None:
         write_all((self._direct or self._sock).fileno(), data, deadline)

@@ -36,7 +36,9 @@ class KVTasks(TaskSet):
     family = "kv"
     submit_text = "submitted"
 
-    def ids(self, split: str) -> list[str]:
+    def ids(self, split: str = "train", tier: str | None = None) -> list[str]:
+        if tier is not None:  # no tiers here: the base class refuses it
+            return list(super().ids(split, tier))
         return _ids(split)
 
     def get(self, task_id: str) -> Task:
@@ -139,12 +141,18 @@ class ScriptedAgentEnv(AgentEnv):
         self._checked = False
         return task.instruction
 
+    @property
+    def _episode_task(self) -> Task:
+        """The task of the episode under way (these helpers run only after a reset)."""
+        assert self.task is not None, "no episode under way: call reset() first"
+        return self.task
+
     def _parse(self, action: str) -> ParsedAction:
         return kv_parse(action)
 
     def _execute(self, action: ParsedAction) -> Outcome:
         self.sandbox.calls += action.tool is not None
-        outcome = kv_execute(action, self.sandbox.data, self.task.meta["targets"])
+        outcome = kv_execute(action, self.sandbox.data, self._episode_task.meta["targets"])
         kinds = {e["kind"] for e in outcome.events}
         if "mutation" in kinds:
             self._checked = False
@@ -154,10 +162,10 @@ class ScriptedAgentEnv(AgentEnv):
 
     def _verify(self) -> bool:
         self.sandbox.calls += 1
-        return self.sandbox.data == dict(self.task.meta["targets"])
+        return self.sandbox.data == dict(self._episode_task.meta["targets"])
 
     def _admissible(self) -> list[str]:
-        return kv_menu(self.task)
+        return kv_menu(self._episode_task)
 
     def help_text(self) -> str:
         return KV_HELP
@@ -171,7 +179,7 @@ class ScriptedAgentEnv(AgentEnv):
             key = sorted(data)[0]
             del data[key]
             return f"{key} removed"
-        key = next(iter(self.task.meta["targets"]))
+        key = next(iter(self._episode_task.meta["targets"]))
         data[key] = "drifted"
         return f"{key} overwritten"
 
@@ -188,19 +196,21 @@ class ScriptedAgentEnv(AgentEnv):
 
 def kv_step(env: ScriptedEnv, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
     """The default ``step_func`` of `ScriptedEnv`: the key-value task, with agentgym events."""
+    task = env.task
+    assert task is not None, "ScriptedEnv.step before reset"
     env.turn += 1
     try:
         parsed = kv_parse(str(action))
     except ActionError as exc:
         outcome = Outcome(f"error: {exc}", [ev.action(False, error=str(exc))])
     else:
-        outcome = kv_execute(parsed, env.data, env.task.meta["targets"])
+        outcome = kv_execute(parsed, env.data, task.meta["targets"])
         outcome.events.insert(0, ev.action(True, parsed.name))
-    info: dict[str, Any] = {"task_id": env.task.task_id, "turn": env.turn, "events": outcome.events}
-    info["admissible_actions"] = kv_menu(env.task)
+    info: dict[str, Any] = {"task_id": task.task_id, "turn": env.turn, "events": outcome.events}
+    info["admissible_actions"] = kv_menu(task)
     reward = 0.0
     if outcome.submitted:
-        success = env.data == dict(env.task.meta["targets"])
+        success = env.data == dict(task.meta["targets"])
         reward, info["success"] = float(success), success
     return {"text": outcome.text}, reward, outcome.submitted, False, info
 
@@ -237,9 +247,9 @@ class ScriptedEnv(gym.Env[dict[str, Any], str]):
         self.data: dict[str, str] = {}
         self.turn = 0
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):  # type: ignore[override]
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         return self.reset_func(self, options)
 
-    def step(self, action: Any):  # type: ignore[override]
+    def step(self, action: Any):
         return self.step_func(self, action)

@@ -33,6 +33,8 @@ class WorldTasks(TemplateTaskSet):
     ``build(task_id)`` (cache it) makes the `Task`, with `scenario` and `task`. Groups are the
     templates' groups, in the order they first appear."""
 
+    _build: Callable[[str], Task]
+
     def __init_subclass__(cls, *, family: str, group_filter: str, templates: Mapping[str, Template],
                           tiers: tuple[str, ...], seeds_per_template: int, build: Callable[[str], Task],
                           **kwargs: Any) -> None:

@@ -106,7 +106,7 @@ def api_classes() -> dict[str, type]:
     return apis.load([str(_root())], {cls: module for cls, (module, _) in CLASSES.items()})
 
 
-@lru_cache(maxsize=None)
+@cache
 def public_methods(classes: tuple[str, ...]) -> frozenset[str]:
     """Every public method of these classes: what BFCL's executor runs when a call names it."""
     loaded = api_classes()

@@ -58,7 +58,7 @@ _STREETS = ("12 Harbor Lane, Portsmouth", "48 Elm Street, Springfield", "7 Quay 
 
 def _shop(rng: random.Random, n_products: int = 40) -> dict[str, list[dict[str, Any]]]:
     names: set[str] = set()
-    products = []
+    products: list[dict[str, Any]] = []
     while len(products) < n_products:
         cat = rng.choice(sorted(_CATS))
         name = "%s %s %s" % (rng.choice(_BRANDS), rng.choice(_ADJ), rng.choice(_CATS[cat]))
@@ -192,7 +192,8 @@ _SWAPS = {"recommend": "suggest", "suggest": "recommend", "tuesday": "thursday",
 def _forum(rng: random.Random) -> dict[str, list[dict[str, Any]]]:
     boards = [{"bid": "b%d" % (i + 1), "name": n, "position": i} for i, n in enumerate(_BOARDS)]
     titles = rng.sample([f % s for f in _FORMATS for s in _SUBJECTS], 28)
-    threads, posts = [], []
+    threads: list[dict[str, Any]] = []
+    posts: list[dict[str, Any]] = []
     for i, title in enumerate(titles):
         tid = "t%d" % (101 + i)
         day = 1 + (i * 3) % 28

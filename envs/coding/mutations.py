@@ -93,7 +93,7 @@ class _Source:
         parts = [self.lines[a[0] - 1][a[1] :]] + self.lines[a[0] : b[0] - 1] + [self.lines[b[0] - 1][: b[1]]]
         return "".join(parts)
 
-    def text_of(self, node: ast.AST) -> str:
+    def text_of(self, node: ast.stmt | ast.expr) -> str:
         return self.segment(self.start(node), self.end(node))
 
     def edit(self, edits: list[tuple[tuple[int, int], tuple[int, int], str]]) -> tuple[int, int, tuple[str, ...]]:

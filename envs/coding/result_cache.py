@@ -383,7 +383,7 @@ class DiskStore:
         return True
 
     def _files(self) -> list[tuple[float, int, Path]]:
-        out = []
+        out: list[tuple[float, int, Path]] = []
         if not self.root.is_dir():
             return out
         for path in self.root.rglob("*.json"):

@@ -83,7 +83,7 @@ class _Collector:
                 self.failures[nodeid] = report.longreprtext
 
 
-def _pytest(paths, workspace, select=None):
+def _run_pytest(paths, workspace, select=None):
     """Run pytest on ``paths`` silently; return the collector. ``select`` keeps only those node ids."""
     collector = _Collector()
     args = list(_PYTEST_ARGS) + ["--rootdir", workspace, "--confcutdir", workspace]
@@ -107,7 +107,7 @@ class _Lite:
         self.collect_errors = {}
 
 
-_WARM = {}  # (path, source bytes) -> plan entry, compiled in the step server from the task's own files
+_WARM: dict = {}  # (path, source bytes) -> plan entry, compiled in the step server from the task's own files
 _WARM_MAX = 512
 
 
@@ -264,7 +264,7 @@ def run_visible(test_files, runner="auto"):
     _prepare(workspace)
     visible = _lite(test_files, workspace) if runner == "auto" else None
     if visible is None:
-        visible = _pytest(test_files, workspace)
+        visible = _run_pytest(test_files, workspace)
     print(_render(visible, workspace))
     passed = bool(visible.outcomes) and not visible.collect_errors and all(
         o in ("passed", "skipped") for o in visible.outcomes.values()
@@ -279,7 +279,7 @@ def run_hidden(hidden):
     _prepare(workspace)
     tmp = tempfile.mkdtemp(prefix="hidden-")
     names = _write_hidden(tmp, hidden)
-    run = _pytest(sorted(names.values()), workspace)
+    run = _run_pytest(sorted(names.values()), workspace)
     ok = bool(run.outcomes) and not run.collect_errors and all(o == "passed" for o in run.outcomes.values())
     return {"passed": ok, "counts": _counts(run), "collection_errors": len(run.collect_errors),
             "failed": sorted(k.split("::", 1)[1] for k, o in run.outcomes.items() if o != "passed")}

@@ -119,7 +119,7 @@ def domain(name):
     return sys.modules[MODULE_PREFIX + name]
 
 
-_PRIMARY = {}
+_PRIMARY: dict = {}
 
 
 def primary_keys(dom):

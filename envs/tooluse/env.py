@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from agentgym import events as ev
 from agentgym import answers
+from agentgym import events as ev
 from agentgym.actions import ToolSpec, parse_tool_action, render_call, tool_schema
 from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known

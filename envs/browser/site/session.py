@@ -374,7 +374,7 @@ def _json(text):
 
 
 # ---------------------------------------------------------------------- the sandbox's entry points
-_S = {}
+_S: dict = {}
 
 
 def setup(spec, seed):

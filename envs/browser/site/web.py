@@ -16,7 +16,7 @@ import urllib.parse
 from agentgym.world import records  # the stateful-world kit's versioned records
 
 META_SCHEMA = records.VERSIONS_SCHEMA + "CREATE TABLE _listing(key TEXT PRIMARY KEY, fields TEXT NOT NULL);"
-_SCHEMAS = {}  # schema text -> an empty database with it, copied into each new store
+_SCHEMAS: dict = {}  # schema text -> an empty database with it, copied into each new store
 
 
 def h(value):

@@ -113,7 +113,7 @@ def list_orders(c, user_id: USER, status: Arg("string", "only orders with this s
                                                  enum=("pending", "shipped", "delivered", "cancelled", "returned")) = None):
     c.get("users", user_id, "customer")
     found = rows(c.db, "SELECT * FROM orders WHERE user_id=? ORDER BY placed, order_id", user_id)
-    lines = {}
+    lines: dict[str, list[str]] = {}
     for li in rows(c.db, "SELECT oi.order_id, p.name, p.variant FROM order_items oi JOIN orders o ON o.order_id="
                          "oi.order_id JOIN products p ON p.item_id=oi.item_id WHERE o.user_id=? ORDER BY oi.item_id",
                    user_id):
@@ -383,7 +383,7 @@ class _Shop:
         self.pms: list[dict[str, Any]] = []
         self.orders: list[dict[str, Any]] = []
         self.lines: list[dict[str, Any]] = []
-        people = rng.sample([(f, l) for f in FIRST for l in LAST], 6)
+        people = rng.sample([(fn, ln) for fn in FIRST for ln in LAST], 6)
         for first, last in people:
             self._user(first, last)
         for user in self.users[1:]:

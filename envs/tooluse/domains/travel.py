@@ -320,7 +320,7 @@ class _Airline:
         self.users: list[dict[str, Any]] = []
         self.pms: list[dict[str, Any]] = []
         self.bookings: list[dict[str, Any]] = []
-        for first, last in rng.sample([(f, l) for f in FIRST for l in LAST], 5):
+        for first, last in rng.sample([(fn, ln) for fn in FIRST for ln in LAST], 5):
             self._user(first, last)
         for user in self.users[1:]:
             for _ in range(rng.randint(1, 2)):
