@@ -21,6 +21,7 @@ to the last one patched when turns run out, scores 0.6 + 0.4 * min(k - 1, 4) / 4
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +63,6 @@ def _recover_values(n: int, clue_accuracy: float, fn: float):
     Patching on top of an applied patch is left out: it breaks the code, gives no information and
     needs a revert to undo, so it never helps (a plan with it is matched, turns saved, by one without).
     """
-    from functools import lru_cache
 
     prior = [clue_accuracy] + [(1 - clue_accuracy) / (n - 1)] * (n - 1)
 
@@ -71,7 +71,7 @@ def _recover_values(n: int, clue_accuracy: float, fn: float):
         z = sum(w)
         return [x / z for x in w]
 
-    @lru_cache(maxsize=None)
+    @functools.cache
     def value(left: int, cur: int | None, fails: tuple[int, ...]) -> tuple[float, str]:
         if left <= 0:
             return 0.0, ""

@@ -92,7 +92,7 @@ def boot_p(boot: np.ndarray) -> float:
     """Two-sided bootstrap p-value of "the difference is 0": twice the smaller tail beyond 0
     (the share of resamples on the far side, floored at one resample so it is never 0)."""
     r = len(boot)
-    tail = min(np.sum(boot <= 0), np.sum(boot >= 0))
+    tail = min(int(np.sum(boot <= 0)), int(np.sum(boot >= 0)))
     return float(min(1.0, 2.0 * max(tail, 1) / r))
 
 
@@ -100,8 +100,8 @@ def _tests(boot: np.ndarray, margin: float = EQUIVALENCE_MARGIN) -> dict[str, An
     """The p-value, and the equivalence test (TOST) within +-``margin``: its 90% interval and p."""
     r = len(boot)
     lo90, hi90 = np.percentile(boot, [5, 95])
-    p_lower = max(np.sum(boot <= -margin), 1) / r  # H0: diff <= -margin
-    p_upper = max(np.sum(boot >= margin), 1) / r  # H0: diff >= +margin
+    p_lower = max(int(np.sum(boot <= -margin)), 1) / r  # H0: diff <= -margin
+    p_upper = max(int(np.sum(boot >= margin)), 1) / r  # H0: diff >= +margin
     return {"p": boot_p(boot), "lo90": float(lo90), "hi90": float(hi90), "margin": margin,
             "p_equiv": float(min(1.0, max(p_lower, p_upper))),
             "equivalent": bool(-margin < lo90 and hi90 < margin)}

@@ -23,24 +23,24 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 from baselines.config import Args
-from baselines.contrasts import (  # noqa: E402
+from baselines.contrasts import (
     Agent,
     cells_from_records,
     contrast_table,
     named_contrasts,
     success_at,
 )
-from baselines.decisions import (  # noqa: E402
+from baselines.decisions import (
     FOLLOW_UPS,
     RIGHT_FIRST_FATES,
     after_failing_test,
     decision_stats,
     right_first_failures,
 )
-from baselines.grid import describe  # noqa: E402
+from baselines.grid import describe
 
 __all__ = ["write_report", "success_table"]
 
@@ -366,7 +366,9 @@ def cost_section(n: Numbers) -> list[str]:
         for t in n.ts:
             s = g["success"].get(str(t))
             c = g["cost"].get(str(t)) or {}
-            per = (lambda v: "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}")
+            def per(v: float | None, s: float | None = s) -> str:
+                return "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}"
+
             rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
     return ["## Cost per success (first seed)", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", "",
             _md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]

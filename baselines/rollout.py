@@ -35,6 +35,7 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -271,7 +272,7 @@ class EpisodeCollector:
     def _start_all(self, indices: Sequence[int]) -> None:
         seeds = [self.seed + i if not self._seeded else None for i in indices]
         # resets run in order on this thread, so the episode seeds map to envs deterministically
-        errors = [self._safe(lambda: self._reset(i, s)) for i, s in zip(indices, seeds)]
+        errors = [self._safe(partial(self._reset, i, s)) for i, s in zip(indices, seeds)]
         for i, err in zip(indices, errors):
             # the engine may be restarting (seconds): rebuild with a short back-off, then surface
             for wait_s in (*RESTART_BACKOFF_S, None):
@@ -282,7 +283,7 @@ class EpisodeCollector:
                     self._reset(i, None)  # failures past the back-off are not masked: they surface
                     break
                 time.sleep(wait_s)
-                err = self._safe(lambda: self._reset(i, None))
+                err = self._safe(partial(self._reset, i, None))
         self._seeded = True
 
     def _choose(self, indices: Sequence[int]) -> list[tuple[str, EncodedStep, int, float, float]]:

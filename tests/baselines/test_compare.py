@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from experiment_folders import TASKS
-from experiment_folders import experiment_folder as _folder
 
 from agentgym.errors import ConfigError
 from baselines.compare import compare_runs, load_trained, main
+from experiment_folders import TASKS
+from experiment_folders import experiment_folder as _folder
 
 
 def test_paired_differences_per_schedule_and_budget(tmp_path: Path) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from experiment_folders import TASKS, experiment_folder
 
 from agentgym.errors import ConfigError
 from baselines.compare import compare_runs
 from baselines.pool import main, pool_runs, pooled_report
+from experiment_folders import TASKS, experiment_folder
 
 SCHEDULES = {"fixed-T3": 0.5, "fixed-T12": 0.25, "budgetmix": 0.5, "curriculum": 0.25}
 

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from budget_env import ENV_ID
 
 import agentgym
 from agentgym.errors import ConfigError
 from baselines.schedules import parse_schedule
+from budget_env import ENV_ID
 
 
 def _episode_budgets(spec: str, n: int = 200, progress: float | None = None) -> list[int]:

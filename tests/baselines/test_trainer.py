@@ -8,7 +8,6 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 import torch
-from budget_env import ENV_ID, BudgetChoiceEnv
 
 import agentgym
 from agentgym.errors import SandboxCrashed
@@ -16,6 +15,7 @@ from baselines.config import PPOConfig
 from baselines.policy import MenuPolicy
 from baselines.ppo import episode_advantages, gae, make_optimizer, ppo_update
 from baselines.rollout import Episode, EpisodeCollector
+from budget_env import ENV_ID, BudgetChoiceEnv
 
 DIM, MAX_ACTIONS = 32, 12
 
