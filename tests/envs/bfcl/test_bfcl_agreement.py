@@ -6,12 +6,15 @@ classes in the step server), and the calls the env executed (``call_log``, BFCL'
 are then checked by BFCL's checker, imported from the pinned wheel that `agentgym setup` fetched
 (hash-checked; nothing installed). The checker ``eval``s those strings on the host: they are ours,
 rendered from parsed values, never an agent's text. The default run covers every scenario index
-in steps of 10 in all four categories; the slow one covers all 800 tasks.
+in steps of 20 in all four categories (160 verdicts); the slow one, all 800 tasks (3,200
+verdicts), runs with ``AGENTGYM_FULL_AGREEMENT=1`` (the suite runs slow tests too, and it takes
+2.5-4 minutes).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 from collections import Counter
 
@@ -83,14 +86,16 @@ def _agreement(checker, indices) -> Counter:
 
 
 def test_verdict_agrees_with_bfcl_checker(bfcl_checker):
-    counts = _agreement(bfcl_checker, set(range(0, 200, 10)))
-    assert counts[("ground_truth", True, True)] == 80  # 20 scenarios x 4 categories, all pass
+    counts = _agreement(bfcl_checker, set(range(0, 200, 20)))
+    assert counts[("ground_truth", True, True)] == 40  # 10 scenarios x 4 categories, all pass
     failed = sum(n for (name, ours, _), n in counts.items() if name != "ground_truth" and not ours)
     passed = sum(n for (name, ours, _), n in counts.items() if name != "ground_truth" and ours)
-    assert failed >= 150 and passed >= 1, counts  # both verdicts occur among the variants
+    assert failed >= 60 and passed >= 5, counts  # both verdicts occur among the variants
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("AGENTGYM_FULL_AGREEMENT"),
+                    reason="all 800 tasks x 4 variants take 2.5-4 min: run with AGENTGYM_FULL_AGREEMENT=1")
 def test_verdict_agrees_with_bfcl_checker_on_every_task(bfcl_checker):
     counts = _agreement(bfcl_checker, set(range(200)))
     print({f"{name} ours={ours} bfcl={theirs}": n for (name, ours, theirs), n in sorted(counts.items())})
