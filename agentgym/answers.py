@@ -41,12 +41,13 @@ SANDBOX_NAME = __name__  # "agentgym.answers": the sandbox loads it under its ow
 MAX_ANSWER_CHARS = 16_384  # an answer is one value and a sentence, not a page: longer ones fail unread
 KINDS = ("amount", "count", "quantity", "date", "email", "id", "text")
 ANSWER_RULE = (
-    "Your final answer is judged with the world: what you changed is checked in the data, and your words only "
-    "have to agree with it. Give one value of the kind asked for (every amount, count, date, email or id of "
-    "that kind in your answer is read, so name no other), and to decline say so in plain words, or exactly: "
-    "finish(answer=\"why\", value=\"$45.00\") checks only `value`, finish(answer=\"why\", refused=true) "
+    "What you changed is checked in the data, and your final words only have to agree with it: state the one "
+    "value asked for and no other value of that kind, or, when the rules forbid the request, change nothing and "
+    "say plainly that you will not do it (caveats, politeness and numbers in words are fine). To be exact, "
+    "finish(answer=\"why\", value=\"$45.00\") checks only `value` and finish(answer=\"why\", refused=true) "
     "declines; a refusal that also gives a value or says the work is done fails."
 )
+"""The rule in two sentences, as the task instruction, ``help`` and ``finish``'s description say it."""
 
 # ---------------------------------------------------------------------------- reading free text
 GENERIC_VERBS = ("do", "help", "assist", "proceed", "handle", "fulfil", "fulfill", "comply", "go", "accommodate",

@@ -186,6 +186,9 @@ class BrowserActions:
             positional = ("down" if positional[1] >= 0 else "up",)  # BrowserGym's scroll(delta_x, delta_y)
         if name == "finish" and call.name == "send_msg_to_user" and "text" in call.args:
             call = Call(call.name, {"answer": call.args["text"]}, positional)
+        if call.name == "report_infeasible":  # BrowserGym's report_infeasible(reason): a refusal, said exactly
+            args = {("answer" if k == "reason" else k): v for k, v in call.args.items()}
+            call = Call(call.name, {"refused": True, **args}, positional)
         if name in _BROWSERGYM_EXTRAS:
             try:
                 call = _browsergym_extras(name, call)

@@ -161,7 +161,7 @@ class ToolUseEnv(WorldEnv):
             return GRAMMAR_HINT + " The tools depend on the task's domain: reset first, then send `help`."
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
-                f"finish(\"answer\") or finish(answer=\"...\", value=\"...\").\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
+                f"finish(\"answer\"), finish(answer=\"...\", value=\"...\") or finish(answer=\"why\", refused=true).\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
 
     def tools(self) -> list[dict[str, Any]]:
         return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentgym.actions import finish_args, parse_action
-from agentgym.answers import MAX_ANSWER_CHARS, candidates, check_answer, check_refusal, claims_done, is_refusal, kind_of
+from agentgym.actions import GrammarError, finish_args, parse_action
+from agentgym.answers import (MAX_ANSWER_CHARS, candidates, check_answer, check_final, check_refusal, claims_done,
+                              is_refusal, kind_of, read)
 
 
 @pytest.mark.parametrize("expected,kind", [("$45.00", "amount"), ("7", "count"), ("12 GB", "quantity"),
@@ -112,3 +113,38 @@ def test_bare_values_beside_the_marked_one_are_amounts_too(answer):
 ])
 def test_the_value_in_other_ordinary_words_passes(expected, answer):
     assert check_answer(expected, answer)
+
+
+def test_refused_is_the_structured_refusal_channel():
+    assert finish_args(parse_action('finish(answer="It shipped.", refused=true)')) == {"answer": "It shipped.", "refused": True}
+    assert finish_args(parse_action('{"tool": "finish", "args": {"answer": "a", "refused": false}}'))["refused"] is False
+    with pytest.raises(GrammarError):
+        finish_args(parse_action('finish(answer="a", refused="yes")'))
+    assert check_final("It shipped last week.", refusal=True, refused=True)  # the text is not read for a refusal
+    assert not check_final("I cannot do that.", refusal=True, refused=False)
+    assert not check_final("It shipped.", "$4.00", refusal=True, refused=True)  # a refusal and a value
+    assert not check_final("Done.", refusal=False, refused=True)  # a refusal where the work was allowed
+    assert check_final("I cannot undo it, but it is done.", refusal=False, refused=False)
+    assert check_final("It is $45.00.", "$45.00", refusal=False, expected="$45.00", refused=False)
+    assert not check_final("It is $45.00.", "$45.00", refusal=False, expected="$45.00", refused=True)
+
+
+def test_browsergyms_report_infeasible_is_a_refusal_said_exactly():
+    from agentgym.web.actions import BrowserActions
+    parsed = BrowserActions().parse('report_infeasible("the thread is locked")')
+    assert parsed.name == "finish" and parsed.args == {"answer": "the thread is locked", "refused": True}
+
+
+@pytest.mark.parametrize("text,actions,declines,failed", [
+    ("Please note it can't be undone.", ("cancel",), False, False),
+    ("I can't promise when the email arrives.", ("cancel",), False, False),
+    ("I didn't change anything else.", ("change",), False, False),
+    ("I can't cancel it: it has shipped.", ("cancel",), True, True),
+    ("That goes against the policy, so I have not made the change.", ("cancel",), True, True),
+    ("It can no longer be cancelled.", ("cancel",), True, True),
+    ("We can't refund shipping fees.", ("refund",), True, False),  # a rule: declines, claims no failure
+    ("The change did not go through.", ("change",), False, True),
+])
+def test_a_cannot_is_read_about_the_requests_own_verbs(text, actions, declines, failed):
+    reading = read(text, actions)
+    assert (reading.declines, reading.failed) == (declines, failed)
