@@ -91,8 +91,8 @@ def extract_bfcl(bfcl_wheel: Path, mpmath_wheel: Path, dest: Path) -> int:
     count = 0
     api = dest / "python" / "bfcl_apis"
     api.mkdir(parents=True, exist_ok=True)
-    (api / "__init__.py").write_text('"""BFCL\'s multi-turn API classes (bfcl-eval %s), unchanged but for '
-                                     'their package path."""\n' % BFCL.version)
+    (api / "__init__.py").write_text(f'"""BFCL\'s multi-turn API classes (bfcl-eval {BFCL.version}), unchanged but '
+                                     'for their package path."""\n')
     with zipfile.ZipFile(bfcl_wheel) as zf:
         names = zf.namelist()
         for module in API_MODULES:

@@ -83,7 +83,7 @@ def _encode(value: Any) -> Any:
         return {"File": [value.name, value.content]}
     if kind == "Directory" and hasattr(value, "contents"):
         return {"Directory": [value.name, _encode(value.contents)]}
-    if hasattr(value, "isoformat") and type(value).__eq__ is not object.__eq__:  # datetime, date, time
+    if hasattr(value, "isoformat") and getattr(type(value), "__eq__", None) is not object.__eq__:  # datetime, date
         return {kind: value.isoformat()}
     return {"object": f"{kind}@{id(value)}"}  # default equality is identity: equal to nothing elsewhere
 
@@ -137,12 +137,11 @@ class World:
             return f"Error during execution: Function call {name} is not allowed.", False, "bad_args"
         if method is None:
             return f"Error during execution: name '{name}' is not defined", False, "bad_args"
+        kind: str | None = None
         try:
             inspect.signature(method).bind(*positional, **kwargs)
         except TypeError:
             kind = "bad_args"
-        else:
-            kind = None
         try:
             result = method(*positional, **kwargs)
         except Exception as exc:  # BFCL records the error as the call's result
