@@ -331,7 +331,7 @@ def merge_values(lines, values):
 
 
 # ---------------------------------------------------------------------- the sandbox's entry points
-_B = {}
+_B: dict[str, Browser] = {}
 
 
 def start():

@@ -367,7 +367,7 @@ class Episode(view.View):
 
 
 # ---------------------------------------------------------------------- the sandbox's entry points
-_M = {}
+_M: dict[str, Tab | Episode] = {}
 
 
 def start(root=ROOT):
