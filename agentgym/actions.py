@@ -191,7 +191,8 @@ def calls_in_reply(text: str, names: Collection[str]) -> list[str]:
     """
     if len(text) > _MAX_REPLY_SCAN or not names:
         return []
-    pattern = re.compile(r"(?<![\w.])(%s)\s*\(" % "|".join(sorted(map(re.escape, names), key=len, reverse=True)))
+    alternatives = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.])({alternatives})\s*\(")
     found: list[str] = []
     end, attempts = 0, 0
     for match in pattern.finditer(text):

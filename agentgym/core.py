@@ -104,12 +104,14 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     The sandbox starts lazily at the first ``reset``, so building an env is cheap.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
     family: ClassVar[str] = ""
-    image: ClassVar[str] = "agentgym/base:latest"
-    sandbox_modules: ClassVar[tuple[SandboxModule, ...]] = ()
+    # image, sandbox_modules and sandbox_services: class defaults an instance may override (Browser-v0's
+    # chromium variant does), so they are not ClassVars
+    image: str = "agentgym/base:latest"
+    sandbox_modules: tuple[SandboxModule, ...] = ()
     """The family's sandbox-side files, loaded into the step server in this order once per sandbox."""
-    sandbox_services: ClassVar[tuple[tuple[str, str], ...]] = ()
+    sandbox_services: tuple[tuple[str, str], ...] = ()
     """``(module, function)`` pairs called once per sandbox after loading: each starts a long-lived
     process with ``start_service`` (a site server, a browser) that survives ``reset()``; what they
     return is in ``self.services``. ``_setup_task`` restores their state for each task."""
@@ -479,13 +481,13 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         for module in self.sandbox_modules:
             self.sandbox.load_module(module.name, module.source)
         self.services = {}
-        for module, func in self.sandbox_services:
+        for name, func in self.sandbox_services:
             try:
-                self.services[f"{module}.{func}"] = self.sandbox.call(module, func, timeout=60)
+                self.services[f"{name}.{func}"] = self.sandbox.call(name, func, timeout=60)
             except SandboxOpError as exc:  # no agent action is involved: kept out of scores, retried
                 self.sandbox.close()
                 self.sandbox = None
-                raise SandboxStartFailed(f"the {self.family} service {module}.{func} did not start: {exc}") from exc
+                raise SandboxStartFailed(f"the {self.family} service {name}.{func} did not start: {exc}") from exc
         self._on_sandbox_start()
 
     def _timed(self, fn: Any, *args: Any) -> Any:

@@ -156,7 +156,7 @@ def subtask_changes(known: dict[str, bool], state: Mapping[str, bool]) -> list[E
     return out
 
 
-def is_error(event: Event) -> bool:
+def is_error(event: Mapping[str, Any]) -> bool:
     """The one definition of an error event: an action the grammar did not understand, or a tool call
     that failed (injected or not). Labels, the eval harness and the oracle's cursor all use it."""
     kind = event.get("kind")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
@@ -119,7 +119,7 @@ def make_registered(
         options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost,
                        numeric=numeric, max_budget=max_budget)
         return make_remote(remote, family_entry_point, options, env_kwargs)
-    env = load_env_creator(family_entry_point)(**env_kwargs)
+    env = cast(gym.Env, load_env_creator(family_entry_point)(**env_kwargs))  # a family builds an Env, not a vector
     env = wrap(
         env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric,
         max_budget=max_budget,

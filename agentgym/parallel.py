@@ -66,7 +66,7 @@ class KAttemptsEnv(ParallelEnv):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         env, k, flatten, make_kwargs = state["args"]
-        self.__init__(env, k, flatten=flatten, **make_kwargs)
+        KAttemptsEnv.__init__(self, env, k, flatten=flatten, **make_kwargs)
 
     def observation_space(self, agent: str) -> gym.Space:
         return self.observation_spaces[agent]

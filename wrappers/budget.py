@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 import gymnasium as gym
@@ -224,6 +225,10 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     >>> env.close()
     """
 
+    max_turns: int | None
+    """This episode's T (None: no limit this episode); may grow within one (add_turns)."""
+    _fixed_turns: int | None
+
     def __init__(
         self, env: gym.Env, max_turns: int | None, announce: bool = True, max_budget: int | None = None
     ) -> None:
@@ -243,7 +248,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     def _init_budget(self, env: gym.Env, top: int | None, announce: bool) -> None:
         gym.Wrapper.__init__(self, env)
         self.announce = bool(announce)
-        self.max_turns: int | None = top  # None: no limit this episode; may grow within one (add_turns)
+        self.max_turns = top
         self._fixed_turns = top
         self.max_budget = top
         """The largest T: the ``turns_left`` space's high and the most a reset may choose (None: any, no space)."""
@@ -306,6 +311,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
         self.max_turns += _turns(extra, "extra")
 
     def _count_turn(self, obs: Any, reward: Any, terminated: bool, truncated: bool, info: dict[str, Any]):
+        assert self.max_turns is not None  # counted only in episodes with a limit (step, spend_turn)
         self.turns += 1
         if self.turns >= self.max_turns and not (terminated or truncated):  # a wrapper inside may have ended it
             truncated = True
@@ -320,6 +326,7 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
 
     def _with_turns(self, obs: Any) -> Any:
         if self.max_budget is not None and isinstance(self.observation_space, spaces.Dict) and isinstance(obs, dict):
+            assert self.max_turns is not None  # an episode's T is set whenever the wrapper has a largest T
             obs = dict(obs)
             obs["turns_left"] = np.array([self.turns_left], dtype=np.int64)
             obs["turns_left_frac"] = np.array([self.turns_left / self.max_turns], dtype=np.float32)
@@ -383,7 +390,7 @@ class TimeLimitGuard(gym.Wrapper, RecordConstructorArgs):
         return self.env.reset(seed=seed, options=options)
 
     def _refuse_time_limit(self) -> None:
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         for _ in range(64):  # the wrappers between a TimeLimit and here are a handful of frames
             if frame is None:
                 return

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -118,5 +118,5 @@ class NumericView(gym.Wrapper, RecordConstructorArgs):
             "actions": actions.reshape(-1),
             "action_mask": mask.astype(np.int8),
         }
-        out.update({k: obs[k] for k in _PASSED_THROUGH if k in self.observation_space.spaces})
+        out.update({k: obs[k] for k in _PASSED_THROUGH if k in cast(spaces.Dict, self.observation_space).spaces})
         return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -148,7 +148,7 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         self.extra, self.max_requests, self.cost, self.announce = extra, int(max_requests), float(cost), bool(announce)
         inner = env.observation_space
         if isinstance(inner, spaces.Dict) and "turns_left" in inner.spaces:
-            top = int(inner["turns_left"].high.max()) + self._top * self.max_requests
+            top = int(cast(spaces.Box, inner["turns_left"]).high.max()) + self._top * self.max_requests
             self.observation_space = spaces.Dict(
                 {**inner.spaces, "turns_left": spaces.Box(0, top, shape=(1,), dtype=np.int64)}
             )
@@ -207,7 +207,9 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
             self.limit.add_turns(self.extra_turns)
         else:
             self.refused += 1
-        left = self.limit.turns_left - 1  # after this turn
+        left = self.limit.turns_left
+        assert left is not None  # an extension lengthens an episode that has a limit
+        left -= 1  # after this turn
         turns_left = f"{left} turn{'s' * (left != 1)} left."
         if granted:
             text = f"extension granted: {self.extra_turns} more turns; {turns_left}"

@@ -19,12 +19,13 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 
 from agentgym.agents.loading import check_agent
+from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError
 from agentgym.eval.agent_identity import REDACTED, agent_identity, identity_mismatch, public_kwargs, redact_text
 from agentgym.eval.episodes import EpisodeSpec, append_episode, read_episodes, record_key, write_episodes
@@ -69,7 +70,7 @@ def select_tasks(env_id: str, split: str, tasks: int | Sequence[str] | None, see
     family's order), or the given ids."""
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True)
     try:
-        ids = list(env.unwrapped.tasks.ids(split))
+        ids = list(cast(AgentEnv, env.unwrapped).tasks.ids(split))
     finally:
         env.close()  # no sandbox was started: building an env is cheap
     if tasks is None:

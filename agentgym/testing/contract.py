@@ -25,7 +25,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env as gym_check_env
@@ -33,7 +33,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import agentgym
 from agentgym import events
 from agentgym.agents import OracleAgent
-from agentgym.core import FAULT_KINDS
+from agentgym.core import FAULT_KINDS, AgentEnv
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from agentgym.sandbox.docker import list_managed
@@ -44,6 +44,11 @@ __all__ = ["CHECKS", "FAULT_CHECK", "check_contract", "no_unexpected_warnings", 
     "check_gymnasium", "check_reset_help", "check_is_success", "check_determinism", "check_oracle_solves",
     "check_spec_round_trip", "check_fault_recovery", "check_sb3_numeric_view", "check_no_sandbox_left",
     "check_eval_harness", "check_random_menu_below_oracle", "check_task_filters"]
+
+
+def _agent_env(env: gym.Env) -> AgentEnv:
+    """The agentgym env under the wrappers (every env these checks build is one)."""
+    return cast(AgentEnv, env.unwrapped)
 
 
 @contextmanager
@@ -62,7 +67,7 @@ def check_gymnasium(env_id: str, backend: str) -> None:
         try:
             gym_check_env(env.unwrapped)
             env.reset(seed=0)
-            assert env.render() == env.unwrapped._last_text and env.render()
+            assert env.render() == _agent_env(env)._last_text and env.render()
         finally:
             env.close()
 
@@ -72,7 +77,7 @@ def check_reset_help(env_id: str, backend: str) -> None:
     env = gym.make(env_id, backend=backend)
     try:
         obs, info = env.reset(seed=0)
-        assert info["help"] and info["help"].splitlines()[0] in env.unwrapped.help_text()
+        assert info["help"] and info["help"].splitlines()[0] in _agent_env(env).help_text()
         assert isinstance(info["tools"], list) and info["turn"] == 0
         for schema in info["tools"]:
             assert schema["type"] == "function" and schema["function"]["name"]
@@ -103,7 +108,7 @@ def check_is_success(env_id: str, backend: str) -> None:
         env.reset(seed=0)
         terminated = truncated = False
         while not (terminated or truncated):
-            _, _, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+            _, _, terminated, truncated, info = env.step(_agent_env(env).reference_action())
         assert terminated and info["is_success"] is info["success"] is True
     finally:
         env.close()
@@ -120,11 +125,11 @@ def rollout(env_id: str, backend: str, seed: int, steps: int = 12) -> list[Any]:
         trajectory: list[Any] = [obs, info]
         for turn in range(1, steps + 1):
             if turn in (3, 6):
-                env.unwrapped.inject_fault("state_drift" if turn == 3 else "corrupted_output")
+                _agent_env(env).inject_fault("state_drift" if turn == 3 else "corrupted_output")
             menu = [a for a in info["admissible_actions"] if a.split()[0] != "submit"] or info["admissible_actions"]
             if not menu:
                 break
-            action = env.unwrapped.reference_action() if turn % 3 else menu[int(rng.integers(len(menu)))]
+            action = _agent_env(env).reference_action() if turn % 3 else menu[int(rng.integers(len(menu)))]
             obs, reward, terminated, truncated, info = env.step(action)
             trajectory.append((action, obs, reward, terminated, truncated, info))
             if terminated or truncated:
@@ -149,9 +154,10 @@ def check_oracle_solves(env_id: str, backend: str) -> None:
         try:
             for seed in range(3):
                 obs, info = env.reset(seed=seed)
-                reward, terminated = 0.0, False
+                reward: SupportsFloat = 0.0
+                terminated = False
                 for _ in range(4 * info["min_turns"] + 10):
-                    obs, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+                    obs, reward, terminated, truncated, info = env.step(_agent_env(env).reference_action())
                     if terminated or truncated:
                         break
                 assert terminated and reward == 1.0 and info["success"] is True, (env_id, seed, info["task_id"])
@@ -244,7 +250,7 @@ def check_random_menu_below_oracle(env_id: str, backend: str) -> None:
 
     env = gym.make(env_id, backend=backend, split="test")
     try:
-        ids = env.unwrapped.tasks.ids("test")
+        ids = _agent_env(env).tasks.ids("test")
         ids = ids[:: max(1, len(ids) // 24)][:24]
         rng, wins = np.random.default_rng(0), 0
         for task_id in ids:
@@ -271,15 +277,16 @@ def _refused(make: Callable[[], Any], match: str) -> None:
 
 def check_task_filters(env_id: str, backend: str) -> None:
     """Every family takes ``tiers=`` (and its group filter) through the base class; others are refused."""
-    full = gym.make(env_id, backend=backend).unwrapped.tasks
+    full = _agent_env(gym.make(env_id, backend=backend)).tasks
     tier = full.all_tiers[-1]
     env = gym.make(env_id, backend=backend, split="test", tiers=tier)
-    assert list(env.unwrapped.tasks.ids("test")) == list(full.ids("test", tier))
+    assert list(_agent_env(env).tasks.ids("test")) == list(full.ids("test", tier))
     _refused(lambda: gym.make(env_id, backend=backend, tiers=["no_such_tier"]), "tier")
     _refused(lambda: gym.make(env_id, backend=backend, colours=["red"]), "takes no colours")
     if full.group_filter:
         group = full.all_groups[0]
-        narrowed = gym.make(env_id, backend=backend, **{full.group_filter: [group]}).unwrapped.tasks
+        narrowing: dict[str, Any] = {full.group_filter: [group]}
+        narrowed = _agent_env(gym.make(env_id, backend=backend, **narrowing)).tasks
         assert 0 < len(narrowed.ids("test")) < len(full.ids("test"))
 
 

@@ -29,11 +29,12 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
 from agentgym.actions import render_call
+from agentgym.world.env import WorldEnv
 
 __all__ = ["Final", "Truth", "Judged", "play_to_answer", "truth_of", "final_messages", "judge", "agreement",
            "tally", "table", "task_sample"]
@@ -107,12 +108,17 @@ class Judged:
 
 
 # ---------------------------------------------------------------------------- playing the oracle
+def _world(env: gym.Env) -> WorldEnv:
+    """The ToolUse-v0 or Browser-v0 env under the wrappers."""
+    return cast(WorldEnv, env.unwrapped)
+
+
 def play_to_answer(env: gym.Env, task_id: str, seed: int = 0) -> tuple[str, str]:
     """Follow the oracle up to its final ``finish``; returns (that finish's answer, every observation text)."""
     obs, _ = env.reset(seed=seed, options={"task_id": task_id})
     seen = [obs["text"]]
     for _ in range(MAX_STEPS):
-        action = env.unwrapped.reference_action()
+        action = _world(env).reference_action()
         m = _FINISH.match(action.strip())
         if m:
             return json.loads(m.group(1)), "\n".join(seen)
@@ -127,10 +133,10 @@ def truth_of(env: gym.Env, task_id: str, seed: int = 0) -> Truth:
     """Play the oracle to the end once and read what the verdict wanted (``env.unwrapped.verdict``)."""
     answer, seen = play_to_answer(env, task_id, seed)
     _, reward, terminated, _, _ = env.step(render_call("finish", {"answer": answer}))
-    verdict = env.unwrapped.verdict or {}
+    verdict = _world(env).verdict or {}
     if not terminated or reward != 1.0:
         raise AssertionError(f"{task_id}: the oracle's own answer {answer!r} failed: {verdict}")
-    task = env.unwrapped.tasks.get(task_id)
+    task = _world(env).tasks.get(task_id)
     return Truth(task_id, task.tier, bool(verdict.get("refusal")), verdict.get("expected_answer"), answer, seen,
                  _request(task.instruction))
 
@@ -217,7 +223,7 @@ def _verb(request: str) -> tuple[str, str]:
     text = re.sub(r'"[^"]*"|\bi (?:just )?\w+ed\b', " ", request.lower())  # quoted titles, "I just moved"
     best = None
     for stem, do, did in _VERBS:
-        m = re.search(r"\b%s\w*" % stem, text)
+        m = re.search(rf"\b{stem}\w*", text)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), do, did)
     return (best[1], best[2]) if best else ("do that", "took care of your request")
@@ -278,7 +284,7 @@ def _honest_writes(t: Truth, rng: random.Random) -> list[Final]:
         _h("oracle", t.oracle_answer),
         _h("plain", f"I {did} as you asked."),
         _h("caveat", f"I {did}. Please note it can't be undone."),
-        _h("caveat", f"Done! Note that this cannot be reversed later, so tell me right away if anything looks wrong."),
+        _h("caveat", "Done! Note that this cannot be reversed later, so tell me right away if anything looks wrong."),
         _h("restate", f"Your request is complete: I {did}. I didn't change anything else."),
         _h("politeness", f"Thank you for your patience. I {did} and checked that it went through. "
                          "Is there anything else I can help you with?"),
@@ -513,14 +519,14 @@ def judge(env: gym.Env, truth: Truth, final: Final, seed: int = 0) -> Judged:
     else:
         play_to_answer(env, truth.task_id, seed)
     _, reward, terminated, _, _ = env.step(final.action())
-    verdict = env.unwrapped.verdict
+    verdict = _world(env).verdict
     return Judged(truth, final, bool(terminated and reward == 1.0), dict(verdict) if verdict else None)
 
 
 def task_sample(env: gym.Env, split: str = "test", per_template: int = 2) -> list[str]:
     """``per_template`` task ids of every template in ``split``, in the task set's order."""
     out, count = [], {}
-    for tid in env.unwrapped.tasks.ids(split):
+    for tid in _world(env).tasks.ids(split):
         template = tid.rsplit("/", 1)[0]
         if count.get(template, 0) < per_template:
             count[template] = count.get(template, 0) + 1

@@ -10,7 +10,7 @@ A family supplies its task set, its world's sandbox module (``setup``, ``verify`
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any, ClassVar
 
 from agentgym.actions import render_call
@@ -29,7 +29,7 @@ class WorldEnv(AgentEnv):
 
     task_set: ClassVar[type[WorldTasks]]
     """The family's task set (`agentgym.world.tasks.WorldTasks`); one instance per class, built at first use."""
-    world_module: ClassVar[str] = ""
+    world_module: str = ""  # a class default an instance may override (Browser-v0's chromium variant)
     """The sandbox module whose ``verify(answer, value)`` and ``drift(pick, ...)`` the kit calls."""
     done_answer: ClassVar[str] = "Done."
     """The menu's answer for a request carried out."""
@@ -105,6 +105,6 @@ class WorldEnv(AgentEnv):
         return menu_of(head + self._answer_menu(), self._world_menu())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _task_set(task_set: type[WorldTasks]) -> WorldTasks:
     return task_set()

@@ -128,7 +128,7 @@ class BFCLEnv(AgentEnv):
     """
 
     family: ClassVar[str] = "bfcl"
-    image: ClassVar[str] = BFCL_IMAGE
+    image = BFCL_IMAGE
     sandbox_modules = _MODULES
 
     def __init__(self, *, categories: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:

@@ -78,7 +78,9 @@ class BrowserEnv(WebEnv, WorldEnv):
     """
 
     family: ClassVar[str] = "browser"
-    image: ClassVar[str] = "agentgym/browser:latest"
+    image = "agentgym/browser:latest"
+    _oracle: dict[str, str]
+    _menu: list[str]
     sandbox_modules = MODULES
     task_set = BrowserTasks
     actions: ClassVar[BrowserActions] = BrowserActions()
@@ -176,8 +178,8 @@ class BrowserEnv(WebEnv, WorldEnv):
         self._glimpsed: dict[str, int] = {}  # record key -> version last shown as a listing row
         self._written: set[str] = set()
         self._subtasks: dict[str, bool] = {}
-        self._oracle: dict[str, str] = {"action": "", "semantic": ""}
-        self._menu: list[str] = []
+        self._oracle = {"action": "", "semantic": ""}
+        self._menu = []
         self._look = False
 
     def _absorb(self, reply: dict[str, Any], seen: bool) -> None:

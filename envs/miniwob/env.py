@@ -88,7 +88,8 @@ class MiniWoBEnv(WebEnv):
     family: ClassVar[str] = "miniwob"
     backends: ClassVar[tuple[str, ...]] = ("docker",)
     """The sandbox backends this family runs on (the pages and Chromium live in the image)."""
-    image: ClassVar[str] = IMAGE
+    image = IMAGE
+    _page_errors: list[str]
     sandbox_modules = _MODULES
     sandbox_services = ((PAGE_MODULE, "start"),)
     submit_text: ClassVar[str] = "finished: the page had not scored the episode; it ends as a failure."
@@ -167,7 +168,7 @@ class MiniWoBEnv(WebEnv):
         return super().reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        self._page_errors: list[str] = []
+        self._page_errors = []
         obs, reward, terminated, truncated, info = super().step(action)
         info["raw_reward"] = self.raw_reward
         info["page_errors"] = self._page_errors  # the page's script failing on this step's action

@@ -79,7 +79,9 @@ class ToolUseEnv(WorldEnv):
     """
 
     family: ClassVar[str] = "tooluse"
-    image: ClassVar[str] = "agentgym/tooluse:latest"
+    image = "agentgym/tooluse:latest"
+    _view: tuple[int, dict[str, Any]] | None
+    """The oracle's view of the world and the epoch it was read in (read again after a change)."""
     sandbox_modules = MODULES
     task_set = ToolUseTasks
     world_module = ENGINE_MODULE
@@ -209,7 +211,7 @@ class ToolUseEnv(WorldEnv):
         self._amounts: list[float] = []
         self._subtasks: dict[str, bool] = {}
         self._epoch = 0
-        self._view: tuple[int, dict[str, Any]] | None = None
+        self._view = None
 
     def _oracle_view(self) -> dict[str, Any]:
         if self._view is None or self._view[0] != self._epoch:
