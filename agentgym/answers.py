@@ -99,7 +99,7 @@ _PROHIBITED = (
     re.compile(r"\b(?:polic(?:y|ies)|rules?)\s+(?:forbids?|prohibits?|disallows?|prevents?|rules? out)\b"),
     re.compile(r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|forbidden|prohibited|"
                r"blocked|disallowed)\b"),
-    re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed)\b"),
+    re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed|no can do|not an option)\b"),
     re.compile(r"\b(?:not (?:something|anything)|nothing) (?:that )?(?:i|we) (?:can|could|am able to|'m able to|"
                r"are able to)\b"),  # "that's not something I can do", "there is nothing we can do"
     re.compile(r"\b(?:couldn't|could not|can't|cannot|wasn't able to|am unable to|was unable to) (?:be of (?:more |"
@@ -463,6 +463,8 @@ def check_final(answer: str | None, value: str | None = None, *, refusal: bool, 
     particular words are needed. ``refused``: the agent's structured flag, which replaces reading
     the text for a refusal. ``actions``: the verbs of the task's writes (None: `DEFAULT_ACTIONS`).
     """
+    if len(str(answer or "")) > MAX_ANSWER_CHARS or len(str(value or "")) > MAX_ANSWER_CHARS:
+        return False  # fails unread, whatever the task
     if refusal:
         return check_refusal(answer, value, refused, actions)
     if refused is True:

@@ -6,6 +6,8 @@
 - `agentgym.testing.contract.check_contract(env_id, backend=...)`: the registry contract every
   agentgym id passes (check_env, determinism, oracle, faults, spec round trip, no leftovers, ...),
   for any registered id, your own families included.
+- `agentgym.testing.verdicts`: final-answer verdicts measured both ways: honest and adversarial
+  final messages generated from real ToolUse-v0 / Browser-v0 tasks, judged by the env (`agreement`).
 - `agentgym.testing.kv_env`: a container-free key-value family (`ScriptedAgentEnv`, an
   `AgentEnv` whose "sandbox" is a dict) and a plain pluggable env (`ScriptedEnv`), for testing
   wrappers and agents in microseconds; the wrapper docstring examples use them.
