@@ -196,3 +196,31 @@ def test_truncation_scores_zero_unless_asked():
             assert truncated and reward == expected
         finally:
             env.close()
+
+
+def test_process_reward_per_user_turn_and_failure_labels():
+    """ProcessReward pays each user turn as it passes BFCL's checks; FailureLabeler labels the end."""
+    env = agentgym.make("agentgym/BFCL-v0", backend="local", process_reward=1.0, labels=True)
+    try:
+        env.reset(seed=0, options={"task_id": "bfcl/base/0"})
+        base = env.unwrapped
+        shaped = []
+        while True:
+            action = base.reference_action()
+            _, reward, terminated, _, info = env.step(action)
+            if action.startswith("reply"):
+                shaped.append(reward)
+            if terminated:
+                break
+        turns = len(base.task.subtasks)
+        assert turns == 4 and [round(r, 6) for r in shaped[:-1]] == [round(1 / turns, 6)] * (turns - 1)
+        # potential-based: at the end the potential of the three turns done is given back, the task's 1.0 added
+        assert round(shaped[-1], 6) == round(1 - (turns - 1) / turns, 6)
+        assert info["failure_category"] == "success"
+        env.reset(seed=0, options={"task_id": "bfcl/base/0"})
+        env.step('cd(folder="nowhere")')  # a failed call, never made good, then the turn handed back
+        for _ in range(4):
+            _, reward, terminated, _, info = env.step(REPLY_DONE)
+        assert terminated and reward == 0.0 and info["failure_category"] == "tool_call_error"
+    finally:
+        env.close()
