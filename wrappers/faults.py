@@ -143,7 +143,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             hit = any(e.get("kind") == "fault_injected" for e in info.get("events", ()))
             if hit and rule is not None:
                 self._hits[rule] += 1
-                if not self.episode_rules[rule].transient:
+                if not self.episode_rules[rule].transient and tool is not None:  # armed only on a tool call
                     self._broken[tool] = kind
         return obs, reward, terminated, truncated, info
 
@@ -161,6 +161,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             elif rule.first_k is not None:
                 fire = self._hits[i] < rule.first_k
             else:
+                assert rule.p is not None  # a rule has exactly one schedule (FaultRule checks it)
                 fire = bool(self.np_random.random() < rule.p)
             if fire:
                 kind = rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]

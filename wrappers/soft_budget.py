@@ -371,7 +371,7 @@ def apply_budget(env: gym.Env, budget: BudgetSpec | None, max_budget: int | None
     try:
         base, extension, warn_at = parse_soft_budget(budget) if soft else (budget, None, None)  # type: ignore[arg-type]
         is_int = isinstance(base, (int, np.integer)) and not isinstance(base, bool)
-        env = TurnLimit(env, base, max_budget=max_budget) if is_int else RandomBudget(env, base, max_budget)
+        env = TurnLimit(env, cast(int, base), max_budget=max_budget) if is_int else RandomBudget(env, base, max_budget)
         if extension is not None:
             env = BudgetExtension(env, **extension)
         if warn_at is not None:

@@ -525,7 +525,8 @@ def judge(env: gym.Env, truth: Truth, final: Final, seed: int = 0) -> Judged:
 
 def task_sample(env: gym.Env, split: str = "test", per_template: int = 2) -> list[str]:
     """``per_template`` task ids of every template in ``split``, in the task set's order."""
-    out, count = [], {}
+    out: list[str] = []
+    count: dict[str, int] = {}
     for tid in _world(env).tasks.ids(split):
         template = tid.rsplit("/", 1)[0]
         if count.get(template, 0) < per_template:
@@ -538,7 +539,7 @@ def agreement(env: gym.Env, task_ids: Iterable[str] | None = None, *, per_templa
               split: str = "test") -> list[Judged]:
     """Every generated message of every task judged by ``env``'s verdict (tasks: ``per_template`` of each template)."""
     ids = list(task_ids) if task_ids is not None else task_sample(env, split, per_template)
-    out = []
+    out: list[Judged] = []
     for tid in ids:
         truth = truth_of(env, tid)
         out.extend(judge(env, truth, f) for f in final_messages(truth))
