@@ -364,8 +364,10 @@ def kind_of(expected: str) -> str:
         return "amount"
     if _DATE.fullmatch(s):
         return "date"
-    if re.fullmatch(r"\d+(?:\.\d+)?\s*[A-Za-z]+", s) and _UNIT_AFTER.match(s.lstrip("0123456789. ")).group(1).lower() in UNITS:
-        return "quantity"
+    if re.fullmatch(r"\d+(?:\.\d+)?\s*[A-Za-z]+", s):
+        unit = _UNIT_AFTER.match(s.lstrip("0123456789. "))  # the letters after the number
+        if unit and unit.group(1).lower() in UNITS:
+            return "quantity"
     if re.fullmatch(r"\d+", s):
         return "count"
     if _ID.fullmatch(s):
@@ -395,7 +397,7 @@ def _numbers(text: str) -> list[tuple[Decimal, str, str]]:
 def _counts_something(after: str) -> bool:
     """The number is followed by what it counts ("3 passengers", "4500 cents", "15%", "5-7 days"), so it is no amount."""
     unit = _UNIT_AFTER.match(_RANGE_END.sub("", after, count=1))
-    return bool(unit) and unit.group(1).lower() not in _NOT_A_UNIT
+    return unit is not None and unit.group(1).lower() not in _NOT_A_UNIT
 
 
 def candidates(text: str | None, kind: str) -> set:
@@ -416,11 +418,11 @@ def candidates(text: str | None, kind: str) -> set:
     if kind == "count":
         return {n.normalize() for n, _, _ in _numbers(text)}
     if kind == "quantity":
-        out = set()
+        quantities: set[tuple[Decimal, str | None]] = set()
         for n, _, after in _numbers(text):
             unit = _UNIT_AFTER.match(after)
-            out.add((n.normalize(), UNITS.get(unit.group(1).lower()) if unit else None))
-        return out
+            quantities.add((n.normalize(), UNITS.get(unit.group(1).lower()) if unit else None))
+        return quantities
     folded = " ".join(text.lower().split()).strip(" .!\"'")
     return {folded} if folded else set()
 
@@ -442,7 +444,7 @@ def check_answer(expected: str, answer: str | None, value: str | None = None, ki
     want = next(iter(wants))
     if refused is True or len(str(answer or "")) > MAX_ANSWER_CHARS or len(str(value or "")) > MAX_ANSWER_CHARS:
         return False
-    texts = [value] if value is not None else []
+    texts: list[str | None] = [value] if value is not None else []
     if refused is None:
         texts.append(answer)
     for text in texts:

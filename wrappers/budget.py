@@ -327,9 +327,10 @@ class TurnLimit(gym.Wrapper, RecordConstructorArgs):
     def _with_turns(self, obs: Any) -> Any:
         if self.max_budget is not None and isinstance(self.observation_space, spaces.Dict) and isinstance(obs, dict):
             assert self.max_turns is not None  # an episode's T is set whenever the wrapper has a largest T
+            left = self.max_turns - self.turns  # turns_left
             obs = dict(obs)
-            obs["turns_left"] = np.array([self.turns_left], dtype=np.int64)
-            obs["turns_left_frac"] = np.array([self.turns_left / self.max_turns], dtype=np.float32)
+            obs["turns_left"] = np.array([left], dtype=np.int64)
+            obs["turns_left_frac"] = np.array([left / self.max_turns], dtype=np.float32)
         return obs
 
     def _with_budget(self, info: dict[str, Any]) -> dict[str, Any]:

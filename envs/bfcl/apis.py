@@ -83,7 +83,7 @@ def _encode(value: Any) -> Any:
         return {"File": [value.name, value.content]}
     if kind == "Directory" and hasattr(value, "contents"):
         return {"Directory": [value.name, _encode(value.contents)]}
-    if hasattr(value, "isoformat") and getattr(type(value), "__eq__", None) is not object.__eq__:  # datetime, date
+    if hasattr(value, "isoformat") and type(value).__eq__ is not object.__eq__:  # datetime, date
         return {kind: value.isoformat()}
     return {"object": f"{kind}@{id(value)}"}  # default equality is identity: equal to nothing elsewhere
 
