@@ -197,7 +197,7 @@ class BFCLEnv(AgentEnv):
             return self._reply()
         positional, kwargs = action.args["positional"], action.args["kwargs"]
         reply = self.sandbox.call(APIS_MODULE, "call", name=action.name, positional=positional, kwargs=kwargs,
-                                  timeout=20)
+                                  timeout=self.call_timeout)
         call: data.Call = (action.name, tuple(positional), tuple(kwargs.items()))
         self._called_at = self.turn
         self._calls[-1].append(call)

@@ -224,3 +224,18 @@ def test_process_reward_per_user_turn_and_failure_labels():
         assert terminated and reward == 0.0 and info["failure_category"] == "tool_call_error"
     finally:
         env.close()
+
+
+def test_a_call_that_runs_too_long_ends_the_episode_as_the_agents_failure():
+    env = gym.make("agentgym/BFCL-v0", backend="local").unwrapped
+    try:
+        env.reset(seed=0, options={"task_id": "bfcl/base/15"})
+        env.call_timeout = 1.0
+        obs, reward, terminated, _, info = env.step("power(base=10, exponent=1000000000)")
+        assert terminated and reward == 0.0 and info.get("sandbox_crashed") is True, obs["text"]
+        env.call_timeout = 10.0
+        env.reset(seed=0, options={"task_id": "bfcl/base/15"})  # a fresh sandbox
+        _, _, _, _, info = env.step('pwd()')
+        assert info["events"][-1]["ok"]
+    finally:
+        env.close()
