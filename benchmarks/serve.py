@@ -16,11 +16,23 @@ Measures, with medians and p95:
   in process, each stepping ``help`` (a full-size observation, no episode end);
 - **sessions per server process**: the server's RSS with idle sessions (env built, no sandbox)
   and with reset sessions (a local sandbox each), per session, and how fast sessions open.
+
+    python benchmarks/serve.py --concurrency 1,64,256,512 --json   # Docker-backed Coding-v0 (minutes)
+
+``--concurrency`` measures instead one server holding many Docker-backed sessions, opened
+over WebSockets from one asyncio client, growing level by level: how fast sessions start (a
+reset each, ``--start-parallel`` in flight), memory per session (the machine's used memory and
+the server's RSS, each as a difference over the sessions added), step latency p50/p95 at each
+level (``--step-workers`` clients stepping ``test`` on sessions drawn in turn, as many trainers'
+rollout workers would), the latency a reset with options (a budget and a fault plan) adds to a
+plain reset, and how fast closing every session removes its container. It quotes the load average.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import collections
 import json
 import os
 import re
@@ -29,6 +41,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from contextlib import contextmanager
@@ -67,11 +80,11 @@ def _ms(samples: list[float]) -> dict[str, float]:
 
 
 @contextmanager
-def server(env_id: str, token: str, backend: str, max_sessions: int = 64):
+def server(env_id: str, token: str, backend: str, max_sessions: int = 64, flags: tuple[str, ...] = ()):
     """One ``agentgym serve`` process on 127.0.0.1 and a free port; yields (url, pid)."""
     env = {**os.environ, "AGENTGYM_SERVE_TOKEN": token, "PYTHONPATH": ROOT, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.Popen([sys.executable, "-m", "agentgym", "serve", env_id, "--backend", backend, "--port", "0",
-                             "--max-sessions", str(max_sessions), "--log-level", "info"],
+                             "--max-sessions", str(max_sessions), "--log-level", "info", *flags],
                             env=env, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                             start_new_session=True)
     try:
@@ -81,6 +94,8 @@ def server(env_id: str, token: str, backend: str, max_sessions: int = 64):
                 raise RuntimeError("the server did not start")
             found = re.search(r"at http://127\.0\.0\.1:(\d+)", proc.stderr.readline())
             port = int(found.group(1)) if found else None
+        # keep reading its log, so a server that logs a lot never blocks on a full pipe
+        threading.Thread(target=lambda: collections.deque(proc.stderr, maxlen=50), daemon=True).start()
         yield f"http://127.0.0.1:{port}", proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -207,6 +222,129 @@ def sessions_per_process(env_id: str, token: str, backend: str, idle: int, reset
             "note": f"reset sessions hold a sandbox each (backend {backend}); the RSS counts the server and its children"}
 
 
+def _used_mib() -> float:
+    """The machine's used memory (MemTotal - MemAvailable), MiB: containers, shims and the server."""
+    info = dict(line.split(":", 1) for line in open("/proc/meminfo"))
+    return (int(info["MemTotal"].split()[0]) - int(info["MemAvailable"].split()[0])) / 1024
+
+
+def _containers(pid: int) -> int:
+    """Containers the server process ``pid`` started that still exist (running or not)."""
+    out = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=io.agentgym.owner_pid={pid}"],
+                         capture_output=True, text=True, timeout=60).stdout
+    return len(out.split())
+
+
+async def _step_for(seconds: float, workers: int, sessions: list[Any], steps_left: list[int], call: Any,
+                    action: str) -> tuple[list[float], int]:
+    """``workers`` clients stepping ``action`` on the sessions in turn for ``seconds``: the step
+    round trips, and how many untimed resets began new episodes (a budget of 32 nearly spent)."""
+    samples: list[float] = []
+    resets = 0
+    free: asyncio.Queue[int] = asyncio.Queue()  # sessions no client is stepping, longest idle first
+    for i in range(len(sessions)):
+        free.put_nowait(i)
+    deadline = time.perf_counter() + seconds
+
+    async def stepper() -> None:
+        nonlocal resets
+        while time.perf_counter() < deadline:
+            i = await free.get()
+            if steps_left[i] == 0:
+                await call(sessions[i], "reset", {"seed": i})
+                steps_left[i], resets = 31, resets + 1
+            else:
+                t0 = time.perf_counter()
+                await call(sessions[i], "step", {"action": action})
+                samples.append(time.perf_counter() - t0)
+                steps_left[i] -= 1
+            free.put_nowait(i)
+
+    await asyncio.gather(*(stepper() for _ in range(workers)))
+    return samples, resets
+
+
+async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_parallel: int, step_workers: int,
+                       step_seconds: float, action: str) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    ws_url, headers = url.replace("http://", "ws://") + "/ws", {"Authorization": f"Bearer {token}"}
+    sessions: list[Any] = []
+    steps_left: list[int] = []
+
+    async def call(conn: Any, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        await conn.send(json.dumps({"type": kind, "data": data}))
+        answer = json.loads(await asyncio.wait_for(conn.recv(), 600))
+        if answer["type"] != "observation":
+            raise RuntimeError(f"{kind} failed: {answer}")
+        return answer["data"]
+
+    async def open_one(i: int, gate: asyncio.Semaphore) -> Any:
+        async with gate:
+            conn = await connect(ws_url, additional_headers=headers, max_size=None, compression=None,
+                                 open_timeout=120, ping_interval=None, proxy=None)
+            await call(conn, "reset", {"seed": i, "options": {"budget": 32}})
+            return conn
+
+    rows: dict[str, Any] = {}
+    base_used, base_rss = _used_mib(), _rss_mib(pid)
+    for level in levels:
+        new = level - len(sessions)
+        used0, rss0 = _used_mib(), _rss_mib(pid)
+        start = time.perf_counter()
+        gate = asyncio.Semaphore(start_parallel)
+        sessions += await asyncio.gather(*(open_one(len(sessions) + i, gate) for i in range(new)))
+        steps_left += [31] * new
+        start_s = time.perf_counter() - start
+        await asyncio.sleep(2)  # let the containers settle before reading memory
+        used1, rss1 = _used_mib(), _rss_mib(pid)
+        samples, resets = await _step_for(step_seconds, min(step_workers, level), sessions, steps_left, call, action)
+        rows[str(level)] = {
+            "sessions": level, "started": new, "start_seconds": round(start_s, 1),
+            "starts_per_s": round(new / start_s, 2),
+            "mib_per_session_machine": round((used1 - used0) / max(1, new), 1),
+            "mib_per_session_server_rss": round((rss1 - rss0) / max(1, new), 2),
+            "machine_used_mib": round(used1, 0), "server_rss_mib": round(rss1, 1),
+            "step": _ms(samples), "steps_per_s": round(len(samples) / step_seconds, 1), "untimed_resets": resets,
+            "loadavg": [round(x, 2) for x in os.getloadavg()]}
+        print(f"[{level} sessions] {rows[str(level)]}", file=sys.stderr, flush=True)
+    # a reset with options against a plain one, paired on the same sessions
+    plain: list[float] = []
+    chosen: list[float] = []
+    pair = ((None, plain), ({"budget": 8, "faults": "tool_error@turn=1"}, chosen))
+    for i in range(min(64, len(sessions))):
+        for options, out in pair if i % 2 else pair[::-1]:  # alternate which goes first
+            t0 = time.perf_counter()
+            await call(sessions[i], "reset", {"seed": i, "options": options})
+            out.append(time.perf_counter() - t0)
+    added = [b - a for a, b in zip(plain, chosen)]
+    total_used, total_rss = _used_mib() - base_used, _rss_mib(pid) - base_rss
+    containers = _containers(pid)
+    start = time.perf_counter()
+    await asyncio.gather(*(conn.close() for conn in sessions))
+    while _containers(pid) and time.perf_counter() - start < 600:
+        await asyncio.sleep(0.5)
+    close_s = time.perf_counter() - start
+    return {"levels": rows, "reset": {"plain": _ms(plain), "with_options": _ms(chosen), "added": _ms(added)},
+            "total": {"sessions": len(sessions), "containers": containers,
+                      "mib_per_session_machine": round(total_used / len(sessions), 1),
+                      "mib_per_session_server_rss": round(total_rss / len(sessions), 2)},
+            "close": {"seconds": round(close_s, 1), "closed_per_s": round(len(sessions) / close_s, 1),
+                      "containers_left": _containers(pid)}}
+
+
+def concurrency(env_id: str, token: str, levels: list[int], start_parallel: int, step_workers: int,
+                step_seconds: float, action: str) -> dict[str, Any]:
+    """One Docker-backed server holding ``levels`` sessions in turn (see the module docstring)."""
+    flags = ("--client-budget", "2-32", "--client-faults", "tool_error,timeout")
+    load0 = [round(x, 2) for x in os.getloadavg()]
+    with server(env_id, token, "docker", max_sessions=max(levels) + 8, flags=flags) as (url, pid):
+        out = asyncio.run(_concurrency(url, token, pid, levels, start_parallel, step_workers, step_seconds, action))
+    return {"env_id": env_id, "backend": "docker", "cpus": os.cpu_count(), "start_parallel": start_parallel,
+            "step_workers": step_workers, "step_action": action, "loadavg_before": load0,
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()], **out}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true")
@@ -215,9 +353,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=None)
     p.add_argument("--num-envs", type=int, default=4)
     p.add_argument("--vector-steps", type=int, default=None)
+    p.add_argument("--concurrency", default=None, metavar="N,N,...",
+                   help="instead: one Docker-backed server holding these numbers of sessions in turn, e.g. 1,64,256,512")
+    p.add_argument("--concurrency-id", default="agentgym/Coding-v0")
+    p.add_argument("--start-parallel", type=int, default=32, help="resets in flight while sessions start")
+    p.add_argument("--step-workers", type=int, default=8, help="clients stepping at once at each level")
+    p.add_argument("--step-seconds", type=float, default=20.0, help="seconds of stepping timed at each level")
+    p.add_argument("--step-action", default="test")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
     token = secrets.token_urlsafe(32)
+    if args.concurrency:
+        levels = sorted(int(n) for n in args.concurrency.split(","))
+        out = concurrency(args.concurrency_id, token, levels, args.start_parallel, args.step_workers,
+                          args.step_seconds, args.step_action)
+        print(json.dumps(out, indent=2 if args.json else None))
+        return 0
     episodes = args.episodes or (3 if args.quick else 12)
     vsteps = args.vector_steps or (30 if args.quick else 200)
     result: dict[str, Any] = {"backend": args.backend, "cpus": os.cpu_count(), "latency": {}, "vector": {}}

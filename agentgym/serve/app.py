@@ -23,7 +23,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -33,7 +33,15 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agentgym.serve.asgi import send_json
-from agentgym.serve.sessions import CapacityReached, EnvEndpoint, RequestError, Session, SessionTable, mcp_tools
+from agentgym.serve.sessions import (
+    CapacityReached,
+    ClientBounds,
+    EnvEndpoint,
+    RequestError,
+    Session,
+    SessionTable,
+    mcp_tools,
+)
 from agentgym.wire.auth import Authenticator, normalize_origin
 from agentgym.wire.protocol import CALL_TIMEOUT
 
@@ -58,6 +66,8 @@ class ServeConfig:
     """Seconds a reply may wait on a client that does not read."""
     call_timeout: float = 600.0
     """Seconds one env call (reset or step) may take before its session is closed."""
+    client: ClientBounds = field(default_factory=ClientBounds)
+    """What a client may choose at reset (``--client-budget``, ``--client-faults``); by default nothing."""
     allow_origins: tuple[str, ...] = ()
     """Browser origins (``http(s)://host[:port]``) whose pages may call the server; requests
     carrying any other ``Origin`` header are refused, so by default only non-browser clients."""

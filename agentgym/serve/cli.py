@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from agentgym.core import FAULT_KINDS
 from agentgym.errors import ConfigError
 
 __all__ = ["register"]
@@ -24,7 +25,15 @@ def register(subparsers: Any) -> None:
     p.add_argument("--kwargs", default="{}", metavar="JSON",
                    help='env kwargs and agentgym.make options for every session, e.g. \'{"budget": 8, "split": "test"}\'')
     p.add_argument("--backend", default=None, help="sandbox backend (auto, docker, local); same as kwargs backend")
-    p.add_argument("--budget", type=int, default=None, help="turn budget T (TurnLimit); same as kwargs budget")
+    p.add_argument("--budget", type=int, default=None,
+                   help="turn budget T (TurnLimit); same as kwargs budget. With --client-budget, the T of a reset "
+                        "that chooses none")
+    p.add_argument("--client-budget", type=_budget_range, default=None, metavar="LO-HI",
+                   help="let clients choose T in [LO, HI] per episode (reset options budget); without --budget, a "
+                        "reset that chooses none gets T = HI. By default clients cannot choose")
+    p.add_argument("--client-faults", type=_fault_kinds, default=None, metavar="KIND[,KIND...]",
+                   help="let clients choose a fault plan per episode (reset options faults) using these kinds "
+                        "(or 'all'); it replaces the served faults for that episode. By default clients cannot")
     p.add_argument("--token-file", default=None, help="file with the accepted token(s), one per line")
     p.add_argument("--max-sessions", type=int, default=64, help="open sessions at once (default 64)")
     p.add_argument("--idle-timeout", type=float, default=300.0, help="close a session idle this many seconds")
@@ -39,12 +48,37 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _budget_range(text: str) -> tuple[int, int]:
+    """``--client-budget``: ``LO-HI`` or one T."""
+    lo, sep, hi = text.strip().partition("-")
+    try:
+        bounds = (int(lo), int(hi)) if sep else (int(lo), int(lo))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected LO-HI, e.g. 2-32") from None
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 <= LO <= HI")
+    return bounds
+
+
+def _fault_kinds(text: str) -> tuple[str, ...]:
+    """``--client-faults``: comma-separated kinds, or ``all``."""
+    kinds = tuple(dict.fromkeys(k.strip() for k in text.split(",") if k.strip()))
+    if kinds == ("all",):
+        return tuple(FAULT_KINDS)
+    bad = [k for k in kinds if k not in FAULT_KINDS]
+    if bad or not kinds:
+        raise argparse.ArgumentTypeError(f"{text!r}: fault kinds are {', '.join(FAULT_KINDS)} (or 'all')")
+    return kinds
+
+
 def config_from(args: argparse.Namespace) -> Any:
     """The `ServeConfig` the flags describe."""
     from agentgym.serve.app import ServeConfig
+    from agentgym.serve.sessions import ClientBounds
 
     return ServeConfig(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
                        max_request_bytes=args.max_request_bytes, call_timeout=args.call_timeout,
+                       client=ClientBounds(args.client_budget, args.client_faults),
                        allow_origins=tuple(args.allow_origin))
 
 

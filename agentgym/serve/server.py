@@ -49,7 +49,7 @@ def serve(env_ids: list[str], *, kwargs: Mapping[str, Any] | None = None, host: 
     """Serve ``env_ids`` (each built with ``kwargs``) until interrupted; returns an exit code."""
     config = config or ServeConfig()
     tokens, generated = load_tokens(token_file)
-    endpoints = [EnvEndpoint(env_id, dict(kwargs or {})) for env_id in env_ids]
+    endpoints = [EnvEndpoint(env_id, dict(kwargs or {}), client=config.client) for env_id in env_ids]
     app = create_app(endpoints, tokens, config, mcp=mcp)
     uv = _uvicorn().Server(uvicorn_config(app, host, port, config, log_level=log_level))
     logger = logging.getLogger("agentgym.serve")
@@ -88,7 +88,8 @@ class ServerThread:
                  token: str | list[str], config: ServeConfig | None = None, endpoints: list[EnvEndpoint] | None = None,
                  mcp: bool = True, start_timeout: float = 30.0) -> None:
         self.config = config or ServeConfig()
-        self.endpoints = endpoints or [EnvEndpoint(e, dict(kwargs or {})) for e in env_ids or []]
+        self.endpoints = endpoints or [EnvEndpoint(e, dict(kwargs or {}), client=self.config.client)
+                                       for e in env_ids or []]
         self.app = create_app(self.endpoints, [token] if isinstance(token, str) else list(token), self.config, mcp=mcp)
         self.table = self.app.state.table
         self._server = _uvicorn().Server(uvicorn_config(self.app, LOOPBACK, 0, self.config))

@@ -1,9 +1,10 @@
 """Server-side sessions: one env (and so one sandbox) per client session, and what it may do.
 
 - `EnvEndpoint`: one served id with its fixed kwargs and wrapper stack (the server's, never
-  the client's), its spaces, and the env calls a session makes (`reset`, `step`, `state`,
-  tool calls). Every reward a client sees comes from `step` here: the family's verifier in
-  this process; nothing a client sends is read as a reward.
+  the client's), its spaces, what a client may choose at reset (`ClientBounds`: the budget
+  and fault kinds the operator allows), and the env calls a session makes (`reset`, `step`,
+  `state`, tool calls). Every reward a client sees comes from `step` here: the family's
+  verifier in this process; nothing a client sends is read as a reward.
 - `Session`: the env, the principal (token) that opened it, an unguessable id, a lock that
   keeps its calls in order.
 - `SessionTable`: the limit on open sessions, the idle timeout (a vanished client's sandbox is
@@ -34,12 +35,16 @@ import gymnasium as gym
 from gymnasium.error import ResetNeeded
 
 from agentgym import __version__
+from agentgym.core import FAULT_KINDS
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
 from agentgym.wire.codec import from_json, space_to_json, to_json
 from agentgym.wire.protocol import CALL_TIMEOUT
+from agentgym.wrappers.budget import parse_budget
+from agentgym.wrappers.faults import chosen_faults
+from agentgym.wrappers.soft_budget import parse_soft_budget
 
-__all__ = ["EnvEndpoint", "Session", "SessionTable", "Workers", "RequestError", "CapacityReached", "mcp_tools",
-           "tool_action", "RESERVED_TOOLS"]
+__all__ = ["EnvEndpoint", "ClientBounds", "Session", "SessionTable", "Workers", "RequestError", "CapacityReached",
+           "mcp_tools", "tool_action", "RESERVED_TOOLS"]
 
 log = logging.getLogger("agentgym.serve")
 
@@ -87,18 +92,89 @@ def _options(value: Any) -> dict[str, Any] | None:
     return dict(value)
 
 
+@dataclass(frozen=True)
+class ClientBounds:
+    """What a client may choose in ``reset(options=...)`` (``agentgym serve --client-budget 2-32
+    --client-faults tool_error,timeout``); None: nothing, and such an option is refused.
+
+    ``budget`` bounds T (both ends inclusive); a soft budget's ``extra`` may then be chosen too,
+    up to the served budget's own largest ``extra``. ``faults`` lists the fault kinds a client's
+    fault spec may use (``""``, no faults, is always within them)."""
+
+    budget: tuple[int, int] | None = None
+    faults: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.budget is not None:
+            lo, hi = self.budget
+            if any(isinstance(v, bool) or not isinstance(v, int) for v in (lo, hi)) or not 1 <= lo <= hi:
+                raise ConfigError(f"--client-budget {lo}-{hi}: expected LO-HI with 1 <= LO <= HI, e.g. 2-32")
+        if self.faults is not None:
+            bad = [k for k in self.faults if k not in FAULT_KINDS]
+            if bad or not self.faults:
+                raise ConfigError(f"--client-faults {','.join(self.faults)!r}: fault kinds are {', '.join(FAULT_KINDS)}")
+
+    def served_kwargs(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The env kwargs with room for the client's T: with ``budget`` bounds and no served
+        budget, a turn limit of T = HI (a client that chooses none gets the most it could have
+        asked for, never an unlimited episode); ``max_budget`` raised to HI."""
+        out = dict(kwargs)
+        if self.budget is None:
+            return out
+        hi = self.budget[1]
+        if out.get("budget") is None:
+            out["budget"] = hi
+        spec = out["budget"]
+        base = parse_soft_budget(spec)[0] if isinstance(spec, Mapping) and "soft" in spec else spec
+        top = parse_budget(base, out.get("max_budget"))[1]
+        if top < hi:
+            out["max_budget"] = hi
+        return out
+
+    def check(self, options: Mapping[str, Any]) -> None:
+        """Refuse a reset's budget or faults outside the bounds, naming the flag (the env refuses
+        keys it does not know, and checks the values against its spaces)."""
+        budget, faults = options.get("budget"), options.get("faults")
+        if budget is not None:
+            if self.budget is None:
+                raise _refused("options.budget: this server does not let clients choose the budget; its operator "
+                               "allows it with agentgym serve ... --client-budget LO-HI")
+            t = budget.get("soft") if isinstance(budget, Mapping) else budget
+            lo, hi = self.budget
+            if t is not None and (isinstance(t, bool) or not isinstance(t, int) or not lo <= t <= hi):
+                raise _refused(f"options.budget={str(t)[:40]}: outside the server's --client-budget {lo}-{hi}")
+        if faults is not None:
+            if self.faults is None:
+                raise _refused("options.faults: this server does not let clients choose faults; its operator "
+                               "allows fault kinds with agentgym serve ... --client-faults KIND[,KIND...]")
+            try:
+                rules = chosen_faults(faults)
+            except ConfigError as exc:
+                raise _refused(str(exc)[:300]) from None
+            kinds = sorted({k for rule in rules for k in rule.kinds} - set(self.faults))
+            if kinds:
+                raise _refused(f"options.faults: the kinds {kinds} are outside the server's --client-faults "
+                               f"{','.join(self.faults)}")
+
+
+def _refused(message: str) -> RequestError:
+    return RequestError(message, "VALIDATION_ERROR", "ConfigError")
+
+
 @dataclass
 class EnvEndpoint:
     """One served id: ``gym.make(env_id, **kwargs)`` per session. The kwargs (wrapper options
-    included: ``budget``, ``faults``, ``labels``, ``numeric``...) are fixed by the server."""
+    included: ``budget``, ``faults``, ``labels``, ``numeric``...) are fixed by the server; a
+    client chooses within ``client`` (`ClientBounds`) at reset."""
 
     env_id: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     factory: Callable[[], gym.Env] | None = None
+    client: ClientBounds = field(default_factory=ClientBounds)
 
     def __post_init__(self) -> None:
         if self.factory is None:
-            env_id, kwargs = self.env_id, dict(self.kwargs)
+            env_id, kwargs = self.env_id, self.client.served_kwargs(self.kwargs)
             if env_id not in gym.registry:
                 raise ConfigError(f"unknown env id {env_id!r}; agentgym ids: "
                                   f"{sorted(k for k in gym.registry if k.startswith('agentgym'))}")
@@ -155,6 +231,8 @@ class Session:
     # ---------------------------------------------------------------- env calls (in a worker thread)
     def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
         seed, options = _seed(data.get("seed")), _options(data.get("options"))
+        if options:
+            self.endpoint.client.check(options)
         episode_id = data.get("episode_id")
         assert self.env is not None
         obs, info = self.env.reset(seed=seed, options=options)
@@ -193,10 +271,18 @@ class Session:
 def mcp_tools(session: Session) -> list[dict[str, Any]]:
     """The session's tools in MCP's shape: ``reset``; the family's tools (from ``tools()`` at the
     last reset) or, for grammar families, ``act``; and ``finish``."""
+    reset_args: dict[str, Any] = {
+        "seed": {"type": "integer", "minimum": 0, "description": "episode seed (same seed, same task)"},
+        "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"}}
+    bounds = session.endpoint.client
+    if bounds.budget is not None:  # listed only where the operator lets clients choose (--client-budget)
+        reset_args["budget"] = {"type": "integer", "minimum": bounds.budget[0], "maximum": bounds.budget[1],
+                                "description": "this episode's turn budget T"}
+    if bounds.faults is not None:
+        reset_args["faults"] = {"type": "string", "description": "this episode's fault plan, e.g. "
+                                f"'tool_error@turn=1' (kinds: {', '.join(bounds.faults)}; '' for none)"}
     out = [{"name": "reset", "description": "Start a new episode. Returns the task and the action grammar.",
-            "inputSchema": {"type": "object", "properties": {
-                "seed": {"type": "integer", "minimum": 0, "description": "episode seed (same seed, same task)"},
-                "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"}}}}]
+            "inputSchema": {"type": "object", "properties": reset_args}}]
     family = [t.get("function", t) for t in session.tools]
     names = {f.get("name") for f in family}
     for fn in family:
@@ -428,9 +514,14 @@ class SessionTable:
         """One tool of `mcp_tools` called (from MCP or OpenEnv's ``call_tool``): ``reset`` resets,
         any other known tool is the step `tool_action` makes of it."""
         if name == "reset":
-            task_id = arguments.get("task_id")
-            return await self.call(session, session.reset, {
-                "seed": arguments.get("seed"), "options": {"task_id": str(task_id)} if task_id is not None else None})
+            unknown = sorted(set(arguments) - {"seed", "task_id", "budget", "faults"})
+            if unknown:
+                raise RequestError(f"reset takes seed, task_id, budget, faults; not {unknown}", "VALIDATION_ERROR",
+                                   "ConfigError")
+            options = {k: arguments[k] for k in ("task_id", "budget", "faults") if arguments.get(k) is not None}
+            if "task_id" in options:
+                options["task_id"] = str(options["task_id"])
+            return await self.call(session, session.reset, {"seed": arguments.get("seed"), "options": options or None})
         known = {t["name"] for t in mcp_tools(session)}
         if name not in known:
             raise RequestError(f"unknown tool {name!r}; tools: {sorted(known)}", "VALIDATION_ERROR", "ToolNotFound")
