@@ -155,8 +155,9 @@ def _clauses(text: str) -> list[str]:
 
 
 def _asserted(clause: str, start: int) -> bool:
-    """No negation in the three words before ``start`` ("has not been cancelled", "nothing was done")."""
-    return not _NEGATORS.search(" ".join(clause[:start].split()[-3:]))
+    """No negation in the six words before ``start`` ("has not been cancelled", "nothing on your
+    account was modified")."""
+    return not _NEGATORS.search(" ".join(clause[:start].split()[-6:]))
 
 
 class Reading:

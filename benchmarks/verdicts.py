@@ -4,10 +4,10 @@
     python benchmarks/verdicts.py --backend local --per-template 1 --families tooluse
     python benchmarks/verdicts.py --baseline 4592a4d --json out.json
 
-`agentgym.testing.verdicts` plays the oracle of ``--per-template`` tasks of every template of the
-``test`` split (every tier: lookups, single and multi writes, refusals) to its final answer and
-sends instead generated final messages, honest ones (must pass) and adversarial ones (must fail).
-Each message is judged by the env's verdict as it is now ("after") and, on the same episode, by the
+`agentgym.testing.verdicts` plays the oracle of ``--per-template`` tasks of every template of
+``--split`` (``test``, or ``heldout``: templates never in train or test; every tier: lookups,
+single and multi writes, refusals) to its final answer and sends instead generated final
+messages, honest ones (must pass) and adversarial ones (must fail). Each message is judged by the env's verdict as it is now ("after") and, on the same episode, by the
 answer rule of git revision ``--baseline`` ("before": that revision's ``agentgym/answers.py``
 loaded from git, applied with the verdict's own state and grounding; a ``refused=`` flag, which
 that grammar refused, counts as failing). The Chromium backend runs ``--chromium-tasks`` tasks,
@@ -57,8 +57,8 @@ def before(rule: types.ModuleType, j: Judged) -> bool:
     return bool(v["state_ok"] and v.get("grounded", True) and ok)
 
 
-def _ids(env: Any, per_template: int, chromium_tasks: int | None) -> list[str]:
-    ids = task_sample(env, "test", per_template)
+def _ids(env: Any, split: str, per_template: int, chromium_tasks: int | None) -> list[str]:
+    ids = task_sample(env, split, per_template)
     if chromium_tasks is None:
         return ids
     tasks = env.unwrapped.tasks
@@ -66,12 +66,13 @@ def _ids(env: Any, per_template: int, chromium_tasks: int | None) -> list[str]:
     return (first + [t for t in ids if t not in first])[:chromium_tasks]
 
 
-def run_family(name: str, backend: str, per_template: int, chromium_tasks: int, rule: types.ModuleType) -> dict[str, Any]:
+def run_family(name: str, backend: str, split: str, per_template: int, chromium_tasks: int,
+               rule: types.ModuleType) -> dict[str, Any]:
     env_id, kwargs = FAMILIES[name]
     env = agentgym.make(env_id, backend=backend, **kwargs)
     rows, oracle, start = [], [], time.perf_counter()
     try:
-        for tid in _ids(env, per_template, chromium_tasks if "chromium" in name else None):
+        for tid in _ids(env, split, per_template, chromium_tasks if "chromium" in name else None):
             truth = truth_of(env, tid)  # raises when the oracle's own answer fails
             oracle.append(tid)
             for final in final_messages(truth):
@@ -82,7 +83,7 @@ def run_family(name: str, backend: str, per_template: int, chromium_tasks: int, 
                              "after": j.passed, "before": before(rule, j)})
     finally:
         env.close()
-    return {"family": name, "backend": backend, "rows": rows, "oracle_passed": len(oracle), "oracle_tasks": len(oracle),
+    return {"family": name, "backend": backend, "split": split, "rows": rows, "oracle_passed": len(oracle), "oracle_tasks": len(oracle),
             "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -114,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--backend", default="docker", choices=("docker", "local"))
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
-    parser.add_argument("--per-template", type=int, default=2, help="tasks of each template of the test split")
+    parser.add_argument("--split", default="test", help="test, or heldout (templates never seen in train or test)")
+    parser.add_argument("--per-template", type=int, default=2, help="tasks of each template of the split")
     parser.add_argument("--chromium-tasks", type=int, default=4, help="tasks for the Chromium backend (one per tier first)")
     parser.add_argument("--baseline", default=BASELINE, help="git revision whose answer rule is 'before'")
     parser.add_argument("--json", type=Path, help="write every judged message here")
@@ -123,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     rule = baseline_rule(args.baseline)
     results = []
     for name in args.families:
-        res = run_family(name, args.backend, args.per_template, args.chromium_tasks, rule)
+        res = run_family(name, args.backend, args.split, args.per_template, args.chromium_tasks, rule)
         results.append(res)
-        print(f"\n{name} on {args.backend}: {res['oracle_tasks']} tasks, oracle passed {res['oracle_passed']}/"
+        print(f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, oracle passed {res['oracle_passed']}/"
               f"{res['oracle_tasks']}, {len(res['rows'])} messages, {res['seconds']} s")
         print(render(res))
         print(render(res, "batch"))

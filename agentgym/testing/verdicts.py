@@ -354,7 +354,7 @@ def _value_sentences(t: Truth, v: str) -> list[tuple[str, str]]:
                 ("caveat", f"All done: I {did}, for {v}. I can't promise when your bank shows it, though."),
                 ("caveat", f"I {did}. Note that the amount, {v}, cannot be changed online.")]
     noun = _noun(v, t.request)
-    quoted = re.findall(r'"([^"]{1,60})"', t.request)
+    quoted = [q for q in re.findall(r'"([^"]{1,60})"', t.request) if not re.search(r"\d", q)]  # not finish("$12.34")
     subject = f'"{quoted[0]}"' if quoted else "what you asked about"
     counted = f" {noun}" if v.strip().isdigit() else ""
     return [("plain", f"The answer is {v}{counted}."),
