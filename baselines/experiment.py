@@ -30,9 +30,10 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agentgym.agents import RandomAgent
+from agentgym.core import AgentEnv
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
@@ -84,7 +85,7 @@ def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> li
     kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
     try:
-        return sorted(env.unwrapped.tasks.ids(split))
+        return sorted(cast(AgentEnv, env.unwrapped).tasks.ids(split))
     finally:
         env.close()
 

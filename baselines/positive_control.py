@@ -22,13 +22,13 @@ import dataclasses
 import json
 import sys
 import tempfile
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 import agentgym
 from baselines.agent import PolicyAgent, load_policy
-from baselines.budget_env import optimum, recover_best_action, recover_optimum
+from baselines.budget_env import BudgetChoiceEnv, optimum, recover_best_action, recover_optimum
 from baselines.config import PRESETS, Args
 from baselines.grid import run_jobs
 from baselines.trainer import train
@@ -63,7 +63,7 @@ def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
     try:
         for e in range(episodes):
             obs, info = env.reset(seed=seed * 100_000 + e)
-            names = list(env.unwrapped.names)
+            names = list(cast(BudgetChoiceEnv, env.unwrapped).names)
             clue = next(w for w in names if w in obs["text"])
             others = [w for w in names if w != clue]
             order = [clue] + [others[j] for j in rng.permutation(len(others))]  # the others are alike: a blind order
@@ -105,7 +105,7 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
                 action = agent.act(obs, info)
                 reverts += failed and action == "revert"
                 if first_right is None and action.startswith("patch "):
-                    base = env.unwrapped
+                    base = cast(BudgetChoiceEnv, env.unwrapped)
                     first_right = action[6:] == base.names[base.answer]
                 obs, _, terminated, truncated, info = env.step(action)
                 failed = str(obs.get("text", "")).startswith("tests fail")

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
 
 import agentgym
+from agentgym.core import AgentEnv
 from baselines.features import EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
@@ -111,7 +112,7 @@ def budget_probe(
     env = agentgym.make(env_id, split=split, backend=backend, budget=64, **(env_kwargs or {}))
     out: dict[str, dict[str, Any]] = {}
     try:
-        ids = list(env.unwrapped.tasks.ids(split))
+        ids = list(cast(AgentEnv, env.unwrapped).tasks.ids(split))
         picked = [ids[i] for i in np.random.default_rng(0).choice(len(ids), size=min(tasks, len(ids)), replace=False)]
         dims = {p.dim for p in policies.values()}
         states = {d: [forced_states(env, task, i, d, max_actions) for i, task in enumerate(picked)] for d in dims}

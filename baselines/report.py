@@ -543,7 +543,7 @@ def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dic
         if name.startswith("script:"):
             ax.plot(xs, ys, linestyle=":", marker=".", alpha=0.8, label=f"{name} (scripted reference)")
             continue
-        style = dict(linestyle="--", color="grey") if name == "random" else {}
+        style: dict[str, Any] = dict(linestyle="--", color="grey") if name == "random" else {}
         ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu')})", **style)
     ax.set_xscale("log", base=2)
     ax.set_xticks(ts)
@@ -595,8 +595,8 @@ def _plot_decisions(decisions: dict[str, dict[int, dict[str, Any]]], path: Path)
                if d["first_commit_accuracy"] is not None and d["recovery_rate"] is not None]
         if not pts:
             continue
-        ax.plot([p[1] for p in pts], [p[2] for p in pts], marker="o", label=name,
-                **(dict(linestyle="--", color="grey") if name == "random" else {}))
+        style: dict[str, Any] = dict(linestyle="--", color="grey") if name == "random" else {}
+        ax.plot([p[1] for p in pts], [p[2] for p in pts], marker="o", label=name, **style)
         for t, x, y in pts:
             ax.annotate(f"T={t}", (x, y), fontsize=6, xytext=(2, 2), textcoords="offset points")
     ax.set_xlabel("first-commit accuracy (first state change is a reference action)")

@@ -36,12 +36,13 @@ from concurrent.futures import (
 )
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 import torch
 
+from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError, InfrastructureError
 from baselines.features import EncodedStep, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
@@ -175,7 +176,7 @@ class EpisodeCollector:
             return None
         with self._group_lock:
             if self._group_left == 0:
-                base = self.envs[i].unwrapped
+                base = cast(AgentEnv, self.envs[i].unwrapped)
                 ids = base.tasks.ids(base.split)
                 if self.task_pool:
                     if self._pool is None:  # the same pool for every seed: the first N of a fixed shuffle
