@@ -45,6 +45,15 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def test_every_family_is_in_the_families_contract() -> None:
+    """A new family folder under envs/ is kept apart from the others as soon as it exists."""
+    config = (ROOT / ".importlinter").read_text()
+    listed = config.split("[importlinter:contract:families]")[1].split("[importlinter:contract:")[0]
+    families = sorted(p.name for p in (ROOT / "envs").iterdir() if (p / "__init__.py").exists())
+    missing = [f for f in families if f"agentgym.envs.{f}\n" not in listed]
+    assert len(families) >= 5 and not missing, f"add {missing} to the families contract in .importlinter"
+
+
 def test_the_tree_keeps_every_contract(tree: Path) -> None:
     run = _lint(tree)
     assert run.returncode == 0, run.stdout[-3000:]
