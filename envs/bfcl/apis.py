@@ -83,7 +83,8 @@ def _encode(value: Any) -> Any:
         return {"File": [value.name, value.content]}
     if kind == "Directory" and hasattr(value, "contents"):
         return {"Directory": [value.name, _encode(value.contents)]}
-    if hasattr(value, "isoformat") and type(value).__eq__ is not object.__eq__:  # datetime, date
+    own_eq: object = type(value).__eq__  # object: a class's __eq__ is compared by identity, not called
+    if hasattr(value, "isoformat") and own_eq is not object.__eq__:  # datetime, date
         return {kind: value.isoformat()}
     return {"object": f"{kind}@{id(value)}"}  # default equality is identity: equal to nothing elsewhere
 
