@@ -155,7 +155,8 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         self.stack = []
         # what `baselines.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task); the agent never sees it
         self.task = _Task(solution=(f"patch {self.names[self.answer]}", "run tests", "submit"))
-        self.turn, self._done, self._tried = 0, False, set()
+        self.turn, self._done = 0, False
+        self._tried: set[int] = set()
         text = f"The failing test mentions {self.names[clue]}. Fix the bug, then submit."
         return {"text": text}, self._info([])
 

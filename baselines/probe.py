@@ -118,7 +118,8 @@ def budget_probe(
         states = {d: [forced_states(env, task, i, d, max_actions) for i, task in enumerate(picked)] for d in dims}
         for name, policy in policies.items():
             policy = policy.eval()
-            acc = {a: {s: {t: [] for t in turns_left} for s in STATES} for a in _PROBED}
+            acc: dict[str, dict[str, dict[int, list[float]]]] = {
+                a: {s: {t: [] for t in turns_left} for s in STATES} for a in _PROBED}
             tv: list[float] = []
             for per_task in states[policy.dim]:
                 for where, (mem, obs, info) in per_task.items():

@@ -322,7 +322,8 @@ def faults_section(n: Numbers) -> list[str]:
         return []
     rows = []
     for name, ev in n.first.items():
-        rec = (ev.get("faults") or {}).get("recovery", {})
+        faults: dict[str, Any] = ev.get("faults") or {}
+        rec = faults.get("recovery", {})
         by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
         for t in fts:
             d = by_t.get(str(t)) or {}
