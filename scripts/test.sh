@@ -3,7 +3,8 @@
 #
 # Works on a fresh Debian/Ubuntu machine as root with only python3 (>= 3.11) and pip: installs
 # torch (CPU build, pinned first so nothing pulls a newer one), agentgym with every extra,
-# starts a Docker engine and builds the sandbox images (`agentgym setup`), then runs pytest.
+# runs the static checks (ruff, mypy, import contracts), starts a Docker engine and builds the
+# sandbox images (`agentgym setup`), then runs pytest.
 # Extra arguments go to pytest. Settings such as CI=true come from the caller's environment:
 # with CI=true a Docker test that would skip fails instead.
 set -euo pipefail
@@ -23,9 +24,17 @@ step "pip install torch==2.13.0"
 "$PYTHON" -m pip install --progress-bar off torch==2.13.0
 step "pip install -e .[all]"
 "$PYTHON" -m pip install --progress-bar off -e '.[all]'
-step "agentgym setup"
-"$PYTHON" -m agentgym setup
-step "static checks: import contracts"
+# Static checks, before the slow set-up (README "Static checks"): lint, types, import contracts.
+step "static checks"
+"$PYTHON" -m ruff check . || {
+    echo "ruff found lint errors: run \`ruff check .\` to see them (\`ruff check --fix .\` fixes the safe ones)" >&2
+    exit 1
+}
+# the type check (minutes of CPU on two cores) runs alongside the import contracts and the set-up
+typecheck_log="$(mktemp)"
+"$PYTHON" scripts/typecheck.py >"$typecheck_log" 2>&1 &
+typecheck_pid=$!
+trap 'kill "$typecheck_pid" 2>/dev/null || true' EXIT
 # the architecture's import rules (.importlinter): families apart, the kit below them, the client
 # apart from the server, baselines one way; `lint-imports` prints the chain that broke one
 bin="$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")"
@@ -33,6 +42,15 @@ if ! "$bin/lint-imports"; then
     echo "an import contract is broken: run 'lint-imports' to see which import, and DESIGN.md section 1 for the rules" >&2
     exit 1
 fi
+step "agentgym setup"
+"$PYTHON" -m agentgym setup
+step "static checks: type check (ran alongside the set-up)"
+if ! wait "$typecheck_pid"; then
+    cat "$typecheck_log" >&2
+    echo "type check failed: run \`mypy -p agentgym\` and \`mypy -p baselines\` to see the errors" >&2
+    exit 1
+fi
+cat "$typecheck_log"
 step "pytest"
 status=0
 "$PYTHON" -m pytest -q tests "$@" || status=$?
