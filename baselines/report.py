@@ -323,7 +323,7 @@ def faults_section(n: Numbers) -> list[str]:
     rows = []
     for name, ev in n.first.items():
         faults: dict[str, Any] = ev.get("faults") or {}
-        rec = faults.get("recovery", {})
+        rec: dict[str, Any] = faults.get("recovery") or {}
         by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
         for t in fts:
             d = by_t.get(str(t)) or {}

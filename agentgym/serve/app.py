@@ -54,8 +54,9 @@ log = logging.getLogger("agentgym.serve")
 class ServeConfig:
     """Limits of one server process (the CLI flags of the same names)."""
 
-    max_sessions: int = 64
-    """Open sessions at once (each holds an env and, once reset, a sandbox)."""
+    max_sessions: int = 512
+    """Open sessions at once (each holds an env and, once reset, a sandbox): one process held 512
+    Docker-backed Coding-v0 sessions on 2 cores (benchmarks/serve.py --concurrency, docs/serve.md)."""
     idle_timeout: float = 300.0
     """Seconds without a request after which a session is closed and its sandbox with it."""
     max_request_bytes: int = 1 << 20
@@ -390,7 +391,8 @@ class _Routes:
                 if message["type"] == "websocket.disconnect":
                     reason = (0, "")
                     break
-                raw = message.get("text") if message.get("text") is not None else message.get("bytes", b"")
+                text = message.get("text")
+                raw = text if text is not None else message.get("bytes", b"")
                 reply = await self._message(session, raw)
                 if reply is None:
                     break

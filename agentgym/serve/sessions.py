@@ -223,7 +223,7 @@ class Session:
     task_id: str | None = None
     turn: int = 0
     done: bool = False
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[Mapping[str, Any]] = field(default_factory=list)
     help: str = ""
     mcp_id: str | None = None  # the MCP transport's session id, for MCP sessions
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -411,7 +411,7 @@ class Workers:
 class SessionTable:
     """Open sessions, their limits, and the threads their env calls run in."""
 
-    def __init__(self, *, max_sessions: int = 64, idle_timeout: float = 300.0, call_timeout: float = 600.0,
+    def __init__(self, *, max_sessions: int = 512, idle_timeout: float = 300.0, call_timeout: float = 600.0,
                  workers: int | None = None) -> None:
         if max_sessions < 1 or idle_timeout <= 0 or call_timeout <= 0:
             raise ConfigError(f"max_sessions={max_sessions}, idle_timeout={idle_timeout}, call_timeout={call_timeout}:"
@@ -563,8 +563,10 @@ class SessionTable:
         while True:
             await asyncio.sleep(interval)
             now = time.monotonic()
-            for session in self.find(lambda s, now=now: s.kind in kinds and not s.busy
-                                     and now - s.last_active > self.idle_timeout):
+            def idle(s: Session, now: float = now) -> bool:
+                return s.kind in kinds and not s.busy and now - s.last_active > self.idle_timeout
+
+            for session in self.find(idle):
                 log.info("closing an idle %s session of %s", session.kind, session.endpoint.env_id)
                 await self.close(session)
 
