@@ -76,14 +76,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import gymnasium as gym  # noqa: E402
-import numpy as np  # noqa: E402
+import gymnasium as gym
+import numpy as np
 
-import baselines.trainer as trainer  # noqa: E402
-from agentgym.envs.coding.result_cache import DiskStore  # noqa: E402
-from agentgym.errors import ConfigError  # noqa: E402
-from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
-from baselines.trainer import train  # noqa: E402
+import baselines.trainer as trainer
+from agentgym.envs.coding.result_cache import DiskStore
+from agentgym.errors import ConfigError
+from baselines.config import PRESETS, Args, with_overrides
+from baselines.trainer import train
 
 
 class SlowSteps(gym.Wrapper):

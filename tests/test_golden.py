@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from golden import record  # tests/ is on sys.path (conftest.py)
-from support.docker import require_docker
 
 import agentgym
+from golden import record  # tests/ is on sys.path (conftest.py)
+from support.docker import require_docker
 
 GOLDEN = json.loads(record.PATH.read_text())
 

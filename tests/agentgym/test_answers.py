@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from agentgym.actions import GrammarError, finish_args, parse_action
-from agentgym.answers import (MAX_ANSWER_CHARS, candidates, check_answer, check_final, check_refusal, claims_done,
-                              is_refusal, kind_of, read)
+from agentgym.answers import (
+    MAX_ANSWER_CHARS,
+    candidates,
+    check_answer,
+    check_final,
+    check_refusal,
+    claims_done,
+    is_refusal,
+    kind_of,
+    read,
+)
 
 
 @pytest.mark.parametrize("expected,kind", [("$45.00", "amount"), ("7", "count"), ("12 GB", "quantity"),

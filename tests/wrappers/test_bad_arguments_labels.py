@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from support.docker import require_docker
 
 import agentgym
+from support.docker import require_docker
 
 BUDGET = 8
 

@@ -7,10 +7,9 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 from agentgym.errors import ConfigError
+from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 from agentgym.wrappers import RandomBudget, TurnLimit
 from agentgym.wrappers.budget import parse_budget
-
-from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
 
 
 def test_truncates_when_the_last_turn_ends_without_termination():

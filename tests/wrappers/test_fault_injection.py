@@ -7,9 +7,8 @@ import pytest
 
 from agentgym.core import FAULT_KINDS
 from agentgym.errors import ConfigError
-from agentgym.wrappers import ToolFailureInjector, TurnLimit, parse_faults
-
 from agentgym.testing.kv_env import ScriptedAgentEnv, ScriptedEnv
+from agentgym.wrappers import ToolFailureInjector, TurnLimit, parse_faults
 from support.toy_env import ToyEnv
 
 
