@@ -21,8 +21,9 @@ Measures, with medians and p95:
 
 ``--concurrency`` measures instead one server holding many Docker-backed sessions, opened
 over WebSockets from one asyncio client, growing level by level: how fast sessions start (a
-reset each, ``--start-parallel`` in flight), memory per session (the machine's used memory and
-the server's RSS, each as a difference over the sessions added), step latency p50/p95 at each
+reset each, ``--start-parallel`` in flight), memory per session (each container's cgroup memory and
+containerd-shim RSS, the server's RSS and the machine's used memory, the last two as differences
+over the sessions added; the machine's is noisy on a shared machine), step latency p50/p95 at each
 level (``--step-workers`` clients stepping ``test`` on sessions drawn in turn, as many trainers'
 rollout workers would), the latency a reset with options (a budget and a fault plan) adds to a
 plain reset, and how fast closing every session removes its container. It quotes the load average.
@@ -235,6 +236,31 @@ def _containers(pid: int) -> int:
     return len(out.split())
 
 
+def _container_mib(pid: int) -> dict[str, float]:
+    """Per container of server ``pid``: its cgroup memory as ``docker stats`` counts it (usage less
+    inactive file cache), and the RSS of its ``containerd-shim`` (outside the cgroup; shared pages
+    counted in each), MiB."""
+    ids = subprocess.run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=io.agentgym.owner_pid={pid}"],
+                         capture_output=True, text=True, timeout=60).stdout.split()
+    cgroup = 0
+    for cid in ids:
+        for base, inactive in ((f"/sys/fs/cgroup/memory/docker/{cid}", "total_inactive_file"),
+                               (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", "inactive_file")):
+            try:
+                name = "memory.usage_in_bytes" if "memory/docker" in base else "memory.current"
+                usage = int(open(os.path.join(base, name)).read())
+                stat = dict(line.split() for line in open(os.path.join(base, "memory.stat")))
+            except OSError:
+                continue
+            cgroup += usage - int(stat.get(inactive, 0))
+            break
+    rows = subprocess.run(["ps", "-eo", "rss=,args="], capture_output=True, text=True, timeout=60).stdout.splitlines()
+    shims = [int(r.split()[0]) for r in rows if "containerd-shim" in r and any(c in r for c in ids)]
+    n = max(1, len(ids))
+    return {"containers": len(ids), "cgroup_mib": round(cgroup / n / 2**20, 2),
+            "shim_rss_mib": round(sum(shims) / 1024 / n, 2)}
+
+
 async def _step_for(seconds: float, workers: int, sessions: list[Any], steps_left: list[int], call: Any,
                     action: str) -> tuple[list[float], int]:
     """``workers`` clients stepping ``action`` on the sessions in turn for ``seconds``: the step
@@ -305,6 +331,7 @@ async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_
             "mib_per_session_machine": round((used1 - used0) / max(1, new), 1),
             "mib_per_session_server_rss": round((rss1 - rss0) / max(1, new), 2),
             "machine_used_mib": round(used1, 0), "server_rss_mib": round(rss1, 1),
+            "per_container": _container_mib(pid),
             "step": _ms(samples), "steps_per_s": round(len(samples) / step_seconds, 1), "untimed_resets": resets,
             "loadavg": [round(x, 2) for x in os.getloadavg()]}
         print(f"[{level} sessions] {rows[str(level)]}", file=sys.stderr, flush=True)

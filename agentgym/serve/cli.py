@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
                    help="let clients choose a fault plan per episode (reset options faults) using these kinds "
                         "(or 'all'); it replaces the served faults for that episode. By default clients cannot")
     p.add_argument("--token-file", default=None, help="file with the accepted token(s), one per line")
-    p.add_argument("--max-sessions", type=int, default=64, help="open sessions at once (default 64)")
+    p.add_argument("--max-sessions", type=int, default=512,
+                   help="open sessions at once (default 512; a Docker-backed Coding-v0 session holds about 24 MiB)")
     p.add_argument("--idle-timeout", type=float, default=300.0, help="close a session idle this many seconds")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, help="largest request body or message")
     p.add_argument("--call-timeout", type=float, default=600.0,
