@@ -130,6 +130,8 @@ class BFCLEnv(AgentEnv):
     family: ClassVar[str] = "bfcl"
     image = BFCL_IMAGE
     sandbox_modules = _MODULES
+    call_timeout: float = 10.0
+    """Seconds one API call may run; past it the sandbox is dropped and the episode ends as the agent's failure."""
 
     def __init__(self, *, categories: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(categories=categories, **kwargs)  # split, backend, tiers, ...: see AgentEnv
