@@ -324,7 +324,8 @@ def faults_section(n: Numbers) -> list[str]:
     for name, ev in n.first.items():
         faults: dict[str, Any] = ev.get("faults") or {}
         rec: dict[str, Any] = faults.get("recovery") or {}
-        by_t = (rec.get("all") or next(iter(rec.values()), {})).get("by_t", {}) if rec else {}
+        group: dict[str, Any] = (rec.get("all") or next(iter(rec.values()), {})) if rec else {}
+        by_t = group.get("by_t", {})
         for t in fts:
             d = by_t.get(str(t)) or {}
             rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
