@@ -1,0 +1,147 @@
+"""A family's tools for trainers that call tools: OpenAI-style schemas, a call as an action, and back.
+
+- `tool_schemas(env)`: the env's tools (``tools()``: ToolUse, Browser, MiniWoB) or, for a grammar
+  family, its verbs as tools (Coding: ``view``, ``run``, ``replace``, ``patch``, ``test``,
+  ``revert``, ``submit``; TRL advises against one generic ``step(action)`` tool), or else one
+  ``act`` tool taking an action in the grammar;
+- `call_action(family, name, args)`: a tool call as the action text the env parses (a bad call
+  then costs its turn with the env's own error, exactly as the same text would);
+- `action_call(family, action, schemas)`: an action text as a tool call, e.g. to turn the oracle's
+  trajectories (``env.unwrapped.reference_action()``) into supervised tool-calling data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agentgym.actions import GrammarError, parse_action
+
+__all__ = ["GRAMMAR_TOOLS", "ACT_TOOL", "tool_schemas", "call_action", "action_call", "function"]
+
+
+def _fn(name: str, description: str, params: Mapping[str, tuple[str, str]] = {}, optional: Sequence[str] = ()) -> dict:
+    props = {k: {"type": t, "description": d} for k, (t, d) in params.items()}
+    return {"type": "function", "function": {
+        "name": name, "description": description,
+        "parameters": {"type": "object", "properties": props,
+                       "required": [k for k in params if k not in optional], "additionalProperties": False}}}
+
+
+GRAMMAR_TOOLS: dict[str, list[dict[str, Any]]] = {
+    # Coding-v0's grammar (envs/coding/grammar.py, HELP), one tool per verb; `call_action` renders them back
+    "coding": [
+        _fn("view", "Show a file with line numbers, or only lines start..end of it.",
+            {"path": ("string", "file path in the repository"), "start": ("integer", "first line (from 1)"),
+             "end": ("integer", "last line")}, optional=("start", "end")),
+        _fn("run", "Run a shell command in the repository (10 s limit) and show its output.",
+            {"command": ("string", "the shell command")}),
+        _fn("replace", "Replace lines start..end of a file with new lines; end = start - 1 inserts before start, "
+                       "empty lines deletes the range.",
+            {"path": ("string", "file path"), "start": ("integer", "first line to replace (from 1)"),
+             "end": ("integer", "last line to replace"), "lines": ("string", "the new lines, newline-separated")}),
+        _fn("patch", "Apply a unified diff: '--- a/FILE', '+++ b/FILE', then '@@ -START,COUNT +START,COUNT @@' hunks "
+                     "whose context and '-' lines match the file.",
+            {"diff": ("string", "the unified diff")}),
+        _fn("test", "Run the visible tests."),
+        _fn("revert", "Undo your last edit (replace, patch or revert)."),
+        _fn("submit", "Finish: the hidden tests decide success."),
+    ],
+}
+
+ACT_TOOL = _fn("act", "Take one action in the env's command grammar (the task text describes it).",
+               {"action": ("string", "one action")})
+
+
+def function(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``function`` part of an OpenAI-style tool (or the schema itself when it is bare)."""
+    return schema.get("function", schema)
+
+
+def tool_schemas(env: Any, *, probed: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The tools a tool-calling trainer shows for ``env`` (any wrapper stack, or a `RemoteEnv`).
+
+    ``probed``: the env's ``tools()`` after a reset, for families whose tools are the task's.
+    """
+    base = env.unwrapped
+    family = getattr(base, "family", "")
+    tools = list(probed) if probed is not None else list(base.tools())
+    if tools:
+        return [dict(t) for t in tools]
+    if family in GRAMMAR_TOOLS:
+        return [dict(t) for t in GRAMMAR_TOOLS[family]]
+    return [ACT_TOOL]
+
+
+def call_action(family: str, name: str, args: Mapping[str, Any]) -> str:
+    """The action text a tool call stands for in ``family``'s grammar."""
+    args = {k: v for k, v in args.items() if v is not None}
+    if name == "act":
+        return str(args.get("action", ""))
+    if family == "coding":
+        return _coding_action(name, args)
+    return json.dumps({"tool": name, "args": args}, ensure_ascii=False)
+
+
+def _coding_action(name: str, args: Mapping[str, Any]) -> str:
+    if name == "view":
+        span = ""
+        if "start" in args:
+            span = f" {args['start']}-{args.get('end', args['start'])}"
+        return f"view {args.get('path', '')}{span}"
+    if name == "run":
+        return f"run {args.get('command', '')}"
+    if name == "replace":
+        lines = str(args.get("lines", ""))
+        return f"replace {args.get('path', '')} {args.get('start', '')}-{args.get('end', '')}" + (f"\n{lines}" if lines else "")
+    if name == "patch":
+        return f"patch\n{args.get('diff', '')}"
+    if name in ("test", "revert", "submit", "help") and not args:
+        return name
+    return f"{name} {json.dumps(dict(args))}" if args else name  # the grammar explains what is wrong
+
+
+_SPAN = re.compile(r"^(\d+)(?:\s*-\s*(\d+))?$")
+
+
+def action_call(family: str, action: str, schemas: Sequence[Mapping[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """``(tool name, arguments)`` for an action text; `call_action` of it gives the same action back
+    (up to the grammar's spelling). Raises `ValueError` for text that names no tool."""
+    names = [function(s)["name"] for s in schemas]
+    if family == "coding" and "view" in names:
+        head, _, body = action.lstrip("\n").partition("\n")
+        verb, _, rest = head.strip().partition(" ")
+        rest = rest.strip()
+        if verb == "view":
+            path, _, span = rest.partition(" ")
+            m = _SPAN.match(span.strip())
+            return "view", ({"path": path, "start": int(m.group(1)), "end": int(m.group(2) or m.group(1))} if m
+                            else {"path": path})
+        if verb == "run":
+            return "run", {"command": (rest + ("\n" + body if body else "")).strip()}
+        if verb == "replace":
+            path, _, span = rest.partition(" ")
+            m = _SPAN.match(span.strip())
+            if m is None:
+                raise ValueError(f"not a replace command: {action[:80]!r}")
+            return "replace", {"path": path, "start": int(m.group(1)), "end": int(m.group(2) or m.group(1)),
+                               "lines": body}
+        if verb == "patch":
+            return "patch", {"diff": (rest + "\n" + body) if rest else body}
+        if verb in names:
+            return verb, {}
+        raise ValueError(f"not a Coding command: {action[:80]!r}")
+    if names == ["act"]:
+        return "act", {"action": action}
+    try:
+        call = parse_action(action)
+    except GrammarError as exc:
+        raise ValueError(str(exc)) from None
+    args = dict(call.args)
+    if call.positional:
+        schema = next((function(s) for s in schemas if function(s)["name"] == call.name), None)
+        order = list((schema or {}).get("parameters", {}).get("properties", {}))
+        args.update({k: v for k, v in zip(order, call.positional)})
+    return call.name, args

@@ -1,0 +1,232 @@
+"""TRL: agentgym episodes in ``GRPOTrainer(environment_factory=...)``, budgets and faults chosen per row.
+
+    from agentgym.integrations import trl as agtrl
+    factory = agtrl.environment_factory("agentgym/ToolUse-v0")             # or remote="http://host:8000"
+    rows = agtrl.dataset("agentgym/ToolUse-v0", n=256, budget={"uniform": [2, 16]})   # BudgetMix
+    trainer = GRPOTrainer(model, args=GRPOConfig(max_tool_calling_iterations=16, ...),
+                          train_dataset=rows, environment_factory=factory)
+
+- `environment_factory(env_id, remote=None, **make_kwargs)`: the class TRL instantiates once per
+  rollout (``Cls()``), or, when the env's tools are the task's (ToolUse: one tool set per domain),
+  a dict of classes keyed by group that TRL selects with the dataset's ``environment`` column.
+  Each class has one typed method with an ``Args:`` docstring per tool (`agentgym.integrations.tools`),
+  ``reset(**row)`` reading ``seed``, ``task_id``, ``budget`` and ``faults``, and ``get_reward()``;
+  ``.episode`` (`agentgym.integrations.episode.Episode`) holds the info for ``reward_funcs`` and logs.
+- `dataset(env_id, split=, n=, budget=, faults=, seed=)`: rows with a task and a seed each, T drawn
+  per row from a `RandomBudget` spec (BudgetMix: ``{"uniform": [lo, hi]}``, ``{"loguniform": ...}``),
+  faults cycled over a list of specs (a fault sweep).
+
+TRL's tool loop never asks the env whether to stop: it stops at a reply without a tool call, at
+``max_tool_calling_iterations`` or at the length limits. The env's state and reward are fixed at
+the episode's end (every later call answers `EPISODE_OVER`), but tokens can still be spent: set
+``max_tool_calling_iterations`` to the largest T. TRL itself is not imported here; `dataset`
+needs ``datasets`` (a TRL dependency).
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from agentgym.errors import ConfigError
+from agentgym.integrations import require
+from agentgym.integrations.episode import EPISODE_OVER, Episode
+from agentgym.integrations.tools import GRAMMAR_TOOLS, call_action, function, tool_schemas
+from agentgym.make import make
+from agentgym.wrappers.budget import draw_turns, parse_budget
+
+__all__ = ["environment_factory", "dataset", "AgentGymToolEnv", "tool_method", "EPISODE_OVER", "PROMPT"]
+
+PROMPT = "Solve the task below with the tools. Call one tool per turn."
+"""The user message every row starts with; ``reset`` appends the task's first observation to it."""
+
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list,
+                               "object": dict}
+_RESERVED = ("reset", "get_reward")
+
+
+class AgentGymToolEnv:
+    """Base of the classes `environment_factory` builds: TRL's environment contract over an `Episode`.
+
+    TRL lists the public methods of the class as tools, so the only public names here are
+    ``reset``, ``get_reward`` and the generated tools (``episode`` is a plain attribute).
+    """
+
+    env_id: str = ""
+    remote: str | None = None
+    make_kwargs: Mapping[str, Any] = {}
+    family: str = ""
+    group: str | None = None
+
+    def __init__(self) -> None:
+        self.episode = Episode(self.env_id, remote=self.remote, **self.make_kwargs)
+
+    def reset(self, **row: Any) -> str:
+        """Start the row's episode: ``seed``, ``task_id``, ``budget`` (T) and ``faults`` from the row."""
+        return self.episode.reset(seed=row.get("seed"), task_id=row.get("task_id"), budget=row.get("budget"),
+                                  faults=row.get("faults"))
+
+    def get_reward(self) -> float:
+        """The episode's reward (the verifier's verdict; 0 for work never submitted)."""
+        return float(self.episode.reward)
+
+    def _call(self, name: str, args: Mapping[str, Any]) -> str:
+        return self.episode.step(call_action(self.family, name, args))
+
+
+def tool_method(schema: Mapping[str, Any]) -> Any:
+    """A method for one OpenAI-style tool: typed keyword arguments and a Google-style ``Args:`` docstring
+    (what TRL and transformers read to render the tool), calling `AgentGymToolEnv._call`."""
+    fn = function(schema)
+    name = str(fn["name"])
+    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in _RESERVED:
+        raise ConfigError(f"tool name {name!r} cannot be a TRL tool method (reserved or not an identifier)")
+    params = fn.get("parameters") or {}
+    props: Mapping[str, Any] = params.get("properties") or {}
+    required = set(params.get("required") or ())
+    signature = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    annotations: dict[str, Any] = {}
+    doc_args = []
+    for arg, prop in props.items():
+        if not arg.isidentifier() or keyword.iskeyword(arg) or arg == "self":
+            raise ConfigError(f"tool {name!r}: argument {arg!r} is not a Python identifier")
+        hint: Any = Literal[tuple(prop["enum"])] if prop.get("enum") else _JSON_TYPES.get(prop.get("type", ""), str)
+        annotations[arg] = hint
+        default = inspect.Parameter.empty if arg in required else None
+        signature.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
+        doc_args.append(f"    {arg}: {' '.join(str(prop.get('description') or arg).split())}")
+    annotations["return"] = str
+
+    def method(self: AgentGymToolEnv, **kwargs: Any) -> str:
+        return self._call(name, kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__signature__ = inspect.Signature(signature, return_annotation=str)  # type: ignore[attr-defined]
+    method.__annotations__ = annotations
+    description = " ".join(str(fn.get("description") or name).split())
+    method.__doc__ = description + ("\n\nArgs:\n" + "\n".join(doc_args) if doc_args else "")
+    return method
+
+
+def _tool_class(env_id: str, family: str, schemas: list[dict[str, Any]], group: str | None, remote: str | None,
+                make_kwargs: Mapping[str, Any]) -> type[AgentGymToolEnv]:
+    body: dict[str, Any] = {"env_id": env_id, "remote": remote, "make_kwargs": dict(make_kwargs), "family": family,
+                            "group": group, "__module__": __name__,
+                            "__doc__": f"{env_id}{f' ({group})' if group else ''} for TRL: one method per tool."}
+    for schema in schemas:
+        method = tool_method(schema)
+        body[method.__name__] = method
+    suffix = "".join(c for c in f"{env_id.split('/')[-1]}_{group or ''}".title() if c.isalnum())
+    return type(f"AgentGym{suffix}", (AgentGymToolEnv,), body)
+
+
+_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+def environment_factory(env_id: str, *, remote: str | None = None, **make_kwargs: Any
+                        ) -> type[AgentGymToolEnv] | dict[str, type[AgentGymToolEnv]]:
+    """TRL's ``environment_factory`` for an agentgym id: a class, or a dict of classes keyed by group.
+
+    ``remote``: an ``agentgym serve`` URL (the token from ``AGENTGYM_SERVE_TOKEN[_FILE]``); else the
+    env is built in process with ``make_kwargs`` (`agentgym.make`'s: ``budget``, ``faults``,
+    ``split``, ``backend``...; a row's ``budget``/``faults`` override them per episode).
+
+    Tools the env knows before a reset (Browser, MiniWoB) or a grammar's verbs (Coding) give one
+    class. Tools that are the task's (ToolUse: the domain's) are read by resetting one env on a task
+    of each group, once per process: a dict ``{group: class}``, selected per row by the
+    ``environment`` column that `dataset` writes.
+    """
+    make_kwargs.setdefault("help_in_observation", False)  # TRL renders the tools' schemas itself
+    key = (env_id, remote, repr(sorted(make_kwargs.items())))
+    if key in _CACHE:
+        return _CACHE[key]
+    local = make(env_id, **({} if remote is not None else make_kwargs))  # no sandbox starts before a reset
+    family = getattr(local.unwrapped, "family", "")
+    try:
+        if not _tools_per_task(local):
+            out: Any = _tool_class(env_id, family, tool_schemas(local), None, remote, make_kwargs)
+        else:
+            probed = _probe_groups(env_id, local, remote, make_kwargs)
+            if list(probed) == [""]:  # no groups: the first task's tools stand for all
+                out = _tool_class(env_id, family, probed[""], None, remote, make_kwargs)
+            else:
+                out = {group: _tool_class(env_id, family, schemas, group, remote, make_kwargs)
+                       for group, schemas in probed.items()}
+    finally:
+        local.close()
+    _CACHE[key] = out
+    return out
+
+
+def _tools_per_task(env: Any) -> bool:
+    """Whether the env's tools are known only after a reset: no tools before it, and no grammar verbs."""
+    return not env.unwrapped.tools() and getattr(env.unwrapped, "family", "") not in GRAMMAR_TOOLS
+
+
+def _probe_groups(env_id: str, local: Any, remote: str | None, make_kwargs: Mapping[str, Any]
+                  ) -> dict[str, list[dict[str, Any]]]:
+    """Each group's tools, from one reset on a task of that group (one env, one sandbox)."""
+    first: dict[str, str] = {}
+    tasks = local.unwrapped.tasks
+    for split in tasks.splits:
+        allowed = set(tasks.ids(split))
+        for task_id, _tier, group in tasks.catalog(split):
+            if task_id in allowed:
+                first.setdefault(group, task_id)
+    probe = Episode(env_id, remote=remote, **({} if remote is not None else make_kwargs))
+    out = {}
+    try:
+        for group, task_id in first.items():
+            probe.reset(seed=0, task_id=task_id)
+            served: Any = probe.env  # a family env under wrappers, or a RemoteEnv: both answer tools()
+            out[group] = tool_schemas(served, probed=served.unwrapped.tools())
+    finally:
+        probe.close()
+    return out
+
+
+def dataset(env_id: str, split: str = "train", n: int = 64, *, budget: Any = None,
+            faults: str | Sequence[str] | None = None, seed: int = 0, prompt: str = PROMPT,
+            **env_kwargs: Any) -> Any:
+    """A ``datasets.Dataset`` of ``n`` rows for `environment_factory`'s classes, seeded.
+
+    Each row: ``prompt`` (one user message), ``task_id`` (uniform over ``split``'s tasks, narrowed by
+    ``env_kwargs`` such as ``tiers=``/``domains=``), ``seed``, ``budget`` (T drawn per row from a
+    `RandomBudget` spec, or None: the env's own), ``faults`` (row i gets ``faults[i % len(faults)]``
+    for a list, the spec itself for a string, None for none) and, for an env whose tools are the
+    task's, ``environment`` (the task's group, which selects the class).
+    """
+    datasets = require("datasets", "agentgym.integrations.trl.dataset")
+    if not isinstance(n, int) or n < 1:
+        raise ConfigError(f"n={n!r}; expected an int >= 1 (rows)")
+    env = make(env_id, **env_kwargs)
+    try:
+        base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no task set)
+        tasks = base.tasks
+        ids = list(tasks.ids(tasks.check_split(split)))
+        group_of = {task_id: group for task_id, _tier, group in tasks.catalog(split)}
+        grouped = _tools_per_task(env) and bool(tasks.all_groups)
+    finally:
+        env.close()
+    sampler, top = parse_budget(budget) if budget is not None else (None, 0)
+    plans = [faults] if faults is None or isinstance(faults, str) else list(faults)
+    if not plans:
+        raise ConfigError("faults=[]; give at least one spec (\"\" for none)")
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "budget": [], "faults": []}
+    if grouped:
+        rows["environment"] = []
+    for i in range(n):
+        task_id = ids[int(rng.integers(len(ids)))]
+        rows["prompt"].append([{"role": "user", "content": prompt + "\n\n"}])
+        rows["task_id"].append(task_id)
+        rows["seed"].append(int(rng.integers(2**31)))
+        rows["budget"].append(None if sampler is None else draw_turns(sampler, rng, top, "dataset", "budget"))
+        rows["faults"].append(plans[i % len(plans)] or None)
+        if grouped:
+            rows["environment"].append(group_of[task_id])
+    return datasets.Dataset.from_dict(rows)

@@ -1,0 +1,168 @@
+"""TRL adapter: the generated classes, the dataset, and TRL's own GRPOTrainer running on them.
+
+The GRPO tests train a 64-wide, 2-layer model for two optimisation steps with the real trainer;
+its ``generate`` is scripted (`support.tiny_lm.ScriptedToolCalls`) so that tool calls happen from
+the first step: the oracle's next action as a tool call, or, on rows given T=3, a tool call that
+never ends the episode, to show agentgym ends it after 3 whatever the model does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+import pytest
+
+pytest.importorskip("trl")
+pytest.importorskip("datasets")
+
+from agentgym.integrations import trl as agtrl
+from agentgym.integrations.episode import EPISODE_OVER
+from agentgym.integrations.tools import action_call, call_action, tool_schemas
+
+LOCAL = {"backend": "local"}
+
+
+def tools_of(cls: type) -> list[str]:
+    """What TRL exposes as tools: the class's public functions but reset and get_reward."""
+    return sorted(n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+                  if not n.startswith("_") and n not in ("reset", "get_reward"))
+
+
+def test_schemas_round_trip_through_transformers():
+    from transformers.utils import get_json_schema
+
+    factory = agtrl.environment_factory("agentgym/ToolUse-v0", **LOCAL)
+    assert sorted(factory) == ["retail", "travel"]
+    env = factory["retail"]()
+    schema = get_json_schema(env.cancel_order)["function"]
+    assert schema["parameters"]["required"] == ["order_id", "reason"]
+    assert schema["parameters"]["properties"]["reason"]["enum"] == ["no longer needed", "ordered by mistake"]
+    assert "finish" in tools_of(factory["retail"]) and "get_order" in tools_of(factory["retail"])
+    assert "search_flights" in tools_of(factory["travel"]) and "get_order" not in tools_of(factory["travel"])
+    coding = agtrl.environment_factory("agentgym/Coding-v0", **LOCAL)
+    assert tools_of(coding) == ["patch", "replace", "revert", "run", "submit", "test", "view"]
+    assert get_json_schema(coding().view)["function"]["parameters"]["required"] == ["path"]
+
+
+def test_coding_verbs_parse_as_the_grammar():
+    from agentgym.core import BadArguments
+    from agentgym.envs.coding.grammar import parse
+
+    calls = {"view": {"path": "a.py", "start": 2, "end": 4}, "run": {"command": "ls -l"},
+             "replace": {"path": "a.py", "start": 3, "end": 3, "lines": "x = 1\ny = 2"},
+             "patch": {"diff": "--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n"},
+             "test": {}, "revert": {}, "submit": {}}
+    for name, args in calls.items():
+        action = call_action("coding", name, args)
+        parsed = parse(action)
+        assert not isinstance(parsed, BadArguments) and parsed.name == name, action
+        back = action_call("coding", action, [{"function": {"name": n}} for n in calls])
+        assert back == (name, args)
+    assert isinstance(parse(call_action("coding", "view", {})), BadArguments)  # a bad call costs its turn
+
+
+def test_episode_ends_at_budget_and_then_refuses():
+    factory = agtrl.environment_factory("agentgym/ToolUse-v0", **LOCAL)
+    rows = agtrl.dataset("agentgym/ToolUse-v0", n=1, budget=3, **LOCAL)
+    row = rows[0]
+    env = factory[row["environment"]]()
+    first = env.reset(**row)
+    assert "3 turns" in first
+    for _ in range(3):
+        text = env.calculate(expression="1 + 1")
+    assert "budget of 3 turns is spent" in text and env.episode.truncated
+    assert env.episode.info["budget"] == 3
+    for _ in range(2):
+        assert env.calculate(expression="2 + 2") == EPISODE_OVER
+        assert env.finish(answer="done") == EPISODE_OVER
+    assert env.episode.turns == 3 and env.episode.calls_after_end == 4 and env.get_reward() == 0.0
+
+
+def test_dataset_draws_budgets_per_row_and_cycles_faults():
+    rows = agtrl.dataset("agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3,
+                         faults=["", "tool_error@turn=1"])
+    assert set(rows.column_names) == {"prompt", "task_id", "seed", "budget", "faults"}
+    assert 2 <= min(rows["budget"]) and max(rows["budget"]) <= 16 and len(set(rows["budget"])) > 5
+    assert rows["faults"][:4] == [None, "tool_error@turn=1", None, "tool_error@turn=1"]
+    again = agtrl.dataset("agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3,
+                          faults=["", "tool_error@turn=1"])
+    assert again.to_list() == rows.to_list()
+    assert agtrl.dataset("agentgym/Coding-v0", n=3)["budget"] == [None] * 3
+
+
+def test_missing_trainer_package_names_the_extra(monkeypatch):
+    import sys
+
+    from agentgym.errors import ConfigError
+
+    monkeypatch.setitem(sys.modules, "datasets", None)
+    with pytest.raises(ConfigError, match=r"pip install 'agentgym\[trainers\]'"):
+        agtrl.dataset("agentgym/Coding-v0", n=1)
+
+
+# ---------------------------------------------------------------------------------------- GRPO
+
+
+def oracle_or_loop(env_instance) -> tuple[str, dict] | None:
+    """The oracle's next action as a tool call; on a T=3 row, never a call that ends the episode."""
+    episode = env_instance.episode
+    base = episode.env.unwrapped
+    schemas = tool_schemas(episode.env, probed=base.tools())
+    if episode.info.get("budget") == 3:
+        return ("test", {}) if base.family == "coding" else ("calculate", {"expression": "1 + 1"})
+    if episode.done:
+        return None
+    return action_call(base.family, base.reference_action(), schemas)
+
+
+def run_grpo(env_id: str, tmp_path, *, budget, max_iterations: int) -> tuple[list[dict], object]:
+    from trl import GRPOConfig, GRPOTrainer
+
+    from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer, tiny_model
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    tokenizer = smollm2_tokenizer()
+    model = tiny_model(tokenizer)
+    factory = agtrl.environment_factory(env_id, **LOCAL)
+    rows = agtrl.dataset(env_id, n=4, budget=budget, seed=1, **LOCAL)
+    episodes: list[dict] = []
+
+    def log_episodes(environments, **_):  # what a user's reward_funcs see: the episode on the instance
+        episodes.extend(e.episode.summary() for e in environments)
+        return [0.0] * len(environments)
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=4, num_generations=2,
+        max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-3, beta=0.0,
+        logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, seed=0, dataloader_num_workers=0,
+        disable_tqdm=True)
+    trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
+                          processing_class=tokenizer, environment_factory=factory)
+    scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, oracle_or_loop)
+    scripted.install(trainer.model)
+    before = [p.detach().clone() for p in trainer.model.parameters()]
+    trainer.train()
+    assert trainer.state.global_step == 2
+    assert any((p.detach() != b).any() for p, b in zip(trainer.model.parameters(), before)), "no weight moved"
+    assert scripted.calls > 0
+    return episodes, trainer
+
+
+@pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0"])
+def test_grpo_trains_two_steps_through_the_adapter(env_id, tmp_path):
+    episodes, trainer = run_grpo(env_id, tmp_path, budget={"choice": [3, 12]}, max_iterations=12)
+    assert len(episodes) == 8  # 2 steps x 2 prompts x 2 generations
+    tool_calls = sum(e["turns"] + e["calls_after_end"] for e in episodes)
+    assert tool_calls > 0 and sum(e["turns"] for e in episodes) > 0  # the calls reached agentgym
+    short = [e for e in episodes if e["budget"] == 3]
+    long = [e for e in episodes if e["budget"] == 12]
+    assert short and long
+    for e in short:  # the model kept calling: agentgym ended the episode after 3, TRL stopped at 12
+        assert e["turns"] == 3 and e["truncated"] and not e["success"]
+        assert e["calls_after_end"] == 12 - 3
+    assert any(e["success"] for e in long)  # the oracle's calls solve tasks through the tool methods
+    for e in long:
+        assert e["calls_after_end"] == 0 and e["turns"] <= 12
+    metrics = trainer.state.log_history
+    assert any(m.get("tools/call_frequency", 0) > 0 for m in metrics), metrics
