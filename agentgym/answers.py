@@ -76,7 +76,7 @@ _NEGATIONS = frozenset("cannot can't couldn't won't wouldn't didn't haven't hadn
 _DECLINES = frozenset("decline declined declining refuse refused refusing".split())
 _FILLER = frozenset("be been able to allowed permitted going ahead and actually really currently yet now just "
                     "further anymore personally directly simply still even at all you your for from here there "
-                    "please unfortunately sadly proceed with".split()) - {"proceed"}
+                    "please unfortunately sadly with".split())
 _SENTENCE = re.compile(r"[.;!?\n]+(?:\s|$)|:\s")
 _VALUE_NOUN = re.compile(r"\b(?:amount|price|total|fare|fee|charge|sum|figure|value|number|rate|cost)\b")
 _THIS, _GENERAL = "this", "general"
@@ -112,7 +112,8 @@ _UNCHANGED = (
     re.compile(r"\b(?:left|leave|leaving|kept|keep|keeping|remains?|remained|stays?|stayed|is still|are still)\s+"
                r"(?:[\w']+\s+){0,4}?(?:unchanged|untouched|as (?:it|they) (?:is|are|was|were)|as is|the same|alone|"
                r"in place|as before)\b"),
-    re.compile(r"\bnothing (?!else\b)(?:[\w']+ ){0,2}?(?:was|has been|have been|got|is|were|'s been)\s+(?:\w+)"),
+    re.compile(r"\bnothing (?!else\b)(?:[\w']+ ){0,2}?(?:was|has been|have been|got|is|were|'s been)\s+"
+               r"(?:\w+ed|done|made|set|taken)\b"),
     re.compile(r"\bno (?:changes?|updates?|action)\s+(?:[\w']+ ){0,2}?(?:made|done|taken)\b"),
     re.compile(r"\b(?:did not|didn't|does not|doesn't|has not|hasn't|have not|haven't|was not|wasn't|were not|"
                r"weren't|could not|couldn't|will not|won't)\s+(?:\w+ )?(?:go through|work|succeed|happen|take effect)\b"),
