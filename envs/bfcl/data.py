@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import keyword
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -152,8 +153,12 @@ def render(call: Call) -> str:
 
 
 def render_python(call: Call) -> str:
-    """A call as BFCL's decoded model output (Python literals), for BFCL's own checker."""
+    """A call as BFCL's decoded model output (Python literals), for BFCL's own checker (which ``eval``s
+    it): the name and argument names must be identifiers, the values are literals' ``repr``."""
     name, positional, kwargs = call
+    for word in (name, *(k for k, _ in kwargs)):
+        if not word.isidentifier() or keyword.iskeyword(word):
+            raise ValueError(f"{word[:40]!r} is not an identifier: it cannot go into a call string")
     parts = [repr(v) for v in positional] + [f"{k}={v!r}" for k, v in kwargs]
     return f"{name}({','.join(parts)})"
 

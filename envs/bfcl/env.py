@@ -12,6 +12,7 @@ turn is among the agent's results so far.
 from __future__ import annotations
 
 import json
+import keyword
 from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
@@ -187,6 +188,10 @@ class BFCLEnv(AgentEnv):
         if call.name not in self._callable:
             raise ActionError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(self._tools))}, plus reply, "
                               "finish and help")
+        bad_names = [k for k in call.args if not k.isidentifier() or keyword.iskeyword(k)]
+        if bad_names:  # a JSON call's keys are free text: never let one become code in BFCL's call strings
+            return BadArguments(call.name, tool=call.name,
+                                error=f"bad arguments for {call.name}: {bad_names[0][:40]!r} is not an argument name")
         values = list(call.positional) + list(call.args.values())
         if not all(_is_json(v) for v in values):
             return BadArguments(call.name, tool=call.name,

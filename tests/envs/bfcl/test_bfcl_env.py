@@ -87,6 +87,12 @@ def test_agent_text_is_never_evaluated(env, tmp_path):
         obs, reward, terminated, _, info = env.step(attack)
         assert obs["text"].startswith("error:") and not terminated, (attack, obs["text"])
     assert not marker.exists()
+    # a JSON call's keys are free text; as argument names they would become code in BFCL's call strings
+    sneaky = json.dumps({"tool": "cd", "args": {f"x=__import__('os').system('touch {marker}'),y": 1}})
+    obs, *_ = env.step(sneaky)
+    assert "is not an argument name" in obs["text"]
+    with pytest.raises(ValueError, match="not an identifier"):
+        data.render_python(("cd", (), (("x=1,y", 1),)))
     obs, *_ = env.step("cd(folder=('a', 'b'))")  # a tuple is not a JSON value: refused, not run
     assert "JSON values" in obs["text"]
     assert env.call_log()[0] == []
