@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any, ClassVar
@@ -75,7 +76,9 @@ def _short(doc: dict[str, Any]) -> str:
 
 
 def _is_json(value: Any) -> bool:
-    if value is None or isinstance(value, (str, bool, int, float)):
+    if isinstance(value, float):
+        return math.isfinite(value)  # NaN and Infinity are not JSON values (Python's json reads them)
+    if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, list):
         return all(_is_json(v) for v in value)

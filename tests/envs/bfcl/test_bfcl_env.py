@@ -93,6 +93,8 @@ def test_agent_text_is_never_evaluated(env, tmp_path):
     assert "is not an argument name" in obs["text"]
     with pytest.raises(ValueError, match="not an identifier"):
         data.render_python(("cd", (), (("x=1,y", 1),)))
+    obs, *_ = env.step('{"tool": "cd", "args": {"folder": NaN}}')  # Python's json reads NaN; JSON has none
+    assert "JSON values" in obs["text"]
     obs, *_ = env.step("cd(folder=('a', 'b'))")  # a tuple is not a JSON value: refused, not run
     assert "JSON values" in obs["text"]
     assert env.call_log()[0] == []
