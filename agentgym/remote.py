@@ -8,6 +8,9 @@ built; the episode runs over one WebSocket (OpenEnv's ``/ws`` protocol), opened 
 ``reset``, so building the env (as `AsyncVectorEnv` does once in the parent) opens no session.
 Observations are decoded into the server's spaces, so the same seed gives the same trajectory
 as a local env. The reward is whatever the server's verifier decided: a client cannot send one.
+``reset(options={"budget": T, "faults": SPEC})`` chooses one episode's budget and faults within
+the bounds the server was started with (``--client-budget``, ``--client-faults``); outside them,
+or for an option key the env does not read, the server refuses and this raises `ConfigError`.
 
 Failures are typed: a server that cannot be reached, dies mid-episode or stops answering
 raises `ServerUnreachable`, a server-side sandbox failure `RemoteInfrastructureError`, and an

@@ -7,6 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import gymnasium as gym
 import pytest
@@ -15,11 +18,13 @@ import agentgym
 from agentgym.errors import ConfigError
 from agentgym.registration import ENTRY_POINT
 from agentgym.remote import RemoteEnv
+from agentgym.sandbox.docker import docker_client
 from agentgym.serve.app import ServeConfig
 from agentgym.serve.cli import config_from, register
 from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import ClientBounds
 from serve_helpers import TOKEN, http, mcp_client, rpc, ws
+from support.docker import require_docker
 
 KV_ID = "agentgym-test/KVServe-v0"
 if KV_ID not in gym.registry:
@@ -204,3 +209,39 @@ def test_cli_flags_become_the_bounds():
         with pytest.raises(SystemExit):
             parser.parse_args(["serve", KV_ID, *bad])
     assert json.loads(json.dumps(list(ClientBounds((2, 3)).budget))) == [2, 3]
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+def test_one_server_holds_32_docker_sessions_started_and_closed_in_parallel():
+    """The 512-session figure is benchmarks/serve.py --concurrency; this keeps the path honest at 32:
+    sessions reset at once (sandboxes started in the server's worker threads), each with its own T,
+    then all closed at once, leaving no container of this process."""
+    require_docker("agentgym/coding:latest")
+    n = 32
+    config = ServeConfig(client=ClientBounds((2, 32), ("tool_error",)))
+    srv = ServerThread(["agentgym/Coding-v0"], {"backend": "docker"}, token=TOKEN, config=config, mcp=False).start()
+    envs = [RemoteEnv(srv.url, token=TOKEN) for _ in range(n)]
+    try:
+        with ThreadPoolExecutor(16) as pool:
+            infos = list(pool.map(lambda i: envs[i].reset(seed=i, options={"budget": 2 + i % 31})[1], range(n)))
+            assert [info["budget"] for info in infos] == [2 + i % 31 for i in range(n)]
+            assert len(srv.table) == n and len(managed()) == n
+            steps = list(pool.map(lambda env: env.step("test")[4], envs))
+            assert all(info["turns_left"] == info["budget"] - 1 for info in steps)
+            list(pool.map(lambda env: env.close(), envs))
+        deadline = time.monotonic() + 120
+        while (managed() or len(srv.table)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert managed() == [] and len(srv.table) == 0
+    finally:
+        for env in envs:
+            env.close()
+        srv.stop()
+
+
+def managed() -> list[str]:
+    """Containers this process's sandboxes started that still exist."""
+    # the low-level listing: one call, no per-container inspect to race a removal
+    return [c["Id"] for c in docker_client().api.containers(
+        all=True, filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})]
