@@ -140,7 +140,8 @@ def environment_factory(env_id: str, *, remote: str | None = None, **make_kwargs
     of each group, once per process: a dict ``{group: class}``, selected per row by the
     ``environment`` column that `dataset` writes.
     """
-    make_kwargs.setdefault("help_in_observation", False)  # TRL renders the tools' schemas itself
+    if remote is None:  # a served env's text is the server's: serve it with help_in_observation=False
+        make_kwargs.setdefault("help_in_observation", False)  # TRL renders the tools' schemas itself
     key = (env_id, remote, repr(sorted(make_kwargs.items())))
     if key in _CACHE:
         return _CACHE[key]

@@ -23,6 +23,10 @@ from typing import Any
 
 import pytest
 
+# everything here is offline: no hub look-ups, no telemetry
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WHEEL_VERSION = "0.1.2"
 
@@ -68,16 +72,19 @@ def tiny_model(tokenizer: Any, *, seed: int = 0) -> Any:
     return transformers.LlamaForCausalLM(config)
 
 
-Policy = Callable[[Any], tuple[str, dict[str, Any]] | None]
-"""``policy(env_instance) -> (tool, arguments)``, or None to answer without a tool call."""
+Policy = Callable[[Any, int], tuple[str, dict[str, Any]] | None]
+"""``policy(env_instance, index) -> (tool, arguments)``, or None to answer without a tool call;
+``index`` is the instance's place among the trainer's (the rollout's row in the batch)."""
 
 
 class ScriptedToolCalls:
     """``model.generate`` that writes ``<tool_call>{"name", "arguments"}</tool_call>`` for each row.
 
-    ``environments()`` returns the trainer's current instances; a row belongs to the instance whose
-    ``episode.last_text`` ends its prompt (instances of one prompt with the same history are in the
-    same state, so any of them answers alike). ``calls`` counts the tool calls written.
+    ``environments()`` returns the trainer's current instances, in the batch's order. A row belongs
+    to the first instance not yet given a row in this call whose ``episode.last_text`` ends the row's
+    prompt: TRL generates for the batch's rows (or, in its tool loop, those that called a tool) in
+    order, so instances with the same history are matched in order too. ``calls`` counts the tool
+    calls written.
     """
 
     def __init__(self, tokenizer: Any, environments: Callable[[], Sequence[Any]], policy: Policy) -> None:
@@ -88,21 +95,22 @@ class ScriptedToolCalls:
         model.generate = self
         return model
 
-    def _instance(self, prompt: str) -> Any:
-        tail = prompt.rsplit("<|im_start|>assistant", 1)[0]
-        matches = [e for e in self.environments() if e.episode.last_text and e.episode.last_text.strip() in tail[-len(
-            e.episode.last_text) - 200:]]
-        if not matches:
-            raise AssertionError(f"no environment instance ends this prompt: ...{tail[-300:]!r}")
-        return matches[0]
+    def _instance(self, prompt: str, taken: set[int]) -> tuple[Any, int]:
+        tail = prompt.rsplit("<|im_start|>assistant", 1)[0][-400:]
+        for index, env in enumerate(self.environments()):
+            text = env.episode.last_text.strip()
+            if index not in taken and text and text[-200:] in tail:
+                taken.add(index)
+                return env, index
+        raise AssertionError(f"no environment instance ends this prompt: ...{tail[-300:]!r}")
 
     def __call__(self, input_ids: Any = None, attention_mask: Any = None, **_: Any) -> Any:
         import torch
 
-        rows = []
+        rows, taken = [], set()
         for ids, mask in zip(input_ids, attention_mask):
             prompt = self.tokenizer.decode(ids[mask.bool()], skip_special_tokens=False)
-            call = self.policy(self._instance(prompt))
+            call = self.policy(*self._instance(prompt, taken))
             if call is None:
                 text = "Done."
             else:

@@ -65,3 +65,32 @@ def test_budget_from_extras_truncates_whatever_the_model_says():
             True, True]
     finally:
         env.close()
+
+
+def test_oracle_and_budget_against_a_loopback_server(monkeypatch):
+    import secrets
+
+    from agentgym.serve.app import ServeConfig
+    from agentgym.serve.server import ServerThread
+    from agentgym.serve.sessions import ClientBounds
+
+    token = secrets.token_urlsafe(32)
+    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", token)
+    config = ServeConfig(client=ClientBounds(budget=(2, 32)))
+    with ServerThread(["agentgym/ToolUse-v0"], LOCAL, token=token, config=config) as srv:
+
+        def served_oracle() -> str:  # the model is the oracle of the one env the server holds
+            (session,) = srv.table.find(lambda s: s.env is not None and not s.closed)
+            return session.env.unwrapped.reference_action()
+
+        for budget, solved in ((20, True), (3, False)):
+            env = skyrl_gym.make("agentgym/ToolUse-v0", env_config={"remote": srv.url},
+                                 extras={"seed": 2, "budget": budget, "max_turns": 99})
+            try:
+                _chat, outputs = rollout(env, served_oracle)
+                assert outputs[-1]["done"] and bool(outputs[-1]["metadata"]["success"]) is solved
+                assert outputs[-1]["metadata"]["budget"] == budget
+                if not solved:
+                    assert len(outputs) == 3 and outputs[-1]["metadata"]["episode"]["truncated"]
+            finally:
+                env.close()

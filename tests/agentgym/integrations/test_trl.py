@@ -104,28 +104,35 @@ def test_missing_trainer_package_names_the_extra(monkeypatch):
 # ---------------------------------------------------------------------------------------- GRPO
 
 
-def oracle_or_loop(env_instance) -> tuple[str, dict] | None:
-    """The oracle's next action as a tool call; on a T=3 row, never a call that ends the episode."""
+def scripted_policy(env_instance, index: int) -> tuple[str, dict] | None:
+    """On a T=3 row, a tool call that never ends the episode; else the oracle's next action as a tool
+    call for even rollouts and an early, wrong submission for odd ones (so GRPO sees rewards differ)."""
     episode = env_instance.episode
     base = episode.env.unwrapped
-    schemas = tool_schemas(episode.env, probed=base.tools())
+    coding = base.family == "coding"
     if episode.info.get("budget") == 3:
-        return ("test", {}) if base.family == "coding" else ("calculate", {"expression": "1 + 1"})
+        return ("test", {}) if coding else ("calculate", {"expression": "1 + 1"})
     if episode.done:
         return None
-    return action_call(base.family, base.reference_action(), schemas)
+    if index % 2:
+        return ("submit", {}) if coding else ("finish", {"answer": "done"})
+    return action_call(base.family, base.reference_action(), tool_schemas(episode.env, probed=base.tools()))
 
 
-def run_grpo(env_id: str, tmp_path, *, budget, max_iterations: int) -> tuple[list[dict], object]:
+def run_grpo(env_id: str, tmp_path, *, max_iterations: int) -> tuple[list[dict], object]:
+    """Two GRPO steps, each on one prompt x 2 generations: a row given T=3 and a row given T=12."""
+    import torch
     from trl import GRPOConfig, GRPOTrainer
 
     from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer, tiny_model
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.set_num_threads(2)
     tokenizer = smollm2_tokenizer()
     model = tiny_model(tokenizer)
     factory = agtrl.environment_factory(env_id, **LOCAL)
-    rows = agtrl.dataset(env_id, n=4, budget=budget, seed=1, **LOCAL)
+    rows = agtrl.dataset(env_id, n=2, budget={"choice": [3, 12]}, seed=0, **LOCAL)
+    assert sorted(rows["budget"]) == [3, 12]
     episodes: list[dict] = []
 
     def log_episodes(environments, **_):  # what a user's reward_funcs see: the episode on the instance
@@ -133,13 +140,13 @@ def run_grpo(env_id: str, tmp_path, *, budget, max_iterations: int) -> tuple[lis
         return [0.0] * len(environments)
 
     args = GRPOConfig(
-        output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=4, num_generations=2,
-        max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-3, beta=0.0,
-        logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, seed=0, dataloader_num_workers=0,
-        disable_tqdm=True)
+        output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=2, num_generations=2,
+        max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-2, beta=0.0,
+        gradient_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, seed=0,
+        dataloader_num_workers=0, disable_tqdm=True)
     trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
                           processing_class=tokenizer, environment_factory=factory)
-    scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, oracle_or_loop)
+    scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, scripted_policy)
     scripted.install(trainer.model)
     before = [p.detach().clone() for p in trainer.model.parameters()]
     trainer.train()
@@ -151,18 +158,41 @@ def run_grpo(env_id: str, tmp_path, *, budget, max_iterations: int) -> tuple[lis
 
 @pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0"])
 def test_grpo_trains_two_steps_through_the_adapter(env_id, tmp_path):
-    episodes, trainer = run_grpo(env_id, tmp_path, budget={"choice": [3, 12]}, max_iterations=12)
-    assert len(episodes) == 8  # 2 steps x 2 prompts x 2 generations
-    tool_calls = sum(e["turns"] + e["calls_after_end"] for e in episodes)
-    assert tool_calls > 0 and sum(e["turns"] for e in episodes) > 0  # the calls reached agentgym
+    episodes, trainer = run_grpo(env_id, tmp_path, max_iterations=12)
+    assert len(episodes) == 4  # 2 steps x 1 prompt x 2 generations
+    assert sum(e["turns"] for e in episodes) > 0  # the tool calls reached agentgym
     short = [e for e in episodes if e["budget"] == 3]
     long = [e for e in episodes if e["budget"] == 12]
-    assert short and long
+    assert len(short) == len(long) == 2
     for e in short:  # the model kept calling: agentgym ended the episode after 3, TRL stopped at 12
         assert e["turns"] == 3 and e["truncated"] and not e["success"]
         assert e["calls_after_end"] == 12 - 3
-    assert any(e["success"] for e in long)  # the oracle's calls solve tasks through the tool methods
+    assert sorted(e["success"] for e in long) == [False, True]  # the oracle's calls solved it, the early submit not
     for e in long:
         assert e["calls_after_end"] == 0 and e["turns"] <= 12
     metrics = trainer.state.log_history
-    assert any(m.get("tools/call_frequency", 0) > 0 for m in metrics), metrics
+    assert any(float(m.get("tools/call_frequency", 0)) > 0 for m in metrics), metrics
+
+
+def test_factory_against_a_loopback_server(monkeypatch):
+    import secrets
+
+    from agentgym.serve.app import ServeConfig
+    from agentgym.serve.server import ServerThread
+    from agentgym.serve.sessions import ClientBounds
+
+    token = secrets.token_urlsafe(32)
+    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", token)
+    config = ServeConfig(client=ClientBounds(budget=(2, 32), faults=("tool_error",)))
+    with ServerThread(["agentgym/Coding-v0"], LOCAL, token=token, config=config) as srv:
+        cls = agtrl.environment_factory("agentgym/Coding-v0", remote=srv.url)
+        assert tools_of(cls) == ["patch", "replace", "revert", "run", "submit", "test", "view"]
+        env = cls()
+        env.reset(seed=0, budget=3, faults="tool_error@turn=1")
+        assert "error" in env.test()  # the row's fault plan, on the server
+        env.view(path="missing.py")
+        assert "budget of 3 turns is spent" in env.test()
+        assert env.submit() == EPISODE_OVER and env.episode.truncated and env.get_reward() == 0.0
+        with pytest.raises(Exception, match="budget"):  # outside the operator's bounds: refused
+            env.reset(seed=0, budget=40)
+        env.episode.close()

@@ -1,0 +1,35 @@
+"""verifiers 0.4's OpenEnv task set drives a loopback ``agentgym serve``, one reset (with its own
+budget) per task: ``vf-eval`` in a venv of its own (verifiers pins ``mcp==2.0.0``), the oracle as
+the chat model (`verifiers_rollout`). Building the venv takes minutes, so the test is slow."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+
+import pytest
+from verifiers_rollout import build_venv, run_vf_eval
+
+from agentgym.serve.app import ServeConfig
+from agentgym.serve.server import ServerThread
+from agentgym.serve.sessions import ClientBounds
+
+
+@pytest.mark.slow
+def test_vf_eval_plays_oracle_episodes_with_per_task_budgets(tmp_path):
+    vpython = build_venv(tmp_path / "venv", sys.executable)
+    token = secrets.token_urlsafe(32)
+    config = ServeConfig(client=ClientBounds(budget=(2, 32)))  # agentgym serve ... --client-budget 2-32
+    # the same task twice: with T=16 the oracle solves it; with T=3 the server ends the episode after 3 steps
+    resets = [{"seed": 2, "options": {"budget": 16}}, {"seed": 2, "options": {"budget": 3}}]
+    with ServerThread(["agentgym/ToolUse-v0"], {"backend": "local"}, token=token, config=config) as srv:
+        proc, traces, chat = run_vf_eval(vpython, srv, token, resets, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    by_budget = {t["task"]["data"]["reset"]["options"]["budget"]: t["traces"][0] for t in traces}
+    assert sorted(by_budget) == [3, 16]
+    solved, cut = by_budget[16], by_budget[3]
+    assert not solved["errors"] and not cut["errors"]
+    assert solved["rewards"]["openenv_reward"]["score"] == 1.0  # the oracle solved it through verifiers' loop
+    assert len(solved["calls"]) > 3
+    assert cut["rewards"]["openenv_reward"]["score"] == 0.0 and len(cut["calls"]) == 3  # T=3 honoured
+    assert len(chat.actions) == len(solved["calls"]) + 3
