@@ -233,14 +233,15 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         return self._done
 
 
+_ENTRY_POINT = "baselines.budget_env:BudgetChoiceEnv"  # a string, so specs serialise
 if ENV_ID not in gym.registry:
-    gym.register(ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True)
+    gym.register(ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True)
 SMALL_RECOVER_ENV_ID = "agentgym-test/BudgetRecoverSmall-v0"
 """`RECOVER_ENV_ID` with three patches (the clue right 60% of the time): small enough for a
 trainer test to learn its best policy in seconds."""
 if SMALL_RECOVER_ENV_ID not in gym.registry:
-    gym.register(SMALL_RECOVER_ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True,
+    gym.register(SMALL_RECOVER_ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True,
                  kwargs={"n": 3, "stacking": True, "test_false_negative": 0.1})
 if RECOVER_ENV_ID not in gym.registry:
-    gym.register(RECOVER_ENV_ID, entry_point=BudgetChoiceEnv, disable_env_checker=True,
+    gym.register(RECOVER_ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True,
                  kwargs={"stacking": True, "test_false_negative": 0.1})
