@@ -31,7 +31,7 @@ class DecisionRecorder:
         self._first_right: int | None = None
         self._commits = 0
         self._trace: list[str] = []
-        self._keys: set[tuple] = set()
+        self._keys: set[tuple | None] = set()  # patch_key of each patch so far (None: a bare `patch`)
 
     def seed(self, seed: int) -> None:
         fn = getattr(self.agent, "seed", None)
@@ -73,7 +73,8 @@ class DecisionRecorder:
         return out
 
 
-def trace_label(action: str, events: list[dict[str, Any]] | None, solution: frozenset[str], keys: set[tuple]) -> str:
+def trace_label(action: str, events: list[dict[str, Any]] | None, solution: frozenset[str],
+                keys: set[tuple | None]) -> str:
     """One step of an episode trace (diagnosis only: it reads the task's solution, which the agent never sees).
 
     ``P+`` a patch of the reference solution, ``P-`` a wrong one, ``*`` appended when the same

@@ -20,6 +20,7 @@ import hashlib
 import json
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import agentgym
@@ -44,9 +45,14 @@ experiment are often run on both."""
 
 
 def _package_roots() -> list[tuple[str, Path]]:
-    return [(name, Path(mod.__file__).resolve().parent)
+    return [(name, _folder(mod))
             for name, mod in (("agentgym", agentgym), ("envs", agentgym.envs), ("wrappers", agentgym.wrappers),
                               ("baselines", baselines))]
+
+
+def _folder(package: ModuleType) -> Path:
+    assert package.__file__ is not None  # a regular package (its __init__.py), not a namespace one
+    return Path(package.__file__).resolve().parent
 
 
 def source_digest() -> str:
