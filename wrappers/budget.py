@@ -377,18 +377,41 @@ class TimeLimitGuard(gym.Wrapper, RecordConstructorArgs):
     returns, so nothing at construction can see it; its truncation sets only ``truncated``:
     no verdict, no ``turns_left``, no failure label. The agentgym entry point puts this guard
     outermost, and its first reset looks up the call stack for a `TimeLimit` wrapping it.
+
+    A first reset refused (a `ConfigError`: a reset option out of range or unknown) would leave
+    Gymnasium's `PassiveEnvChecker` above marked as checked with no reset data, so the first
+    step would fail inside it; the guard re-arms the checker's first-reset check instead.
     """
 
     def __init__(self, env: gym.Env) -> None:
         RecordConstructorArgs.__init__(self)
         gym.Wrapper.__init__(self, env)
         self._checked = False
+        self._reset_once = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if not self._checked:
             self._refuse_time_limit()
             self._checked = True
-        return self.env.reset(seed=seed, options=options)
+        try:
+            out = self.env.reset(seed=seed, options=options)
+        except ConfigError:
+            if not self._reset_once:
+                self._rearm_env_checker()
+            raise
+        self._reset_once = True
+        return out
+
+    def _rearm_env_checker(self) -> None:
+        frame: FrameType | None = sys._getframe(2)
+        for _ in range(64):
+            if frame is None:
+                return
+            outer = frame.f_locals.get("self")
+            if isinstance(outer, gym.wrappers.PassiveEnvChecker) and _wraps(outer, self):
+                outer.checked_reset = False  # its first reset is checked again, data kept for the first step
+                return
+            frame = frame.f_back
 
     def _refuse_time_limit(self) -> None:
         frame: FrameType | None = sys._getframe(2)

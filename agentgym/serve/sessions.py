@@ -92,6 +92,26 @@ def _options(value: Any) -> dict[str, Any] | None:
     return dict(value)
 
 
+RESET_FIELDS = ("seed", "episode_id", "options", "session_id")
+"""Fields of a reset request; any other is an env option (OpenEnv sends custom reset parameters
+beside ``seed``, agentgym's client nests them in ``options``)."""
+
+
+def _reset_options(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The env's reset options: ``options`` and any field beside OpenEnv's own (``{"seed": 1,
+    "budget": 6}`` as OpenEnv clients send custom parameters), which the env then checks like any
+    option, refusing the keys it does not read."""
+    options = _options(data.get("options"))
+    beside = {str(k): v for k, v in data.items() if k not in RESET_FIELDS}
+    if not beside:
+        return options
+    twice = sorted(set(beside) & set(options or {}))
+    if twice:
+        raise RequestError(f"reset options {twice} given both in 'options' and beside it; give each once",
+                           "VALIDATION_ERROR", "ConfigError")
+    return {**(options or {}), **beside}
+
+
 @dataclass(frozen=True)
 class ClientBounds:
     """What a client may choose in ``reset(options=...)`` (``agentgym serve --client-budget 2-32
@@ -230,7 +250,7 @@ class Session:
 
     # ---------------------------------------------------------------- env calls (in a worker thread)
     def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        seed, options = _seed(data.get("seed")), _options(data.get("options"))
+        seed, options = _seed(data.get("seed")), _reset_options(data)
         if options:
             self.endpoint.client.check(options)
         episode_id = data.get("episode_id")

@@ -183,9 +183,12 @@ def test_malformed_messages_get_errors_and_the_session_survives(small_server):
 
 
 def test_a_client_cannot_send_a_reward(small_server):
-    """Reward, done and info fields in a request are ignored: only the server's verifier decides."""
+    """Reward, done and info fields in a step are ignored, and in a reset refused (an unknown reset
+    option): only the server's verifier decides."""
     with ws(small_server.url) as conn:
-        rpc(conn, {"type": "reset", "data": {"seed": 0, "reward": 1.0}})
+        refused = rpc(conn, {"type": "reset", "data": {"seed": 0, "reward": 1.0}})
+        assert refused["type"] == "error" and "unknown reset option 'reward'" in refused["data"]["message"]
+        rpc(conn, {"type": "reset", "data": {"seed": 0}})
         answer = rpc(conn, {"type": "step", "data": {"action": "submit", "reward": 1.0, "done": True,
                                                      "info": {"success": True}, "terminated": True}})
         assert answer["data"]["reward"] == 0.0 and answer["data"]["info"]["success"] is False

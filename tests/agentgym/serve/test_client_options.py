@@ -245,3 +245,20 @@ def managed() -> list[str]:
     # the low-level listing: one call, no per-container inspect to race a removal
     return [c["Id"] for c in docker_client().api.containers(
         all=True, filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})]
+
+
+def test_openenv_clients_send_the_options_beside_the_seed(bounded):
+    """OpenEnv's clients send custom reset parameters as fields beside ``seed`` (``reset(**kwargs)``)."""
+    conn = ws(bounded.url)
+    try:
+        out = rpc(conn, {"type": "reset", "data": {"seed": 0, "budget": 5, "faults": "", "task_id": "kv/3"}})
+        assert out["data"]["info"]["budget"] == 5 and out["data"]["info"]["task_id"] == "kv/3"
+        out = rpc(conn, {"type": "reset", "data": {"seed": 0, "budget": 5, "options": {"budget": 3}}})
+        assert out["type"] == "error" and "given both" in out["data"]["message"]
+        out = rpc(conn, {"type": "reset", "data": {"seed": 0, "budjet": 5}})
+        assert out["type"] == "error" and "unknown reset option 'budjet'" in out["data"]["message"]
+    finally:
+        conn.close()
+    status, out = http(bounded.url + "/reset", {"seed": 1, "budget": 3})
+    assert status == 200 and out["info"]["budget"] == 3
+    http(bounded.url + "/close", {"session_id": out["session_id"]})
