@@ -86,7 +86,7 @@ def test_help_and_schemas_come_from_one_table():
     ("noop(500)", "noop", {}), ("hover('b8')", "noop", {}), ("clear('996')", "fill", {"id": 996, "text": ""}),
     ("go_back()", "back", {}), ("go_forward()", "forward", {}), ("forward()", "forward", {}),
     ("go_forward", "forward", {}), ("scroll(-50.2, -100.5)", "scroll", {"direction": "up"}),
-    ("report_infeasible('there is no email field')", "finish", {"answer": "there is no email field"}),
+    ("report_infeasible('there is no email field')", "finish", {"answer": "there is no email field", "refused": True}),
 ])
 def test_browsergym_examples_keep_their_meaning(text, name, args):
     parsed = A.parse(text)
