@@ -60,13 +60,15 @@ def function(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema.get("function", schema)
 
 
-def tool_schemas(env: Any, *, probed: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+def tool_schemas(env: Any, *, probed: Sequence[Mapping[str, Any]] | None = None,
+                 family: str | None = None) -> list[dict[str, Any]]:
     """The tools a tool-calling trainer shows for ``env`` (any wrapper stack, or a `RemoteEnv`).
 
-    ``probed``: the env's ``tools()`` after a reset, for families whose tools are the task's.
+    ``probed``: the env's ``tools()`` after a reset, for families whose tools are the task's;
+    ``family``: the env's family when ``env`` cannot say (a `RemoteEnv`).
     """
     base = env.unwrapped
-    family = getattr(base, "family", "")
+    family = family or getattr(base, "family", "")
     tools = list(probed) if probed is not None else list(base.tools())
     if tools:
         return [dict(t) for t in tools]

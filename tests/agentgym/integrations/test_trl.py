@@ -156,6 +156,8 @@ def run_grpo(env_id: str, tmp_path, *, max_iterations: int) -> tuple[list[dict],
     return episodes, trainer
 
 
+@pytest.mark.slow  # Coding-v0 took 3.3 min and ToolUse-v0 over 10 (its tool schemas make 2k-token prompts) on the shared 2-core machine
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0"])
 def test_grpo_trains_two_steps_through_the_adapter(env_id, tmp_path):
     episodes, trainer = run_grpo(env_id, tmp_path, max_iterations=12)
