@@ -217,18 +217,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--episodes", type=int, default=4, help="oracle episodes per id and adapter")
     p.add_argument("--grpo-steps", type=int, default=4, help="GRPO steps per id for the share")
     p.add_argument("--no-grpo", action="store_true", help="skip the GRPO share")
+    p.add_argument("--grpo-ids", default=",".join(IDS), help="ids for the GRPO share, comma-separated")
+    p.add_argument("--no-calls", action="store_true", help="skip the per-call figures")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
     out: dict[str, Any] = {"load_average": [round(x, 2) for x in os.getloadavg()], "per_call": {}, "grpo": {}}
     token = secrets.token_urlsafe(32)
     os.environ["AGENTGYM_SERVE_TOKEN"] = token
-    for env_id in IDS:
+    for env_id in [] if args.no_calls else IDS:
         out["per_call"][f"{env_id} in process"] = per_call(env_id, args.episodes, None)
         with server(env_id, token, "local") as (url, _pid):
             out["per_call"][f"{env_id} loopback"] = per_call(env_id, args.episodes, url)
     if not args.no_grpo:
-        for env_id in IDS:
+        for env_id in args.grpo_ids.split(","):
             out["grpo"][env_id] = grpo_share(env_id, args.grpo_steps)
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:

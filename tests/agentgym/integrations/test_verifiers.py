@@ -1,6 +1,8 @@
 """verifiers 0.4's OpenEnv task set drives a loopback ``agentgym serve``, one reset (with its own
 budget) per task: ``vf-eval`` in a venv of its own (verifiers pins ``mcp==2.0.0``), the oracle as
-the chat model (`verifiers_rollout`). Building the venv takes minutes, so the test is slow."""
+the chat model (`verifiers_rollout`). Building the venv took 15-20 min on the shared 2-core machine
+(it is kept in agentgym's cache folder for the next run; the rollouts take about 2 min), so the
+test is slow."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from agentgym.serve.sessions import ClientBounds
 
 @pytest.mark.slow
 def test_vf_eval_plays_oracle_episodes_with_per_task_budgets(tmp_path):
-    vpython = build_venv(tmp_path / "venv", sys.executable)
+    vpython = build_venv(sys.executable)
     token = secrets.token_urlsafe(32)
     config = ServeConfig(client=ClientBounds(budget=(2, 32)))  # agentgym serve ... --client-budget 2-32
     # the same task twice: with T=16 the oracle solves it; with T=3 the server ends the episode after 3 steps

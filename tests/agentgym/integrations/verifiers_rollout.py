@@ -11,7 +11,9 @@ each with its own ``options`` (``task_id``, ``budget``, ``faults``).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,15 +25,24 @@ VERIFIERS = ["verifiers[openenv]==0.4.0", "openenv==0.4.1", "uv"]
 """openenv pinned: pip backtracks through its releases otherwise; uv runs verifiers' chat program."""
 
 
-def build_venv(folder: Path, python: str) -> str:
-    """A fresh venv with verifiers' OpenEnv extra; returns its python."""
-    subprocess.run([python, "-m", "venv", str(folder)], check=True, timeout=120)
-    vpython = str(folder / "bin" / "python")
-    pip = subprocess.run([vpython, "-m", "pip", "install", "-q", *VERIFIERS], capture_output=True, text=True,
-                         timeout=1500)
+def build_venv(python: str) -> str:
+    """A venv with verifiers' OpenEnv extra, built once per requirement set and kept in agentgym's cache
+    folder (building it takes minutes); returns its python."""
+    key = hashlib.sha256(" ".join(VERIFIERS).encode()).hexdigest()[:12]
+    root = Path(os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"))
+    folder = root / "venvs" / f"verifiers-{key}"
+    vpython = folder / "bin" / "python"
+    if (folder / "bin" / "vf-eval").exists() and (folder / "bin" / "uv").exists():
+        return str(vpython)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=120)
+    pip = subprocess.run([str(vpython), "-m", "pip", "install", "-q", *VERIFIERS], capture_output=True, text=True,
+                         timeout=2400)
     if pip.returncode != 0:
+        (folder / "bin" / "vf-eval").unlink(missing_ok=True)
         raise RuntimeError(pip.stderr[-3000:])
-    return vpython
+    return str(vpython)
 
 
 def eval_config(server_url: str, token: str, chat_url: str, resets: Sequence[dict[str, Any]]) -> dict[str, Any]:
