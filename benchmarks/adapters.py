@@ -152,11 +152,15 @@ def _family(env_id: str) -> str:
     return env_id.split("/")[1].split("-")[0].lower()
 
 
-def grpo_share(env_id: str, steps: int) -> dict[str, Any]:
+def grpo_share(env_id: str, steps: int, completion_only: bool = False) -> dict[str, Any]:
     """agentgym's share of each GRPO step's wall time (the trainer tests' tiny model and scripted calls)."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     sys.path.insert(0, os.path.join(ROOT, "tests", "agentgym", "integrations"))
     import torch
+    import trl.trainer.utils
+
+    if completion_only:  # without Triton TRL scores every position; see tests/agentgym/integrations/test_trl.py
+        trl.trainer.utils._use_triton = lambda device: True  # type: ignore[attr-defined]
     from test_trl import scripted_policy
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
@@ -219,6 +223,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--no-grpo", action="store_true", help="skip the GRPO share")
     p.add_argument("--grpo-ids", default=",".join(IDS), help="ids for the GRPO share, comma-separated")
     p.add_argument("--no-calls", action="store_true", help="skip the per-call figures")
+    p.add_argument("--completion-only", action="store_true",
+                   help="score only completion positions in TRL's fused LM head, as on GPUs (the tests do)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -231,7 +237,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             out["per_call"][f"{env_id} loopback"] = per_call(env_id, args.episodes, url)
     if not args.no_grpo:
         for env_id in args.grpo_ids.split(","):
-            out["grpo"][env_id] = grpo_share(env_id, args.grpo_steps)
+            out["grpo"][env_id] = grpo_share(env_id, args.grpo_steps, args.completion_only)
     out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:
         print(json.dumps(out, indent=1))
