@@ -94,3 +94,16 @@ def test_oracle_and_budget_against_a_loopback_server(monkeypatch):
                     assert len(outputs) == 3 and outputs[-1]["metadata"]["episode"]["truncated"]
             finally:
                 env.close()
+
+
+def test_missing_skyrl_gym_names_the_extra(monkeypatch):
+    import importlib
+    import sys
+
+    from agentgym.errors import ConfigError
+
+    monkeypatch.setitem(sys.modules, "skyrl_gym", None)
+    monkeypatch.setitem(sys.modules, "skyrl_gym.envs.base_text_env", None)
+    monkeypatch.delitem(sys.modules, "agentgym.integrations.skyrl")
+    with pytest.raises(ConfigError, match=r"pip install 'agentgym\[trainers\]'"):
+        importlib.import_module("agentgym.integrations.skyrl")
