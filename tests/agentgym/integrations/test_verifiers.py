@@ -1,8 +1,9 @@
 """verifiers 0.4's OpenEnv task set drives a loopback ``agentgym serve``, one reset (with its own
 budget) per task: ``vf-eval`` in a venv of its own (verifiers pins ``mcp==2.0.0``), the oracle as
-the chat model (`verifiers_rollout`). Building the venv took 15-20 min on the shared 2-core machine
-(it is kept in agentgym's cache folder for the next run; the rollouts take about 2 min), so the
-test is slow."""
+the chat model (`verifiers_rollout`). The venv is installed from a resolved list of packages
+(``verifiers-lock.txt``: about 2 min on the shared 2-core machine; pip's own resolution took 15-20)
+and kept in agentgym's cache folder for the next run; the rollouts take about 1 min, so the test
+is slow."""
 
 from __future__ import annotations
 

@@ -23,12 +23,15 @@ from support.fake_chat import ScriptedChat, reply, serve
 
 VERIFIERS = ["verifiers[openenv]==0.4.0", "openenv==0.4.1", "uv"]
 """openenv pinned: pip backtracks through its releases otherwise; uv runs verifiers' chat program."""
+LOCK = Path(__file__).with_name("verifiers-lock.txt")
+"""`VERIFIERS` resolved once: every package at its version, installed with ``--no-deps`` (pip's
+resolver took 15-20 minutes here on these requirements; the locked install about 2)."""
 
 
 def build_venv(python: str) -> str:
-    """A venv with verifiers' OpenEnv extra, built once per requirement set and kept in agentgym's cache
-    folder (building it takes minutes); returns its python."""
-    key = hashlib.sha256(" ".join(VERIFIERS).encode()).hexdigest()[:12]
+    """A venv with verifiers' OpenEnv extra from `LOCK`, built once per lock and kept in agentgym's
+    cache folder (building it takes about 2 minutes); returns its python."""
+    key = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:12]
     root = Path(os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"))
     folder = root / "venvs" / f"verifiers-{key}"
@@ -37,8 +40,8 @@ def build_venv(python: str) -> str:
         return str(vpython)
     folder.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=120)
-    pip = subprocess.run([str(vpython), "-m", "pip", "install", "-q", *VERIFIERS], capture_output=True, text=True,
-                         timeout=2400)
+    pip = subprocess.run([str(vpython), "-m", "pip", "install", "-q", "--no-deps", "-r", str(LOCK)],
+                         capture_output=True, text=True, timeout=1200)
     if pip.returncode != 0:
         (folder / "bin" / "vf-eval").unlink(missing_ok=True)
         raise RuntimeError(pip.stderr[-3000:])
