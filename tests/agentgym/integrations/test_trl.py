@@ -119,8 +119,21 @@ def scripted_policy(env_instance, index: int) -> tuple[str, dict] | None:
     return action_call(base.family, base.reference_action(), tool_schemas(episode.env, probed=base.tools()))
 
 
-def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int) -> tuple[list[dict], object]:
-    """Two GRPO steps, each on one prompt x 2 generations: a row given T=3 and a row given T=12."""
+def remote_policy(env_instance, index: int) -> tuple[str, dict] | None:
+    """Coding-v0 over the wire (no oracle on the client): on a T=3 row, tests forever; else even
+    rollouts test twice then submit, odd ones submit at once (so the turn-count reward differs)."""
+    episode = env_instance.episode
+    if episode.info.get("budget") == 3:
+        return ("test", {})
+    if episode.done:
+        return None
+    return ("test", {}) if index % 2 == 0 and episode.turns < 2 else ("submit", {})
+
+
+def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
+             remote: str | None = None) -> tuple[list[dict], object]:
+    """Two GRPO steps, each on one prompt x 2 generations: a row given T=3 and a row given T=12
+    (against ``remote``, an ``agentgym serve`` URL, when given)."""
     import torch
     import trl.trainer.utils
     from trl import GRPOConfig, GRPOTrainer
@@ -136,13 +149,15 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int) -> tupl
     torch.set_num_threads(2)
     tokenizer = smollm2_tokenizer()
     model = tiny_model(tokenizer)
-    factory = agtrl.environment_factory(env_id, **LOCAL)
+    factory = agtrl.environment_factory(env_id, remote=remote) if remote else agtrl.environment_factory(env_id, **LOCAL)
     rows = agtrl.dataset(env_id, n=2, budget={"choice": [3, 12]}, seed=0, **LOCAL)
     assert sorted(rows["budget"]) == [3, 12]
     episodes: list[dict] = []
 
     def log_episodes(environments, **_):  # what a user's reward_funcs see: the episode on the instance
         episodes.extend(e.episode.summary() for e in environments)
+        if remote:  # no success to tell rollouts apart over the wire here: fewer turns score higher
+            return [-0.1 * e.episode.turns for e in environments]
         return [0.0] * len(environments)
 
     args = GRPOConfig(
@@ -152,7 +167,7 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int) -> tupl
         dataloader_num_workers=0, disable_tqdm=True)
     trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
                           processing_class=tokenizer, environment_factory=factory)
-    scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, scripted_policy)
+    scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, remote_policy if remote else scripted_policy)
     scripted.install(trainer.model)
     before = [p.detach().clone() for p in trainer.model.parameters()]
     trainer.train()
@@ -180,6 +195,32 @@ def test_grpo_trains_two_steps_through_the_adapter(env_id, tmp_path, monkeypatch
         assert e["calls_after_end"] == 0 and e["turns"] <= 12
     metrics = trainer.state.log_history
     assert any(float(m.get("tools/call_frequency", 0)) > 0 for m in metrics), metrics
+
+
+@pytest.mark.slow  # about 50 s on the shared 2-core machine
+@pytest.mark.timeout(1800)
+def test_grpo_trains_two_steps_against_a_loopback_server(tmp_path, monkeypatch):
+    """The same GRPO run with every env served by `agentgym serve`: the rows' budgets are chosen by
+    the trainer within the operator's bounds and honoured on the server."""
+    import secrets
+
+    from agentgym.serve.app import ServeConfig
+    from agentgym.serve.server import ServerThread
+    from agentgym.serve.sessions import ClientBounds
+
+    token = secrets.token_urlsafe(32)
+    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", token)
+    config = ServeConfig(client=ClientBounds(budget=(2, 32), faults=("tool_error",)))
+    with ServerThread(["agentgym/Coding-v0"], LOCAL, token=token, config=config) as srv:
+        episodes, trainer = run_grpo("agentgym/Coding-v0", tmp_path, monkeypatch, max_iterations=12, remote=srv.url)
+    assert len(episodes) == 4
+    short = [e for e in episodes if e["budget"] == 3]
+    long = [e for e in episodes if e["budget"] == 12]
+    assert len(short) == len(long) == 2
+    for e in short:  # the server ended the episode after 3 calls; TRL kept calling until 12
+        assert e["turns"] == 3 and e["truncated"] and e["calls_after_end"] == 12 - 3
+    assert sorted(e["turns"] for e in long) == [1, 3] and all(e["terminated"] for e in long)
+    assert any(float(m.get("tools/call_frequency", 0)) > 0 for m in trainer.state.log_history)
 
 
 def test_factory_against_a_loopback_server(monkeypatch):
