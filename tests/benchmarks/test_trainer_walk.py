@@ -76,15 +76,24 @@ def test_route_visits_and_returns(tmp_path: Path, trainer_walk) -> None:
         "baselines/main.py:main",
         "baselines/loop.py:train",
         "baselines/model.py:Model.__init__",
+        "<< loop.py",
         "baselines/helpers.py:tidy",
+        "<< loop.py",
         "baselines/helpers.py:label",
+        "<< loop.py",
         "baselines/model.py:Model.step   << back",
+        "<< loop.py",
         "baselines/model.py:make",
+        "<< loop.py",
+        "<< main.py",
         "baselines/helpers.py:report   << back",
+        "<< main.py",
     ]
     assert r["files"] == 4 and r["functions"] == 8
     # main, loop, model, helpers (tidy+label), model again, helpers (report)
     assert r["visits"] == 6 and r["returns"] == 2
+    # back to the caller's file after each callee in another file: 5 times to loop.py, 2 to main.py
+    assert r["caller_returns"] == 7 and r["all_returns"] == 9
     assert r["returns_per_file"] == {"baselines/model.py": 1, "baselines/helpers.py": 1}
 
 

@@ -170,7 +170,11 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
     scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, remote_policy if remote else scripted_policy)
     scripted.install(trainer.model)
     before = [p.detach().clone() for p in trainer.model.parameters()]
-    trainer.train()
+    try:
+        trainer.train()
+    finally:  # TRL keeps its env instances and never closes them: their sandboxes are ours to close
+        for instance in trainer.environments or []:
+            instance.episode.close()
     assert trainer.state.global_step == 2
     assert any((p.detach() != b).any() for p, b in zip(trainer.model.parameters(), before)), "no weight moved"
     assert scripted.calls > 0

@@ -6,8 +6,18 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+import serve_helpers
 from agentgym.serve.server import ServerThread
 from serve_helpers import LOCAL_IDS, TOY_ID, backend_for, start
+
+
+@pytest.fixture(autouse=True)
+def held_before() -> Iterator[None]:
+    """Sandboxes this process held before the test (see `serve_helpers.HELD_BEFORE`)."""
+    serve_helpers.HELD_BEFORE = set()
+    serve_helpers.HELD_BEFORE = set(serve_helpers.leftovers())
+    yield
+    serve_helpers.HELD_BEFORE = set()
 
 
 @pytest.fixture(scope="module")

@@ -56,11 +56,18 @@ def backend_for(env_id: str) -> str:
 LOCAL_IDS = [i for i in IDS if "local" in getattr(family_class(i), "backends", ("local",))]
 
 
+HELD_BEFORE: set[str] = set()
+"""What this process held when the running test started (``conftest.held_before``): a leak check
+judges the server under test, not a sandbox an earlier test of the whole suite left open."""
+
+
 def leftovers(pid: int | None = None) -> list[str]:
-    """Local sandbox folders and Docker channel folders this process still holds."""
+    """Local sandbox folders and Docker channel folders this process still holds, less those held
+    before the running test started."""
     pid = os.getpid() if pid is None else pid
     tmp = tempfile.gettempdir()
-    return glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
+    found = glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
+    return [f for f in found if f not in HELD_BEFORE]
 
 
 def start(ids: list[str] | None = None, kwargs: dict | None = None, **config: object) -> ServerThread:
