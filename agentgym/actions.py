@@ -32,7 +32,7 @@ from agentgym.core import ActionError, BadArguments, ParsedAction  # BadArgument
 __all__ = [
     "Param", "ToolSpec", "tool_schema", "signature", "render_call",
     "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
-    "strip_action_tag", "calls_in_reply", "finish_answer", "finish_args", "parse_tool_action",
+    "strip_action_tag", "calls_in_reply", "finish_answer", "finish_args", "builtin_or_call", "parse_tool_action",
 ]
 
 
@@ -368,10 +368,9 @@ def finish_args(call: Call) -> dict[str, Any]:
             **({"refused": refused} if refused is not None else {})}
 
 
-def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
-    """A family's whole `_parse` when its actions are tool calls: ``help``, ``finish("answer")``, or
-    a call of one of ``specs`` with checked arguments (`BadArguments` when they do not fit: still a
-    call of that tool). Anything else raises `ActionError` saying what was expected."""
+def builtin_or_call(text: str) -> ParsedAction | Call:
+    """The head every call-style family's `_parse` shares: ``help`` and ``finish(...)`` as parsed
+    actions, any other call as the `Call` for the family to check; a grammar error is an `ActionError`."""
     try:
         call = parse_action(text)
         if call.name == "help":
@@ -380,6 +379,16 @@ def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
             return ParsedAction("finish", finish_args(call))
     except GrammarError as exc:
         raise ActionError(str(exc)) from None
+    return call
+
+
+def parse_tool_action(text: str, specs: Mapping[str, ToolSpec]) -> ParsedAction:
+    """A family's whole `_parse` when its actions are tool calls: ``help``, ``finish("answer")``, or
+    a call of one of ``specs`` with checked arguments (`BadArguments` when they do not fit: still a
+    call of that tool). Anything else raises `ActionError` saying what was expected."""
+    call = builtin_or_call(text)
+    if isinstance(call, ParsedAction):
+        return call
     spec = specs.get(call.name)
     if spec is None:
         raise ActionError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(specs))}, plus finish and help")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.actions import GrammarError, finish_args, parse_action
+from agentgym.actions import builtin_or_call
 from agentgym.core import ActionError, AgentEnv, BadArguments, Outcome, ParsedAction, menu_of
 from agentgym.envs.bfcl import data
 from agentgym.envs.bfcl.tasks import INTRO, REPLY_CANNOT, REPLY_DONE, BFCLTasks
@@ -175,14 +175,9 @@ class BFCLEnv(AgentEnv):
         return f"{INTRO}\n\nUser: {e.turns[0]}"
 
     def _parse(self, action: str) -> ParsedAction:
-        try:
-            call = parse_action(action)
-            if call.name == "help":
-                return ParsedAction("help")
-            if call.name == "finish":
-                return ParsedAction("finish", finish_args(call))
-        except GrammarError as exc:
-            raise ActionError(str(exc)) from None
+        call = builtin_or_call(action)
+        if isinstance(call, ParsedAction):
+            return call
         if call.name == "reply":
             values = list(call.positional) + [v for k, v in call.args.items() if k == "message"]
             if len(values) > 1 or set(call.args) - {"message"} or not all(isinstance(v, str) for v in values):
