@@ -31,13 +31,7 @@ from agentgym.envs.bfcl.tasks import CATEGORIES
 _spec = importlib.util.spec_from_file_location("agentgym_bench_envs", Path(__file__).with_name("envs.py"))
 _envs = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_envs)
-pct, cgroup_memory_mib = _envs._pct, _envs._cgroup_memory_mib
-
-
-def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start
+pct, cgroup_memory_mib, _timed = _envs._pct, _envs._cgroup_memory_mib, _envs.timed
 
 
 def run(categories: list[str], split: str, budget: float, backend: str) -> dict[str, Any]:

@@ -42,6 +42,13 @@ def _pct(xs: list[float]) -> dict[str, float | int | None]:
     return {"p50": round(float(np.percentile(arr, 50)), 3), "p95": round(float(np.percentile(arr, 95)), 3), "n": len(xs)}
 
 
+def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """``fn(*args, **kwargs)`` and the seconds it took (the family benchmarks' one timer)."""
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - start
+
+
 def _verb(action: str) -> str:
     """The action's name: the first word, the name before ``(`` or a JSON call's ``"tool"``."""
     text = action.strip()
