@@ -96,6 +96,14 @@ class TaskSet(ABC):
         """Every task of ``split`` as (id, tier, group), in a fixed order; ``group`` is "" without groups."""
         raise NotImplementedError(f"{type(self).__name__} lists its tasks in catalog() or overrides ids()")
 
+    def tool_groups(self, split: str) -> Iterator[tuple[str, str]]:
+        """Every task of ``split`` as (id, tool group), in a fixed order: the tasks of one tool group
+        show the same tools, and the first one listed shows all of them at reset (a trainer that
+        fixes its tools per class, TRL, reads them there). The catalog's group by default (ToolUse's
+        domains); a family whose groups are not tool sets overrides it (BFCL: its API classes)."""
+        for task_id, _tier, group in self.catalog(split):
+            yield task_id, group
+
     def ids(self, split: str = "train", tier: str | None = None) -> Sequence[str]:
         """Every task id in ``split`` (of one ``tier``, if given) this task set holds, in a fixed order."""
         key = (self.check_split(split), tier)

@@ -7,8 +7,9 @@
                           train_dataset=rows, environment_factory=factory)
 
 - `environment_factory(env_id, remote=None, **make_kwargs)`: the class TRL instantiates once per
-  rollout (``Cls()``), or, when the env's tools are the task's (ToolUse: one tool set per domain),
-  a dict of classes keyed by group that TRL selects with the dataset's ``environment`` column.
+  rollout (``Cls()``), or, when the env's tools are the task's (ToolUse: one tool set per domain;
+  BFCL: per set of API classes), a dict of classes keyed by tool group (`TaskSet.tool_groups`) that
+  TRL selects with the dataset's ``environment`` column.
   Each class has one typed method with an ``Args:`` docstring per tool (`agentgym.integrations.tools`),
   ``reset(**row)`` reading ``seed``, ``task_id``, ``budget`` and ``faults``, and ``get_reward()``;
   ``.episode`` (`agentgym.integrations.episode.Episode`) holds the info for ``reward_funcs`` and logs.
@@ -136,9 +137,9 @@ def environment_factory(env_id: str, *, remote: str | None = None, **make_kwargs
     ``split``, ``backend``...; a row's ``budget``/``faults`` override them per episode).
 
     Tools the env knows before a reset (Browser, MiniWoB) or a grammar's verbs (Coding) give one
-    class. Tools that are the task's (ToolUse: the domain's) are read by resetting one env on a task
-    of each group, once per process: a dict ``{group: class}``, selected per row by the
-    ``environment`` column that `dataset` writes.
+    class. Tools that are the task's (ToolUse: the domain's; BFCL: the API classes') are read by
+    resetting one env on a task of each tool group, once per process: a dict ``{group: class}``,
+    selected per row by the ``environment`` column that `dataset` writes.
     """
     if remote is None:  # a served env's text is the server's: serve it with help_in_observation=False
         make_kwargs.setdefault("help_in_observation", False)  # TRL renders the tools' schemas itself
@@ -170,14 +171,16 @@ def _tools_per_task(env: Any) -> bool:
 
 def _probe_groups(env_id: str, local: Any, remote: str | None, make_kwargs: Mapping[str, Any]
                   ) -> dict[str, list[dict[str, Any]]]:
-    """Each group's tools, from one reset on a task of that group (one env, one sandbox)."""
-    first: dict[str, str] = {}
+    """Each tool group's tools (`TaskSet.tool_groups`), from one reset on the first task listed for it
+    (one env, one sandbox), for the groups of the env's tasks."""
     tasks = local.unwrapped.tasks
-    for split in tasks.splits:
-        allowed = set(tasks.ids(split))
-        for task_id, _tier, group in tasks.catalog(split):
-            if task_id in allowed:
-                first.setdefault(group, task_id)
+    listed = [pair for split in tasks.splits for pair in tasks.tool_groups(split)]
+    held = {task_id for split in tasks.splits for task_id in tasks.ids(split)}
+    wanted = {group for task_id, group in listed if task_id in held}
+    first: dict[str, str] = {}
+    for task_id, group in listed:  # the first listed shows every tool (a BFCL miss_func task withholds one)
+        if group in wanted:
+            first.setdefault(group, task_id)
     probe = Episode(env_id, remote=remote, **({} if remote is not None else make_kwargs))
     out = {}
     try:
@@ -199,7 +202,7 @@ def dataset(env_id: str, split: str = "train", n: int = 64, *, budget: Any = Non
     ``env_kwargs`` such as ``tiers=``/``domains=``), ``seed``, ``budget`` (T drawn per row from a
     `RandomBudget` spec, or None: the env's own), ``faults`` (row i gets ``faults[i % len(faults)]``
     for a list, the spec itself for a string, None for none) and, for an env whose tools are the
-    task's, ``environment`` (the task's group, which selects the class).
+    task's, ``environment`` (the task's tool group, which selects the class).
     """
     datasets = require("datasets", "agentgym.integrations.trl.dataset")
     if not isinstance(n, int) or n < 1:
@@ -209,8 +212,8 @@ def dataset(env_id: str, split: str = "train", n: int = 64, *, budget: Any = Non
         base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no task set)
         tasks = base.tasks
         ids = list(tasks.ids(tasks.check_split(split)))
-        group_of = {task_id: group for task_id, _tier, group in tasks.catalog(split)}
-        grouped = _tools_per_task(env) and bool(tasks.all_groups)
+        group_of = dict(tasks.tool_groups(split))
+        grouped = _tools_per_task(env) and any(group_of[task_id] for task_id in ids)
     finally:
         env.close()
     sampler, top = parse_budget(budget) if budget is not None else (None, 0)

@@ -302,6 +302,9 @@ class BFCLEnv(AgentEnv):
         return "\n".join(lines)
 
     def tools(self) -> list[dict[str, Any]]:
+        """The tools shown now, and ``reply``; none before a reset (they are the task's classes')."""
+        if self.entry is None:
+            return []
         return [openai_schema(doc) for doc in self._tools.values()] + [REPLY_SCHEMA]
 
     def call_log(self) -> list[list[list[str]]]:

@@ -4,19 +4,23 @@ Task ids read ``bfcl/<category>/<index>`` (``bfcl/miss_param/17`` is BFCL's
 ``multi_turn_miss_param_17``). The four categories are variants of the same 200 scenarios (they
 share the index, mostly the first question and the initial state), so the split is by scenario:
 all four variants of a scenario are in the same split, by a stable hash of ``bfcl/<index>``.
-Tiers: ``one_api`` (one class involved) and ``two_apis``.
+Tiers: ``one_api`` (one class involved) and ``two_apis``. Tool groups (`BFCLTasks.tool_groups`): the
+task's set of API classes (``GorillaFileSystem+TwitterAPI``), the same in all four variants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_split
 
+if TYPE_CHECKING:  # the data module loads BFCL's files: imported when a task is listed, not when registered
+    from agentgym.envs.bfcl.data import Entry
+
 __all__ = ["BFCLTasks", "CATEGORIES", "TEST_FRACTION", "INTRO", "REPLY_DONE", "REPLY_CANNOT", "category_env_id",
-           "scenario_split"]
+           "scenario_split", "class_set"]
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
 """BFCL's four multi-turn categories (the data files ``BFCL_v4_multi_turn_<category>.json``)."""
@@ -38,8 +42,23 @@ def scenario_split(index: int) -> str:
     return stable_split(f"bfcl/{index}", TEST_FRACTION)
 
 
+def class_set(classes: tuple[str, ...]) -> str:
+    """A task's tool group: its API classes, sorted and joined by ``+`` (``GorillaFileSystem+TwitterAPI``)."""
+    return "+".join(sorted(classes))
+
+
 def _tier(classes: tuple[str, ...]) -> str:
     return "one_api" if len(classes) == 1 else "two_apis"
+
+
+def _listing(split: str) -> Iterator[tuple[str, Entry]]:
+    """(task id, `Entry`) of every task of ``split``, category by category in `CATEGORIES`' order."""
+    from agentgym.envs.bfcl.data import entries
+
+    for category in CATEGORIES:
+        for e in entries(category):
+            if scenario_split(e.index) == split:
+                yield f"bfcl/{category}/{e.index}", e
 
 
 class BFCLTasks(TaskSet):
@@ -51,12 +70,15 @@ class BFCLTasks(TaskSet):
     group_filter: ClassVar[str] = "categories"
 
     def catalog(self, split: str) -> Iterator[tuple[str, str, str]]:
-        from agentgym.envs.bfcl.data import entries
+        for task_id, e in _listing(split):
+            yield task_id, _tier(e.classes), e.category
 
-        for category in CATEGORIES:
-            for e in entries(category):
-                if scenario_split(e.index) == split:
-                    yield f"bfcl/{category}/{e.index}", _tier(e.classes), category
+    def tool_groups(self, split: str) -> Iterator[tuple[str, str]]:
+        """Every task of ``split`` as (id, its classes' `class_set`): the categories share the scenarios'
+        classes, and ``base`` is listed first, whose tasks show every tool at reset (``miss_func``
+        withholds one until its turn)."""
+        for task_id, e in _listing(split):
+            yield task_id, class_set(e.classes)
 
     def get(self, task_id: str) -> Task:
         from agentgym.envs.bfcl.data import entry, render

@@ -45,6 +45,103 @@ def test_schemas_round_trip_through_transformers():
     assert get_json_schema(coding().view)["function"]["parameters"]["required"] == ["path"]
 
 
+def bfcl_tool_groups(split: str = "train") -> dict[str, str]:
+    from agentgym.envs.bfcl.tasks import BFCLTasks
+
+    return dict(BFCLTasks().tool_groups(split))
+
+
+def test_bfcl_gives_one_class_per_set_of_api_classes():
+    """BFCL's tools are the task's API classes': one class per class set, every method's schema the
+    env's (names, required, types, enums) through transformers' parser and into the chat template."""
+    from transformers.utils import get_json_schema
+
+    from agentgym.envs.bfcl.data import func_docs
+    from agentgym.envs.bfcl.env import REPLY_SCHEMA, openai_schema
+
+    factory = agtrl.environment_factory("agentgym/BFCL-v0", **LOCAL)
+    assert len(factory) == 20 and set(factory) == set(bfcl_tool_groups("train").values()) | set(
+        bfcl_tool_groups("test").values())
+    checked = set()
+    for group, cls in factory.items():
+        expected = {s["function"]["name"]: s["function"] for s in
+                    [openai_schema(d) for c in group.split("+") for d in func_docs(c)] + [REPLY_SCHEMA]}
+        assert tools_of(cls) == sorted(expected), group  # every method, withheld ones (miss_func) included
+        for name, want in expected.items():
+            if name in checked:  # the same doc gives the same method in every class set
+                continue
+            checked.add(name)
+            got = get_json_schema(getattr(cls, name))["function"]
+            props, want_props = got["parameters"]["properties"], want["parameters"]["properties"]
+            assert list(props) == list(want_props), (group, name)
+            assert sorted(got["parameters"].get("required", [])) == sorted(want["parameters"]["required"]), name
+            for arg, prop in want_props.items():
+                assert props[arg]["type"] == prop["type"] and props[arg].get("enum") == prop.get("enum"), (name, arg)
+    assert "mv" in tools_of(factory["GorillaFileSystem+TwitterAPI"])
+    assert "post_tweet" not in tools_of(factory["GorillaFileSystem"])
+
+    from transformers.utils.chat_template_utils import render_jinja_template
+
+    cls = factory["GorillaFileSystem+TwitterAPI"]
+    env = cls()  # what TRL hands the template: the instance's bound methods (Qwen2.5's template renders them so)
+    template = "{% for tool in tools %}{{ tool | tojson }}\n{% endfor %}{{ messages[0]['content'] }}"
+    (rendered,), _ = render_jinja_template([[{"role": "user", "content": "hi"}]], chat_template=template,
+                                           tools=[getattr(env, n) for n in tools_of(cls)])
+    assert '"name": "post_tweet"' in rendered and '"name": "reply"' in rendered and '"destination"' in rendered
+
+    narrowed = agtrl.environment_factory("agentgym/BFCL-miss_func-v0", tiers=["one_api"], **LOCAL)
+    assert sorted(narrowed) == ["GorillaFileSystem", "TradingBot", "TravelAPI", "VehicleControlAPI"]
+    for group, cls in narrowed.items():  # probed on a base task: miss_func's withheld functions are methods too
+        assert tools_of(cls) == tools_of(factory[group]), group
+
+
+def test_bfcl_oracle_episode_through_a_class_hands_each_user_turn_back():
+    """A multi-turn task played with the oracle's calls as TRL makes them (a method call per tool call):
+    each `reply` returns the user's next message as the tool's result, and the last one ends the episode
+    with BFCL's verdict. miss_func/49 calls `tail` a turn before the user gives it back: the class has it."""
+    from transformers.utils import get_json_schema
+
+    from agentgym.envs.bfcl.data import ADDED_FUNCTIONS_PROMPT, entry
+
+    task_id = "bfcl/miss_func/49"
+    factory = agtrl.environment_factory("agentgym/BFCL-v0", **LOCAL)
+    cls = factory[bfcl_tool_groups()[task_id]]
+    schemas = [get_json_schema(getattr(cls, n)) for n in tools_of(cls)]
+    env = cls()
+    first = env.reset(seed=0, task_id=task_id, budget=30)
+    turns = entry("miss_func", 49).turns
+    assert f"User: {turns[0]}" in first and "reply" in first and "Tools:" not in first  # TRL shows the schemas
+    replies = []
+    while not env.episode.done:
+        name, args = action_call("bfcl", env.episode.env.unwrapped.reference_action(), schemas)
+        text = getattr(env, name)(**args)
+        if name == "reply":
+            replies.append(text)
+    assert len(replies) == len(turns)
+    for k, text in enumerate(replies[:-1], start=1):
+        assert text.startswith(f"User: {turns[k]}" if turns[k] else f"User: {ADDED_FUNCTIONS_PROMPT}"), text
+        assert "[turns left:" in text
+    assert replies[-1].startswith("The user has no more requests")
+    assert env.get_reward() == 1.0 and env.episode.summary()["success"] and env.episode.terminated
+    assert env.reply(message="more?") == EPISODE_OVER
+    assert env.episode.env.unwrapped.turn_results == [True, True, None, True, True]
+    env.episode.close()
+
+
+def test_bfcl_dataset_rows_name_their_class_set():
+    from agentgym.envs.bfcl.data import entry
+
+    rows = agtrl.dataset("agentgym/BFCL-v0", n=24, seed=1, **LOCAL)
+    assert set(rows.column_names) == {"prompt", "task_id", "seed", "budget", "faults", "environment"}
+    factory = agtrl.environment_factory("agentgym/BFCL-v0", **LOCAL)
+    for row in rows:
+        _, category, index = row["task_id"].split("/")
+        assert row["environment"] == "+".join(sorted(entry(category, int(index)).classes)) and row["environment"] in factory
+    test_rows = agtrl.dataset("agentgym/BFCL-v0", split="test", n=8, categories=["miss_param"], **LOCAL)
+    assert all(t.startswith("bfcl/miss_param/") for t in test_rows["task_id"])
+    assert all(dict(bfcl_tool_groups("test"))[t] == g for t, g in zip(test_rows["task_id"], test_rows["environment"]))
+
+
 def test_coding_verbs_parse_as_the_grammar():
     from agentgym.core import BadArguments
     from agentgym.envs.coding.grammar import parse
