@@ -4,10 +4,13 @@
 - `OracleAgent`: the env's reference action (the ceiling; recovers from faults).
 - `ScriptedAgent`: a fixed action list, or one per task.
 - `OpenAIChatAgent`: any OpenAI-compatible chat endpoint, standard library only.
-- `load_agent("random" | "oracle" | "scripted" | "openai" | "module:factory", **kwargs)`.
+- `HFAgent`: a transformers model in process, offline (``smollm2-135m`` or a local folder); plays a
+  cell's K samples as one batch.
+- `load_agent("random" | "oracle" | "scripted" | "openai" | "hf" | "module:factory", **kwargs)`.
 """
 
 from agentgym.agents.base import Agent, agent_cost, seed_agent
+from agentgym.agents.hf import HFAgent
 from agentgym.agents.loading import BUILTIN_AGENTS, load_agent
 from agentgym.agents.openai import ModelEndpointError, OpenAIChatAgent
 from agentgym.agents.simple import OracleAgent, RandomAgent, ScriptedAgent
@@ -18,6 +21,7 @@ __all__ = [
     "OracleAgent",
     "ScriptedAgent",
     "OpenAIChatAgent",
+    "HFAgent",
     "ModelEndpointError",
     "load_agent",
     "BUILTIN_AGENTS",

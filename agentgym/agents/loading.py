@@ -1,7 +1,8 @@
 """`load_agent`: build an agent from the name a user types on the command line.
 
 Names: ``random``, ``oracle``, ``scripted`` (needs ``actions``), ``openai`` (needs ``base_url``
-and ``model``), or ``package.module:factory`` for any user policy, where ``factory(**kwargs)``
+and ``model``), ``hf`` (a transformers model in process, `agentgym.agents.hf.HFAgent`; ``model``
+defaults to ``smollm2-135m``), or ``package.module:factory`` for any user policy, where ``factory(**kwargs)``
 returns an object with ``reset`` and ``act``.
 """
 
@@ -13,13 +14,17 @@ import sys
 from typing import Any
 
 from agentgym.agents.base import Agent
+from agentgym.agents.hf import HFAgent
+from agentgym.agents.models import check_model
 from agentgym.agents.openai import OpenAIChatAgent
 from agentgym.agents.simple import OracleAgent, RandomAgent, ScriptedAgent
 from agentgym.errors import ConfigError
 
-__all__ = ["load_agent", "check_agent", "resolve_factory", "BUILTIN_AGENTS"]
+__all__ = ["load_agent", "check_agent", "resolve_factory", "BUILTIN_AGENTS", "BATCHED_AGENTS", "batches"]
 
-BUILTIN_AGENTS = ("random", "oracle", "scripted", "openai")
+BUILTIN_AGENTS = ("random", "oracle", "scripted", "openai", "hf")
+BATCHED_AGENTS = ("hf",)
+"""Agents that play a cell's K samples as one batch (``reset_batch`` / ``act_batch`` / ``cost_batch``)."""
 
 
 def resolve_factory(spec: str) -> Any:
@@ -65,6 +70,10 @@ def check_agent(spec: str, **kwargs: Any) -> None:
         if missing:
             raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")
         return
+    if spec == "hf":
+        if "model" in kwargs and not isinstance(kwargs["model"], tuple):
+            check_model(kwargs["model"])
+        return
     resolve_factory(spec)
 
 
@@ -81,8 +90,17 @@ def load_agent(spec: str, **kwargs: Any) -> Agent:
         if missing:
             raise ConfigError(f"agent 'openai' needs {missing}: pass --base-url URL --model NAME")
         return OpenAIChatAgent(**kwargs)
+    if spec == "hf":
+        return HFAgent(**kwargs)
     factory = resolve_factory(spec)
     agent = factory(**kwargs) if callable(factory) else factory
     if not isinstance(agent, Agent):
         raise ConfigError(f"agent {spec!r} built {type(agent).__name__}, which lacks reset(env, obs, info) and act(obs, info)")
     return agent
+
+
+def batches(agent: Any) -> bool:
+    """Whether ``agent`` (a name, an `AgentSpec`-like object with ``name``, or an instance) plays a
+    cell's samples as one batch."""
+    name = agent if isinstance(agent, str) else getattr(agent, "name", None) if not hasattr(agent, "act") else None
+    return name in BATCHED_AGENTS if isinstance(name, str) else hasattr(agent, "act_batch")

