@@ -36,6 +36,7 @@ import contextlib
 import copy
 import dataclasses
 import importlib.util
+import inspect
 import json
 import os
 import random
@@ -139,7 +140,7 @@ class Args:
     # evaluation
     eval_split: str = "test"
     """split of the evaluation tasks (test: unseen tasks of the trained templates; heldout: unseen templates)"""
-    eval_tasks: int = 3
+    eval_tasks: int = 2
     """tasks drawn from the split (0: all of them)"""
     eval_ts: str = "4,8"
     """the T grid of the evaluation (its smallest and largest T are the contrasts' short and long T)"""
@@ -493,42 +494,80 @@ def _eval_tasks(args: Args) -> list[tuple[str, str | None]]:
     return [(task_id, groups.get(task_id) or None) for task_id in listed]
 
 
+class _IncrementalGenerator:
+    """``model.generate`` that keeps one key/value cache across calls and reuses the longest prefix the
+    new prompt shares with what it holds: a turn prefills only the tool's answer and the next header,
+    an episode only what differs from the last one's first prompt (the tools and the policy are shared).
+    The same tokens in, the same tokens out as a fresh prefill, up to floating-point rounding."""
+
+    def __init__(self, model: Any, tokenizer: Any, max_new_tokens: int, temperature: float) -> None:
+        self.model, self.tokenizer = model, tokenizer
+        self.max_new_tokens, self.temperature = max_new_tokens, temperature
+        self.stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
+        self.held: list[int] = []
+        self.cache: Any = None
+        self.prefilled = 0
+        # transformers 5 names the cache argument ``cache`` (``past_key_values`` is deprecated), 4.x the latter
+        self.cache_arg = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+    def __call__(self, ids: list[int]) -> list[int]:
+        import torch
+        from transformers import DynamicCache
+
+        shared = 0
+        for a, b in zip(self.held, ids[:-1]):  # at least the last prompt token is fed again
+            if a != b:
+                break
+            shared += 1
+        if self.cache is None or shared == 0:
+            self.cache, shared = DynamicCache(), 0
+        elif shared < self.cache.get_seq_length():
+            self.cache.crop(shared - self.cache.get_seq_length())  # transformers 5 crops by a negative count
+        self.prefilled += len(ids) - shared
+        device = next(self.model.parameters()).device
+        sampled = self.temperature > 0
+        with torch.no_grad():
+            out = self.model.generate(input_ids=torch.tensor([ids], device=device), attention_mask=torch.ones(
+                1, len(ids), dtype=torch.long, device=device), **{self.cache_arg: self.cache},
+                max_new_tokens=self.max_new_tokens, do_sample=sampled, temperature=self.temperature if sampled else None,
+                top_p=None, top_k=None, eos_token_id=self.stop, pad_token_id=self.tokenizer.pad_token_id)
+        full = out[0].tolist()
+        self.held = full[:self.cache.get_seq_length()]
+        return full[len(ids):]
+
+
 def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, Any]]:
-    """Greedy (or sampled) episodes through the adapter's classes, rendered exactly as TRL renders a
-    rollout: the row's user message, the model's tool calls, the tools' answers as ``tool`` messages.
-    An episode ends at the env's end or at a reply without a tool call (TRL's rule)."""
+    """Episodes through the adapter's classes, rendered exactly as TRL renders a rollout: the row's
+    user message, the model's tool calls, the tools' answers as ``tool`` messages. An episode ends at
+    the env's end or at a reply without a tool call (TRL's rule)."""
     import torch
 
     from agentgym.agents.chat import parse_tool_call
 
     env_kwargs = _env_kwargs(args)
     factory = agtrl.environment_factory(args.env_id, **env_kwargs)
-    device = next(model.parameters()).device
-    stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    generate = _IncrementalGenerator(model, tokenizer, args.max_new_tokens, args.eval_temperature)
     records = []
     for task_id, group in _eval_tasks(args):
         for t in [int(x) for x in args.eval_ts.split(",")]:
             for sample in range(args.eval_samples):
                 row: dict[str, Any] = {"prompt": [{"role": "user", "content": agtrl.PROMPT + "\n\n"}], "task_id": task_id,
-                       "seed": sample, "budget": t, "faults": None, "environment": group}
+                                       "seed": sample, "budget": t, "faults": None, "environment": group}
                 instance = _tool_class(factory, row)()
                 torch.manual_seed(sample)
                 try:
                     messages: list[dict[str, Any]] = [{"role": "user", "content": row["prompt"][0]["content"] +
                                                        instance.reset(**row)}]
                     schemas = tool_schemas(instance.episode.env, probed=instance.episode.env.unwrapped.tools())
-                    prompt_tokens = completion_tokens = 0
-                    started = time.perf_counter()
+                    prompt_tokens = completion_tokens = calls = 0
+                    prefilled, started = generate.prefilled, time.perf_counter()
                     while not instance.episode.done:
-                        ids = tokenizer.apply_chat_template(messages, tools=schemas, add_generation_prompt=True,
-                                                            tokenize=True, return_dict=True, return_tensors="pt")
-                        with torch.no_grad():
-                            out = model.generate(**{k: v.to(device) for k, v in ids.items()}, max_new_tokens=args.max_new_tokens,
-                                                 do_sample=args.eval_temperature > 0, temperature=args.eval_temperature or None,
-                                                 top_p=None, top_k=None, eos_token_id=stop, pad_token_id=tokenizer.pad_token_id)
-                        new = out[0, ids["input_ids"].shape[1]:]
-                        prompt_tokens += int(ids["input_ids"].shape[1])
-                        completion_tokens += int(new.shape[0])
+                        ids = list(tokenizer.apply_chat_template(messages, tools=schemas, add_generation_prompt=True,
+                                                                 tokenize=True, return_dict=True)["input_ids"])
+                        new = generate(ids)
+                        calls += 1
+                        prompt_tokens += len(ids)
+                        completion_tokens += len(new)
                         call = parse_tool_call(tokenizer.decode(new, skip_special_tokens=True))
                         if call is None:
                             break
@@ -545,7 +584,9 @@ def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, 
                     summary = instance.episode.summary()
                     records.append({"task": task_id, "T": t, "sample": sample, "success": summary["success"],
                                     "turns": summary["turns"], "failure_category": summary["failure_category"],
-                                    "cost": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                                    "cost": {"model_calls": calls, "prompt_tokens": prompt_tokens,
+                                             "prefilled_tokens": generate.prefilled - prefilled,
+                                             "completion_tokens": completion_tokens,
                                              "model_seconds": time.perf_counter() - started}})
                 finally:
                     instance.episode.close()
@@ -722,6 +763,7 @@ def _token_costs(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"episodes": len(records), "turns": turns,
             "success": float(np.mean([bool(r.get("success")) for r in records])) if records else None,
             "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in cost),
+            "prefilled_tokens": sum(int(c.get("prefilled_tokens") or 0) for c in cost),
             "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in cost),
             "model_seconds": sum(float(c.get("model_seconds") or 0.0) for c in cost)}
 

@@ -154,3 +154,29 @@ def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
     assert warm["oracle_solved"] == "2/2" and warm["steps"] == 1 and warm["tokens_per_second"] > 0
     assert [r["label"] for r in results["contrasts"]] == ["a", "b", "g"]
     assert sum(e["episodes"] for e in results["costs"]["eval"]) == 4 * 2 * 2  # 4 models x 2 tasks x 2 T
+
+
+def test_incremental_generation_matches_a_fresh_prefill():
+    import torch
+
+    from agentgym.agents.models import tiny_causal_lm
+
+    tokenizer = _tokenizer()
+    model = tiny_causal_lm(tokenizer, hidden=64, seed=1)
+    generate = lbm._IncrementalGenerator(model, tokenizer, max_new_tokens=12, temperature=0.0)
+
+    def fresh(ids):
+        with torch.no_grad():
+            out = model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                                 max_new_tokens=12, do_sample=False, eos_token_id=generate.stop,
+                                 pad_token_id=tokenizer.pad_token_id)
+        return out[0, len(ids):].tolist()
+
+    first = tokenizer.encode("<|im_start|>user\nfind the order of ava<|im_end|>\n<|im_start|>assistant\n")
+    reply = generate(first)
+    assert reply == fresh(first) and generate.prefilled == len(first)
+    turn = first + reply[:5] + tokenizer.encode("<|im_end|>\n<|im_start|>user\nan answer<|im_end|>\n<|im_start|>assistant\n")
+    assert generate(turn) == fresh(turn)
+    assert generate.prefilled <= len(turn)  # the second call prefilled only what follows the first prompt
+    other = tokenizer.encode("<|im_start|>user\nsomething else entirely<|im_end|>\n<|im_start|>assistant\n")
+    assert generate(other) == fresh(other)
