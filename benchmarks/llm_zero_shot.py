@@ -1,0 +1,124 @@
+"""The first language-model table: SmolLM2-135M-Instruct zero-shot beside the oracle, on three families.
+
+    python benchmarks/llm_zero_shot.py --out runs/llm-zero-shot        # resumable; prints the table
+    python benchmarks/llm_zero_shot.py --out runs/llm-zero-shot --families tooluse --tasks 2
+
+For each family, one `agentgym eval` grid per agent over the same test tasks and budgets:
+``--n`` samples per (task, T) at temperature ``--temperature`` give pass@1 and pass@4 (the unbiased
+estimator over the n samples); T runs from about the tasks' minimum turns to about three times it.
+The families: ToolUse-v0 (test split), MiniWoB-v0 (five ordinary-control pages, one task each) and
+Coding-v0 (held-out one-bug tasks). Each row: pass@k per T, the failure categories of all episodes,
+and per episode the turns, prompt tokens (of which served from the shared system-prompt cache),
+completion tokens and model seconds. Runs are folders of `agentgym eval` output, so `agentgym report
+DIR` renders each one's full report too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from agentgym.eval import evaluate  # noqa: E402
+
+MINIWOB_PAGES = ["click-button", "click-link", "enter-text", "focus-text", "login-user"]
+FAMILIES: dict[str, dict[str, Any]] = {  # T: the tasks' largest minimum turns, then about 3x the smallest
+    "tooluse": {"env": "agentgym/ToolUse-v0", "ts": [6, 16], "env_kwargs": {"tiers": ["single", "refusal"]}, "tasks": 4},
+    "miniwob": {"env": "agentgym/MiniWoB-v0", "ts": [3, 9], "env_kwargs": {"tasks": MINIWOB_PAGES}, "tasks": 5},
+    "coding": {"env": "agentgym/Coding-v0", "ts": [3, 9], "env_kwargs": {"tiers": ["one_bug"]}, "tasks": 3},
+}
+
+
+def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
+    spec = FAMILIES[family]
+    tasks = args.tasks or spec["tasks"]
+    agent_kwargs: dict[str, Any] = {}
+    if agent == "hf":
+        agent_kwargs = {"model": args.model, "temperature": args.temperature, "max_new_tokens": args.max_new_tokens,
+                        "device": "cpu", "threads": args.threads}
+    out = Path(args.out) / family / agent
+    result = evaluate(spec["env"], agent, ks=[1, args.n], ts=spec["ts"], n=args.n, tasks=_tasks(spec, tasks),
+                      sandbox=args.sandbox, out=out, agent_kwargs=agent_kwargs, env_kwargs=spec["env_kwargs"],
+                      seed=args.seed, progress=True, report=True)
+    return {"family": family, "agent": agent, "grid": result.grid(), "records": result.records}
+
+
+def _tasks(spec: dict[str, Any], n: int) -> list[str]:
+    """``n`` test tasks of the family by a fixed rule, the first of each (tier, group) in the catalog's
+    order (one per page for MiniWoB; single and refusal tasks of each ToolUse domain), so every agent
+    and rerun gets the same list."""
+    import gymnasium as gym
+
+    env = gym.make(spec["env"], split="test", backend="local", **spec["env_kwargs"])
+    try:
+        catalog = list(env.unwrapped.tasks.catalog("test"))
+        allowed = set(env.unwrapped.tasks.ids("test"))
+    finally:
+        env.close()
+    firsts: dict[str, str] = {}
+    for task_id, _tier, group in catalog:
+        if task_id in allowed:
+            firsts.setdefault(f"{_tier}/{group}", task_id)
+    return list(firsts.values())[:n]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| family | agent | T | pass@1 | pass@4 | episodes | turns / ep | prompt tok / ep (cached) | "
+             "completion tok / ep | model s / ep | failure categories |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        by_t = collections.defaultdict(list)
+        for r in row["records"]:
+            by_t[r["T"]].append(r)
+        for t, cell in sorted(row["grid"].items()):
+            recs = by_t[t]
+            n = len(recs)
+            cost = _means(recs)
+            cats = collections.Counter(r["category"] for r in recs)
+            lines.append(
+                f"| {row['family']} | {row['agent']} | {t} | {_f(cell.get(1))} | {_f(cell.get(4))} | {n} | "
+                f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} ({cost('cached_tokens'):.0f}) | "
+                f"{cost('completion_tokens'):.0f} | {cost('model_seconds'):.1f} | "
+                + ", ".join(f"{k} {v}" for k, v in cats.most_common()) + " |")
+    return "\n".join(lines)
+
+
+def _means(recs: list[dict[str, Any]]) -> Any:
+    """``cost(key)``: the mean of a cost field over ``recs``."""
+    return lambda key: sum(r["cost"].get(key, 0) for r in recs) / len(recs)
+
+
+def _f(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--families", default="miniwob,tooluse,coding")
+    p.add_argument("--model", default="smollm2-135m")
+    p.add_argument("--tasks", type=int, default=None, help="tasks per family (default 4 ToolUse, 5 MiniWoB, 3 Coding)")
+    p.add_argument("--n", type=int, default=4, help="samples per (task, T); pass@1 and pass@n are reported")
+    p.add_argument("--temperature", type=float, default=0.7)
+    p.add_argument("--max-new-tokens", type=int, default=64)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sandbox", default="auto")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    rows = []
+    for family in args.families.split(","):
+        for agent in ("oracle", "hf"):
+            rows.append(run(args, family, agent))
+            print(table(rows[-1:]), flush=True)
+    text = table(rows)
+    (Path(args.out) / "table.md").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
