@@ -35,7 +35,7 @@ def test_every_id_is_registered_under_its_own_name():
     assert agskyrl.register_envs(["agentgym/ToolUse-v0"]) == ["agentgym/ToolUse-v0"]  # idempotent
 
 
-@pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0"])
+@pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0", "agentgym/BFCL-v0"])
 def test_oracle_episodes_in_process(env_id):
     env = skyrl_gym.make(env_id, env_config={"kwargs": LOCAL}, extras={"seed": 3, "budget": 20, "max_turns": 99})
     try:
