@@ -8,13 +8,16 @@ prompt and the reply is the action (`extract_action`). The env parses the action
 as it would any agent's text.
 
 K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
-when K > 1): the rows share the system prompt, whose key/value cache is computed once per distinct
-system prompt and reused by every row and turn, so only each row's own turns are prefilled. Each
+when K > 1): the rows' common prompt prefix (the system prompt; on the first turn, the whole prompt)
+is prefilled once into a key/value cache and shared. The last few such prefixes are kept, and a new
+one extends the longest kept one it starts with, so a single episode's turns prefill only what the
+previous turn's prompt did not hold (until the history window drops a turn). Each
 episode samples from its own generator seeded by the harness's episode seed, so temperature > 0 is
 reproducible run to run (a row's draws depend on its batch only through floating-point rounding).
 
 Cost per episode: ``model_calls``, ``prompt_tokens`` (all tokens the model conditioned on, as an API
-bills them), ``cached_tokens`` (the part served from the shared cache), ``completion_tokens`` and
+bills them), ``cached_tokens`` (the part computed once and shared: with the other rows of the batch,
+or with an earlier turn of the same prompt), ``completion_tokens`` and
 ``model_seconds`` (a batched call's time shared equally by its rows).
 """
 
@@ -80,7 +83,7 @@ class HFAgent:
     def __init__(self, model: Any = "smollm2-135m", *, device: str = "auto", dtype: str = "float32",
                  temperature: float = 0.0, top_p: float = 1.0, max_new_tokens: int = 128, tools: str = "auto",
                  history: int = 4, show_menu: bool = True, menu_limit: int = 40, max_prompt_tokens: int = 6144,
-                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 8) -> None:
+                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 4) -> None:
         torch = require_module("torch")
         if tools not in _TOOLS_MODES:
             raise ConfigError(f"tools={tools!r}; expected one of {_TOOLS_MODES}")
@@ -153,11 +156,11 @@ class HFAgent:
             prompts.append(self._tokens(ep))
         replies = self._generate(prompts, [ep.generator for ep in episodes])
         actions = []
-        for ep, (prefix, rest), (text, n_new, seconds) in zip(episodes, prompts, replies, strict=True):
+        for ep, (prefix, rest), (text, n_new, seconds, shared) in zip(episodes, prompts, replies, strict=True):
             ep.chat.reply(text)
             ep.usage["model_calls"] += 1
             ep.usage["prompt_tokens"] += len(prefix) + len(rest)
-            ep.usage["cached_tokens"] += len(prefix)
+            ep.usage["cached_tokens"] += shared
             ep.usage["completion_tokens"] += n_new
             ep.usage["model_seconds"] += seconds
             actions.append(self._action(ep, text))
@@ -202,13 +205,22 @@ class HFAgent:
         return prefix, rest[:budget // 2] + rest[-(budget - budget // 2):]
 
     def _prefix_cache(self, prefix: tuple[int, ...]) -> Any:
-        """The key/value cache of ``prefix`` for one row (computed once, kept for the last few prefixes)."""
+        """The key/value cache of ``prefix`` for one row. The last few prefixes are kept; a new one is
+        computed by extending the longest kept prefix of it (the system prompt, the first turn's shared
+        prompt), so only tokens never seen before are prefilled."""
         torch = require_module("torch")
         cache = self._prefix.get(prefix)
         if cache is None:
+            base = max((k for k in self._prefix if len(k) < len(prefix) and prefix[:len(k)] == k), key=len, default=())
+            cache = copy.deepcopy(self._prefix[base]) if base else None
             with torch.inference_mode():
-                ids = torch.tensor([prefix], device=self.device)
-                cache = self._forward(ids, None, None, None)[1]
+                ids = torch.tensor([prefix[len(base):]], device=self.device)
+                if base:
+                    mask = torch.ones((1, len(prefix)), dtype=torch.long, device=self.device)
+                    position = torch.arange(len(base), len(prefix), device=self.device)[None]
+                    cache = self._forward(ids, mask, position, cache)[1]
+                else:
+                    cache = self._forward(ids, None, None, None)[1]
             self._prefix[prefix] = cache
             while len(self._prefix) > self._prefix_cache_size:
                 self._prefix.popitem(last=False)
@@ -216,18 +228,24 @@ class HFAgent:
         return cache
 
     def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
-                  ) -> list[tuple[str, int, float]]:
-        """``(reply text, new tokens, model seconds)`` per prompt; rows that share a prefix run as one batch."""
+                  ) -> list[tuple[str, int, float, int]]:
+        """``(reply text, new tokens, model seconds, shared prompt tokens)`` per prompt. Rows that share
+        the system prompt run as one batch, whose shared prefix is everything the rows have in common
+        (on a cell's first turn, the whole prompt: the K samples see the same task)."""
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (prefix, _rest) in enumerate(prompts):
             groups.setdefault(prefix, []).append(i)
-        out: list[tuple[str, int, float]] = [("", 0, 0.0)] * len(prompts)
-        for prefix, rows in groups.items():
+        out: list[tuple[str, int, float, int]] = [("", 0, 0.0, 0)] * len(prompts)
+        for system, rows in groups.items():
             start = time.perf_counter()
-            tokens = self._decode(prefix, [prompts[i][1] for i in rows], [generators[i] for i in rows])
+            fulls = [list(system) + prompts[i][1] for i in rows]
+            shared = _common_prefix(fulls)
+            shared = min(shared, min(len(f) for f in fulls) - 1)  # every row keeps a token of its own to score
+            prefix = tuple(fulls[0][:shared])
+            tokens = self._decode(prefix, [f[shared:] for f in fulls], [generators[i] for i in rows])
             seconds = (time.perf_counter() - start) / len(rows)
             for i, ids in zip(rows, tokens, strict=True):
-                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds)
+                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds, shared)
         return out
 
     def _decode(self, prefix: tuple[int, ...], rests: list[list[int]], generators: list[Any]) -> list[list[int]]:
@@ -293,3 +311,12 @@ class HFAgent:
             sorted_probs[drop] = 0
             probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
         return [int(torch.multinomial(p, 1, generator=g)) for p, g in zip(probs, generators, strict=True)]
+
+
+def _common_prefix(rows: list[list[int]]) -> int:
+    """The length of the longest prefix all ``rows`` share."""
+    first = rows[0]
+    n = min(len(r) for r in rows)
+    for other in rows[1:]:
+        n = next((i for i in range(n) if other[i] != first[i]), n)
+    return n
