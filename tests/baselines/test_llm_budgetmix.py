@@ -180,3 +180,17 @@ def test_incremental_generation_matches_a_fresh_prefill():
     assert generate.prefilled <= len(turn)  # the second call prefilled only what follows the first prompt
     other = tokenizer.encode("<|im_start|>user\nsomething else entirely<|im_end|>\n<|im_start|>assistant\n")
     assert generate(other) == fresh(other)
+
+
+@pytest.mark.parametrize("eval_agent", ["adapter", "hf"])
+def test_evaluation_records_one_episode_per_cell(eval_agent, tmp_path):
+    from agentgym.agents.models import tiny_causal_lm
+
+    tokenizer = _tokenizer()
+    model = tiny_causal_lm(tokenizer, hidden=32, seed=0)
+    args = lbm.Args(env_kwargs=json.dumps(RETAIL), eval_tasks=2, eval_ts="2,3", max_new_tokens=8, eval_agent=eval_agent)
+    out = lbm.evaluate_policy(model, tokenizer, args, "tiny", tmp_path / "eval")
+    cells = sorted((r["task"], r["T"]) for r in out["records"])
+    assert len(cells) == 4 and {t for _, t in cells} == {2, 3} and len({task for task, _ in cells}) == 2
+    assert all(not r["success"] and r["turns"] <= r["T"] for r in out["records"])
+    assert all(r["cost"]["completion_tokens"] > 0 for r in out["records"]) and out["seconds_per_episode"] > 0
