@@ -20,10 +20,9 @@ def _run(args: list[str], tmp_path: Path, timeout: float = 300) -> subprocess.Co
     )
 
 
-def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    proc = _run(["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out)], tmp_path)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+@pytest.mark.slow
+def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[str, str]]) -> None:
+    out, _ = smoke_run  # `--smoke --backend local --workers 1` (conftest; test_grid checks 2 workers and Ray give the same)
     report = (out / "report.md").read_text()
     for section in ("Success at each budget T", "Contrasts named in advance", "Pass@(K,T)", "Failure categories per T",
                     "Recovery under injected faults", "First decisions against recovery", "recovered / wrong first",
@@ -78,6 +77,7 @@ def test_budgetmix_smoke_runs_the_whole_experiment(tmp_path: Path) -> None:
         assert all(len(r["cost"]["trace"].split()) == r["turns"] for r in grid)
 
 
+@pytest.mark.slow
 def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
     args = ["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out), "--schedule", "uniform:2-6"]

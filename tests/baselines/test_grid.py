@@ -98,19 +98,17 @@ def _report_without_timing(out: Path) -> str:
 
 
 @pytest.mark.slow
-def test_one_worker_two_workers_and_ray_give_bit_identical_policies_and_reports(tmp_path: Path) -> None:
+def test_one_worker_two_workers_and_ray_give_bit_identical_policies_and_reports(
+        tmp_path: Path, smoke_run: tuple[Path, dict[str, str]]) -> None:
     pytest.importorskip("ray")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "baselines")]),
-           "AGENTGYM_CACHE_DIR": str(tmp_path / "cache")}
-    outs = {}
-    for name, flags in {"w1": ["--workers", "1"], "w2": ["--workers", "2"],
-                        "ray": ["--workers", "2", "--executor", "ray"]}.items():
+    reference, env = smoke_run  # the 1-worker run (conftest), with its result cache
+    outs = {"w1": reference}
+    for name, flags in {"w2": ["--workers", "2"], "ray": ["--workers", "2", "--executor", "ray"]}.items():
         outs[name] = tmp_path / name
         proc = subprocess.run([sys.executable, "-m", "baselines.budgetmix", "--smoke", "--backend", "local",
                                "--out", str(outs[name]), *flags], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=400)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    reference = outs["w1"]
     digests = _policy_digests(reference)
     assert len(digests) == 5
     for name, out in outs.items():
