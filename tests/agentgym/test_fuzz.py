@@ -63,7 +63,10 @@ def envs():
         env.close()
 
 
-@pytest.mark.parametrize("env_id,backend", CASES, ids=[f"{i}-{b}" for i, b in CASES])
+@pytest.mark.parametrize("env_id,backend", [
+    # a Docker-only family steps a real browser: 2,000 actions take about a minute
+    pytest.param(i, b, id=f"{i}-{b}", marks=[pytest.mark.slow] if _family_backend(i) == "docker" else [])
+    for i, b in CASES])
 def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
     if backend == "docker":
         module, _, name = agentgym.ENV_IDS[env_id].partition(":")

@@ -25,7 +25,8 @@ from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.testing.verdicts import HONEST, agreement, table
 
 
-@pytest.fixture(scope="module", params=["tooluse", "browser"])
+@pytest.fixture(scope="module", params=[pytest.param("tooluse", marks=pytest.mark.slow),
+                                        pytest.param("browser", marks=pytest.mark.slow)])  # 12-17 s each
 def judged(request):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the local backend's warning

@@ -48,6 +48,7 @@ def test_optimum_is_what_the_known_best_strategy_scores(turns: int) -> None:
     assert optimum(2) == pytest.approx(0.6) and optimum(8) == pytest.approx(0.9) and optimum(10) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_positive_control_runs_the_real_trainer() -> None:
     from baselines.positive_control import run_control
 
@@ -60,7 +61,7 @@ def test_positive_control_runs_the_real_trainer() -> None:
 
 
 # ---------------------------------------------------------------- the faithful control (issue 24)
-@pytest.mark.parametrize("turns", [2, 5, 8, 10])
+@pytest.mark.parametrize("turns", [2, 5, pytest.param(8, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow)])
 def test_recover_optimum_is_what_the_known_best_policy_scores(turns: int) -> None:
     """The dynamic programme's value is what its policy scores when played on the env."""
     from baselines.budget_env import recover_optimum

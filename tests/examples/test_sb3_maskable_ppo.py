@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="pip install 'agentgym[examples]'")
 
 
+@pytest.mark.slow
 def test_maskable_ppo_logs_success_rate(run_example):
     proc = run_example("sb3_maskable_ppo.py", "--total-timesteps", "64", "--n-steps", "32", "--budget", "2,4",
                        "--backend", "local")

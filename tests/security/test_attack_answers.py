@@ -171,6 +171,7 @@ def test_bare_values_and_the_true_one_marked_fails(family):
     assert rewards and all(r == 0.0 for _, r in rewards), rewards
 
 
+@pytest.mark.slow  # 17-89 s per family
 def test_generated_final_messages_agree(family):
     """Issue 36: honest final messages pass and adversarial ones fail, generated from the test split
     (`agentgym.testing.verdicts`; one task per template, one per tier for Chromium)."""

@@ -189,6 +189,7 @@ def test_turns_never_exceed_the_budget_and_truncation_means_it_ran_out(stack, se
     assert len(requests) == ext["requested"] and sum(e["granted"] for e in requests) == ext["granted"]
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_warnings_come_once_per_crossing_and_extend_is_offered_only_while_grantable(stack, seed, plan):
@@ -206,6 +207,7 @@ def test_warnings_come_once_per_crossing_and_extend_is_offered_only_while_granta
         assert ("extend" in menu) == (grantable and bool(menu)) and menu.count("extend") <= 1
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_exactly_one_failure_category_per_episode(stack, seed, plan):
@@ -224,6 +226,7 @@ def test_exactly_one_failure_category_per_episode(stack, seed, plan):
     assert label_episode(r["events"], success=success, truncated=r["truncated"]) == (category, flags)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_same_seed_same_budget_faults_trajectory_and_labels(stack, seed, plan):
@@ -231,6 +234,7 @@ def test_same_seed_same_budget_faults_trajectory_and_labels(stack, seed, plan):
     assert first == second
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_a_pickled_stack_plays_the_same(stack, seed, plan):
@@ -239,6 +243,7 @@ def test_a_pickled_stack_plays_the_same(stack, seed, plan):
     assert play(stack, seed, plan, env=pickle.loads(pickle.dumps(env))) == play(stack, seed, plan)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_rewards_stay_in_bounds(stack, seed, plan):

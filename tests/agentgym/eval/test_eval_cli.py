@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import eval_envs  # noqa: F401  (registers the test envs in this process too)
+import pytest
 from test_eval_harness import summary_stats
 
 from agentgym.eval.plots import PLOT_FILES
@@ -38,6 +39,7 @@ EVAL = ["eval", "--env", "eval_envs:test/EvalKV-v0", "--agent", "eval_envs:SlowO
         "--k", "1,2", "--t", "3,5", "--n", "2", "--tasks", "4", "--seed", "11", "--no-progress"]
 
 
+@pytest.mark.slow
 def test_eval_kill_resume_report_and_compare(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     done = agentgym(*EVAL, "--out", str(a))

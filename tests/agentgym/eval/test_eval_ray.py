@@ -25,6 +25,7 @@ def ray_session():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_and_local_records_agree_and_infra_failures_are_retried(ray_session, tmp_path):
     kw = dict(ks=[1, 2], ts=[3, 6], n=2, tasks=4, seed=5, faults="tool_error@turn=2", progress=False, report=False)
     local = evaluate(KV_ID, "random", out=tmp_path / "local", workers=2, **kw)

@@ -188,6 +188,7 @@ def _threads() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
+@pytest.mark.slow  # 200 and 15 cycles: 19-35 s
 @pytest.mark.parametrize("backend_name,cycles", [("local", 200), ("docker", 15)])
 def test_create_step_reset_close_cycles_leak_no_fds_or_threads(backend_name, cycles):
     """The docker SDK keeps a few connection pools (URLs name containers): warm them up first."""

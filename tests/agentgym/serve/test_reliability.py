@@ -107,6 +107,7 @@ def test_vanished_clients_sandboxes_are_closed_within_the_idle_timeout():
     assert not leftovers()
 
 
+@pytest.mark.slow
 def test_a_thousand_sessions_leave_no_sandbox_behind():
     srv = start([TOY_ID], max_sessions=32, idle_timeout=30.0)
     try:
@@ -128,6 +129,7 @@ def test_a_thousand_sessions_leave_no_sandbox_behind():
         srv.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.docker
 def test_docker_sessions_leave_no_container_or_channel_folder():
     require_docker("agentgym/tooluse:latest")

@@ -133,6 +133,7 @@ def test_paths_a_browser_treats_specially_give_the_same_pages(text, chromium):
     _same_episode(text, chromium, tid, 0, lambda env: moves[env.turn], limit=len(moves))
 
 
+@pytest.mark.slow
 def test_oracle_solves_sampled_test_tasks_in_min_turns(chromium):
     failed = []
     for tid in chromium.tasks.ids("test")[::6]:

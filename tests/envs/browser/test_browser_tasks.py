@@ -57,6 +57,7 @@ def test_site_pages_render_as_accessibility_trees(key):
     assert reply["ok"] is False and reply["error_kind"] == "http_404" and "Page not found" in reply["text"]
 
 
+@pytest.mark.slow  # every task's walk
 def test_stored_walks_equal_fresh_plans_for_every_task():
     """data/plans.json.gz is what planning gives now (else: python -m agentgym.envs.browser)."""
     from agentgym.envs.browser.tasks import _plans, plan_solution, session_spec

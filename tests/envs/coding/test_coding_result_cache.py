@@ -60,6 +60,7 @@ def _episode(env: CodingEnv, task_id: str, seed: int, agent: str, turns: int = 1
     return traj
 
 
+@pytest.mark.slow
 def test_cold_warm_and_no_cache_give_identical_trajectories(tmp_path):
     """>= 200 episodes (oracle and seeded random-menu agents) on a 25-task pool, local backend, each
     played three times: without a cache, over a cold disk cache, and over that disk cache warm (a new

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.docker
 SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "verifier_agreement.py"
 
 
+@pytest.mark.slow
 def test_the_verdict_agrees_with_the_hidden_tests_on_every_version_kind():
     require_docker("agentgym/coding:latest")
     done = subprocess.run([sys.executable, str(SCRIPT), "--limit", "4", "--backend", "docker", "--json"],

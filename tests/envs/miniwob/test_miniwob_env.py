@@ -163,6 +163,7 @@ def test_every_page_has_a_per_task_id_and_a_solver():
     assert all(i in gym.registry for i in ids) and "agentgym/MiniWoB-click-button-v0" in ids
 
 
+@pytest.mark.slow  # 63 pages: 170-270 s
 def test_every_per_task_id_passes_check_env_and_its_solver_solves_it(env):
     """Gymnasium's check_env with rendering on each per-task id, all on the module's one sandbox."""
     env.reset(seed=0)
