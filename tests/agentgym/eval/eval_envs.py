@@ -91,3 +91,28 @@ class ExtendingOracle:
         if info.get("turns_left") == 1 and action != "submit" and "extend" in (info.get("admissible_actions") or []):
             return "extend"
         return action
+
+
+class BatchOracle:
+    """The oracle with the batch protocol of `agentgym.agents.hf.HFAgent` (``reset_batch`` /
+    ``act_batch`` / ``cost_batch``); ``batches`` records the size of every ``act_batch`` call."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+        self._envs: list[Any] = []
+
+    def reset(self, env, obs, info) -> None:
+        self._envs = [env]
+
+    def act(self, obs, info) -> str:
+        return self._envs[0].unwrapped.reference_action()
+
+    def reset_batch(self, envs, obs, infos, seeds) -> None:
+        self._envs = list(envs)
+
+    def act_batch(self, obs, infos, active) -> list[str]:
+        self.batches.append(len(active))
+        return [self._envs[i].unwrapped.reference_action() for i in active]
+
+    def cost_batch(self) -> list[dict[str, float]]:
+        return [{"model_calls": 0.0} for _ in self._envs]

@@ -278,3 +278,25 @@ def test_progress_in_a_log_is_a_few_plain_lines(capsys):
     assert "\r" not in err
     lines = [line for line in err.splitlines() if line.startswith("eval:")]
     assert 2 <= len(lines) <= 12 and lines[-1].startswith("eval: 60/60 episodes (100%)")
+
+
+def test_a_batching_agent_plays_each_cell_as_one_batch(tmp_path):
+    """An agent with ``act_batch`` gets a cell's n samples together, on n warm envs; its records are
+    the one-by-one oracle's; a batch hit by a crash is replayed one episode at a time, with retries."""
+    from eval_envs import BatchOracle
+
+    ids = KVTasks().ids("test")[:3]
+    agent = BatchOracle()
+    batched = evaluate(KV_ID, agent, ks=[1, 3], ts=[8], n=3, tasks=ids, progress=False, report=False)
+    assert set(agent.batches) == {3}
+    single = evaluate(KV_ID, "oracle", ks=[1, 3], ts=[8], n=3, tasks=ids, progress=False, report=False)
+    fields = ("task", "T", "sample", "env_seed", "success", "turns", "actions", "category")
+    assert [{k: r[k] for k in fields} for r in batched.records] == [{k: r[k] for k in fields} for r in single.records]
+    crashy = BatchOracle()
+    env_kwargs = {"crash_once": str(tmp_path / "crashed"), "always_crash": [ids[0]]}
+    result = evaluate(FLAKY_ID, crashy, ks=[1], ts=[8], n=2, tasks=ids, env_kwargs=env_kwargs, retries=1,
+                      progress=False, report=False)
+    by_task = {t: [r for r in result.records if r["task"] == t] for t in ids}
+    assert all(r["infra_error"] and r["attempts"] == 2 for r in by_task[ids[0]])
+    assert all(r["success"] for t in ids[1:] for r in by_task[t])
+    assert result.summary["counts"]["infra_errors"] == 2
