@@ -29,7 +29,7 @@ from agentgym.eval import evaluate  # noqa: E402
 
 MINIWOB_PAGES = ["click-button", "click-link", "enter-text", "focus-text", "login-user"]
 FAMILIES: dict[str, dict[str, Any]] = {  # T: the tasks' largest minimum turns, then about 3x the smallest
-    "tooluse": {"env": "agentgym/ToolUse-v0", "ts": [6, 16], "env_kwargs": {"tiers": ["single", "refusal"]}, "tasks": 4},
+    "tooluse": {"env": "agentgym/ToolUse-v0", "ts": [6, 12], "env_kwargs": {"tiers": ["single", "refusal"]}, "tasks": 4},
     "miniwob": {"env": "agentgym/MiniWoB-v0", "ts": [3, 9], "env_kwargs": {"tasks": MINIWOB_PAGES}, "tasks": 5},
     "coding": {"env": "agentgym/Coding-v0", "ts": [3, 9], "env_kwargs": {"tiers": ["one_bug"]}, "tasks": 3},
 }
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
 
 def _tasks(spec: dict[str, Any], n: int) -> list[str]:
     """``n`` test tasks of the family by a fixed rule, the first of each (tier, group) in the catalog's
-    order (one per page for MiniWoB; single and refusal tasks of each ToolUse domain), so every agent
-    and rerun gets the same list."""
+    order (one per page for MiniWoB; single and refusal tasks of each ToolUse domain; one per held-out
+    module for Coding), so every agent and rerun gets the same list."""
     import gymnasium as gym
 
     env = gym.make(spec["env"], split="test", backend="local", **spec["env_kwargs"])
@@ -64,7 +64,7 @@ def _tasks(spec: dict[str, Any], n: int) -> list[str]:
     firsts: dict[str, str] = {}
     for task_id, _tier, group in catalog:
         if task_id in allowed:
-            firsts.setdefault(f"{_tier}/{group}", task_id)
+            firsts.setdefault(f"{_tier}/{group or task_id.rsplit('/', 1)[0]}", task_id)  # Coding: per module
     return list(firsts.values())[:n]
 
 
@@ -105,7 +105,7 @@ def main() -> None:
     p.add_argument("--tasks", type=int, default=None, help="tasks per family (default 4 ToolUse, 5 MiniWoB, 3 Coding)")
     p.add_argument("--n", type=int, default=4, help="samples per (task, T); pass@1 and pass@n are reported")
     p.add_argument("--temperature", type=float, default=0.7)
-    p.add_argument("--max-new-tokens", type=int, default=64)
+    p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sandbox", default="auto")
     p.add_argument("--seed", type=int, default=0)

@@ -51,6 +51,7 @@ def _image(env_id: str) -> None:
     require_docker(image)
 
 
+@pytest.mark.slow  # 8-13 s each at load 5
 @pytest.mark.docker
 @pytest.mark.parametrize("env_id", FAMILIES)
 def test_random_model_plays_every_family_in_batches(env_id, tokenizer, tmp_path):
