@@ -170,8 +170,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "gpu": dict(exp_name="llm-budgetmix-gpu", model="", device="cuda", threads=0, seeds="1,2,3", max_length=4096,
                 max_completion_length=3072, sft_tasks=50, sft_epochs=3,
                 sft_batch=8, sft_lr=1e-5, num_generations=8, prompts_per_step=4, env_steps=6000,
-                max_grpo_steps=300, grpo_lr=1e-6, eval_tasks=0, eval_ts="4,5,6,8", eval_samples=4,
-                eval_temperature=0.7, max_new_tokens=256),
+                max_grpo_steps=300, grpo_lr=1e-6, eval_tasks=0, eval_ts="4,6,8", max_new_tokens=128),
 }
 
 
@@ -560,6 +559,7 @@ def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, 
                                                        instance.reset(**row)}]
                     schemas = tool_schemas(instance.episode.env, probed=instance.episode.env.unwrapped.tools())
                     prompt_tokens = completion_tokens = calls = 0
+                    replies: list[str] = []
                     prefilled, started = generate.prefilled, time.perf_counter()
                     while not instance.episode.done:
                         ids = list(tokenizer.apply_chat_template(messages, tools=schemas, add_generation_prompt=True,
@@ -568,7 +568,9 @@ def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, 
                         calls += 1
                         prompt_tokens += len(ids)
                         completion_tokens += len(new)
-                        call = parse_tool_call(tokenizer.decode(new, skip_special_tokens=True))
+                        reply = tokenizer.decode(new, skip_special_tokens=True)
+                        replies.append(reply[:400])
+                        call = parse_tool_call(reply)
                         if call is None:
                             break
                         name, arguments = call
@@ -584,7 +586,7 @@ def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, 
                     summary = instance.episode.summary()
                     records.append({"task": task_id, "T": t, "sample": sample, "success": summary["success"],
                                     "turns": summary["turns"], "failure_category": summary["failure_category"],
-                                    "cost": {"model_calls": calls, "prompt_tokens": prompt_tokens,
+                                    "replies": replies, "cost": {"model_calls": calls, "prompt_tokens": prompt_tokens,
                                              "prefilled_tokens": generate.prefilled - prefilled,
                                              "completion_tokens": completion_tokens,
                                              "model_seconds": time.perf_counter() - started}})

@@ -194,3 +194,5 @@ def test_evaluation_records_one_episode_per_cell(eval_agent, tmp_path):
     assert len(cells) == 4 and {t for _, t in cells} == {2, 3} and len({task for task, _ in cells}) == 2
     assert all(not r["success"] and r["turns"] <= r["T"] for r in out["records"])
     assert all(r["cost"]["completion_tokens"] > 0 for r in out["records"]) and out["seconds_per_episode"] > 0
+    if eval_agent == "adapter":  # what the model wrote, for the failure analysis
+        assert all(len(r["replies"]) == r["cost"]["model_calls"] >= 1 for r in out["records"])
