@@ -26,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from agentgym.eval import evaluate  # noqa: E402
+from agentgym.eval.episodes import read_episodes  # noqa: E402
+from agentgym.eval.metrics import pass_grid  # noqa: E402
 
 MINIWOB_PAGES = ["click-button", "click-link", "enter-text", "focus-text", "login-user"]
 FAMILIES: dict[str, dict[str, Any]] = {  # T: the tasks' largest minimum turns, then about 3x the smallest
@@ -46,7 +48,13 @@ def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
     result = evaluate(spec["env"], agent, ks=[1, args.n], ts=spec["ts"], n=args.n, tasks=_tasks(spec, tasks),
                       sandbox=args.sandbox, out=out, agent_kwargs=agent_kwargs, env_kwargs=spec["env_kwargs"],
                       seed=args.seed, progress=True, report=True)
-    return {"family": family, "agent": agent, "grid": result.grid(), "records": result.records}
+    return {"family": family, "agent": agent, "records": result.records}
+
+
+def read(out: str, family: str, agent: str) -> dict[str, Any] | None:
+    """The episodes a (possibly unfinished) run has written so far."""
+    records = [r for r in read_episodes(Path(out) / family / agent / "episodes.jsonl") if not r.get("infra_error")]
+    return {"family": family, "agent": agent, "records": records} if records else None
 
 
 def _tasks(spec: dict[str, Any], n: int) -> list[str]:
@@ -69,19 +77,20 @@ def _tasks(spec: dict[str, Any], n: int) -> list[str]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| family | agent | T | pass@1 | pass@4 | episodes | turns / ep | prompt tok / ep (cached) | "
-             "completion tok / ep | model s / ep | failure categories |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| family | agent | T | tasks | pass@1 [95% CI] | pass@4 | episodes | turns / ep | prompt tok / ep (shared) | "
+             "completion tok / ep | model s / ep | failure categories |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         by_t = collections.defaultdict(list)
         for r in row["records"]:
             by_t[r["T"]].append(r)
-        for t, cell in sorted(row["grid"].items()):
+        grid = pass_grid(row["records"], [1, 4], sorted(by_t))
+        for t, cell in sorted(grid.items()):
             recs = by_t[t]
             n = len(recs)
             cost = _means(recs)
             cats = collections.Counter(r["category"] for r in recs)
             lines.append(
-                f"| {row['family']} | {row['agent']} | {t} | {_f(cell.get(1))} | {_f(cell.get(4))} | {n} | "
+                f"| {row['family']} | {row['agent']} | {t} | {cell[1]['tasks']} | {_ci(cell[1])} | {_ci(cell[4], False)} | {n} | "
                 f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} ({cost('cached_tokens'):.0f}) | "
                 f"{cost('completion_tokens'):.0f} | {cost('model_seconds'):.1f} | "
                 + ", ".join(f"{k} {v}" for k, v in cats.most_common()) + " |")
@@ -93,8 +102,11 @@ def _means(recs: list[dict[str, Any]]) -> Any:
     return lambda key: sum(r["cost"].get(key, 0) for r in recs) / len(recs)
 
 
-def _f(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+def _ci(cell: dict[str, Any], interval: bool = True) -> str:
+    if not cell["tasks"]:
+        return "–"
+    mean = f"{cell['mean']:.2f}"
+    return f"{mean} [{cell['lo']:.2f}, {cell['hi']:.2f}]" if interval else mean
 
 
 def main() -> None:
@@ -109,7 +121,12 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sandbox", default="auto")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--table-only", action="store_true", help="tabulate the episodes already in --out (runs nothing)")
     args = p.parse_args()
+    if args.table_only:
+        found = [read(args.out, f, a) for f in args.families.split(",") for a in ("oracle", "hf")]
+        print(table([r for r in found if r]))
+        return
     rows = []
     for family in args.families.split(","):
         for agent in ("oracle", "hf"):
