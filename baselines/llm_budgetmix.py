@@ -627,27 +627,11 @@ def llm_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequenc
 def _load(args: Args) -> tuple[Any, Any]:
     device = pick_device(args.device)
     if args.model == "tiny":
-        tokenizer = _tokenizer_only(args.tokenizer)
+        tokenizer = load_tokenizer(args.tokenizer, tool_template=True)
         return tiny_causal_lm(tokenizer, hidden=args.tiny_width).to(device), tokenizer
     if not args.model:
         raise ConfigError("no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny")
     return load_causal_lm(args.model, device=device, tool_template=True)
-
-
-def _tokenizer_only(name: str) -> Any:
-    """A tokenizer with the tool template: `load_tokenizer` for a model, or a folder that holds only a
-    saved tokenizer (no config.json: the tests' cached SmolLM2 tokenizer), set up the same way."""
-    if name == "smollm2-135m" or (Path(name) / "config.json").is_file():
-        return load_tokenizer(name, tool_template=True)
-    from transformers import AutoTokenizer
-    from trl.chat_template_utils import qwen2_5_chat_template
-
-    tokenizer = AutoTokenizer.from_pretrained(name)
-    tokenizer.chat_template = qwen2_5_chat_template
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer
 
 
 def _fmt(x: float | None) -> str:

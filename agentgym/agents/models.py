@@ -128,13 +128,17 @@ def _convert_smollm2(target: Path) -> None:
 
 
 def load_tokenizer(name_or_path: str | os.PathLike[str], *, tool_template: bool = False) -> Any:
-    """The model's tokenizer, left-padded, with a pad token.
+    """The model's tokenizer, left-padded, with a pad token (``name_or_path`` may also be a folder that
+    holds only a saved tokenizer).
 
     ``tool_template``: replace the chat template with TRL's Qwen2.5 one, which renders tools and tool
     calls (``<tool_call>`` JSON); TRL's tool loop needs it, and SmolLM2's own ChatML renders neither.
     """
     transformers = require_module("transformers")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(resolve_model(name_or_path)))
+    path = Path(str(name_or_path)).expanduser()
+    only_tokenizer = str(name_or_path) not in MODEL_ALIASES and (path / "tokenizer_config.json").is_file()
+    folder = path if only_tokenizer else resolve_model(name_or_path)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
     if tool_template:
         tokenizer.chat_template = require_module("trl.chat_template_utils").qwen2_5_chat_template
     tokenizer.padding_side = "left"

