@@ -8,8 +8,8 @@ For each K, `agentgym.eval.evaluate` runs ``--tasks`` test tasks x K samples at 
 `agentgym.agents.hf.HFAgent` (greedy for K = 1, temperature 1 for K = 4, which plays the K samples of
 a cell as one batch). Every model call is timed: a **decision** is one action of one episode, so a
 batched call of K rows makes K decisions. Reported: decisions/s and generated tokens/s over the
-model's time, prefill tokens/s (the prompt tokens not served from the shared system-prompt cache),
-the per-call wall time p50 / p95, peak resident memory, and the share of the evaluation's wall time
+model's time, prefill tokens/s (the prompt tokens the model ran: not served from a kept prefix or
+shared with the batch's other rows), the per-call wall time p50 / p95, peak resident memory, and the share of the evaluation's wall time
 spent outside the model (env steps, sandbox, harness). Medians and p95 side by side; the load
 average is quoted, since this machine is shared.
 """
@@ -69,7 +69,7 @@ def measure(args: argparse.Namespace, k: int) -> dict[str, Any]:
     model_s = sum(s for s, _ in agent.calls)
     decisions = sum(rows for _, rows in agent.calls)
     completion = sum(r["cost"]["completion_tokens"] for r in records)
-    prefill = sum(r["cost"]["prompt_tokens"] - r["cost"]["cached_tokens"] for r in records)
+    prefill = sum(r["cost"]["prefilled_tokens"] for r in records)
     per_call = [s for s, _ in agent.calls]
     return {
         "K": k, "episodes": len(records), "decisions": decisions, "success": sum(bool(r["success"]) for r in records),
@@ -96,7 +96,10 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
-    rows = [measure(args, int(k)) for k in args.k.split(",")]
+    rows = []
+    for k in args.k.split(","):
+        rows.append(measure(args, int(k)))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # each K as it finishes
     load = os.getloadavg()
     if args.json:
         print(json.dumps({"env": args.env, "model": args.model, "T": args.t, "threads": args.threads, "load": load,

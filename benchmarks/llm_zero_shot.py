@@ -8,7 +8,7 @@ For each family, one `agentgym eval` grid per agent over the same test tasks and
 estimator over the n samples); T runs from about the tasks' minimum turns to about three times it.
 The families: ToolUse-v0 (test split), MiniWoB-v0 (five ordinary-control pages, one task each) and
 Coding-v0 (held-out one-bug tasks). Each row: pass@k per T, the failure categories of all episodes,
-and per episode the turns, prompt tokens (of which served from the shared system-prompt cache),
+and per episode the turns, prompt tokens,
 completion tokens and model seconds. Runs are folders of `agentgym eval` output, so `agentgym report
 DIR` renders each one's full report too.
 """
@@ -77,7 +77,7 @@ def _tasks(spec: dict[str, Any], n: int) -> list[str]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| family | agent | T | tasks | pass@1 [95% CI] | pass@4 | episodes | turns / ep | prompt tok / ep (shared) | "
+    lines = ["| family | agent | T | tasks | pass@1 [95% CI] | pass@4 | episodes | turns / ep | prompt tok / ep | "
              "completion tok / ep | model s / ep | failure categories |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         by_t = collections.defaultdict(list)
@@ -91,7 +91,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             cats = collections.Counter(r["category"] for r in recs)
             lines.append(
                 f"| {row['family']} | {row['agent']} | {t} | {cell[1]['tasks']} | {_ci(cell[1])} | {_ci(cell[4], False)} | {n} | "
-                f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} ({cost('cached_tokens'):.0f}) | "
+                f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} | "
                 f"{cost('completion_tokens'):.0f} | {cost('model_seconds'):.1f} | "
                 + ", ".join(f"{k} {v}" for k, v in cats.most_common()) + " |")
     return "\n".join(lines)

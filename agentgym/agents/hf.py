@@ -16,8 +16,9 @@ episode samples from its own generator seeded by the harness's episode seed, so 
 reproducible run to run (a row's draws depend on its batch only through floating-point rounding).
 
 Cost per episode: ``model_calls``, ``prompt_tokens`` (all tokens the model conditioned on, as an API
-bills them), ``cached_tokens`` (the part computed once and shared: with the other rows of the batch,
-or with an earlier turn of the same prompt), ``completion_tokens`` and
+bills them), ``prefilled_tokens`` (the part the model ran for it: its own tokens, and its share of a
+batch's newly computed shared prefix), ``cached_tokens`` (the rest: served from a kept prefix or
+shared with the batch's other rows), ``completion_tokens`` and
 ``model_seconds`` (a batched call's time shared equally by its rows).
 """
 
@@ -59,7 +60,8 @@ class _Episode:
     tools: list[dict[str, Any]] | None
     generator: Any
     usage: dict[str, float] = field(default_factory=lambda: {
-        "model_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0})
+        "model_calls": 0, "prompt_tokens": 0, "prefilled_tokens": 0.0, "cached_tokens": 0.0, "completion_tokens": 0,
+        "model_seconds": 0.0})
 
 
 class HFAgent:
@@ -116,6 +118,7 @@ class HFAgent:
         self._cache_arg = "cache" if "cache" in forward else "past_key_values"
         self._prefix: OrderedDict[tuple[int, ...], Any] = OrderedDict()
         self._prefix_cache_size = int(prefix_cache_size)
+        self._computed = 0  # prefix tokens prefilled since the last model call began
         self._seeds: list[int] = [0]
         self._episodes: list[_Episode] = []
 
@@ -156,11 +159,12 @@ class HFAgent:
             prompts.append(self._tokens(ep))
         replies = self._generate(prompts, [ep.generator for ep in episodes])
         actions = []
-        for ep, (prefix, rest), (text, n_new, seconds, shared) in zip(episodes, prompts, replies, strict=True):
+        for ep, (prefix, rest), (text, n_new, seconds, prefilled) in zip(episodes, prompts, replies, strict=True):
             ep.chat.reply(text)
             ep.usage["model_calls"] += 1
             ep.usage["prompt_tokens"] += len(prefix) + len(rest)
-            ep.usage["cached_tokens"] += shared
+            ep.usage["prefilled_tokens"] += prefilled
+            ep.usage["cached_tokens"] += len(prefix) + len(rest) - prefilled
             ep.usage["completion_tokens"] += n_new
             ep.usage["model_seconds"] += seconds
             actions.append(self._action(ep, text))
@@ -184,6 +188,27 @@ class HFAgent:
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    def _segment_ids(self, messages: list[dict[str, str]], tools: Any, system: str, full: str) -> list[int]:
+        """The ids of ``full`` after ``system``, each message (and each generation prompt) tokenized on
+        its own, so that a turn's ids start with the previous turn's and its cache can be extended
+        (tokenizing the whole text would merge tokens across a message's boundary)."""
+        ids: list[int] = []
+        done = system
+        for end in range(2, len(messages) + 1):
+            text = self._render(messages[:end], tools, generation=False)
+            if not text.startswith(done):
+                return self._ids(full[len(system):])
+            segment = text[len(done):]
+            opening = self._render(messages[:end - 1], tools, generation=True)[len(done):]
+            if messages[end - 1]["role"] == "assistant" and opening and segment.startswith(opening):
+                ids += self._ids(opening)
+                segment = segment[len(opening):]
+            ids += self._ids(segment)
+            done = text
+        if not full.startswith(done):
+            return self._ids(full[len(system):])
+        return ids + self._ids(full[len(done):])
+
     def _tokens(self, ep: _Episode) -> tuple[tuple[int, ...], list[int]]:
         """``(shared prefix ids, this episode's ids)``: the system prompt, then the rest of the chat, with
         fewer past exchanges (down to the latest observation, cut short) when it would not fit."""
@@ -191,9 +216,10 @@ class HFAgent:
         prefix = tuple(self._ids(system))
         rest: list[int] = []
         for keep in range(self.history, -1, -1):
-            full = self._render(ep.chat.prompt(keep), ep.tools, generation=True)
+            messages = ep.chat.prompt(keep)
+            full = self._render(messages, ep.tools, generation=True)
             if full.startswith(system):
-                rest = self._ids(full[len(system):])
+                rest = self._segment_ids(messages, ep.tools, system, full)
             else:  # a template that renders the system prompt differently in context: no sharing
                 prefix, rest = (), self._ids(full)
             if len(prefix) + len(rest) <= self.max_prompt_tokens:
@@ -222,6 +248,7 @@ class HFAgent:
                 else:
                     cache = self._forward(ids, None, None, None)[1]
             self._prefix[prefix] = cache
+            self._computed += len(prefix) - len(base)
             while len(self._prefix) > self._prefix_cache_size:
                 self._prefix.popitem(last=False)
         self._prefix.move_to_end(prefix)
@@ -229,7 +256,7 @@ class HFAgent:
 
     def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
                   ) -> list[tuple[str, int, float, int]]:
-        """``(reply text, new tokens, model seconds, shared prompt tokens)`` per prompt. Rows that share
+        """``(reply text, new tokens, model seconds, prompt tokens prefilled for it)`` per prompt. Rows that share
         the system prompt run as one batch, whose shared prefix is everything the rows have in common
         (on a cell's first turn, the whole prompt: the K samples see the same task)."""
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -242,10 +269,15 @@ class HFAgent:
             shared = _common_prefix(fulls)
             shared = min(shared, min(len(f) for f in fulls) - 1)  # every row keeps a token of its own to score
             prefix = tuple(fulls[0][:shared])
+            self._computed = 0
+            if 0 < len(system) < shared:
+                self._prefix_cache(system)  # kept on its own, so the next task's prompt extends it
             tokens = self._decode(prefix, [f[shared:] for f in fulls], [generators[i] for i in rows])
             seconds = (time.perf_counter() - start) / len(rows)
-            for i, ids in zip(rows, tokens, strict=True):
-                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds, shared)
+            computed = self._computed / len(rows)  # the shared prefix's new tokens, split over its rows
+            for i, full, ids in zip(rows, fulls, tokens, strict=True):
+                prefilled = len(full) - shared + computed
+                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds, prefilled)
         return out
 
     def _decode(self, prefix: tuple[int, ...], rests: list[list[int]], generators: list[Any]) -> list[list[int]]:

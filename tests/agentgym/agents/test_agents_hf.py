@@ -67,6 +67,7 @@ def test_random_model_plays_every_family_in_batches(env_id, tokenizer, tmp_path)
         assert cost["model_calls"] == r["turns"] == 2, r
         assert 0 < cost["completion_tokens"] <= 6 * 2
         assert 0 < cost["cached_tokens"] < cost["prompt_tokens"]
+        assert cost["prefilled_tokens"] + cost["cached_tokens"] == pytest.approx(cost["prompt_tokens"])
         assert cost["model_seconds"] > 0
         assert r["category"] is not None and not r["success"]
 
@@ -121,6 +122,18 @@ def test_sampling_follows_the_episode_seed(tokenizer):
     assert _actions(agent, seed=2) != first
     greedy = HFAgent((tiny_causal_lm(tokenizer), tokenizer), max_new_tokens=8)
     assert _actions(greedy, seed=1) == _actions(greedy, seed=2)
+
+
+def test_one_episode_prefills_only_what_is_new(tokenizer):
+    """Turn 2's prompt starts with turn 1's: only the reply and the new observation are prefilled."""
+    agent = HFAgent((tiny_causal_lm(tokenizer), tokenizer), max_new_tokens=4)
+    _actions(agent, seed=0, turns=1)
+    first = agent.cost()
+    assert first["prefilled_tokens"] == first["prompt_tokens"] and first["cached_tokens"] == 0
+    _actions(agent, seed=0, turns=2)  # a new episode of the same task: its first prompt is served from the kept cache
+    usage = agent.cost()
+    assert usage["model_calls"] == 2 and usage["cached_tokens"] > first["prompt_tokens"] - 2
+    assert usage["prefilled_tokens"] < usage["prompt_tokens"] - first["prompt_tokens"]
 
 
 def test_a_long_chat_is_cut_to_fit(tokenizer):
