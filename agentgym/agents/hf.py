@@ -255,14 +255,14 @@ class HFAgent:
         return cache
 
     def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
-                  ) -> list[tuple[str, int, float, int]]:
+                  ) -> list[tuple[str, int, float, float]]:
         """``(reply text, new tokens, model seconds, prompt tokens prefilled for it)`` per prompt. Rows that share
         the system prompt run as one batch, whose shared prefix is everything the rows have in common
         (on a cell's first turn, the whole prompt: the K samples see the same task)."""
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (prefix, _rest) in enumerate(prompts):
             groups.setdefault(prefix, []).append(i)
-        out: list[tuple[str, int, float, int]] = [("", 0, 0.0, 0)] * len(prompts)
+        out: list[tuple[str, int, float, float]] = [("", 0, 0.0, 0.0)] * len(prompts)
         for system, rows in groups.items():
             start = time.perf_counter()
             fulls = [list(system) + prompts[i][1] for i in rows]
