@@ -21,11 +21,10 @@ evaluation harness on held-out tasks over a K x T grid, and writes ``report.md``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 
-from baselines.config import PRESETS, Args, converter, field_docs
+from baselines.config import PRESETS, Args, add_field_flags
 from baselines.experiment import run_experiment
 from baselines.trainer import train
 from baselines.warm_cache import prefill
@@ -36,13 +35,7 @@ __all__ = ["parse_args", "main"]
 def parse_args(argv: list[str] | None = None) -> Args:
     """`Args` from the command line: ``--field-name VALUE`` per field, ``--full``/``--smoke`` presets."""
     parser = argparse.ArgumentParser(prog="python -m baselines.budgetmix", description=__doc__.split("\n\n")[0])
-    docs = field_docs(Args)
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in (bool, "bool"):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
-        else:
-            parser.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
+    add_field_flags(parser, Args)
     parser.add_argument("--full", dest="preset", action="store_const", const="full", help="the large GPU preset")
     parser.add_argument("--smoke", dest="preset", action="store_const", const="smoke", help="a seconds-long run")
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}

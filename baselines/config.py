@@ -14,6 +14,7 @@ the other stages (an import contract in ``.importlinter`` checks it).
 
 from __future__ import annotations
 
+import argparse
 import ast
 import dataclasses
 import inspect
@@ -24,7 +25,7 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 
-__all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter",
+__all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
            "with_overrides"]
 
 EXECUTORS = ("local", "ray")
@@ -278,6 +279,18 @@ def converter(field: dataclasses.Field) -> Callable[[str], Any]:
     if kind == "bool":
         return lambda text: text.lower() in ("1", "true", "yes")
     return {"int": int, "float": float}.get(kind, str)
+
+
+def add_field_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """A ``--field-name VALUE`` flag per field of dataclass ``cls`` (``--flag/--no-flag`` for a bool),
+    its help the field's docstring line, its default None so a caller can tell what was given."""
+    docs = field_docs(cls)
+    for f in dataclasses.fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in (bool, "bool"):
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
+        else:
+            parser.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
 
 
 def with_overrides(args: Args, overrides: Iterable[str]) -> Args:

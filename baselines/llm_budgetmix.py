@@ -54,7 +54,7 @@ from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
 from agentgym.integrations.tools import action_call, tool_schemas
 from agentgym.wrappers.budget import draw_turns, parse_budget
-from baselines.config import converter, field_docs
+from baselines.config import add_field_flags
 from baselines.contrasts import Agent, cells_from_records, contrast_table, holm, named_contrasts, success_at
 
 __all__ = ["Args", "PRESETS", "SCHEDULES", "Exposure", "schedule_spec", "schedule_budgets", "oracle_transcripts",
@@ -757,13 +757,7 @@ def _token_costs(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def parse_args(argv: list[str] | None = None) -> Args:
     """`Args` from the command line: ``--field-name VALUE`` per field, ``--smoke``/``--gpu`` presets."""
     parser = argparse.ArgumentParser(prog="python -m baselines.llm_budgetmix", description=__doc__.split("\n\n")[0])
-    docs = field_docs(Args)
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in (bool, "bool"):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
-        else:
-            parser.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
+    add_field_flags(parser, Args)
     parser.add_argument("--smoke", dest="preset", action="store_const", const="smoke", help="a tiny model, about a minute")
     parser.add_argument("--gpu", dest="preset", action="store_const", const="gpu",
                         help="the GPU preset (give --model PATH, a local instruct model)")
