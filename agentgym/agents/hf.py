@@ -42,7 +42,7 @@ from agentgym.agents.chat import (
     extract_action,
     parse_tool_call,
 )
-from agentgym.agents.models import load_causal_lm, pick_device, require_module
+from agentgym.agents.models import load_causal_lm, require_module
 from agentgym.errors import ConfigError
 from agentgym.integrations.tools import call_action, tool_schemas
 
@@ -102,7 +102,7 @@ class HFAgent:
         else:
             self.model, self.tokenizer = load_causal_lm(model, device=device, dtype=dtype)
             self.name = str(model)
-        self.device = next(self.model.parameters()).device if isinstance(model, tuple) else pick_device(device)
+        self.device = next(self.model.parameters()).device  # where load_causal_lm put it, or the caller's model
         template = self.tokenizer.chat_template or ""
         takes_tools = "tools" in template
         if tools == "template" and not takes_tools:
@@ -119,15 +119,15 @@ class HFAgent:
         self._prefix: OrderedDict[tuple[int, ...], Any] = OrderedDict()
         self._prefix_cache_size = int(prefix_cache_size)
         self._computed = 0  # prefix tokens prefilled since the last model call began
-        self._seeds: list[int] = [0]
+        self._seed = 0
         self._episodes: list[_Episode] = []
 
     # ------------------------------------------------------------------ Agent protocol (one episode)
     def seed(self, seed: int) -> None:
-        self._seeds = [int(seed)]
+        self._seed = int(seed)
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self.reset_batch([env], [obs], [info], self._seeds[:1])
+        self.reset_batch([env], [obs], [info], [self._seed])
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         return self.act_batch([obs], [info], [0])[0]
