@@ -294,12 +294,17 @@ class EpisodeWorker:
         except InfrastructureError:
             self.drop(specs[0])
             return [self.run(spec) for spec in specs]
-        startup, self._startup = self._startup, 0.0
         for record in records:
-            record["infra_retries"] = []
-            record["worker"] = os.getpid()
-            record["startup_s"], startup = startup, 0.0
+            self._stamp(record, 1, [])
         return records
+
+    def _stamp(self, record: dict[str, Any], attempts: int, errors: list[str]) -> dict[str, Any]:
+        """The worker's bookkeeping on a record; the start-up time kept since the last record goes to this one."""
+        record["attempts"] = attempts
+        record["infra_retries"] = errors
+        record["worker"] = os.getpid()
+        record["startup_s"], self._startup = self._startup, 0.0
+        return record
 
     def run(self, spec: EpisodeSpec) -> dict[str, Any]:
         """The record of ``spec``, retrying infrastructure failures up to ``retries`` times."""
@@ -311,11 +316,7 @@ class EpisodeWorker:
                 errors.append(f"{type(exc).__name__}: {exc}")
                 self.drop(spec)
                 continue
-            record["attempts"] = attempt
-            record["infra_retries"] = errors
-            record["worker"] = os.getpid()
-            record["startup_s"], self._startup = self._startup, 0.0
-            return record
+            return self._stamp(record, attempt, errors)
         return {
             **spec.to_dict(),
             "env_seed": spec.env_seed,
