@@ -2,8 +2,8 @@
 
 A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a verifier
 (`_verify`), its sandbox-side code (`sandbox_modules`, `sandbox_services`) and optionally a menu
-(`_admissible`), a state-drift hook (`_drift`) and fault hooks (`fault_failure`,
-`corrupt_output`). The base
+(`_admissible`), a state-drift hook (`_drift`), fault hooks (`fault_failure`,
+`corrupt_output`) and forced starts for interventions (`interventions`, `forced_start`). The base
 class owns everything that must be the same across families: the spaces, the episode
 bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
 lifetime, and the actions every grammar shares: ``help``, ``finish``/``submit`` and a call whose
@@ -119,6 +119,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     """What the agent sees after ``finish``/``submit``; ``{answer}`` is its final answer."""
     max_action_length: ClassVar[int] = 16_384
     max_observation_length: ClassVar[int] = 32_768
+    interventions: ClassVar[tuple[str, ...]] = ()
+    """Names of the forced starts `forced_start` plays (``agentgym eval --intervention NAME``)."""
 
     def __init__(
         self,
@@ -157,7 +159,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.turn = 0
         self._done = False
         self._last_text = ""
-        self._pending_fault: tuple[str, bool] | None = None
+        self._pending_fault: tuple[str, bool, bool] | None = None  # (kind, transient, on_mutation)
         self._parsed: tuple[str, ParsedAction | BaseException] | None = None  # what tool_of parsed, for step
         self._output_seen = True
         self._ref_pos = self._ref_read = 0
@@ -328,11 +330,26 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._parsed = (text, parsed)
         return parsed.tool if isinstance(parsed, ParsedAction) else None
 
-    def inject_fault(self, kind: str, *, transient: bool = True) -> None:
-        """Arm a fault for this step's action if it calls a tool (used by `ToolFailureInjector`)."""
+    def inject_fault(self, kind: str, *, transient: bool = True, on_mutation: bool = False) -> None:
+        """Arm a fault for this step's action if it calls a tool (used by `ToolFailureInjector`).
+
+        ``on_mutation`` (``state_drift`` only): drift only if the action changed task state (a
+        ``mutation`` event), right after it, so the agent's own edit is what silently goes back;
+        otherwise the step runs clean and no fault is recorded."""
         if kind not in FAULT_KINDS:
             raise ConfigError(f"fault kind {kind!r}; choose from {FAULT_KINDS}")
-        self._pending_fault = (kind, transient)
+        if on_mutation and kind != "state_drift":
+            raise ConfigError(f"on_mutation applies to state_drift only, not {kind!r}")
+        self._pending_fault = (kind, transient, on_mutation)
+
+    def forced_start(self, name: str) -> list[str] | None:
+        """The actions intervention ``name`` forces at the start of this episode (after ``reset``,
+        before any step), chosen by the family's fixed rule from the task alone: the same for every
+        agent, seed and budget. The harness plays them through the wrapped env as the agent's own
+        first turns (`agentgym.eval`, ``--intervention``). None when the rule has no candidate on
+        this task. Families that define `interventions` override this."""
+        raise ConfigError(f"{type(self).__name__} defines no intervention {name!r}; "
+                          f"its interventions: {list(self.interventions) or 'none'}")
 
     def reference_action(self) -> str:
         """The oracle's next action: the reference solution, re-issuing a step a fault spoiled.
@@ -379,7 +396,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             raise kept[1]
         return kept[1]
 
-    def _act(self, text: str, fault: tuple[str, bool] | None) -> Outcome:
+    def _act(self, text: str, fault: tuple[str, bool, bool] | None) -> Outcome:
         try:
             parsed = self._parse_once(text)
         except ActionError as exc:
@@ -436,7 +453,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             [ev.action(True, name), ev.tool_call(name, False, "sandbox_crashed")],
         )
 
-    def _apply_fault(self, parsed: ParsedAction, kind: str, transient: bool) -> Outcome:
+    def _apply_fault(self, parsed: ParsedAction, kind: str, transient: bool, on_mutation: bool = False) -> Outcome:
         """The one place faults are applied; families shape them through the fault hooks above."""
         tool = parsed.tool or parsed.name
         mark = ev.fault_injected(kind, tool, transient)
@@ -453,6 +470,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         elif kind == "corrupted_output":
             outcome.text = self.corrupt_output(outcome.text)
         elif kind == "state_drift":
+            if on_mutation and not any(e["kind"] == "mutation" for e in outcome.events):
+                return outcome  # armed for an edit, and this action changed nothing
             what = self._drift()
             if what is None:
                 return outcome

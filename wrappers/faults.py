@@ -5,8 +5,10 @@
 - `parse_faults(spec)`: the fault spec-string grammar, as `ToolFailureInjector` kwargs.
 
 Spec strings: ``KIND[+KIND...]@SCHEDULE[:persistent]``, SCHEDULE one of ``turn=2``,
-``turn=1,3``, ``first=K``, ``p=0.2``; several specs joined with ``;``. Examples:
-``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``.
+``turn=1,3``, ``first=K``, ``p=0.2``, ``mutation=1`` (``mutation=1,2``); several specs joined
+with ``;``. Examples: ``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``,
+``state_drift@mutation=1`` (the agent's first edit silently undone right after it is made: the
+edit's output reads as usual, and the file is back to its initial content).
 
 The caller of ``reset`` may choose one episode's faults: ``reset(options={"faults": SPEC})``
 (a spec string or `ToolFailureInjector` kwargs; ``""`` for none), in place of the wrapper's own
@@ -28,7 +30,10 @@ from agentgym.wrappers.budget import take_option
 
 __all__ = ["ToolFailureInjector", "parse_faults", "FaultRule", "fault_rules", "chosen_faults"]
 
-_SCHEDULE_KEYS = ("at_turns", "first_k", "p")
+_SCHEDULE_KEYS = ("at_turns", "first_k", "p", "at_mutations")
+MUTATION_KINDS = ("state_drift",)
+"""Fault kinds a ``mutation=N`` schedule takes: they act after the action ran, so they can wait for
+the step to show it changed task state (the others stop the tool before it runs)."""
 
 
 class FaultRule:
@@ -41,33 +46,47 @@ class FaultRule:
         first_k: int | None = None,
         p: float | None = None,
         transient: bool = True,
+        at_mutations: Iterable[int] | int | None = None,
     ) -> None:
         kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
         bad = [k for k in kinds if k not in FAULT_KINDS]
         if not kinds or bad:
             raise ConfigError(f"fault kinds={kinds!r}; choose from {FAULT_KINDS}")
-        given = [k for k, v in (("at_turns", at_turns), ("first_k", first_k), ("p", p)) if v is not None]
+        schedule = dict(at_turns=at_turns, first_k=first_k, p=p, at_mutations=at_mutations)
+        given = [k for k, v in schedule.items() if v is not None]
         if len(given) != 1:
             raise ConfigError(
-                f"fault schedule {dict(at_turns=at_turns, first_k=first_k, p=p)!r}: give exactly one of "
-                "at_turns (e.g. [1]), first_k (e.g. 2) or p (e.g. 0.1)"
+                f"fault schedule {schedule!r}: give exactly one of "
+                "at_turns (e.g. [1]), first_k (e.g. 2), p (e.g. 0.1) or at_mutations (e.g. [1])"
             )
         if at_turns is not None:
-            turns = (at_turns,) if isinstance(at_turns, int) else tuple(at_turns)
-            if not turns or any(isinstance(t, bool) or not isinstance(t, int) or t < 1 for t in turns):
-                raise ConfigError(f"at_turns={at_turns!r}; expected turn numbers >= 1, e.g. [1, 3]")
-            at_turns = tuple(sorted(set(turns)))
+            at_turns = _counts("at_turns", at_turns, "turn numbers")
+        if at_mutations is not None:
+            at_mutations = _counts("at_mutations", at_mutations, "edit numbers")
+            if any(k not in MUTATION_KINDS for k in kinds) or not transient:
+                raise ConfigError(f"at_mutations={at_mutations!r} with kinds={kinds!r}, transient={transient}: a "
+                                  f"mutation=N schedule takes transient {MUTATION_KINDS} faults only, e.g. "
+                                  "'state_drift@mutation=1' (a tool error cannot wait to see whether the action edits)")
         if first_k is not None and (isinstance(first_k, bool) or not isinstance(first_k, int) or first_k < 1):
             raise ConfigError(f"first_k={first_k!r}; expected an int >= 1")
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0):
             raise ConfigError(f"p={p!r}; expected a probability in [0, 1]")
         self.kinds, self.at_turns, self.first_k, self.p = kinds, at_turns, first_k, p
+        self.at_mutations = at_mutations
         self.transient = bool(transient)
 
     def __repr__(self) -> str:
-        when = {"at_turns": self.at_turns, "first_k": self.first_k, "p": self.p}
+        when = {"at_turns": self.at_turns, "first_k": self.first_k, "p": self.p, "at_mutations": self.at_mutations}
         sched = ", ".join(f"{k}={v!r}" for k, v in when.items() if v is not None)
         return f"FaultRule(kinds={self.kinds!r}, {sched}, transient={self.transient})"
+
+
+def _counts(name: str, value: Iterable[int] | int, what: str) -> tuple[int, ...]:
+    """A schedule's list of 1-based counts (turns, edits), validated, sorted and deduplicated."""
+    values = (value,) if isinstance(value, int) else tuple(value)
+    if not values or any(isinstance(t, bool) or not isinstance(t, int) or t < 1 for t in values):
+        raise ConfigError(f"{name}={value!r}; expected {what} >= 1, e.g. [1, 3]")
+    return tuple(sorted(set(values)))
 
 
 class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
@@ -75,7 +94,9 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
 
     Schedules (one per rule): ``at_turns`` fails the first tool call on or after each listed
     turn; ``first_k`` fails the episode's first k tool calls; ``p`` fails each tool call with
-    probability p. A transient fault hits one call; a persistent one (``transient=False``) also
+    probability p; ``at_mutations`` (``state_drift`` only) drifts right after each listed step
+    that changed task state, counting the episode's mutating steps (1: the agent's first edit,
+    undone silently: its output reads as usual). A transient fault hits one call; a persistent one (``transient=False``) also
     fails every later call of the same tool in the episode, with the same kind. Several kinds:
     each fault draws one. Several rules: ``rules=[{...}, {...}]`` (what `parse_faults` gives for
     specs joined with ``;``). Draws come from the env's seeded generator; the env records each
@@ -104,9 +125,11 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         p: float | None = None,
         transient: bool = True,
         rules: Sequence[Mapping[str, Any]] | None = None,
+        at_mutations: Iterable[int] | int | None = None,
     ) -> None:
         RecordConstructorArgs.__init__(
-            self, kinds=kinds, at_turns=at_turns, first_k=first_k, p=p, transient=transient, rules=rules
+            self, kinds=kinds, at_turns=at_turns, first_k=first_k, p=p, transient=transient, rules=rules,
+            at_mutations=at_mutations,
         )
         gym.Wrapper.__init__(self, env)
         base = env.unwrapped
@@ -117,13 +140,14 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 "parses as tool calls"
             )
         self.base: AgentEnv = base  # what a fault needs of the env: tool_of, inject_fault, turn (its public API)
-        self.rules = fault_rules(kinds, at_turns, first_k, p, transient, rules)
+        self.rules = fault_rules(kinds, at_turns, first_k, p, transient, rules, at_mutations)
         self._reset_episode(self.rules)
 
     def _reset_episode(self, rules: list[FaultRule]) -> None:
         self.episode_rules = rules  # this episode's plan: the wrapper's own, or the one a reset chose
         self._hits = [0] * len(rules)  # faults each rule injected this episode
         self._broken: dict[str, str] = {}  # tool -> kind, for persistent faults
+        self._mutations = 0  # steps this episode that changed task state (for at_mutations)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         spec, options = take_option(options, "faults")
@@ -145,6 +169,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 self._hits[rule] += 1
                 if not self.episode_rules[rule].transient and tool is not None:  # armed only on a tool call
                     self._broken[tool] = kind
+        self._mutations += any(e.get("kind") == "mutation" for e in info.get("events", ()))
         return obs, reward, terminated, truncated, info
 
     def _arm(self, tool: str) -> tuple[int | None, str] | None:
@@ -160,6 +185,11 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 fire = due > self._hits[i]  # a due fault waits for the next tool call
             elif rule.first_k is not None:
                 fire = self._hits[i] < rule.first_k
+            elif rule.at_mutations is not None:  # armed on every tool call; the env drifts only after an edit
+                if self._mutations + 1 in rule.at_mutations:
+                    self.base.inject_fault(rule.kinds[0], on_mutation=True)  # one kind: FaultRule checks it
+                    return i, rule.kinds[0]
+                continue
             else:
                 assert rule.p is not None  # a rule has exactly one schedule (FaultRule checks it)
                 fire = bool(self.np_random.random() < rule.p)
@@ -181,11 +211,12 @@ def fault_rules(
     p: float | None = None,
     transient: bool = True,
     rules: Sequence[Mapping[str, Any]] | None = None,
+    at_mutations: Iterable[int] | int | None = None,
 ) -> list[FaultRule]:
     """The validated plan `ToolFailureInjector`'s kwargs describe: one rule, or ``rules`` (``[]``: none)."""
     if rules is None:
-        return [FaultRule(kinds, at_turns, first_k, p, transient)]
-    if any(v is not None for v in (at_turns, first_k, p)):
+        return [FaultRule(kinds, at_turns, first_k, p, transient, at_mutations)]
+    if any(v is not None for v in (at_turns, first_k, p, at_mutations)):
         raise ConfigError(f"rules={rules!r} given together with a schedule; put every schedule in rules")
     if isinstance(rules, (str, Mapping)) or not isinstance(rules, Sequence):
         raise ConfigError(f"rules={rules!r}; expected a list of dicts of FaultRule kwargs")
@@ -224,11 +255,13 @@ def _parse_one(spec: str) -> dict[str, Any]:
             out["first_k"] = int(value)
         elif key == "p" and eq:
             out["p"] = float(value)
+        elif key == "mutation" and eq:
+            out["at_mutations"] = tuple(int(t) for t in value.split(","))
         else:
             raise ValueError(schedule)
     except ValueError:
         raise ConfigError(
-            f"fault spec {spec!r}: bad schedule {schedule!r}; use turn=2, turn=1,3, first=K or p=0.2"
+            f"fault spec {spec!r}: bad schedule {schedule!r}; use turn=2, turn=1,3, first=K, p=0.2 or mutation=1"
         ) from None
     try:
         FaultRule(**out)  # validate kinds and ranges now, with the spec in hand
@@ -244,6 +277,8 @@ def parse_faults(spec: str) -> dict[str, Any]:
     {'kinds': ('tool_error',), 'transient': True, 'at_turns': (1,)}
     >>> parse_faults("timeout+empty_output@p=0.1:persistent")
     {'kinds': ('timeout', 'empty_output'), 'transient': False, 'p': 0.1}
+    >>> parse_faults("state_drift@mutation=1")
+    {'kinds': ('state_drift',), 'transient': True, 'at_mutations': (1,)}
     >>> len(parse_faults("tool_error@turn=1;timeout@first=2")["rules"])
     2
     """

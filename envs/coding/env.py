@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,12 @@ class CodingEnv(AgentEnv):
     a run that timed out is stored only once it timed out twice. ``info["cost"]["cache_hit"]`` says whether a step's
     test run or verification came from it.
 
+    ## Interventions
+    Forced starts for ``agentgym eval --intervention`` (`forced_start`), chosen from the task alone:
+    ``wrong-patch`` plays `wrong_patch` as the agent's first action; ``wrong-patch-tested`` plays it
+    and then ``test``. ``state_drift@mutation=1`` (a fault spec, `agentgym.wrappers.parse_faults`)
+    silently undoes the agent's first edit: `_drift` puts the file back to its initial content.
+
     ## Version History
     * v0: initial release.
     """
@@ -87,6 +94,7 @@ class CodingEnv(AgentEnv):
     sandbox_modules = (RUNNER_MODULE, verifier.HARNESS_MODULE)
     submit_text = "Submitted; the hidden tests decide."
     verification_action = "test"  # what benchmarks/envs.py times as a test run
+    interventions = ("wrong-patch", "wrong-patch-tested")
 
     def __init__(
         self,
@@ -175,18 +183,24 @@ class CodingEnv(AgentEnv):
         if self._menu_cache is not None and self._menu_cache[0] == self._version:
             return list(self._menu_cache[1])
         menu = ["test"] + [f"view {path}" for path in self._episode_task.files]
-        patches: list[str] = []
-        for cand in self._candidates():
-            text = self._files.get(cand.file)
-            diff = cand.patch(text) if text is not None else None
-            if diff is not None and "patch\n" + diff not in patches:
-                patches.append("patch\n" + diff)
-        menu += patches
+        menu += list(self._menu_patches(self._files))
         if self._history:
             menu.append("revert")
         menu.append("submit")
         self._menu_cache = (self._version, menu)
         return list(menu)
+
+    def _menu_patches(self, files: dict[str, str | None]) -> dict[str, bool]:
+        """The menu's patch actions on ``files``, in menu order, each mapped to whether it is a bug's
+        true fix (a text both a fix and a decoy produce counts as a fix)."""
+        patches: dict[str, bool] = {}
+        for cand in self._candidates():
+            text = files.get(cand.file)
+            diff = cand.patch(text) if text is not None else None
+            if diff is not None:
+                action = "patch\n" + diff
+                patches[action] = patches.get(action, False) or bool(cand.fix)
+        return patches
 
     def _drift(self) -> str | None:
         """State drift: the last edited file silently goes back to its initial (buggy) content."""
@@ -224,6 +238,27 @@ class CodingEnv(AgentEnv):
                    f"{environment_id(self.sandbox)}")
         return cache_key(self.task.task_id, task_hash, kind, self.test_runner, self.test_timeout,
                          workspace_digest(self._files), sandbox)
+
+    # ------------------------------------------------------------------ interventions
+    def wrong_patch(self) -> str | None:
+        """The wrong patch the interventions force: among the patches of the task's reset menu that
+        fix no bug (so never `reference_action`'s fix), the one with the lowest
+        ``sha256(task_id + "\\n" + action)``. A function of the task alone (not the seed, the
+        state, the agent or the budget); None when the menu has no wrong patch."""
+        task = self._episode_task
+        wrong = [a for a, fix in self._menu_patches(dict(task.files)).items() if not fix]
+        if not wrong:
+            return None
+        return min(wrong, key=lambda a: hashlib.sha256(f"{task.task_id}\n{a}".encode()).hexdigest())
+
+    def forced_start(self, name: str) -> list[str] | None:
+        """``wrong-patch``: `wrong_patch`; ``wrong-patch-tested``: it, then ``test`` (see `AgentEnv.forced_start`)."""
+        if name not in self.interventions:
+            return super().forced_start(name)
+        patch = self.wrong_patch()
+        if patch is None:
+            return None
+        return [patch, "test"] if name == "wrong-patch-tested" else [patch]
 
     # ------------------------------------------------------------------ the oracle
     def reference_action(self) -> str:

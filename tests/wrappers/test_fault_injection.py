@@ -122,6 +122,8 @@ def test_parse_faults_grammar():
         "kinds": ("timeout", "empty_output"), "transient": False, "p": 0.1,
     }
     assert parse_faults("state_drift@first=2") == {"kinds": ("state_drift",), "transient": True, "first_k": 2}
+    assert parse_faults("state_drift@mutation=1,3") == {"kinds": ("state_drift",), "transient": True,
+                                                        "at_mutations": (1, 3)}
     assert parse_faults(" tool_error@turn=1 ; timeout@first=1 ") == {
         "rules": [
             {"kinds": ("tool_error",), "transient": True, "at_turns": (1,)},
@@ -138,6 +140,33 @@ def test_parse_faults_rejects_bad_specs_echoing_them(spec):
     with pytest.raises(ConfigError) as err:
         parse_faults(spec)
     assert repr(spec.strip()) in str(err.value)
+
+
+def test_mutation_schedule_drifts_right_after_the_nth_edit_only():
+    """``state_drift@mutation=N``: armed on every tool call, but the env drifts only after a step that
+    changed task state, and only the N-th such step: a check before it never drifts an earlier edit."""
+    env = ToolFailureInjector(ScriptedAgentEnv(), **parse_faults("state_drift@mutation=1"))
+    got = play(env, ["get alpha", "set alpha x", "get alpha", "set alpha y"])
+    assert got == [[], [("state_drift", "set", True)], [], []]
+    env = ToolFailureInjector(ScriptedAgentEnv(), **parse_faults("state_drift@mutation=2"))
+    got = play(env, ["set alpha x", "get alpha", "help", "set alpha y", "set alpha z"])
+    assert got == [[], [], [], [("state_drift", "set", True)], []]
+
+
+def test_mutation_drift_is_silent_in_the_observation():
+    env = ToolFailureInjector(ScriptedAgentEnv(), **parse_faults("state_drift@mutation=1"))
+    env.reset(seed=0)
+    obs, *_, info = env.step("set alpha x")
+    assert obs["text"] == "ok" and "alpha" not in env.unwrapped.sandbox.data  # said ok; the edit is gone
+    assert [e["detail"] for e in info["events"] if e["kind"] == "fault_injected"] == ["alpha removed"]
+
+
+@pytest.mark.parametrize("spec", ["tool_error@mutation=1", "state_drift@mutation=1:persistent",
+                                  "state_drift+timeout@mutation=1", "state_drift@mutation=0"])
+def test_mutation_schedule_takes_transient_state_drift_only(spec):
+    with pytest.raises(ConfigError) as err:
+        parse_faults(spec)
+    assert repr(spec) in str(err.value)
 
 
 def test_oracle_solves_coding_after_a_transient_fault_of_every_kind():
