@@ -165,7 +165,9 @@ class Args(PPOConfig):
     train_tier: str = "one_bug"
     """Coding-v0 tier(s) of the training tasks, comma-separated (empty: every tier); on two-bug tasks reverting after a failing test is often wrong, so multi-bug tasks are left to the separate evaluation"""
     recovery_starts: float = 0.5
-    """start-state curriculum: this share of training episodes with T >= 5 begins after a wrong menu patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count against T); 0: off"""
+    """start-state curriculum: this share of training episodes, whatever their T (equal exposure), begins after a menu patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count against T; a start leaves the policy at least one turn); 0: off"""
+    no_starts_seeds: int = 4
+    """also train BudgetMix without forced starts (budgetmix-nostarts) on the first this many seeds: what the start-state curriculum contributes (0: skip)"""
 
     # the evaluation
     eval_ts: str = "2,3,5,8,12,16"
@@ -180,6 +182,8 @@ class Args(PPOConfig):
     """Coding-v0 tier of the primary eval list (empty: all tiers)"""
     eval_tasks: int = 100
     """tasks in the one fixed eval list shared by every agent and seed"""
+    eval_list: str = "fresh-1"
+    """the headline list: fresh-N (N-th draw by the committed rule from tasks no spent list holds), a spent list by name (tuning-1: the list attempts were tuned on) or seeded (drawn with seed 2026); baselines/eval_lists.py"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
     eval_split2_ts: str = "2,16"

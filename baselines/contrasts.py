@@ -15,7 +15,7 @@ are the same agent (its seed-s policy is scored at both budgets).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,10 +52,32 @@ def _common_tasks(*mats: np.ndarray) -> np.ndarray:
     return ok
 
 
-def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
-    """Mean success at budget ``t`` with its seed-and-task bootstrap interval."""
+def _cluster_interval(per_task: np.ndarray, units: Sequence[str], rng: np.random.Generator) -> dict[str, Any]:
+    """The interval and p-value when whole held-out units (a task's module or template) are
+    resampled instead of tasks: tasks of one unit are not independent draws.
+
+    ``per_task`` is (resamples, tasks) after the seed resampling; ``units[i]`` is task i's unit.
+    """
+    names, index = np.unique(np.asarray(units), return_inverse=True)
+    picks = rng.integers(len(names), size=(per_task.shape[0], len(names)))
+    counts = np.stack([np.bincount(row, minlength=len(names)) for row in picks])  # (R, units)
+    weights = counts[:, index]  # (R, tasks): how often each task's unit was drawn
+    boot = (per_task * weights).sum(axis=1) / weights.sum(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"lo_unit": float(lo), "hi_unit": float(hi), "p_unit": boot_p(boot), "units": int(len(names))}
+
+
+def _units(tasks: Sequence[str], keep: np.ndarray, unit_of: Callable[[str], str] | None) -> list[str] | None:
+    return None if unit_of is None else [unit_of(t) for t, k in zip(tasks, keep) if k]
+
+
+def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2000, seed: int = 0,
+               unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """Mean success at budget ``t`` with its seed-and-task bootstrap interval (and, given
+    ``unit_of``, the seed-and-unit interval beside it: ``lo_unit``, ``hi_unit``)."""
     m = _matrix(agent, tasks, t)
-    m = m[:, _common_tasks(m)]
+    keep = _common_tasks(m)
+    m = m[:, keep]
     if m.size == 0:
         return {"mean": None, "lo": None, "hi": None, "tasks": 0, "seeds": len(agent)}
     rng = np.random.default_rng(seed)
@@ -64,12 +86,18 @@ def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2
     per_task = m[s_idx].mean(axis=1)  # (R, tasks): mean over the resampled seeds
     boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return {"mean": float(m.mean()), "lo": float(lo), "hi": float(hi), "tasks": int(m.shape[1]), "seeds": int(m.shape[0])}
+    out = {"mean": float(m.mean()), "lo": float(lo), "hi": float(hi), "tasks": int(m.shape[1]), "seeds": int(m.shape[0])}
+    units = _units(tasks, keep, unit_of)
+    if units is not None:
+        unit = _cluster_interval(per_task, units, rng)
+        out.update(lo_unit=unit["lo_unit"], hi_unit=unit["hi_unit"], units=unit["units"])
+    return out
 
 
 def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same_agent: bool = False,
-             resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
-    """A@ta - B@tb, paired by task, seeds resampled per side (jointly when ``same_agent``)."""
+             resamples: int = 2000, seed: int = 0, unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """A@ta - B@tb, paired by task, seeds resampled per side (jointly when ``same_agent``); given
+    ``unit_of``, also the interval and p-value with held-out units resampled (``lo_unit``...)."""
     ma, mb = _matrix(a, tasks, ta), _matrix(b, tasks, tb)
     keep = _common_tasks(ma, mb)
     ma, mb = ma[:, keep], mb[:, keep]
@@ -83,9 +111,10 @@ def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same
     diff_per_task = ma[sa].mean(axis=1) - mb[sb].mean(axis=1)  # (R, tasks)
     boot = np.take_along_axis(diff_per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
+    units = _units(tasks, keep, unit_of)
     return {"diff": float(ma.mean() - mb.mean()), "lo": float(lo), "hi": float(hi), "mean_a": float(ma.mean()),
             "mean_b": float(mb.mean()), "tasks": int(n), "seeds_a": int(ma.shape[0]), "seeds_b": int(mb.shape[0]),
-            **_tests(boot)}
+            **_tests(boot), **(_cluster_interval(diff_per_task, units, rng) if units is not None else {})}
 
 
 def boot_p(boot: np.ndarray) -> float:
@@ -108,7 +137,7 @@ def _tests(boot: np.ndarray, margin: float = EQUIVALENCE_MARGIN) -> dict[str, An
 
 
 def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int, float]], tasks: Sequence[str], *,
-                    resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
+                    resamples: int = 2000, seed: int = 0, unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
     """sum of weight x success(agent @ T) over ``terms``, paired by task: the tasks are resampled
     once for every term, each agent's seeds once for all its terms (a difference-in-differences
     such as (g) is then paired both ways)."""
@@ -125,8 +154,10 @@ def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int,
     boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     point = float(sum(w * m.mean() for (_, _, w), m in zip(terms, mats)))
+    units = _units(tasks, keep, unit_of)
     return {"diff": point, "lo": float(lo), "hi": float(hi), "tasks": int(n),
-            "terms": {f"{a} @T={t}": float(m.mean()) for (a, t, _), m in zip(terms, mats)}, **_tests(boot)}
+            "terms": {f"{a} @T={t}": float(m.mean()) for (a, t, _), m in zip(terms, mats)}, **_tests(boot),
+            **(_cluster_interval(per_task, units, rng) if units is not None else {})}
 
 
 def holm(ps: Sequence[float | None]) -> list[float | None]:

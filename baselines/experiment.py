@@ -6,7 +6,7 @@
    the stepwise ``curriculum-steps`` with the same number of environment steps, once per
    training seed (``--seeds``);
 2. evaluates every trained policy, the random menu policy and the scripted references on one
-   fixed list of tasks shared by all of them (``eval_task_list``): one-bug tasks of modules
+   fixed list of tasks shared by all of them (``--eval-list``, `baselines.eval_lists`): one-bug tasks of modules
    never trained on (``--eval-split heldout``) over the T grid; then the second split (new
    mutants of training modules) at a few T, multi-bug held-out tasks when asked, and an
    injected fault when asked;
@@ -30,10 +30,9 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from agentgym.agents import RandomAgent
-from agentgym.core import AgentEnv
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
@@ -42,6 +41,7 @@ from baselines.agent import PolicyAgent, load_policy
 from baselines.config import Args
 from baselines.decisions import DecisionRecorder
 from baselines.env_pool import close_idle
+from baselines.eval_lists import seeded_list, split_task_ids, task_list
 from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
 from baselines.heuristics import (
     BudgetAwareAgent,
@@ -54,10 +54,14 @@ from baselines.probe import budget_probe
 from baselines.report import write_report
 from baselines.trainer import coding_kwargs, progress_bar
 
-__all__ = ["run_experiment", "experiment_schedules", "evaluate_agent", "eval_task_list", "split_task_ids",
+__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "NO_STARTS", "evaluate_agent",
            "training_seeds"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
+
+
+NO_STARTS = "budgetmix-nostarts"
+"""BudgetMix trained without forced starts: what the start-state curriculum contributes."""
 
 
 def experiment_schedules(args: Args) -> dict[str, str]:
@@ -70,34 +74,25 @@ def experiment_schedules(args: Args) -> dict[str, str]:
     }
     if args.curriculum_steps:
         out["curriculum-steps"] = args.curriculum_steps
+    if args.no_starts_seeds and args.recovery_starts:
+        out[NO_STARTS] = args.mix
     return out
+
+
+def run_settings(args: Args, name: str) -> dict[str, Any]:
+    """What a run of schedule ``name`` changes in ``args`` besides its schedule and seed."""
+    return {"recovery_starts": 0.0} if name == NO_STARTS else {}
+
+
+def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> list[tuple[str, str, int]]:
+    """(name, spec, seed) of every training run, seed-major; the no-starts arm on the first
+    ``--no-starts-seeds`` seeds only."""
+    return [(name, spec, seed) for seed in seeds for name, spec in schedules.items()
+            if name != NO_STARTS or seed in seeds[: args.no_starts_seeds]]
 
 
 def training_seeds(args: Args) -> list[int]:
     return [int(s) for s in str(args.seeds).split(",") if s.strip()]
-
-
-def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> list[str]:
-    """Every task id of ``split`` (and ``tiers``), sorted."""
-    import gymnasium as gym
-
-
-    kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
-    env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
-    try:
-        return sorted(cast(AgentEnv, env.unwrapped).tasks.ids(split))
-    finally:
-        env.close()
-
-
-def eval_task_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: int, seed: int = 2026) -> list[str]:
-    """One fixed list of ``n`` task ids of ``split`` (and ``tiers``), the same for every agent and seed."""
-    import numpy as np
-
-    ids = split_task_ids(env_id, split, tiers)
-    if n >= len(ids):
-        return ids
-    return [ids[i] for i in sorted(np.random.default_rng(seed).choice(len(ids), size=n, replace=False))]
 
 
 def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
@@ -167,16 +162,17 @@ def train_all(args: Args, schedules: dict[str, str], seeds: list[int]) -> dict[s
     """Train every (schedule, seed) run at equal env steps, in ``args.workers`` processes or Ray
     tasks (`baselines.grid`); returns summary per schedule and seed."""
 
-    runs = [(name, spec, seed) for seed in seeds for name, spec in schedules.items()]
+    runs = experiment_runs(args, schedules, seeds)
     parallel = in_parallel(args.workers, args.executor)
-    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules x {len(seeds)} seeds) for "
+    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules, {len(seeds)} seeds) for "
           f"{args.total_env_steps} env steps each, {args.collect_mode} collection, "
           f"{describe(args.workers, args.executor)}", flush=True)
-    jobs = [(dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel),
+    jobs = [(dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel,
+                                 **run_settings(args, name)),
              f"{name}-s{seed}", args.executor == "ray") for name, spec, seed in runs]
     # one bar for the grid when the runs' own bars are off (they run in other processes)
     bar = progress_bar(args)(total=len(runs) * args.total_env_steps, desc="training", unit="step", disable=not parallel)
-    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in schedules}
+    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in dict.fromkeys(n for n, _, _ in runs)}
 
     def done(i: int, summary: dict[str, Any]) -> None:
         name, _, seed = runs[i]
@@ -264,9 +260,9 @@ def run_experiment(args: Args) -> int:
     coding = "Coding" in env_id
     tier = (args.eval_tier,) if args.eval_tier and coding else None
     task_lists = {
-        "primary": eval_task_list(env_id, args.eval_split, tier, args.eval_tasks),
-        "split2": eval_task_list(env_id, args.eval_split2, tier, args.eval_tasks) if args.eval_split2 else [],
-        "multi": eval_task_list(env_id, args.eval_split, MULTI_TIERS, args.eval_multi_tasks)
+        "primary": task_list(args.eval_list, env_id, args.eval_split, tier, args.eval_tasks),
+        "split2": seeded_list(env_id, args.eval_split2, tier, args.eval_tasks) if args.eval_split2 else [],
+        "multi": seeded_list(env_id, args.eval_split, MULTI_TIERS, args.eval_multi_tasks)
         if args.eval_multi_tasks and coding else [],
     }
     (out / "eval_tasks.json").write_text(json.dumps(task_lists, indent=1))

@@ -129,7 +129,6 @@ class EpisodeCollector:
         mode: str = "async",
         gather_s: float = 0.005,
         recovery_starts: float = 0.0,
-        recovery_min_budget: int = 5,
         recovery_start_patch: str = "wrong",
     ) -> None:
         if mode not in COLLECT_MODES:
@@ -159,10 +158,9 @@ class EpisodeCollector:
         self._group_lock = threading.Lock()
         self.task_pool = max(0, int(task_pool))  # > 0: episodes draw from this many fixed tasks of the split
         self._pool: list[str] | None = None
-        # start-state curriculum: this share of episodes (budget >= recovery_min_budget) begins
-        # after a wrong patch and its test, played through the env's grammar by `_forced_start`
+        # start-state curriculum: this share of episodes, whatever their budget, begins after a
+        # patch and its test, played through the env's grammar by `_forced_start`
         self.recovery_starts = float(recovery_starts)
-        self.recovery_min_budget = int(recovery_min_budget)
         self.recovery_start_patch, self.recovery_start_right = parse_start_patch(recovery_start_patch)
         self._start_rng = np.random.default_rng(seed + 7)
         self.forced_steps = 0
@@ -208,17 +206,24 @@ class EpisodeCollector:
         learns "after a test, revert" and undoes a right patch its test just confirmed, so testing
         its own patch loses value and is never learned (issue 24's probe: P(revert | passing
         test) 0.25-0.58 on the positive control).
-        It never begins right after the patch alone (except with ``any``): that state looks like the policy's own
-        untested patch, which is right far more often, so starting there would teach "revert
-        untested" (a first version did; the traces showed ``P- R``). The patch is picked with the env's
+        Where the budget leaves room, it never begins right after the patch alone (except with
+        ``any``): that state looks like the policy's own untested patch, which is right far more
+        often, so starting there would teach "revert untested" (a first version did; the traces
+        showed ``P- R``). At T=2 the patch alone is the only start that leaves a turn, and
+        submitting is then the only move that can pay. The patch is picked with the env's
         oracle (`reference_action`: the fix, or any menu patch that is not it), which only
         chooses where the episode starts; the policy's memory sees the steps exactly as if it had
         taken them (observations and events), and the turns count against the budget (they go
-        through the turn limit). Not done when the budget is under ``recovery_min_budget`` (no
-        room to recover) or the menu has no such patch.
+        through the turn limit).
+
+        Equal exposure: every schedule gets the same share of forced starts, whatever the
+        episode's budget; a start spends at most the turns the episode has less one, so the policy
+        always takes the last turn (at T=2 the start is the patch alone, at T=3 the patch and its
+        test). Not done without a budget of at least 2 or when the menu has no such patch.
         """
         budget = info.get("budget")
-        if budget is None or int(budget) < self.recovery_min_budget:
+        room = None if budget is None else int(budget) - 1  # turns a start may spend
+        if room is not None and room < 1:
             return obs, info
         base = self.envs[i].unwrapped
         oracle = getattr(base, "reference_action", None)
@@ -239,6 +244,8 @@ class EpisodeCollector:
         length = (1 + int(self._start_rng.integers(3))) if self.recovery_start_patch == "any" else \
             (2 + int(self._start_rng.integers(2)))
         memory = self.memories[i]
+        if room is not None:
+            length = min(length, room)
         for k, action in enumerate((candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]):
             if k == 2 and not any(e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []):
                 break  # the wrong patch passed the visible tests: nothing says to undo it
@@ -247,9 +254,8 @@ class EpisodeCollector:
             obs, _, terminated, truncated, info = self.envs[i].step(action)
             self.env_steps += 1
             self.forced_steps += 1
-            if terminated or truncated:  # cannot happen at budget >= 4, but never hand on a finished episode
-                raise ConfigError("a forced start (--recovery-starts) ended its episode: the budget was too short; "
-                                  "raise recovery_min_budget")
+            if terminated or truncated:  # cannot happen (a start leaves a turn), but never hand on a finished episode
+                raise ConfigError("a forced start (--recovery-starts) ended its episode; it must leave the policy a turn")
         self.forced_episodes += 1
         return obs, info
 

@@ -24,7 +24,7 @@ from agentgym.envs.coding.result_cache import (
 )
 from agentgym.errors import ConfigError
 from baselines.config import Args
-from baselines.experiment import eval_task_list, split_task_ids
+from baselines.eval_lists import split_task_ids, task_list
 from baselines.trainer import coding_kwargs
 
 __all__ = ["prefill", "fill_task"]
@@ -67,8 +67,8 @@ def prefill(args: Args) -> dict[str, Any]:
     eval_tiers = (args.eval_tier,) if args.eval_tier else None
     limit = args.warm_cache_tasks or None
     jobs = [("train", train_tiers, t) for t in split_task_ids(env_id, "train", train_tiers)[:limit]]
-    jobs += [(args.eval_split, eval_tiers, t) for t in eval_task_list(env_id, args.eval_split, eval_tiers,
-                                                                     args.eval_tasks)[:limit]]
+    jobs += [(args.eval_split, eval_tiers, t) for t in task_list(args.eval_list, env_id, args.eval_split, eval_tiers,
+                                                                 args.eval_tasks)[:limit]]
     kwargs = coding_kwargs(env_id, args.test_timeout, True)
     local = threading.local()
     envs: list[Any] = []

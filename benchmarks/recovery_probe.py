@@ -10,7 +10,8 @@ about 12 minutes). Each seed trains `baselines.trainer.train` with the quick pre
 experiment's own machinery (`baselines.experiment.evaluate_agent`: the harness, a
 `DecisionRecorder` per episode) at a few budgets T on one fixed task list:
 
-- ``coding``: the experiment's primary list (100 held-out one-bug Coding-v0 tasks, `eval_task_list`);
+- ``coding``: the tuning list ``tuning-1`` (100 held-out one-bug Coding-v0 tasks, `baselines.eval_lists`; never the
+  experiment's fresh headline list);
 - ``control``: the test split of the faithful budget env (`baselines.positive_control.CONTROL_ENV`,
   50 tasks x ``--n`` episodes), whose optimum (`recover_optimum`) is printed beside it.
 
@@ -63,13 +64,14 @@ def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list
 
 
 def task_list(args: Args, env: str) -> list[str]:
-    from baselines.experiment import eval_task_list
+    from baselines.eval_lists import task_list as named_list
 
     if env == "control":
         from baselines.budget_env import BudgetChoiceTasks
 
         return BudgetChoiceTasks().ids("test")
-    return eval_task_list(CODING, args.eval_split, (args.eval_tier,) if args.eval_tier else None, args.eval_tasks)
+    # a probe is for tuning: it scores the spent tuning list, never the experiment's fresh headline list
+    return named_list("tuning-1", CODING, args.eval_split, (args.eval_tier,) if args.eval_tier else None, args.eval_tasks)
 
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -48,6 +48,26 @@ def test_right_starts_also_begin_after_the_fix_and_its_test() -> None:
     assert all(right for right, _, _ in _starts("right:1.0", episodes=10))
 
 
+@pytest.mark.parametrize(("budget", "most"), [(2, 1), (3, 2), (4, 3), (12, 3)])
+def test_every_budget_gets_forced_starts_that_leave_the_policy_a_turn(budget: int, most: int) -> None:
+    """Equal exposure (issue 34): a short budget gets the same share of starts as a long one, cut
+    to the turns the episode has less one (at T=2 the patch alone, at T=3 the patch and its test)."""
+    starts = _starts("wrong", episodes=12, budget=budget)  # asserts that every episode got a start
+    assert max(turns for _, turns, _ in starts) == most
+    assert all(turns <= budget - 1 for _, turns, _ in starts)
+
+
+def test_a_budget_of_one_gets_no_forced_start() -> None:
+    collector = EpisodeCollector([lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=1)],
+                                 MenuPolicy(dim=DIM, hidden=16), dim=DIM, max_actions=MAX_ACTIONS, seed=3, threads=1,
+                                 recovery_starts=1.0, recovery_start_patch="wrong")
+    try:
+        collector._reset(0, 0)
+        assert collector.envs[0].unwrapped.turn == 0 and collector.forced_episodes == 0
+    finally:
+        collector.close()
+
+
 def test_parse_start_patch() -> None:
     assert parse_start_patch("wrong") == ("wrong", 0.0)
     assert parse_start_patch("any") == ("any", 0.0)

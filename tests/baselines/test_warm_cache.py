@@ -11,7 +11,7 @@ import agentgym  # noqa: F401
 from agentgym.envs.coding.result_cache import DiskStore, ResultCache
 from agentgym.errors import ConfigError
 from baselines.config import Args
-from baselines.experiment import split_task_ids
+from baselines.eval_lists import split_task_ids
 from baselines.trainer import coding_kwargs
 from baselines.warm_cache import prefill
 
