@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["contrast_table", "cells_from_records", "Agent", "success_at", "contrast", "linear_contrast", "named_contrasts", "holm",
-           "boot_p", "EQUIVALENCE_MARGIN"]
+           "boot_p", "EQUIVALENCE_MARGIN", "Decisions", "decision_cells_from_records", "recovery_share", "recovery_contrasts",
+           "RECOVERY_SHARE_THRESHOLD"]
 
 EQUIVALENCE_MARGIN = 0.05
 """(d)'s equivalence margin: BudgetMix matches the specialist when their difference lies within +-0.05."""
@@ -160,6 +161,117 @@ def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int,
             **(_cluster_interval(per_task, units, rng) if units is not None else {})}
 
 
+RECOVERY_SHARE_THRESHOLD = 0.5
+"""(h4) holds when the lower bound of the recovery share's 95% interval is above this (named before the run)."""
+
+Decisions = dict[int, dict[tuple[str, int], tuple[float, float, float]]]
+"""seed -> (task, T) -> (share of episodes whose first commit was right, success, right and success)."""
+
+
+def decision_cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], tuple[float, float, float]]:
+    """Per (task, T) over clean episodes: the first commit right (`baselines.decisions`: an episode
+    that never committed counts as not right), success, and both."""
+    acc: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
+    for r in records:
+        if r.get("infra_error") or r.get("faults") or r.get("intervention"):
+            continue
+        right = float((r.get("cost") or {}).get("first_commit_right") == 1)
+        acc[(str(r["task"]), int(r["T"]))].append((right, float(bool(r["success"]))))
+    return {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v])), float(np.mean([a * b for a, b in v])))
+            for k, v in acc.items()}
+
+
+def _parts(right: np.ndarray, success: np.ndarray, both: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(accuracy, follow-through, recovery, success) from means over the last axis:
+    success = accuracy x follow-through + (1 - accuracy) x recovery."""
+    a, s, rs = right.mean(axis=-1), success.mean(axis=-1), both.mean(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return a, rs / a, (s - rs) / (1 - a), s
+
+
+def recovery_share(decisions: Mapping[str, Decisions], long: str, short: str, tasks: Sequence[str], t: int, *,
+                   resamples: int = 2000, seed: int = 0, threshold: float = RECOVERY_SHARE_THRESHOLD) -> dict[str, Any]:
+    """(h4): how much of (f) = success(long @ t) - success(short @ t) comes through recovery.
+
+    Success splits exactly as accuracy x follow-through + (1 - accuracy) x recovery (accuracy: the
+    first commit was right; follow-through: success when it was; recovery: success when it was
+    not, or never came). The difference of two such products splits exactly with midpoint
+    weights: dS = dA (F - R) + A dF + (1 - A) dR, bars the two agents' means. The recovery share
+    is (1 - A) dR / dS. Seeds are resampled per agent and tasks jointly, as in `contrast`; the
+    p-value is one-sided for "the share is at most ``threshold``".
+    """
+    mats = {}
+    for name in (long, short):
+        agent = decisions[name]
+        mats[name] = [np.array([[agent[sd].get((task, t), (np.nan,) * 3)[k] for task in tasks] for sd in sorted(agent)])
+                      for k in range(3)]
+    keep = _common_tasks(*(m for ms in mats.values() for m in ms))
+    mats = {n: [m[:, keep] for m in ms] for n, ms in mats.items()}
+    if not keep.any():
+        return {"share": None, "lo": None, "hi": None, "tasks": 0, "p": None, "held": False}
+
+    def split(parts_l: tuple[np.ndarray, ...], parts_s: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+        (al, fl, rl, sl), (as_, fs, rs, ss) = parts_l, parts_s
+        a_bar, f_bar, r_bar = (al + as_) / 2, (fl + fs) / 2, (rl + rs) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = {"accuracy": (al - as_) * (f_bar - r_bar), "follow_through": a_bar * (fl - fs),
+                     "recovery": (1 - a_bar) * (rl - rs), "gain": sl - ss}
+            terms["share"] = terms["recovery"] / terms["gain"]
+        return terms
+
+    point = split(_parts(*(m.mean(axis=0) for m in mats[long])), _parts(*(m.mean(axis=0) for m in mats[short])))
+    rng = np.random.default_rng(seed)
+    n = int(keep.sum())
+    t_idx = rng.integers(n, size=(resamples, n))
+
+    def resampled(ms: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+        s_idx = rng.integers(ms[0].shape[0], size=(resamples, ms[0].shape[0]))
+        return _parts(*(np.take_along_axis(m[s_idx].mean(axis=1), t_idx, axis=1) for m in ms))
+
+    boot = split(resampled(mats[long]), resampled(mats[short]))["share"]
+    boot = boot[np.isfinite(boot)]
+    if boot.size == 0 or not np.isfinite(point["share"]):
+        return {"share": None, "lo": None, "hi": None, "tasks": n, "p": None, "held": False,
+                **{k: float(v) for k, v in point.items() if k != "share"}}
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"share": float(point["share"]), "lo": float(lo), "hi": float(hi), "tasks": n, "threshold": threshold,
+            "p": float(max(int(np.sum(boot <= threshold)), 1) / boot.size), "held": bool(lo > threshold),
+            "resamples_kept": int(boot.size), **{k: float(v) for k, v in point.items() if k != "share"}}
+
+
+def recovery_contrasts(after: Mapping[str, Agent], tasks: Sequence[str], *, short: str, long: str, mix: str,
+                       lo_t: int, hi_t: int, intervention: str, decisions: Mapping[str, Decisions] | None = None,
+                       unit_of: Callable[[str], str] | None = None, resamples: int = 2000) -> list[dict[str, Any]]:
+    """(h1)-(h4), named before the run (issue 34): ``after[agent]`` is its success after
+    ``intervention`` (forced on every agent alike, paired by task), R_A(T).
+
+    (h1) R_long(hi) - R_short(hi): training at a long budget teaches recovery;
+    (h2) R_mix(hi) - R_mix(lo): BudgetMix's recovery needs turns;
+    (h3) R_mix(hi) - R_long(hi): BudgetMix recovers as well as the long specialist;
+    (h4) the recovery share of (f) at ``hi`` (`recovery_share`, from clean episodes' ``decisions``),
+         held when its 95% interval's lower bound is above `RECOVERY_SHARE_THRESHOLD`.
+    No Holm adjustment here: the caller adds these rows to the family of `named_contrasts`.
+    """
+    out: list[dict[str, Any]] = []
+
+    def add(label: str, name: str, a: str, ta: int, b: str, tb: int) -> None:
+        if a in after and b in after:
+            c = contrast(after[a], ta, after[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
+            out.append({"label": label, "name": f"{name} (after {intervention})", "a": f"{a} @T={ta}",
+                        "b": f"{b} @T={tb}", **c})
+
+    add("h1", "recovery: fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t)
+    add("h2", "recovery: BudgetMix at the longest vs the shortest T", mix, hi_t, mix, lo_t)
+    add("h3", "recovery: BudgetMix vs fixed-T_long at the longest T", mix, hi_t, long, hi_t)
+    if decisions and long in decisions and short in decisions:
+        share = recovery_share(decisions, long, short, tasks, hi_t, resamples=resamples)
+        out.append({"label": "h4", "name": f"share of (f) that comes through recovery (held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})",
+                    "a": f"{long} @T={hi_t}", "b": f"{short} @T={hi_t}", "diff": share["share"], "lo": share["lo"],
+                    "hi": share["hi"], "p": share["p"], "tasks": share["tasks"], "mean_a": None, "mean_b": None,
+                    "decomposition": share})
+    return out
+
+
 def holm(ps: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjustment of a family of p-values (None stays None)."""
     idx = [i for i, p in enumerate(ps) if p is not None]
@@ -174,7 +286,8 @@ def holm(ps: Sequence[float | None]) -> list[float | None]:
 
 
 def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], *, short: str, long: str,
-                    mix: str, curricula: Sequence[str], resamples: int = 2000) -> list[dict[str, Any]]:
+                    mix: str, curricula: Sequence[str], resamples: int = 2000, no_starts: str | None = None,
+                    unit_of: Callable[[str], str] | None = None, more: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
     """The contrasts named in advance (issue #15), each with its paired 95% interval.
 
     (a) collapse: fixed-T_long at the smallest T minus itself at the largest T;
@@ -186,10 +299,14 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     (f) fixed-T_long - fixed-T_short at the largest T (a long-budget gain exists);
     (g) difference-in-differences for H1: fixed-T_long's drop from the largest to the smallest T
         minus fixed-T_short's, [long@hi - long@lo] - [short@hi - short@lo] (> 0: the long
-        specialist loses more when the budget shrinks).
+        specialist loses more when the budget shrinks);
+    (e) also BudgetMix - BudgetMix trained without forced starts (``no_starts``), at the smallest
+        and the largest T: what the start-state curriculum contributes;
+    ``more``: rows computed elsewhere that join the family (the recovery contrasts (h1)-(h4)).
 
     Each row has its two-sided bootstrap p-value and ``p_holm``, Holm-adjusted over every row
-    (the family of the named contrasts); every row also has the equivalence test (TOST within
+    (the family of the named contrasts, ``more`` included); given ``unit_of``, each row also has
+    the interval and p-value with held-out units resampled (``lo_unit``, ``hi_unit``, ``p_unit``); every row also has the equivalence test (TOST within
     +-`EQUIVALENCE_MARGIN`: ``lo90``, ``hi90``, ``p_equiv``, ``equivalent``), which is named in
     advance for (d) ("BudgetMix matches the specialist").
     """
@@ -198,7 +315,7 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
 
     def add(label: str, name: str, a: str, ta: int, b: str, tb: int) -> None:
         if a in agents and b in agents:
-            c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples)
+            c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
             out.append({"label": label, "name": name, "a": f"{a} @T={ta}", "b": f"{b} @T={tb}", **c})
 
     add("a", "collapse of the long-budget specialist", long, lo_t, long, hi_t)
@@ -211,15 +328,19 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     for cur in curricula:
         for t in (lo_t, hi_t):
             add("e", f"BudgetMix vs {cur} at T={t}", mix, t, cur, t)
+    if no_starts:
+        for t in (lo_t, hi_t):
+            add("e", f"BudgetMix vs BudgetMix without forced starts at T={t}", mix, t, no_starts, t)
     add("f", "fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t)
     if long in agents and short in agents:
         terms = [(long, hi_t, 1.0), (long, lo_t, -1.0), (short, hi_t, -1.0), (short, lo_t, 1.0)]
-        c = linear_contrast(agents, terms, tasks, resamples=resamples)
+        c = linear_contrast(agents, terms, tasks, resamples=resamples, unit_of=unit_of)
         out.append({"label": "g", "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
                     "a": f"{long} @T={hi_t} - @T={lo_t}", "b": f"{short} @T={hi_t} - @T={lo_t}",
                     "mean_a": None if c["diff"] is None else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
                     "mean_b": None if c["diff"] is None else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
                     **c})
+    out += [dict(row) for row in more]
     for c, adj in zip(out, holm([c.get("p") for c in out])):
         c["p_holm"] = adj
     return out

@@ -117,3 +117,53 @@ def test_equivalence_test_within_the_margin() -> None:
     assert eq["equivalent"] and eq["p_equiv"] < 0.05 and eq["margin"] == EQUIVALENCE_MARGIN
     far = contrast(gap, 2, same, 2, tasks)
     assert not far["equivalent"] and far["p_equiv"] > 0.5 and far["p"] < 0.01
+
+
+def _decisions(pattern: list[tuple[float, float]], t: int = 16, seeds: int = 3) -> dict[int, dict[tuple[str, int], tuple[float, float, float]]]:
+    """Every seed alike: task i's (first commit right, success)."""
+    return {s: {(f"t{i}", t): (r, ok, r * ok) for i, (r, ok) in enumerate(pattern)} for s in range(seeds)}
+
+
+def test_recovery_share_is_one_when_the_gain_is_all_recovery_and_zero_when_it_is_all_accuracy() -> None:
+    from baselines.contrasts import recovery_share
+
+    tasks = [f"t{i}" for i in range(40)]
+    # long: 20 right first commits that succeed, and 12 of 20 wrong ones recovered; short: none recovered
+    long = _decisions([(1.0, 1.0)] * 20 + [(0.0, 1.0)] * 12 + [(0.0, 0.0)] * 8)
+    short = _decisions([(1.0, 1.0)] * 20 + [(0.0, 0.0)] * 20)
+    got = recovery_share({"long": long, "short": short}, "long", "short", tasks, 16)
+    assert got["gain"] == pytest.approx(0.3) and got["share"] == pytest.approx(1.0)
+    assert got["lo"] == pytest.approx(1.0) and got["held"]
+    # long gains by committing right more often, recovering nothing
+    long = _decisions([(1.0, 1.0)] * 32 + [(0.0, 0.0)] * 8)
+    got = recovery_share({"long": long, "short": short}, "long", "short", tasks, 16)
+    assert got["gain"] == pytest.approx(0.3) and got["share"] == pytest.approx(0.0) and got["accuracy"] == pytest.approx(0.3)
+    assert not got["held"] and got["p"] == 1.0
+    # the parts add up to the gain
+    assert got["accuracy"] + got["follow_through"] + got["recovery"] == pytest.approx(got["gain"])
+
+
+def test_recovery_contrasts_name_h1_to_h4_and_join_the_holm_family() -> None:
+    from baselines.contrasts import decision_cells_from_records, named_contrasts, recovery_contrasts
+
+    tasks = [f"t{i}" for i in range(30)]
+
+    def agent(rate: dict[int, float]) -> dict[int, dict[tuple[str, int], float]]:
+        return {s: {(t, T): float(i < rate[T] * 30) for i, t in enumerate(tasks) for T in rate} for s in range(3)}
+
+    after = {"short": agent({5: 0.1, 16: 0.1}), "long": agent({5: 0.2, 16: 0.7}), "mix": agent({5: 0.2, 16: 0.6})}
+    rows = recovery_contrasts(after, tasks, short="short", long="long", mix="mix", lo_t=5, hi_t=16,
+                              intervention="wrong_patch")
+    by = {r["label"]: r for r in rows}
+    assert set(by) == {"h1", "h2", "h3"}  # h4 needs the clean episodes' decisions
+    assert by["h1"]["diff"] == pytest.approx(0.6) and by["h2"]["diff"] == pytest.approx(0.4)
+    assert by["h3"]["diff"] == pytest.approx(-0.1)
+    clean = {"short": agent({2: 0.3, 16: 0.3}), "long": agent({2: 0.2, 16: 0.6}), "mix": agent({2: 0.4, 16: 0.6})}
+    family = named_contrasts(clean, tasks, [2, 16], short="short", long="long", mix="mix", curricula=[], more=rows)
+    assert [r["label"] for r in family][-3:] == ["h1", "h2", "h3"]
+    assert all(r["p_holm"] is not None and r["p_holm"] >= r["p"] for r in family)
+    # intervention and faulted episodes never count as clean decisions
+    records = [{"task": "t0", "T": 16, "success": True, "cost": {"first_commit_right": 1}},
+               {"task": "t0", "T": 16, "success": False, "cost": {"first_commit_right": 0}},
+               {"task": "t0", "T": 16, "success": True, "intervention": "wrong_patch", "cost": {}}]
+    assert decision_cells_from_records(records) == {("t0", 16): (0.5, 0.5, 0.5)}
