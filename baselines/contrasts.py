@@ -32,10 +32,10 @@ Agent = dict[int, dict[tuple[str, int], float]]
 
 
 def cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], float]:
-    """Mean success per (task, T) over clean episodes; infrastructure errors are left out."""
+    """Mean success per (task, T) over clean episodes (no fault, no intervention); infrastructure errors are left out."""
     acc: dict[tuple[str, int], list[float]] = defaultdict(list)
     for r in records:
-        if r.get("infra_error") or r.get("faults"):
+        if r.get("infra_error") or r.get("faults") or r.get("intervention"):
             continue
         acc[(str(r["task"]), int(r["T"]))].append(float(bool(r["success"])))
     return {k: float(np.mean(v)) for k, v in acc.items()}
