@@ -26,7 +26,7 @@ from typing import Any
 from agentgym.errors import ConfigError
 
 __all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
-           "with_overrides"]
+           "with_overrides", "intervention_runs"]
 
 EXECUTORS = ("local", "ray")
 
@@ -194,6 +194,12 @@ class Args(PPOConfig):
     """fault spec for the recovery evaluation (paired with the clean run; empty: skip)"""
     eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
+    eval_interventions: str = "wrong-patch,wrong-patch-tested,tool_error@turn=1,state_drift@mutation=1"
+    """recovery by intervention (issue 34), forced alike on fixed-T_short, fixed-T_long, BudgetMix (every seed) and the budget-aware script, paired by task with their clean episodes: an env's forced start (Coding-v0: wrong-patch, a wrong menu patch chosen from the task alone, played as the agent's first action; wrong-patch-tested, and its test) or a fault spec (tool_error@turn=1; state_drift@mutation=1 silently undoes the agent's first patch). The first is the primary one, of the contrasts (h1)-(h4); empty: skip"""
+    eval_intervention_ts: str = "5,8,12,16"
+    """budgets of the primary intervention (recovery needs T >= 5)"""
+    eval_variant_ts: str = "5,16"
+    """budgets of the other interventions (those of the recovery contrasts)"""
     eval_references: str = "budget-aware,pick+loop"
     """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     pick_loop_seeds: int = 3
@@ -239,6 +245,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "eval_split2_ts": "6",
         "eval_faults": "tool_error@turn=1",
         "eval_fault_ts": "6",
+        "eval_intervention_ts": "6",
+        "eval_variant_ts": "6",
         "harness_reports": False,
         "eval_references": "",
         "progress": False,
@@ -264,6 +272,16 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 """Overrides of `Args` defaults per ``--preset`` (flags given on the command line win)."""
+
+
+def intervention_runs(args: Args) -> list[tuple[str, dict[str, str], str]]:
+    """(name, `agentgym.eval.evaluate` keyword, budgets) of each ``--eval-interventions`` entry: an
+    env's forced start (``intervention=``) or a fault spec (``faults=``: an entry with an ``@``).
+    The first is the primary one, of the recovery contrasts, at ``--eval-intervention-ts``; the
+    rest at ``--eval-variant-ts``."""
+    names = [x.strip() for x in str(args.eval_interventions).split(",") if x.strip()]
+    return [(name, {"faults": name} if "@" in name else {"intervention": name},
+             args.eval_intervention_ts if i == 0 else args.eval_variant_ts) for i, name in enumerate(names)]
 
 
 def field_docs(cls: type) -> dict[str, str]:

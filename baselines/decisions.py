@@ -61,6 +61,13 @@ class DecisionRecorder:
         self._last = self.agent.act(obs, info)
         return self._last
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """An intervention's forced turn: recorded like a chosen one (a forced wrong patch is the
+        episode's first commit, and wrong), and shown to the agent (`agentgym.agents.base`)."""
+        self._observe(info)
+        self.agent.forced(obs, info, action)
+        self._last = action
+
     def cost(self) -> dict[str, Any]:
         inner = getattr(self.agent, "cost", None)
         out = dict(inner() or {}) if callable(inner) else {}

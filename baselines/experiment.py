@@ -38,7 +38,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from baselines import provenance
 from baselines.agent import PolicyAgent, load_policy
-from baselines.config import Args
+from baselines.config import Args, intervention_runs
 from baselines.decisions import DecisionRecorder
 from baselines.env_pool import close_idle
 from baselines.eval_lists import seeded_list, split_task_ids, task_list
@@ -96,22 +96,39 @@ def training_seeds(args: Args) -> list[int]:
 
 
 def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
-              faults: str | None = None, env_kwargs: dict[str, Any] | None = None, report: bool = False) -> Any:
+              faults: str | None = None, intervention: str | None = None, env_kwargs: dict[str, Any] | None = None,
+              report: bool = False) -> Any:
     env_id = [e for e in args.env_ids.split(",") if e][0]
     env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
     return evaluate(
         env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
         seed=0, out=out, sandbox=args.backend, progress=args.progress and not in_parallel(args.workers, args.executor),
-        report=report,
+        report=report, intervention=intervention,
         env_kwargs=env_kwargs,
     )
 
 
-def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]) -> dict[str, Any]:
-    """Every evaluation of one agent: {"grid", "records", "split2_records", "multi_records", "faults", "seconds"}.
+def _seed_with_clean_twins(grid: Any, grid_dir: Path, folder: Path, ts: set[int]) -> None:
+    """Start ``folder``'s run with the clean grid's episodes at ``ts``: they are the clean twins
+    the harness pairs a faulted or intervened episode with, so it need not play them again."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if (folder / "episodes.jsonl").exists():
+        return
+    shutil.copy(grid_dir / "run.json", folder / "run.json")
+    with (folder / "episodes.jsonl").open("w") as fh:
+        for r in grid.records:
+            if int(r["T"]) in ts and not r.get("faults") and not r.get("intervention"):
+                fh.write(json.dumps(r, sort_keys=True) + "\n")
+
+
+def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], *,
+                   intervene: bool = False) -> dict[str, Any]:
+    """Every evaluation of one agent: {"grid", "records", "split2_records", "multi_records", "faults",
+    "interventions", "seconds"}; ``interventions`` (intervention name -> records, clean twins
+    included) only when ``intervene``.
 
     The harness seed is the same for every agent, so each (task, T, sample) episode gets the same
-    env seed whoever plays it.
+    env seed whoever plays it, with or without an intervention.
     """
 
     agent = DecisionRecorder(agent)
@@ -132,30 +149,32 @@ def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dic
         result["multi_records"] = multi.records
         result["seconds"] += multi.seconds
     if args.eval_faults and args.eval_fault_ts:
-        grid_dir, fault_dir = out / name / "grid", out / name / "faults"
+        fault_dir = out / name / "faults"
         fault_ts = {int(t) for t in args.eval_fault_ts.split(",")}
-        fault_dir.mkdir(parents=True, exist_ok=True)
-        if not (fault_dir / "episodes.jsonl").exists():
-            # the clean twins of the faulted episodes are already in the grid run: reuse them
-            shutil.copy(grid_dir / "run.json", fault_dir / "run.json")
-            with (fault_dir / "episodes.jsonl").open("w") as fh:
-                for r in grid.records:
-                    if int(r["T"]) in fault_ts and not r.get("faults"):
-                        fh.write(json.dumps(r, sort_keys=True) + "\n")
+        _seed_with_clean_twins(grid, out / name / "grid", fault_dir, fault_ts)
         faulted = _evaluate(args, agent, fault_dir, split=args.eval_split, tasks=task_lists["primary"],
                             ts=",".join(map(str, sorted(fault_ts))), ks="1", n=args.eval_n, faults=args.eval_faults,
                             env_kwargs=tier)
         result["faults"] = faulted.summary
         result["seconds"] += faulted.seconds
+    if intervene:
+        result["interventions"] = {}
+        for i, (iv, how, ts) in enumerate(intervention_runs(args)):
+            folder = out / name / f"intervention-{i}"
+            _seed_with_clean_twins(grid, out / name / "grid", folder, {int(t) for t in ts.split(",")})
+            run = _evaluate(args, agent, folder, split=args.eval_split, tasks=task_lists["primary"], ts=ts, ks="1",
+                            n=args.eval_n, env_kwargs=tier, **how)
+            result["interventions"][iv] = run.records
+            result["seconds"] += run.seconds
     return result
 
 
 # ---------------------------------------------------------------------- the grid, in parallel
-def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]]
+def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], intervene: bool = False
               ) -> tuple[dict[str, Any], int, dict[str, dict[str, int]]]:
     """One agent's evaluations; with the worker's pid and its result-cache counts so far (cumulative)."""
 
-    return evaluate_agent(args, name, agent, out, task_lists), os.getpid(), process_cache().stats()
+    return evaluate_agent(args, name, agent, out, task_lists, intervene=intervene), os.getpid(), process_cache().stats()
 
 
 def train_all(args: Args, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
@@ -189,9 +208,9 @@ def train_all(args: Args, schedules: dict[str, str], seeds: list[int]) -> dict[s
     return {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
 
 
-def evaluate_all(args: Args, jobs: list[tuple[str, Any]], out: Path, task_lists: dict[str, list[str]]
+def evaluate_all(args: Args, jobs: list[tuple[str, Any, bool]], out: Path, task_lists: dict[str, list[str]]
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
-    """`evaluate_agent` for every (name, agent) of ``jobs``, in ``args.workers`` processes or Ray
+    """`evaluate_agent` for every (name, agent, intervene) of ``jobs``, in ``args.workers`` processes or Ray
     tasks; returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
 
     A worker evaluates whole agents one after another with one warm base env per evaluation and
@@ -209,7 +228,7 @@ def evaluate_all(args: Args, jobs: list[tuple[str, Any]], out: Path, task_lists:
         print(f"[budgetmix] evaluated {jobs[i][0]} ({result[0]['seconds']:.0f} s)", flush=True)
 
     try:
-        results = run_jobs(_eval_job, [(args, name, agent, out, task_lists) for name, agent in jobs],
+        results = run_jobs(_eval_job, [(args, name, agent, out, task_lists, intervene) for name, agent, intervene in jobs],
                            workers=args.workers, executor=args.executor, on_done=done,
                            ray_address=args.ray_address or None)
     finally:
@@ -291,7 +310,9 @@ def run_experiment(args: Args) -> int:
     # seed-major order, so that every worker's cache meets each task early
     order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
              if seed in agents[name]]
-    results, eval_cache = evaluate_all(args, [(f"{n}-s{s}" if s else n, agents[n][s]) for n, s in order],
+    # the recovery contrasts' agents also play every intervention (the same forced start for all)
+    intervened = set(list(schedules)[:2]) | {"budgetmix", "script:budget-aware"} if args.eval_interventions else set()
+    results, eval_cache = evaluate_all(args, [(f"{n}-s{s}" if s else n, agents[n][s], n in intervened) for n, s in order],
                                        out / "eval", task_lists)
     evals: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in agents}
     for (name, seed), result in zip(order, results):

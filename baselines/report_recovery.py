@@ -1,0 +1,132 @@
+"""Recovery by intervention in the experiment's report (issue 34): the numbers and their section.
+
+Every intervention of ``--eval-interventions`` is forced alike on fixed-T_short, fixed-T_long,
+BudgetMix (every seed) and the budget-aware script, and played on the headline list:
+
+- `after_cells`: an agent's success after one intervention, per seed and (task, T): R_A(T);
+- `recovery_rows`: the primary intervention's (h1)-(h4) (`baselines.contrasts.recovery_contrasts`),
+  which join the Holm family of the named contrasts, and the other interventions' (h1)-(h3),
+  reported beside them as descriptive rows (outside the family);
+- `recovery_section`: R_A(T) with intervals beside each agent's clean success at the same T, the
+  contrasts, and (h4)'s decomposition of (f).
+
+A task whose menu has no candidate for the intervention (``no_candidate`` records) has no R
+cell, so it drops out of that intervention's numbers for every agent alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from baselines.config import Args, intervention_runs
+from baselines.contrasts import (
+    RECOVERY_SHARE_THRESHOLD,
+    Agent,
+    cells_from_records,
+    decision_cells_from_records,
+    recovery_contrasts,
+    success_at,
+)
+
+__all__ = ["after_cells", "recovery_rows", "recovery_section"]
+
+Evals = Mapping[str, Mapping[int, Mapping[str, Any]]]
+
+
+def after_cells(evals: Evals, intervention: str) -> dict[str, Agent]:
+    """Agent -> seed -> (task, T) -> success of its episodes after ``intervention`` (agents that
+    did not play it are left out)."""
+    out: dict[str, Agent] = {}
+    for name, by_seed in evals.items():
+        for seed, ev in by_seed.items():
+            records = (ev.get("interventions") or {}).get(intervention)
+            if records is None:
+                continue
+            mine = [{**r, "faults": None, "intervention": None} for r in records
+                    if intervention in (r.get("intervention"), r.get("faults")) and not r.get("no_candidate")]
+            out.setdefault(name, {})[seed] = cells_from_records(mine)
+    return out
+
+
+def _ts(spec: str) -> list[int]:
+    return sorted(int(t) for t in str(spec).split(",") if t.strip())
+
+
+def recovery_rows(args: Args, evals: Evals, tasks: Sequence[str], *, short: str, long: str, mix: str = "budgetmix",
+                  unit_of: Callable[[str], str] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(rows of the Holm family: the primary intervention's (h1)-(h4); descriptive rows: the other
+    interventions' (h1)-(h3), labelled ``h1'`` ...)."""
+    runs = intervention_runs(args)
+    if not runs:
+        return [], []
+    decisions = {name: {seed: decision_cells_from_records(ev.get("records") or []) for seed, ev in by_seed.items()}
+                 for name, by_seed in evals.items() if name in (short, long)}
+    family: list[dict[str, Any]] = []
+    described: list[dict[str, Any]] = []
+    for i, (iv, _, ts) in enumerate(runs):
+        at = _ts(ts)
+        rows = recovery_contrasts(after_cells(evals, iv), tasks, short=short, long=long, mix=mix, lo_t=at[0], hi_t=at[-1],
+                                  intervention=iv, decisions=decisions if i == 0 else None, unit_of=unit_of)
+        if i == 0:
+            family += rows
+        else:
+            described += [{**r, "label": r["label"] + "'"} for r in rows]
+    return family, described
+
+
+def _f(x: Any) -> str:
+    return "–" if x is None else f"{x:.2f}"
+
+
+def _cell(s: Mapping[str, Any]) -> str:
+    return "–" if s.get("mean") is None else f"{s['mean']:.2f} [{s['lo']:.2f}, {s['hi']:.2f}]"
+
+
+def recovery_section(args: Args, evals: Evals, clean: Mapping[str, Agent], tasks: Sequence[str],
+                     family: Sequence[Mapping[str, Any]], described: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The report's section: R_A(T) beside clean success, (h1)-(h4) with their Holm p (``family``
+    rows as they came back from the named contrasts), the variants' rows, (h4)'s decomposition."""
+    runs = intervention_runs(args)
+    if not runs:
+        return []
+    lines = ["## Recovery by intervention", "",
+             "The same start is forced on every agent, seed and T, paired by task with the clean episodes: "
+             f"`{runs[0][0]}` is the primary intervention (the contrasts (h1)-(h4), in the Holm family of the named "
+             "contrasts); the others are reported beside it, outside the family. A forced action counts against T. "
+             "Success after the intervention R(T), with 95% intervals over seeds and tasks, and clean success at the "
+             "same T:", ""]
+    for iv, _, ts in runs:
+        after = after_cells(evals, iv)
+        at = _ts(ts)
+        lines += [f"**`{iv}`**", "", "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
+                  "|---|" + "---|---|" * len(at) + "---|"]
+        for name, agent in after.items():
+            cells = [success_at(agent, tasks, t) for t in at]
+            base = [success_at(clean[name], tasks, t) if name in clean else {} for t in at]
+            lines.append(f"| {name} | " + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))
+                         + f" | {cells[-1].get('tasks', 0)} |")
+        lines.append("")
+    rows = list(family) + list(described)
+    if rows:
+        lines += ["| | contrast | A | B | A - B | 95% interval | modules' interval | p | p (Holm) |", "|" + "---|" * 9]
+        for r in rows:
+            unit = f"[{_f(r.get('lo_unit'))}, {_f(r.get('hi_unit'))}]" if r.get("lo_unit") is not None else "–"
+            p = r.get("p")
+            holm = r.get("p_holm")
+            lines.append(f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
+                         f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
+                         f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')} |")
+        lines.append("")
+    h4 = next((r for r in family if r["label"] == "h4"), None)
+    if h4 is not None:
+        d = h4["decomposition"]
+        verdict = "held" if d.get("held") else "not supported"
+        lines += ["**(h4) Where (f) comes from** (clean episodes at the longest T): success = accuracy x follow-through "
+                  "+ (1 - accuracy) x recovery, split exactly with midpoint weights.", "",
+                  "| gain (f) | through first-commit accuracy | through follow-through | through recovery | recovery share | "
+                  "95% interval | verdict |", "|---|---|---|---|---|---|---|",
+                  f"| {_f(d.get('gain'))} | {_f(d.get('accuracy'))} | {_f(d.get('follow_through'))} | "
+                  f"{_f(d.get('recovery'))} | {_f(d.get('share'))} | [{_f(d.get('lo'))}, {_f(d.get('hi'))}] | "
+                  f"{verdict} (threshold {RECOVERY_SHARE_THRESHOLD:g}, named before the run) |", ""]
+    return lines
