@@ -1,20 +1,23 @@
 """The experiment's report: one ``report.md`` with PNG plots, from training and harness summaries.
 
 `write_report` reads as its table of contents: it gathers every number once (`gather`:
-success with its intervals, the named contrasts, first decisions and recovery, trace tallies),
-draws the plots, saves the numbers for machines (``contrasts.json``, ``summary.json``), then
-writes the sections in order, each a function below it, in the same order: setup and
-throughput; success (pass@1) per schedule and T; the named contrasts; multi-bug tasks;
-Pass@(K,T) tables; failure categories per T; recovery under injected faults; first-commit
-accuracy against recovery rate; cost per success; what each agent does; traces; the
-forced-state probe; the positive control; training curves. Numbers come from the harness
-summaries (``summary.json`` of each evaluation) and the training summaries; nothing here
-re-runs an episode.
+success with its intervals, the named contrasts, Pass@(K,T) and failure categories over all
+seeds, first decisions and recovery, trace tallies, the deployment metrics and costs), draws the
+plots, saves the numbers for machines (``contrasts.json``, ``summary.json``), then writes the
+sections in order, each a function below it or in `baselines.report_deployment`: setup and
+throughput; training exposure per run; success (pass@1) per schedule and T; the named contrasts;
+multi-bug tasks; Pass@(K,T) tables; failure categories per T; recovery under injected faults;
+first-commit accuracy against recovery rate; cost per success and the deployment metrics;
+training cost against inference cost against cross-budget success; what each agent does; traces;
+the forced-state probe; the positive control; training curves. Every section and plot uses every
+training seed (the probe alone runs on the first). Numbers come from the episode records and
+harness summaries of each evaluation and the training summaries; nothing here re-runs an episode.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +44,30 @@ from baselines.decisions import (
     right_first_failures,
 )
 from baselines.grid import describe
+from baselines.report_cells import (
+    Records,
+    at_each_t,
+    category_share,
+    fmt,
+    fmt_interval,
+    headline_records,
+    md_table,
+    over_seeds,
+    pass_at,
+    pooled,
+    task_cells,
+)
+from baselines.report_deployment import (
+    Deployment,
+    agent_costs,
+    costs_section,
+    deployment,
+    deployment_section,
+    exposure,
+    exposure_section,
+)
 
-__all__ = ["write_report", "success_table"]
+__all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
 CATEGORIES = ("success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake")
 
@@ -62,8 +87,8 @@ def write_report(
     """Write ``out/report.md`` and its PNGs; returns the report's path.
 
     ``training`` and ``evals`` are keyed by agent name, then training seed (0 for agents that
-    are not trained). Headline tables and contrasts use every seed; the per-agent detail
-    sections (Pass@(K,T), categories, behaviour, cost) show the first seed.
+    are not trained). Every table and plot uses every seed, with intervals over seeds (and tasks
+    where the numbers are per task); the probe alone is of the first seed's policies.
     """
     n = gather(args, schedules, training, evals, task_lists or {})
     draw_plots(n, out)
@@ -72,6 +97,7 @@ def write_report(
     sections = [
         setup_section(n),
         throughput_section(n, args, timing, eval_cache),
+        exposure_section(n.exposure),
         success_section(n),
         contrasts_section(n),
         multi_bug_section(n),
@@ -79,7 +105,8 @@ def write_report(
         categories_section(n),
         faults_section(n),
         decisions_section(n),
-        cost_section(n),
+        deployment_section(n.deployment, n.success, n.ts),
+        costs_section(n.costs, n.ts),
         behaviour_section(n),
         traces_section(n),
         probe_section(probe) if probe else [],
@@ -105,9 +132,11 @@ class Numbers:
     """the headline task list"""
     runs: list[tuple[str, int, dict[str, Any]]]
     """(schedule name, seed, training summary) of every training run"""
-    first: dict[str, dict[str, Any]]
-    """each agent's evaluation of its first seed (the detail sections)"""
-    first_training: dict[str, dict[str, Any]]
+    evals: dict[str, dict[int, dict[str, Any]]]
+    """per agent and seed: its evaluations (`baselines.experiment.evaluate_agent`)"""
+    training: dict[str, dict[int, dict[str, Any]]]
+    records: dict[str, Records]
+    """per agent and seed: the clean scored episodes on the headline list"""
     cells: dict[str, Agent]
     """per agent: success per (task, T) and seed, on the headline list"""
     success: dict[str, dict[int, dict[str, Any]]]
@@ -121,21 +150,30 @@ class Numbers:
     success_multi: dict[str, dict[int, dict[str, Any]]]
     """the same on the multi-bug list (empty without one)"""
     contrasts: list[dict[str, Any]]
+    pass_k: dict[str, dict[int, dict[int, dict[str, Any]]]]
+    """per agent, T and K: Pass@(K,T) over all seeds with its seed-and-task interval"""
+    categories: dict[str, dict[int, dict[str, dict[str, Any]]]]
+    """per agent, T and failure category: the share of episodes, all seeds, with its interval"""
+    exposure: list[dict[str, Any]]
+    """per training run: env steps, updates, trained decisions, forced starts (`report_deployment.exposure`)"""
+    deployment: Deployment
+    costs: dict[str, dict[str, Any]]
+    """per agent: training cost, inference cost, cross-budget success (`report_deployment.agent_costs`)"""
     decisions: dict[str, dict[int, dict[str, Any]]]
     """per agent and T: first-commit accuracy, success if right, recovery (all seeds pooled)"""
     traces: dict[str, dict[int, dict[str, Any]]]
-    """per agent and T (first seed): what followed each failing test, how right first patches ended"""
+    """per agent and T (all seeds): what followed each failing test, how right first patches ended"""
 
 
 def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, dict[str, Any]]],
            evals: dict[str, dict[int, dict[str, Any]]], task_lists: dict[str, list[str]]) -> Numbers:
-    """Success with its intervals and the named contrasts (`baselines.contrasts`), then first
-    decisions, recovery and trace tallies (`baselines.decisions`)."""
+    """Success with its intervals and the named contrasts (`baselines.contrasts`), Pass@(K,T) and the
+    failure categories over all seeds (`baselines.report_cells`), first decisions, recovery and trace
+    tallies (`baselines.decisions`), then the deployment metrics and costs (`baselines.report_deployment`)."""
     ts = [int(t) for t in str(args.eval_ts).split(",")]
     primary = task_lists.get("primary") or sorted({r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]})
     ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
     multi_tasks = task_lists.get("multi") or []
-    first = {name: by_seed[min(by_seed)] for name, by_seed in evals.items()}
 
     def cells_of(key: str) -> dict[str, Agent]:
         """Per agent and seed: success per (task, T) from the records under ``key``."""
@@ -153,35 +191,47 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
     success = success_of(cells, primary, ts)
     success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
     success_multi = success_of(cells_multi, multi_tasks, ts)
-    decisions, traces = _decision_numbers(evals, first, ts)
+    decisions, traces = _decision_numbers(evals, ts)
+    ks = [int(k) for k in str(args.eval_ks).split(",")]
+    records = headline_records(evals)
+    pass_k, categories = {}, {}
+    for name, recs in records.items():
+        by_k = {k: at_each_t(task_cells(recs, pass_at(k)), primary, ts) for k in ks}
+        by_cat = {cat: at_each_t(task_cells(recs, category_share(cat)), primary, ts) for cat in CATEGORIES}
+        pass_k[name] = {t: {k: by_k[k][t] for k in ks} for t in ts}
+        categories[name] = {t: {cat: by_cat[cat][t] for cat in CATEGORIES} for t in ts}
+    runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
+    exposed = exposure(runs)
     return Numbers(
-        args=args, schedules=schedules, ts=ts, ks=[int(k) for k in str(args.eval_ks).split(",")], primary=primary,
-        runs=[(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())],
-        first=first, first_training={name: by_seed[min(by_seed)] for name, by_seed in training.items()},
+        args=args, schedules=schedules, ts=ts, ks=ks, primary=primary, runs=runs,
+        evals=evals, training=training, records=records,
         cells=cells, success=success, ts2=ts2, cells2=cells2, success2=success2,
         multi_tasks=multi_tasks, cells_multi=cells_multi, success_multi=success_multi,
-        contrasts=contrasts, decisions=decisions, traces=traces,
+        contrasts=contrasts, pass_k=pass_k, categories=categories, exposure=exposed,
+        deployment=deployment(records, pass_k, primary, ts),
+        costs=agent_costs(exposed, records, cells, primary, ts),
+        decisions=decisions, traces=traces,
     )
 
 
-def _decision_numbers(evals: dict[str, dict[int, dict[str, Any]]], first: dict[str, dict[str, Any]], ts: list[int]
+
+def _decision_numbers(evals: dict[str, dict[int, dict[str, Any]]], ts: list[int]
                       ) -> tuple[dict[str, dict[int, dict[str, Any]]], dict[str, dict[int, dict[str, Any]]]]:
-    """Per agent and T: (1) first-commit accuracy, success if right and recovery after a wrong first
-    commit, with counts, all seeds pooled; (2) from the first seed's traced clean episodes, what
-    followed each failing test, how episodes whose first patch was right ended, and (at the
-    largest T) up to three episodes whose first patch was wrong."""
+    """Per agent and T, all seeds pooled: (1) first-commit accuracy, success if right and recovery
+    after a wrong first commit, with counts; (2) from the traced clean episodes, what followed each
+    failing test, how episodes whose first patch was right ended, and (at the largest T) up to three
+    episodes whose first patch was wrong (the first seeds' first)."""
     decisions: dict[str, dict[int, dict[str, Any]]] = {}
+    traces: dict[str, dict[int, dict[str, Any]]] = {}
     for name, by_seed in evals.items():
-        records = [r for ev in by_seed.values() for r in ev["records"]]
+        records = [r for seed in sorted(by_seed) for r in by_seed[seed]["records"]]
         decisions[name] = decision_stats(records)
         for t, d in decisions[name].items():
             rs = [r for r in records if int(r["T"]) == t and not r.get("infra_error") and not r.get("faults")]
             d["recovered"] = sum(bool(r["success"]) for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0)
-    traces: dict[str, dict[int, dict[str, Any]]] = {}
-    for name, ev in first.items():
         traces[name] = {}
         for t in ts:
-            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
+            rs = [r for r in records if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
                   and "trace" in (r.get("cost") or {})]
             if not rs:
                 continue
@@ -228,14 +278,14 @@ def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cac
     return [
         "## Throughput",
         "",
-        _md_table(
+        md_table(
             ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
              "test timeouts", "infra masked", "train success (last)"],
             [
                 [name, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
                  f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
                  f"{s.get('straggler_seconds', float('nan')):.1f}", str(s.get("timeouts", "–")), str(s["infra_failures_masked"]),
-                 _f(s["final_train_success"])]
+                 fmt(s["final_train_success"])]
                 for name, seed, s in runs
             ],
         ),
@@ -258,14 +308,14 @@ def success_section(n: Numbers) -> list[str]:
     """The headline: success per agent and T with intervals over seeds and tasks, then the second split."""
     args = n.args
     header = ["agent", "seeds"] + [f"T={t}" for t in n.ts] + [f"{args.eval_split2} T={t}" for t in n.ts2]
-    rows = [[name, str(len(agent))] + [_interval(n.success[name][t]) for t in n.ts]
-            + [_interval(n.success2[name][t]) for t in n.ts2] for name, agent in n.cells.items()]
+    rows = [[name, str(len(agent))] + [fmt_interval(n.success[name][t]) for t in n.ts]
+            + [fmt_interval(n.success2[name][t]) for t in n.ts2] for name, agent in n.cells.items()]
     return [
         f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
         "",
-        _md_table(header, rows),
+        md_table(header, rows),
         "",
-        "![success vs T](success_vs_T.png) (first seed only)",
+        "![success vs T](success_vs_T.png) (all seeds; bars: the intervals of the table)",
         "",
     ]
 
@@ -289,60 +339,82 @@ def multi_bug_section(n: Numbers) -> list[str]:
     """Success on multi-bug tasks, apart from the headline (none without ``--eval-multi-tasks``)."""
     if not n.multi_tasks:
         return []
-    rows = [[name, str(len(agent))] + [_interval(n.success_multi[name][t]) for t in n.ts] for name, agent in n.cells_multi.items()]
+    rows = [[name, str(len(agent))] + [fmt_interval(n.success_multi[name][t]) for t in n.ts] for name, agent in n.cells_multi.items()]
     return [f"## Multi-bug tasks ({len(n.multi_tasks)} {n.args.eval_split} tasks, reported apart)", "",
-            _md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows), ""]
+            md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows), ""]
 
 
 def pass_at_k_section(n: Numbers) -> list[str]:
-    """Pass@(K,T) per agent, from the harness's grid (first seed)."""
-    lines = ["## Pass@(K,T) (first seed)", ""]
-    for name, ev in n.first.items():
-        cells_k = _group(ev["grid"])["pass"]
-        rows = [[f"K={k}"] + [_f(cells_k.get(str(t), {}).get(str(k), {}).get("mean")) for t in n.ts] for k in n.ks]
-        lines += [f"**{name}**", "", _md_table([""] + [f"T={t}" for t in n.ts], rows), ""]
+    """Pass@(K,T) per agent over all seeds, with seed-and-task intervals."""
+    lines = ["## Pass@(K,T) (all seeds)", "",
+             "Per task and seed, the unbiased pass@K of its episodes at T; the mean over seeds and tasks, with the "
+             "interval of the success table (seeds, then tasks, resampled).", ""]
+    for name, by_t in n.pass_k.items():
+        rows = [[f"K={k}"] + [fmt_interval(by_t[t][k]) for t in n.ts] for k in n.ks]
+        lines += [f"**{name}**", "", md_table([""] + [f"T={t}" for t in n.ts], rows), ""]
     return lines
 
 
 def categories_section(n: Numbers) -> list[str]:
-    """The failure taxonomy's share of episodes per T (first seed)."""
-    lines = ["## Failure categories per T (first seed)", "", "![failure categories](failure_categories.png)", ""]
-    for name, ev in n.first.items():
-        cats = _group(ev["grid"])["categories"]
-        rows = [[c] + [_f((cats.get(str(t)) or {}).get(c, 0.0)) for t in n.ts] for c in CATEGORIES]
-        lines += [f"**{name}**", "", _md_table(["category"] + [f"T={t}" for t in n.ts], rows), ""]
+    """The failure taxonomy's share of episodes per T, all seeds, with intervals."""
+    lines = ["## Failure categories per T (all seeds)", "",
+             "Share of clean episodes in each category (DESIGN section 5), with the seed-and-task interval.", "",
+             "![failure categories](failure_categories.png)", ""]
+    for name, by_t in n.categories.items():
+        rows = [[c] + [fmt_interval(by_t[t][c]) for t in n.ts] for c in CATEGORIES]
+        lines += [f"**{name}**", "", md_table(["category"] + [f"T={t}" for t in n.ts], rows), ""]
     return lines
 
 
 def faults_section(n: Numbers) -> list[str]:
-    """Success with an injected fault against the paired clean episode (none without ``--eval-faults``)."""
+    """Success with an injected fault against the paired clean episode, all seeds (none without ``--eval-faults``)."""
     args = n.args
     fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t] if args.eval_faults else []
     if not fts:
         return []
     rows = []
-    for name, ev in n.first.items():
-        faults: dict[str, Any] = ev.get("faults") or {}
-        rec: dict[str, Any] = faults.get("recovery") or {}
-        group: dict[str, Any] = (rec.get("all") or next(iter(rec.values()), {})) if rec else {}
-        by_t = group.get("by_t", {})
+    for name, by_seed in n.evals.items():
         for t in fts:
-            d = by_t.get(str(t)) or {}
-            rows.append([name, str(t), _f(d.get("success_clean")), _f(d.get("success_faulted")), _f(d.get("paired_rate")), str(d.get("pairs", 0))])
+            f = fault_numbers(by_seed, t)
+            rows.append([name, str(t), str(f["seeds"]), fmt(f["success_clean"]), fmt(f["success_faulted"]),
+                         fmt_interval(f["difference"]), fmt(f["paired_rate"]), str(f["pairs"])])
     return [
-        "## Recovery under injected faults (first seed)",
+        "## Recovery under injected faults (all seeds)",
         "",
         f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
-        "T, sample and seeds. *paired rate* = success with the fault / success without it.",
+        "T, sample and seeds. Successes and pairs summed over seeds; *with fault - clean*: the mean over seeds of each "
+        "seed's difference, with a 95% bootstrap interval over seeds; *paired rate* = successes with the fault / "
+        "successes without it.",
         "",
-        _md_table(["agent", "T", "success clean", "success with fault", "paired rate", "pairs"], rows),
+        md_table(["agent", "T", "seeds", "success clean", "success with fault", "with fault - clean", "paired rate",
+                  "pairs"], rows),
         "",
     ]
 
 
+def fault_numbers(by_seed: dict[int, dict[str, Any]], t: int) -> dict[str, Any]:
+    """One agent's paired fault numbers at ``t`` over its seeds, from each evaluation's harness recovery
+    statistics (``faults.recovery``, `agentgym.eval.metrics.recovery`)."""
+    clean = faulted = pairs = 0.0
+    diffs = []
+    for seed in sorted(by_seed):
+        rec: dict[str, Any] = (by_seed[seed].get("faults") or {}).get("recovery") or {}
+        group: dict[str, Any] = (rec.get("all") or next(iter(rec.values()), {})) if rec else {}
+        d = group.get("by_t", {}).get(str(t)) or {}
+        if not d.get("pairs"):
+            continue
+        pairs += d["pairs"]
+        clean += d["success_clean"] * d["pairs"]
+        faulted += d["success_faulted"] * d["pairs"]
+        diffs.append(d["success_faulted"] - d["success_clean"])
+    return {"seeds": len(diffs), "pairs": int(pairs), "success_clean": clean / pairs if pairs else None,
+            "success_faulted": faulted / pairs if pairs else None, "difference": over_seeds(diffs),
+            "paired_rate": faulted / clean if clean else None}
+
+
 def decisions_section(n: Numbers) -> list[str]:
     """First-commit accuracy, success when it was right, and recovery after a wrong one (all seeds)."""
-    rows = [[name, str(t), _f(d["first_commit_accuracy"]), _f(d["success_if_right"]), _f(d["recovery_rate"]),
+    rows = [[name, str(t), fmt(d["first_commit_accuracy"]), fmt(d["success_if_right"]), fmt(d["recovery_rate"]),
              f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"]
             for name, by_t in n.decisions.items() for t, d in by_t.items()]
     return [
@@ -354,45 +426,29 @@ def decisions_section(n: Numbers) -> list[str]:
         "",
         "![first commit vs recovery](first_commit_vs_recovery.png)",
         "",
-        _md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
+        md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
                    "recovered / wrong first", "committed"], rows),
         "",
     ]
 
 
-def cost_section(n: Numbers) -> list[str]:
-    """Turns, env calls and env seconds per success, per T (first seed)."""
-    rows = []
-    for name, ev in n.first.items():
-        g = _group(ev["grid"])
-        for t in n.ts:
-            s = g["success"].get(str(t))
-            c = g["cost"].get(str(t)) or {}
-            def per(v: float | None, s: float | None = s) -> str:
-                return "–" if v is None or not s else f"{v / s:.{3 if v < 1 else 1}f}"
-
-            rows.append([name, str(t), _f(s), per(c.get("model_calls")), per(c.get("env_calls")), per(c.get("env_seconds"))])
-    return ["## Cost per success (first seed)", "", "Mean per-episode cost divided by the success rate (cost of one success), per T.", "",
-            _md_table(["agent", "T", "success", "turns / success", "env calls / success", "env seconds / success"], rows), ""]
-
-
 def behaviour_section(n: Numbers) -> list[str]:
-    """What each agent does at each T (`behaviour_table`, first seed)."""
+    """What each agent does at each T (`behaviour_table`, all seeds)."""
     return [
-        "## What each agent does at each T (first seed)",
+        "## What each agent does at each T (all seeds)",
         "",
         "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
         "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
         "",
-        _md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
-                  behaviour_table(n.first, n.ts)),
+        md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
+                  behaviour_table({name: pooled(recs) for name, recs in n.records.items()}, n.ts)),
         "",
     ]
 
 
 def traces_section(n: Numbers) -> list[str]:
-    """What follows a failing test, and how episodes whose first patch was right end, per agent
-    (one seed each) and T, from the per-episode traces `DecisionRecorder` writes."""
+    """What follows a failing test, and how episodes whose first patch was right end, per agent and
+    T (all seeds), from the per-episode traces `DecisionRecorder` writes."""
     follow_rows, fate_rows, examples = [], [], []
     for name, by_t in n.traces.items():
         for t, tally in by_t.items():
@@ -404,7 +460,7 @@ def traces_section(n: Numbers) -> list[str]:
             examples += [f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`"
                          for r in tally["wrong_first"]]
     return [
-        "## Traces: what follows a failing test, and why a right first patch fails (first seed)",
+        "## Traces: what follows a failing test, and why a right first patch fails (all seeds)",
         "",
         "From each episode's trace (`baselines/decisions.py`; it reads the task's solution to label patches, which "
         "the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
@@ -413,11 +469,11 @@ def traces_section(n: Numbers) -> list[str]:
         "**After a failing visible test** (share of failing tests followed by each action; *patch on top*: a new "
         "patch while the tested one is still applied; *same patch again*: a change applied before in the episode):",
         "",
-        _md_table(["agent", "T", "failing tests"] + list(FOLLOW_UPS), follow_rows),
+        md_table(["agent", "T", "failing tests"] + list(FOLLOW_UPS), follow_rows),
         "",
         "**Episodes whose first patch was right**, by how they ended (counts):",
         "",
-        _md_table(["agent", "T", "right first"] + list(RIGHT_FIRST_FATES), fate_rows),
+        md_table(["agent", "T", "right first"] + list(RIGHT_FIRST_FATES), fate_rows),
         "",
         f"Example traces after a wrong first patch at T={max(n.ts)}:",
         "",
@@ -435,8 +491,8 @@ def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
     for name, d in probe.items():
         for action, state in asks:
             by_t = d["p"][action][state]
-            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [_f(by_t.get(t, by_t.get(str(t)))) for t in tl])
-        rows.append([name, "TV(min, max turns left)", "", _f(d["tv_min_max"])] + [""] * (len(tl) - 1))
+            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [fmt(by_t.get(t, by_t.get(str(t)))) for t in tl])
+        rows.append([name, "TV(min, max turns left)", "", fmt(d["tv_min_max"])] + [""] * (len(tl) - 1))
     return [
         "## Does the policy use the budget and the verdict? (forced-state probe, first seed)",
         "",
@@ -446,7 +502,7 @@ def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
         "a patch, then `test` passed. A policy that recovers puts weight on `revert` after a failing test when turns "
         "allow; one that uses the budget submits an unverified edit when turns run low.",
         "",
-        _md_table(["policy", "probability", "states"] + [f"left={t}" for t in tl], rows),
+        md_table(["policy", "probability", "states"] + [f"left={t}" for t in tl], rows),
         "",
     ]
 
@@ -457,12 +513,12 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
     ts = sorted({int(t) for by_t in control["by_T"].values() for t in by_t})
     best = control.get("best_policy") or {}
     opt = next(iter(control["by_T"].values()))
-    rows = [["optimum (dynamic programme)"] + [_f(opt[str(t)]["optimum"]) for t in ts]]
+    rows = [["optimum (dynamic programme)"] + [fmt(opt[str(t)]["optimum"]) for t in ts]]
     if best:
-        rows.append(["known best policy, simulated"] + [_f(best.get(str(t))) for t in ts])
+        rows.append(["known best policy, simulated"] + [fmt(best.get(str(t))) for t in ts])
     for name, by_t in control["by_T"].items():
         rows.append([name] + [
-            f"{_f(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
+            f"{fmt(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
             f"revert {by_t[str(t)].get('reverts_after_failing_test', 0)}/{by_t[str(t)].get('failing_tests', 0)})" for t in ts])
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
@@ -480,7 +536,7 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
         f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success "
         "(rec: recovered / wrong first patch; revert: reverts right after a failing test / failing tests).",
         "",
-        _md_table(["schedule"] + [f"T={t}" for t in ts], rows),
+        md_table(["schedule"] + [f"T={t}" for t in ts], rows),
         "",
         f"![positive control]({png.name})",
         "",
@@ -488,8 +544,8 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
 
 
 def training_section() -> list[str]:
-    """Training success and the batch's mean budget against env steps (first seed)."""
-    return ["## Training curves (first seed)", "", "![training](training.png)", ""]
+    """Training success and the batch's mean budget against env steps (all seeds)."""
+    return ["## Training curves (all seeds)", "", "![training](training.png) (thin lines: one seed each; thick: their mean)", ""]
 
 
 # ---------------------------------------------------------------------- for machines: summary.json
@@ -498,16 +554,29 @@ SUMMARY_SCHEMA = 1
 
 
 def experiment_summary(n: Numbers) -> dict[str, Any]:
-    """``summary.json``: per agent and T, success with its interval, first-commit accuracy, success
-    when it was right, and recovery as counts (all seeds pooled), for machines to read."""
+    """``summary.json``, for machines to read, all seeds:
+
+    - ``agents[name]["by_T"][T]``: success with its interval, first-commit accuracy, success when it
+      was right, recovery as counts; ``pass_at_k[K]`` and ``categories[category]`` with intervals;
+      the deployment metrics: ``exhausted`` (interval), ``turns``, ``env_seconds``, ``agent_seconds``
+      (means per episode), ``latency_s`` (``p50``, ``p95``, ``p99``);
+    - ``agents[name]``: ``success_at_cost`` and ``cost_at_success``, each ``{"turns" | "env_seconds":
+      {C or target: {"success", "K", "T", "cost"} or null}}``; ``training`` (null if not trained),
+      ``inference`` and ``cross_budget`` (``mean_over_T``, ``min_over_T``), intervals over seeds;
+    - ``runs``: per training run, its exposure (env steps, updates, trained decisions, episodes,
+      forced-start episodes and steps, seconds).
+
+    An interval is ``{"mean", "lo", "hi"}``."""
     agents: dict[str, Any] = {}
+    dep = n.deployment
     for name, agent in n.cells.items():
         by_t = {}
         for t in n.ts:
             sat = n.success[name][t]
             d = n.decisions.get(name, {}).get(t) or {}
+            cost = dep.by_t[name][t]
             by_t[str(t)] = {
-                "success": {"mean": sat["mean"], "lo": sat["lo"], "hi": sat["hi"]},
+                "success": _span(sat),
                 "first_commit_accuracy": d.get("first_commit_accuracy"),
                 "success_if_right": d.get("success_if_right"),
                 "recovered": int(d.get("recovered", 0)),
@@ -515,29 +584,45 @@ def experiment_summary(n: Numbers) -> dict[str, Any]:
                 "recovery_rate": d.get("recovery_rate"),
                 "committed": int(d.get("committed", 0)),
                 "episodes": int(d.get("episodes", 0)),
+                "pass_at_k": {str(k): _span(c) for k, c in n.pass_k[name][t].items()},
+                "categories": {cat: _span(c) for cat, c in n.categories[name][t].items()},
+                "exhausted": _span(cost["exhausted"]),
+                **{key: cost[key] for key in ("turns", "env_seconds", "agent_seconds", "latency_s")},
             }
-        agents[name] = {"seeds": len(agent), "by_T": by_t}
+        costs = n.costs[name]
+        agents[name] = {
+            "seeds": len(agent), "by_T": by_t,
+            "success_at_cost": {m: {f"{c:g}": cell for c, cell in by.items()} for m, by in dep.at_cost[name].items()},
+            "cost_at_success": {m: {f"{c:g}": cell for c, cell in by.items()} for m, by in dep.at_success[name].items()},
+            "training": costs["training"] and {k: _span(c) for k, c in costs["training"].items()},
+            **{part: {k: _span(c) for k, c in costs[part].items()} for part in ("inference", "cross_budget")},
+        }
     return {"schema": SUMMARY_SCHEMA, "split": n.args.eval_split, "tier": n.args.eval_tier, "tasks": len(n.primary),
-            "ts": list(n.ts), "interval": "95% bootstrap, seeds then tasks", "agents": agents}
+            "ts": list(n.ts), "interval": "95% bootstrap, seeds then tasks (intervals over seeds for costs)",
+            "agents": agents, "runs": n.exposure}
+
+
+def _span(c: dict[str, Any]) -> dict[str, Any]:
+    return {"mean": c["mean"], "lo": c["lo"], "hi": c["hi"]}
 
 
 # ---------------------------------------------------------------------- plots
 def draw_plots(n: Numbers, out: Path) -> None:
     """The report's four PNGs (the positive control draws its own in `control_section`)."""
-    _plot_success(n.first, n.ts, n.schedules, out / "success_vs_T.png")
-    _plot_categories(n.first, n.ts, out / "failure_categories.png")
+    _plot_success(n.success, n.ts, n.schedules, out / "success_vs_T.png")
+    _plot_categories(n.categories, n.ts, out / "failure_categories.png")
     _plot_decisions(n.decisions, out / "first_commit_vs_recovery.png")
-    _plot_training(n.first_training, out / "training.png")
+    _plot_training(n.training, out / "training.png")
 
 
-def _plot_success(evals: dict[str, dict[str, Any]], ts: list[int], train_ts: dict[str, str], path: Path) -> None:
+def _plot_success(success: dict[str, dict[int, dict[str, Any]]], ts: list[int], train_ts: dict[str, str], path: Path) -> None:
+    """Success against T per agent, all seeds, with the seed-and-task intervals as error bars."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, ev in evals.items():
-        cells = _group(ev["grid"])["pass"]
+    for name, by_t in success.items():
         xs, ys, lo, hi = [], [], [], []
         for t in ts:
-            c = cells.get(str(t), {}).get("1")
-            if c and c["mean"] is not None:
+            c = by_t[t]
+            if c["mean"] is not None:
                 xs.append(t)
                 ys.append(c["mean"])
                 lo.append(c["mean"] - (c["lo"] if c["lo"] is not None else c["mean"]))
@@ -567,18 +652,23 @@ def _save_success_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, 
     plt.close(fig)
 
 
-def _plot_categories(evals: dict[str, dict[str, Any]], ts: list[int], path: Path) -> None:
-    names = list(evals)
+def _plot_categories(categories: dict[str, dict[int, dict[str, dict[str, Any]]]], ts: list[int], path: Path) -> None:
+    """Stacked shares of the failure categories per T and agent, all seeds; each segment's bar: its interval."""
+    names = list(categories)
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.6), sharey=True)
     axes = axes if len(names) > 1 else [axes]
     colors = dict(zip(CATEGORIES, ["tab:green", "tab:orange", "tab:red", "tab:purple", "tab:brown", "tab:grey"]))
     for ax, name in zip(axes, names):
-        cats = _group(evals[name]["grid"])["categories"]
-        bottom = [0.0] * len(ts)
+        bottom = np.zeros(len(ts))
         for cat in CATEGORIES:
-            vals = [float(cats.get(str(t), {}).get(cat, 0.0) or 0.0) for t in ts]
+            cells = [categories[name][t][cat] for t in ts]
+            vals = np.array([c["mean"] or 0.0 for c in cells])
             ax.bar([str(t) for t in ts], vals, bottom=bottom, color=colors[cat], label=cat)
-            bottom = [b + v for b, v in zip(bottom, vals)]
+            shown = [i for i, c in enumerate(cells) if c["mean"]]
+            ax.errorbar([str(ts[i]) for i in shown], [bottom[i] + vals[i] / 2 for i in shown],
+                        yerr=[[vals[i] - cells[i]["lo"] for i in shown], [cells[i]["hi"] - vals[i] for i in shown]],
+                        fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+            bottom = bottom + vals
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("T")
     axes[0].set_ylabel("share of episodes")
@@ -613,13 +703,21 @@ def _plot_decisions(decisions: dict[str, dict[int, dict[str, Any]]], path: Path)
     plt.close(fig)
 
 
-def _plot_training(training: dict[str, dict[str, Any]], path: Path) -> None:
+def _plot_training(training: dict[str, dict[int, dict[str, Any]]], path: Path) -> None:
+    """Training success and mean budget against env steps: one thin line per seed, their mean thick
+    (each seed interpolated at common steps, up to the shortest run)."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for name, summary in training.items():
-        hist = summary.get("history") or []
-        xs = [h["global_step"] for h in hist]
-        axes[0].plot(xs, [h["charts/success_rate"] for h in hist], label=name)
-        axes[1].plot(xs, [h["charts/budget_mean"] for h in hist], label=name)
+    for i, (name, by_seed) in enumerate(training.items()):
+        color = f"C{i % 10}"
+        hists = [h for h in ((s.get("history") or []) for s in by_seed.values()) if h]
+        for ax, key in zip(axes, ("charts/success_rate", "charts/budget_mean")):
+            for hist in hists:
+                ax.plot([h["global_step"] for h in hist], [h[key] for h in hist], color=color, alpha=0.3, linewidth=0.8)
+            if hists:
+                steps = np.linspace(max(h[0]["global_step"] for h in hists), min(h[-1]["global_step"] for h in hists), 50)
+                mean = np.mean([np.interp(steps, [h["global_step"] for h in hist], [h[key] for h in hist])
+                                for hist in hists], axis=0)
+                ax.plot(steps, mean, color=color, linewidth=2, label=f"{name} ({len(hists)} seeds)")
     axes[0].set_ylabel("training success (at the schedule's budgets)")
     axes[1].set_ylabel("mean budget T of the batch")
     for ax in axes:
@@ -632,12 +730,12 @@ def _plot_training(training: dict[str, dict[str, Any]], path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- tables and formatting
-def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
-    """Rows of what each agent does at each T: turns used, submissions, test runs, reverts."""
+def behaviour_table(records: Mapping[str, Sequence[Mapping[str, Any]]], ts: list[int]) -> list[list[str]]:
+    """Rows of what each agent does at each T over its clean episodes: turns used, submissions, test runs, reverts."""
     rows = []
-    for name, ev in evals.items():
+    for name, recs in records.items():
         for t in ts:
-            rs = [r for r in ev["records"] if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")]
+            rs = [r for r in recs if int(r["T"]) == t]
             if not rs:
                 continue
             acts = [r.get("actions") or [] for r in rs]
@@ -654,41 +752,9 @@ def behaviour_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[lis
     return rows
 
 
-def success_table(evals: dict[str, dict[str, Any]], ts: list[int]) -> list[list[str]]:
-    """Rows ``[name, success@T...]`` (pass@1 with its bootstrap interval)."""
-    rows = []
-    for name, ev in evals.items():
-        cells = _group(ev["grid"])["pass"]
-        row = [name]
-        for t in ts:
-            c = cells.get(str(t), {}).get("1")
-            row.append("–" if c is None or c["mean"] is None else f"{c['mean']:.2f} [{_f(c['lo'])}, {_f(c['hi'])}]")
-        rows.append(row)
-    return rows
-
-
-def _group(summary: dict[str, Any], cond: str = "clean") -> dict[str, Any]:
-    groups = summary["results"][cond]
-    return groups["all"] if "all" in groups else next(iter(groups.values()))
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _f(x: Any, digits: int = 2) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
-
-
-def _interval(c: dict[str, Any]) -> str:
-    return "–" if c["mean"] is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]"
-
-
 def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[str, dict[str, int]] | None) -> str:
     """Hits / lookups of the result cache in training (all runs) and in the evaluation, per kind."""
-    def fmt(counts: dict[str, dict[str, int]]) -> str:
+    def counted(counts: dict[str, dict[str, int]]) -> str:
         return ", ".join(f"{kind} {c['hits']}/{c['hits'] + c['misses']}" for kind, c in counts.items())
 
     train: dict[str, dict[str, int]] = {}
@@ -699,5 +765,5 @@ def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[st
             t["misses"] += c["misses"]
     if not train and not eval_cache:
         return "off."
-    return (f"hits / lookups in training {fmt(train) or '–'}; in the evaluation {fmt(eval_cache or {}) or '–'}. "
+    return (f"hits / lookups in training {counted(train) or '–'}; in the evaluation {counted(eval_cache or {}) or '–'}. "
             "A hit gives the outcome a run gives (tests/envs/coding/test_coding_result_cache.py).")

@@ -1,23 +1,30 @@
 """The inputs of one experiment report, stored, and the report they render to: `baselines.report` pinned byte for byte.
 
 ``data/report_inputs.json`` holds what `baselines.experiment.run_experiment` passed to
-`baselines.report.write_report` in a smoke run with every section on (split 2, multi-bug tasks,
-injected faults, scripted and pick+loop references, probe, positive control), cut to the fields
-the report reads. ``data/report_golden/`` holds the ``report.md``, ``contrasts.json`` and
-``summary.json`` those inputs render to. When a change to the report's content is intended,
-regenerate the golden files and review their diff:
+`baselines.report.write_report` in a smoke run with two training seeds and every section on
+(split 2, multi-bug tasks, injected faults, scripted and pick+loop references, probe, positive
+control), keyed by `write_report`'s parameter names. ``data/report_golden/`` holds the
+``report.md``, ``contrasts.json`` and ``summary.json`` those inputs render to. When a change to
+the report's content is intended, regenerate the golden files and review their diff:
 
     python tests/baselines/report_fixture.py
+
+When the experiment passes the report something new, capture fresh inputs from a smoke run
+(about two minutes on two cores; Docker or ``--backend local``), then regenerate the golden files:
+
+    python tests/baselines/report_fixture.py --capture
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import inspect
 import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 DATA = Path(__file__).parent / "data"
@@ -25,19 +32,24 @@ INPUTS = DATA / "report_inputs.json"
 GOLDEN = DATA / "report_golden"
 RENDERED = ("report.md", "contrasts.json", "summary.json")
 """The text files `write_report` writes (its PNGs are not compared: matplotlib's bytes vary by version)."""
+CAPTURE_FLAGS = ["--preset", "smoke", "--seeds", "1,2", "--eval-references", "budget-aware,pick+loop",
+                 "--eval-multi-tasks", "2", "--workers", "2"]
+"""The smoke run whose `write_report` inputs are stored: two seeds, every section on."""
+BY_SEED = ("training", "evals")
+RECORD_KEYS = ("T", "actions", "budget_exhausted", "category", "cost", "env", "faults", "flags", "infra_error",
+               "latency_s", "n_errors", "n_faults", "sample", "submitted", "success", "task", "turns")
+"""The fields of an episode record kept in `INPUTS` (a patch action is cut to a digest of its diff)."""
+"""Inputs keyed by agent, then seed: JSON turns the seed keys into strings; the report expects ints."""
 
 
-def _by_seed(by_name: dict[str, dict[str, Any]]) -> dict[str, dict[int, Any]]:
-    """JSON turned the seed keys into strings; the report expects ints."""
-    return {name: {int(seed): v for seed, v in by.items()} for name, by in by_name.items()}
+def report_inputs(out: Path) -> dict[str, Any]:
+    """Keyword arguments of ``write_report`` writing into ``out``."""
+    from types import SimpleNamespace
 
-
-def report_inputs(out: Path) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``(args, kwargs)`` for ``write_report(*args, **kwargs)`` writing into ``out``."""
     d = json.loads(INPUTS.read_text())
-    args = (out, SimpleNamespace(**d["args"]), d["schedules"], _by_seed(d["training"]), _by_seed(d["evals"]),
-            d["timing"], d["probe"], d["task_lists"])
-    return args, {"eval_cache": d["eval_cache"], "control": d["control"]}
+    for key in BY_SEED:
+        d[key] = {name: {int(seed): v for seed, v in by.items()} for name, by in d[key].items()}
+    return {**d, "out": out, "args": SimpleNamespace(**d["args"])}
 
 
 def render(out: Path) -> Path:
@@ -45,15 +57,61 @@ def render(out: Path) -> Path:
     from baselines.report import write_report
 
     out.mkdir(parents=True, exist_ok=True)
-    args, kwargs = report_inputs(out)
-    return write_report(*args, **kwargs)
+    return write_report(**report_inputs(out))
+
+
+def _cut(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with the `RECORD_KEYS` only, each patch action named by a digest of its diff."""
+    import hashlib
+
+    def action(a: str) -> str:
+        return f"patch {hashlib.blake2b(a.encode(), digest_size=4).hexdigest()}" if a.startswith("patch\n") else a
+
+    return {**{k: record[k] for k in RECORD_KEYS if k in record}, "actions": [action(a) for a in record["actions"]]}
+
+
+def capture(out: Path, flags: list[str]) -> None:
+    """Run the smoke experiment into ``out`` and store what it passes to ``write_report`` in `INPUTS`
+    (checkpoint paths cut to their file name: the run's folder is temporary)."""
+    from baselines import experiment
+    from baselines.budgetmix import main
+
+    real = experiment.write_report
+
+    def keep(*args: Any, **kwargs: Any) -> Path:
+        bound = inspect.signature(real).bind(*args, **kwargs)
+        d = dict(bound.arguments)
+        d.pop("out")
+        d["args"] = dataclasses.asdict(d["args"])
+        for by_seed in d["training"].values():
+            for summary in by_seed.values():
+                summary["checkpoint"] = Path(summary["checkpoint"]).name
+        for by_seed in d["evals"].values():
+            for ev in by_seed.values():
+                for key, value in ev.items():
+                    if key.endswith("records"):
+                        ev[key] = [_cut(r) for r in value]
+        INPUTS.write_text(json.dumps(d, separators=(",", ":"), default=float) + "\n")  # key order is the report's order
+        return real(*args, **kwargs)
+
+    experiment.write_report = keep  # type: ignore[assignment]
+    try:
+        assert main([*flags, "--out", str(out)]) == 0
+    finally:
+        experiment.write_report = real  # type: ignore[assignment]
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--capture", action="store_true", help="first store fresh inputs from a smoke run")
+    parser.add_argument("--out", default="", help="the smoke run's folder (default: a temporary one)")
+    cli = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        render(Path(tmp))
+        if cli.capture:
+            capture(Path(cli.out or Path(tmp) / "run"), CAPTURE_FLAGS)
+        render(Path(tmp) / "report")
         GOLDEN.mkdir(parents=True, exist_ok=True)
         for name in RENDERED:
-            shutil.copyfile(Path(tmp) / name, GOLDEN / name)
+            shutil.copyfile(Path(tmp) / "report" / name, GOLDEN / name)
     print(f"wrote {', '.join(RENDERED)} to {GOLDEN}")

@@ -22,8 +22,9 @@ def test_report_sections_come_in_reading_order(tmp_path: Path) -> None:
     """Setup first, the headline and its contrasts next, the detail after, training curves last."""
     text = render(tmp_path).read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ")]
-    order = ["## Protocol", "## Throughput", "## Success at each budget T", "## Contrasts named in advance",
-             "## Multi-bug tasks", "## Pass@(K,T)", "## Failure categories per T", "## Recovery under injected faults",
-             "## First decisions against recovery", "## Cost per success", "## What each agent does at each T",
+    order = ["## Protocol", "## Throughput", "## Training exposure per run", "## Success at each budget T",
+             "## Contrasts named in advance", "## Multi-bug tasks", "## Pass@(K,T)", "## Failure categories per T",
+             "## Recovery under injected faults", "## First decisions against recovery", "## Cost per success",
+             "## Training cost, inference cost and cross-budget success", "## What each agent does at each T",
              "## Traces", "## Does the policy use the budget", "## Positive control", "## Training curves"]
     assert [next(i for i, h in enumerate(headings) if h.startswith(o)) for o in order] == list(range(len(order)))
