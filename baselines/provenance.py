@@ -11,6 +11,11 @@ lists and names the settings that differ (the knob being compared).
 - ``settings``: every `baselines.config.Args` field but those that only say where or how fast
   it ran (`EXECUTION_ONLY`: seeds, output folder, device, threads, workers, progress...).
 - ``tasks``: digests of the evaluation lists (``eval_tasks.json``) and of the training split's ids.
+- ``machine`` (`machine`): the CPU model, torch's version, BLAS and LAPACK, CPU kernels and thread
+  settings (``torch.__config__``), numpy's version and BLAS. Recorded, never compared: a rerun on
+  the same machine and commit is bit-identical (``tests/baselines/test_reproducible.py``), one on
+  another CPU gives the same conclusions but not the same bits (its floating-point kernels change
+  training), and this says which machine made which bits.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
+import platform
+import re
 import subprocess
 from pathlib import Path
 from types import ModuleType
@@ -30,7 +38,8 @@ import baselines
 from agentgym.errors import ConfigError
 from baselines.config import Args
 
-__all__ = ["EXECUTION_ONLY", "FILE", "record", "read", "differences", "settings", "source_digest", "code_version"]
+__all__ = ["EXECUTION_ONLY", "FILE", "record", "read", "differences", "settings", "source_digest", "code_version",
+           "machine"]
 
 FILE = "provenance.json"
 
@@ -93,7 +102,63 @@ def record(args: Args, task_lists: dict[str, list[str]], train_ids: list[str]) -
     """The provenance of a run of ``args`` that evaluated ``task_lists`` and trained on ``train_ids``."""
     return {"code": code_version(), "settings": settings(args),
             "tasks": {**{f"eval/{name}": _digest(ids) for name, ids in sorted(task_lists.items())},
-                      "train": _digest(sorted(train_ids))}}
+                      "train": _digest(sorted(train_ids))},
+            "machine": machine()}
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def machine() -> dict[str, Any]:
+    """What decides the bits of a run beyond code and settings: ``cpu`` (model), ``cpus``, ``arch``,
+    ``platform``, ``python``; ``torch``: ``version``, ``cpu_capability`` (the kernels it dispatches
+    to: AVX2, AVX512...), ``blas`` and ``lapack`` (its build's BLAS_INFO and LAPACK_INFO),
+    ``threads``, ``interop_threads``, ``parallel_backend``, ``cuda``, and the full ``config`` and
+    ``parallel_info`` texts; ``numpy``: ``version``, ``blas``, ``lapack``; ``threads_env``: the
+    thread-count variables as set (None when unset)."""
+    import numpy as np
+    import torch  # here, not at the top: pool and compare read records without torch's import time
+
+    config, parallel = torch.__config__.show(), torch.__config__.parallel_info()
+
+    def setting(text: str, pattern: str) -> str | None:
+        found = re.search(pattern, text)
+        return found.group(1).strip() if found else None
+
+    return {
+        "cpu": _cpu_model(), "cpus": os.cpu_count(), "arch": platform.machine(), "platform": platform.platform(),
+        "python": platform.python_version(),
+        "torch": {
+            "version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "blas": setting(config, r"BLAS_INFO=([^,\n]+)"), "lapack": setting(config, r"LAPACK_INFO=([^,\n]+)"),
+            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
+            "parallel_backend": setting(parallel, r"ATen parallel backend: ([^\n]+)"), "cuda": torch.version.cuda,
+            "config": config, "parallel_info": parallel,
+        },
+        "numpy": {"version": np.__version__, **_numpy_blas(np)},
+        "threads_env": {name: os.environ.get(name) for name in THREAD_VARIABLES},
+    }
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo; elsewhere what `platform` knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _numpy_blas(np: Any) -> dict[str, str | None]:
+    """numpy's BLAS and LAPACK as ``name version`` (numpy >= 1.25 reports them; None before)."""
+    try:
+        deps = np.show_config(mode="dicts")["Build Dependencies"]
+    except (TypeError, KeyError):
+        return {"blas": None, "lapack": None}
+    return {part: " ".join(str(deps.get(part, {}).get(k, "")) for k in ("name", "version")).strip() or None
+            for part in ("blas", "lapack")}
 
 
 def read(folder: str | Path) -> dict[str, Any]:
