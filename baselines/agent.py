@@ -49,6 +49,12 @@ class PolicyAgent:
         self.memory.record(action)
         return action
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """An intervention's forced action, kept in memory as if the policy had chosen it (the same
+        ``encode`` then ``record`` as `act`, and as the trainer's forced starts)."""
+        self.memory.encode(obs, info)
+        self.memory.record(action)
+
     def __getstate__(self) -> dict[str, Any]:
         # worker processes rebuild the generator from the per-episode seed the harness sends
         state = dict(self.__dict__)

@@ -45,6 +45,17 @@ class _MenuScript:
         self.applied = False
         self.tested = False
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """An intervention's forced action, taken into the script's state as if it had chosen it: a
+        patch is tried and applied (untested), a test tests it, a revert undoes it."""
+        if action.startswith("patch"):
+            self.tried.add(action)
+            self.applied, self.tested = True, False
+        elif action == "test":
+            self.tested = self.applied
+        elif action == "revert":
+            self.applied = self.tested = False
+
     def _next_patch(self, menu: list[str]) -> str | None:
         fresh = [a for a in menu if a.startswith("patch") and a not in self.tried]
         return fresh[int(self.rng.integers(len(fresh)))] if fresh else None
@@ -116,6 +127,12 @@ class LearnedPickAgent(BudgetAwareAgent):
         action = super().act(obs, info)
         self.memory.record(action)
         return action
+
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """The script's state as in `_MenuScript.forced`; the policy's memory as in `act`."""
+        self.memory.encode(obs, info)
+        super().forced(obs, info, action)
+        self.memory.record(action)
 
     def _next_patch(self, menu: list[str]) -> str | None:
         import torch

@@ -7,6 +7,16 @@ methods let the harness keep runs reproducible and costs complete:
   identity, so a stochastic agent replays the same episode the same way in any worker.
 - ``cost() -> dict``: this episode's model usage (``model_calls``, ``prompt_tokens``,
   ``completion_tokens``...), merged into the episode's cost record.
+
+One more is needed for interventions (``agentgym eval --intervention``), which force the first
+actions of an episode on every agent alike:
+
+- ``forced(obs, info, action)``: called in place of ``act(obs, info)`` for a forced turn, with the
+  same ``(obs, info)`` ``act`` would get; the agent keeps ``action`` in its history as if it had
+  chosen it (a chat agent as its own assistant turn, a menu policy in its memory), and the env
+  then plays it. An agent without history implements it as a no-op. A batching agent
+  (``act_batch``) also has ``forced_batch(obs, infos, active, actions)``, one action per episode
+  in ``active``.
 """
 
 from __future__ import annotations
@@ -15,7 +25,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
 
-__all__ = ["Agent", "seed_agent", "agent_cost"]
+from agentgym.errors import ConfigError
+
+__all__ = ["Agent", "seed_agent", "agent_cost", "check_forced"]
 
 
 @runtime_checkable
@@ -42,3 +54,15 @@ def agent_cost(agent: Any) -> dict[str, float]:
     if not callable(fn):
         return {}
     return {str(k): v for k, v in dict(fn() or {}).items()}
+
+
+def check_forced(agent: Any, intervention: str) -> None:
+    """Raise `ConfigError` unless ``agent`` can be shown forced turns (``forced``, and ``forced_batch``
+    when it plays batches): an agent that cannot would play an intervened episode blind to its start."""
+    missing = [m for m in ("forced", "forced_batch" if hasattr(agent, "act_batch") else "")
+               if m and not callable(getattr(agent, m, None))]
+    if missing:
+        name = f"{type(agent).__module__}.{type(agent).__qualname__}"
+        raise ConfigError(f"intervention {intervention!r} forces the first actions on the agent, but {name} has no "
+                          f"{' or '.join(missing)}(...): add `forced(obs, info, action)` to record a forced action "
+                          "as its own (see agentgym.agents.base)")

@@ -135,6 +135,12 @@ class Conversation:
     def reply(self, text: str) -> None:
         self.messages.append({"role": "assistant", "content": text})
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], reply: str) -> None:
+        """A turn the agent did not choose (an intervention's forced action), shown as its own: the
+        observation as a user message, then ``reply`` as its assistant message."""
+        self.observe(obs, info)
+        self.reply(reply)
+
     def prompt(self, history: int | None = None) -> list[dict[str, str]]:
         """The messages to send: system, first observation, then the last ``history`` exchanges."""
         keep = 2 * (self.history if history is None else int(history))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,7 +45,7 @@ from agentgym.agents.chat import (
 )
 from agentgym.agents.models import load_causal_lm, require_module
 from agentgym.errors import ConfigError
-from agentgym.integrations.tools import call_action, tool_schemas
+from agentgym.integrations.tools import action_call, call_action, tool_schemas
 
 __all__ = ["HFAgent"]
 
@@ -132,6 +133,9 @@ class HFAgent:
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         return self.act_batch([obs], [info], [0])[0]
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        self.forced_batch([obs], [info], [0], [action])
+
     def cost(self) -> dict[str, float]:
         return dict(self._episodes[0].usage) if self._episodes else {}
 
@@ -170,10 +174,28 @@ class HFAgent:
             actions.append(self._action(ep, text))
         return actions
 
+    def forced_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int],
+                     actions: Sequence[str]) -> None:
+        """An intervention's forced action per episode in ``active``, kept in its chat as the model's own
+        reply (a ``<tool_call>`` when the template renders tools, else the action text), no model call."""
+        for i, o, info, action in zip(active, obs, infos, actions, strict=True):
+            ep = self._episodes[i]
+            ep.chat.forced(o, info, self._reply_for(ep, action))
+
     def cost_batch(self) -> list[dict[str, float]]:
         return [dict(ep.usage) for ep in self._episodes]
 
     # ------------------------------------------------------------------ prompt and reply
+    def _reply_for(self, ep: _Episode, action: str) -> str:
+        """The reply that `_action` reads back as ``action``: what the model would have written."""
+        if self.use_tools and ep.tools:
+            try:
+                name, args = action_call(ep.family, action, ep.tools)
+            except ValueError:  # text that names no tool: the model would have written it as such
+                return action
+            return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
+        return action
+
     def _action(self, ep: _Episode, reply: str) -> str:
         if self.use_tools:
             call = parse_tool_call(reply)

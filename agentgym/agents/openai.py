@@ -84,6 +84,10 @@ class OpenAIChatAgent:
                                   show_menu=self.show_menu, menu_limit=self.menu_limit)
         self._usage = {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """An intervention's forced action, kept in the chat as the model's own reply to ``obs``."""
+        self._chat.forced(obs, info, action)
+
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         self._chat.observe(obs, info)
         reply = self._complete(self._chat.prompt())

@@ -35,6 +35,9 @@ class RandomAgent:
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
         pass
 
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """No history to keep (see `agentgym.agents.base`)."""
+
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         menu = list(info.get("admissible_actions") or [])
         if not menu:
@@ -50,6 +53,9 @@ class OracleAgent:
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
         self._env = env
+
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """Nothing to keep: the oracle reads the env's true state every turn, so it recovers from the start."""
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         if self._env is None:
@@ -76,6 +82,9 @@ class ScriptedAgent:
             script = self.actions
         self._script = [str(a) for a in script]
         self._pos = 0
+
+    def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """A forced turn does not advance the script: it plays its actions after the forced ones."""
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         if self._pos < len(self._script):

@@ -66,7 +66,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--split", default="test", help="task split (default test)")
     p.add_argument("--tasks", type=int, default=None, help="number of tasks per env, drawn with --seed (default all)")
     p.add_argument("--faults", default=None, metavar="SPEC",
-                   help="fault spec, e.g. tool_error@turn=1; every episode also runs clean for the paired recovery rate")
+                   help="fault spec, e.g. tool_error@turn=1 or state_drift@mutation=1 (the agent's first edit silently "
+                   "undone); every episode also runs clean for the paired recovery rate")
+    p.add_argument("--intervention", default=None, metavar="NAME",
+                   help="a forced start the env's family defines (Coding-v0: wrong-patch, wrong-patch-tested): the same "
+                   "first action(s) for every agent, seed and T, played as the agent's own and counted against T; every "
+                   "episode also runs clean, paired by task, sample and seeds (docs/eval.md, 'Recovery by intervention')")
     p.add_argument("--budget-mode", choices=("hard", "soft"), default="hard",
                    help="soft: every episode also runs with T made soft (a warning, an `extend` action), "
                    "paired with its hard twin in the report (default hard)")
@@ -146,7 +151,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         faults=args.faults, workers=args.workers, executor=args.executor, seed=args.seed, out=args.out,
         sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
         progress=not args.no_progress, report=not args.no_report, command=command,
-        budget_mode=args.budget_mode, soft_budget=soft,
+        budget_mode=args.budget_mode, soft_budget=soft, intervention=args.intervention,
     )
     counts = result.summary["counts"]
     print(f"{result.ran} episode(s) run, {counts['episodes']} in the grid, {counts['infra_errors']} infrastructure "
@@ -187,6 +192,7 @@ def _command_line(args: argparse.Namespace) -> str:
         parts.append(f"--budget-mode {args.budget_mode}")
     soft = [(flag, value) for flag, _, value in _soft_flags(args)]
     for flag, value in (*soft, ("--n", args.n), ("--split", args.split), ("--tasks", args.tasks), ("--faults", args.faults),
+                        ("--intervention", args.intervention),
                         ("--workers", args.workers), ("--executor", args.executor), ("--sandbox", args.sandbox),
                         ("--seed", args.seed), ("--t-ref", args.t_ref), ("--out", args.out)):
         if value is not None:

@@ -1,11 +1,13 @@
 """Episode specs and records: what one evaluation episode is, its seeds, and ``episodes.jsonl``.
 
-An `EpisodeSpec` names one cell sample: env, task, budget T, sample index and fault spec. Its
-seeds are derived from (run seed, env, task, T, sample) by a process-independent hash, so the
-same spec gets the same seeds in any worker, on any backend, in any order, and on resume.
-The fault spec is not part of the seed: a faulted episode and its clean twin share seeds, which
-is what makes the recovery rate a paired comparison. Nor is the budget mode: a soft-budget
-episode (``budget_mode="soft"``) and its hard twin share seeds, which pairs hard against soft.
+An `EpisodeSpec` names one cell sample: env, task, budget T, sample index, fault spec and
+intervention. Its seeds are derived from (run seed, env, task, T, sample) by a process-independent
+hash, so the same spec gets the same seeds in any worker, on any backend, in any order, and on
+resume. The fault spec is not part of the seed: a faulted episode and its clean twin share seeds,
+which is what makes the recovery rate a paired comparison. Nor is the intervention: an episode
+with a forced start shares seeds with its clean twin (and with the clean grid of another run of
+the same seed), paired by (task, T, sample). Nor is the budget mode: a soft-budget episode
+(``budget_mode="soft"``) and its hard twin share seeds, which pairs hard against soft.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from agentgym.tasks import stable_hash
 
-__all__ = ["EpisodeSpec", "episode_seed", "record_key", "budget_mode", "read_episodes", "append_episode", "write_episodes", "TIMING_FIELDS"]
+__all__ = ["EpisodeSpec", "episode_seed", "record_key", "twin_key", "budget_mode", "read_episodes", "append_episode",
+           "write_episodes", "TIMING_FIELDS"]
 
 TIMING_FIELDS = ("latency_s", "startup_s", "worker")
 """Record fields that vary between identical runs (wall-clock timings, which worker ran it)."""
@@ -36,7 +39,8 @@ def episode_seed(seed: int, env_id: str, task_id: str, t: int, sample: int, stre
 class EpisodeSpec:
     """One episode of the grid. ``faults`` is a fault spec string, or ``""`` for a clean run;
     ``budget_mode`` is ``"hard"`` (a turn limit of T) or ``"soft"`` (T with the run's warning and
-    extension, `agentgym.wrappers.apply_budget`)."""
+    extension, `agentgym.wrappers.apply_budget`); ``intervention`` names the family's forced start
+    (`agentgym.core.AgentEnv.forced_start`), or ``""`` for none."""
 
     env: str
     task: str
@@ -45,11 +49,12 @@ class EpisodeSpec:
     faults: str
     seed: int
     budget_mode: str = "hard"
+    intervention: str = ""
 
     @property
-    def key(self) -> tuple[str, str, int, int, str, str]:
+    def key(self) -> tuple[str, str, int, int, str, str, str]:
         """Identity used to skip finished episodes on resume (the run seed is checked apart)."""
-        return (self.env, self.task, self.T, self.sample, self.faults, self.budget_mode)
+        return (self.env, self.task, self.T, self.sample, self.faults, self.budget_mode, self.intervention)
 
     @property
     def env_seed(self) -> int:
@@ -63,11 +68,17 @@ class EpisodeSpec:
         return asdict(self)
 
 
-def record_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str]:
+def record_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str, str]:
     """The `EpisodeSpec.key` of a record read back from ``episodes.jsonl`` (records written before
-    budget modes are hard-budget episodes)."""
+    budget modes are hard-budget episodes; records without an intervention had none)."""
     return (record["env"], record["task"], int(record["T"]), int(record["sample"]), record.get("faults") or "",
-            budget_mode(record))
+            budget_mode(record), record.get("intervention") or "")
+
+
+def twin_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str]:
+    """`record_key` less the budget mode: what a hard-budget episode and its soft twin share."""
+    key = record_key(record)
+    return key[:5] + key[6:]
 
 
 def budget_mode(record: Mapping[str, Any]) -> str:

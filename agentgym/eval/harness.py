@@ -3,7 +3,9 @@
 Each budget T is its own set of episodes (a budget-aware agent plays differently at each T),
 with ``n >= max(K)`` samples per task, so every pass@K comes from the unbiased estimator. With
 ``faults`` every episode also runs clean, under the same seeds, which pairs the two for the
-recovery rate. With ``budget_mode="soft"`` every episode also runs under a soft budget (T with
+recovery rate. With ``intervention`` every episode also runs with the family's forced start (the
+same first actions for every agent, seed and T, played as the agent's own and counted against T),
+under the same seeds as its clean twin. With ``budget_mode="soft"`` every episode also runs under a soft budget (T with
 the ``soft_budget`` warning and extension), under the same seeds, which pairs hard against soft.
 A run is resumable: episodes already in ``episodes.jsonl`` are skipped, and
 infrastructure failures recorded there are run again.
@@ -24,6 +26,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 
+from agentgym.agents.base import check_forced
 from agentgym.agents.loading import batches, check_agent
 from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError
@@ -34,7 +37,8 @@ from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local,
 from agentgym.eval.summary import summarize
 from agentgym.wrappers import parse_faults, parse_soft_budget
 
-__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "EXECUTORS", "BUDGET_MODES", "DEFAULT_SOFT_BUDGET"]
+__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "check_intervention", "EXECUTORS", "BUDGET_MODES",
+           "DEFAULT_SOFT_BUDGET"]
 
 EXECUTORS = ("local", "ray")
 """Where episodes run: a local process pool or Ray actors (``executor=``, ``--executor``)."""
@@ -88,16 +92,32 @@ def select_tasks(env_id: str, split: str, tasks: int | Sequence[str] | None, see
     return list(tasks)
 
 
+def check_intervention(env_id: str, name: str) -> None:
+    """Raise `ConfigError` unless ``env_id``'s family defines intervention ``name`` (the error lists
+    the ones it does)."""
+    env = gym.make(env_id, backend="local", disable_env_checker=True)
+    try:
+        base = env.unwrapped
+        choices = list(getattr(base, "interventions", ()))
+    finally:
+        env.close()  # no sandbox was started
+    if not isinstance(base, AgentEnv) or name not in choices:
+        raise ConfigError(f"intervention {name!r} is not one of {env_id}'s: {choices or 'it defines none'}"
+                          + ("; fault interventions such as 'tool_error@turn=1' or 'state_drift@mutation=1' "
+                             "go to faults= (--faults)" if "@" in name else ""))
+
+
 def plan_episodes(
     env_tasks: Mapping[str, Sequence[str]], ts: Sequence[int], n: int, faults: str | None, seed: int,
-    modes: Sequence[str] = ("hard",),
+    modes: Sequence[str] = ("hard",), intervention: str | None = None,
 ) -> list[EpisodeSpec]:
-    """Every episode of the grid, clean and hard first, grouped by env and T so workers reuse warm envs."""
-    conditions = [""] + ([faults] if faults else [])
+    """Every episode of the grid, clean and hard first, grouped by env and T so workers reuse warm envs.
+    Conditions: clean, with ``faults``, with ``intervention`` (each paired with the clean one)."""
+    conditions = [("", "")] + ([(faults, "")] if faults else []) + ([("", intervention)] if intervention else [])
     return [
-        EpisodeSpec(env_id, task, int(t), i, cond, seed, mode)
+        EpisodeSpec(env_id, task, int(t), i, cond, seed, mode, forced)
         for mode in modes
-        for cond in conditions
+        for cond, forced in conditions
         for env_id, task_ids in env_tasks.items()
         for t in ts
         for task in task_ids
@@ -168,6 +188,7 @@ def evaluate(
     command: str | None = None,
     budget_mode: str = "hard",
     soft_budget: Mapping[str, Any] | None = None,
+    intervention: str | None = None,
 ) -> EvalResult:
     """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
 
@@ -181,6 +202,12 @@ def evaluate(
     ``budget_mode="soft"`` also runs every episode with T made soft by ``soft_budget`` (default
     `DEFAULT_SOFT_BUDGET`), paired with its hard twin in ``summary["soft_budget"]``; the other
     statistics stay those of the hard-budget episodes.
+    ``intervention``: a forced start the env's family defines (``env.unwrapped.interventions``,
+    e.g. Coding-v0's ``wrong-patch``, ``wrong-patch-tested``); every episode also runs with it,
+    recorded with ``intervention``, ``forced_actions`` and ``forced_turns``, and summarized in
+    ``summary["results"]["intervened"]`` and ``summary["intervention"]``. A task where the rule
+    has no candidate gets a ``no_candidate`` record, never scored, counted in the summary. The agent
+    needs the ``forced`` hook (`agentgym.agents.base`).
     """
     started = time.perf_counter()
     envs = [resolve_env_id(e) for e in ([env_ids] if isinstance(env_ids, str) else list(env_ids))]
@@ -201,6 +228,11 @@ def evaluate(
     soft = _soft_budget(budget_mode, soft_budget)
     entries = {e: env_entry(e) for e in envs}
     agent_obj, agent_name = _agent_config(agent, agent_kwargs or {})
+    if intervention:
+        for e in envs:
+            check_intervention(e, intervention)
+        if not isinstance(agent_obj, AgentSpec) and hasattr(agent_obj, "act"):  # a factory is checked in the worker
+            check_forced(agent_obj, intervention)
     env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
     config: dict[str, Any] = {
         "envs": envs, "agent": agent_name, "agent_kwargs": public_kwargs(agent_kwargs or {}),
@@ -209,9 +241,9 @@ def evaluate(
         "seed": int(seed), "workers": int(workers), "executor": executor, "sandbox": sandbox,
         "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
         "env_kwargs": dict(env_kwargs or {}), "command": redact_text(command) if command else command,
-        "budget_mode": budget_mode, "soft_budget": soft,
+        "budget_mode": budget_mode, "soft_budget": soft, "intervention": intervention or "",
     }
-    specs = plan_episodes(env_tasks, ts_, n, faults, int(seed), ("hard", "soft") if soft else ("hard",))
+    specs = plan_episodes(env_tasks, ts_, n, faults, int(seed), ("hard", "soft") if soft else ("hard",), intervention)
 
     out_dir = Path(out) if out is not None else None
     previous: list[dict[str, Any]] = []

@@ -18,6 +18,8 @@ Contents:
 - `exhaustion_rate`, `category_breakdown`, `latency_percentiles`.
 - `soft_vs_hard`: the same episodes under a hard and a soft budget (warning and extension),
   paired by task, sample and seeds: success, turns, extensions asked and granted, their cost.
+- `intervention_effect`: episodes with a forced start against their clean twins, paired by task,
+  sample and seeds.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agentgym.eval.episodes import budget_mode, record_key
+from agentgym.eval.episodes import budget_mode, twin_key
 from agentgym.wrappers.labels import CATEGORIES  # the taxonomy, in precedence order
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "category_breakdown",
     "latency_percentiles",
     "soft_vs_hard",
+    "intervention_effect",
     "scored",
 ]
 
@@ -88,8 +91,9 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 
 def scored(records: Iterable[Record]) -> list[Record]:
-    """Episodes that count: infrastructure failures are reported apart, never scored."""
-    return [r for r in records if not r.get("infra_error")]
+    """Episodes that count: infrastructure failures are reported apart, never scored, and so are
+    intervened episodes whose task had no candidate for the intervention (``no_candidate``)."""
+    return [r for r in records if not r.get("infra_error") and not r.get("no_candidate")]
 
 
 def task_counts(records: Iterable[Record]) -> dict[str, tuple[int, int]]:
@@ -180,8 +184,10 @@ def recovery(records: Iterable[Record]) -> dict[str, Any]:
     - ``natural_rate``: among clean episodes with at least one error (a bad action or a failed
       tool call), the share that still succeeded.
     - ``fault_rate``: among faulted episodes where a fault actually fired, the share that succeeded.
+
+    Episodes with a forced start (an ``intervention``) are left out: `intervention_effect` pairs them.
     """
-    rs = scored(records)
+    rs = [r for r in scored(records) if not r.get("intervention")]
     clean = {_pair_key(r): r for r in rs if not r.get("faults")}
     faulted = {_pair_key(r): r for r in rs if r.get("faults")}
     ts = sorted({int(r["T"]) for r in rs})
@@ -334,9 +340,8 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
     - ``warned``: share of soft episodes shown a budget warning.
     """
     rs = scored(records)
-    # record_key less its budget mode: (env, task, T, sample, faults), what a hard and a soft twin share
-    hard = {record_key(r)[:5]: r for r in rs if budget_mode(r) == "hard"}
-    soft = {record_key(r)[:5]: r for r in rs if budget_mode(r) == "soft"}
+    hard = {twin_key(r): r for r in rs if budget_mode(r) == "hard"}
+    soft = {twin_key(r): r for r in rs if budget_mode(r) == "soft"}
     out: dict[int, dict[str, Any]] = {}
     for t in sorted({key[2] for key in soft}):
         pairs = [(hard[k], s) for k, s in sorted(soft.items()) if k in hard and k[2] == t]  # sorted: one bootstrap order
@@ -371,6 +376,50 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
             "exhausted_soft": avg(bool(s.get("budget_exhausted")) for _, s in pairs),
             "ran_out_after_extension": avg("timeout_after_extension" in (s.get("flags") or ()) for _, s in pairs),
             "warned": avg(s.get("warnings", 0) > 0 for _, s in pairs),
+        }
+    return out
+
+
+def intervention_effect(records: Iterable[Record], *, resamples: int = 2000, seed: int = 0) -> dict[int, dict[str, Any]]:
+    """Per T, episodes with a forced start (records with an ``intervention``) against their clean twins
+    (same task, sample and seeds, no fault), over the pairs where both were scored:
+
+    - ``success_clean``, ``success_intervened``, and ``diff`` = ``{"mean", "lo", "hi"}``: intervened
+      minus clean success, with a percentile bootstrap interval over tasks;
+    - ``retained``: success_intervened / success_clean; ``recovered``: among pairs whose clean
+      episode succeeded, the share whose intervened twin succeeded too;
+    - ``forced_turns``: mean turns the forced start took; ``ended_in_start``: episodes the budget
+      ended during the forced start (T at most its length); ``turns_clean``, ``turns_intervened``.
+    Intervened episodes whose task had no candidate (``no_candidate``) are not scored, so not paired.
+    """
+    rs = [r for r in scored(records) if not r.get("faults")]
+    clean = {_pair_key(r): r for r in rs if not r.get("intervention")}
+    forced = {_pair_key(r): r for r in rs if r.get("intervention")}
+    out: dict[int, dict[str, Any]] = {}
+    for t in sorted({key[2] for key in forced}):
+        pairs = [(clean[k], f) for k, f in sorted(forced.items()) if k in clean and k[2] == t]
+        if not pairs:
+            continue
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for c, f in pairs:
+            by_task[_task_key(f)].append(float(bool(f["success"])) - float(bool(c["success"])))
+        mean, lo, hi = bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples, seed=seed)
+        s_clean = sum(bool(c["success"]) for c, _ in pairs)
+        s_forced = sum(bool(f["success"]) for _, f in pairs)
+        both = sum(bool(c["success"]) and bool(f["success"]) for c, f in pairs)
+        out[t] = {
+            "pairs": len(pairs),
+            "tasks": len(by_task),
+            "success_clean": s_clean / len(pairs),
+            "success_intervened": s_forced / len(pairs),
+            "diff": {"mean": mean, "lo": lo, "hi": hi},
+            "retained": s_forced / s_clean if s_clean else None,
+            "recovered": both / s_clean if s_clean else None,
+            "forced_turns": float(np.mean([int(f.get("forced_turns", 0)) for _, f in pairs])),
+            "ended_in_start": sum(int(f.get("forced_turns", 0)) >= int(f["turns"]) and not f.get("submitted")
+                                  for _, f in pairs),
+            "turns_clean": float(np.mean([c["turns"] for c, _ in pairs])),
+            "turns_intervened": float(np.mean([f["turns"] for _, f in pairs])),
         }
     return out
 

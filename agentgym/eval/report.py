@@ -100,6 +100,29 @@ def _soft_budget_section(summary: Mapping[str, Any]) -> list[str]:
     return L
 
 
+def _intervention_section(summary: Mapping[str, Any]) -> list[str]:
+    """Recovery by intervention: the forced start against the clean episode, paired by task, sample and seeds."""
+    iv = summary.get("intervention")
+    if not iv:
+        return []
+    L = ["## Recovery by intervention", "",
+         f"`{iv['name']}`: the same first action(s) forced on every episode, played as the agent's own and counted "
+         "against T; success within the turns left, against the clean twin (same task, sample and seeds). "
+         f"{iv['no_candidate']} of {iv['episodes']} intervened episode(s) had no candidate for it (not played, "
+         "not scored).", ""]
+    for g, by_t in iv["by_group"].items():
+        L += [f"**{g}**", "",
+              "| T | pairs | success clean | success intervened | diff [95% CI] | recovered | forced turns | "
+              "ended in the forced start |", "|---|---|---|---|---|---|---|---|"]
+        for t, r in sorted(by_t.items(), key=lambda kv: int(kv[0])):
+            d = r["diff"]
+            L.append(f"| {t} | {r['pairs']} | {_f(r['success_clean'])} | {_f(r['success_intervened'])} | "
+                     f"{d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {_f(r['recovered'])} | "
+                     f"{_f(r['forced_turns'], 1)} | {r['ended_in_start']} |")
+        L.append("")
+    return L
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """The report text (figures are referenced by file name, next to it)."""
     c = summary["config"]
@@ -116,6 +139,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         f"- split `{c['split']}`, {n_tasks} task(s), n = {c['n']} episodes per task and budget, "
         f"K in {ks}, T in {ts}, seed {c['seed']}",
         f"- faults: `{c['faults']}` (every episode also run clean with the same seeds)" if c["faults"] else "- faults: none",
+        f"- intervention: `{c['intervention']}` (a forced start; every episode also run clean with the same seeds)"
+        if c.get("intervention") else "- intervention: none",
         f"- budget: hard and soft (`{json.dumps(c['soft_budget'], sort_keys=True)}`), paired; the tables before "
         "'Hard vs soft budget' are the hard-budget episodes'" if c.get("soft_budget") else "- budget: hard",
         f"- execution: {c.get('executor', c.get('backend'))} executor, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
@@ -132,7 +157,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
           "bootstrap interval over tasks. Each T is a separate run: the agent sees its budget.", ""]
     for cond, by_group in results.items():
         for g, res in by_group.items():
-            L += [f"**{g}, {cond}**" + (f" (`{c['faults']}`)" if cond == "faulted" else "") + "", ""]
+            label = {"faulted": f" (`{c['faults']}`)", "intervened": f" (`{c.get('intervention')}`)"}.get(cond, "")
+            L += [f"**{g}, {cond}**" + label, ""]
             L += _pass_table(res, ks, ts) + [""]
     L += [f"![Pass@(K,T) heatmap]({PLOT_FILES['pass_heatmap']})", ""]
     L += ["## pass^k (consistency)", "",
@@ -189,6 +215,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             L.append(f"| {t} | {r.get('episodes', 0)} | {_f(r.get('recovered'))} | {_f(r.get('mean'))} | "
                      f"{_f(r.get('p50'), 1)} | {_f(r.get('p90'), 1)} | {r.get('never', 0)} |")
     L += ["", f"![recovery]({PLOT_FILES['recovery']})", ""]
+    L += _intervention_section(summary)
     L += _soft_budget_section(summary)
 
     if clean:

@@ -21,14 +21,15 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym import events as ev
-from agentgym.agents.base import agent_cost, seed_agent
+from agentgym.agents.base import agent_cost, check_forced, seed_agent
 from agentgym.agents.loading import load_agent
+from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
 
-__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "run_group", "cells", "iter_local", "env_entry",
-           "resolve_env_id"]
+__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "run_group", "forced_start", "cells", "iter_local",
+           "env_entry", "resolve_env_id"]
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -89,17 +90,40 @@ def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
     return spec.entry_point, dict(spec.kwargs)
 
 
+def forced_start(env: gym.Env, agent: Any, spec: EpisodeSpec) -> list[str] | None:
+    """The actions ``spec``'s intervention forces on this episode (``[]`` without one; None when the
+    family's rule has no candidate on the task), asked of the env right after its reset."""
+    if not spec.intervention:
+        return []
+    check_forced(agent, spec.intervention)
+    base = env.unwrapped
+    if not isinstance(base, AgentEnv):
+        raise ConfigError(f"intervention {spec.intervention!r} needs an agentgym AgentEnv (got {type(base).__name__})")
+    forced = base.forced_start(spec.intervention)
+    return None if forced is None else [str(a) for a in forced]
+
+
 def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     """Play one episode of ``spec`` and return its record (without worker bookkeeping).
 
-    The turn limit in the env's stack ends the episode; ``spec.T`` turns (and every extension a
-    soft budget may grant) plus a margin is a backstop against a stack that lacks one.
+    An intervention's forced actions come first, each shown to the agent (``agent.forced``) and
+    played through the whole stack, so they count against T and emit their events. The turn limit
+    in the env's stack ends the episode; ``spec.T`` turns (and every extension a soft budget may
+    grant) plus a margin is a backstop against a stack that lacks one.
     """
     seed_agent(agent, spec.agent_seed)
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
     trace = _Trace(spec, info, start)
+    forced = trace.planned = forced_start(env, agent, spec)
+    if forced is None:
+        return trace.no_candidate()
+    for action in forced:
+        agent.forced(obs, info, action)
+        obs, _, terminated, truncated, info = env.step(action)
+        if trace.step(action, info, terminated, truncated, forced=True):
+            return trace.record(info, agent_cost(agent))
     while True:
         action = agent.act(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
@@ -121,7 +145,20 @@ def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec])
         infos.append(info)
     agent.reset_batch(envs, obs, infos, [spec.agent_seed for spec in specs])
     traces = [_Trace(spec, info, start) for spec, info in zip(specs, infos)]
+    forced = [forced_start(env, agent, spec) for env, spec in zip(envs, specs, strict=True)]
+    if any(f is None for f in forced):  # one task per cell: no candidate for one is none for all
+        return [trace.no_candidate() for trace in traces]
+    for trace, f in zip(traces, forced, strict=True):
+        trace.planned = f
     live = list(range(len(specs)))
+    for j in range(max(len(f or ()) for f in forced)):
+        now = [i for i in live if j < len(forced[i] or ())]
+        actions = [(forced[i] or [])[j] for i in now]
+        agent.forced_batch([obs[i] for i in now], [infos[i] for i in now], now, actions)
+        for i, action in zip(now, actions, strict=True):
+            obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
+            if traces[i].step(action, infos[i], terminated, truncated, forced=True):
+                live.remove(i)
     while live:
         actions = agent.act_batch([obs[i] for i in live], [infos[i] for i in live], live)
         still = []
@@ -143,6 +180,8 @@ class _Trace:
         self.cap = spec.T + int(soft.get("extra", 0)) * int(soft.get("max_requests", 0)) + 8
         self.warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
         self.actions: list[str] = []
+        self.planned: list[str] | None = []  # the intervention's forced start (None: no candidate on the task)
+        self.forced: list[str] = []  # the forced actions played so far (the first of ``actions``)
         self.n_errors = 0
         self.fired: list[str] = []
         self.fault_turn: int | None = None
@@ -150,9 +189,11 @@ class _Trace:
         self.terminated = self.truncated = False
         self.latency = 0.0
 
-    def step(self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool) -> bool:
-        """Account for one step; True when the episode is over."""
+    def step(self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool, forced: bool = False) -> bool:
+        """Account for one step (``forced``: an intervention's); True when the episode is over."""
         self.actions.append(str(action)[:500])
+        if forced:
+            self.forced.append(str(action)[:500])
         turn = len(self.actions)
         for e in info.get("events", ()):
             if e["kind"] == "tool_call" and e["ok"] and self.fault_turn is not None and turn > self.fault_turn:
@@ -171,6 +212,16 @@ class _Trace:
             raise ConfigError(f"episode of {self.spec.env} ran {self.cap} turns at T={self.spec.T}: "
                               "the env stack has no turn limit")
         return False
+
+    def no_candidate(self) -> dict[str, Any]:
+        """The record of an intervened episode whose task has no candidate for the intervention: not
+        played, not scored (`metrics.scored`), counted in the summary's ``intervention`` section."""
+        spec = self.spec
+        return {
+            **spec.to_dict(), "env_seed": spec.env_seed, "agent_seed": spec.agent_seed, "success": None,
+            "category": None, "no_candidate": True, "forced_actions": [], "forced_turns": 0, "turns": 0,
+            "actions": [], "cost": {}, "latency_s": time.perf_counter() - self.start, "infra_error": None, "attempts": 1,
+        }
 
     def record(self, info: Mapping[str, Any], agent_usage: Mapping[str, Any]) -> dict[str, Any]:
         spec = self.spec
@@ -205,6 +256,10 @@ class _Trace:
             "attempts": 1,
             "budget_mode": spec.budget_mode,
             **_soft_fields(info, self.warnings),
+            # only intervened episodes carry these, so clean records stay as they were
+            # the whole forced start, and the turns of it played (fewer when T ended it)
+            **({"intervention": spec.intervention, "forced_actions": [str(a)[:500] for a in self.planned or ()],
+                "forced_turns": len(self.forced)} if spec.intervention else {}),
         }
 
 
@@ -409,10 +464,10 @@ def iter_local(config: WorkerConfig, specs: Iterable[EpisodeSpec], workers: int 
 
 
 def cells(specs: Iterable[EpisodeSpec]) -> list[list[EpisodeSpec]]:
-    """``specs`` grouped by cell (env, task, T, faults, budget mode), in first-seen order: the
-    samples a batching agent plays together."""
-    groups: dict[tuple[str, str, int, str, str], list[EpisodeSpec]] = {}
+    """``specs`` grouped by cell (env, task, T, faults, budget mode, intervention), in first-seen order:
+    the samples a batching agent plays together."""
+    groups: dict[tuple[str, str, int, str, str, str], list[EpisodeSpec]] = {}
     for spec in specs:
-        groups.setdefault((spec.env, spec.task, spec.T, spec.faults, spec.budget_mode), []).append(spec)
+        groups.setdefault((spec.env, spec.task, spec.T, spec.faults, spec.budget_mode, spec.intervention), []).append(spec)
     return list(groups.values())
 

@@ -8,7 +8,7 @@ Layout::
 
     config                   the run's settings
     counts                   episodes, scored, infra_errors, infra_retried
-    results[cond][group]     cond: "clean" | "faulted"; group: an env id or "all"
+    results[cond][group]     cond: "clean" | "faulted" | "intervened"; group: an env id or "all"
         pass[T][K]           {"mean", "lo", "hi", "tasks", "skipped"}  Pass@(K,T), bootstrap CI over tasks
         pass_hat[T][K]       the same for pass^k (all K of K attempts succeed; tau-bench)
         success[T]           pass@1
@@ -23,6 +23,10 @@ Layout::
                              with by_t[T].time_to_recover (see `metrics.time_to_recover`)
     soft_budget[cond][group] with budget_mode "soft": per T, hard against soft paired by task,
                              sample and seeds (see `metrics.soft_vs_hard`)
+    intervention             with an intervention: name, episodes, scored, no_candidate (episodes
+                             whose task had no candidate: not played, not scored) and their tasks,
+                             by_group[group][T]: intervened against clean, paired by task, sample and
+                             seeds (see `metrics.intervention_effect`)
 
 Everything but ``soft_budget`` (and ``counts``) is computed over the hard-budget episodes.
 
@@ -40,7 +44,7 @@ from agentgym.eval.episodes import budget_mode
 
 __all__ = ["summarize", "CONDITIONS", "SUCCESS_TARGETS"]
 
-CONDITIONS = ("clean", "faulted")
+CONDITIONS = ("clean", "faulted", "intervened")
 SUCCESS_TARGETS = (0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
 _COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds",
                 "prompt_tokens", "completion_tokens")
@@ -60,7 +64,8 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
     groups = envs + (["all"] if len(envs) > 1 else [])
     results: dict[str, Any] = {}
     for cond in CONDITIONS:
-        cond_records = _in_condition(hard, cond)
+        # a task without a candidate for the intervention has no intervened episode (summary["intervention"] counts them)
+        cond_records = [r for r in _in_condition(hard, cond) if not r.get("no_candidate")]
         if not cond_records:
             continue
         results[cond] = {g: _group_stats(_in_group(cond_records, g), ks, ts, t_ref, resamples, seed) for g in groups}
@@ -68,15 +73,18 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
         "config": dict(config),
         "counts": {
             "episodes": len(in_grid),
-            "scored": len(in_grid) - len(infra),
+            "scored": len(metrics.scored(in_grid)),
             "successes": sum(bool(r.get("success")) for r in in_grid if not r.get("infra_error")),
             "infra_errors": len(infra),
             "infra_retried": sum(1 for r in in_grid if len(r.get("infra_retries") or []) > 0),
             "infra_error_kinds": _kinds(infra),
+            "no_candidate": sum(1 for r in in_grid if r.get("no_candidate")),
         },
         "results": results,
         "recovery": {g: metrics.recovery(_in_group(hard, g)) for g in groups},
     }
+    if config.get("intervention") or any(r.get("intervention") for r in in_grid):
+        summary["intervention"] = _intervention(hard, groups, config, resamples, seed)
     if any(budget_mode(r) == "soft" for r in in_grid):
         summary["soft_budget"] = {}
         for cond in CONDITIONS:
@@ -90,8 +98,27 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
 
 
 def _in_condition(rs: Sequence[Mapping[str, Any]], cond: str) -> list[Mapping[str, Any]]:
-    """The records of ``cond``: "faulted" (run with a fault spec) or "clean"."""
-    return [r for r in rs if bool(r.get("faults")) == (cond == "faulted")]
+    """The records of ``cond``: "intervened" (run with a forced start), "faulted" (run with a fault
+    spec) or "clean" (neither)."""
+    if cond == "intervened":
+        return [r for r in rs if r.get("intervention")]
+    return [r for r in rs if not r.get("intervention") and bool(r.get("faults")) == (cond == "faulted")]
+
+
+def _intervention(rs: Sequence[Mapping[str, Any]], groups: list[str], config: Mapping[str, Any], resamples: int,
+                  seed: int) -> dict[str, Any]:
+    """The intervention section: what was forced, how often it could not be, and its paired effect."""
+    forced = [r for r in rs if r.get("intervention") and not r.get("infra_error")]
+    missing = [r for r in forced if r.get("no_candidate")]
+    names = sorted({str(r["intervention"]) for r in forced} | ({str(config["intervention"])} if config.get("intervention") else set()))
+    return {
+        "name": ", ".join(names),
+        "episodes": len(forced),
+        "scored": len(forced) - len(missing),
+        "no_candidate": len(missing),
+        "no_candidate_tasks": sorted({f"{r['env']}::{r['task']}" for r in missing}),
+        "by_group": {g: metrics.intervention_effect(_in_group(rs, g), resamples=resamples, seed=seed) for g in groups},
+    }
 
 
 def _in_group(rs: Sequence[Mapping[str, Any]], group: str) -> Sequence[Mapping[str, Any]]:

@@ -12,11 +12,13 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym.errors import SandboxCrashed
-from agentgym.testing.kv_env import ScriptedAgentEnv
+from agentgym.tasks import stable_hash
+from agentgym.testing.kv_env import WORDS, ScriptedAgentEnv
 
 KV_ID = "test/EvalKV-v0"
 TOY_ID = "test/EvalToy-v0"
 FLAKY_ID = "test/EvalFlakyKV-v0"
+INTERVENE_ID = "test/EvalInterveneKV-v0"
 
 
 class FlakyKVEnv(ScriptedAgentEnv):
@@ -37,11 +39,34 @@ class FlakyKVEnv(ScriptedAgentEnv):
         return super()._execute(action)
 
 
+class InterveneKVEnv(ScriptedAgentEnv):
+    """The key-value env with two forced starts: ``wrong-set`` sets the task's first key to a wrong
+    word, ``wrong-set-checked`` also reads it back; tasks in `no_candidate` have no wrong word."""
+
+    interventions = ("wrong-set", "wrong-set-checked")
+
+    @staticmethod
+    def no_candidate(task_id: str) -> bool:
+        return stable_hash(task_id) % 4 == 0
+
+    def forced_start(self, name: str) -> list[str] | None:
+        if name not in self.interventions:
+            return super().forced_start(name)
+        task = self.task
+        assert task is not None
+        if self.no_candidate(task.task_id):
+            return None
+        key, value = next(iter(task.meta["targets"].items()))
+        wrong = min((w for w in WORDS if w != value), key=lambda w: stable_hash(f"{task.task_id}|{w}"))
+        return [f"set {key} {wrong}"] + ([f"get {key}"] if name == "wrong-set-checked" else [])
+
+
 def register_test_envs() -> None:
     for env_id, entry in (
         (KV_ID, "agentgym.testing.kv_env:ScriptedAgentEnv"),
         (TOY_ID, "support.toy_env:ToyEnv"),
         (FLAKY_ID, "eval_envs:FlakyKVEnv"),
+        (INTERVENE_ID, "eval_envs:InterveneKVEnv"),
     ):
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry)
@@ -116,3 +141,40 @@ class BatchOracle:
 
     def cost_batch(self) -> list[dict[str, float]]:
         return [{"model_calls": 0.0} for _ in self._envs]
+
+
+class HistoryOracle:
+    """The oracle, keeping the history it is shown: ``seen`` holds ``("forced" | "act", action)`` per turn;
+    with ``batch=True`` it plays the batch protocol too (``forced_batch`` included)."""
+
+    def __init__(self) -> None:
+        from agentgym.agents import OracleAgent
+
+        self.oracle = OracleAgent()
+        self.seen: list[tuple[str, str]] = []
+
+    def reset(self, env, obs, info) -> None:
+        self.oracle.reset(env, obs, info)
+        self.seen = []
+
+    def forced(self, obs, info, action) -> None:
+        self.seen.append(("forced", action))
+
+    def act(self, obs, info) -> str:
+        action = self.oracle.act(obs, info)
+        self.seen.append(("act", action))
+        return action
+
+
+class BatchHistoryOracle(BatchOracle):
+    """`BatchOracle` with ``forced_batch``; ``forced`` lists every forced call as (active, actions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forced_calls: list[tuple[list[int], list[str]]] = []
+
+    def forced(self, obs, info, action) -> None:
+        self.forced_calls.append(([0], [action]))
+
+    def forced_batch(self, obs, infos, active, actions) -> None:
+        self.forced_calls.append((list(active), list(actions)))

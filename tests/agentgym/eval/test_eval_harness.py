@@ -58,7 +58,7 @@ def test_oracle_grid_is_one_from_min_turns_and_zero_below(tmp_path):
             assert grid[t] == {1: 0.0, 2: 0.0}
     assert result.summary["counts"] == {"episodes": 2 * len(ids) * len(ts), "scored": 2 * len(ids) * len(ts),
                                         "successes": sum(r["success"] for r in result.records), "infra_errors": 0,
-                                        "infra_retried": 0, "infra_error_kinds": {}}
+                                        "infra_retried": 0, "infra_error_kinds": {}, "no_candidate": 0}
 
 
 def test_oracle_on_a_sandboxed_env(tmp_path, backend):

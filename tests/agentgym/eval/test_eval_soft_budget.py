@@ -87,7 +87,7 @@ def test_resume_keeps_both_modes_and_refuses_another_soft_budget(tmp_path):
 
 def test_spec_keys_and_old_records_default_to_hard():
     spec = EpisodeSpec(KV_ID, "kv/1", 3, 0, "", 0)
-    assert spec.budget_mode == "hard" and spec.key[-1] == "hard"
+    assert spec.budget_mode == "hard" and spec.key[-2:] == ("hard", "")  # no intervention
     assert record_key({"env": KV_ID, "task": "kv/1", "T": 3, "sample": 0, "faults": ""}) == spec.key
     soft = EpisodeSpec(KV_ID, "kv/1", 3, 0, "", 0, "soft")
     assert soft.env_seed == spec.env_seed and soft.agent_seed == spec.agent_seed and soft.key != spec.key
