@@ -256,8 +256,8 @@ class _Trace:
             "attempts": 1,
             "budget_mode": spec.budget_mode,
             **_soft_fields(info, self.warnings),
-            # only intervened episodes carry these, so clean records stay as they were
-            # the whole forced start, and the turns of it played (fewer when T ended it)
+            # intervened episodes only (clean records stay as they were): the whole forced start, and
+            # how many of its turns were played (fewer when T ended the episode first)
             **({"intervention": spec.intervention, "forced_actions": [str(a)[:500] for a in self.planned or ()],
                 "forced_turns": len(self.forced)} if spec.intervention else {}),
         }
