@@ -631,7 +631,7 @@ def _plot_success(success: dict[str, dict[int, dict[str, Any]]], ts: list[int], 
             ax.plot(xs, ys, linestyle=":", marker=".", alpha=0.8, label=f"{name} (scripted reference)")
             continue
         style: dict[str, Any] = dict(linestyle="--", color="grey") if name == "random" else {}
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu')})", **style)
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu' if name == 'random' else 'reference')})", **style)
     ax.set_xscale("log", base=2)
     ax.set_xticks(ts)
     ax.set_xticklabels([str(t) for t in ts])
@@ -653,7 +653,8 @@ def _save_success_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, 
 
 
 def _plot_categories(categories: dict[str, dict[int, dict[str, dict[str, Any]]]], ts: list[int], path: Path) -> None:
-    """Stacked shares of the failure categories per T and agent, all seeds; each segment's bar: its interval."""
+    """Stacked shares of the failure categories per T and agent, all seeds; a whisker on a segment's top
+    edge, in its colour: that share's seed-and-task interval."""
     names = list(categories)
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.6), sharey=True)
     axes = axes if len(names) > 1 else [axes]
@@ -664,14 +665,16 @@ def _plot_categories(categories: dict[str, dict[int, dict[str, dict[str, Any]]]]
             cells = [categories[name][t][cat] for t in ts]
             vals = np.array([c["mean"] or 0.0 for c in cells])
             ax.bar([str(t) for t in ts], vals, bottom=bottom, color=colors[cat], label=cat)
-            shown = [i for i, c in enumerate(cells) if c["mean"]]
-            ax.errorbar([str(ts[i]) for i in shown], [bottom[i] + vals[i] / 2 for i in shown],
+            # the segment's interval as a whisker on its top edge (where its share ends), when it has width
+            shown = [i for i, c in enumerate(cells) if c["mean"] and c["hi"] > c["lo"]]
+            ax.errorbar([str(ts[i]) for i in shown], [bottom[i] + vals[i] for i in shown],
                         yerr=[[vals[i] - cells[i]["lo"] for i in shown], [cells[i]["hi"] - vals[i] for i in shown]],
-                        fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+                        fmt="none", ecolor=colors[cat], elinewidth=1.0, capsize=3, alpha=0.9)
             bottom = bottom + vals
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("T")
-    axes[0].set_ylabel("share of episodes")
+        ax.set_ylim(0, 1.25)
+    axes[0].set_ylabel("share of episodes (all seeds)")
     axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
