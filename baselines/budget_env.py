@@ -32,7 +32,7 @@ from agentgym import events as ev
 from agentgym.spaces import AnyText
 
 __all__ = ["ENV_ID", "RECOVER_ENV_ID", "WORDS", "BudgetChoiceEnv", "BudgetChoiceTasks", "optimum", "recover_optimum",
-           "recover_best_action"]
+           "recover_best_action", "recover_action_values"]
 
 ENV_ID = "agentgym-test/BudgetChoice-v0"
 RECOVER_ENV_ID = "agentgym-test/BudgetRecover-v0"
@@ -54,7 +54,8 @@ def optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6) -> float:
     return clue_accuracy + (1 - clue_accuracy) * (k - 1) / (n - 1)
 
 
-def _recover_values(n: int, clue_accuracy: float, fn: float):
+@functools.cache
+def _recover_programme(n: int, clue_accuracy: float, fn: float):
     """Exact dynamic programme of `RECOVER_ENV_ID` over what an agent can know: turns left, the
     patch applied now (index 0 is the clue's; None), and the failing tests each patch has had.
 
@@ -72,23 +73,35 @@ def _recover_values(n: int, clue_accuracy: float, fn: float):
         return [x / z for x in w]
 
     @functools.cache
-    def value(left: int, cur: int | None, fails: tuple[int, ...]) -> tuple[float, str]:
+    def actions(left: int, cur: int | None, fails: tuple[int, ...]) -> tuple[tuple[str, float], ...]:
+        """Each action the programme considers, with its value (submit, test, revert, patch J: in that order)."""
         if left <= 0:
-            return 0.0, ""
+            return ()
         pr = post(fails)
-        best = (pr[cur] if cur is not None else 0.0, "submit")
+        out = [("submit", pr[cur] if cur is not None else 0.0)]
         if left >= 2 and cur is not None:
             p_pass = pr[cur] * (1 - fn)
             failed = tuple(f + (i == cur) for i, f in enumerate(fails))
-            v = p_pass * 1.0 + (1 - p_pass) * value(left - 1, cur, failed)[0] if p_pass < 1 else 1.0
-            best = max(best, (v, "test"), key=lambda x: x[0])
-            best = max(best, (value(left - 1, None, fails)[0], "revert"), key=lambda x: x[0])
+            out.append(("test", p_pass * 1.0 + (1 - p_pass) * value(left - 1, cur, failed)[0] if p_pass < 1 else 1.0))
+            out.append(("revert", value(left - 1, None, fails)[0]))
         if left >= 2 and cur is None:
-            for j in range(n):
-                best = max(best, (value(left - 1, j, fails)[0], f"patch {j}"), key=lambda x: x[0])
+            out += [(f"patch {j}", value(left - 1, j, fails)[0]) for j in range(n)]
+        return tuple(out)
+
+    @functools.cache
+    def value(left: int, cur: int | None, fails: tuple[int, ...]) -> tuple[float, str]:
+        best = (0.0, "")
+        for action, v in actions(left, cur, fails):
+            if not best[1] or v > best[0]:  # ties: the first in `actions`' order
+                best = (v, action)
         return best
 
-    return value
+    return value, actions
+
+
+def _recover_values(n: int, clue_accuracy: float, fn: float):
+    """The programme's (value, best action) of a state: ``(turns left, patch applied, fails)``."""
+    return _recover_programme(n, clue_accuracy, fn)[0]
 
 
 def recover_optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6, fn: float = 0.1) -> float:
@@ -104,6 +117,16 @@ def recover_best_action(left: int, cur: int | None, fails: tuple[int, ...], n: i
     if passed:
         return "submit"
     return _recover_values(n, clue_accuracy, fn)(left, cur, fails)[1]
+
+
+def recover_action_values(left: int, cur: int | None, fails: tuple[int, ...], n: int = 5, clue_accuracy: float = 0.6,
+                          fn: float = 0.1, passed: bool = False) -> dict[str, float]:
+    """The success each action the programme considers leads to (then played best), from the same
+    state as `recover_best_action`: its best actions are those of the highest value (ties: several
+    untried patches are alike). After a passing test only ``submit`` (value 1) is listed."""
+    if passed:
+        return {"submit": 1.0}
+    return dict(_recover_programme(n, clue_accuracy, fn)[1](left, cur, fails))
 
 
 @dataclass(frozen=True)

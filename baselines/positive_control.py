@@ -22,18 +22,24 @@ import dataclasses
 import json
 import sys
 import tempfile
+import time
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
+import torch
 
 import agentgym
-from baselines.agent import PolicyAgent, load_policy
-from baselines.budget_env import BudgetChoiceEnv, optimum, recover_best_action, recover_optimum
+from baselines.agent import PolicyAgent, load_policy, save_checkpoint
+from baselines.budget_env import BudgetChoiceEnv, optimum, recover_action_values, recover_best_action, recover_optimum
 from baselines.config import PRESETS, Args
+from baselines.features import EncodedStep, EpisodeMemory, stack_steps
 from baselines.grid import run_jobs
+from baselines.policy import MenuPolicy
+from baselines.ppo import make_optimizer
 from baselines.trainer import train
 
-__all__ = ["run_control", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score"]
+__all__ = ["run_control", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score", "optimum_demonstrations", "clone_optimum"]
 
 CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
 """The faithful variant (recovery needs a revert; a failing test is evidence, not proof); the
@@ -91,6 +97,112 @@ def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
     return wins / episodes
 
 
+# ---------------------------------------------------------------------- the optimum, cloned into the policy
+_DP_TO_MENU = {"submit": "submit", "test": "run tests", "revert": "revert"}
+
+
+def optimum_demonstrations(ts: tuple[int, ...], episodes: int, dim: int, max_actions: int = 32, seed: int = 0,
+                           forced_share: float = 0.5, forced_right: float = 0.5,
+                           ) -> tuple[list[EncodedStep], list[np.ndarray], list[float]]:
+    """The known best policy (`recover_action_values`) played on the faithful env at each budget in ``ts``,
+    ``episodes`` episodes each, encoded as the policy sees them (`EpisodeMemory`, as in training and
+    evaluation): the steps, per step a 0/1 mask of the menu's best actions (ties: untried patches
+    alike), and the programme's value of the state (the success the best policy then reaches).
+
+    A share ``forced_share`` of the episodes with T >= 5 begins as the trainer's start-state curriculum
+    begins them (`baselines.rollout.EpisodeCollector._forced_start`: a patch, right in a share
+    ``forced_right``, its test, and a revert half the time the test failed), so the clone also knows
+    the best move in the states PPO's forced starts put it in; those steps are not demonstrations.
+    """
+    rng = np.random.default_rng(seed)
+    steps: list[EncodedStep] = []
+    targets: list[np.ndarray] = []
+    values: list[float] = []
+    memory = EpisodeMemory(dim, max_actions)
+    for t in ts:
+        env = agentgym.make(CONTROL_ENV, budget=t, split="train")
+        try:
+            for e in range(episodes):
+                obs, info = env.reset(seed=int(rng.integers(2**31)))
+                memory.reset()
+                base = cast(BudgetChoiceEnv, env.unwrapped)
+                names = list(base.names)
+                clue = next(w for w in names if w in str(obs["text"]).split("\n")[0])
+                others = [w for w in names if w != clue]
+                order = [clue] + [others[j] for j in rng.permutation(len(others))]  # the programme's index -> name
+                cur: int | None = None
+                fails = [0] * len(order)
+                left, done, passed = t, False, False
+                forced: list[str] = []
+                if t >= 5 and rng.random() < forced_share:
+                    right = names[base.answer]
+                    patch = right if rng.random() < forced_right else str(rng.choice([w for w in names if w != right]))
+                    forced = [f"patch {patch}", "run tests", "revert"][: 2 + int(rng.integers(2))]
+                while not done:
+                    step = memory.encode(obs, info)
+                    action = forced.pop(0) if forced else ""
+                    if action == "revert" and passed:
+                        action = ""  # the forced patch passed its test: nothing says to undo it
+                    if not action:
+                        q = recover_action_values(left, cur, tuple(fails), passed=passed)
+                        best = max(q.values())
+                        menu = {(_DP_TO_MENU.get(a) or f"patch {order[int(a.split()[1])]}"): v for a, v in q.items()}
+                        mask = np.array([a in menu and menu[a] >= best - 1e-9 for a in step.actions], dtype=np.float32)
+                        steps.append(step)
+                        targets.append(mask)
+                        values.append(best)
+                        action = step.actions[int(rng.choice(np.flatnonzero(mask)))]
+                    memory.record(action)
+                    obs, _, terminated, truncated, info = env.step(action)
+                    done, left = terminated or truncated, left - 1
+                    if action.startswith("patch "):
+                        cur = order.index(action[6:])
+                    elif action == "revert":
+                        cur = None
+                    failed = str(obs["text"]).startswith("tests fail")
+                    passed = str(obs["text"]).startswith("tests pass")
+                    if failed and cur is not None:
+                        fails[cur] += 1
+        finally:
+            env.close()
+    return steps, targets, values
+
+
+def clone_optimum(dim: int, hidden: int, ts: tuple[int, ...] = tuple(range(2, 11)), episodes: int = 100,
+                  epochs: int = 30, seed: int = 0, max_actions: int = 32) -> tuple[MenuPolicy, dict[str, float]]:
+    """A `MenuPolicy` (the trainer's network, same sizes) behaviour-cloned from `optimum_demonstrations`:
+    the policy maximises the probability of a best action (the log of the best actions' summed
+    probability, so ties may be split any way), the value head regresses the programme's value.
+    Returns the policy and its fit: the mean probability it gives the best actions, the share of
+    states where that is >= 0.99, the value's mean squared error."""
+    torch.manual_seed(seed)
+    steps, targets, values = optimum_demonstrations(ts, episodes, dim, max_actions, seed)
+    batch = {k: torch.as_tensor(v) for k, v in stack_steps(steps, max_actions).items()}
+    width = batch["mask"].shape[1]
+    best = torch.zeros(len(steps), width)
+    for i, m in enumerate(targets):
+        best[i, : len(m)] = torch.as_tensor(m)
+    value = torch.as_tensor(values, dtype=torch.float32)
+    policy = MenuPolicy(dim=dim, hidden=hidden)
+    optimizer = make_optimizer(policy, 3e-3)
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(epochs):
+        for idx in torch.randperm(len(steps), generator=gen).split(256):
+            logits, v = policy.forward_batch({k: x[idx] for k, x in batch.items()})
+            logp = logits - logits.logsumexp(-1, keepdim=True)
+            p_best = (logp + torch.log(best[idx].clamp_min(1e-30))).logsumexp(-1)
+            loss = -p_best.mean() + 0.5 * ((v - value[idx]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        logits, v = policy.forward_batch(batch)
+        p_best = (torch.softmax(logits, -1) * best).sum(-1)
+    fit = {"demonstrations": len(steps), "p_best_mean": float(p_best.mean()), "p_best_min": float(p_best.min()),
+           "share_p_best_ge_0.99": float((p_best >= 0.99).float().mean()), "value_mse": float(((v - value) ** 2).mean())}
+    return policy.eval(), fit
+
+
 def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_id: str = CONTROL_ENV) -> dict[str, Any]:
     env = agentgym.make(env_id, budget=t, split="test")
     agent = PolicyAgent(policy, max_actions=max_actions, seed=seed)
@@ -122,36 +234,115 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
             "reverts_after_failing_test": reverts, "failing_tests": fails}
 
 
-def _control_job(base: Any, spec: str, seed: int, run_name: str, eval_ts: tuple[int, ...], episodes: int,
-                 env_id: str) -> dict[int, dict[str, Any]]:
-    """Train one control run and score it at each T (a `baselines.grid` job)."""
+def _start_from(config: Args, run_name: str, start: dict[str, Any]) -> Args:
+    """``config`` set to begin PPO from the policy weights ``start`` instead of a fresh network: a
+    checkpoint at step 0 in the run's folder (a fresh optimizer, the torch RNG where a fresh run's
+    would be), continued by the trainer's own ``--resume`` path, so the PPO that follows is the
+    same as a run from scratch in every other respect. A checkpoint already there (an interrupted
+    run under ``--resume``) is kept."""
+    path = Path(config.out) / run_name / "checkpoint.pt"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(config.seed)
+        policy = MenuPolicy(dim=config.dim, hidden=config.hidden)  # what `trainer.make_policy` draws first
+        rng_state = torch.get_rng_state()
+        policy.load_state_dict(start)
+        save_checkpoint(path, policy, optimizer=make_optimizer(policy, config.learning_rate, config.head_lr_scale).state_dict(),
+                        global_step=0, update=0, history=[], torch_rng=rng_state, max_actions=config.max_actions,
+                        args=dataclasses.asdict(config))
+    return dataclasses.replace(config, resume=True)
 
-    summary = train(dataclasses.replace(base, schedule=spec, seed=seed), run_name)
+
+def _control_job(base: Any, spec: str, seed: int, run_name: str, eval_ts: tuple[int, ...], episodes: int,
+                 env_id: str, start: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
+    """Train one control run (from ``start``'s weights when given) and score it at each T (a `baselines.grid` job)."""
+
+    config = dataclasses.replace(base, schedule=spec, seed=seed)
+    if start is not None:
+        config = _start_from(config, run_name, start)
+    summary = train(config, run_name)
     policy, ckpt = load_policy(summary["checkpoint"])
     return {t: _score(policy, int(ckpt["max_actions"]), t, episodes, seed, env_id) for t in eval_ts}
 
 
+CONTROL_SETTING: dict[str, Any] = {}
+"""The trainer settings the control runs with (over the experiment's `Args`): see benchmarks/positive_control.py."""
+
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131)
+"""Student's t, two-sided 95%, for 1-15 degrees of freedom (no scipy on the GPU machine)."""
+
+
+def seed_interval(values: list[float]) -> list[float]:
+    """Mean +- t x standard error over seeds (95%); a single seed gives [mean, mean]."""
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return [mean, mean]
+    half = _T975[min(len(values) - 2, len(_T975) - 1)] * float(np.std(values, ddof=1)) / np.sqrt(len(values))
+    return [mean - half, mean + half]
+
+
+def _cells(rs_by_t: dict[int, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    return {
+        str(t): {
+            "success": float(np.mean([r["success"] for r in rs])),
+            "success_ci95": seed_interval([r["success"] for r in rs]),
+            "success_per_seed": [r["success"] for r in rs],
+            "optimum": rs[0]["optimum"],
+            "recovered": sum(r["recovered"] for r in rs),
+            "wrong_first": sum(r["wrong_first"] for r in rs),
+            "reverts_after_failing_test": sum(r["reverts_after_failing_test"] for r in rs),
+            "failing_tests": sum(r["failing_tests"] for r in rs),
+        }
+        for t, rs in rs_by_t.items()
+    }
+
+
 def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int = 2, t_long: int = 10,
                 eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None,
-                env_id: str = CONTROL_ENV, base: Any = None, **overrides: Any) -> dict[str, Any]:
+                env_id: str = CONTROL_ENV, base: Any = None, *, setting: dict[str, Any] | None = None,
+                from_optimum: bool = True, **overrides: Any) -> dict[str, Any]:
     """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
 
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
     its ``workers`` and ``executor`` run the (schedule, seed) runs in parallel (`baselines.grid`).
+    ``setting``: trainer settings over ``base`` for every run (default `CONTROL_SETTING`; ``{}``:
+    ``base`` as it is); ``overrides`` win over both. ``from_optimum`` (faithful env only): also run
+    fixed-T-long from the known best policy cloned into the network (`clone_optimum`), with the same
+    PPO, seeds and steps: does the trainer keep the optimum it is handed?
+
+    Keys: ``by_T[name][T]`` (success, its 95% interval over seeds, per seed, the optimum, recovery
+    counts) for the schedules from scratch and, as ``"fixed-T{t_long} from the optimum"``, the
+    cloned start; ``arms`` (name -> ``scratch`` or ``cloned``); ``cloned_start`` (the clone's own
+    success per T before PPO) and ``clone_fit``; ``best_policy``; ``setting``; ``seconds``.
     """
 
+    started = time.perf_counter()
     if base is None:
         base = Args(**{**PRESETS["quick"], "preset": "quick"})
+    setting = dict(CONTROL_SETTING if setting is None else setting)
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}
-    results: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": schedules, "by_T": {}}
+    arms = {name: "scratch" for name in schedules}
+    cloned = f"fixed-T{t_long} from the optimum"
+    from_optimum = from_optimum and env_id == CONTROL_ENV
+    results: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": dict(schedules),
+                               "setting": {**setting, **overrides}, "by_T": {}}
+    config = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
+                                 progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1,
+                                 **{**setting, **overrides})
+    start = None
+    if from_optimum:
+        policy, results["clone_fit"] = clone_optimum(config.dim, config.hidden, max_actions=config.max_actions)
+        start = {k: v.detach().clone() for k, v in policy.state_dict().items()}
+        results["cloned_start"] = {str(t): _score(policy, config.max_actions, t, episodes * len(seeds), 0)["success"]
+                                   for t in eval_ts}
+        schedules[cloned], arms[cloned] = f"fixed:{t_long}", "cloned"
+    results["arms"] = arms
     runs = [(name, seed) for seed in seeds for name in schedules]
     with tempfile.TemporaryDirectory() as tmp:
-        config = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
-                                     progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1,
-                                     out=out or tmp, **overrides)
-        scored = run_jobs(_control_job, [(config, schedules[name], seed, f"control-{name}-s{seed}", eval_ts, episodes,
-                                          env_id) for name, seed in runs],
+        config = dataclasses.replace(config, out=out or tmp)
+        scored = run_jobs(_control_job, [(config, schedules[name], seed, _run_name(name, seed), eval_ts, episodes, env_id,
+                                          start if arms[name] == "cloned" else None) for name, seed in runs],
                           workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
     scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
     for (name, _), by_t in zip(runs, scored):  # seed-major, as the runs were listed
@@ -159,20 +350,13 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
             scores[name][t].append(by_t[t])
     if env_id == CONTROL_ENV:
         results["best_policy"] = {str(t): best_policy_score(t, episodes * len(seeds)) for t in eval_ts}
-    for name, by_t in scores.items():
-        results["by_T"][name] = {
-            str(t): {
-                "success": float(np.mean([r["success"] for r in rs])),
-                "success_per_seed": [r["success"] for r in rs],
-                "optimum": rs[0]["optimum"],
-                "recovered": sum(r["recovered"] for r in rs),
-                "wrong_first": sum(r["wrong_first"] for r in rs),
-                "reverts_after_failing_test": sum(r["reverts_after_failing_test"] for r in rs),
-                "failing_tests": sum(r["failing_tests"] for r in rs),
-            }
-            for t, rs in by_t.items()
-        }
+    results["by_T"] = {name: _cells(by_t) for name, by_t in scores.items()}
+    results["seconds"] = time.perf_counter() - started
     return results
+
+
+def _run_name(name: str, seed: int) -> str:
+    return f"control-{name.replace(' ', '-')}-s{seed}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ import pytest
 
 import agentgym
 from baselines.budget_env import ENV_ID, optimum
+from baselines.positive_control import EASY_CONTROL_ENV
 
 
 def _careful_then_commit(env, turns: int, episodes: int) -> float:
@@ -52,8 +53,8 @@ def test_optimum_is_what_the_known_best_strategy_scores(turns: int) -> None:
 def test_positive_control_runs_the_real_trainer() -> None:
     from baselines.positive_control import run_control
 
-    result = run_control(steps=128, seeds=(1,), eval_ts=(2, 10), episodes=8)
-    assert set(result["by_T"]) == {"fixed-T2", "fixed-T10", "budgetmix"}
+    result = run_control(steps=128, seeds=(1,), eval_ts=(2, 10), episodes=8, env_id=EASY_CONTROL_ENV)
+    assert set(result["by_T"]) == {"fixed-T2", "fixed-T10", "budgetmix"}  # no cloned arm: the clone is the faithful env's
     for by_t in result["by_T"].values():
         assert by_t["2"]["optimum"] == pytest.approx(0.6) and 0.0 <= by_t["10"]["success"] <= 1.0
         assert by_t["10"]["wrong_first"] >= by_t["10"]["recovered"] >= 0
@@ -125,3 +126,75 @@ def test_the_trainer_learns_the_short_budget_best_policy_of_the_faithful_control
     policy, ckpt = load_policy(train(args, "control")["checkpoint"])
     score = _score(policy, int(ckpt["max_actions"]), 2, 300, seed=7)
     assert score["optimum"] == pytest.approx(0.6) and score["success"] >= 0.5
+
+
+# ---------------------------------------------------------------- the optimum cloned, and PPO from it (issue 34)
+def test_action_values_agree_with_the_best_action() -> None:
+    """`recover_action_values` is the programme `recover_best_action` maximises: its best action is
+    one of the highest-valued, whose value is the state's optimum."""
+    from itertools import product
+
+    from baselines.budget_env import recover_action_values, recover_best_action, recover_optimum
+
+    for left, cur, fails in product(range(1, 11), (None, 0, 1), ((0,) * 5, (1, 0, 0, 0, 0), (1, 1, 0, 0, 0))):
+        values = recover_action_values(left, cur, fails)
+        assert values[recover_best_action(left, cur, fails)] == pytest.approx(max(values.values()))
+    assert max(recover_action_values(10, None, (0,) * 5).values()) == pytest.approx(recover_optimum(10))
+    # the optimum tests the other patches first and commits to the clue (a noisy test) last
+    assert recover_best_action(10, None, (0,) * 5) != "patch 0" and recover_best_action(2, None, (0,) * 5) == "patch 0"
+    assert recover_action_values(3, 1, (0,) * 5, passed=True) == {"submit": 1.0}
+
+
+def test_the_cloned_optimum_scores_the_optimum() -> None:
+    """The known best policy, behaviour-cloned into the trainer's network, plays it: a best action
+    with probability >= 0.99 in almost every state it visits, and the optimum's success at T = 2, 5, 10
+    when sampled by the evaluation agent (600 episodes: a standard error near 0.017)."""
+    from baselines.budget_env import recover_optimum
+    from baselines.positive_control import _score, clone_optimum
+
+    policy, fit = clone_optimum(64, 64)
+    assert fit["share_p_best_ge_0.99"] >= 0.99 and fit["value_mse"] < 0.02
+    for t in (2, 5, 10):
+        got = _score(policy, 32, t, 600, seed=11)["success"]
+        assert got == pytest.approx(recover_optimum(t), abs=0.06), (t, got)
+    assert _score(policy, 32, 10, 600, seed=11)["recovered"] > 0
+
+
+def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
+    """`_start_from` hands the trainer a step-0 checkpoint: with a learning rate of 0 the run ends
+    with the weights it started from, and its step count is the run's own."""
+    import dataclasses
+
+    import torch
+
+    from baselines.agent import load_policy
+    from baselines.config import PRESETS, Args
+    from baselines.policy import MenuPolicy
+    from baselines.positive_control import CONTROL_ENV, _start_from
+    from baselines.trainer import train
+
+    torch.manual_seed(123)
+    start = MenuPolicy(dim=64, hidden=64).state_dict()
+    args = dataclasses.replace(Args(**{**PRESETS["quick"], "preset": "quick"}), env_ids=CONTROL_ENV, backend="local",
+                               total_env_steps=128, track=False, progress=False, dim=64, hidden=64, env_threads=1,
+                               schedule="fixed:10", seed=1, out=str(tmp_path), learning_rate=0.0)
+    summary = train(_start_from(args, "from-start", start), "from-start")
+    policy, _ = load_policy(summary["checkpoint"])
+    assert summary["env_steps"] >= 128 and summary["updates"] >= 1
+    assert all(torch.equal(policy.state_dict()[k], v) for k, v in start.items())
+
+
+@pytest.mark.slow
+def test_the_control_has_a_scratch_and_a_cloned_arm_at_a_tiny_budget() -> None:
+    """The experiment's control: the three schedules from scratch with `CONTROL_SETTING`, and fixed-T10
+    from the cloned optimum; every cell has its interval over seeds."""
+    from baselines.positive_control import CONTROL_SETTING, run_control
+
+    result = run_control(steps=128, seeds=(1, 2), t_short=2, t_long=10, eval_ts=(2, 10), episodes=8)
+    assert result["arms"] == {"fixed-T2": "scratch", "fixed-T10": "scratch", "budgetmix": "scratch",
+                              "fixed-T10 from the optimum": "cloned"}
+    assert set(result["by_T"]) == set(result["arms"]) and result["setting"] == CONTROL_SETTING
+    assert set(result["cloned_start"]) == {"2", "10"} and result["clone_fit"]["share_p_best_ge_0.99"] >= 0.99
+    for by_t in result["by_T"].values():
+        cell = by_t["10"]
+        assert len(cell["success_per_seed"]) == 2 and cell["success_ci95"][0] <= cell["success"] <= cell["success_ci95"][1]
