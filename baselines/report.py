@@ -43,6 +43,7 @@ from baselines.decisions import (
     decision_stats,
     right_first_failures,
 )
+from baselines.eval_lists import unit_of
 from baselines.grid import describe
 from baselines.report_cells import (
     Records,
@@ -66,9 +67,13 @@ from baselines.report_deployment import (
     exposure,
     exposure_section,
 )
+from baselines.report_recovery import recovery_rows, recovery_section
 
 __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
+NO_STARTS = "budgetmix-nostarts"
+"""The BudgetMix arm without forced starts (`baselines.experiment.NO_STARTS`; this module cannot import
+the experiment, which imports it)."""
 CATEGORIES = ("success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake")
 
 
@@ -92,7 +97,7 @@ def write_report(
     """
     n = gather(args, schedules, training, evals, task_lists or {})
     draw_plots(n, out)
-    (out / "contrasts.json").write_text(json.dumps(n.contrasts, indent=1))
+    (out / "contrasts.json").write_text(json.dumps(n.contrasts + n.recovery_described, indent=1))
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
     sections = [
         setup_section(n),
@@ -100,6 +105,8 @@ def write_report(
         exposure_section(n.exposure),
         success_section(n),
         contrasts_section(n),
+        recovery_section(args, evals, n.cells, n.primary, [c for c in n.contrasts if c["label"].startswith("h")],
+                         n.recovery_described),
         multi_bug_section(n),
         pass_at_k_section(n),
         categories_section(n),
@@ -150,6 +157,9 @@ class Numbers:
     success_multi: dict[str, dict[int, dict[str, Any]]]
     """the same on the multi-bug list (empty without one)"""
     contrasts: list[dict[str, Any]]
+    """the named contrasts, (h1)-(h4) included: the Holm family"""
+    recovery_described: list[dict[str, Any]]
+    """the other interventions' (h1)-(h3), outside the family"""
     pass_k: dict[str, dict[int, dict[int, dict[str, Any]]]]
     """per agent, T and K: Pass@(K,T) over all seeds with its seed-and-task interval"""
     categories: dict[str, dict[int, dict[str, dict[str, Any]]]]
@@ -186,8 +196,13 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
     cells, cells2 = cells_of("records"), cells_of("split2_records")
     cells_multi = cells_of("multi_records") if multi_tasks else {}
     names = list(schedules)
+    # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
+    recovery_family, recovery_described = recovery_rows(args, evals, primary, short=names[0], long=names[1],
+                                                        mix="budgetmix", unit_of=unit_of)
     contrasts = named_contrasts(cells, primary, ts, short=names[0], long=names[1], mix="budgetmix",
-                                curricula=[n for n in names if n.startswith("curriculum")])
+                                curricula=[n for n in names if n.startswith("curriculum")],
+                                no_starts=NO_STARTS if NO_STARTS in schedules else None, unit_of=unit_of,
+                                more=recovery_family)
     success = success_of(cells, primary, ts)
     success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
     success_multi = success_of(cells_multi, multi_tasks, ts)
@@ -207,7 +222,7 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
         evals=evals, training=training, records=records,
         cells=cells, success=success, ts2=ts2, cells2=cells2, success2=success2,
         multi_tasks=multi_tasks, cells_multi=cells_multi, success_multi=success_multi,
-        contrasts=contrasts, pass_k=pass_k, categories=categories, exposure=exposed,
+        contrasts=contrasts, recovery_described=recovery_described, pass_k=pass_k, categories=categories, exposure=exposed,
         deployment=deployment(records, pass_k, primary, ts),
         costs=agent_costs(exposed, records, cells, primary, ts),
         decisions=decisions, traces=traces,
@@ -328,7 +343,9 @@ def contrasts_section(n: Numbers) -> list[str]:
         "A - B in success; an interval that excludes 0 supports the difference. *p*: two-sided bootstrap p-value; "
         "*p (Holm)*: Holm-adjusted over all the rows of this table (the family). (d) picks the specialist on the same "
         "data, which favours it. (g) is [fixed-T_long's success at the longest T minus at the shortest] minus the same "
-        "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed.",
+        "for fixed-T_short (> 0: the long specialist loses more when the budget shrinks), paired by task and seed. "
+        "(h1)-(h4): recovery by intervention, detailed in the next section. "
+        f"The family: {len(n.contrasts)} rows ({', '.join(dict.fromkeys(c['label'] for c in n.contrasts))}).",
         "",
         contrast_table(n.contrasts),
         "",

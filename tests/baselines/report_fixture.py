@@ -36,8 +36,9 @@ CAPTURE_FLAGS = ["--preset", "smoke", "--seeds", "1,2", "--eval-references", "bu
                  "--eval-multi-tasks", "2", "--workers", "2"]
 """The smoke run whose `write_report` inputs are stored: two seeds, every section on."""
 BY_SEED = ("training", "evals")
-RECORD_KEYS = ("T", "actions", "budget_exhausted", "category", "cost", "env", "faults", "flags", "infra_error",
-               "latency_s", "n_errors", "n_faults", "sample", "submitted", "success", "task", "turns")
+RECORD_KEYS = ("T", "actions", "budget_exhausted", "category", "cost", "env", "faults", "flags", "forced_turns",
+               "infra_error", "intervention", "latency_s", "n_errors", "n_faults", "no_candidate", "sample", "submitted",
+               "success", "task", "turns")
 """The fields of an episode record kept in `INPUTS` (a patch action is cut to a digest of its diff)."""
 """Inputs keyed by agent, then seed: JSON turns the seed keys into strings; the report expects ints."""
 
@@ -91,6 +92,8 @@ def capture(out: Path, flags: list[str]) -> None:
                 for key, value in ev.items():
                     if key.endswith("records"):
                         ev[key] = [_cut(r) for r in value]
+                for name, value in (ev.get("interventions") or {}).items():
+                    ev["interventions"][name] = [_cut(r) for r in value]
         INPUTS.write_text(json.dumps(d, separators=(",", ":"), default=float) + "\n")  # key order is the report's order
         return real(*args, **kwargs)
 
