@@ -163,7 +163,7 @@ def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dic
             folder = out / name / f"intervention-{i}"
             _seed_with_clean_twins(grid, out / name / "grid", folder, {int(t) for t in ts.split(",")})
             run = _evaluate(args, agent, folder, split=args.eval_split, tasks=task_lists["primary"], ts=ts, ks="1",
-                            n=args.eval_n, env_kwargs=tier, **how)
+                            n=args.eval_n, env_kwargs=tier, faults=how.get("faults"), intervention=how.get("intervention"))
             result["interventions"][iv] = run.records
             result["seconds"] += run.seconds
     return result
