@@ -32,10 +32,69 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from baselines.budget_env import recover_best_action  # noqa: E402
 from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
 from baselines.positive_control import CONTROL_SETTING, run_control  # noqa: E402
 
 TS = (2, 5, 10)
+
+
+# ---------------------------------------------------------------------- the ladder: exact values of simple strategies
+def strategy_value(policy: Any, turns: int, n: int = 5, clue: float = 0.6, fn: float = 0.1) -> float:
+    """Exact success of ``policy(left, cur, fails, last)`` on the faithful env (the programme's
+    model: prior 0.6 on the clue, a wrong patch's test always fails, the right one's 10% of the
+    time); ``last`` is start, patched, passed, failed or reverted."""
+    prior = [clue] + [(1 - clue) / (n - 1)] * (n - 1)
+
+    def post(fails: tuple[int, ...]) -> list[float]:
+        w = [p * fn**k for p, k in zip(prior, fails)]
+        return [x / sum(w) for x in w]
+
+    def value(left: int, cur: int | None, fails: tuple[int, ...], last: str) -> float:
+        if left <= 0:
+            return 0.0
+        action = policy(left, cur, fails, last)
+        if action == "submit":
+            return 1.0 if last == "passed" else (post(fails)[cur] if cur is not None else 0.0)
+        if action == "test" and cur is not None:
+            if last == "passed":
+                return value(left - 1, cur, fails, "passed")
+            p_pass = post(fails)[cur] * (1 - fn)
+            failed = tuple(f + (i == cur) for i, f in enumerate(fails))
+            return p_pass * value(left - 1, cur, fails, "passed") + (1 - p_pass) * value(left - 1, cur, failed, "failed")
+        if action == "revert":
+            return value(left - 1, None, fails, "reverted")
+        return value(left - 1, int(action.split()[1]), fails, "patched")
+
+    return value(turns, None, (0,) * n, "start")
+
+
+def _untried(fails: tuple[int, ...], skip: int = -1) -> int:
+    return min([j for j, f in enumerate(fails) if f == 0 and j != skip] or [0])
+
+
+LADDER: dict[str, Any] = {
+    "patch the clue, submit (where PPO lands)": lambda left, cur, fails, last: "patch 0" if cur is None else "submit",
+    "+ test it first, submit either way": lambda left, cur, fails, last: (
+        "patch 0" if cur is None else "test" if last == "patched" and left >= 2 else "submit"),
+    "+ after a failing test: revert, patch another, submit": lambda left, cur, fails, last: (
+        "submit" if last == "passed" else ("patch 0" if last == "start" else "patch 1") if cur is None
+        else "test" if last == "patched" and cur == 0 and left >= 2 else "revert" if last == "failed" and left >= 3
+        else "submit"),
+    "+ test every patch, revert and retry, commit when turns run out (clue first)": lambda left, cur, fails, last: (
+        "submit" if last == "passed" else f"patch {_untried(fails)}" if cur is None
+        else "test" if last == "patched" and left >= 3 else "revert" if last == "failed" and left >= 3 else "submit"),
+    "the optimum (the dynamic programme: the others tested first, the clue committed last)": lambda left, cur, fails, last: (
+        recover_best_action(left, cur, fails, passed=last == "passed")),
+}
+"""Strategies a step apart, from the local optimum PPO converges to up to the optimum."""
+
+
+def ladder_table(ts: tuple[int, ...] = TS) -> str:
+    lines = ["| strategy | " + " | ".join(f"T={t}" for t in ts) + " |", "|---|" + "---|" * len(ts)]
+    lines += [f"| {name} | " + " | ".join(f"{strategy_value(policy, t):.3f}" for t in ts) + " |"
+              for name, policy in LADDER.items()]
+    return "\n".join(lines)
 
 
 def parse_setting(text: str) -> tuple[str, dict[str, Any]]:
@@ -82,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", action="append", default=None,
                         help="before, control or NAME:FIELD=VALUE,... (repeat; default: before and control)")
     parser.add_argument("--json", default="", help="also write every result here")
+    parser.add_argument("--ladder", action="store_true", help="print only the exact values of the strategy ladder (no training)")
     opts = parser.parse_args(argv)
+    if opts.ladder:
+        print(ladder_table())
+        return 0
     seeds = tuple(int(s) for s in opts.seeds.split(",") if s)
     base = Args(**{**PRESETS["quick"], "preset": "quick", "progress": False, "workers": opts.workers})
     results: dict[str, dict[str, Any]] = {}
@@ -97,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
           "cells: success, mean over seeds [95% interval over seeds].")
     print()
     print(table(results))
+    print()
+    print("Exact values of strategies a step apart (no training; `strategy_value`):")
+    print()
+    print(ladder_table())
     print()
     for name, res in results.items():
         runs = len(res["by_T"]) * len(seeds)
