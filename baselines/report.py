@@ -532,10 +532,16 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
     rows = [["optimum (dynamic programme)"] + [fmt(opt[str(t)]["optimum"]) for t in ts]]
     if best:
         rows.append(["known best policy, simulated"] + [fmt(best.get(str(t))) for t in ts])
+    if control.get("cloned_start"):
+        rows.append(["optimum cloned into the network, before PPO"] + [fmt(control["cloned_start"].get(str(t))) for t in ts])
+
+    def cell(c: dict[str, Any]) -> str:
+        ci = c.get("success_ci95")
+        return (f"{fmt(c['success'])}{f' [{fmt(ci[0])}, {fmt(ci[1])}]' if ci else ''} (rec {c['recovered']}/{c['wrong_first']}, "
+                f"revert {c.get('reverts_after_failing_test', 0)}/{c.get('failing_tests', 0)})")
+
     for name, by_t in control["by_T"].items():
-        rows.append([name] + [
-            f"{fmt(by_t[str(t)]['success'])} (rec {by_t[str(t)]['recovered']}/{by_t[str(t)]['wrong_first']}, "
-            f"revert {by_t[str(t)].get('reverts_after_failing_test', 0)}/{by_t[str(t)].get('failing_tests', 0)})" for t in ts])
+        rows.append([name] + [cell(by_t[str(t)]) for t in ts])
     plot_control(control, ts, png)
     return [
         "## Positive control (sandbox-free budget env, known best policy)",
@@ -544,8 +550,9 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
         "time, a patch on top of another breaks the code until `revert` undoes it, and the right patch's test fails "
         "10% of the time (a failing test is evidence, not proof). The optimum is an exact dynamic programme over what "
         "the agent can know (`baselines.budget_env.recover_optimum`). The same trainer, features and start-state "
-        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success "
-        "(rec: recovered / wrong first patch; revert: reverts right after a failing test / failing tests).",
+        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success with its 95% "
+        "interval over seeds (rec: recovered / wrong first patch; revert: reverts right after a failing test / failing "
+        "tests). *from the optimum*: PPO started from the optimal policy cloned into the network (does it keep it?).",
         "",
         md_table(["schedule"] + [f"T={t}" for t in ts], rows),
         "",
