@@ -26,7 +26,7 @@ from typing import Any
 from agentgym.errors import ConfigError
 
 __all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
-           "with_overrides", "intervention_runs"]
+           "with_overrides", "intervention_runs", "NO_STARTS"]
 
 EXECUTORS = ("local", "ray")
 
@@ -272,6 +272,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 """Overrides of `Args` defaults per ``--preset`` (flags given on the command line win)."""
+
+
+NO_STARTS = "budgetmix-nostarts"
+"""The experiment's BudgetMix arm trained without forced starts (``--no-starts-seeds``): what the start-state curriculum contributes."""
 
 
 def intervention_runs(args: Args) -> list[tuple[str, dict[str, str], str]]:

@@ -347,7 +347,7 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
 
 
 def _fmt(x: float | None, p: bool = False) -> str:
-    if x is None:
+    if x is None or x != x:  # None or NaN
         return "–"
     return ("< 0.001" if x < 0.001 else f"{x:.3f}") if p else f"{x:.2f}"
 
@@ -355,11 +355,13 @@ def _fmt(x: float | None, p: bool = False) -> str:
 def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     """The named contrasts as a markdown table (A, B, A - B, 95% interval, half-width, p, Holm p,
     tasks), then the equivalence rows of (d): one layout for the report and `baselines.pool`."""
-    lines = ["|  | contrast | A | B | A - B | 95% interval | half-width | p | p (Holm) | tasks |", "|" + "---|" * 10]
+    lines = ["|  | contrast | A | B | A - B | 95% interval | half-width | held-out units' interval | p | p (Holm) | tasks |",
+             "|" + "---|" * 11]
     for c in contrasts:
         half = (c["hi"] - c["lo"]) / 2 if c.get("lo") is not None else None
+        units = f"[{_fmt(c['lo_unit'])}, {_fmt(c['hi_unit'])}] ({c['units']})" if c.get("lo_unit") is not None else "–"
         lines.append(f"| {c['label']} | {c['name']} | {c['a']} ({_fmt(c.get('mean_a'))}) | {c['b']} ({_fmt(c.get('mean_b'))}) | "
-                     f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {_fmt(c.get('p'), True)} | "
+                     f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {units} | {_fmt(c.get('p'), True)} | "
                      f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |")
     lines += ["", f"**Equivalence test for (d)** (\"BudgetMix matches the specialist\"): two one-sided tests with margin "
               f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.", "",

@@ -38,7 +38,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from baselines import provenance
 from baselines.agent import PolicyAgent, load_policy
-from baselines.config import Args, intervention_runs
+from baselines.config import NO_STARTS, Args, intervention_runs
 from baselines.decisions import DecisionRecorder
 from baselines.env_pool import close_idle
 from baselines.eval_lists import seeded_list, split_task_ids, task_list
@@ -54,14 +54,10 @@ from baselines.probe import budget_probe
 from baselines.report import write_report
 from baselines.trainer import coding_kwargs, progress_bar
 
-__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "NO_STARTS", "evaluate_agent",
+__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "evaluate_agent",
            "training_seeds"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
-
-
-NO_STARTS = "budgetmix-nostarts"
-"""BudgetMix trained without forced starts: what the start-state curriculum contributes."""
 
 
 def experiment_schedules(args: Args) -> dict[str, str]:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agentgym.eval.metrics import CATEGORIES
-from baselines.config import Args
+from baselines.config import NO_STARTS, Args
 from baselines.contrasts import (
     Agent,
     cells_from_records,
@@ -69,11 +69,6 @@ from baselines.report_plots import draw_plots, plot_control
 from baselines.report_recovery import recovery_rows, recovery_section
 
 __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
-
-NO_STARTS = "budgetmix-nostarts"
-"""The BudgetMix arm without forced starts (`baselines.experiment.NO_STARTS`; this module cannot import
-the experiment, which imports it)."""
-
 
 def write_report(
     out: Path,

@@ -76,7 +76,7 @@ def recovery_rows(args: Args, evals: Evals, tasks: Sequence[str], *, short: str,
 
 
 def _f(x: Any) -> str:
-    return "–" if x is None else f"{x:.2f}"
+    return "–" if x is None or x != x else f"{x:.2f}"  # None or NaN (a share of no gain)
 
 
 def _cell(s: Mapping[str, Any]) -> str:

@@ -37,7 +37,9 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
     control = json.loads((out / "control.json").read_text())
     assert set(control["by_T"]) == {"fixed-T2", "fixed-T10", "budgetmix"} and set(control["best_policy"]) == {"2", "5", "10"}
     contrasts = json.loads((out / "contrasts.json").read_text())
-    assert {c["label"] for c in contrasts} == set("abcdefg")
+    # (a)-(g), the primary intervention's (h1)-(h4) in the family, the other interventions' rows beside it
+    assert {c["label"] for c in contrasts} == set("abcdefg") | {"h1", "h2", "h3", "h4", "h1'", "h2'", "h3'"}
+    assert "## Recovery by intervention" in report and "BudgetMix without forced starts" in report
     assert all({"p", "p_holm", "lo90", "hi90", "p_equiv", "equivalent"} <= set(c) for c in contrasts)
     # summary.json: per agent and T, success with its interval, accuracy, success when right, recovery counts
     result = json.loads((out / "summary.json").read_text())
