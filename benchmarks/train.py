@@ -46,6 +46,15 @@ the machine's cores allow for that much CPU per step: the ceiling no scheduling 
 ``sandbox_bound_env_steps_per_s`` is the same ceiling for the CPU outside the trainer process alone
 (step servers, their forked test runs and verifications, the Docker engine): the rate even a
 trainer that cost nothing could not pass on this machine.
+``sandbox_containers`` in ``cpu_ms_per_step`` is the CPU of this process's Docker sandboxes (their
+cgroups): with Docker, the test runs and verifications forked inside the containers.
+``--breakdown`` times the parts of each Coding-v0 step on the host (`Breakdown`: the verifier,
+the visible test runs, the result cache), per call and per env step. With both ``/disk-cold`` and
+``/disk-warm`` configurations, ``cold_vs_warm`` sets their medians and p95 side by side:
+
+    python benchmarks/train.py --grid '' --configs lockstep@2/disk-cold,lockstep@2/disk-warm \
+        --schedule fixed:12 --steps 2048 --repeats 3 --breakdown --json
+
 ``env_steps_per_s`` at the top level is the last configuration's; ``env_steps_per_s_uncached``
 is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their ratio.
 
@@ -73,6 +82,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -174,15 +184,109 @@ def _disk_for(cache: str, warm_dir: str) -> DiskStore | None:
     return DiskStore(warm_dir) if cache == "disk-warm" else None
 
 
+def containers_cpu_seconds() -> float:
+    """CPU seconds used so far by the running Docker sandboxes this process started (label
+    ``io.agentgym.owner_pid``): their step servers, forked test runs and verifier harnesses, read from
+    each container's cgroup (v1 ``cpuacct`` or v2 ``cpu.stat``); 0 without Docker. The env pool keeps
+    a run's containers running until the process exits, so a run's delta is its sandboxes' work."""
+    try:
+        from agentgym.sandbox.docker import docker_client
+
+        ids = [c.id for c in docker_client().containers.list(filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})]
+    except Exception:  # no engine: the local backend's servers are reaped children instead
+        return 0.0
+    total = 0.0
+    for cid in ids:
+        for path, scale in ((f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
+                            (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6)):
+            try:
+                text = open(path).read()
+            except OSError:
+                continue
+            value = text.split("usage_usec", 1)[1].split()[0] if "usage_usec" in text else text.strip()
+            total += int(value) * scale
+            break
+    return total
+
+
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds so far: this process (the trainer and its env threads), its reaped children (local
-    step servers and their forks, counted once closed) and the whole machine (from /proc/stat)."""
+    step servers and their forks, counted once closed), its Docker sandboxes (`containers_cpu_seconds`)
+    and the whole machine (from /proc/stat)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     with open("/proc/stat") as f:
         ticks = [int(x) for x in f.readline().split()[1:]]
     busy = sum(ticks) - ticks[3] - (ticks[4] if len(ticks) > 4 else 0)  # all but idle and iowait
     return {"trainer_process": own.ru_utime + own.ru_stime, "reaped_children": kids.ru_utime + kids.ru_stime,
-            "machine": busy / os.sysconf("SC_CLK_TCK")}
+            "sandbox_containers": containers_cpu_seconds(), "machine": busy / os.sysconf("SC_CLK_TCK")}
+
+
+class Breakdown:
+    """Host CPU (thread time) and wall time spent in each part of a Coding-v0 step, summed over a run:
+    the verifier (recording the reference, talking to the harness, replaying on the host), the
+    visible test runs (the step server's ``warm`` and ``fork_call``), the result cache (lookups and
+    stores, memory and disk) and the env's own step. Parts nest (``CodingEnv.step`` holds the
+    others), so they do not add up. ``--breakdown`` installs it around every run."""
+
+    PARTS = (("agentgym.envs.coding.env", "CodingEnv", ("step", "reset", "_verify", "_visible_run")),
+             ("agentgym.envs.coding.verifier", None, ("record", "_read", "_replay")),
+             ("agentgym.sandbox.base", "Sandbox", ("fork_call", "call", "harness")),
+             ("agentgym.envs.coding.result_cache", "ResultCache", ("get", "put")),
+             ("agentgym.envs.coding.result_cache", "DiskStore", ("get", "put")))
+
+    def __init__(self) -> None:
+        import importlib
+        import threading
+
+        self.totals: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+        self._saved: list[tuple[Any, str, Any]] = []
+        for module, cls, names in self.PARTS:
+            owner = importlib.import_module(module)
+            owner = getattr(owner, cls) if cls else owner
+            for name in names:
+                self._wrap(owner, name, f"{cls or module.rsplit('.', 1)[1]}.{name}")
+
+    def _wrap(self, owner: Any, name: str, label: str) -> None:
+        import functools
+
+        fn = getattr(owner, name)
+        self._saved.append((owner, name, owner.__dict__.get(name)))  # None: inherited, deleted again on remove
+
+        @functools.wraps(fn)
+        def timed(*a: Any, **k: Any) -> Any:
+            cpu, wall = time.thread_time(), time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+                with self._lock:
+                    entry = self.totals.setdefault(label, [0, 0.0, 0.0])
+                    entry[0] += 1
+                    entry[1] += cpu
+                    entry[2] += wall
+
+        setattr(owner, name, timed)
+
+    def take(self, steps: int) -> dict[str, dict[str, float]]:
+        """Per part: calls, host CPU ms per call and per env step, wall ms per call; then zero the totals."""
+        with self._lock:
+            totals, self.totals = self.totals, {}
+        return {label: {"calls": n, "cpu_ms_per_call": round(cpu * 1e3 / max(n, 1), 3),
+                        "cpu_ms_per_env_step": round(cpu * 1e3 / max(steps, 1), 3),
+                        "wall_ms_per_call": round(wall * 1e3 / max(n, 1), 3)}
+                for label, (n, cpu, wall) in sorted(totals.items())}
+
+    def remove(self) -> None:
+        for owner, name, fn in reversed(self._saved):
+            if fn is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, fn)
+        self._saved.clear()
+
+
+BREAKDOWN: Breakdown | None = None
 
 
 def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None,
@@ -198,6 +302,8 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
                                test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
     if not warm:
         process_cache().clear()  # every cached run starts empty: no run profits from another's entries
+    if BREAKDOWN is not None:
+        BREAKDOWN.take(1)  # what came before this run (a fill run) is not its own
     started, cpu_before, stats_before = time.perf_counter(), cpu_seconds(), process_cache().stats()
     try:
         summary = train(args, f"{mode}-{args.test_timeout:g}-{cache or 'memory'}-{tag}")
@@ -211,6 +317,7 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
     for kind, c in (counts or {}).items():  # the trainer's summary counts hits; which of them came from disk
         c["disk_hits"] = process_cache().stats()[kind]["disk_hits"] - stats_before[kind]["disk_hits"]
     return {
+        "breakdown": BREAKDOWN.take(summary["env_steps"]) if BREAKDOWN is not None else None,
         "cpu_ms_per_step": {k: (cpu_after[k] - cpu_before[k]) * 1e3 / max(summary["env_steps"], 1) for k in cpu_after},
         "cache_potential": seen,
         "env_steps": summary["env_steps"],
@@ -340,7 +447,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="override an Args field of the preset (repeatable), e.g. --set env_threads=1")
     parser.add_argument("--per-run", action=argparse.BooleanOptionalAction, default=True,
                         help="also measure single runs per configuration (--configs)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="time the parts of each Coding-v0 step (verifier, test runs, result cache: `Breakdown`)")
     opts = parser.parse_args(argv)
+    global BREAKDOWN
+    if opts.breakdown:
+        BREAKDOWN = Breakdown()
 
     try:
         base = with_overrides(Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers}), opts.set)
@@ -389,9 +501,16 @@ def main(argv: list[str] | None = None) -> int:
             "result_cache": _hits(rs),
             "timeouts": sum(r["timeouts"] for r in rs),
             "env_steps_per_s_p95": float(np.percentile([r["env_steps_per_s"] for r in rs], 95)),
+            **({"breakdown": {part: {k: float(statistics.median(r["breakdown"].get(part, {}).get(k, 0.0) for r in rs))
+                                     for k in ("calls", "cpu_ms_per_call", "cpu_ms_per_env_step", "wall_ms_per_call")}
+                              for part in rs[-1]["breakdown"]}} if rs[-1].get("breakdown") else {}),
         }
         for mode, rs in runs.items()
     }
+    # cold and warm side by side: the same settings over an empty disk cache and over one filled first
+    cold_warm = {mode: {"env_steps_per_s_median": m["env_steps_per_s"], "env_steps_per_s_p95": m["env_steps_per_s_p95"],
+                        "cpu_ms_per_step": m["cpu_ms_per_step"], "result_cache": m["result_cache"]}
+                 for mode, m in per_mode.items() if parse_config(mode)[2] in ("disk-cold", "disk-warm")}
     headline = per_mode[modes[-1]]
     uncached = [m for m in modes if parse_config(m)[2] == "nocache"]
     result = {
@@ -424,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         "sandbox_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(
             headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
         "modes": per_mode,
+        **({"cold_vs_warm": cold_warm} if cold_warm else {}),
         **(grid or {}),
     }
     if uncached and parse_config(modes[-1])[2] != "nocache":
