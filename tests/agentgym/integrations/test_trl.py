@@ -1,6 +1,8 @@
 """TRL adapter: the generated classes, the dataset, and TRL's own GRPOTrainer running on them.
 
-The GRPO tests train a 64-wide, 2-layer model for two optimisation steps with the real trainer;
+The GRPO tests train a 16-wide, 2-layer model for two optimisation steps with the real trainer, in
+float32 (GRPOConfig's default bf16 on a CPU without bf16 units made each run 2-3x slower: the
+LM head's matmul over the 49k vocabulary dominates, and its cost grows with the width);
 its ``generate`` is scripted (`support.tiny_lm.ScriptedToolCalls`) so that tool calls happen from
 the first step: the oracle's next action as a tool call, or, on rows given T=3, a tool call that
 never ends the episode, to show agentgym ends it after 3 whatever the model does.
@@ -245,7 +247,7 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.set_num_threads(2)
     tokenizer = smollm2_tokenizer()
-    model = tiny_model(tokenizer)
+    model = tiny_model(tokenizer, hidden=16)  # plumbing, not learning: the LM head is most of a step
     factory = agtrl.environment_factory(env_id, remote=remote) if remote else agtrl.environment_factory(env_id, **LOCAL)
     rows = agtrl.dataset(env_id, n=2, budget={"choice": [3, 12]}, seed=0, **LOCAL)
     assert sorted(rows["budget"]) == [3, 12]
@@ -260,7 +262,8 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
     args = GRPOConfig(
         output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=2, num_generations=2,
         max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-2, beta=0.0,
-        gradient_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, seed=0,
+        gradient_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
+        seed=0,
         dataloader_num_workers=0, disable_tqdm=True)
     trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
                           processing_class=tokenizer, environment_factory=factory)
@@ -278,7 +281,7 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
     return episodes, trainer
 
 
-@pytest.mark.slow  # about 50 s each on the shared 2-core machine (with TRL's stock CPU scoring: 3-11 min)
+@pytest.mark.slow  # 60-100 s each at load 8-12 on the shared 2-core machine (in bf16: 150-170 s at load 4-6)
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("env_id", ["agentgym/ToolUse-v0", "agentgym/Coding-v0"])
 def test_grpo_trains_two_steps_through_the_adapter(env_id, tmp_path, monkeypatch):

@@ -2,8 +2,8 @@
 budget) per task: ``vf-eval`` in a venv of its own (verifiers pins ``mcp==2.0.0``), the oracle as
 the chat model (`verifiers_rollout`). The venv is installed from a resolved list of packages
 (``verifiers-lock.txt``: about 2 min on the shared 2-core machine; pip's own resolution took 15-20)
-and kept in agentgym's cache folder for the next run; the rollouts take about 1 min, so the test
-is slow."""
+and kept for the next run (`verifiers_venv`; ``scripts/test.sh`` builds it during its set-up, so
+the test finds it ready); the rollouts take about 1 min, so the test is slow."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import secrets
 import sys
 
 import pytest
-from verifiers_rollout import build_venv, run_vf_eval
+from verifiers_rollout import run_vf_eval
+from verifiers_venv import build_venv
 
 from agentgym.serve.app import ServeConfig
 from agentgym.serve.server import ServerThread

@@ -2,8 +2,8 @@
 
 verifiers 0.4 pins ``mcp==2.0.0`` and its OpenEnv task set needs ``openenv>=0.4.1`` (agentgym:
 ``mcp>=2.3``, tests against ``openenv-core`` 0.3), so ``vf-eval`` runs from a virtual environment
-of its own; the server and the chat model run in this process. The model is the oracle: each
-chat request is answered with the served env's ``reference_action()`` as OpenEnv's step action
+of its own (`verifiers_venv`); the server and the chat model run in this process. The model is the
+oracle: each chat request is answered with the served env's ``reference_action()`` as OpenEnv's step action
 ``{"action": TEXT}``, the JSON object verifiers' OpenEnv task set sends to ``/step`` as it is.
 The config is the part a user writes (docs/trainers.md): ``resets`` holds one reset per task,
 each with its own ``options`` (``task_id``, ``budget``, ``faults``).
@@ -11,41 +11,13 @@ each with its own ``options`` (``task_id``, ``budget``, ``faults``).
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from support.fake_chat import ScriptedChat, reply, serve
-
-VERIFIERS = ["verifiers[openenv]==0.4.0", "openenv==0.4.1", "uv"]
-"""openenv pinned: pip backtracks through its releases otherwise; uv runs verifiers' chat program."""
-LOCK = Path(__file__).with_name("verifiers-lock.txt")
-"""`VERIFIERS` resolved once: every package at its version, installed with ``--no-deps`` (pip's
-resolver took 15-20 minutes here on these requirements; the locked install about 2)."""
-
-
-def build_venv(python: str) -> str:
-    """A venv with verifiers' OpenEnv extra from `LOCK`, built once per lock and kept in agentgym's
-    cache folder (building it takes about 2 minutes); returns its python."""
-    key = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:12]
-    root = Path(os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"))
-    folder = root / "venvs" / f"verifiers-{key}"
-    vpython = folder / "bin" / "python"
-    if (folder / "bin" / "vf-eval").exists() and (folder / "bin" / "uv").exists():
-        return str(vpython)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=120)
-    pip = subprocess.run([str(vpython), "-m", "pip", "install", "-q", "--no-deps", "-r", str(LOCK)],
-                         capture_output=True, text=True, timeout=1200)
-    if pip.returncode != 0:
-        (folder / "bin" / "vf-eval").unlink(missing_ok=True)
-        raise RuntimeError(pip.stderr[-3000:])
-    return str(vpython)
 
 
 def eval_config(server_url: str, token: str, chat_url: str, resets: Sequence[dict[str, Any]]) -> dict[str, Any]:
