@@ -45,8 +45,22 @@ if ! "$bin/lint-imports"; then
     echo "an import contract is broken: run 'lint-imports' to see which import, and DESIGN.md section 1 for the rules" >&2
     exit 1
 fi
+# the verifiers test's venv (pip --no-deps from a lock, about 2 min; reused while the lock is unchanged)
+# is built alongside the set-up too, in a folder of its own: tests/baselines points AGENTGYM_CACHE_DIR
+# at a throwaway folder per session, where the test would build it again on every run
+export AGENTGYM_TEST_VENVS="${AGENTGYM_TEST_VENVS:-${AGENTGYM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agentgym}/venvs}"
+venv_log="$(mktemp)"
+"$PYTHON" tests/agentgym/integrations/verifiers_venv.py >"$venv_log" 2>&1 &
+venv_pid=$!
+trap 'kill "$typecheck_pid" "$venv_pid" 2>/dev/null || true' EXIT
 step "agentgym setup"
 "$PYTHON" -m agentgym setup
+step "verifiers venv for the tests (built alongside the set-up)"
+if ! wait "$venv_pid"; then  # not fatal here: the test builds it again and fails with pip's error
+    cat "$venv_log" >&2
+    echo "building the verifiers test's venv failed; tests/agentgym/integrations/test_verifiers.py will retry it" >&2
+fi
+cat "$venv_log"
 step "static checks: type check (ran alongside the set-up)"
 if ! wait "$typecheck_pid"; then
     cat "$typecheck_log" >&2
