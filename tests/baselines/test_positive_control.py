@@ -148,16 +148,17 @@ def test_action_values_agree_with_the_best_action() -> None:
 def test_the_cloned_optimum_scores_the_optimum() -> None:
     """The known best policy, behaviour-cloned into the trainer's network, plays it: a best action
     with probability >= 0.99 in almost every state it visits, and the optimum's success at T = 2, 5, 10
-    when sampled by the evaluation agent (600 episodes: a standard error near 0.017)."""
+    when sampled by the evaluation agent (400-600 episodes: standard errors 0.02-0.025)."""
     from baselines.budget_env import recover_optimum
     from baselines.positive_control import _score, clone_optimum
 
     policy, fit = clone_optimum(64, 64)
     assert fit["share_p_best_ge_0.99"] >= 0.99 and fit["value_mse"] < 0.02
-    for t in (2, 5, 10):
-        got = _score(policy, 32, t, 600, seed=11)["success"]
-        assert got == pytest.approx(recover_optimum(t), abs=0.06), (t, got)
-    assert _score(policy, 32, 10, 600, seed=11)["recovered"] > 0
+    for t, episodes in ((2, 400), (5, 400), (10, 600)):
+        score = _score(policy, 32, t, episodes, seed=11)
+        # 3 standard errors; at T=10 the clue-first test-and-retry loop (0.73) is outside
+        assert score["success"] == pytest.approx(recover_optimum(t), abs=0.06 if t < 10 else 0.05), (t, score)
+    assert score["recovered"] > 0.5 * score["wrong_first"]  # T=10: most wrong first patches are recovered from
 
 
 def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
