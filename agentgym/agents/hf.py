@@ -7,6 +7,20 @@ action; any other template (SmolLM2's ChatML) gets the command grammar from ``he
 prompt and the reply is the action (`extract_action`). The env parses the action by its own rules,
 as it would any agent's text.
 
+``transcript="adapter"`` (``--agent-arg transcript=adapter``) plays in the TRL adapter's transcript
+format instead, the one GRPO trains on (`agentgym.integrations.trl`): the row's user message
+(`agentgym.integrations.trl.PROMPT` and the first observation), the tools as TRL hands them to the
+template (`agentgym.integrations.trl.chat_tools`), the model's own tokens for each reply, each step's
+result as a ``tool`` message (`agentgym.integrations.episode.step_text`) appended as TRL's tool loop
+appends it (its ``_get_tool_suffix_ids``), rendered with the template TRL renders with (the
+tokenizer's when it preserves prefixes, else TRL's training variant), and each reply parsed by TRL's
+``parse_response``. The chat is never windowed and shows no menu. As in TRL's loop, a call naming no
+tool gets an error answer without an env step, every call of a reply is played (one env step each),
+and a reply without a tool call, a prompt past ``max_prompt_tokens`` or a reply past ``max_tool_calls``
+replies with calls ends the model's episode: the agent then passes (an empty action, which changes
+nothing) until the budget ends it, calling no model. A forced action is rendered as the model's own
+tool call. Needs ``trl``.
+
 K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
 when K > 1): the rows' common prompt prefix (the system prompt; on the first turn, the whole prompt)
 is prefilled once into a key/value cache and shared. The last few such prefixes are kept, and a new
@@ -45,11 +59,17 @@ from agentgym.agents.chat import (
 )
 from agentgym.agents.models import load_causal_lm, require_module
 from agentgym.errors import ConfigError
+from agentgym.integrations import trl as agtrl
+from agentgym.integrations.episode import step_text
 from agentgym.integrations.tools import action_call, call_action, tool_schemas
 
 __all__ = ["HFAgent"]
 
 _TOOLS_MODES = ("auto", "template", "grammar")
+TRANSCRIPTS = ("hf", "adapter")
+"""``hf``: this agent's own chat (system prompt, windowed history, menu); ``adapter``: the TRL adapter's."""
+PASS = ""
+"""The action of an episode the model has ended (adapter transcript): it changes nothing and costs a turn."""
 
 
 @dataclass
@@ -58,11 +78,21 @@ class _Episode:
 
     chat: Conversation
     family: str
-    tools: list[dict[str, Any]] | None
+    tools: list[Any] | None  # JSON schemas; with the adapter transcript, TRL's tool methods
     generator: Any
     usage: dict[str, float] = field(default_factory=lambda: {
         "model_calls": 0, "prompt_tokens": 0, "prefilled_tokens": 0.0, "cached_tokens": 0.0, "completion_tokens": 0,
         "model_seconds": 0.0})
+    # the adapter transcript: the tokens so far (a rollout's), the tools' shared head, the calls of the
+    # last reply not yet played, the results not yet shown, the tool last played
+    schemas: list[dict[str, Any]] = field(default_factory=list)
+    ids: list[int] | None = None
+    head: int = 0
+    queue: list[tuple[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    last_call: str = ""
+    rounds: int = 0
+    ended: bool = False
 
 
 class HFAgent:
@@ -81,15 +111,21 @@ class HFAgent:
             would exceed ``max_prompt_tokens``.
         show_menu, menu_limit: list ``admissible_actions`` when the env offers at most that many.
         threads: torch CPU threads (None leaves torch's setting).
+        transcript: ``hf`` (this agent's chat) or ``adapter`` (the TRL adapter's transcript, see the module).
+        max_tool_calls: with ``transcript="adapter"``, TRL's ``max_tool_calling_iterations``: the calls of
+            later replies are not played and the model's episode ends (None: no limit).
     """
 
     def __init__(self, model: Any = "smollm2-135m", *, device: str = "auto", dtype: str = "float32",
                  temperature: float = 0.0, top_p: float = 1.0, max_new_tokens: int = 128, tools: str = "auto",
                  history: int = 4, show_menu: bool = True, menu_limit: int = 40, max_prompt_tokens: int = 6144,
-                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 4) -> None:
+                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 4,
+                 transcript: str = "hf", max_tool_calls: int | None = None) -> None:
         torch = require_module("torch")
         if tools not in _TOOLS_MODES:
             raise ConfigError(f"tools={tools!r}; expected one of {_TOOLS_MODES}")
+        if transcript not in TRANSCRIPTS:
+            raise ConfigError(f"transcript={transcript!r}; expected one of {TRANSCRIPTS}")
         if not temperature >= 0 or not 0 < top_p <= 1:
             raise ConfigError(f"temperature={temperature!r}, top_p={top_p!r}: need temperature >= 0 and 0 < top_p <= 1")
         if int(max_new_tokens) < 1 or int(max_prompt_tokens) < 64:
@@ -109,6 +145,12 @@ class HFAgent:
         if tools == "template" and not takes_tools:
             raise ConfigError(f"tools='template': the chat template of {self.name} renders no tools; use tools='grammar'")
         self.use_tools = takes_tools and tools != "grammar"
+        self.transcript = transcript
+        self.max_tool_calls = None if max_tool_calls is None else int(max_tool_calls)
+        self._template: str | None = None
+        if transcript == "adapter":
+            self._template = self._adapter_template(takes_tools and tools != "grammar")
+            self.use_tools = True
         self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if self.use_tools else SYSTEM_PROMPT)
         self.temperature, self.top_p = float(temperature), float(top_p)
         self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
@@ -122,6 +164,7 @@ class HFAgent:
         self._computed = 0  # prefix tokens prefilled since the last model call began
         self._seed = 0
         self._episodes: list[_Episode] = []
+        self._generating: list[int] = []  # the batch indices of the rows `_generate` is called for
 
     # ------------------------------------------------------------------ Agent protocol (one episode)
     def seed(self, seed: int) -> None:
@@ -152,27 +195,41 @@ class HFAgent:
             system = self.system_prompt if self.use_tools else self.system_prompt.format(grammar=env_grammar(env, info))
             generator = torch.Generator(device="cpu").manual_seed(int(seed))
             chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
-            self._episodes.append(_Episode(chat, family, schemas, generator))
+            if self.transcript == "adapter":  # the tools as TRL renders them: the adapter class's methods
+                tools: Any = agtrl.chat_tools((family, schemas or []))
+                self._episodes.append(_Episode(chat, family, tools, generator, schemas=list(schemas or [])))
+            else:
+                self._episodes.append(_Episode(chat, family, schemas, generator))
 
     def act_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]) -> list[str]:
         """The next action of each episode in ``active`` (indices into the batch), given its observation."""
+        if self.transcript == "adapter":
+            return self._adapter_act(obs, infos, active)
         episodes = [self._episodes[i] for i in active]
         prompts = []
         for ep, o, info in zip(episodes, obs, infos, strict=True):
             ep.chat.observe(o, info)
             prompts.append(self._tokens(ep))
+        self._generating = list(active)
         replies = self._generate(prompts, [ep.generator for ep in episodes])
         actions = []
-        for ep, (prefix, rest), (text, n_new, seconds, prefilled) in zip(episodes, prompts, replies, strict=True):
+        for ep, prompt, reply in zip(episodes, prompts, replies, strict=True):
+            text = self._account(ep, prompt, reply)
             ep.chat.reply(text)
-            ep.usage["model_calls"] += 1
-            ep.usage["prompt_tokens"] += len(prefix) + len(rest)
-            ep.usage["prefilled_tokens"] += prefilled
-            ep.usage["cached_tokens"] += len(prefix) + len(rest) - prefilled
-            ep.usage["completion_tokens"] += n_new
-            ep.usage["model_seconds"] += seconds
             actions.append(self._action(ep, text))
         return actions
+
+    def _account(self, ep: _Episode, prompt: tuple[tuple[int, ...], list[int]], reply: tuple[list[int], float, float]
+                 ) -> str:
+        """Add one model call to the episode's cost; the reply's text."""
+        (prefix, rest), (ids, seconds, prefilled) = prompt, reply
+        ep.usage["model_calls"] += 1
+        ep.usage["prompt_tokens"] += len(prefix) + len(rest)
+        ep.usage["prefilled_tokens"] += prefilled
+        ep.usage["cached_tokens"] += len(prefix) + len(rest) - prefilled
+        ep.usage["completion_tokens"] += len(ids)
+        ep.usage["model_seconds"] += seconds
+        return str(self.tokenizer.decode(ids, skip_special_tokens=True))
 
     def forced_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int],
                      actions: Sequence[str]) -> None:
@@ -180,10 +237,152 @@ class HFAgent:
         reply (a ``<tool_call>`` when the template renders tools, else the action text), no model call."""
         for i, o, info, action in zip(active, obs, infos, actions, strict=True):
             ep = self._episodes[i]
-            ep.chat.forced(o, info, self._reply_for(ep, action))
+            if self.transcript == "adapter":
+                self._adapter_forced(ep, o, info, action)
+            else:
+                ep.chat.forced(o, info, self._reply_for(ep, action))
 
     def cost_batch(self) -> list[dict[str, float]]:
         return [dict(ep.usage) for ep in self._episodes]
+
+    # ------------------------------------------------------------------ the TRL adapter's transcript
+    def _adapter_template(self, takes_tools: bool) -> str | None:
+        """The template TRL renders rollouts with (None: the tokenizer's own), after giving the tokenizer
+        the reply parser TRL gives it (``add_response_schema``), as ``GRPOTrainer`` does."""
+        require_module("trl")
+        from trl.chat_template_utils import (
+            add_response_schema,
+            get_training_chat_template,
+            is_chat_template_prefix_preserving,
+        )
+
+        if not takes_tools:
+            raise ConfigError(f"transcript='adapter': the chat template of {self.name} renders no tools; load the "
+                              "tokenizer with TRL's Qwen2.5 tool template (agentgym.agents.models: tool_template=True)")
+        tok = self.tokenizer
+        if getattr(tok, "response_template", None) is None and getattr(tok, "response_schema", None) is None:
+            try:
+                add_response_schema(tok)
+            except ValueError as exc:
+                raise ConfigError(f"transcript='adapter': TRL cannot parse replies of this chat template ({exc})") from None
+        return None if is_chat_template_prefix_preserving(tok) else get_training_chat_template(tok)
+
+    def _apply(self, messages: list[dict[str, Any]], tools: Any = None, generation: bool = False) -> list[int]:
+        out = self.tokenizer.apply_chat_template(messages, tools=tools or None, chat_template=self._template,
+                                                 add_generation_prompt=generation, tokenize=True, return_dict=False)
+        return list(out)
+
+    def _tool_suffix(self, messages: list[dict[str, Any]]) -> list[int]:
+        """The tokens TRL's tool loop appends after a reply for its tools' results (its
+        ``_get_tool_suffix_ids``: a dummy call's rendering with and without them, cut at the end-of-turn)."""
+        call = {"type": "function", "function": {"name": messages[0]["name"], "arguments": {}}}
+        dummy: list[dict[str, Any]] = [{"role": "user", "content": "dummy"},
+                                       {"role": "assistant", "content": "", "tool_calls": [call]}]
+        prefix = self._apply(dummy)
+        full = self._apply(dummy + messages, generation=True)
+        ends = [i for i, t in enumerate(prefix) if t == self.tokenizer.eos_token_id]
+        prefix = prefix[:ends[-1] + 1] if ends else prefix
+        if full[:len(prefix)] != prefix:
+            raise ConfigError("transcript='adapter': the chat template does not render a tool result after a call")
+        return full[len(prefix):]
+
+    def _call_ids(self, name: str, arguments: Any, text: str | None = None) -> list[int]:
+        """The tokens of a reply that calls ``name`` (or says ``text``) as the template renders it, up to and
+        with its end-of-turn token: what the warm start taught the model to write."""
+        dummy = [{"role": "user", "content": "dummy"}]
+        reply = ({"role": "assistant", "content": text} if text is not None else {"role": "assistant", "content": "",
+                 "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}]})
+        head = str(self.tokenizer.apply_chat_template(dummy, tokenize=False, add_generation_prompt=True,
+                                                      chat_template=self._template))
+        full = str(self.tokenizer.apply_chat_template(dummy + [reply], tokenize=False, chat_template=self._template))
+        eos = str(self.tokenizer.eos_token)
+        segment = full[len(head):]
+        if not full.startswith(head) or eos not in segment:
+            raise ConfigError("transcript='adapter': the chat template does not render a reply after its generation prompt")
+        return self._ids(segment[:segment.index(eos) + len(eos)])
+
+    def _adapter_observe(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        """The first observation opens the transcript (the row's user message); a later one is the result
+        of the call played last, shown with the others of its reply before the model's next turn."""
+        if ep.ids is None:
+            text = str(obs.get("text", "")) if isinstance(obs, dict) else str(obs)
+            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + text}]
+            ep.ids = self._apply(messages, ep.tools, generation=True)
+            other = self._apply([{"role": "user", "content": "-"}], ep.tools, generation=True)
+            ep.head = min(_common_prefix([ep.ids, other]), len(ep.ids) - 1)  # the tools: shared by every task
+        else:
+            ep.results.append({"role": "tool", "name": ep.last_call, "content": step_text(obs, info)})
+
+    def _next_call(self, ep: _Episode) -> str | None:
+        """The action of the next queued call (a call naming no tool is answered with TRL's error and
+        costs no step), `PASS` once the model's episode is over, or None: the model's turn."""
+        while ep.queue:
+            name, arguments = ep.queue.pop(0)
+            try:
+                if not isinstance(ep.tools, list) or name not in {t.__name__ for t in ep.tools}:
+                    raise ValueError(f"Tool {name} not found.")
+                action = call_action(ep.family, name, arguments)
+            except Exception as exc:  # what TRL's tool loop answers a failed call
+                ep.results.append({"role": "tool", "name": name, "content": str({"error": str(exc)})})
+                continue
+            ep.last_call = name
+            return action
+        if ep.ended:
+            return PASS
+        if ep.results:
+            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
+            ep.results = []
+        if len(ep.ids or ()) >= self.max_prompt_tokens:  # TRL drops a rollout past its length limit
+            ep.ended = True
+            return PASS
+        return None
+
+    def _adapter_act(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
+                     ) -> list[str]:
+        from trl.chat_template_utils import parse_response
+
+        episodes = [self._episodes[i] for i in active]
+        actions: list[str | None] = []
+        for ep, o, info in zip(episodes, obs, infos, strict=True):
+            self._adapter_observe(ep, o, info)
+            actions.append(self._next_call(ep))
+        while any(a is None for a in actions):  # a reply whose calls all failed: the model's turn again
+            todo = [j for j, a in enumerate(actions) if a is None]
+            prompts = [(tuple((episodes[j].ids or [])[:episodes[j].head]), (episodes[j].ids or [])[episodes[j].head:])
+                       for j in todo]
+            self._generating = [active[j] for j in todo]
+            replies = self._generate(prompts, [episodes[j].generator for j in todo])
+            for j, prompt, reply in zip(todo, prompts, replies, strict=True):
+                ep = episodes[j]
+                self._account(ep, prompt, reply)
+                before = ep.ids or []
+                ep.ids = before + reply[0]
+                parsed = parse_response(self.tokenizer, reply[0], prefix=before, tools=ep.tools) if reply[0] else {}
+                calls = parsed.get("tool_calls") or []
+                ep.rounds += bool(calls)
+                if not calls or (self.max_tool_calls is not None and ep.rounds > self.max_tool_calls):
+                    ep.ended = True  # TRL's loop stops at a reply without a call, or past its iterations
+                else:
+                    ep.queue = [(str(c["function"].get("name", "")), c["function"].get("arguments") or {})
+                                if c.get("type") == "function" else ("", {}) for c in calls]
+                actions[j] = self._next_call(ep)
+        return [a if a is not None else PASS for a in actions]
+
+    def _adapter_forced(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """A forced action as the model's own reply: its tool call as the template renders one (text that
+        names no tool as the reply's text), then played as the model's call would be."""
+        self._adapter_observe(ep, obs, info)
+        ep.queue = []
+        if ep.results:
+            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
+            ep.results = []
+        try:
+            name, arguments = action_call(ep.family, action, ep.schemas)
+            reply = self._call_ids(name, arguments)
+        except ValueError:
+            name, reply = "act", self._call_ids("", None, text=action)
+        ep.ids = (ep.ids or []) + reply
+        ep.last_call, ep.rounds = name, ep.rounds + 1
 
     # ------------------------------------------------------------------ prompt and reply
     def _reply_for(self, ep: _Episode, action: str) -> str:
@@ -277,14 +476,15 @@ class HFAgent:
         return cache
 
     def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
-                  ) -> list[tuple[str, int, float, float]]:
-        """``(reply text, new tokens, model seconds, prompt tokens prefilled for it)`` per prompt. Rows that share
+                  ) -> list[tuple[list[int], float, float]]:
+        """``(reply tokens, model seconds, prompt tokens prefilled for it)`` per prompt (the tokens end with
+        the stop token when one was drawn, as a rollout's completion does). Rows that share
         the system prompt run as one batch, whose shared prefix is everything the rows have in common
         (on a cell's first turn, the whole prompt: the K samples see the same task)."""
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, (prefix, _rest) in enumerate(prompts):
             groups.setdefault(prefix, []).append(i)
-        out: list[tuple[str, int, float, float]] = [("", 0, 0.0, 0.0)] * len(prompts)
+        out: list[tuple[list[int], float, float]] = [([], 0.0, 0.0)] * len(prompts)
         for system, rows in groups.items():
             start = time.perf_counter()
             fulls = [list(system) + prompts[i][1] for i in rows]
@@ -299,12 +499,13 @@ class HFAgent:
             computed = self._computed / len(rows)  # the shared prefix's new tokens, split over its rows
             for i, full, ids in zip(rows, fulls, tokens, strict=True):
                 prefilled = len(full) - shared + computed
-                out[i] = (self.tokenizer.decode(ids, skip_special_tokens=True), len(ids), seconds, prefilled)
+                out[i] = (ids, seconds, prefilled)
         return out
 
     def _decode(self, prefix: tuple[int, ...], rests: list[list[int]], generators: list[Any]) -> list[list[int]]:
-        """Sample up to ``max_new_tokens`` after ``prefix + rest`` for each row, in one batch: rows are
-        left-padded between the shared prefix and their own tokens, and the padding is masked out."""
+        """Sample up to ``max_new_tokens`` after ``prefix + rest`` for each row (the last one a stop token when
+        one was drawn), in one batch: rows are left-padded between the shared prefix and their own tokens,
+        and the padding is masked out."""
         torch = require_module("torch")
         rows, width, pad = len(rests), max(len(r) for r in rests), int(self.tokenizer.pad_token_id or 0)
         ids = torch.full((rows, width), pad, dtype=torch.long)
@@ -330,10 +531,8 @@ class HFAgent:
                 for i, token in enumerate(chosen):
                     if done[i]:
                         continue
-                    if token in self._stop_ids:
-                        done[i] = True
-                    else:
-                        new[i].append(token)
+                    new[i].append(token)
+                    done[i] = token in self._stop_ids
                 if all(done):
                     break
                 step = torch.tensor([[t] for t in chosen], dtype=torch.long, device=self.device)

@@ -19,7 +19,7 @@ import gymnasium as gym
 from agentgym.errors import ConfigError
 from agentgym.make import make
 
-__all__ = ["Episode", "EPISODE_OVER", "reset_options"]
+__all__ = ["Episode", "EPISODE_OVER", "reset_options", "step_text"]
 
 EPISODE_OVER = "The episode is over; nothing was done. Reply with your final message, without a tool call."
 """What every action after the episode's end answers."""
@@ -96,13 +96,8 @@ class Episode:
         self.info, self.reward = info, self.reward + float(reward)
         self.terminated, self.truncated = bool(terminated), bool(truncated)
         self.done = self.terminated or self.truncated
-        text = _text(obs)
-        if self.truncated and not self.terminated:
-            text += f"\n[the budget of {info.get('budget', self.turns)} turns is spent: the episode is over]"
-        elif not self.done and "turns_left" in info:
-            text += f"\n[turns left: {info['turns_left']}]"
-        self.last_text = text
-        return text
+        self.last_text = step_text(obs, info, terminated=self.terminated, truncated=self.truncated, turns=self.turns)
+        return self.last_text
 
     def summary(self) -> dict[str, Any]:
         """The episode so far, for a trainer's reward functions and logs."""
@@ -116,6 +111,19 @@ class Episode:
         env, self.env = self.env, None
         if env is not None:
             env.close()
+
+
+def step_text(obs: Any, info: Mapping[str, Any], *, terminated: bool = False, truncated: bool = False,
+              turns: int = 0) -> str:
+    """What a step answers a trainer: the observation's text, then the turns left (``[turns left: N]``)
+    or, when the budget ended the episode, that it is over. `agentgym.agents.hf.HFAgent` renders a
+    step's result with it in the adapter's transcript format."""
+    text = _text(obs)
+    if truncated and not terminated:
+        text += f"\n[the budget of {info.get('budget', turns)} turns is spent: the episode is over]"
+    elif not (terminated or truncated) and "turns_left" in info:
+        text += f"\n[turns left: {info['turns_left']}]"
+    return text
 
 
 def _text(obs: Any) -> str:

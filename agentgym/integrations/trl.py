@@ -40,7 +40,7 @@ from agentgym.integrations.tools import GRAMMAR_TOOLS, call_action, function, to
 from agentgym.make import make
 from agentgym.wrappers.budget import draw_turns, parse_budget
 
-__all__ = ["environment_factory", "dataset", "AgentGymToolEnv", "tool_method", "EPISODE_OVER", "PROMPT"]
+__all__ = ["environment_factory", "dataset", "AgentGymToolEnv", "tool_method", "chat_tools", "EPISODE_OVER", "PROMPT"]
 
 PROMPT = "Solve the task below with the tools. Call one tool per turn."
 """The user message every row starts with; ``reset`` appends the task's first observation to it."""
@@ -123,6 +123,20 @@ def _tool_class(env_id: str, family: str, schemas: list[dict[str, Any]], group: 
         body[method.__name__] = method
     suffix = "".join(c for c in f"{env_id.split('/')[-1]}_{group or ''}".title() if c.isalnum())
     return type(f"AgentGym{suffix}", (AgentGymToolEnv,), body)
+
+
+def chat_tools(tool_env: AgentGymToolEnv | tuple[str, Sequence[Mapping[str, Any]]]) -> list[Any]:
+    """The tools TRL's ``GRPOTrainer`` hands the chat template for an instance of an `environment_factory`
+    class (or ``(family, schemas)``, for the class built from those schemas): the class's public methods
+    but ``reset`` and ``get_reward``, bound, in ``inspect.getmembers`` order (by name). transformers
+    renders each with ``get_json_schema`` (types from the annotations, a ``return`` entry), not as the
+    schema it was built from, so whatever renders a prompt of the adapter's (the warm start's
+    transcripts, `agentgym.agents.hf.HFAgent` with ``transcript="adapter"``) renders these."""
+    if isinstance(tool_env, tuple):
+        family, schemas = tool_env
+        tool_env = _tool_class("", family, [dict(x) for x in schemas], None, None, {})()  # no env is built before a reset
+    return [getattr(tool_env, name) for name, _ in inspect.getmembers(type(tool_env), predicate=inspect.isfunction)
+            if name not in _RESERVED and not name.startswith("_")]
 
 
 _CACHE: dict[tuple[Any, ...], Any] = {}

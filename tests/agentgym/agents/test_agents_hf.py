@@ -80,13 +80,9 @@ class OracleReplies(HFAgent):
         super().reset_batch(envs, obs, infos, seeds)
         self._envs = list(envs)
 
-    def act_batch(self, obs, infos, active) -> list[str]:
-        self._active = list(active)
-        return super().act_batch(obs, infos, active)
-
-    def _generate(self, prompts, generators) -> list[tuple[str, int, float, int]]:
+    def _generate(self, prompts, generators) -> list[tuple[list[int], float, float]]:
         out = []
-        for i in self._active:
+        for i in self._generating:
             env = self._envs[i]
             base = env.unwrapped
             action = base.reference_action()
@@ -95,7 +91,7 @@ class OracleReplies(HFAgent):
                 text = "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
             else:
                 text = f"I will do this next:\n```\n{action}\n```"
-            out.append((text, len(self.tokenizer(text)["input_ids"]), 0.0, 0))
+            out.append((self.tokenizer(text, add_special_tokens=False)["input_ids"], 0.0, 0.0))
         return out
 
 
@@ -158,6 +154,10 @@ def test_bad_settings_and_missing_models_are_clear_errors(tokenizer, tmp_path, m
         HFAgent(model, temperature=-1)
     with pytest.raises(ConfigError, match="tools="):
         HFAgent(model, tools="json")
+    with pytest.raises(ConfigError, match="transcript="):
+        HFAgent(model, transcript="trl")
+    with pytest.raises(ConfigError, match="renders no tools"):
+        HFAgent(model, transcript="adapter")  # SmolLM2's ChatML: TRL cannot train with it either
     with pytest.raises(ConfigError, match="renders no tools"):
         HFAgent(model, tools="template")  # SmolLM2's ChatML
     with pytest.raises(ConfigError, match="never downloads"):
