@@ -36,7 +36,6 @@ import contextlib
 import copy
 import dataclasses
 import importlib.util
-import inspect
 import json
 import os
 import random
@@ -151,7 +150,7 @@ class Args:
     max_new_tokens: int = 64
     """tokens per model turn in the evaluation"""
     eval_agent: str = "adapter"
-    """adapter: play in the TRL adapter's transcript format (what GRPO trains on); hf: agentgym.agents.hf.HFAgent"""
+    """the evaluation's transcript (agentgym.agents.hf.HFAgent): adapter, the TRL adapter's (what GRPO trains on); hf, HFAgent's own"""
     resamples: int = 2000
     """bootstrap resamples of the intervals"""
     preset: str = "pilot"
@@ -251,10 +250,12 @@ def _tool_class(factory: Any, row: Mapping[str, Any]) -> Any:
 
 def oracle_transcripts(env_id: str, rows: Any, env_kwargs: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The oracle's episode on each row, as a chat transcript: ``messages`` (the row's prompt, one tool
-    call per turn, the tool's answers), ``tools`` (JSON schemas), ``reward`` and ``turns``.
+    call per turn, the tool's answers), ``tools`` (the tool methods TRL renders,
+    `agentgym.integrations.trl.chat_tools`), ``reward`` and ``turns``.
 
     Played through the adapter's classes (`agentgym.integrations.trl.environment_factory`), so the text
-    is exactly what TRL shows the model during GRPO."""
+    is exactly what TRL shows the model during GRPO, tools included (TRL renders the class's methods,
+    by name, not the env's schemas in the env's order)."""
     factory = agtrl.environment_factory(env_id, **env_kwargs)
     out = []
     for row in rows:
@@ -270,7 +271,8 @@ def oracle_transcripts(env_id: str, rows: Any, env_kwargs: Mapping[str, Any]) ->
                 messages.append({"role": "assistant", "content": "",
                                  "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}]})
                 messages.append({"role": "tool", "name": name, "content": answer})
-            out.append({"task_id": row["task_id"], "budget": row["budget"], "messages": messages, "tools": schemas,
+            out.append({"task_id": row["task_id"], "budget": row["budget"], "messages": messages,
+                        "tools": agtrl.chat_tools(instance),
                         "reward": instance.get_reward(), "turns": instance.episode.turns})
         finally:
             instance.episode.close()
@@ -458,155 +460,48 @@ def _lora_config(args: Args) -> Any:
 
 
 def evaluate_policy(model: Any, tokenizer: Any, args: Args, label: str, out: Path, seed: int = 0) -> dict[str, Any]:
-    """Play the evaluation grid (tasks x T x samples); the records (``task``, ``T``, ``success``, turns,
-    tokens, seconds) and their costs. ``--eval-agent adapter`` plays in the adapter's own transcript
-    format (what GRPO trained on), ``hf`` with `agentgym.agents.hf.HFAgent` through `agentgym.eval.evaluate`."""
-    started = time.perf_counter()
-    if args.eval_agent == "hf":
-        records = _evaluate_hf(model, tokenizer, args, label, out, seed)
-    elif args.eval_agent == "adapter":
-        records = _evaluate_adapter(model, tokenizer, args)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    else:
+    """Play the evaluation grid (tasks x T x samples) through `agentgym.eval.evaluate` with the in-process
+    model agent (`agentgym.agents.hf.HFAgent`); the records (``task``, ``T``, ``success``, turns, failure
+    category, tokens, seconds) and their costs. ``--eval-agent adapter`` plays in the TRL adapter's
+    transcript format, token for token what GRPO trains on (``HFAgent(transcript="adapter")``, TRL's
+    ``max_tool_calling_iterations`` of the training runs); ``hf`` in HFAgent's own chat format."""
+    from agentgym.agents.hf import HFAgent
+    from agentgym.eval import evaluate
+
+    if args.eval_agent not in ("adapter", "hf"):
         raise ConfigError(f"eval_agent={args.eval_agent!r}; choose adapter or hf")
+    started = time.perf_counter()
+    if args.eval_agent == "adapter":
+        agent = HFAgent(model=(model, tokenizer), temperature=args.eval_temperature, top_p=1.0,
+                        max_new_tokens=args.max_new_tokens, transcript="adapter", max_tool_calls=args.t_long)
+    else:
+        agent = HFAgent(model=(model, tokenizer), temperature=args.eval_temperature, top_p=1.0,
+                        max_new_tokens=args.max_new_tokens, show_menu=False, history=16)
+    env_kwargs = {**_env_kwargs(args), "help_in_observation": False}  # the tools go to the template, as in training
+    backend = env_kwargs.pop("backend", "auto")
+    result = evaluate(args.env_id, agent, ks=(1,), ts=args.eval_ts, n=args.eval_samples, split=args.eval_split,
+                      tasks=_eval_tasks(args), seed=0, out=out, sandbox=backend, env_kwargs=env_kwargs,
+                      progress=False, report=False, command=f"baselines.llm_budgetmix {label} seed {seed}")
+    records = [dict(r) for r in result.records]
     seconds = time.perf_counter() - started
     return {"label": label, "seed": seed, "records": records, "seconds": seconds,
             "seconds_per_episode": seconds / max(len(records), 1)}
 
 
-def _eval_tasks(args: Args) -> list[tuple[str, str | None]]:
-    """``(task id, tool group)`` of the evaluation tasks: ``eval_tasks`` of the split's tasks (as narrowed
-    by ``env_kwargs``), drawn by a fixed rule (seed 0) and kept in the family's order, or all of them."""
+def _eval_tasks(args: Args) -> list[str]:
+    """The evaluation tasks: ``eval_tasks`` of the split's tasks (as narrowed by ``env_kwargs``), drawn
+    by a fixed rule (seed 0) and kept in the family's order, or all of them."""
     from agentgym.make import make
 
     env = make(args.env_id, split=args.eval_split, **_env_kwargs(args))
     try:
-        tasks = env.unwrapped.tasks  # type: ignore[attr-defined]
-        groups = dict(tasks.tool_groups(args.eval_split))
-        listed = list(tasks.ids(args.eval_split))
+        listed = list(env.unwrapped.tasks.ids(args.eval_split))  # type: ignore[attr-defined]
     finally:
         env.close()
     if args.eval_tasks and args.eval_tasks < len(listed):
         listed = [listed[int(i)] for i in sorted(np.random.default_rng(0).choice(len(listed), args.eval_tasks,
                                                                                  replace=False))]
-    return [(task_id, groups.get(task_id) or None) for task_id in listed]
-
-
-class _IncrementalGenerator:
-    """``model.generate`` that keeps one key/value cache across calls and reuses the longest prefix the
-    new prompt shares with what it holds: a turn prefills only the tool's answer and the next header,
-    an episode only what differs from the last one's first prompt (the tools and the policy are shared).
-    The same tokens in, the same tokens out as a fresh prefill, up to floating-point rounding."""
-
-    def __init__(self, model: Any, tokenizer: Any, max_new_tokens: int, temperature: float) -> None:
-        self.model, self.tokenizer = model, tokenizer
-        self.max_new_tokens, self.temperature = max_new_tokens, temperature
-        self.stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
-        self.held: list[int] = []
-        self.cache: Any = None
-        self.prefilled = 0
-        # transformers 5 names the cache argument ``cache`` (``past_key_values`` is deprecated), 4.x the latter
-        self.cache_arg = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-
-    def __call__(self, ids: list[int]) -> list[int]:
-        import torch
-        from transformers import DynamicCache
-
-        shared = 0
-        for a, b in zip(self.held, ids[:-1]):  # at least the last prompt token is fed again
-            if a != b:
-                break
-            shared += 1
-        if self.cache is None or shared == 0:
-            self.cache, shared = DynamicCache(), 0
-        elif shared < self.cache.get_seq_length():
-            self.cache.crop(shared - self.cache.get_seq_length())  # transformers 5 crops by a negative count
-        self.prefilled += len(ids) - shared
-        device = next(self.model.parameters()).device
-        sampled = self.temperature > 0
-        with torch.no_grad():
-            out = self.model.generate(input_ids=torch.tensor([ids], device=device), attention_mask=torch.ones(
-                1, len(ids), dtype=torch.long, device=device), **{self.cache_arg: self.cache},
-                max_new_tokens=self.max_new_tokens, do_sample=sampled, temperature=self.temperature if sampled else None,
-                top_p=None, top_k=None, eos_token_id=self.stop, pad_token_id=self.tokenizer.pad_token_id)
-        full = out[0].tolist()
-        self.held = full[:self.cache.get_seq_length()]
-        return full[len(ids):]
-
-
-def _evaluate_adapter(model: Any, tokenizer: Any, args: Args) -> list[dict[str, Any]]:
-    """Episodes through the adapter's classes, rendered exactly as TRL renders a rollout: the row's
-    user message, the model's tool calls, the tools' answers as ``tool`` messages. An episode ends at
-    the env's end or at a reply without a tool call (TRL's rule)."""
-    import torch
-
-    from agentgym.agents.chat import parse_tool_call
-
-    env_kwargs = _env_kwargs(args)
-    factory = agtrl.environment_factory(args.env_id, **env_kwargs)
-    generate = _IncrementalGenerator(model, tokenizer, args.max_new_tokens, args.eval_temperature)
-    records = []
-    for task_id, group in _eval_tasks(args):
-        for t in [int(x) for x in args.eval_ts.split(",")]:
-            for sample in range(args.eval_samples):
-                row: dict[str, Any] = {"prompt": [{"role": "user", "content": agtrl.PROMPT + "\n\n"}], "task_id": task_id,
-                                       "seed": sample, "budget": t, "faults": None, "environment": group}
-                instance = _tool_class(factory, row)()
-                torch.manual_seed(sample)
-                try:
-                    messages: list[dict[str, Any]] = [{"role": "user", "content": row["prompt"][0]["content"] +
-                                                       instance.reset(**row)}]
-                    schemas = tool_schemas(instance.episode.env, probed=instance.episode.env.unwrapped.tools())
-                    prompt_tokens = completion_tokens = calls = 0
-                    replies: list[str] = []
-                    prefilled, started = generate.prefilled, time.perf_counter()
-                    while not instance.episode.done:
-                        ids = list(tokenizer.apply_chat_template(messages, tools=schemas, add_generation_prompt=True,
-                                                                 tokenize=True, return_dict=True)["input_ids"])
-                        new = generate(ids)
-                        calls += 1
-                        prompt_tokens += len(ids)
-                        completion_tokens += len(new)
-                        reply = tokenizer.decode(new, skip_special_tokens=True)
-                        replies.append(reply[:400])
-                        call = parse_tool_call(reply)
-                        if call is None:
-                            break
-                        name, arguments = call
-                        method = getattr(instance, name, None) if not name.startswith("_") and name not in (
-                            "reset", "get_reward") else None
-                        try:
-                            answer = method(**arguments) if method is not None else f"error: no tool named {name!r}"
-                        except TypeError as exc:  # wrong arguments: the call costs nothing, as in TRL's loop
-                            answer = f"error: {exc}"
-                        messages.append({"role": "assistant", "content": "", "tool_calls": [
-                            {"type": "function", "function": {"name": name, "arguments": arguments}}]})
-                        messages.append({"role": "tool", "name": name, "content": str(answer)})
-                    summary = instance.episode.summary()
-                    records.append({"task": task_id, "T": t, "sample": sample, "success": summary["success"],
-                                    "turns": summary["turns"], "failure_category": summary["failure_category"],
-                                    "replies": replies, "cost": {"model_calls": calls, "prompt_tokens": prompt_tokens,
-                                             "prefilled_tokens": generate.prefilled - prefilled,
-                                             "completion_tokens": completion_tokens,
-                                             "model_seconds": time.perf_counter() - started}})
-                finally:
-                    instance.episode.close()
-    return records
-
-
-def _evaluate_hf(model: Any, tokenizer: Any, args: Args, label: str, out: Path, seed: int) -> list[dict[str, Any]]:
-    from agentgym.agents.hf import HFAgent
-    from agentgym.eval import evaluate
-
-    agent = HFAgent(model=(model, tokenizer), temperature=args.eval_temperature, top_p=1.0,
-                    max_new_tokens=args.max_new_tokens, show_menu=False, history=16)
-    env_kwargs = {**_env_kwargs(args), "help_in_observation": False}  # the tools go to the template, as in training
-    backend = env_kwargs.pop("backend", "auto")
-    result = evaluate(args.env_id, agent, ks=(1,), ts=args.eval_ts, n=args.eval_samples, split=args.eval_split,
-                      tasks=args.eval_tasks or None, seed=0, out=out, sandbox=backend, env_kwargs=env_kwargs,
-                      progress=False, report=False, command=f"baselines.llm_budgetmix {label} seed {seed}")
-    return [dict(r) for r in result.records]
+    return listed
 
 
 def llm_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], resamples: int

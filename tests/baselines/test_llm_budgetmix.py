@@ -156,32 +156,6 @@ def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
     assert sum(e["episodes"] for e in results["costs"]["eval"]) == 4 * 2 * 2  # 4 models x 2 tasks x 2 T
 
 
-def test_incremental_generation_matches_a_fresh_prefill():
-    import torch
-
-    from agentgym.agents.models import tiny_causal_lm
-
-    tokenizer = _tokenizer()
-    model = tiny_causal_lm(tokenizer, hidden=64, seed=1)
-    generate = lbm._IncrementalGenerator(model, tokenizer, max_new_tokens=12, temperature=0.0)
-
-    def fresh(ids):
-        with torch.no_grad():
-            out = model.generate(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                                 max_new_tokens=12, do_sample=False, eos_token_id=generate.stop,
-                                 pad_token_id=tokenizer.pad_token_id)
-        return out[0, len(ids):].tolist()
-
-    first = tokenizer.encode("<|im_start|>user\nfind the order of ava<|im_end|>\n<|im_start|>assistant\n")
-    reply = generate(first)
-    assert reply == fresh(first) and generate.prefilled == len(first)
-    turn = first + reply[:5] + tokenizer.encode("<|im_end|>\n<|im_start|>user\nan answer<|im_end|>\n<|im_start|>assistant\n")
-    assert generate(turn) == fresh(turn)
-    assert generate.prefilled <= len(turn)  # the second call prefilled only what follows the first prompt
-    other = tokenizer.encode("<|im_start|>user\nsomething else entirely<|im_end|>\n<|im_start|>assistant\n")
-    assert generate(other) == fresh(other)
-
-
 @pytest.mark.parametrize("eval_agent", ["adapter", "hf"])
 def test_evaluation_records_one_episode_per_cell(eval_agent, tmp_path):
     from agentgym.agents.models import tiny_causal_lm
@@ -194,5 +168,7 @@ def test_evaluation_records_one_episode_per_cell(eval_agent, tmp_path):
     assert len(cells) == 4 and {t for _, t in cells} == {2, 3} and len({task for task, _ in cells}) == 2
     assert all(not r["success"] and r["turns"] <= r["T"] for r in out["records"])
     assert all(r["cost"]["completion_tokens"] > 0 for r in out["records"]) and out["seconds_per_episode"] > 0
-    if eval_agent == "adapter":  # what the model wrote, for the failure analysis
-        assert all(len(r["replies"]) == r["cost"]["model_calls"] >= 1 for r in out["records"])
+    assert all(r["category"] for r in out["records"])  # the harness's failure labels
+    if eval_agent == "adapter":  # a random model writes no tool call: TRL's rollout would end, so the agent passes
+        assert all(r["cost"]["model_calls"] == 1 and r["actions"] == [""] * r["T"] for r in out["records"])
+    assert (tmp_path / "eval" / "episodes.jsonl").exists()
