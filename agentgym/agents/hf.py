@@ -42,6 +42,7 @@ import copy
 import inspect
 import json
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -165,6 +166,7 @@ class HFAgent:
         self._seed = 0
         self._episodes: list[_Episode] = []
         self._generating: list[int] = []  # the batch indices of the rows `_generate` is called for
+        self._warned = False
 
     # ------------------------------------------------------------------ Agent protocol (one episode)
     def seed(self, seed: int) -> None:
@@ -195,6 +197,11 @@ class HFAgent:
             system = self.system_prompt if self.use_tools else self.system_prompt.format(grammar=env_grammar(env, info))
             generator = torch.Generator(device="cpu").manual_seed(int(seed))
             chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
+            if self.transcript == "adapter" and getattr(base, "help_in_observation", False) and not self._warned:
+                self._warned = True  # the adapter's envs leave the help out: the template renders the tools
+                warnings.warn("transcript='adapter': the env puts its help text in the first observation, which the "
+                              "TRL adapter's envs leave out; make the env with help_in_observation=False for the "
+                              "adapter's transcript token for token", stacklevel=2)
             if self.transcript == "adapter":  # the tools as TRL renders them: the adapter class's methods
                 tools: Any = agtrl.chat_tools((family, schemas or []))
                 self._episodes.append(_Episode(chat, family, tools, generator, schemas=list(schemas or [])))

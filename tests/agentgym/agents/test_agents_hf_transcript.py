@@ -210,3 +210,15 @@ def test_a_bad_call_is_answered_and_a_reply_without_a_call_ends_the_models_episo
     assert "{'error': 'Tool fly_away not found.'}" in second and "[turns left:" not in second
     third = tokenizer.decode(agent.prompts[0][2])
     assert "[turns left: 3]" in third
+
+
+def test_an_env_that_shows_its_help_is_warned_about(tokenizer):
+    """The adapter's envs leave the help out of the first observation (the template renders the tools)."""
+    env = agentgym.make(ENV, budget=2, split="test", backend="local", domains=["retail"], tiers=["single"])
+    agent = HFAgent((tiny_causal_lm(tokenizer, hidden=16), tokenizer), transcript="adapter")
+    try:
+        obs, info = env.reset(seed=0)
+        with pytest.warns(UserWarning, match="help_in_observation=False"):
+            agent.reset(env, obs, info)
+    finally:
+        env.close()
