@@ -16,9 +16,9 @@ appends it (its ``_get_tool_suffix_ids``), rendered with the template TRL render
 tokenizer's when it preserves prefixes, else TRL's training variant), and each reply parsed by TRL's
 ``parse_response``. The chat is never windowed and shows no menu. As in TRL's loop, a call naming no
 tool gets an error answer without an env step, every call of a reply is played (one env step each),
-and a reply without a tool call, a prompt past ``max_prompt_tokens`` or a reply past ``max_tool_calls``
-replies with calls ends the model's episode: the agent then passes (an empty action, which changes
-nothing) until the budget ends it, calling no model. A forced action is rendered as the model's own
+and a reply without a tool call, a reply after ``max_tool_calls`` replies with calls (TRL's
+``max_tool_calling_iterations``) or a prompt past ``max_prompt_tokens`` ends the model's episode: the
+agent then passes (an empty action, which changes nothing) until the budget ends it, calling no model. A forced action is rendered as the model's own
 tool call. Needs ``trl``.
 
 K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
@@ -150,7 +150,7 @@ class HFAgent:
         self.max_tool_calls = None if max_tool_calls is None else int(max_tool_calls)
         self._template: str | None = None
         if transcript == "adapter":
-            self._template = self._adapter_template(takes_tools and tools != "grammar")
+            self._template = self._adapter_template(takes_tools)  # `tools` does not apply: TRL's rendering does
             self.use_tools = True
         self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if self.use_tools else SYSTEM_PROMPT)
         self.temperature, self.top_p = float(temperature), float(top_p)

@@ -91,23 +91,28 @@ class OracleReplies(HFAgent):
                 text = "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
             else:
                 text = f"I will do this next:\n```\n{action}\n```"
-            out.append((self.tokenizer(text, add_special_tokens=False)["input_ids"], 0.0, 0.0))
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+            out.append((ids + ([self.tokenizer.eos_token_id] if self.transcript == "adapter" else []), 0.0, 0.0))
         return out
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("template", ["grammar", "tools"])
+@pytest.mark.parametrize("template", ["grammar", "tools", "adapter"])
 @pytest.mark.parametrize("env_id", FAMILIES)
 def test_replies_are_read_by_the_families_rules(env_id, template, tokenizer, tool_tokenizer, tmp_path):
+    """``adapter``: the TRL adapter's transcript (`HFAgent(transcript="adapter")`), replies parsed by TRL."""
     _image(env_id)
-    tok = tool_tokenizer if template == "tools" else tokenizer
-    agent = OracleReplies((tiny_causal_lm(tok), tok), tools="template" if template == "tools" else "grammar")
+    tok = tokenizer if template == "grammar" else tool_tokenizer
+    kwargs = ({"transcript": "adapter", "max_prompt_tokens": 32_000} if template == "adapter"  # never windowed
+              else {"tools": "template" if template == "tools" else "grammar"})
+    agent = OracleReplies((tiny_causal_lm(tok), tok), **kwargs)
     ids = select_tasks(env_id, "test", 2, seed=0)
     probe = gym.make(env_id, split="test", backend="local")
     top = max(probe.unwrapped.tasks.get(t).min_turns for t in ids)
     probe.close()
     result = evaluate(env_id, agent, ks=[1], ts=[top], n=2, tasks=ids, sandbox="docker", out=tmp_path,
-                      progress=False, report=False)
+                      progress=False, report=False,
+                      env_kwargs={"help_in_observation": False} if template == "adapter" else None)
     assert [r["success"] for r in result.records] == [True] * 4, [(r["task"], r["actions"]) for r in result.records]
 
 
