@@ -40,7 +40,7 @@ from baselines import provenance
 from baselines.agent import PolicyAgent, load_policy
 from baselines.config import NO_STARTS, Args, intervention_runs
 from baselines.decisions import DecisionRecorder
-from baselines.env_pool import close_idle
+from baselines.env_pool import borrow, close_idle
 from baselines.eval_lists import seeded_list, split_task_ids, task_list
 from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
 from baselines.heuristics import (
@@ -100,7 +100,7 @@ def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str]
         env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
         seed=0, out=out, sandbox=args.backend, progress=args.progress and not in_parallel(args.workers, args.executor),
         report=report, intervention=intervention,
-        env_kwargs=env_kwargs,
+        env_kwargs=env_kwargs, base_env=borrow,  # this worker's warm envs, kept from one evaluation to the next
     )
 
 

@@ -189,6 +189,7 @@ def evaluate(
     budget_mode: str = "hard",
     soft_budget: Mapping[str, Any] | None = None,
     intervention: str | None = None,
+    base_env: Callable[..., Any] | None = None,
 ) -> EvalResult:
     """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
 
@@ -208,6 +209,9 @@ def evaluate(
     ``summary["results"]["intervened"]`` and ``summary["intervention"]``. A task where the rule
     has no candidate gets a ``no_candidate`` record, never scored, counted in the summary. The agent
     needs the ``forced`` hook (`agentgym.agents.base`).
+    ``base_env``: builds each worker's bare envs in place of `agentgym.eval.stack.make_base_env`
+    (same arguments), e.g. a pool that lends warm envs (``baselines.env_pool.borrow``); the episodes
+    are the same, the sandbox start-ups fewer.
     """
     started = time.perf_counter()
     envs = [resolve_env_id(e) for e in ([env_ids] if isinstance(env_ids, str) else list(env_ids))]
@@ -256,7 +260,7 @@ def evaluate(
     wconfig = WorkerConfig(
         envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
         env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path), soft_budget=soft,
-        batch=batches(agent_obj),
+        batch=batches(agent_obj), base_env=base_env,
     )
     run = _executor(executor)
     fresh: list[dict[str, Any]] = []

@@ -14,7 +14,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,10 @@ class WorkerConfig:
     """The soft budget of ``budget_mode="soft"`` episodes (`agentgym.eval.stack.wrap_for_eval`'s ``soft``)."""
     batch: bool = False
     """Hand a cell's samples to the agent as one batch (agents with ``act_batch``, such as ``hf``)."""
+    base_env: Callable[..., gym.Env] | None = None
+    """Builds a worker's bare envs (``make_base_env``'s arguments; default `make_base_env`): a pool
+    that lends warm envs (``baselines.env_pool.borrow``) saves a sandbox start per evaluation.
+    Picklable (a module-level function) for Ray."""
 
 
 def resolve_env_id(env_id: str) -> str:
@@ -321,7 +325,7 @@ class EpisodeWorker:
         ``startup_s`` of the next record instead."""
         kwargs = {"split": self.config.split, "backend": self.config.sandbox, **dict(self.config.env_kwargs)}
         start = time.perf_counter()
-        base = make_base_env(spec.env, **kwargs)
+        base = (self.config.base_env or make_base_env)(spec.env, **kwargs)
         try:
             base.reset(seed=spec.env_seed, options={"task_id": spec.task})
         except BaseException:

@@ -80,6 +80,26 @@ def test_same_seed_same_records_in_process_and_in_a_pool(tmp_path):
     assert [r["actions"] for r in strip_timing(d.records)] != [r["actions"] for r in strip_timing(a.records)]
 
 
+BUILT: list[str] = []
+
+
+def _pooled_base_env(env_id, **kwargs):
+    """A lender of bare envs, as `baselines.env_pool.borrow` is: counts what it builds."""
+    from agentgym.eval.stack import make_base_env
+
+    BUILT.append(env_id)
+    return make_base_env(env_id, **kwargs)
+
+
+def test_a_base_env_factory_builds_the_envs_and_changes_no_episode(tmp_path):
+    kw = dict(ks=[1, 2], ts=[3, 6], n=2, tasks=4, seed=7, progress=False, report=False)
+    a = evaluate(KV_ID, "random", out=tmp_path / "a", **kw)
+    BUILT.clear()
+    b = evaluate(KV_ID, "random", out=tmp_path / "b", base_env=_pooled_base_env, **kw)
+    assert BUILT and set(BUILT) == {KV_ID}
+    assert strip_timing(a.records) == strip_timing(b.records)
+
+
 def test_resume_skips_finished_episodes_and_gives_the_same_summary(tmp_path):
     kw = dict(ks=[1, 2], ts=[3, 5], n=2, tasks=4, seed=3, progress=False, report=False)
     full = evaluate(KV_ID, "random", out=tmp_path / "full", **kw)
