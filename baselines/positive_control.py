@@ -282,13 +282,14 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 """Student's t, two-sided 95%, for 1-15 degrees of freedom (no scipy on the GPU machine)."""
 
 
-def seed_interval(values: list[float]) -> list[float]:
-    """Mean +- t x standard error over seeds (95%); a single seed gives [mean, mean]."""
+def seed_interval(values: list[float], lo: float = 0.0, hi: float = 1.0) -> list[float]:
+    """Mean +- t x standard error over seeds (95%), clipped to [``lo``, ``hi``] (a success rate's
+    range: with 3 seeds the t interval of a bimodal cell spills past it); one seed gives [mean, mean]."""
     mean = float(np.mean(values))
     if len(values) < 2:
         return [mean, mean]
     half = _T975[min(len(values) - 2, len(_T975) - 1)] * float(np.std(values, ddof=1)) / np.sqrt(len(values))
-    return [mean - half, mean + half]
+    return [max(lo, mean - half), min(hi, mean + half)]
 
 
 def _cells(rs_by_t: dict[int, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
