@@ -25,7 +25,7 @@ Contents:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -343,14 +343,7 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
     hard = {twin_key(r): r for r in rs if budget_mode(r) == "hard"}
     soft = {twin_key(r): r for r in rs if budget_mode(r) == "soft"}
     out: dict[int, dict[str, Any]] = {}
-    for t in sorted({key[2] for key in soft}):
-        pairs = [(hard[k], s) for k, s in sorted(soft.items()) if k in hard and k[2] == t]  # sorted: one bootstrap order
-        if not pairs:
-            continue
-        by_task: dict[str, list[float]] = defaultdict(list)
-        for h, s in pairs:
-            by_task[_task_key(s)].append(float(bool(s["success"])) - float(bool(h["success"])))
-        mean, lo, hi = bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples, seed=seed)
+    for t, pairs, tasks, (mean, lo, hi) in _paired_differences(hard, soft, resamples=resamples, seed=seed):
         ext = [s.get("extensions") or {} for _, s in pairs]
 
         def avg(values: Iterable[float]) -> float:
@@ -360,7 +353,7 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
         success_soft = avg(bool(s["success"]) for _, s in pairs)
         out[t] = {
             "pairs": len(pairs),
-            "tasks": len(by_task),
+            "tasks": tasks,
             "success_hard": avg(bool(h["success"]) for h, _ in pairs),
             "success_soft": success_soft,
             "diff": {"mean": mean, "lo": lo, "hi": hi},
@@ -396,20 +389,13 @@ def intervention_effect(records: Iterable[Record], *, resamples: int = 2000, see
     clean = {_pair_key(r): r for r in rs if not r.get("intervention")}
     forced = {_pair_key(r): r for r in rs if r.get("intervention")}
     out: dict[int, dict[str, Any]] = {}
-    for t in sorted({key[2] for key in forced}):
-        pairs = [(clean[k], f) for k, f in sorted(forced.items()) if k in clean and k[2] == t]
-        if not pairs:
-            continue
-        by_task: dict[str, list[float]] = defaultdict(list)
-        for c, f in pairs:
-            by_task[_task_key(f)].append(float(bool(f["success"])) - float(bool(c["success"])))
-        mean, lo, hi = bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples, seed=seed)
+    for t, pairs, tasks, (mean, lo, hi) in _paired_differences(clean, forced, resamples=resamples, seed=seed):
         s_clean = sum(bool(c["success"]) for c, _ in pairs)
         s_forced = sum(bool(f["success"]) for _, f in pairs)
         both = sum(bool(c["success"]) and bool(f["success"]) for c, f in pairs)
         out[t] = {
             "pairs": len(pairs),
-            "tasks": len(by_task),
+            "tasks": tasks,
             "success_clean": s_clean / len(pairs),
             "success_intervened": s_forced / len(pairs),
             "diff": {"mean": mean, "lo": lo, "hi": hi},
@@ -426,6 +412,22 @@ def intervention_effect(records: Iterable[Record], *, resamples: int = 2000, see
 
 def _share(records: Sequence[Record]) -> float | None:
     return sum(bool(r["success"]) for r in records) / len(records) if records else None
+
+
+def _paired_differences(base: Mapping[Any, Record], other: Mapping[Any, Record], *, resamples: int, seed: int
+                        ) -> Iterator[tuple[int, list[tuple[Record, Record]], int, tuple[float, float, float]]]:
+    """Per T (key[2]) of ``other``'s episodes: each paired with its ``base`` twin (sorted by key: one
+    bootstrap order), the number of tasks, and success(other) - success(base) averaged per task,
+    with its bootstrap interval."""
+    for t in sorted({key[2] for key in other}):
+        pairs = [(base[k], o) for k, o in sorted(other.items()) if k in base and k[2] == t]
+        if not pairs:
+            continue
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for b, o in pairs:
+            by_task[_task_key(o)].append(float(bool(o["success"])) - float(bool(b["success"])))
+        yield t, pairs, len(by_task), bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples,
+                                                     seed=seed)
 
 
 def _task_key(r: Record) -> str:
