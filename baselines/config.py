@@ -195,7 +195,7 @@ class Args(PPOConfig):
     eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
     eval_interventions: str = "wrong-patch,wrong-patch-tested,tool_error@turn=1,state_drift@mutation=1"
-    """recovery by intervention (issue 34), forced alike on fixed-T_short, fixed-T_long, BudgetMix (every seed) and the budget-aware script, paired by task with their clean episodes: an env's forced start (Coding-v0: wrong-patch, a wrong menu patch chosen from the task alone, played as the agent's first action; wrong-patch-tested, and its test) or a fault spec (tool_error@turn=1; state_drift@mutation=1 silently undoes the agent's first patch). The first is the primary one, of the contrasts (h1)-(h4); empty: skip"""
+    """recovery by intervention (issue 34), forced alike on fixed-T_short, fixed-T_long, BudgetMix, BudgetMix without forced starts (every seed) and the budget-aware script, paired by task with their clean episodes: an env's forced start (Coding-v0: wrong-patch, a wrong menu patch chosen from the task alone, played as the agent's first action; wrong-patch-tested, and its test) or a fault spec (tool_error@turn=1; state_drift@mutation=1 silently undoes the agent's first patch). The first is the primary one, of the contrasts (h1)-(h4); empty: skip"""
     eval_intervention_ts: str = "5,8,12,16"
     """budgets of the primary intervention (recovery needs T >= 5)"""
     eval_variant_ts: str = "5,16"

@@ -306,8 +306,10 @@ def run_experiment(args: Args) -> int:
     # seed-major order, so that every worker's cache meets each task early
     order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
              if seed in agents[name]]
-    # the recovery contrasts' agents also play every intervention (the same forced start for all)
-    intervened = set(list(schedules)[:2]) | {"budgetmix", "script:budget-aware"} if args.eval_interventions else set()
+    # the recovery contrasts' agents also play every intervention (the same forced start for all), and
+    # BudgetMix without forced starts: does the start-state curriculum cause the recovery?
+    intervened = set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} \
+        if args.eval_interventions else set()
     results, eval_cache = evaluate_all(args, [(f"{n}-s{s}" if s else n, agents[n][s], n in intervened) for n, s in order],
                                        out / "eval", task_lists)
     evals: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in agents}
