@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
+
 from agentgym.agents import RandomAgent
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
@@ -54,7 +56,7 @@ from baselines.probe import budget_probe
 from baselines.report import write_report
 from baselines.trainer import coding_kwargs, progress_bar
 
-__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "evaluate_agent",
+__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "check_interventions", "evaluate_agent",
            "training_seeds"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
@@ -85,6 +87,24 @@ def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> 
     ``--no-starts-seeds`` seeds only."""
     return [(name, spec, seed) for seed in seeds for name, spec in schedules.items()
             if name != NO_STARTS or seed in seeds[: args.no_starts_seeds]]
+
+
+def check_interventions(args: Args, env_id: str) -> None:
+    """Fail before training when ``--eval-interventions`` names a forced start ``env_id`` does not
+    define (Coding-v0's ``wrong-patch`` on another family), rather than at its first evaluation."""
+    forced = [how["intervention"] for _, how, _ in intervention_runs(args) if "intervention" in how]
+    if not forced:
+        return
+    env = gym.make(env_id, backend="local", disable_env_checker=True)
+    try:
+        known = tuple(getattr(env.unwrapped, "interventions", ()))
+    finally:
+        env.close()
+    missing = [name for name in forced if name not in known]
+    if missing:
+        raise ConfigError(f"--eval-interventions {args.eval_interventions!r}: {env_id} defines no forced start "
+                          f"{missing} (its own: {list(known) or 'none'}); keep fault specs such as tool_error@turn=1, "
+                          "or pass --eval-interventions ''")
 
 
 def training_seeds(args: Args) -> list[int]:
@@ -263,6 +283,8 @@ def run_experiment(args: Args) -> int:
         if changed:
             raise ConfigError(f"--resume of {out}, written by other code: {'; '.join(changed)}; start a new --out "
                               "(and pool the folders with `python -m baselines.pool`)")
+
+    check_interventions(args, [e for e in args.env_ids.split(",") if e][0])
 
     # ---------------------------------------------------------------- train at equal env steps, per seed
     training = train_all(args, schedules, seeds)

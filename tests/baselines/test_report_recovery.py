@@ -59,3 +59,16 @@ def test_recovery_rows_primary_in_the_family_variants_beside_it_and_the_section(
     assert "## Recovery by intervention" in text and "**`tool_error@turn=1`**" in text
     assert "outside the family" in text and "(h4) Where (f) comes from" in text
     assert "| fixed-T12 | 0.25 [" in text  # R(T=5) with its interval
+
+
+def test_an_intervention_the_family_lacks_fails_before_training() -> None:
+    import pytest
+
+    from agentgym.errors import ConfigError
+    from baselines.experiment import check_interventions
+
+    args = Args(workers=1)  # the default: Coding-v0's wrong-patch first
+    check_interventions(args, "agentgym/Coding-v0")
+    with pytest.raises(ConfigError, match="defines no forced start"):
+        check_interventions(args, "agentgym/ToolUse-v0")
+    check_interventions(dataclasses.replace(args, eval_interventions="tool_error@turn=1"), "agentgym/ToolUse-v0")
