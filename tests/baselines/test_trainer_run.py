@@ -48,8 +48,10 @@ def _same(a: Any, b: Any) -> bool:
 
 def test_same_seed_same_run_bit_for_bit(tmp_path: Path) -> None:
     """Policy, optimizer moments, summary and per-update metrics repeat exactly; another seed differs."""
-    runs = [_state(train(_args(tmp_path / name, seed=seed), "run")) for name, seed in (("a", 3), ("b", 3), ("c", 4))]
-    assert runs[0]["summary"]["env_steps"] >= 256 and runs[0]["summary"]["updates"] == len(runs[0]["history"]) >= 4
+    # 384 steps: forced starts at every budget (equal exposure) count as env steps, so 256 made only 3 updates
+    runs = [_state(train(_args(tmp_path / name, seed=seed, total_env_steps=384), "run"))
+            for name, seed in (("a", 3), ("b", 3), ("c", 4))]
+    assert runs[0]["summary"]["env_steps"] >= 384 and runs[0]["summary"]["updates"] == len(runs[0]["history"]) >= 4
     assert _same(runs[0], runs[1])
     assert not _same(runs[0]["policy"], runs[2]["policy"])
 
