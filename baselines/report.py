@@ -66,7 +66,7 @@ from baselines.report_deployment import (
     exposure_section,
 )
 from baselines.report_plots import draw_plots, plot_control
-from baselines.report_recovery import recovery_rows, recovery_section
+from baselines.report_recovery import intervention_cells, recovery_rows, recovery_section
 
 __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
@@ -99,7 +99,7 @@ def write_report(
         exposure_section(n.exposure),
         success_section(n),
         contrasts_section(n),
-        recovery_section(args, evals, n.cells, n.primary, [c for c in n.contrasts if c["label"].startswith("h")],
+        recovery_section(args, n.after, n.cells, n.primary, [c for c in n.contrasts if c["label"].startswith("h")],
                          n.recovery_described),
         multi_bug_section(n),
         pass_at_k_section(n),
@@ -154,6 +154,8 @@ class Numbers:
     """the named contrasts, (h1)-(h4) included: the Holm family"""
     recovery_described: list[dict[str, Any]]
     """the other interventions' (h1)-(h3), outside the family"""
+    after: dict[str, dict[str, Agent]]
+    """per intervention and agent: success after it, per seed and (task, T) (`report_recovery.intervention_cells`)"""
     pass_k: dict[str, dict[int, dict[int, dict[str, Any]]]]
     """per agent, T and K: Pass@(K,T) over all seeds with its seed-and-task interval"""
     categories: dict[str, dict[int, dict[str, dict[str, Any]]]]
@@ -191,7 +193,8 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
     cells_multi = cells_of("multi_records") if multi_tasks else {}
     names = list(schedules)
     # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
-    recovery_family, recovery_described = recovery_rows(args, evals, primary, short=names[0], long=names[1],
+    after = intervention_cells(args, evals)
+    recovery_family, recovery_described = recovery_rows(args, evals, after, primary, short=names[0], long=names[1],
                                                         mix="budgetmix", unit_of=unit_of)
     contrasts = named_contrasts(cells, primary, ts, short=names[0], long=names[1], mix="budgetmix",
                                 curricula=[n for n in names if n.startswith("curriculum")],
@@ -216,7 +219,7 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
         evals=evals, training=training, records=records,
         cells=cells, success=success, ts2=ts2, cells2=cells2, success2=success2,
         multi_tasks=multi_tasks, cells_multi=cells_multi, success_multi=success_multi,
-        contrasts=contrasts, recovery_described=recovery_described, pass_k=pass_k, categories=categories, exposure=exposed,
+        contrasts=contrasts, recovery_described=recovery_described, after=after, pass_k=pass_k, categories=categories, exposure=exposed,
         deployment=deployment(records, pass_k, primary, ts),
         costs=agent_costs(exposed, records, cells, primary, ts),
         decisions=decisions, traces=traces,

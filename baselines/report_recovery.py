@@ -4,6 +4,7 @@ Every intervention of ``--eval-interventions`` is forced alike on fixed-T_short,
 BudgetMix (every seed) and the budget-aware script, and played on the headline list:
 
 - `after_cells`: an agent's success after one intervention, per seed and (task, T): R_A(T);
+  `intervention_cells`: those of every intervention, computed once for the rows and the section;
 - `recovery_rows`: the primary intervention's (h1)-(h4) (`baselines.contrasts.recovery_contrasts`),
   which join the Holm family of the named contrasts, and the other interventions' (h1)-(h3),
   reported beside them as descriptive rows (outside the family);
@@ -29,7 +30,7 @@ from baselines.contrasts import (
     success_at,
 )
 
-__all__ = ["after_cells", "recovery_rows", "recovery_section"]
+__all__ = ["after_cells", "intervention_cells", "recovery_rows", "recovery_section"]
 
 Evals = Mapping[str, Mapping[int, Mapping[str, Any]]]
 
@@ -49,14 +50,21 @@ def after_cells(evals: Evals, intervention: str) -> dict[str, Agent]:
     return out
 
 
+def intervention_cells(args: Args, evals: Evals) -> dict[str, dict[str, Agent]]:
+    """Intervention -> `after_cells`, for every intervention of ``--eval-interventions``."""
+    return {iv: after_cells(evals, iv) for iv, _, _ in intervention_runs(args)}
+
+
 def _ts(spec: str) -> list[int]:
     return sorted(int(t) for t in str(spec).split(",") if t.strip())
 
 
-def recovery_rows(args: Args, evals: Evals, tasks: Sequence[str], *, short: str, long: str, mix: str = "budgetmix",
-                  unit_of: Callable[[str], str] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def recovery_rows(args: Args, evals: Evals, after: Mapping[str, Mapping[str, Agent]], tasks: Sequence[str], *,
+                  short: str, long: str, mix: str = "budgetmix", unit_of: Callable[[str], str] | None = None
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(rows of the Holm family: the primary intervention's (h1)-(h4); descriptive rows: the other
-    interventions' (h1)-(h3), labelled ``h1'`` ...)."""
+    interventions' (h1)-(h3), labelled ``h1'`` ...). ``after``: `intervention_cells`; ``evals``
+    gives (h4) its clean episodes' first decisions."""
     runs = intervention_runs(args)
     if not runs:
         return [], []
@@ -66,7 +74,7 @@ def recovery_rows(args: Args, evals: Evals, tasks: Sequence[str], *, short: str,
     described: list[dict[str, Any]] = []
     for i, (iv, _, ts) in enumerate(runs):
         at = _ts(ts)
-        rows = recovery_contrasts(after_cells(evals, iv), tasks, short=short, long=long, mix=mix, lo_t=at[0], hi_t=at[-1],
+        rows = recovery_contrasts(after[iv], tasks, short=short, long=long, mix=mix, lo_t=at[0], hi_t=at[-1],
                                   intervention=iv, decisions=decisions if i == 0 else None, unit_of=unit_of)
         if i == 0:
             family += rows
@@ -83,8 +91,9 @@ def _cell(s: Mapping[str, Any]) -> str:
     return "–" if s.get("mean") is None else f"{s['mean']:.2f} [{s['lo']:.2f}, {s['hi']:.2f}]"
 
 
-def recovery_section(args: Args, evals: Evals, clean: Mapping[str, Agent], tasks: Sequence[str],
-                     family: Sequence[Mapping[str, Any]], described: Sequence[Mapping[str, Any]]) -> list[str]:
+def recovery_section(args: Args, after: Mapping[str, Mapping[str, Agent]], clean: Mapping[str, Agent],
+                     tasks: Sequence[str], family: Sequence[Mapping[str, Any]], described: Sequence[Mapping[str, Any]]
+                     ) -> list[str]:
     """The report's section: R_A(T) beside clean success, (h1)-(h4) with their Holm p (``family``
     rows as they came back from the named contrasts), the variants' rows, (h4)'s decomposition."""
     runs = intervention_runs(args)
@@ -97,11 +106,10 @@ def recovery_section(args: Args, evals: Evals, clean: Mapping[str, Agent], tasks
              "Success after the intervention R(T), with 95% intervals over seeds and tasks, and clean success at the "
              "same T:", ""]
     for iv, _, ts in runs:
-        after = after_cells(evals, iv)
         at = _ts(ts)
         lines += [f"**`{iv}`**", "", "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
                   "|---|" + "---|---|" * len(at) + "---|"]
-        for name, agent in after.items():
+        for name, agent in after[iv].items():
             cells = [success_at(agent, tasks, t) for t in at]
             base = [success_at(clean[name], tasks, t) if name in clean else {} for t in at]
             lines.append(f"| {name} | " + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))

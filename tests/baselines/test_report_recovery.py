@@ -6,7 +6,7 @@ import dataclasses
 
 from baselines.config import Args
 from baselines.contrasts import named_contrasts
-from baselines.report_recovery import after_cells, recovery_rows, recovery_section
+from baselines.report_recovery import after_cells, intervention_cells, recovery_rows, recovery_section
 
 TASKS = [f"coding/one_bug/m{i % 4}/t{i}" for i in range(24)]
 IVS = "wrong-patch,tool_error@turn=1"
@@ -41,7 +41,9 @@ def test_after_cells_keep_only_that_interventions_episodes() -> None:
 def test_recovery_rows_primary_in_the_family_variants_beside_it_and_the_section() -> None:
     args = dataclasses.replace(Args(workers=1), eval_interventions=IVS, eval_intervention_ts="5,16", eval_variant_ts="5,16")
     evals = _evals()
-    family, described = recovery_rows(args, evals, TASKS, short="fixed-T3", long="fixed-T12",
+    after = intervention_cells(args, evals)
+    assert set(after) == {"wrong-patch", "tool_error@turn=1"} and after["wrong-patch"] == after_cells(evals, "wrong-patch")
+    family, described = recovery_rows(args, evals, after, TASKS, short="fixed-T3", long="fixed-T12",
                                       unit_of=lambda t: t.rsplit("/", 1)[0])
     assert [r["label"] for r in family] == ["h1", "h2", "h3", "h4"]
     assert [r["label"] for r in described] == ["h1'", "h2'", "h3'"]
@@ -54,7 +56,7 @@ def test_recovery_rows_primary_in_the_family_variants_beside_it_and_the_section(
              for n, b in evals.items()}
     rows = named_contrasts(clean, TASKS, [5, 16], short="fixed-T3", long="fixed-T12", mix="budgetmix", curricula=[],
                            more=family)
-    text = "\n".join(recovery_section(args, evals, clean, TASKS, [r for r in rows if r["label"].startswith("h")],
+    text = "\n".join(recovery_section(args, after, clean, TASKS, [r for r in rows if r["label"].startswith("h")],
                                       described))
     assert "## Recovery by intervention" in text and "**`tool_error@turn=1`**" in text
     assert "outside the family" in text and "(h4) Where (f) comes from" in text
