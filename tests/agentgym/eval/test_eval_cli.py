@@ -101,3 +101,19 @@ def test_cli_names_the_executor_apart_from_the_sandbox(tmp_path, capsys):
     capsys.readouterr()
     assert main([*base, "--backend", "local", "--out", str(tmp_path / "b"), "--no-report"]) == 0
     assert "--backend is now --executor" in capsys.readouterr().err
+
+
+def test_cli_env_kwargs_reach_every_env_and_the_command_line(tmp_path, capsys):
+    """``--env-kwarg KEY=VALUE`` is `evaluate(env_kwargs=)`: JSON values parsed, text kept as text."""
+    from agentgym.cli import main
+
+    flag = tmp_path / "crashed"
+    out = tmp_path / "run"
+    code = main(["eval", "--env", "test/EvalFlakyKV-v0", "--agent", "oracle", "--t", "8", "--tasks", "2",
+                 "--no-progress", "--no-report", "--env-kwarg", f"crash_once={flag}",
+                 "--env-kwarg", 'always_crash=["no-such-task"]', "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert flag.exists()  # the env got crash_once, crashed once, and the retry finished the episode
+    config = json.loads((out / "summary.json").read_text())["config"]
+    assert config["env_kwargs"] == {"crash_once": str(flag), "always_crash": ["no-such-task"]}
+    assert f"--env-kwarg 'crash_once=\"{flag}\"'" in config["command"]
