@@ -3,7 +3,8 @@
 What both families do the same way lives here: the verdict asked of the sandbox's world and a
 refusal grounded in what the agent saw (a refusal passes only when the agent read, as they are
 now, the records that forbid the request: a blind "I cannot" fails), another actor's drift as
-the fault hook, and the menu's head (the oracle's next action, finishing as done, refusing).
+the fault hook, and the menu's head (the oracle's next action, finishing as done, refusing), or,
+with ``menu="no-oracle"`` (`agentgym.menus`), a menu built without the oracle.
 A family supplies its task set, its world's sandbox module (``setup``, ``verify``, ``drift``
 ...), what the agent has seen (``_seen``: record key -> version), and its part of the menu.
 """
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 
 from agentgym.actions import render_call
 from agentgym.core import SUBMIT_ACTIONS, AgentEnv, Outcome, ParsedAction, menu_of
+from agentgym.menus import NO_ORACLE, ORACLE, check_menu_mode, open_menu
 from agentgym.world.tasks import WorldTasks
 
 __all__ = ["WorldEnv"]
@@ -35,9 +37,13 @@ class WorldEnv(AgentEnv):
     """The menu's answer for a request carried out."""
     refusal_answer: ClassVar[str] = "I cannot do that."
     """The menu's answer for a request the rules forbid."""
+    menu_modes: ClassVar[tuple[str, ...]] = (ORACLE,)
+    """The ``menu=`` modes the family supports (`agentgym.menus`); ``"no-oracle"`` only where its
+    world menu is built from what the agent saw, never from the oracle."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, menu: str = ORACLE, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # split, backend, tiers, the family's group filter, ...: see AgentEnv
+        self.menu = check_menu_mode(type(self).__name__, menu, self.menu_modes)
         self._reset_tracking()
 
     @classmethod
@@ -66,7 +72,8 @@ class WorldEnv(AgentEnv):
         """Take in the world's reply to a drift (the oracle's view changed with it)."""
 
     def _answer_menu(self) -> list[str]:
-        """Final answers the menu offers besides done and refusal (ToolUse: amounts seen)."""
+        """Final answers the menu offers besides done and refusal (ToolUse: amounts seen); with
+        ``menu="no-oracle"`` the only answers there are, so they must be built from what was seen."""
         return []
 
     def _world_menu(self) -> list[str]:
@@ -101,8 +108,11 @@ class WorldEnv(AgentEnv):
         return f"another actor changed a record: {reply['what']}"
 
     def _admissible(self) -> list[str]:
-        head = [self.reference_action(), self.finish_action(self.done_answer), self.finish_action(self.refusal_answer)]
-        return menu_of(head + self._answer_menu(), self._world_menu())
+        answers = [self.finish_action(self.done_answer), self.finish_action(self.refusal_answer), *self._answer_menu()]
+        if self.menu == NO_ORACLE:  # the oracle is never asked: its action is there only if the world menu makes it
+            assert self.task is not None
+            return open_menu(f"{self.task.task_id}/{self.turn}", answers, self._world_menu())
+        return menu_of([self.reference_action(), *answers], self._world_menu())
 
 
 @cache

@@ -18,6 +18,7 @@ from agentgym.core import Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
+from agentgym.menus import NO_ORACLE, ORACLE
 from agentgym.tasks import Task
 from agentgym.world.env import WorldEnv
 
@@ -72,10 +73,16 @@ class ToolUseEnv(WorldEnv):
 
     ## Arguments
     ``split`` ("train", "test", "heldout"), ``backend``, ``domains`` and ``tiers`` (restrict the
-    tasks), ``render_mode``, ``score_on_truncation``, ``sandbox_options``.
+    tasks), ``render_mode``, ``score_on_truncation``, ``sandbox_options``, ``menu``:
+    ``"oracle"`` (default: ``admissible_actions`` holds the oracle's next action, a done and a
+    refusal answer, the last two amounts seen, and calls on the records seen) or ``"no-oracle"``
+    (for training menu policies, `agentgym.menus`: the calls on the records seen, with their
+    decoys; done, a plain refusal, the last three amounts seen and the sum of the last two;
+    never the oracle's action, so a grounded refusal's reasons or an amount that needs another
+    sum are not offered; at most 32, kept by a stable hash).
 
     ## Version History
-    * v0: retail and travel domains, three tiers, held-out templates.
+    * v0: retail and travel domains, three tiers, held-out templates; ``menu="no-oracle"``.
     """
 
     family: ClassVar[str] = "tooluse"
@@ -87,6 +94,7 @@ class ToolUseEnv(WorldEnv):
     world_module = ENGINE_MODULE
     done_answer = DONE_ANSWER
     refusal_answer = REFUSAL_ANSWER
+    menu_modes = (ORACLE, NO_ORACLE)  # the domains' menus are built from the entities seen (domains/*.py, menu)
 
     def __init__(self, *, domains: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(domains=domains, **kwargs)  # split, backend, tiers, ...: see AgentEnv
@@ -143,7 +151,13 @@ class ToolUseEnv(WorldEnv):
         self._view = (self._epoch, reply["view"])
 
     def _answer_menu(self) -> list[str]:
-        return [self.finish_action(f"All done. The amount is ${a:.2f}.") for a in self._amounts[-2:]]
+        if self.menu != NO_ORACLE:
+            return [self.finish_action(f"All done. The amount is ${a:.2f}.") for a in self._amounts[-2:]]
+        # without the oracle's amount at the head: the last amounts seen, and the sum of the last two
+        # (a round trip's total), each as a finish; the same candidates whatever the task asks
+        seen = list(dict.fromkeys(round(a, 2) for a in reversed(self._amounts)))[:3]
+        sums = [seen[0] + seen[1]] if len(seen) > 1 else []
+        return [self.finish_action(f"All done. The amount is ${a:.2f}.") for a in seen + sums]
 
     def _world_menu(self) -> list[str]:
         assert self.task is not None
