@@ -19,6 +19,7 @@ from agentgym.core import Outcome, ParsedAction, menu_of
 from agentgym.envs.miniwob import solvers
 from agentgym.envs.miniwob.tasks import MiniWoBTasks
 from agentgym.errors import ConfigError
+from agentgym.menus import NO_ORACLE, ORACLE, check_menu_mode, open_menu
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
 from agentgym.web import CHROMIUM_MODULES
@@ -79,10 +80,15 @@ class MiniWoBEnv(WebEnv):
     ``page_timer`` (True keeps the page's own time limit, 10 s by default, which then ends
     episodes with reward -1), ``split``, ``backend`` (``"docker"``; ``"auto"`` means Docker: the
     pages and Chromium live in the image; ``"local"`` is refused at reset), ``render_mode``,
-    ``help_in_observation``.
+    ``help_in_observation``, ``menu``: ``"oracle"`` (default: ``admissible_actions`` holds the
+    solver's next action, giving up, and `solvers.menu`) or ``"no-oracle"`` (for training menu
+    policies, `agentgym.menus`: `solvers.candidates`, every element's click, fill and select with
+    the texts the instruction states, and giving up; never the solver's action, so a text the
+    page asks to be worked out or copied is not offered; at most 32, kept by a stable hash).
 
     ## Version History
-    * v0: 86 pages in two tiers; scripted solvers for a subset (`agentgym.envs.miniwob.solvers`).
+    * v0: 86 pages in two tiers; scripted solvers for a subset (`agentgym.envs.miniwob.solvers`);
+      ``menu="no-oracle"``.
     """
 
     family: ClassVar[str] = "miniwob"
@@ -96,10 +102,14 @@ class MiniWoBEnv(WebEnv):
     actions: ClassVar[BrowserActions] = BrowserActions(tuple(
         replace(s, description=GIVE_UP_HELP) if s.name == "finish" else s for s in ACTIONS if s.name not in ONE_PAGE))
 
-    def __init__(self, *, page_timer: bool = False, backend: str = "auto", **kwargs: Any) -> None:
+    menu_modes: ClassVar[tuple[str, ...]] = (ORACLE, NO_ORACLE)
+    """The ``menu=`` modes (`agentgym.menus`)."""
+
+    def __init__(self, *, page_timer: bool = False, backend: str = "auto", menu: str = ORACLE, **kwargs: Any) -> None:
         # "auto" means Docker here; another backend is refused at the first reset (building an env to
         # read its tasks, as the eval harness does, starts no sandbox and stays allowed)
         super().__init__(backend="docker" if backend == "auto" else backend, **kwargs)  # split, tasks, tiers, ...
+        self.menu = check_menu_mode(type(self).__name__, menu, self.menu_modes)
         self.page_timer = bool(page_timer)
         self.chromium: dict[str, Any] | None = None
         self._reply: dict[str, Any] = {}
@@ -157,6 +167,9 @@ class MiniWoBEnv(WebEnv):
 
     def _admissible(self) -> list[str]:
         # as Browser-v0's menu, giving up is one of the choices
+        if self.menu == NO_ORACLE:  # the solver is never asked: its action is there only if the page's elements make it
+            assert self.task is not None
+            return open_menu(f"{self.task.task_id}/{self.turn}", [GIVE_UP], solvers.candidates(self._reply))
         return menu_of([self.reference_action(), GIVE_UP], solvers.menu(self._reply))
 
     # ------------------------------------------------------------------ gymnasium API

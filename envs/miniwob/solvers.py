@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["SOLVERS", "MIN_TURNS", "min_turns", "next_action", "menu"]
+__all__ = ["SOLVERS", "MIN_TURNS", "min_turns", "next_action", "menu", "candidates"]
 
 Reply = dict[str, Any]
 Line = dict[str, Any]
@@ -602,4 +602,39 @@ def menu(reply: Reply) -> list[str]:
             out += [fill(line, w) for w in words]
         elif role == "combobox":
             out += [f"select({line['id']}, {_q(label)})" for _, label in line.get("options", [])[:6]]
+    return out
+
+
+_WORDS = re.compile(r"[^\s\"]+")
+_PLAIN = frozenset(
+    "a an and as at by click enter find for from in into is it of on or select the then this that to type "
+    "with your you hit submit button box field text email user".split())
+"""Instruction words never offered as a text to type (the task's verbs and glue, not its values)."""
+
+
+def _stated(utterance: str) -> list[str]:
+    """Texts the instruction states: its quoted strings, then its other words (values, names, dates)
+    without trailing punctuation, less `_PLAIN`; at most eight."""
+    words = [w.strip(".,;:!?()'") for w in _WORDS.findall(re.sub(r'"[^"]*"', " ", utterance))]
+    out = list(quoted(utterance)) + [w for w in words if len(w) > 1 and w.lower() not in _PLAIN]
+    return list(dict.fromkeys(t for t in out if t))[:8]
+
+
+def candidates(reply: Reply) -> list[str]:
+    """The no-oracle menu's candidates (``menu="no-oracle"``), built from the page alone: a click on
+    every element a click can reach (boxes too); each box filled with each text the instruction
+    states (its quoted strings, then its other words: names, values, dates, as written); each
+    option of each drop-down. The solver is never asked, so a text the task needs worked out (a
+    sum, a copied paragraph, a word read off the page, a date in another format) is not offered."""
+    texts = _stated(reply.get("utterance", "")) or ["yes"]
+    out = []
+    for line in reply.get("lines", []):
+        role = line["role"]
+        if line.get("options"):
+            out += [f"select({line['id']}, {_q(label)})" for _, label in line["options"][:12]]
+        elif role in ("textbox", "searchbox", "spinbutton", "combobox"):
+            out.append(click(line))
+            out += [fill(line, t) for t in texts]
+        elif role != "StaticText":
+            out.append(click(line))
     return out

@@ -8,7 +8,8 @@ policy could learn:
 - **position**: always the k-th entry from the start or the end;
 - **odd one out**: the only entry with some feature: its verb, its argument names, a word it
   holds, a word no observation so far held (the answer was computed, not read), the longest or
-  the shortest entry, the only entry new since the previous menu.
+  the shortest entry, the only entry new since the previous menu (the last two also per verb:
+  the only ``fill`` with an unseen word).
 
 Rules are fitted on one half of the tasks (kept when they fire at least ``min_fires`` times and
 are right at least ``precision`` of the time) and scored on the other half, as a learner would
@@ -23,7 +24,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Point", "decision_points", "rule_picks", "fit_rules", "leaks", "position_hits"]
+__all__ = ["Point", "decision_points", "rule_picks", "fit_rules", "leaks", "position_hits", "STRUCTURAL"]
+
+_PLAN = ("ToolUse: once the customer is found, the only new listing call is theirs, and every careful agent lists "
+         "their orders or bookings next: the plan, read off the observation (the id it just showed), not the answer")
+STRUCTURAL: dict[str, str] = {"only:new:list_orders": _PLAN, "only:new:list_bookings": _PLAN}
+"""Rules the adversary finds that follow the task's plan rather than its answer, each with why; a
+menu passes when every rule the adversary finds is one of these."""
 
 _WORD = re.compile(r"[A-Za-z0-9_$.@-]+")
 
@@ -74,12 +81,13 @@ def _verb(action: str) -> str:
 def _features(action: str, point: Point) -> set[str]:
     body = action.split("(", 1)[1] if "(" in action else ""
     words = _words(body)
-    out = {f"verb:{_verb(action)}", "argnames:" + ",".join(re.findall(r"(\w+)=", body))}
+    verb = _verb(action)
+    out = {f"verb:{verb}", "argnames:" + ",".join(re.findall(r"(\w+)=", body))}
     out |= {f"word:{w}" for w in words}
-    if any(w not in point.seen for w in words):
-        out.add("unseen-word")
+    if any(w not in point.seen for w in words):  # a text no observation held: computed, not read
+        out |= {"unseen-word", f"unseen-word:{verb}"}
     if point.previous and action not in point.previous:
-        out.add("new")
+        out |= {"new", f"new:{verb}"}
     return out
 
 

@@ -18,7 +18,7 @@ from agentgym.core import MAX_MENU
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.errors import ConfigError
-from support.menu_adversary import decision_points, leaks, position_hits
+from support.menu_adversary import STRUCTURAL, decision_points, leaks, position_hits
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def points():
 
 
 def test_the_adversary_finds_the_answer_on_the_default_menu(points):
-    found = leaks(points["oracle"])
+    found = set(leaks(points["oracle"])) - set(STRUCTURAL)
     assert found, "the default menu holds the oracle's reasoned refusal: the adversary must find it"
     assert any(rule.startswith("only:word:") for rule in found)
 
@@ -43,12 +43,13 @@ def test_the_adversary_finds_the_answer_on_the_default_menu(points):
 def test_no_menu_only_rule_finds_the_answer_without_the_oracle(points):
     pts = points["no-oracle"]
     assert len({p.task_id for p in pts}) >= 50
-    assert leaks(pts) == {}
+    assert set(leaks(pts)) <= set(STRUCTURAL), leaks(pts)
     # position: no k-th entry (from either end) is the oracle's action more than twice as often as chance
     chance = sum(1 / len(p.menu) for p in pts) / len(pts)
     assert max(position_hits(pts).values()) <= 2 * chance, (position_hits(pts), chance)
     # and the looser the adversary, the less it may find: even rules right 3 times in 4 are rare
-    assert sum(f for f, _ in leaks(pts, precision=0.75).values()) <= 0.02 * len(pts)
+    loose = {r: fh for r, fh in leaks(pts, precision=0.75).items() if r not in STRUCTURAL}
+    assert sum(f for f, _ in loose.values()) <= 0.02 * len(pts), loose
 
 
 def test_the_oracles_action_is_not_always_on_the_menu_yet_every_task_stays_solvable(points):
