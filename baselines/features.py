@@ -47,6 +47,8 @@ __all__ = [
     "EpisodeMemory",
     "text_features",
     "change_features",
+    "MenuFeatures",
+    "menu_features",
     "budget_features",
     "stack_steps",
 ]
@@ -226,9 +228,12 @@ class HistoryTracker:
 
     def candidate(self, action: str) -> list[float]:
         """`HISTORY_NAMES` for one menu entry."""
-        if _verb(action) == "revert":
+        return self.candidate_row(patch_key(action), _verb(action) == "revert")
+
+    def candidate_row(self, key: tuple | None, revert: bool) -> list[float]:
+        """`candidate` from the entry's `patch_key` and whether it is ``revert`` (`MenuFeatures` holds both)."""
+        if revert:
             return [0.0] * 5 + [float(bool(self.stack_failed) and self.stack_failed[-1])]
-        key = patch_key(action)
         if key is None:
             return [0.0] * len(HISTORY_NAMES)
         return [float(key in self.applied), float(key in self.stack), float(key in self.failed),
@@ -299,6 +304,38 @@ def change_features(action: str, dim: int) -> tuple[np.ndarray, float, float]:
     actions give zeros. Cached, read-only.
     """
     return _cached_change(action, dim)
+
+
+_STATIC_END = 7 + len(CANDIDATE_KINDS)
+"""Candidate extras ``[5, _STATIC_END)`` depend on the action text alone (`MenuFeatures.static_extras`)."""
+
+
+@dataclass(frozen=True)
+class MenuFeatures:
+    """What a menu's candidates are by themselves, whatever the episode (`menu_features`; read-only arrays)."""
+
+    texts: np.ndarray  # (n_actions, dim): each candidate's hashed text
+    candidates: np.ndarray  # (n_actions, 2 * dim): the hashed text, then the change a patch makes
+    static_extras: np.ndarray  # (n_actions, _STATIC_END - 5): is a patch, line balance, a flag per CANDIDATE_KINDS
+    keys: tuple[tuple | None, ...]  # each candidate's `patch_key`
+    reverts: tuple[bool, ...]  # each candidate: is it ``revert``
+    words: tuple[frozenset[str], ...]  # each candidate's words (`_action_words`)
+
+
+@lru_cache(maxsize=1024)
+def menu_features(actions: tuple[str, ...], dim: int) -> MenuFeatures:
+    """`MenuFeatures` of a menu, built once per distinct menu: a menu stays the same over the steps
+    that change no file (test, view, submit) and comes back whenever a task's state does, so most
+    decision points look it up (about 30 KB a menu at dim 128)."""
+    texts = np.stack([text_features(a, dim) for a in actions])
+    changes = [change_features(a, dim) for a in actions]
+    candidates = np.concatenate([texts, np.stack([c[0] for c in changes])], axis=1)
+    static = np.array([[c[1], c[2], *(float(_verb(a) == k) for k in CANDIDATE_KINDS)] for a, c in zip(actions, changes)],
+                      dtype=np.float32)
+    for array in (texts, candidates, static):
+        array.setflags(write=False)
+    return MenuFeatures(texts, candidates, static, tuple(patch_key(a) for a in actions),
+                        tuple(_verb(a) == "revert" for a in actions), tuple(_action_words(a) for a in actions))
 
 
 def budget_features(turns_left: int | None, turns_used: int, horizon: float = 32.0) -> np.ndarray:
@@ -381,43 +418,45 @@ class EpisodeMemory:
             events = info.get("events") or []
             self.progress.update(self._last_action, events)
             self.history.update(self._last_action, events)
-        current = text_features(_text(obs), self.dim)
+        text = _text(obs)
+        current = text_features(text, self.dim)
         self._seen = self._seen + current
-        self._words |= _words(_text(obs))
+        self._words |= _words(text)
         seen = _unit(self._seen)
         observation = np.concatenate([current, seen, _unit(self._done)])
         budget = budget_features(_turns_left(obs, info), self._turns_used)
         actions = list(info.get("admissible_actions") or [])[: self.max_actions]
         if actions:
-            texts = np.stack([text_features(a, self.dim) for a in actions])
-            changes = [change_features(a, self.dim) for a in actions]
-            candidates = np.concatenate([texts, np.stack([c[0] for c in changes])], axis=1)
-            extras = np.stack(
-                [
-                    texts @ current,
-                    texts @ seen,
-                    np.array([min(self._taken[a], 3) / 3.0 for a in actions], dtype=np.float32),
-                    np.array([float(self._taken[a] > 0) for a in actions], dtype=np.float32),
-                    np.array([float(a == self._last_action) for a in actions], dtype=np.float32),
-                    np.array([c[1] for c in changes], dtype=np.float32),
-                    np.array([c[2] for c in changes], dtype=np.float32),
-                    *(np.array([float(_verb(a) == k) for a in actions], dtype=np.float32) for k in CANDIDATE_KINDS),
-                ],
-                axis=1,
-            ).astype(np.float32)
-            extras = np.concatenate([extras, np.array([self.history.candidate(a) for a in actions], dtype=np.float32),
-                                     np.array([self._mentioned(a) for a in actions], dtype=np.float32)], axis=1)
+            menu = menu_features(tuple(actions), self.dim)
+            candidates = menu.candidates
+            extras = np.empty((len(actions), CANDIDATE_EXTRAS), dtype=np.float32)
+            extras[:, 0] = menu.texts @ current
+            extras[:, 1] = menu.texts @ seen
+            extras[:, 5:_STATIC_END] = menu.static_extras
+            extras[:, 2:5], extras[:, _STATIC_END:] = self._episode_relations(actions, menu)
         else:
             candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)
         progress = np.concatenate([self.progress.features(), self.history.features()])
         return EncodedStep(observation, budget, progress, candidates, extras, actions)
 
+    def _episode_relations(self, actions: list[str], menu: MenuFeatures) -> tuple[list[list[float]], list[list[float]]]:
+        """Per candidate: how often it was taken (/3, at most 1), whether it was, whether it was the last
+        action; then its `HISTORY_NAMES` and `MENTION_NAMES` (one pass over the menu)."""
+        taken_rows, history_rows = [], []
+        for action, key, revert, words in zip(actions, menu.keys, menu.reverts, menu.words):
+            taken = self._taken[action]
+            taken_rows.append([min(taken, 3) / 3.0, float(taken > 0), float(action == self._last_action)])
+            history_rows.append(self.history.candidate_row(key, revert) + list(self._overlap(words)))
+        return taken_rows, history_rows
+
     def _mentioned(self, action: str) -> tuple[float, float]:
         """Exact word overlap with the episode's observations (no hashing, so no collisions): the
         share of the candidate's words, and whether any is a word the observations contained.
         Words are identifiers of 3+ characters after the verb (for a patch: its changed lines)."""
-        words = _action_words(action)
+        return self._overlap(_action_words(action))
+
+    def _overlap(self, words: frozenset[str]) -> tuple[float, float]:
         if not words:
             return 0.0, 0.0
         hit = len(words & self._words)
@@ -434,8 +473,10 @@ class EpisodeMemory:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
-def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)}
+@lru_cache(maxsize=16_384)
+def _words(text: str) -> frozenset[str]:
+    """The lower-cased identifiers of 3+ characters in ``text`` (cached: observations repeat across episodes)."""
+    return frozenset(w.lower() for w in _WORD.findall(text))
 
 
 @lru_cache(maxsize=65_536)

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 from torch.distributions import Categorical
+from torch.nn import functional as F
 
 from baselines.features import (
     BUDGET_FEATURES,
@@ -43,6 +44,21 @@ def _layer(n_in: int, n_out: int, std: float = float(np.sqrt(2))) -> nn.Linear:
 def masked_categorical(logits: torch.Tensor, mask: torch.Tensor) -> Categorical:
     """A categorical over the menu that gives padded slots zero probability."""
     return Categorical(logits=logits.masked_fill(~mask, torch.finfo(logits.dtype).min))
+
+
+def _run(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """``layers(x)`` for a stack of `nn.Linear` and `nn.Tanh`, calling the same kernels
+    (``F.linear``, ``torch.tanh``) without `nn.Module`'s call machinery: the same numbers, and
+    about a third of a one-row forward's time saved (the evaluation acts one row at a time;
+    benchmarks/encode.py)."""
+    for layer in layers:
+        if isinstance(layer, nn.Linear):
+            x = F.linear(x, layer.weight, layer.bias)
+        elif isinstance(layer, nn.Tanh):
+            x = torch.tanh(x)
+        else:
+            x = layer(x)
+    return x
 
 
 class MenuPolicy(nn.Module):
@@ -86,19 +102,21 @@ class MenuPolicy(nn.Module):
         mask: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         context = torch.cat([budget, progress], dim=-1)
-        state = self.state_encoder(torch.cat([observation, context], dim=-1))  # (B, H)
+        state = _run(self.state_encoder, torch.cat([observation, context], dim=-1))  # (B, H)
         action_in = torch.cat([candidates, candidate_extras], dim=-1)
-        acts = self.action_encoder(action_in)  # (B, A, H)
+        acts = _run(self.action_encoder, action_in)  # (B, A, H)
         # budget_score(context, candidate) = context . W . candidate + b; context . W once per row,
         # not per candidate: the same value as nn.Bilinear on the repeated context, 22x fewer products
-        per_budget = context @ self.budget_score.weight[0]  # (B, candidate features)
+        budget_score = self.budget_score
+        per_budget = context @ budget_score.weight[0]  # (B, candidate features)
+        query, prior = self.state_query, self.prior_score
         logits = (
-            torch.einsum("bh,bah->ba", self.state_query(state), acts)
-            + self.prior_score(action_in).squeeze(-1)
-            + torch.einsum("bj,baj->ba", per_budget, action_in) + self.budget_score.bias
+            torch.einsum("bh,bah->ba", F.linear(state, query.weight, query.bias), acts)
+            + F.linear(action_in, prior.weight, prior.bias).squeeze(-1)
+            + torch.einsum("bj,baj->ba", per_budget, action_in) + budget_score.bias
         )
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
-        return logits, self.value_head(state).squeeze(-1)
+        return logits, _run(self.value_head, state).squeeze(-1)
 
     def forward_batch(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """`forward` on the dict of tensors that `stack_steps` builds."""
@@ -123,7 +141,7 @@ class MenuPolicy(nn.Module):
         without building the distribution: at one row per call, as in the evaluation, that halves
         the time of an act (tests/baselines/test_policy.py pins the equality).
         """
-        device = next(self.parameters()).device
+        device = self.prior_score.weight.device
         t = {k: torch.as_tensor(v, device=device) for k, v in batch.items()}
         logits, value = self.forward_batch(t)  # padded slots already at the dtype's minimum
         logp = logits - logits.logsumexp(dim=-1, keepdim=True)
