@@ -29,6 +29,7 @@ import numpy as np
 
 from agentgym.core import AgentEnv  # importing agentgym registers the agentgym/* ids
 from agentgym.errors import ConfigError
+from baselines.families import family_env_kwargs
 
 __all__ = ["SPENT_FILE", "split_task_ids", "seeded_list", "spent_lists", "fresh_list", "task_list", "unit_of"]
 
@@ -37,8 +38,9 @@ SPENT_FILE = Path(__file__).with_name("eval_lists.json")
 
 
 def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> list[str]:
-    """Every task id of ``split`` (and ``tiers``), sorted."""
-    kwargs: dict[str, Any] = {"tiers": tiers} if tiers else {}
+    """Every task id of ``split`` (and ``tiers``), sorted; of the experiment's pages only where its
+    family plan narrows them (`baselines.families`: MiniWoB-v0's menu-solvable controls pages)."""
+    kwargs: dict[str, Any] = {**family_env_kwargs(env_id), **({"tiers": tiers} if tiers else {})}
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
     try:
         return sorted(cast(AgentEnv, env.unwrapped).tasks.ids(split))

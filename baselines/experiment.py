@@ -44,6 +44,7 @@ from baselines.config import NO_STARTS, Args, intervention_runs
 from baselines.decisions import DecisionRecorder
 from baselines.env_pool import borrow, close_idle
 from baselines.eval_lists import seeded_list, split_task_ids, task_list
+from baselines.families import check_family_interventions, family_env_kwargs, plan_for
 from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
 from baselines.heuristics import (
     BudgetAwareAgent,
@@ -54,10 +55,10 @@ from baselines.heuristics import (
 from baselines.positive_control import run_control
 from baselines.probe import budget_probe
 from baselines.report import write_report
-from baselines.trainer import coding_kwargs, progress_bar
+from baselines.trainer import coding_kwargs, make_env, progress_bar
 
 __all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "check_interventions", "evaluate_agent",
-           "training_seeds"]
+           "training_seeds", "check_family_wiring"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
 
@@ -91,7 +92,9 @@ def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> 
 
 def check_interventions(args: Args, env_id: str) -> None:
     """Fail before training when ``--eval-interventions`` names a forced start ``env_id`` does not
-    define (Coding-v0's ``wrong-patch`` on another family), rather than at its first evaluation."""
+    define (Coding-v0's ``wrong-patch`` on another family), or a fault that cannot bite on its
+    family (`baselines.families`), rather than at its first evaluation."""
+    check_family_interventions(env_id, [name for name, _, _ in intervention_runs(args)])
     forced = [how["intervention"] for _, how, _ in intervention_runs(args) if "intervention" in how]
     if not forced:
         return
@@ -107,6 +110,24 @@ def check_interventions(args: Args, env_id: str) -> None:
                           "or pass --eval-interventions ''")
 
 
+def check_family_wiring(args: Args, env_id: str) -> None:
+    """Fail before training when ``env_id``'s family plan (`baselines.families`) asks for env
+    arguments (the no-oracle menu, MiniWoB's pages) that the trainer's envs do not get: a policy
+    trained on a menu that holds the oracle's action learns where the answer sits, not the task."""
+    plan = plan_for(env_id)
+    if plan is None:
+        return
+    env = make_env(env_id, None, backend=args.backend, test_timeout=args.test_timeout, result_cache=args.result_cache)()
+    try:
+        menu = getattr(env.unwrapped, "menu", None)
+    finally:
+        env.close()
+    if menu != plan.env_kwargs["menu"]:
+        raise ConfigError(f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
+                          "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id), and "
+                          "the collector encode with family_features.episode_memory, before this family is trained")
+
+
 def training_seeds(args: Args) -> list[int]:
     return [int(s) for s in str(args.seeds).split(",") if s.strip()]
 
@@ -115,7 +136,8 @@ def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str]
               faults: str | None = None, intervention: str | None = None, env_kwargs: dict[str, Any] | None = None,
               report: bool = False) -> Any:
     env_id = [e for e in args.env_ids.split(",") if e][0]
-    env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **(env_kwargs or {})}
+    env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **family_env_kwargs(env_id),
+                  **(env_kwargs or {})}
     return evaluate(
         env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
         seed=0, out=out, sandbox=args.backend, progress=args.progress and not in_parallel(args.workers, args.executor),
@@ -285,6 +307,7 @@ def run_experiment(args: Args) -> int:
                               "(and pool the folders with `python -m baselines.pool`)")
 
     check_interventions(args, [e for e in args.env_ids.split(",") if e][0])
+    check_family_wiring(args, [e for e in args.env_ids.split(",") if e][0])
 
     # ---------------------------------------------------------------- train at equal env steps, per seed
     training = train_all(args, schedules, seeds)
