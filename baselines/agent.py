@@ -2,7 +2,9 @@
 
 ``--agent baselines.agent:load`` with ``checkpoint=PATH`` loads a BudgetMix checkpoint for
 ``agentgym eval``; the experiment builds `PolicyAgent` directly. It encodes observations with
-the same `EpisodeMemory` as training, so it sees the turns left the harness's budget gives it.
+the encoder training used for the env's family (`baselines.family_features.episode_memory`:
+Coding's `EpisodeMemory`, or `FamilyMemory`), so it sees the turns left the harness's budget
+gives it; a policy is refused an env whose encoder is not the one it was trained on.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import gymnasium as gym
 import torch
 
 from agentgym.errors import ConfigError
+from baselines.family_features import FAMILY_FEATURES_VERSION, FamilyMemory, encoder_for, family_of, features_tag
 from baselines.features import FEATURES_VERSION, EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy, pick_device
 from baselines.rollout import FALLBACK_ACTION
@@ -30,14 +33,24 @@ class PolicyAgent:
         self.policy = policy.eval()
         self.max_actions = max_actions
         self.greedy = greedy
-        self.memory = EpisodeMemory(policy.dim, max_actions)
+        self.memory: EpisodeMemory | FamilyMemory = EpisodeMemory(policy.dim, max_actions)
         self.generator = torch.Generator().manual_seed(seed)
 
     def seed(self, seed: int) -> None:
         self.generator.manual_seed(int(seed))
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self.memory.reset()
+        """A fresh memory from the env's family's encoder; refuses an env the policy's inputs do not fit."""
+        expected = features_tag(env)
+        if self.policy.features != expected:
+            raise ConfigError(f"this policy was trained on {_features_name(self.policy.features)} inputs, and "
+                              f"{getattr(getattr(env, 'unwrapped', env), 'family', env)!r} envs are encoded with "
+                              f"{_features_name(expected)}; evaluate it on the family it was trained on")
+        encoder = encoder_for(family_of(env))
+        if type(self.memory) is encoder:
+            self.memory.reset()
+        else:
+            self.memory = encoder(self.policy.dim, self.max_actions)
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
         step = self.memory.encode(obs, info)
@@ -75,17 +88,33 @@ def save_checkpoint(path: str | os.PathLike[str], policy: MenuPolicy, **extra: A
     os.replace(tmp, path)
 
 
-def load_policy(path: str | os.PathLike[str], device: str = "cpu") -> tuple[MenuPolicy, dict[str, Any]]:
-    """The policy stored in a checkpoint, and the checkpoint dict."""
+def _features_name(tag: int | str) -> str:
+    return f"family features {tag[len('family-'):]}" if isinstance(tag, str) else f"Coding's features v{tag}"
+
+
+def load_policy(path: str | os.PathLike[str], device: str = "cpu", *, features: int | str | None = None
+                ) -> tuple[MenuPolicy, dict[str, Any]]:
+    """The policy stored in a checkpoint, and the checkpoint dict.
+
+    Refused: a checkpoint whose encoder this code no longer builds (an older features version), and,
+    given ``features`` (`baselines.family_features.features_tag` of the env it is for), one trained
+    on another encoder: a Coding checkpoint for ToolUse-v0 or the reverse.
+    """
     ckpt = torch.load(path, map_location=pick_device(device), weights_only=False)
     config = dict(ckpt["policy_config"])
     version = config.pop("features", 1)
-    if version != FEATURES_VERSION:
+    family = f"family-v{FAMILY_FEATURES_VERSION}"
+    if version != FEATURES_VERSION and version != family:
+        current = family if isinstance(version, str) else FEATURES_VERSION
         raise ConfigError(
-            f"checkpoint {path} encodes observations with baseline features v{version}, this code with "
-            f"v{FEATURES_VERSION}; retrain it (delete its run folder, or rerun without --resume)"
+            f"checkpoint {path} encodes observations with {_features_name(version)}, this code with "
+            f"{_features_name(current)}; retrain it (delete its run folder, or rerun without --resume)"
         )
-    policy = MenuPolicy(**config).to(pick_device(device))
+    if features is not None and version != features:
+        raise ConfigError(f"checkpoint {path} was trained on {_features_name(version)} inputs, not the "
+                          f"{_features_name(features)} this env family is encoded with; train one on this family "
+                          "(another --out, or --env-ids of the family it was trained on)")
+    policy = MenuPolicy(**config, features=version).to(pick_device(device))
     policy.load_state_dict(ckpt["policy"])
     return policy, ckpt
 

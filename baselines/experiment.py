@@ -111,12 +111,16 @@ def check_interventions(args: Args, env_id: str) -> None:
 
 
 def check_family_wiring(args: Args, env_id: str) -> None:
-    """Fail before training when ``env_id``'s family plan (`baselines.families`) asks for env
-    arguments (the no-oracle menu, MiniWoB's pages) that the trainer's envs do not get: a policy
-    trained on a menu that holds the oracle's action learns where the answer sits, not the task."""
+    """Fail before training when ``env_id``'s family plan (`baselines.families`) would not hold: the
+    trainer's envs must get the plan's menu (a policy trained on a menu that holds the oracle's
+    action learns where the answer sits, not the task), and Coding's forced starts (a patch and its
+    test) do not exist there, so ``--recovery-starts`` would train nothing it says."""
     plan = plan_for(env_id)
     if plan is None:
         return
+    if args.recovery_starts:
+        raise ConfigError(f"{env_id}: --recovery-starts {args.recovery_starts:g} plays Coding-v0's forced starts, which "
+                          "this family has none of; pass --recovery-starts 0 (its recovery is trained by --train-faults)")
     env = make_env(env_id, None, backend=args.backend, test_timeout=args.test_timeout, result_cache=args.result_cache)()
     try:
         menu = getattr(env.unwrapped, "menu", None)
@@ -124,8 +128,7 @@ def check_family_wiring(args: Args, env_id: str) -> None:
         env.close()
     if menu != plan.env_kwargs["menu"]:
         raise ConfigError(f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
-                          "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id), and "
-                          "the collector encode with family_features.episode_memory, before this family is trained")
+                          "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id)")
 
 
 def training_seeds(args: Args) -> list[int]:

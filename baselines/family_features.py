@@ -41,6 +41,7 @@ from agentgym.features import hash_tokens
 from baselines.features import (
     BUDGET_FEATURES,
     CANDIDATE_EXTRAS,
+    FEATURES_VERSION,
     PROGRESS_FEATURES,
     EncodedStep,
     EpisodeMemory,
@@ -61,6 +62,8 @@ __all__ = [
     "FamilyMemory",
     "encoder_for",
     "episode_memory",
+    "family_of",
+    "features_tag",
 ]
 
 FAMILY_FEATURES_VERSION = 1
@@ -388,11 +391,25 @@ def encoder_for(family: str) -> type[EpisodeMemory] | type[FamilyMemory]:
     return FamilyMemory if family in NEUTRAL_FAMILIES else EpisodeMemory
 
 
+def family_of(env: Any) -> str:
+    """The family of ``env``: any wrapper stack over an agentgym env, a family name (``tooluse``), or
+    a registered id (``agentgym/ToolUse-v0``, ``agentgym/MiniWoB-click-button-v0``)."""
+    if isinstance(env, str):
+        return env.rsplit("/", 1)[-1].split("-", 1)[0].lower()
+    return str(getattr(getattr(env, "unwrapped", env), "family", ""))
+
+
 def episode_memory(env: Any, dim: int, max_actions: int) -> EpisodeMemory | FamilyMemory:
-    """The encoder for ``env`` (any wrapper stack over an agentgym env, or a family name): the hook
-    the trainer's collector and the evaluation agent call instead of ``EpisodeMemory(dim, max_actions)``."""
-    family = env if isinstance(env, str) else str(getattr(getattr(env, "unwrapped", env), "family", ""))
-    return encoder_for(family)(dim, max_actions)
+    """The encoder for ``env`` (as `family_of` takes it): the hook the trainer's collector and the
+    evaluation agent call instead of ``EpisodeMemory(dim, max_actions)``."""
+    return encoder_for(family_of(env))(dim, max_actions)
+
+
+def features_tag(env: Any) -> int | str:
+    """What a checkpoint trained on ``env`` (as `family_of` takes it) records as its ``features``:
+    Coding's `FEATURES_VERSION`, or ``"family-v<N>"`` for the families `FamilyMemory` encodes. The
+    arrays have one shape for both, so only this tag keeps a policy off inputs it never learned."""
+    return f"family-v{FAMILY_FEATURES_VERSION}" if encoder_for(family_of(env)) is FamilyMemory else FEATURES_VERSION
 
 
 def _text(obs: Any) -> str:

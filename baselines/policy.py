@@ -69,11 +69,15 @@ class MenuPolicy(nn.Module):
     unverified edit, the last action's kind and error), ``candidates`` (B, A, 2D),
     ``candidate_extras`` (B, A, CANDIDATE_EXTRAS), ``mask`` (B, A) bool. Output: logits (B, A)
     and value (B,). `forward_batch` takes the dict `stack_steps` builds.
+
+    ``features`` names the encoder whose inputs it learned (Coding's `EpisodeMemory`, version
+    `FEATURES_VERSION`, or ``"family-v<N>"`` for `baselines.family_features.FamilyMemory`): the
+    shapes are the same, the meaning is not, so checkpoints record it and loading checks it.
     """
 
-    def __init__(self, dim: int = 256, hidden: int = 128) -> None:
+    def __init__(self, dim: int = 256, hidden: int = 128, features: int | str = FEATURES_VERSION) -> None:
         super().__init__()
-        self.dim, self.hidden = dim, hidden
+        self.dim, self.hidden, self.features = dim, hidden, features
         self.state_encoder = nn.Sequential(
             _layer(3 * dim + BUDGET_FEATURES + PROGRESS_FEATURES, hidden), nn.Tanh(), _layer(hidden, hidden), nn.Tanh()
         )
@@ -156,4 +160,4 @@ class MenuPolicy(nn.Module):
 
     def config(self) -> dict[str, Any]:
         """Constructor arguments, stored in checkpoints so a policy is rebuilt without its script."""
-        return {"dim": self.dim, "hidden": self.hidden, "features": FEATURES_VERSION}
+        return {"dim": self.dim, "hidden": self.hidden, "features": self.features}

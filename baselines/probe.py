@@ -29,6 +29,7 @@ import torch
 
 import agentgym
 from agentgym.core import AgentEnv
+from baselines.families import plan_for
 from baselines.features import EpisodeMemory, stack_steps
 from baselines.policy import MenuPolicy
 
@@ -107,8 +108,13 @@ def budget_probe(
     env_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per policy: ``p[action][state][turns_left]`` (mean probability), ``states`` (count per state),
-    and ``tv_min_max`` (mean total-variation distance between the smallest and largest turns left)."""
+    and ``tv_min_max`` (mean total-variation distance between the smallest and largest turns left).
 
+    Empty for a family with a plan (`baselines.families`: ToolUse-v0, MiniWoB-v0): the states are
+    Coding's (a patch, its test, a revert), and those families' recovery is measured by intervention.
+    """
+    if plan_for(env_id) is not None:
+        return {}
     env = agentgym.make(env_id, split=split, backend=backend, budget=64, **(env_kwargs or {}))
     out: dict[str, dict[str, Any]] = {}
     try:

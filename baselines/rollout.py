@@ -44,7 +44,8 @@ import torch
 
 from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError, InfrastructureError
-from baselines.features import EncodedStep, EpisodeMemory, stack_steps
+from baselines.family_features import episode_memory
+from baselines.features import EncodedStep, stack_steps
 from baselines.policy import MenuPolicy
 
 __all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION", "COLLECT_MODES", "parse_start_patch"]
@@ -93,8 +94,8 @@ class _Pending:
 
 
 def action_kind(action: str) -> str:
-    """The grammar verb of an action (``patch``, ``test``, ``submit``...), for timing tables."""
-    return action.split(None, 1)[0] if action.strip() else "empty"
+    """The grammar verb of an action (``patch``, ``test``, ``submit``; ``get_user`` of a call), for timing tables."""
+    return action.split(None, 1)[0].split("(", 1)[0] if action.strip() else "empty"
 
 
 def parse_start_patch(spec: str) -> tuple[str, float]:
@@ -139,7 +140,7 @@ class EpisodeCollector:
         self.envs: list[gym.Env] = [fn() for fn in self.env_fns]
         self.policy = policy
         self.max_actions = max_actions
-        self.memories = [EpisodeMemory(dim, max_actions) for _ in self.envs]
+        self.memories = [episode_memory(env, dim, max_actions) for env in self.envs]  # the family's encoder
         self.pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
         self.generator = torch.Generator().manual_seed(seed)
         self.seed = seed

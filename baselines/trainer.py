@@ -38,6 +38,8 @@ from agentgym.make import wrap
 from baselines.agent import load_policy, save_checkpoint
 from baselines.config import Args
 from baselines.env_pool import borrow
+from baselines.families import family_env_kwargs
+from baselines.family_features import features_tag
 from baselines.policy import MenuPolicy, pick_device
 from baselines.ppo import make_optimizer, ppo_update
 from baselines.rollout import Episode, EpisodeCollector
@@ -106,9 +108,11 @@ def make_env(
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
     decoy ends in a time sized from measured test runs, not the env's 10 s default;
     ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
-    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`).
+    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`). Another family gets
+    its plan's arguments (`baselines.families`: the menu that does not hand out the answer, and
+    MiniWoB-v0's pages), the same the evaluation gives it.
     """
-    env_kwargs = coding_kwargs(env_id, test_timeout, result_cache)
+    env_kwargs = {**coding_kwargs(env_id, test_timeout, result_cache), **family_env_kwargs(env_id)}
     if tiers and env_id.endswith("Coding-v0"):
         env_kwargs["tiers"] = tuple(t for t in tiers.split(",") if t)
 
@@ -219,10 +223,11 @@ def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
 def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
     """A fresh policy and optimizer on the run's device, or (``--resume``) the checkpoint's, with its step counters and torch RNG."""
     run.device = pick_device(args.device)
-    policy = MenuPolicy(dim=args.dim, hidden=args.hidden).to(run.device)
+    features = features_tag(_env_ids(args)[0])  # the encoder its checkpoints record (Coding's, or family-v<N>)
+    policy = MenuPolicy(dim=args.dim, hidden=args.hidden, features=features).to(run.device)
     optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
     if args.resume and run.checkpoint_path.exists():
-        policy, ckpt = load_policy(run.checkpoint_path, str(run.device))
+        policy, ckpt = load_policy(run.checkpoint_path, str(run.device), features=features)
         optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
         optimizer.load_state_dict(ckpt["optimizer"])
         run.global_step, run.update, run.history = ckpt["global_step"], ckpt["update"], ckpt["history"]

@@ -121,7 +121,9 @@ def test_a_fault_that_cannot_bite_fails_the_experiment_before_training():
 
 
 def test_the_experiment_trains_a_family_only_on_its_no_oracle_menu():
-    """Either the trainer's envs get the plan's menu, or the experiment refuses before training."""
+    """The trainer's envs get the plan's menu, and Coding's forced starts are refused before training."""
+    import dataclasses
+
     from baselines.budgetmix import parse_args
     from baselines.experiment import check_family_wiring
     from baselines.trainer import make_env
@@ -129,14 +131,12 @@ def test_the_experiment_trains_a_family_only_on_its_no_oracle_menu():
     args = parse_args(["--preset", "tooluse", "--backend", "local"])
     env = make_env(args.env_ids, None, backend="local")()
     try:
-        wired = env.unwrapped.menu == "no-oracle"
+        assert env.unwrapped.menu == "no-oracle"
     finally:
         env.close()
-    if wired:
-        check_family_wiring(args, args.env_ids)
-    else:
-        with pytest.raises(ConfigError, match="family_env_kwargs"):
-            check_family_wiring(args, args.env_ids)
+    check_family_wiring(args, args.env_ids)
+    with pytest.raises(ConfigError, match="--recovery-starts 0"):
+        check_family_wiring(dataclasses.replace(args, recovery_starts=0.5), args.env_ids)
 
 
 def test_miniwob_eval_lists_hold_the_plans_pages_only():
