@@ -16,19 +16,23 @@
 
 Every step resumes: finished runs and episodes are skipped with ``--resume``.
 
-Training runs and agent evaluations are jobs of `baselines.grid`: ``--workers`` processes (the
-machine's cores by default) or Ray tasks (``--executor ray``), with the same results either way.
-Each worker keeps Coding-v0's result cache warm across its jobs, and all of them share its disk
-cache: the agents play the same tasks, so most later test runs and verifications are looked up.
+Training runs, agent evaluations, the probe and the positive control's runs are jobs of one
+`baselines.grid.run_graph`: ``--workers`` processes (the machine's cores by default) or Ray tasks
+(``--executor ray``), with the same results either way. An agent's evaluation starts as soon as its
+training run is done, the probe as soon as the first seed's are, and the control's clone and runs
+fill the cores beside them; the job with the most work still behind it starts first (`JOB_COSTS`),
+so no core waits for a phase to end. Each worker keeps Coding-v0's result cache warm across its
+jobs, and all of them share its disk cache: the agents play the same tasks, so most later test runs
+and verifications are looked up. ``OUT/timeline.json`` records where and when every job ran.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,20 +49,20 @@ from baselines.decisions import DecisionRecorder
 from baselines.env_pool import borrow, close_idle
 from baselines.eval_lists import seeded_list, split_task_ids, task_list
 from baselines.families import check_family_interventions, family_env_kwargs, plan_for
-from baselines.grid import describe, in_parallel, land_checkpoint, run_jobs, train_job
+from baselines.grid import Job, describe, in_parallel, land_checkpoint, run_graph, train_job
 from baselines.heuristics import (
     BudgetAwareAgent,
     CarefulAgent,
     HastyAgent,
     LearnedPickAgent,
 )
-from baselines.positive_control import run_control
+from baselines.positive_control import CONTROL_ENV, control_jobs
 from baselines.probe import budget_probe
 from baselines.report import write_report
 from baselines.trainer import coding_kwargs, make_env, progress_bar
 
 __all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "check_interventions", "evaluate_agent",
-           "training_seeds", "check_family_wiring"]
+           "training_seeds", "check_family_wiring", "experiment_jobs", "eval_episodes", "JOB_COSTS"]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
 
@@ -210,87 +214,144 @@ def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dic
     return result
 
 
-# ---------------------------------------------------------------------- the grid, in parallel
+# ---------------------------------------------------------------------- the jobs, in parallel
+JOB_COSTS = {"train_step": 2.5, "eval_episode": 22.0, "probe": 12_000.0}
+"""CPU milliseconds (a 2-core x86 machine, Docker sandboxes, benchmarks/experiment_timeline.py) of a
+training env step, of an evaluation episode and of the probe: what orders the jobs
+(`baselines.grid.priorities`; the positive control's are `baselines.positive_control.CONTROL_COSTS`).
+Only their ratios matter, and only roughly: they decide which ready job starts first."""
+
+
 def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], intervene: bool = False
-              ) -> tuple[dict[str, Any], int, dict[str, dict[str, int]]]:
-    """One agent's evaluations; with the worker's pid and its result-cache counts so far (cumulative)."""
+              ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+    """One agent's evaluations, with the result-cache hits and misses they made in this worker."""
 
-    return evaluate_agent(args, name, agent, out, task_lists, intervene=intervene), os.getpid(), process_cache().stats()
-
-
-def train_all(args: Args, schedules: dict[str, str], seeds: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
-    """Train every (schedule, seed) run at equal env steps, in ``args.workers`` processes or Ray
-    tasks (`baselines.grid`); returns summary per schedule and seed."""
-
-    runs = experiment_runs(args, schedules, seeds)
-    parallel = in_parallel(args.workers, args.executor)
-    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules, {len(seeds)} seeds) for "
-          f"{args.total_env_steps} env steps each, {args.collect_mode} collection, "
-          f"{describe(args.workers, args.executor)}", flush=True)
-    jobs = [(dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel,
-                                 **run_settings(args, name)),
-             f"{name}-s{seed}", args.executor == "ray") for name, spec, seed in runs]
-    # one bar for the grid when the runs' own bars are off (they run in other processes)
-    bar = progress_bar(args)(total=len(runs) * args.total_env_steps, desc="training", unit="step", disable=not parallel)
-    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in dict.fromkeys(n for n, _, _ in runs)}
-
-    def done(i: int, summary: dict[str, Any]) -> None:
-        name, _, seed = runs[i]
-        training[name][seed] = land_checkpoint(summary)
-        bar.update(summary["env_steps"])
-        print(f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
-              f"train success {summary['final_train_success']:.2f}", flush=True)
-
-    try:
-        run_jobs(train_job, jobs, workers=args.workers, executor=args.executor, on_done=done,
-                 ray_address=args.ray_address or None)
-    finally:
-        bar.close()
-    return {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
+    before = process_cache().stats()
+    result = evaluate_agent(args, name, agent, out, task_lists, intervene=intervene)
+    after = process_cache().stats()
+    return result, {kind: {c: after[kind][c] - before[kind][c] for c in ("hits", "misses")} for kind in after}
 
 
-def evaluate_all(args: Args, jobs: list[tuple[str, Any, bool]], out: Path, task_lists: dict[str, list[str]]
-                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
-    """`evaluate_agent` for every (name, agent, intervene) of ``jobs``, in ``args.workers`` processes or Ray
-    tasks; returns the results in the order of ``jobs`` and the result-cache counts summed over workers.
+def _with_agent(job_args: tuple[Any, ...], agents: dict[str, dict[int, Any]], name: str, seed: int,
+                _done: dict[str, Any]) -> tuple[Any, ...]:
+    """An evaluation job's arguments once the agent's run is trained: ``job_args`` with the agent third."""
+    return (*job_args[:2], agents[name][seed], *job_args[3:])
 
-    A worker evaluates whole agents one after another with one warm base env per evaluation and
-    its own process-wide result cache, so the later agents of a worker look up the test runs and
-    verifications of states an earlier agent already reached.
+
+def _probe_job(policies: dict[str, Any], env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return budget_probe(policies, env_id, **kwargs)
+
+
+def eval_episodes(args: Args, task_lists: dict[str, list[str]], intervene: bool) -> int:
+    """The episodes `evaluate_agent` plays for one agent (clean twins copied from the grid not counted)."""
+
+    def count(ts: str) -> int:
+        return len([t for t in str(ts).split(",") if t.strip()])
+
+    n = len(task_lists["primary"]) * count(args.eval_ts) * args.eval_n
+    n += len(task_lists.get("split2") or []) * count(args.eval_split2_ts) if args.eval_split2 else 0
+    n += len(task_lists.get("multi") or []) * count(args.eval_ts)
+    if args.eval_faults and args.eval_fault_ts:
+        n += len(task_lists["primary"]) * count(args.eval_fault_ts) * args.eval_n
+    if intervene:
+        n += sum(len(task_lists["primary"]) * count(ts) * args.eval_n for _, _, ts in intervention_runs(args))
+    return n
+
+
+def experiment_jobs(args: Args, schedules: dict[str, str], seeds: list[int], task_lists: dict[str, list[str]],
+                    out: Path, agents: dict[str, dict[int, Any]], training: dict[str, dict[int, dict[str, Any]]]
+                    ) -> tuple[list[Job], dict[str, tuple[str, int]], Any]:
+    """Every job of the experiment: ``train:`` runs, ``eval:`` agents (each after the run it
+    evaluates), the ``probe`` (after the first seed's runs) and the positive control's (``control:``).
+    Returns the jobs, the (agent, seed) of each evaluation job, and the function that assembles the
+    control's results (None without a control).
+
+    ``agents`` holds the agents evaluated without training (random, scripts) and receives each
+    trained policy's agent as ``training`` receives its run's summary (the caller's ``on_done``);
+    an evaluation's arguments are built from them when its run is done.
     """
 
-    baseline = process_cache().stats()  # forked workers start from the parent's counts
-    latest: dict[int, dict[str, dict[str, int]]] = {}  # per worker pid: its cumulative counts
-    bar = progress_bar(args)(total=len(jobs), desc="evaluating", unit="agent")
+    env_id = [e for e in args.env_ids.split(",") if e][0]
+    parallel = in_parallel(args.workers, args.executor)
+    costs = JOB_COSTS
+    jobs: list[Job] = []
+    for name, spec, seed in experiment_runs(args, schedules, seeds):
+        run_args = dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel,
+                                       **run_settings(args, name))
+        jobs.append(Job(f"train:{name}-s{seed}", train_job, (run_args, f"{name}-s{seed}", args.executor == "ray"),
+                        cost=costs["train_step"] * args.total_env_steps))
 
-    def done(i: int, result: tuple[dict[str, Any], int, dict[str, dict[str, int]]]) -> None:
-        latest[result[1]] = result[2]
-        bar.update(1)
-        print(f"[budgetmix] evaluated {jobs[i][0]} ({result[0]['seconds']:.0f} s)", flush=True)
+    coding = "Coding" in env_id
+    refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
+    picks = pick_loop_seeds(seeds, args.pick_loop_seeds) if "pick+loop" in refs and "budgetmix" in training else []
+    # the recovery contrasts' agents also play every intervention (the same forced start for all), and
+    # BudgetMix without forced starts: does the start-state curriculum cause the recovery?
+    intervened = set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} \
+        if args.eval_interventions else set()
+    # (agent, seed, the training run it needs): references first, then seed-major as the report lists them
+    evaluated: list[tuple[str, int, tuple[str, int] | None]] = [(name, 0, None) for name, by_seed in agents.items()
+                                                                 if 0 in by_seed]
+    if picks:
+        agents.setdefault("ref:budgetmix-pick+loop", {})  # filled as BudgetMix's runs finish
+    for seed in seeds:
+        evaluated += [(name, seed, (name, seed)) for name in training if any(
+            n == name and s == seed for n, _, s in experiment_runs(args, schedules, seeds))]
+        if seed in picks:
+            evaluated.append(("ref:budgetmix-pick+loop", seed, ("budgetmix", seed)))
+    labels: dict[str, tuple[str, int]] = {}
+    for name, seed, run in evaluated:
+        label = f"{name}-s{seed}" if seed else name
+        labels[f"eval:{label}"] = (name, seed)
+        cost = costs["eval_episode"] * eval_episodes(args, task_lists, name in intervened)
+        job_args = (args, label, None, out / "eval", task_lists, name in intervened)
+        if run is None:
+            jobs.append(Job(f"eval:{label}", _eval_job, (*job_args[:2], agents[name][seed], *job_args[3:]), cost=cost))
+        else:
+            jobs.append(Job(f"eval:{label}", _eval_job, partial(_with_agent, job_args, agents, name, seed),
+                            after=(f"train:{run[0]}-s{run[1]}",), cost=cost))
 
-    try:
-        results = run_jobs(_eval_job, [(args, name, agent, out, task_lists, intervene) for name, agent, intervene in jobs],
-                           workers=args.workers, executor=args.executor, on_done=done,
-                           ray_address=args.ray_address or None)
-    finally:
-        bar.close()
-    # a Ray worker's pid may repeat on another machine: counts are summed per (pid), best effort there
-    totals = {kind: {c: sum(w[kind][c] - baseline[kind][c] for w in latest.values()) for c in ("hits", "misses")}
-              for kind in baseline}
-    return [r[0] for r in results], totals
+    # does each policy use the budget and the verdict? (the first seed's policies)
+    turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
+    tier = (args.eval_tier,) if args.eval_tier and coding else None
+    probe_kwargs = {"max_actions": args.max_actions, "turns_left": turns_left,
+                    "tasks": 24 if args.preset != "smoke" else 2, "backend": args.backend, "split": args.eval_split,
+                    "env_kwargs": {**coding_kwargs(env_id, args.test_timeout, args.result_cache),
+                                   **({"tiers": tier} if tier else {})}}
+    first = [name for name in training if any(n == name and s == seeds[0]
+                                               for n, _, s in experiment_runs(args, schedules, seeds))]
+    jobs.append(Job("probe", _probe_job, lambda _: ({name: agents[name][seeds[0]].policy for name in first}, env_id,
+                                                    probe_kwargs),
+                    after=tuple(f"train:{name}-s{seeds[0]}" for name in first), cost=costs["probe"]))
+
+    assemble = None
+    if args.control_steps:  # the positive control (sandbox-free, known optimum)
+        control, assemble = control_jobs(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
+                                         2, 10, (2, 5, 10), args.control_episodes, str(out / "control"),
+                                         env_id=CONTROL_ENV, base=dataclasses.replace(args, progress=False))
+        jobs += control
+    return jobs, labels, assemble
 
 
 def pick_loop_agents(policy_agents: dict[int, Any], seeds: int) -> dict[int, Any]:
     """The pick+loop reference (each policy's patch pick inside the scripted test-and-revert loop)
     for the first ``seeds`` training seeds (0: all): the ceiling of a policy that learned the loop."""
 
-    picked = sorted(policy_agents)[: seeds or None]
-    return {seed: LearnedPickAgent(policy_agents[seed].policy, max_actions=policy_agents[seed].max_actions)
-            for seed in picked}
+    return {seed: pick_loop_agent(policy_agents[seed]) for seed in pick_loop_seeds(list(policy_agents), seeds)}
+
+
+def pick_loop_seeds(seeds: list[int], first: int) -> list[int]:
+    """The training seeds of the pick+loop reference: the first ``first`` (0: all)."""
+    return sorted(seeds)[: first or None]
+
+
+def pick_loop_agent(policy_agent: Any) -> Any:
+    """A trained policy's patch pick inside the scripted loop (the pick+loop reference)."""
+    return LearnedPickAgent(policy_agent.policy, max_actions=policy_agent.max_actions)
 
 
 def run_experiment(args: Args) -> int:
-    """Train (`train_all`), evaluate (`evaluate_all`) and report; returns the exit code."""
+    """Train, evaluate, probe and run the positive control (`experiment_jobs`, one job graph) and
+    report; returns the exit code."""
 
 
     import torch
@@ -312,12 +373,6 @@ def run_experiment(args: Args) -> int:
     check_interventions(args, [e for e in args.env_ids.split(",") if e][0])
     check_family_wiring(args, [e for e in args.env_ids.split(",") if e][0])
 
-    # ---------------------------------------------------------------- train at equal env steps, per seed
-    training = train_all(args, schedules, seeds)
-    train_seconds = time.perf_counter() - started
-
-    close_idle()  # the training envs' sandboxes: stopped before the evaluation forks its workers
-
     # ---------------------------------------------------------------- one fixed task list for everyone
     env_id = [e for e in args.env_ids.split(",") if e][0]
     coding = "Coding" in env_id
@@ -333,68 +388,87 @@ def run_experiment(args: Args) -> int:
     (out / provenance.FILE).write_text(json.dumps(provenance.record(
         args, task_lists, split_task_ids(env_id, "train", train_tiers or None)), indent=1))
 
-    # ---------------------------------------------------------------- evaluate: references once, policies per seed
+    # ---------------------------------------------------------------- the agents evaluated without training
     agents: dict[str, dict[int, Any]] = {"random": {0: RandomAgent()}}
-    for name, by_seed in training.items():
-        agents[name] = {}
-        for seed, summary in by_seed.items():
-            policy, ckpt = load_policy(summary["checkpoint"], "cpu")
-            agents[name][seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
     refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
-    if refs:
-        # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
-        scripts = {"hasty": HastyAgent, "careful": CarefulAgent, "budget-aware": BudgetAwareAgent}
-        agents.update({f"script:{r}": {0: scripts[r]()} for r in scripts if r in refs})
-        if "pick+loop" in refs and "budgetmix" in training:
-            # the ceiling of a policy that learned the loop: BudgetMix's patch pick, the scripted loop
-            agents["ref:budgetmix-pick+loop"] = pick_loop_agents(agents["budgetmix"], args.pick_loop_seeds)
-    eval_started = time.perf_counter()
-    print(f"[budgetmix] evaluating {sum(map(len, agents.values()))} agents on {len(task_lists['primary'])} "
-          f"{args.eval_split} tasks over T={args.eval_ts} in {describe(args.workers, args.executor)}", flush=True)
-    # seed-major order, so that every worker's cache meets each task early
-    order = [(name, seed) for seed in sorted({s for b in agents.values() for s in b}) for name in agents
-             if seed in agents[name]]
-    # the recovery contrasts' agents also play every intervention (the same forced start for all), and
-    # BudgetMix without forced starts: does the start-state curriculum cause the recovery?
-    intervened = set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} \
-        if args.eval_interventions else set()
-    results, eval_cache = evaluate_all(args, [(f"{n}-s{s}" if s else n, agents[n][s], n in intervened) for n, s in order],
-                                       out / "eval", task_lists)
-    evals: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in agents}
-    for (name, seed), result in zip(order, results):
-        evals[name][seed] = result
-    eval_seconds = time.perf_counter() - eval_started
+    # scripted strategies that pick patches blindly: what committing early vs verifying earns at each T
+    scripts = {"hasty": HastyAgent, "careful": CarefulAgent, "budget-aware": BudgetAwareAgent}
+    agents.update({f"script:{r}": {0: scripts[r]()} for r in scripts if r in refs})
 
-    # ---------------------------------------------------------------- does each policy use the budget and the verdict?
+    # ---------------------------------------------------------------- train, evaluate, probe, control: one graph
+    runs = experiment_runs(args, schedules, seeds)
+    training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in dict.fromkeys(n for n, _, _ in runs)}
+    jobs, labels, assemble = experiment_jobs(args, schedules, seeds, task_lists, out, agents, training)
+    n_evals = len(labels)
+    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules, {len(seeds)} seeds) for "
+          f"{args.total_env_steps} env steps each, {args.collect_mode} collection; evaluating {n_evals} agents on "
+          f"{len(task_lists['primary'])} {args.eval_split} tasks over T={args.eval_ts}, each once its run is trained"
+          + (f"; positive control: {args.control_steps} env steps per run" if args.control_steps else "")
+          + f"; {describe(args.workers, args.executor)}", flush=True)
+    parallel = in_parallel(args.workers, args.executor)
+    # one bar per kind when the runs' own bars are off (they run in other processes)
+    train_bar = progress_bar(args)(total=len(runs) * args.total_env_steps, desc="training", unit="step",
+                                   disable=not parallel)
+    eval_bar = progress_bar(args)(total=n_evals, desc="evaluating", unit="agent")
+    results: dict[str, Any] = {}
+    eval_cache = {kind: {"hits": 0, "misses": 0} for kind in process_cache().stats()}
 
-    probe_started = time.perf_counter()
-    policies = {name: agents[name][seeds[0]].policy for name in training}
-    turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
-    probe = budget_probe(
-        policies, env_id, max_actions=args.max_actions, turns_left=turns_left,
-        tasks=24 if args.preset != "smoke" else 2, backend=args.backend, split=args.eval_split,
-        env_kwargs={**coding_kwargs(env_id, args.test_timeout, args.result_cache), **({"tiers": tier} if tier else {})},
-    )
-    probe_seconds = time.perf_counter() - probe_started
+    def done(job: str, result: Any) -> None:
+        if job.startswith("train:"):
+            name, seed = next((n, s) for n, _, s in runs if job == f"train:{n}-s{s}")
+            summary = training[name][seed] = land_checkpoint(result)
+            policy, ckpt = load_policy(summary["checkpoint"], "cpu")
+            agents.setdefault(name, {})[seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
+            if "ref:budgetmix-pick+loop" in agents and name == "budgetmix" \
+                    and seed in pick_loop_seeds(seeds, args.pick_loop_seeds):
+                agents["ref:budgetmix-pick+loop"][seed] = pick_loop_agent(agents[name][seed])
+            train_bar.update(summary["env_steps"])
+            print(f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
+                  f"train success {summary['final_train_success']:.2f}", flush=True)
+        elif job.startswith("eval:"):
+            results[job], counts = result
+            for kind, by in counts.items():
+                for c, v in by.items():
+                    eval_cache[kind][c] += v
+            eval_bar.update(1)
+            print(f"[budgetmix] evaluated {job[5:]} ({result[0]['seconds']:.0f} s)", flush=True)
 
-    # ---------------------------------------------------------------- the positive control (sandbox-free, known optimum)
-    control = None
-    control_started = time.perf_counter()
-    if args.control_steps:
-        print(f"[budgetmix] positive control: {args.control_steps} env steps per run", flush=True)
-        control = run_control(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
-                              t_short=2, t_long=10, eval_ts=(2, 5, 10), episodes=args.control_episodes,
-                              out=str(out / "control"), base=dataclasses.replace(args, progress=False))
+    close_idle()  # sandboxes this process started (the family check): stopped before the workers fork
+    setup_seconds = time.perf_counter() - started
+    try:
+        finished, timeline = run_graph(jobs, workers=args.workers, executor=args.executor, on_done=done,
+                                       ray_address=args.ray_address or None)
+    finally:
+        train_bar.close()
+        eval_bar.close()
+    training = {name: dict(sorted(by_seed.items())) for name, by_seed in training.items()}
+    # the report's order: references, then every trained schedule, the scripts, the pick+loop reference
+    order = ["random", *training, *(n for n in agents if n not in training and n != "random")]
+    evals: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in order if name in agents}
+    for job in sorted(labels, key=lambda j: labels[j][1]):  # seed-major
+        name, seed = labels[job]
+        evals[name][seed] = results[job]
+    probe = finished["probe"]
+    control = assemble(finished) if assemble is not None else None
+    if control is not None:
         (out / "control.json").write_text(json.dumps(control, indent=1))
-    control_seconds = time.perf_counter() - control_started
+    (out / "timeline.json").write_text(json.dumps({"workers": args.workers, "executor": args.executor,
+                                                   "jobs": timeline}, indent=1))
 
     # ---------------------------------------------------------------- report
     # the env steps trained now (over the wall time: the rate all workers reached together; a run
-    # --resume found finished took no time)
+    # --resume found finished took no time). The phases overlap: each is timed from the start of its
+    # first job to the end of its last (training from the start), so they add up to more than the total.
+    def span(prefix: str, since_start: bool = False) -> float:
+        rows = [r for r in timeline if r["job"].startswith(prefix)]
+        if not rows:
+            return 0.0
+        return max(r["end"] for r in rows) - (0.0 if since_start else min(r["start"] for r in rows))
+
     train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values()
                           if not s.get("skipped"))
-    timing = {"train_seconds": train_seconds, "train_env_steps": train_env_steps, "eval_seconds": eval_seconds,
-              "probe_seconds": probe_seconds, "control_seconds": control_seconds,
+    timing = {"train_seconds": span("train:", since_start=True), "train_env_steps": train_env_steps,
+              "eval_seconds": span("eval:"), "probe_seconds": span("probe"), "control_seconds": span("control:"),
               "total_seconds": time.perf_counter() - started}
     timing_path = out / "timing.json"
     if args.resume and timing_path.exists():
@@ -402,7 +476,11 @@ def run_experiment(args: Args) -> int:
         before = json.loads(timing_path.read_text())
         timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
     timing_path.write_text(json.dumps(timing, indent=1))
+    report_started = time.perf_counter()
     path = write_report(out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache,
                         control=control)
+    # where the time outside the job graph went (this process alone, one core): before it and the report
+    timing["setup_seconds"], timing["report_seconds"] = setup_seconds, time.perf_counter() - report_started
+    timing_path.write_text(json.dumps(timing, indent=1))
     print(f"[budgetmix] report: {path} ({timing['total_seconds']:.0f} s in all)", flush=True)
     return 0

@@ -16,14 +16,23 @@ the same results, in the order of the jobs, whatever order they finish in.
   or ``RAY_ADDRESS`` names, else on a local Ray session with ``workers`` CPUs. A training task
   sends its checkpoint back, so the driver holds every policy even when the task ran on another
   machine.
+
+`run_graph` runs jobs that wait for others (an agent's evaluation for its training run, the
+positive control's cloned arm for the clone): each starts as soon as the jobs it waits for are
+done, the job with the longest chain of work still behind it first, so no core waits for a phase
+to end and the last jobs to finish are short ones. It returns a timeline (start, end and CPU
+seconds of every job, and the process that ran it) to measure idle cores with.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +40,7 @@ from agentgym.errors import ConfigError
 from baselines.config import EXECUTORS, Args, default_workers
 from baselines.trainer import train
 
-__all__ = ["describe", "in_parallel", "run_jobs", "train_job", "land_checkpoint"]
+__all__ = ["describe", "in_parallel", "run_jobs", "run_graph", "Job", "priorities", "train_job", "land_checkpoint"]
 
 def in_parallel(workers: int, executor: str) -> bool:
     """Whether jobs run outside this process (then their own progress bars are off)."""
@@ -43,46 +52,178 @@ def describe(workers: int, executor: str) -> str:
     return f"{workers} {'Ray CPUs' if executor == 'ray' else 'worker processes'}"
 
 
-def _call(item: tuple[int, Callable[..., Any], tuple[Any, ...]]) -> tuple[int, Any]:
-    index, fn, job = item
-    return index, fn(*job)
+@dataclass(frozen=True)
+class Job:
+    """``fn(*args)``, run once the jobs named in ``after`` are done. ``args`` may be a function of
+    their results (name -> result), called in this process when they are (an agent built from a
+    training run's checkpoint); ``cost`` (any unit, the same for every job of a graph) orders the
+    jobs that are ready (`priorities`)."""
+
+    name: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] | Callable[[dict[str, Any]], tuple[Any, ...]] = ()
+    after: tuple[str, ...] = ()
+    cost: float = 1.0
 
 
-def run_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], *, workers: int, executor: str = "local",
-             on_done: Callable[[int, Any], None] | None = None, ray_address: str | None = None) -> list[Any]:
-    """``fn(*job)`` for every job, in ``workers`` processes or Ray tasks; the results in job order.
+def priorities(jobs: Sequence[Job]) -> dict[str, float]:
+    """Each job's cost plus the costliest chain of jobs waiting for it (its bottom level): started
+    highest first, the jobs on the longest chain never wait and the graph ends on short jobs."""
+    waiting: dict[str, list[str]] = {job.name: [] for job in jobs}
+    for job in jobs:
+        for before in job.after:
+            waiting[before].append(job.name)
+    cost = {job.name: float(job.cost) for job in jobs}
+    level: dict[str, float] = {}
+    visiting: set[str] = set()
 
-    ``on_done(index, result)`` is called in this process as each job finishes (progress lines).
-    ``fn`` must be importable by name (a module-level function) and the jobs picklable.
+    def bottom(name: str) -> float:
+        if name not in level:
+            if name in visiting:
+                raise ConfigError(f"jobs wait for each other in a cycle: {sorted(visiting)}")
+            visiting.add(name)
+            level[name] = cost[name] + max((bottom(w) for w in waiting[name]), default=0.0)
+            visiting.discard(name)
+        return level[name]
+
+    return {job.name: bottom(job.name) for job in jobs}
+
+
+def _timed(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
+    """``fn(*args)`` and where and when it ran: pid, wall-clock start and end (``time.time``, so
+    several processes of one machine share the clock) and what `_meter` counted meanwhile."""
+    start, before = time.time(), _meter()
+    result = fn(*args)
+    after = _meter()
+    return result, {"pid": os.getpid(), "start": start, "end": time.time(), **{k: after[k] - before[k] for k in after}}
+
+
+def _meter() -> dict[str, float]:
+    """This process's counters that a job's stats are differences of: its CPU seconds
+    (benchmarks/experiment_timeline.py adds its sandboxes')."""
+    return {"cpu_s": time.process_time()}
+
+
+def run_graph(jobs: Sequence[Job], *, workers: int, executor: str = "local",
+              on_done: Callable[[str, Any], None] | None = None, ray_address: str | None = None
+              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run every job of ``jobs`` after those it waits for, in ``workers`` processes (``local``; one:
+    here, one after another) or Ray tasks, the ready job with the highest `priorities` first (ties:
+    in the order listed). Returns the results by job name and the timeline: per job, in the order
+    they finished, ``job``, ``after``, ``cost``, ``pid``, ``start`` and ``end`` (seconds since the
+    graph started) and ``cpu_s``. ``on_done(name, result)`` runs here as each job finishes, before the jobs waiting for
+    it are given their arguments. A job that raises stops the graph and the error is raised here.
     """
     if executor not in EXECUTORS:
         raise ConfigError(f"executor={executor!r}; choose one of {EXECUTORS}")
     if workers < 1:
         raise ConfigError(f"workers={workers}; give at least 1 (default: the machine's cores, {default_workers()})")
-    results: list[Any] = [None] * len(jobs)
+    by_name = {job.name: job for job in jobs}
+    if len(by_name) != len(jobs):
+        raise ConfigError(f"job names repeat: {sorted(n for n in by_name if sum(j.name == n for j in jobs) > 1)}")
+    unknown = sorted({b for job in jobs for b in job.after if b not in by_name})
+    if unknown:
+        raise ConfigError(f"jobs wait for jobs the graph lacks: {unknown}")
+    rank = priorities(jobs)
+    order = {job.name: i for i, job in enumerate(jobs)}
+    pending = dict(by_name)
+    results: dict[str, Any] = {}
+    timeline: list[dict[str, Any]] = []
+    started = time.time()
 
-    def done(index: int, result: Any) -> None:
-        results[index] = result
+    def ready() -> list[Job]:
+        """The pending jobs whose jobs before are done, highest priority first."""
+        now = [job for job in pending.values() if all(b in results for b in job.after)]
+        return sorted(now, key=lambda job: (-rank[job.name], order[job.name]))
+
+    def take(job: Job) -> tuple[Any, ...]:
+        del pending[job.name]
+        return job.args({b: results[b] for b in job.after}) if callable(job.args) else job.args
+
+    def finish(name: str, result: Any, stats: dict[str, Any]) -> None:
+        results[name] = result
+        timeline.append({"job": name, "after": list(by_name[name].after), "cost": by_name[name].cost, **stats,
+                         "start": stats["start"] - started, "end": stats["end"] - started})
         if on_done is not None:
-            on_done(index, result)
+            on_done(name, result)
 
     if executor == "ray":
-        _run_ray(fn, jobs, workers, done, ray_address)
+        _graph_on_ray(workers, ray_address, ready, take, finish, pending)
     elif workers == 1 or len(jobs) <= 1:
-        for i, job in enumerate(jobs):
-            done(i, fn(*job))
+        while pending:
+            job = ready()[0]  # a graph without cycles always has a ready job here
+            result, stats = _timed(job.fn, take(job))
+            finish(job.name, result, stats)
     else:
         # fork shares what this process imported (torch, agentgym) and costs milliseconds; it is
         # safe only while this process runs one thread
         method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
+        done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
         with mp.get_context(method).Pool(min(workers, len(jobs))) as pool:
-            for i, result in pool.imap_unordered(_call, [(i, fn, job) for i, job in enumerate(jobs)]):
-                done(i, result)
-    return results
+            running = 0
+            while pending or running:
+                # a job is handed to the pool only when a worker is free, so the pool's own queue
+                # never decides the order
+                for job in ready()[: max(0, workers - running)]:
+                    ok, failed = _replies(job.name, done)
+                    pool.apply_async(_timed, (job.fn, take(job)), callback=ok, error_callback=failed)
+                    running += 1
+                if not running:
+                    raise ConfigError(f"jobs wait for each other in a cycle: {sorted(pending)}")
+                name, outcome, error = done.get()
+                running -= 1
+                if error is not None:
+                    raise error
+                finish(name, *outcome)
+    return results, timeline
 
 
-def _run_ray(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], workers: int,
-             done: Callable[[int, Any], None], address: str | None) -> None:
+def _replies(name: str, done: queue.SimpleQueue[tuple[str, Any, BaseException | None]]
+             ) -> tuple[Callable[[Any], None], Callable[[BaseException], None]]:
+    """The pool's callback and error callback for job ``name``: both report to ``done``."""
+
+    def ok(result: Any) -> None:
+        done.put((name, result, None))
+
+    def failed(error: BaseException) -> None:
+        done.put((name, None, error))
+
+    return ok, failed
+
+
+def _graph_on_ray(workers: int, address: str | None, ready: Callable[[], list[Job]],
+                  take: Callable[[Job], tuple[Any, ...]], finish: Callable[[str, Any, dict[str, Any]], None],
+                  pending: dict[str, Job]) -> None:
+    """`run_graph` on Ray: every ready job is submitted at once (highest priority first; Ray starts
+    them as CPUs free up), the others as the jobs they wait for finish."""
+    ray = _ray(workers, address)
+    task = ray.remote(num_cpus=1, max_retries=0)(_timed)
+    running: dict[Any, str] = {}
+    while pending or running:
+        for job in ready():
+            running[task.remote(job.fn, take(job))] = job.name
+        if not running:
+            raise ConfigError(f"jobs wait for each other in a cycle: {sorted(pending)}")
+        finished, _ = ray.wait(list(running), num_returns=1)
+        finish(running.pop(finished[0]), *ray.get(finished[0]))
+
+
+def run_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], *, workers: int, executor: str = "local",
+             on_done: Callable[[int, Any], None] | None = None, ray_address: str | None = None) -> list[Any]:
+    """``fn(*job)`` for every job, in ``workers`` processes or Ray tasks (started in the order
+    listed); the results in job order.
+
+    ``on_done(index, result)`` is called in this process as each job finishes (progress lines).
+    ``fn`` must be importable by name (a module-level function) and the jobs picklable.
+    """
+    graph = [Job(str(i), fn, tuple(job)) for i, job in enumerate(jobs)]
+    results, _ = run_graph(graph, workers=workers, executor=executor, ray_address=ray_address,
+                           on_done=None if on_done is None else lambda name, result: on_done(int(name), result))
+    return [results[str(i)] for i in range(len(jobs))]
+
+
+def _ray(workers: int, address: str | None) -> Any:
+    """The Ray module, initialised on ``address`` (or ``RAY_ADDRESS``), else on a local session of ``workers`` CPUs."""
     from agentgym.eval.ray_backend import require_ray
 
     ray = require_ray()
@@ -94,11 +235,7 @@ def _run_ray(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], workers: i
             ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, runtime_env=runtime_env)
-    task = ray.remote(num_cpus=1, max_retries=0)(fn)
-    pending = {task.remote(*job): i for i, job in enumerate(jobs)}
-    while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        done(pending.pop(ready[0]), ray.get(ready[0]))
+    return ray
 
 
 def train_job(args: Args, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:

@@ -29,6 +29,8 @@ import dataclasses
 import json
 import sys
 import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -40,12 +42,12 @@ from baselines.agent import PolicyAgent, load_policy, save_checkpoint
 from baselines.budget_env import BudgetChoiceEnv, optimum, recover_action_values, recover_best_action, recover_optimum
 from baselines.config import PRESETS, Args
 from baselines.features import EncodedStep, EpisodeMemory, stack_steps
-from baselines.grid import run_jobs
+from baselines.grid import Job, run_graph
 from baselines.policy import MenuPolicy
 from baselines.ppo import make_optimizer
 from baselines.trainer import train
 
-__all__ = ["run_control", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score", "optimum_demonstrations", "clone_optimum"]
+__all__ = ["run_control", "control_jobs", "CONTROL_COSTS", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score", "optimum_demonstrations", "clone_optimum"]
 
 CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
 """The faithful variant (recovery needs a revert; a failing test is evidence, not proof); the
@@ -315,7 +317,7 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
     """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
 
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
-    its ``workers`` and ``executor`` run the (schedule, seed) runs in parallel (`baselines.grid`).
+    its ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.grid`).
     ``setting``: trainer settings over ``base`` for every run (default `CONTROL_SETTING`; ``{}``:
     ``base`` as it is); ``overrides`` win over both. ``from_optimum`` (faithful env only): also run
     fixed-T-long from the known best policy cloned into the network (`clone_optimum`), with the same
@@ -330,41 +332,99 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
 
     if base is None:
         base = Args(**{**PRESETS["quick"], "preset": "quick"})
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs, assemble = control_jobs(steps, seeds, t_short, t_long, eval_ts, episodes, out or tmp, env_id, base,
+                                      setting=setting, from_optimum=from_optimum, **overrides)
+        results, _ = run_graph(jobs, workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
+    return assemble(results)
+
+
+CONTROL_COSTS = {"step": 1.6, "scored_episode": 2.0, "clone": 30_000.0, "best_policy_episode": 0.3}
+"""CPU milliseconds (a 2-core x86 machine, benchmarks/experiment_timeline.py) of a control run's env step
+(rollout and update), of a scored episode, of `clone_optimum` at 100 demonstrations per T, and of an
+episode of `best_policy_score`: what orders the control's jobs among the experiment's (`baselines.grid.priorities`)."""
+
+
+def control_jobs(steps: int, seeds: tuple[int, ...], t_short: int, t_long: int, eval_ts: tuple[int, ...], episodes: int,
+                 out: str, env_id: str, base: Any, *, setting: dict[str, Any] | None = None, from_optimum: bool = True,
+                 prefix: str = "control:", **overrides: Any) -> tuple[list[Job], Callable[[dict[str, Any]], dict[str, Any]]]:
+    """`run_control`'s work as `baselines.grid` jobs (named with ``prefix``, ``out`` the runs' folder),
+    and the function that turns their results (job name -> result) into `run_control`'s dict. The
+    experiment runs these jobs in its own graph, beside its training runs and evaluations: the clone
+    and the scoring of the cloned start, which ran here one after another, are jobs like the runs."""
+
     setting = dict(CONTROL_SETTING if setting is None else setting)
     schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
                  "budgetmix": f"uniform:{t_short}-{t_long}"}
     arms = {name: "scratch" for name in schedules}
     cloned = f"fixed-T{t_long} from the optimum"
     from_optimum = from_optimum and env_id == CONTROL_ENV
-    results: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": dict(schedules),
-                               "setting": {**setting, **overrides}, "by_T": {}}
+    head: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": dict(schedules),
+                            "setting": {**setting, **overrides}}
     config = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
-                                 progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1,
+                                 progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1, out=out,
                                  **{**setting, **overrides})
-    start = None
+    costs = CONTROL_COSTS
+    jobs: list[Job] = []
+    clone = f"{prefix}clone"
     if from_optimum:
-        # demonstrations per T: the evaluation's episodes, at most 100 (a smoke run's clone is cheap)
-        policy, results["clone_fit"] = clone_optimum(config.dim, config.hidden, episodes=min(100, episodes),
-                                                     max_actions=config.max_actions)
-        start = {k: v.detach().clone() for k, v in policy.state_dict().items()}
-        results["cloned_start"] = {str(t): _score(policy, config.max_actions, t, episodes * len(seeds), 0)["success"]
-                                   for t in eval_ts}
         schedules[cloned], arms[cloned] = f"fixed:{t_long}", "cloned"
-    results["arms"] = arms
+        # demonstrations per T: the evaluation's episodes, at most 100 (a smoke run's clone is cheap)
+        demos = min(100, episodes)
+        jobs.append(Job(clone, _clone_job, (config.dim, config.hidden, demos, config.max_actions),
+                        cost=costs["clone"] * demos / 100))
+        jobs += [Job(f"{prefix}cloned-start-T{t}", _cloned_start_job,
+                     partial(_with_clone, clone, (config.max_actions, t, episodes * len(seeds)), weights=False),
+                     after=(clone,), cost=costs["scored_episode"] * episodes * len(seeds)) for t in eval_ts]
     runs = [(name, seed) for seed in seeds for name in schedules]
-    with tempfile.TemporaryDirectory() as tmp:
-        config = dataclasses.replace(config, out=out or tmp)
-        scored = run_jobs(_control_job, [(config, schedules[name], seed, _run_name(name, seed), eval_ts, episodes, env_id,
-                                          start if arms[name] == "cloned" else None) for name, seed in runs],
-                          workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
-    scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
-    for (name, _), by_t in zip(runs, scored):  # seed-major, as the runs were listed
-        for t in eval_ts:
-            scores[name][t].append(by_t[t])
+    run_cost = costs["step"] * steps + costs["scored_episode"] * episodes * len(eval_ts)
+    for name, seed in runs:
+        job_args = (config, schedules[name], seed, _run_name(name, seed), eval_ts, episodes, env_id)
+        if arms[name] == "cloned":
+            jobs.append(Job(f"{prefix}{_run_name(name, seed)}", _control_job, partial(_with_clone, clone, job_args),
+                            after=(clone,), cost=run_cost))
+        else:
+            jobs.append(Job(f"{prefix}{_run_name(name, seed)}", _control_job, job_args, cost=run_cost))
     if env_id == CONTROL_ENV:
-        results["best_policy"] = {str(t): best_policy_score(t, episodes * len(seeds)) for t in eval_ts}
-    results["by_T"] = {name: _cells(by_t) for name, by_t in scores.items()}
-    return results
+        jobs += [Job(f"{prefix}best-policy-T{t}", best_policy_score, (t, episodes * len(seeds)),
+                     cost=costs["best_policy_episode"] * episodes * len(seeds)) for t in eval_ts]
+
+    def assemble(done: dict[str, Any]) -> dict[str, Any]:
+        results = {**head, "by_T": {}}
+        if from_optimum:
+            results["clone_fit"] = done[clone][1]
+            results["cloned_start"] = {str(t): done[f"{prefix}cloned-start-T{t}"] for t in eval_ts}
+        results["arms"] = arms
+        scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
+        for name, seed in runs:  # seed-major, as the runs were listed
+            by_t = done[f"{prefix}{_run_name(name, seed)}"]
+            for t in eval_ts:
+                scores[name][t].append(by_t[t])
+        if env_id == CONTROL_ENV:
+            results["best_policy"] = {str(t): done[f"{prefix}best-policy-T{t}"] for t in eval_ts}
+        results["by_T"] = {name: _cells(by_t) for name, by_t in scores.items()}
+        return results
+
+    return jobs, assemble
+
+
+def _clone_job(dim: int, hidden: int, episodes: int, max_actions: int) -> tuple[MenuPolicy, dict[str, float]]:
+    """`clone_optimum` as a job (the clone's demonstrations per T: ``episodes``)."""
+    return clone_optimum(dim, hidden, episodes=episodes, max_actions=max_actions)
+
+
+def _with_clone(clone: str, args: tuple[Any, ...], done: dict[str, Any], weights: bool = True) -> tuple[Any, ...]:
+    """A job's arguments once the clone (job ``clone``) is done: ``args`` and then the cloned policy
+    (``weights=False``: before ``args``) or a copy of its weights, the cloned arm's start."""
+    policy = done[clone][0]
+    if not weights:
+        return (policy, *args)
+    return (*args, {k: v.detach().clone() for k, v in policy.state_dict().items()})
+
+
+def _cloned_start_job(policy: MenuPolicy, max_actions: int, t: int, episodes: int) -> float:
+    """The cloned start's own success at ``t`` (seed 0), before any PPO."""
+    return float(_score(policy, max_actions, t, episodes, 0)["success"])
 
 
 def _run_name(name: str, seed: int) -> str:

@@ -130,3 +130,52 @@ def test_one_worker_two_workers_and_ray_give_bit_identical_policies_and_reports(
             got, want = (_without_timing(json.loads((o / result).read_text())) for o in (out, reference))
             assert got == want, (name, result)
         assert _report_without_timing(out) == _report_without_timing(reference), name
+
+
+def _tagged(tag: str, *inputs: Any) -> tuple[str, tuple[Any, ...], int]:
+    time.sleep(0.02)
+    return tag, inputs, os.getpid()
+
+
+def _fails() -> None:
+    raise ValueError("job failed")
+
+
+def test_run_graph_starts_a_job_after_those_it_waits_for_with_their_results() -> None:
+    from baselines.grid import Job, run_graph
+
+    jobs = [
+        Job("train", _tagged, ("train",), cost=5.0),
+        Job("eval", _tagged, lambda done: ("eval", done["train"][0]), after=("train",), cost=10.0),
+        Job("other", _tagged, ("other",), cost=1.0),
+    ]
+    for workers in (1, 2):
+        seen: list[str] = []
+        results, timeline = run_graph(jobs, workers=workers, on_done=lambda name, _, seen=seen: seen.append(name))
+        assert results["eval"][:2] == ("eval", ("train",))
+        rows = {r["job"]: r for r in timeline}
+        assert rows["eval"]["start"] >= rows["train"]["end"] - 1e-3  # it waited
+        assert rows["eval"]["after"] == ["train"] and rows["eval"]["cpu_s"] >= 0
+        assert seen.index("train") < seen.index("eval") and sorted(seen) == ["eval", "other", "train"]
+    # one worker: the job with the most work behind it first (train: 5 + 10), then the rest
+    _, timeline = run_graph(jobs, workers=1)
+    assert [r["job"] for r in timeline] == ["train", "eval", "other"]
+
+
+def test_priorities_are_a_jobs_cost_plus_its_costliest_chain() -> None:
+    from baselines.grid import Job, priorities
+
+    jobs = [Job("a", print, cost=1), Job("b", print, after=("a",), cost=2), Job("c", print, after=("b",), cost=3),
+            Job("d", print, after=("a",), cost=10)]
+    assert priorities(jobs) == {"a": 11.0, "b": 5.0, "c": 3.0, "d": 10.0}
+
+
+def test_run_graph_raises_a_jobs_error_and_refuses_bad_graphs() -> None:
+    from baselines.grid import Job, run_graph
+
+    with pytest.raises(ValueError, match="job failed"):
+        run_graph([Job("x", _fails), Job("y", _tagged, ("y",))], workers=2)
+    with pytest.raises(ConfigError, match="the graph lacks"):
+        run_graph([Job("x", _tagged, after=("nope",))], workers=1)
+    with pytest.raises(ConfigError, match="cycle"):
+        run_graph([Job("x", _tagged, after=("y",)), Job("y", _tagged, after=("x",))], workers=2)

@@ -56,9 +56,9 @@ def test_resume_refuses_a_folder_of_other_code(tmp_path: Path, monkeypatch: pyte
 
     from baselines import experiment
 
-    def train_all(*_):  # never reached: the check comes before any training
+    def train_all(*_, **__):  # never reached: the check comes before any training
         raise AssertionError("trained despite other code")
 
-    monkeypatch.setattr(experiment, "train_all", train_all)
+    monkeypatch.setattr(experiment, "run_graph", train_all)
     with pytest.raises(ConfigError, match=r"written by other code: code: v0.1-3-gabcdef .*start a new --out"):
         experiment.run_experiment(dataclasses.replace(Args(**{"preset": "smoke"}), out=str(out), resume=True))
