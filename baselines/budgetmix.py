@@ -11,6 +11,8 @@ modules, because the evaluation agent and the probe use the same ones.
     python -m baselines.budgetmix                      # the quick experiment (CPU, <= 15 min)
     python -m baselines.budgetmix --full               # the large preset (GPU)
     python -m baselines.budgetmix --smoke              # seconds; what the smoke test runs
+    python -m baselines.budgetmix --preset tooluse     # the experiment on ToolUse-v0 (also: miniwob)
+    python -m baselines.budgetmix --preset all-full    # every family, one after another (16 cores, Docker)
     python -m baselines.budgetmix --schedule uniform:2-16 --total-env-steps 20000   # train one
 
 With no ``--schedule`` it runs the experiment (`baselines.experiment`): it trains fixed-T-short,
@@ -23,9 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from baselines.config import PRESETS, Args, add_field_flags
+from baselines.config import PRESET_SUITES, PRESETS, Args, add_field_flags
 from baselines.experiment import run_experiment
+from baselines.report_families import families_report
 from baselines.trainer import train
 from baselines.warm_cache import prefill
 
@@ -41,11 +45,31 @@ def parse_args(argv: list[str] | None = None) -> Args:
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     preset = given.get("preset", "quick")
     if preset not in PRESETS:
-        parser.error(f"--preset {preset!r}: choose one of {sorted(PRESETS)}")
+        parser.error(f"--preset {preset!r}: choose one of {sorted(PRESETS) + sorted(PRESET_SUITES)}")
     return Args(**{**PRESETS[preset], **given, "preset": preset})
 
 
+def run_suite(suite: str, argv: list[str]) -> int:
+    """Every preset of ``suite`` (`PRESET_SUITES`) with the other flags of ``argv``, each into
+    ``OUT/<preset>``, then their contrasts side by side in ``OUT/families.md``."""
+    out = Path(parse_args(argv).out)
+    folders = []
+    for preset in PRESET_SUITES[suite]:
+        folder = out / preset
+        code = run_experiment(parse_args([*argv, "--preset", preset, "--out", str(folder)]))
+        if code:
+            return code
+        folders.append(folder)
+    (out / "families.md").write_text(families_report(folders) + "\n")
+    print(f"[budgetmix] families: {out / 'families.md'}", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    suite = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--preset" and argv[i + 1] in PRESET_SUITES), None)
+    if suite:
+        return run_suite(suite, [a for i, a in enumerate(argv) if a != "--preset" and (i == 0 or argv[i - 1] != "--preset")])
     args = parse_args(argv)
     if args.warm_cache:
         print(json.dumps(prefill(args), indent=1))

@@ -25,7 +25,7 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 
-__all__ = ["PPOConfig", "Args", "PRESETS", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
+__all__ = ["PPOConfig", "Args", "PRESETS", "PRESET_SUITES", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
            "with_overrides", "intervention_runs", "NO_STARTS"]
 
 EXECUTORS = ("local", "ray")
@@ -99,7 +99,7 @@ class Args(PPOConfig):
     resume: bool = False
     """continue each run from its checkpoint when one exists (finished runs are skipped)"""
     preset: str = "quick"
-    """quick (CPU, <= 15 min), full (GPU, large), smoke (seconds), or tooluse / miniwob (the experiment on that family, baselines/families.py)"""
+    """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family, baselines/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores), or all-full (every family on 16 cores with Docker, one after another)"""
 
     # the task and the budget
     env_ids: str = "agentgym/Coding-v0"
@@ -273,13 +273,14 @@ PRESETS: dict[str, dict[str, Any]] = {
     # issue 39: the same policy architecture on the other families (`baselines.families`: the
     # no-oracle menu, the pages, the faults and the interventions each supports). Budgets are set
     # against the tasks' min_turns: a ToolUse write takes 5-8 turns (refusals 3), MiniWoB's pages
-    # 1-9. Coding's forced starts, scripted references and tiers do not apply. Not yet timed: the
-    # experiment refuses these presets until the trainer builds its envs with the family's kwargs
-    # and encoder (`baselines.experiment.check_family_wiring`).
+    # 1-9. Coding's forced starts, scripted references and tiers do not apply. Sized for <= 15
+    # minutes on a quiet 2-core machine from the CPU time measured per training step and per
+    # evaluated agent (docs/baselines.md, "Beyond Coding-v0"); MiniWoB-v0 (Chromium in Docker,
+    # a reset is a page load) costs about 10x a ToolUse-v0 step, hence fewer seeds and steps.
     "tooluse": {
         "env_ids": "agentgym/ToolUse-v0",
         "seeds": "1,2,3,4",
-        "total_env_steps": 6_000,
+        "total_env_steps": 5_000,
         "t_short": 5,
         "t_long": 14,
         "mix": "uniform:3-14",
@@ -304,8 +305,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "miniwob": {
         "env_ids": "agentgym/MiniWoB-v0",
-        "seeds": "1,2,3,4",
-        "total_env_steps": 4_000,
+        "seeds": "1,2,3",
+        "total_env_steps": 1_000,
         "t_short": 2,
         "t_long": 10,
         "mix": "uniform:1-10",
@@ -317,7 +318,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "no_starts_seeds": 0,
         "eval_split": "test",
         "eval_tier": "",
-        "eval_tasks": 112,
+        "eval_tasks": 28,
         "eval_list": "fresh-1",
         "eval_ts": "1,2,3,5,8,12",
         "eval_split2": "",
@@ -329,7 +330,18 @@ PRESETS: dict[str, dict[str, Any]] = {
         "backend": "docker",
     },
 }
-"""Overrides of `Args` defaults per ``--preset`` (flags given on the command line win)."""
+# one 16-core machine with Docker (MiniWoB-v0's pages run in Chromium containers): the family
+# presets at about eight times the 2-core work (more seeds and steps, every held-out task), as
+# `full` is for Coding-v0; run together by the suite `all-full` (`PRESET_SUITES`). Not yet run:
+# resize from the rates the first run prints.
+PRESETS["tooluse-full"] = {**PRESETS["tooluse"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 12_000,
+                           "eval_split2_ts": "5,10,20", "harness_reports": True}
+PRESETS["miniwob-full"] = {**PRESETS["miniwob"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 3_000,
+                           "eval_tasks": 112, "harness_reports": True}
+
+PRESET_SUITES: dict[str, tuple[str, ...]] = {"all-full": ("full", "tooluse-full", "miniwob-full")}
+"""``--preset NAME`` that runs several presets one after another, each into ``OUT/<preset>``, then puts their
+contrasts side by side (`baselines.report_families`, ``OUT/families.md``): every family on one 16-core machine."""
 
 
 NO_STARTS = "budgetmix-nostarts"

@@ -65,6 +65,7 @@ from baselines.report_deployment import (
     exposure,
     exposure_section,
 )
+from baselines.report_families import ALPHA, FLOOR, hypothesis_table
 from baselines.report_plots import draw_plots, plot_control
 from baselines.report_recovery import intervention_cells, recovery_rows, recovery_section
 
@@ -99,6 +100,7 @@ def write_report(
         exposure_section(n.exposure),
         success_section(n),
         contrasts_section(n),
+        hypotheses_section(n),
         recovery_section(args, n.after, n.cells, n.primary, [c for c in n.contrasts if c["label"].startswith("h")],
                          n.recovery_described),
         multi_bug_section(n),
@@ -345,6 +347,22 @@ def contrasts_section(n: Numbers) -> list[str]:
         f"The family: {len(n.contrasts)} rows ({', '.join(dict.fromkeys(c['label'] for c in n.contrasts))}).",
         "",
         contrast_table(n.contrasts),
+        "",
+    ]
+
+
+def hypotheses_section(n: Numbers) -> list[str]:
+    """This family's hypotheses tested by (a), (g), (f), (b), with the verdict by the rule named in advance
+    (`baselines.report_families`); ``python -m baselines.report_families`` puts several families side by side."""
+    family = [e for e in n.args.env_ids.split(",") if e][0].rsplit("/", 1)[-1]
+    return [
+        f"## Hypotheses on {family} (held / not supported / open)",
+        "",
+        f"Held: Holm p < {ALPHA:g} (the family of the table above) in the predicted direction; not supported: the 95% "
+        "interval lies wholly against it, or the equivalence test puts it within the margin of 0; open: otherwise, and "
+        f"when every success rate compared is below {FLOOR:g} (a floor: nothing to collapse or keep).",
+        "",
+        hypothesis_table(n.contrasts),
         "",
     ]
 

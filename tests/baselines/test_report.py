@@ -23,7 +23,7 @@ def test_report_sections_come_in_reading_order(tmp_path: Path) -> None:
     text = render(tmp_path).read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     order = ["## Protocol", "## Throughput", "## Training exposure per run", "## Success at each budget T",
-             "## Contrasts named in advance", "## Recovery by intervention", "## Multi-bug tasks", "## Pass@(K,T)", "## Failure categories per T",
+             "## Contrasts named in advance", "## Hypotheses on", "## Recovery by intervention", "## Multi-bug tasks", "## Pass@(K,T)", "## Failure categories per T",
              "## Recovery under injected faults", "## First decisions against recovery", "## Cost per success",
              "## Training cost, inference cost and cross-budget success", "## What each agent does at each T",
              "## Traces", "## Does the policy use the budget", "## Positive control", "## Training curves"]
