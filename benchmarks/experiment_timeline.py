@@ -141,7 +141,7 @@ def phased(order: list[str], duration: dict[str, float], after: dict[str, list[s
     no_deps = {j: [] for j in order}
     train = _replay(pick("train:"), duration, no_deps, cores)
     evals = _replay(_old_eval_order(pick("eval:")), duration, no_deps, cores)
-    serial = _serial(pick("probe") + pick("control:clone") + pick("control:cloned-start"), duration)
+    serial = _serial(pick("probe") + [j for j in order if j == "control:clone"] + pick("control:cloned-start"), duration)
     control = _replay(pick("control:control-"), duration, no_deps, cores) if pick("control:control-") else \
         {"makespan_s": 0.0, "idle_core_s": 0.0, "tail_s": 0.0}
     best = _serial(pick("control:best-policy"), duration)
