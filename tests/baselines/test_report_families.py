@@ -17,7 +17,8 @@ def _row(label: str, diff: float, lo: float, hi: float, p_holm: float, equivalen
 
 
 CODING = [_row("a", -0.6, -0.7, -0.5, 0.01), _row("b", 0.4, 0.3, 0.5, 0.01), _row("c", 0.0, -0.1, 0.1, 1.0),
-          _row("f", 0.17, 0.08, 0.26, 0.02), _row("g", 0.49, 0.34, 0.64, 0.02)]
+          _row("f", 0.17, 0.08, 0.26, 0.02), _row("g", 0.49, 0.34, 0.64, 0.02),
+          {k: v for k, v in _row("h1'", 0.1, 0.0, 0.2, 0.5).items() if k != "p_holm"}]  # described, outside the family
 TOOLUSE = [_row("a", 0.1, 0.02, 0.2, 0.04), _row("b", 0.0, -0.02, 0.02, 1.0, equivalent=True),
            _row("f", 0.05, -0.05, 0.15, 0.6)]
 
