@@ -279,8 +279,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # a reset is a page load) costs about 10x a ToolUse-v0 step, hence fewer seeds and steps.
     "tooluse": {
         "env_ids": "agentgym/ToolUse-v0",
-        "seeds": "1,2,3,4",
-        "total_env_steps": 5_000,
+        "seeds": "1,2,3",
+        "total_env_steps": 3_000,
         "t_short": 5,
         "t_long": 14,
         "mix": "uniform:3-14",
@@ -292,7 +292,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "no_starts_seeds": 0,
         "eval_split": "heldout",
         "eval_tier": "",
-        "eval_tasks": 96,
+        "eval_tasks": 48,
         "eval_list": "fresh-1",
         "eval_ts": "3,5,7,10,14,20",
         "eval_split2": "test",
@@ -334,7 +334,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 # presets at about eight times the 2-core work (more seeds and steps, every held-out task), as
 # `full` is for Coding-v0; run together by the suite `all-full` (`PRESET_SUITES`). Not yet run:
 # resize from the rates the first run prints.
-PRESETS["tooluse-full"] = {**PRESETS["tooluse"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 12_000,
+PRESETS["tooluse-full"] = {**PRESETS["tooluse"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 12_000, "eval_tasks": 96,
                            "eval_split2_ts": "5,10,20", "harness_reports": True}
 PRESETS["miniwob-full"] = {**PRESETS["miniwob"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 3_000,
                            "eval_tasks": 112, "harness_reports": True}
