@@ -36,7 +36,6 @@ import os
 import statistics
 import sys
 import time
-import weakref
 from pathlib import Path
 from typing import Any
 
@@ -64,23 +63,22 @@ def install_sandbox_meter() -> None:
     import baselines.grid as grid
     from agentgym.sandbox.docker import DockerSandbox
 
-    live: weakref.WeakSet[Any] = weakref.WeakSet()
+    live: dict[int, Any] = {}  # id -> sandbox, held until it closes (a dropped one would take its CPU with it)
     closed = [0.0]
     init, terminate, meter = DockerSandbox.__init__, DockerSandbox._terminate, grid._meter
 
     def tracked_init(self: Any, *a: Any, **kw: Any) -> None:
         init(self, *a, **kw)
-        live.add(self)
+        live[id(self)] = self
 
     def tracked_terminate(self: Any) -> None:
         cid = getattr(self, "_container_id", None)
-        if cid and self in live:
+        if live.pop(id(self), None) is not None and cid:
             closed[0] += _container_usage(cid)
-            live.discard(self)
         terminate(self)
 
     def sandbox_meter() -> dict[str, float]:
-        ids = [getattr(s, "_container_id", None) for s in list(live)]
+        ids = [getattr(s, "_container_id", None) for s in list(live.values())]
         return {**meter(), "sandbox_cpu_s": closed[0] + sum(_container_usage(c) for c in ids if c)}
 
     DockerSandbox.__init__ = tracked_init  # type: ignore[method-assign]
@@ -169,7 +167,10 @@ def analyse(out: Path, cores: int) -> dict[str, Any]:
     rows_by = {r["job"]: r for r in rows}
     order = [r["job"] for r in sorted(rows, key=lambda r: r["start"])]
     listed = sorted(rows_by, key=lambda j: order.index(j))
-    duration = {j: r["cpu_s"] + r.get("sandbox_cpu_s", 0.0) for j, r in rows_by.items()}
+    # a sandbox count below 0 comes from runs before the meter held its sandboxes (one dropped unclosed): 0
+    for r in rows:
+        r["sandbox_cpu_s"] = max(0.0, float(r.get("sandbox_cpu_s", 0.0)))
+    duration = {j: r["cpu_s"] + r["sandbox_cpu_s"] for j, r in rows_by.items()}
     after = {j: list(r.get("after", [])) for j, r in rows_by.items()}
 
     kinds: dict[str, dict[str, list[float]]] = {}
