@@ -74,3 +74,13 @@ def test_an_intervention_the_family_lacks_fails_before_training() -> None:
     with pytest.raises(ConfigError, match="defines no forced start"):
         check_interventions(args, "agentgym/ToolUse-v0")
     check_interventions(dataclasses.replace(args, eval_interventions="tool_error@turn=1"), "agentgym/ToolUse-v0")
+
+
+def test_families_without_a_first_commit_get_no_recovery_share() -> None:
+    """(h4) splits (f) by the first patch's rightness: ToolUse-v0 and MiniWoB-v0 have none, so every
+    success would count as recovery (the first family runs printed 1.00 [1.00, 1.00])."""
+    args = dataclasses.replace(Args(workers=1), env_ids="agentgym/ToolUse-v0", eval_interventions="tool_error@turn=1",
+                               eval_intervention_ts="5,16")
+    evals = _evals()
+    family, _ = recovery_rows(args, evals, intervention_cells(args, evals), TASKS, short="fixed-T3", long="fixed-T12")
+    assert [r["label"] for r in family] == ["h1", "h2", "h3"]
