@@ -69,8 +69,17 @@ if ! wait "$typecheck_pid"; then
 fi
 cat "$typecheck_log"
 step "pytest"
+# AGENTGYM_TEST_WORKERS=N: N pytest-xdist workers, a test file each at a time (module-scoped sandboxes and
+# servers stay shared within a file; the workers share the run's cache folder, tests/conftest.py). One
+# process by default: a few tests time CPU or wall clock and have not been shown to pass at the doubled
+# load of two workers on two cores (README "Tests")
+workers="${AGENTGYM_TEST_WORKERS:-1}"
+xdist=()
+if [ "$workers" != "1" ]; then
+    xdist=(-n "$workers" --dist loadfile)
+fi
 status=0
-"$PYTHON" -m pytest -q tests "$@" || status=$?
+"$PYTHON" -m pytest -q "${xdist[@]}" tests "$@" || status=$?
 printf '\n== done in %d s, pytest exit status %d\n' "$((SECONDS - started))" "$status"
 if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests: that is a failure" >&2

@@ -1,9 +1,17 @@
-"""Shared fixtures. Docker tests are marked ``docker``; with CI=true a skipped one fails the run."""
+"""Shared fixtures. Docker tests are marked ``docker``; with CI=true a skipped one fails the run.
+
+``AGENTGYM_CACHE_DIR`` (Coding-v0's disk result cache, the converted SmolLM2 weights) is a folder
+of this test run, not the user's: made in the main pytest process before pytest-xdist starts its
+workers, so the workers share it (the cache takes concurrent writers; the weights are converted
+once, atomically), and removed when the run ends.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -12,6 +20,20 @@ sys.path.insert(0, os.path.dirname(__file__))
 from support.docker import IN_CI, docker_ready, require_docker
 
 __all__ = ["IN_CI", "docker_ready", "require_docker", "backend", "fresh_sandbox"]
+
+_RUN_CACHE = "_AGENTGYM_TEST_RUN_CACHE"  # set in the main process; workers inherit it
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        return  # a worker: the main process made the folder and exported it
+    folder = tempfile.mkdtemp(prefix="agentgym-test-cache-")
+    os.environ["AGENTGYM_CACHE_DIR"] = os.environ[_RUN_CACHE] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ and os.environ.get(_RUN_CACHE):
+        shutil.rmtree(os.environ.pop(_RUN_CACHE), ignore_errors=True)
 
 
 @pytest.fixture(params=["local", "docker"])

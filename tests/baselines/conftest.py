@@ -1,16 +1,13 @@
-"""tests/baselines: one torch thread (OpenMP threads spin on a busy shared CPU), budget_env importable,
-Coding-v0's disk result cache in a folder of this session (trainer subprocesses inherit it), not the user's,
+"""tests/baselines: one torch thread (OpenMP threads spin on a busy shared CPU), budget_env importable
+(Coding-v0's disk result cache is the test run's folder, tests/conftest.py, which trainer subprocesses inherit),
 the trainer's idle envs (`baselines.env_pool`) closed at the end of each module, and one smoke run of the
 experiment's command line that two tests read."""
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +17,6 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
-os.environ["AGENTGYM_CACHE_DIR"] = tempfile.mkdtemp(prefix="agentgym-test-cache-")
-atexit.register(shutil.rmtree, os.environ["AGENTGYM_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -93,10 +93,12 @@ def test_a_timeout_says_whether_the_run_was_computing_or_waiting(fresh_sandbox):
     looping = fresh_sandbox.fork_call("spin", "spin", timeout=1.0)
     waiting = fresh_sandbox.fork_call("spin", "nap", timeout=1.0)
     assert looping.timed_out and waiting.timed_out
-    assert looping.busy_seconds is not None and looping.busy_seconds >= 0.5
+    # a spinner gets a core's worth of its 1 s on an idle machine, a third of it at load 6 on two cores
+    # (0.27 s measured) and more than the napper's nothing at any load; pytest-xdist runs two tests at once
+    assert looping.busy_seconds is not None and looping.busy_seconds >= 0.2
     assert waiting.busy_seconds is not None and waiting.busy_seconds < 0.1
     finished = fresh_sandbox.fork_call("spin", "quick", timeout=5.0)
     assert finished.value == 499500 and not finished.timed_out and finished.busy_seconds is None
     with fresh_sandbox.harness("spin", "spin_main") as harness:
         line = harness.talk(b"go\n", timeout=1.0)
-    assert line.timed_out and line.busy_seconds is not None and line.busy_seconds >= 0.5
+    assert line.timed_out and line.busy_seconds is not None and line.busy_seconds >= 0.2
