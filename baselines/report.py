@@ -306,12 +306,14 @@ def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cac
         "",
         (f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
          f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
-         f"{describe(args.workers, args.executor)}); "
+         f"{describe(args.workers, args.executor)}, evaluations of finished runs sharing the workers); "
          if timing.get("train_env_steps") else "")
         + f"per run, over all runs: {total_steps / max(train_s, 1e-9):.0f} env steps/s (rollout and update together). "
-        f"Wall time: training {timing['train_seconds']:.0f} s, evaluation {timing['eval_seconds']:.0f} s, "
-        f"probe {timing.get('probe_seconds', float('nan')):.0f} s, positive control "
-        f"{timing.get('control_seconds', float('nan')):.0f} s, total {timing['total_seconds']:.0f} s.",
+        f"Wall time of each phase, from its first job's start to its last job's end (the phases run in one job "
+        f"graph and overlap, so they add up to more than the total): training {timing['train_seconds']:.0f} s, "
+        f"evaluation {timing['eval_seconds']:.0f} s, probe {timing.get('probe_seconds', float('nan')):.0f} s, "
+        f"positive control {timing.get('control_seconds', float('nan')):.0f} s; total {timing['total_seconds']:.0f} s "
+        "(`timeline.json` holds every job's start, end and CPU).",
         "",
         "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
         "",
