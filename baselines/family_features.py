@@ -45,6 +45,7 @@ from baselines.features import (
     PROGRESS_FEATURES,
     EncodedStep,
     EpisodeMemory,
+    check_features,
     text_features,
 )
 
@@ -273,15 +274,8 @@ class EventHistory:
         self.last_action, self.last_failed = action, error
 
     def features(self) -> np.ndarray:
-        unchanged = self.writes_since_check == 0
         return np.array([
-            float(self.verdict is True and unchanged),
-            float(self.verdict is False and unchanged),
-            float(self.verdict is None),
-            float(self.writes_since_check > 0),
-            float(self.verdict is False),
-            min(self.writes_since_check, 3) / 3.0,
-            float(self.last_error),
+            *check_features(self.verdict, self.writes_since_check, self.last_error),
             float(self.last_fault),
             float(self.faults > 0),
             float(self.last_mismatch),

@@ -39,6 +39,7 @@ __all__ = [
     "CANDIDATE_KINDS",
     "ProgressTracker",
     "HistoryTracker",
+    "check_features",
     "HISTORY_NAMES",
     "MENTION_NAMES",
     "patch_key",
@@ -150,21 +151,18 @@ class ProgressTracker:
             self.last_kind = _kind(action)
 
     def features(self) -> np.ndarray:
-        unchanged = self.edits_since_check == 0
         last = np.array([float(self.last_kind == k) for k in _LAST_KINDS], dtype=np.float32)
-        head = np.array(
-            [
-                float(self.verdict is True and unchanged),
-                float(self.verdict is False and unchanged),
-                float(self.verdict is None),
-                float(self.edits_since_check > 0),
-                float(self.verdict is False),
-                min(self.edits_since_check, 3) / 3.0,
-                float(self.last_error),
-            ],
-            dtype=np.float32,
-        )
+        head = np.array(check_features(self.verdict, self.edits_since_check, self.last_error), dtype=np.float32)
         return np.concatenate([head, last])
+
+
+def check_features(verdict: bool | None, changes_since_check: int, last_error: bool) -> list[float]:
+    """What recovery needs to see of the last check (every family's history uses these 7): its verdict, whether
+    the state changed since, and whether the last action failed."""
+    unchanged = changes_since_check == 0
+    return [float(verdict is True and unchanged), float(verdict is False and unchanged), float(verdict is None),
+            float(changes_since_check > 0), float(verdict is False), min(changes_since_check, 3) / 3.0,
+            float(last_error)]
 
 
 class HistoryTracker:
