@@ -29,7 +29,6 @@ tell a fix from its inverse), and a patch's text is not a call this grammar pars
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -45,6 +44,7 @@ from baselines.features import (
     PROGRESS_FEATURES,
     EncodedStep,
     EpisodeMemory,
+    MemoryBase,
     check_features,
     text_features,
 )
@@ -290,27 +290,17 @@ class EventHistory:
         ], dtype=np.float32)
 
 
-class FamilyMemory:
+class FamilyMemory(MemoryBase):
     """`EpisodeMemory`'s interface and output shapes for the families that share the call grammar.
 
     Call `reset` at episode start, `encode` at each decision point with its ``(obs, info)`` (it
     folds in the events of the step that led there), and `record` after each action.
     """
 
-    def __init__(self, dim: int, max_actions: int) -> None:
-        self.dim = dim
-        self.max_actions = max_actions
-        self.reset()
-
     def reset(self) -> None:
-        self._seen = np.zeros(self.dim, dtype=np.float32)
-        self._done = np.zeros(self.dim, dtype=np.float32)
-        self._words: set[str] = set()
+        super().reset()
         self._instruction: set[str] = set()
         self._elements: dict[str, tuple[str, str]] = {}
-        self._taken: Counter[str] = Counter()
-        self._last_action: str | None = None
-        self._turns_used = 0
         self._min_turns: int | None = None
         self.history = EventHistory()
 
@@ -371,13 +361,6 @@ class FamilyMemory:
             (len(words) - hit) / len(words) if words else 0.0,
             float(p.parsed),
         ]
-
-    def record(self, action: str) -> None:
-        """Remember the action the agent took."""
-        self._done = self._done + text_features(action, self.dim)
-        self._taken[action] += 1
-        self._last_action = action
-        self._turns_used += 1
 
 
 def encoder_for(family: str) -> type[EpisodeMemory] | type[FamilyMemory]:

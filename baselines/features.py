@@ -45,6 +45,7 @@ __all__ = [
     "patch_key",
     "CANDIDATE_EXTRAS",
     "EncodedStep",
+    "MemoryBase",
     "EpisodeMemory",
     "text_features",
     "change_features",
@@ -388,12 +389,9 @@ class EncodedStep:
     actions: list[str]
 
 
-class EpisodeMemory:
-    """Running features of one episode; call `reset` at episode start and `record` after each action.
-
-    `encode` is called once per decision point with that point's ``(obs, info)``; it folds the
-    observation, and the events of the step that led there (``info["events"]``), into memory.
-    """
+class MemoryBase:
+    """What every episode encoder keeps: the observations and actions seen so far, as hashed sums,
+    words and counts. Subclasses add their own trackers in `reset` and write `encode`."""
 
     def __init__(self, dim: int, max_actions: int) -> None:
         self.dim = dim
@@ -407,6 +405,24 @@ class EpisodeMemory:
         self._taken: Counter[str] = Counter()
         self._last_action: str | None = None
         self._turns_used = 0
+
+    def record(self, action: str) -> None:
+        """Remember the action the agent took."""
+        self._done = self._done + text_features(action, self.dim)
+        self._taken[action] += 1
+        self._last_action = action
+        self._turns_used += 1
+
+
+class EpisodeMemory(MemoryBase):
+    """Running features of one episode; call `reset` at episode start and `record` after each action.
+
+    `encode` is called once per decision point with that point's ``(obs, info)``; it folds the
+    observation, and the events of the step that led there (``info["events"]``), into memory.
+    """
+
+    def reset(self) -> None:
+        super().reset()
         self.progress = ProgressTracker()
         self.history = HistoryTracker()
 
@@ -459,13 +475,6 @@ class EpisodeMemory:
             return 0.0, 0.0
         hit = len(words & self._words)
         return hit / len(words), float(hit > 0)
-
-    def record(self, action: str) -> None:
-        """Remember the action the agent took."""
-        self._done = self._done + text_features(action, self.dim)
-        self._taken[action] += 1
-        self._last_action = action
-        self._turns_used += 1
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")

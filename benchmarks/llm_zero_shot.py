@@ -2,6 +2,7 @@
 
     python benchmarks/llm_zero_shot.py --out runs/llm-zero-shot        # resumable; prints the table
     python benchmarks/llm_zero_shot.py --out runs/llm-zero-shot --families tooluse --tasks 2
+    python benchmarks/llm_zero_shot.py --out runs/llm-t12 --families tooluse --tasks 2 --ts 12 --agents hf
 
 For each family, one `agentgym eval` grid per agent over the same test tasks and budgets:
 ``--n`` samples per (task, T) at temperature ``--temperature`` give pass@1 and pass@4 (the unbiased
@@ -45,7 +46,8 @@ def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
         agent_kwargs = {"model": args.model, "temperature": args.temperature, "max_new_tokens": args.max_new_tokens,
                         "device": "cpu", "threads": args.threads}
     out = Path(args.out) / family / agent
-    result = evaluate(spec["env"], agent, ks=[1, args.n], ts=spec["ts"], n=args.n, tasks=_tasks(spec, tasks),
+    ts = [int(t) for t in args.ts.split(",")] if args.ts else spec["ts"]
+    result = evaluate(spec["env"], agent, ks=[1, args.n], ts=ts, n=args.n, tasks=_tasks(spec, tasks),
                       sandbox=args.sandbox, out=out, agent_kwargs=agent_kwargs, env_kwargs=spec["env_kwargs"],
                       seed=args.seed, progress=True, report=True)
     return {"family": family, "agent": agent, "records": result.records}
@@ -115,21 +117,24 @@ def main() -> None:
     p.add_argument("--families", default="miniwob,tooluse,coding")
     p.add_argument("--model", default="smollm2-135m")
     p.add_argument("--tasks", type=int, default=None, help="tasks per family (default 4 ToolUse, 5 MiniWoB, 3 Coding)")
+    p.add_argument("--ts", default=None,
+                   help="budgets to run, comma-separated (default: each family's own, FAMILIES); e.g. a cell a run left out")
     p.add_argument("--n", type=int, default=4, help="samples per (task, T); pass@1 and pass@n are reported")
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sandbox", default="auto")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agents", default="oracle,hf", help="which rows to run (the oracle's, the model's or both)")
     p.add_argument("--table-only", action="store_true", help="tabulate the episodes already in --out (runs nothing)")
     args = p.parse_args()
     if args.table_only:
-        found = [read(args.out, f, a) for f in args.families.split(",") for a in ("oracle", "hf")]
+        found = [read(args.out, f, a) for f in args.families.split(",") for a in args.agents.split(",")]
         print(table([r for r in found if r]))
         return
     rows = []
     for family in args.families.split(","):
-        for agent in ("oracle", "hf"):
+        for agent in args.agents.split(","):
             rows.append(run(args, family, agent))
             print(table(rows[-1:]), flush=True)
     text = table(rows)
