@@ -448,6 +448,14 @@ def fault_numbers(by_seed: dict[int, dict[str, Any]], t: int) -> dict[str, Any]:
 
 def decisions_section(n: Numbers) -> list[str]:
     """First-commit accuracy, success when it was right, and recovery after a wrong one (all seeds)."""
+    if not any(d.get("committed", 0) for by_t in n.decisions.values() for d in by_t.values()):
+        return [
+            "## First decisions against recovery",
+            "",
+            "Left out: no evaluation episode recorded a first commitment (an action that changed task state, "
+            "labelled against the task's reference solution); this family's records carry none.",
+            "",
+        ]
     rows = [[name, str(t), fmt(d["first_commit_accuracy"]), fmt(d["success_if_right"]), fmt(d["recovery_rate"]),
              f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"]
             for name, by_t in n.decisions.items() for t, d in by_t.items()]

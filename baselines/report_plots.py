@@ -32,7 +32,8 @@ def draw_plots(out: Path, *, success: Mapping[str, Mapping[int, Mapping[str, Any
     """The report's four PNGs, all seeds (the positive control's is `plot_control`)."""
     _plot_success(success, ts, schedules, out / "success_vs_T.png")
     _plot_categories(categories, ts, out / "failure_categories.png")
-    _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
+    if any(d.get("committed", 0) for by_t in decisions.values() for d in by_t.values()):  # else the report leaves it out
+        _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
     _plot_training(training, out / "training.png")
 
 

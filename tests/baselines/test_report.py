@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from report_fixture import GOLDEN, RENDERED, render
 
 
@@ -28,3 +30,26 @@ def test_report_sections_come_in_reading_order(tmp_path: Path) -> None:
              "## Training cost, inference cost and cross-budget success", "## What each agent does at each T",
              "## Traces", "## Does the policy use the budget", "## Positive control", "## Training curves"]
     assert [next(i for i, h in enumerate(headings) if h.startswith(o)) for o in order] == list(range(len(order)))
+
+
+def test_a_family_without_first_commits_leaves_the_decisions_section_and_plot_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MiniWoB-v0's records label no first commitment: a table of dashes and an empty plot say nothing."""
+    from types import SimpleNamespace
+
+    from baselines import report_plots
+    from baselines.report import decisions_section
+
+    for other in ("_plot_success", "_plot_categories", "_plot_training"):
+        monkeypatch.setattr(report_plots, other, lambda *a: None)
+
+    empty = {"first_commit_accuracy": None, "success_if_right": None, "recovery_rate": None, "recovered": 0,
+             "wrong_first": 0, "committed": 0, "episodes": 28}
+    decisions = {"random": {1: empty, 12: empty}, "fixed-T2": {1: empty, 12: empty}}
+    text = "\n".join(decisions_section(SimpleNamespace(decisions=decisions)))
+    assert "Left out" in text and "first_commit_vs_recovery.png" not in text and "|" not in text
+    report_plots.draw_plots(tmp_path, success={}, ts=[1, 12], schedules={}, categories={}, decisions=decisions, training={})
+    assert not (tmp_path / "first_commit_vs_recovery.png").exists()
+    committed = {**empty, "committed": 3, "first_commit_accuracy": 0.5, "recovery_rate": 0.0, "success_if_right": 1.0}
+    text = "\n".join(decisions_section(SimpleNamespace(decisions={"random": {1: committed}})))
+    assert "first_commit_vs_recovery.png" in text
