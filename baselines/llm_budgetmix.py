@@ -125,8 +125,9 @@ class Args:
     """each schedule's exposure: it stops once this many env steps (or tokens, see equal_by) are spent"""
     equal_by: str = "env_steps"
     """what is equalised across schedules: env_steps (agent turns in the envs) or tokens (completion tokens)"""
-    max_grpo_steps: int = 2
-    """upper bound on a schedule's optimiser steps (rows in its dataset / prompts_per_step)"""
+    max_grpo_steps: int = 1
+    """upper bound on a schedule's optimiser steps (rows in its dataset / prompts_per_step); 1 in the CPU
+    pilot, whose 30 minutes allow one step per schedule (measured: about 230 s a step, 2.6 min an evaluation)"""
     grpo_lr: float = 2e-6
     """AdamW learning rate of GRPO"""
     beta: float = 0.0
