@@ -39,7 +39,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Files that hold a ``slow`` test run first, each file's tests kept together in their order: under
     pytest-xdist (``--dist loadfile``) the long files start while there are short ones left to fill the
-    other worker, rather than one long file finishing alone at the end. Serial runs keep the order too."""
+    other worker, rather than one long file finishing alone at the end. A run without workers keeps the
+    collection order."""
+    if not (getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")):
+        return
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)  # stable: each file's order stays
 
