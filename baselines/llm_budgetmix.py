@@ -127,7 +127,7 @@ class Args:
     """what is equalised across schedules: env_steps (agent turns in the envs) or tokens (completion tokens)"""
     max_grpo_steps: int = 1
     """upper bound on a schedule's optimiser steps (rows in its dataset / prompts_per_step); 1 in the CPU
-    pilot, whose 30 minutes allow one step per schedule (measured: about 230 s a step, 2.6 min an evaluation)"""
+    pilot (one step per schedule: 199-1,041 s a step on the quiet 2-core machine, the whole pilot 44 min)"""
     grpo_lr: float = 2e-6
     """AdamW learning rate of GRPO"""
     beta: float = 0.0
@@ -168,7 +168,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                   t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=1, grpo_lr=1e-3,
                   max_completion_length=192, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
                   save_models=False),
-    # SmolLM2-135M on the 2-core CPU machine, one family, <= 30 minutes: the figures in docs/llm.md
+    # SmolLM2-135M on the 2-core CPU machine, one family: 44 min measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
     "gpu": dict(exp_name="llm-budgetmix-gpu", model="", device="cuda", threads=0, seeds="1,2,3", max_length=4096,
