@@ -13,6 +13,8 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 def docker_ready(image: str = "agentgym/base:latest") -> str | None:
     """None when the engine answers and ``image`` exists, else why not."""
+    import docker
+
     from agentgym.errors import EngineUnreachable
     from agentgym.sandbox.docker import docker_client
 
@@ -20,11 +22,16 @@ def docker_ready(image: str = "agentgym/base:latest") -> str | None:
         client = docker_client(timeout=5)
     except EngineUnreachable as exc:
         return str(exc)
-    try:
-        client.images.get(image)
-    except Exception:
-        return f"image {image} missing: run `agentgym setup`"
-    return None
+    why = ""
+    for _attempt in range(3):
+        try:
+            client.images.get(image)
+            return None
+        except docker.errors.ImageNotFound:
+            return f"image {image} missing: run `agentgym setup`"
+        except Exception as exc:  # a timeout or a dropped connection: ask again, then say what it was
+            why = f"the engine did not answer about image {image}: {type(exc).__name__}: {exc}"
+    return why
 
 
 def require_docker(image: str = "agentgym/base:latest") -> None:
