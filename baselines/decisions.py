@@ -11,13 +11,14 @@ the agent never committed) and ``commits``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 
 from baselines.features import patch_key
 
-__all__ = ["DecisionRecorder", "decision_stats", "trace_label", "after_failing_test", "right_first_failures",
+__all__ = ["DecisionRecorder", "decision_stats", "has_commitments", "trace_label", "after_failing_test", "right_first_failures",
            "decision_rates", "RATES"]
 
 
@@ -193,6 +194,12 @@ check refuted, commit what a check confirmed."""
 
 MIN_TURNS_TO_CHECK = 4
 """Turns left from which testing one's own edit can pay: test, revert, patch, submit."""
+
+
+def has_commitments(decisions: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> bool:
+    """Whether any agent at any T committed (`decision_stats`' ``committed``): a family whose records
+    label no first commitment gets no decisions table or plot."""
+    return any(d.get("committed", 0) for by_t in decisions.values() for d in by_t.values())
 
 
 def decision_rates(records: list[dict[str, Any]]) -> dict[str, dict[str, int | float | None]]:

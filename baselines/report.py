@@ -39,6 +39,7 @@ from baselines.decisions import (
     RIGHT_FIRST_FATES,
     after_failing_test,
     decision_stats,
+    has_commitments,
     right_first_failures,
 )
 from baselines.eval_lists import unit_of
@@ -448,7 +449,7 @@ def fault_numbers(by_seed: dict[int, dict[str, Any]], t: int) -> dict[str, Any]:
 
 def decisions_section(n: Numbers) -> list[str]:
     """First-commit accuracy, success when it was right, and recovery after a wrong one (all seeds)."""
-    if not any(d.get("committed", 0) for by_t in n.decisions.values() for d in by_t.values()):
+    if not has_commitments(n.decisions):
         return [
             "## First decisions against recovery",
             "",

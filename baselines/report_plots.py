@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from agentgym.eval.metrics import CATEGORIES
+from baselines.decisions import has_commitments
 
 __all__ = ["draw_plots", "plot_control"]
 
@@ -32,7 +33,7 @@ def draw_plots(out: Path, *, success: Mapping[str, Mapping[int, Mapping[str, Any
     """The report's four PNGs, all seeds (the positive control's is `plot_control`)."""
     _plot_success(success, ts, schedules, out / "success_vs_T.png")
     _plot_categories(categories, ts, out / "failure_categories.png")
-    if any(d.get("committed", 0) for by_t in decisions.values() for d in by_t.values()):  # else the report leaves it out
+    if has_commitments(decisions):  # else the report leaves it out
         _plot_decisions(decisions, out / "first_commit_vs_recovery.png")
     _plot_training(training, out / "training.png")
 

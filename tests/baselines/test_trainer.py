@@ -181,7 +181,7 @@ def test_a_slow_step_stalls_only_its_own_env_in_async_mode(mode: str) -> None:
     if mode == "async":
         # the other env played 30 steps of whole episodes while the slow step was still running
         assert not slow_done_at_return
-        assert collector.stats["straggler_seconds"] < SLOW_S / 2
+        assert collector.stats["straggler_seconds"] < SLOW_S / 4
     else:
         assert slow_done_at_return and elapsed >= SLOW_S  # the batch waited for the slow env
         assert collector.stats["straggler_seconds"] >= SLOW_S / 2 * 0.9  # one of two envs idle for SLOW_S
