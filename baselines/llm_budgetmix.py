@@ -83,8 +83,9 @@ class Args:
     """hidden size of --model tiny (two layers over SmolLM2's tokenizer)"""
     device: str = "auto"
     """cpu, cuda or auto (cuda when torch sees a GPU)"""
-    threads: int = 1
-    """torch CPU threads (0: torch's default; 1 on the shared 2-core machine, where 2 contend with other jobs)"""
+    threads: int = 0
+    """torch CPU threads (0: torch's default, every core: the pilot runs alone on the 2-core machine; give 1
+    when other jobs share the cores)"""
     seeds: str = "1"
     """training seeds of the GRPO runs (comma-separated); one warm start serves them all"""
     lora_rank: int = 0
@@ -153,7 +154,9 @@ class Args:
     eval_temperature: float = 0.0
     """sampling temperature of the evaluation (0: greedy)"""
     max_new_tokens: int = 64
-    """tokens per model turn in the evaluation"""
+    """tokens the model may write in one turn, in GRPO's rollouts (TRL's ``generation_kwargs``) and in the
+    evaluation alike: the oracle's calls take 35-50 tokens; without this cap a GRPO turn may run on to
+    ``max_completion_length`` (the first CPU pilot: 2,048 tokens of prose in one turn, 1,041 s for a step)"""
     eval_agent: str = "adapter"
     """the evaluation's transcript (agentgym.agents.hf.HFAgent): adapter, the TRL adapter's (what GRPO trains on); hf, HFAgent's own"""
     resamples: int = 2000
@@ -167,7 +170,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "smoke": dict(exp_name="llm-budgetmix-smoke", model="tiny", sft_tasks=2, sft_epochs=1, sft_batch=2, sft_lr=1e-3,
                   t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=1, grpo_lr=1e-3,
                   max_completion_length=192, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
-                  save_models=False),
+                  save_models=False, threads=1),
     # SmolLM2-135M on the 2-core CPU machine, one family: 44 min measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
@@ -392,10 +395,25 @@ def _grpo_rows(args: Args, schedule: str, seed: int) -> Any:
     return rows.remove_columns("budget").add_column("budget", budgets)
 
 
+def grpo_config(args: Args, device: str, seed: int, out: Path) -> Any:
+    """TRL's `GRPOConfig` for one schedule's run: every turn capped at ``max_new_tokens``, the rollout at
+    ``max_completion_length`` and ``t_long`` tool calls (the env ends a shorter budget itself)."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=str(out), max_steps=args.max_grpo_steps, per_device_train_batch_size=args.num_generations *
+        args.prompts_per_step, num_generations=args.num_generations, max_completion_length=args.max_completion_length,
+        max_tool_calling_iterations=args.t_long, temperature=args.temperature, learning_rate=args.grpo_lr,
+        beta=args.beta, gradient_checkpointing=args.gradient_checkpointing, logging_steps=1, save_strategy="no",
+        report_to="none", use_cpu=device == "cpu", bf16=device == "cuda", seed=seed, data_seed=seed,
+        dataloader_num_workers=0, disable_tqdm=True, shuffle_dataset=False, use_vllm=args.vllm,
+        generation_kwargs={"max_new_tokens": args.max_new_tokens})
+
+
 def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: int, out: Path) -> dict[str, Any]:
     """GRPO on ``model`` (changed in place) under ``schedule`` until its exposure is spent."""
     from transformers import TrainerCallback
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     device = str(next(model.parameters()).device.type)
     exposure = Exposure(args.env_steps, args.equal_by)
@@ -417,13 +435,7 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
             return control
 
     peft_config = _lora_config(args)
-    config = GRPOConfig(
-        output_dir=str(out), max_steps=args.max_grpo_steps, per_device_train_batch_size=args.num_generations *
-        args.prompts_per_step, num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        max_tool_calling_iterations=args.t_long, temperature=args.temperature, learning_rate=args.grpo_lr,
-        beta=args.beta, gradient_checkpointing=args.gradient_checkpointing, logging_steps=1, save_strategy="no", report_to="none",
-        use_cpu=device == "cpu", bf16=device == "cuda", seed=seed, data_seed=seed, dataloader_num_workers=0,
-        disable_tqdm=True, shuffle_dataset=False, use_vllm=args.vllm)
+    config = grpo_config(args, device, seed, out)
     factory: Any = agtrl.environment_factory(args.env_id, **_env_kwargs(args))
     reward_funcs: list[Any] = [verifier_reward]
     trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=config,

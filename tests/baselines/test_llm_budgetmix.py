@@ -125,6 +125,23 @@ def test_contrasts_are_a_b_g_with_their_own_holm_family():
     assert all(r["p_holm"] >= r["p"] for r in rows)
 
 
+def test_grpo_caps_every_turn_at_max_new_tokens(tmp_path):
+    """A rollout's turn stops at ``max_new_tokens``, as in the evaluation: the first CPU pilot's GRPO step took
+    1,041 s because one turn wrote 2,048 tokens of prose (TRL's default per-turn cap is the whole rollout's)."""
+    from trl import GRPOTrainer
+
+    from agentgym.agents.models import tiny_causal_lm
+
+    tokenizer = _tokenizer()
+    args = lbm.Args(env_kwargs=json.dumps(RETAIL), max_new_tokens=7, max_completion_length=192, t_long=4)
+    config = lbm.grpo_config(args, "cpu", 0, tmp_path)
+    trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden=16, seed=0), args=config,
+                          reward_funcs=[lambda completions, **_: [0.0] * len(completions)],
+                          train_dataset=lbm._grpo_rows(args, "fixed-short", 0), processing_class=tokenizer)
+    assert trainer.generation_config.max_new_tokens == 7 and trainer.max_completion_length == 192
+    assert config.max_tool_calling_iterations == 4
+
+
 @pytest.mark.slow  # about 80 s on the shared 2-core machine
 @pytest.mark.timeout(600)
 def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
