@@ -43,19 +43,35 @@ def borrow(env_id: str, **env_kwargs: Any) -> gym.Env:
 
 
 class _Lent(gym.Wrapper):
-    """A borrowed bare env; closing it returns it to the pool, or closes it when its sandbox broke."""
+    """A borrowed bare env; closing it returns it to the pool, or closes it when its sandbox broke or
+    a reset or step raised (Gymnasium's env checker, inside the bare env, is left half-done by a reset
+    that raised: lent again, that env's first step raised TypeError in the checker)."""
 
     def __init__(self, env: gym.Env, key: _Key) -> None:
         super().__init__(env)
-        self._key, self._returned = key, False
+        self._key, self._returned, self._raised = key, False, False
+
+    def reset(self, **kwargs: Any) -> Any:
+        try:
+            return super().reset(**kwargs)
+        except BaseException:
+            self._raised = True
+            raise
+
+    def step(self, action: Any) -> Any:
+        try:
+            return super().step(action)
+        except BaseException:
+            self._raised = True
+            raise
 
     def close(self) -> None:
         if self._returned:
             return
         self._returned = True
         sandbox = getattr(self.env.unwrapped, "sandbox", None)
-        if sandbox is not None and (sandbox.closed or getattr(sandbox, "broken", False)):
-            self.env.close()  # a failed sandbox is not lent again: the next borrower starts a fresh one
+        if self._raised or sandbox is not None and (sandbox.closed or getattr(sandbox, "broken", False)):
+            self.env.close()  # not lent again: the next borrower starts a fresh one
             return
         with _LOCK:
             _IDLE.setdefault(self._key, []).append(self.env)

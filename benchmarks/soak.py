@@ -51,7 +51,7 @@ def _containers() -> int | None:
         return None
     try:  # closed after counting: an open client is a socket, and the probe must not add fds of its own
         mine = [LABEL, f"io.agentgym.owner_pid={os.getpid()}"]  # other processes' sandboxes are not ours to count
-        return len(client.containers.list(all=True, filters={"label": mine}))
+        return len(client.containers.list(all=True, filters={"label": mine}, sparse=True))
     finally:
         client.close()
 

@@ -192,7 +192,7 @@ def containers_cpu_seconds() -> float:
     try:
         from agentgym.sandbox.docker import docker_client
 
-        ids = [c.id for c in docker_client().containers.list(filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})]
+        ids = [c.id for c in docker_client().containers.list(filters={"label": f"io.agentgym.owner_pid={os.getpid()}"}, sparse=True)]
     except Exception:  # no engine: the local backend's servers are reaped children instead
         return 0.0
     total = 0.0

@@ -103,9 +103,11 @@ def _owner_alive(labels: dict[str, str]) -> bool:
 
 
 def list_managed(client: Any = None) -> list[Any]:
-    """Every container agentgym started on this engine, running or not."""
+    """Every container agentgym started on this engine, running or not. One removed between the engine's
+    list and its inspection (another process's ``--rm`` container ending) is left out rather than failing
+    the call."""
     client = client or docker_client()
-    return list(client.containers.list(all=True, filters={"label": f"{LABEL}=true"}))
+    return list(client.containers.list(all=True, filters={"label": f"{LABEL}=true"}, ignore_removed=True))
 
 
 def gc(*, everything: bool = False, client: Any = None) -> list[str]:

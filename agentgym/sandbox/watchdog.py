@@ -58,7 +58,7 @@ try:
     import docker
     client = docker.from_env(timeout=30)
     flt = {"label": ["io.agentgym.managed=true", "io.agentgym.owner_pid=%d" % pid, "io.agentgym.owner_start=" + start]}
-    for container in client.containers.list(all=True, filters=flt):
+    for container in client.containers.list(all=True, filters=flt, sparse=True):  # no inspect: one gone meanwhile cannot fail the rest
         try:
             container.remove(force=True)
         except Exception:

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from agentgym.errors import SandboxTimeout
 from agentgym.make import wrap
 from baselines import env_pool
 
@@ -58,6 +59,27 @@ def test_an_env_whose_sandbox_failed_is_closed_not_lent():
     fresh = env_pool.borrow(ENV, **KW)
     _played(fresh)
     assert fresh.unwrapped.sandbox is not sandbox
+    fresh.close()
+
+
+def test_an_env_whose_reset_failed_is_closed_not_lent(monkeypatch):
+    """A reset that raised (a MiniWoB page that did not load in time under load) leaves Gymnasium's
+    env checker half-done: lent again, the env's first step raised TypeError inside the checker."""
+    env = wrap(env_pool.borrow(ENV, **KW), budget=3)
+    base = env.unwrapped
+
+    def slow_page(**_):
+        raise SandboxTimeout("the page did not load in time")
+
+    monkeypatch.setattr(base, "reset", slow_page)
+    with pytest.raises(SandboxTimeout):
+        env.reset(seed=1)
+    monkeypatch.undo()
+    env.close()
+    assert env_pool.idle_count() == 0
+    fresh = wrap(env_pool.borrow(ENV, **KW), budget=3)
+    assert fresh.unwrapped is not base
+    _played(fresh)
     fresh.close()
 
 

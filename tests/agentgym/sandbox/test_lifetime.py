@@ -269,7 +269,7 @@ def test_start_failure_is_typed_and_leaves_nothing(backend):
     from agentgym.sandbox.docker import docker_client
 
     deadline = time.monotonic() + 10
-    while docker_client().containers.list(all=True, filters={"label": f"io.agentgym.test={tag}"}):
+    while docker_client().containers.list(all=True, filters={"label": f"io.agentgym.test={tag}"}, sparse=True):
         assert time.monotonic() < deadline, "a container outlived its failed start"
         time.sleep(0.2)
 
@@ -348,3 +348,24 @@ def test_gc_removes_containers_of_dead_owners_only():
     finally:
         dead.close()
         alive.close()
+
+
+def test_a_container_gone_between_list_and_inspect_is_left_out():
+    """Another process's ``--rm`` container can end between the engine's list and the inspection of
+    each entry; listing must not fail then (a two-worker test run did, in a leak check)."""
+    require_docker()
+    from agentgym.sandbox.docker import docker_client, list_managed
+
+    client = docker_client()
+    listed = client.api.containers
+
+    def with_one_gone(*args, **kwargs):
+        return [*listed(*args, **kwargs), {"Id": "0" * 64}]  # listed, then removed before its inspection
+
+    with make_sandbox("docker") as sandbox:
+        client.api.containers = with_one_gone
+        try:
+            ids = [c.id for c in list_managed(client)]
+        finally:
+            del client.api.containers
+        assert sandbox.container.id in ids and "0" * 64 not in ids

@@ -164,7 +164,7 @@ def test_the_browser_and_site_survive_reset_and_close_leaves_no_container():
     assert (again["pid"], again["origin"]) == (launched["pid"], launched["origin"])
     env.close()
     client = docker_client()
-    assert not client.containers.list(all=True, filters={"id": container})
+    assert not client.containers.list(all=True, filters={"id": container}, sparse=True)
 
 
 def test_an_unknown_browser_is_refused_with_its_name():
