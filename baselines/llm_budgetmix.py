@@ -128,7 +128,7 @@ class Args:
     """what is equalised across schedules: env_steps (agent turns in the envs) or tokens (completion tokens)"""
     max_grpo_steps: int = 1
     """upper bound on a schedule's optimiser steps (rows in its dataset / prompts_per_step); 1 in the CPU
-    pilot (one step per schedule: 199-1,041 s a step on the quiet 2-core machine, the whole pilot 44 min)"""
+    pilot (one step per schedule: 50-53 s a step on the quiet 2-core machine, the whole pilot 11 min 20 s)"""
     grpo_lr: float = 2e-6
     """AdamW learning rate of GRPO"""
     beta: float = 0.0
@@ -171,7 +171,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                   t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=1, grpo_lr=1e-3,
                   max_completion_length=192, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
                   save_models=False, threads=1),
-    # SmolLM2-135M on the 2-core CPU machine, one family: 44 min measured (aimed at <= 30), figures in docs/llm.md
+    # SmolLM2-135M on the 2-core CPU machine, one family: 11 min 20 s measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
     "gpu": dict(exp_name="llm-budgetmix-gpu", model="", device="cuda", threads=0, seeds="1,2,3", max_length=4096,
@@ -404,7 +404,7 @@ def grpo_config(args: Args, device: str, seed: int, out: Path) -> Any:
         output_dir=str(out), max_steps=args.max_grpo_steps, per_device_train_batch_size=args.num_generations *
         args.prompts_per_step, num_generations=args.num_generations, max_completion_length=args.max_completion_length,
         max_tool_calling_iterations=args.t_long, temperature=args.temperature, learning_rate=args.grpo_lr,
-        beta=args.beta, gradient_checkpointing=args.gradient_checkpointing, logging_steps=1, save_strategy="no",
+        beta=args.beta, activation_checkpointing=args.gradient_checkpointing, logging_steps=1, save_strategy="no",
         report_to="none", use_cpu=device == "cpu", bf16=device == "cuda", seed=seed, data_seed=seed,
         dataloader_num_workers=0, disable_tqdm=True, shuffle_dataset=False, use_vllm=args.vllm,
         generation_kwargs={"max_new_tokens": args.max_new_tokens})

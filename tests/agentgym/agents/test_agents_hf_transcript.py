@@ -95,7 +95,7 @@ def _trl_rollout_prompts(tokenizer, task: str, group: str, seed: int, T: int, tm
                                        "environment": [group]})
     config = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=2, num_generations=2,
                         max_completion_length=16384, max_tool_calling_iterations=T + 1, beta=0.0,
-                        gradient_checkpointing=False, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
+                        activation_checkpointing=False, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
                         seed=0, dataloader_num_workers=0, disable_tqdm=True)
 
     def no_reward(completions: Any, **_: Any) -> list[float]:

@@ -262,7 +262,7 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
     args = GRPOConfig(
         output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=2, num_generations=2,
         max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-2, beta=0.0,
-        gradient_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
+        activation_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
         seed=0,
         dataloader_num_workers=0, disable_tqdm=True)
     trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
