@@ -6,7 +6,9 @@ leaves both behind. The first Docker sandbox of a process starts one small detac
 process (its own session, so a Ctrl-C or a group kill of the owner does not take it) that checks
 every half second whether its owner still lives; when the owner is gone it removes the
 containers labelled with the owner's pid and start time and the owner's ``agentgym-chan-<pid>-*``
-folders, then exits. It holds no resources meanwhile (the docker SDK is imported only then).
+folders, then exits. It holds no resources meanwhile (the docker SDK is imported only then). It
+forks itself off its first process, so it is not the owner's child: Ray kills a worker's children
+with the worker, and the watchdog of each Ray worker died with it, leaving its sandboxes' folders.
 Local sandboxes are covered too: a local server the agent stopped (SIGSTOP) never reads the end
 of its input, so the watchdog SIGKILLs the process group named in each of the owner's
 ``agentgym-local-<pid>-*`` folders and removes the folder.
@@ -30,6 +32,8 @@ _lock = threading.Lock()
 _SOURCE = r"""
 import glob, os, shutil, sys, time
 pid, start, tmp = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+if os.fork():  # detach: no longer the owner's child, so whatever kills the owner's children spares it
+    os._exit(0)
 def alive():
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -79,7 +83,10 @@ def ensure_watchdog(owner_start: str) -> None:
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, close_fds=True, env={"PATH": os.environ.get("PATH", ""), **_docker_env()},
         )
-        proc.returncode = 0  # it outlives us on purpose: no "still running" warning, no reaping at exit
+        try:
+            proc.wait(timeout=10)  # it forks the watchdog off and exits at once
+        except subprocess.TimeoutExpired:
+            proc.returncode = 0  # never seen; no "still running" warning, no reaping at exit
         _started.add(pid)
 
 

@@ -6,10 +6,12 @@ crash), each of which must leave nothing behind.
 
 from __future__ import annotations
 
+import glob
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -84,6 +86,31 @@ def test_sigkilled_owner_leaves_nothing_after_ten_seconds(backend):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert _wait_gone(backend, handle, 10), f"{backend} sandbox {handle} outlived its SIGKILLed owner by 10 s"
+
+
+def _owner_folders(pid: int) -> list[str]:
+    """The owner's local sandbox and channel folders (the watchdog finds them by these names)."""
+    from agentgym.sandbox.watchdog import CHANNEL_PREFIX, LOCAL_PREFIX
+
+    tmp = tempfile.gettempdir()
+    return [f for prefix in (LOCAL_PREFIX, CHANNEL_PREFIX) for f in glob.glob(os.path.join(tmp, f"{prefix}{pid}-*"))]
+
+
+def test_owner_killed_with_its_children_leaves_no_folder(backend):
+    """Ray kills a worker's child processes with the worker: the watchdog, the owner's child, died with it,
+    and each Ray worker of `baselines.budgetmix --executor ray` left its 4 local sandbox folders behind."""
+    psutil = pytest.importorskip("psutil")
+    proc, handle = _start_owner(backend, "wait")
+    assert _owner_folders(proc.pid) or backend == "docker"
+    for child in psutil.Process(proc.pid).children(recursive=True):
+        child.kill()
+    proc.kill()
+    proc.wait()
+    assert _wait_gone(backend, handle, 10)
+    deadline = time.monotonic() + 10
+    while _owner_folders(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _owner_folders(proc.pid), _owner_folders(proc.pid)
 
 
 MID_COMMAND = textwrap.dedent(
