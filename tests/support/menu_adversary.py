@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Point", "decision_points", "rule_picks", "fit_rules", "leaks", "position_hits", "STRUCTURAL"]
+__all__ = ["Point", "decision_points", "points_per_menu", "rule_picks", "fit_rules", "leaks", "position_hits", "STRUCTURAL"]
 
 _PLAN = ("ToolUse: once the customer is found, the only new listing call is theirs, and every careful agent lists "
          "their orders or bookings next: the plan, read off the observation (the id it just showed), not the answer")
@@ -51,23 +51,48 @@ def decision_points(env: Any, task_ids: Iterable[str], *, limit: int = 40,
                     step: Callable[[Any, str], str] | None = None) -> list[Point]:
     """Play the oracle through each task (``step(env, oracle_action)`` may choose what to play
     instead), recording every decision point."""
-    points: list[Point] = []
-    for tid in task_ids:
-        obs, info = env.reset(seed=0, options={"task_id": tid})
-        seen = set(_words(obs["text"]))
-        previous: tuple[str, ...] = ()
-        for _ in range(limit):
-            ref = env.unwrapped.reference_action()
-            menu = list(info["admissible_actions"])
-            if not ref or not menu:
-                break
-            points.append(Point(tid, menu, ref, frozenset(seen), previous))
-            previous = tuple(menu)
-            obs, _, terminated, truncated, info = env.step(step(env, ref) if step else ref)
-            seen |= set(_words(obs["text"]))
-            if terminated or truncated:
-                break
+    return points_per_menu(env, task_ids, [None], limit=limit, step=step)[None]
+
+
+def points_per_menu(env: Any, task_ids: Iterable[str], menus: Sequence[str | None], *, limit: int = 40,
+                    step: Callable[[Any, str], str] | None = None) -> dict[str | None, list[Point]]:
+    """`decision_points` under each of the env's ``menus`` modes (None: its own) from one play of each
+    task: a family that builds its menu on the host from the state (MiniWoB-v0) gives every mode's menu
+    at the same decision point, so the pages are played once, not once per mode."""
+    base = env.unwrapped
+    own = getattr(base, "menu", None)
+    points: dict[str | None, list[Point]] = {mode: [] for mode in menus}
+    try:
+        for tid in task_ids:
+            obs, info = env.reset(seed=0, options={"task_id": tid})
+            seen = set(_words(obs["text"]))
+            previous: dict[str | None, tuple[str, ...]] = dict.fromkeys(menus, ())
+            for _ in range(limit):
+                ref = base.reference_action()
+                shown = {mode: _menu_under(base, mode, own, info) for mode in menus}
+                if not ref or not all(shown.values()):
+                    break
+                for mode, menu in shown.items():
+                    points[mode].append(Point(tid, menu, ref, frozenset(seen), previous[mode]))
+                    previous[mode] = tuple(menu)
+                obs, _, terminated, truncated, info = env.step(step(env, ref) if step else ref)
+                seen |= set(_words(obs["text"]))
+                if terminated or truncated:
+                    break
+    finally:
+        if own is not None:
+            base.menu = own
     return points
+
+
+def _menu_under(base: Any, mode: str | None, own: str | None, info: dict[str, Any]) -> list[str]:
+    if mode is None or mode == own:
+        return list(info["admissible_actions"])
+    base.menu = mode
+    try:
+        return list(base.admissible_actions())
+    finally:
+        base.menu = own
 
 
 def _words(text: str) -> list[str]:

@@ -15,7 +15,7 @@ from agentgym.envs.miniwob.solvers import candidates
 from agentgym.envs.miniwob.tasks import TASKS
 from agentgym.errors import ConfigError
 from support.docker import require_docker
-from support.menu_adversary import STRUCTURAL, decision_points, leaks, position_hits
+from support.menu_adversary import STRUCTURAL, leaks, points_per_menu, position_hits
 
 PER_PAGE = 3
 
@@ -23,17 +23,14 @@ PER_PAGE = 3
 @pytest.fixture(scope="module")
 def points():
     require_docker(IMAGE)
-    out = {}
     env = MiniWoBEnv(split="test", help_in_observation=False)
     try:
         ids = env.tasks.ids("test")
         tids = [t for page in TASKS for t in [x for x in ids if x.split("/")[1] == page][:PER_PAGE]]
-        for mode in ("oracle", "no-oracle"):
-            env.menu = mode  # one sandbox for both modes: the menu is built on the host
-            out[mode] = decision_points(env, tids)
+        # one play of each page gives both menus: they are built on the host from the same state
+        return points_per_menu(env, tids, ["oracle", "no-oracle"])
     finally:
         env.close()
-    return out
 
 
 @pytest.mark.docker
