@@ -30,9 +30,24 @@ from typing import Any
 from agentgym.core import ActionError, BadArguments, ParsedAction  # BadArguments: the core's one meaning
 
 __all__ = [
-    "Param", "ToolSpec", "tool_schema", "signature", "render_call",
-    "Call", "GrammarError", "ArgumentError", "BadArguments", "parse_action", "check_args", "strip_fence",
-    "strip_action_tag", "calls_in_reply", "finish_answer", "finish_args", "builtin_or_call", "parse_tool_action",
+    "Param",
+    "ToolSpec",
+    "tool_schema",
+    "signature",
+    "render_call",
+    "Call",
+    "GrammarError",
+    "ArgumentError",
+    "BadArguments",
+    "parse_action",
+    "check_args",
+    "strip_fence",
+    "strip_action_tag",
+    "calls_in_reply",
+    "finish_answer",
+    "finish_args",
+    "builtin_or_call",
+    "parse_tool_action",
 ]
 
 
@@ -89,10 +104,8 @@ def render_call(tool: str, args: Mapping[str, Any] | None = None) -> str:
     return f"{tool}({inner})"
 
 
-
 _EXPECTED = (
-    'expected a tool call: {"tool": NAME, "args": {...}} or NAME(arg="value", ...), '
-    'or finish("answer"), or help'
+    'expected a tool call: {"tool": NAME, "args": {...}} or NAME(arg="value", ...), or finish("answer"), or help'
 )
 _LITERAL_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 
@@ -198,12 +211,12 @@ def calls_in_reply(text: str, names: Collection[str]) -> list[str]:
     for match in pattern.finditer(text):
         if match.start() < end:
             continue
-        window = text[match.end():match.end() + _MAX_CALL]
+        window = text[match.end() : match.end() + _MAX_CALL]
         for close in [m.end() for m in re.finditer(r"\)", window)][:_MAX_CLOSES]:
             attempts += 1
             if attempts > _MAX_ATTEMPTS:
                 return found
-            span = text[match.start():match.end() + close]
+            span = text[match.start() : match.end() + close]
             try:
                 _parse_call(span)
             except GrammarError:
@@ -246,8 +259,11 @@ def _parse_json(text: str) -> Call:
         raise GrammarError(f'the JSON object needs a "tool" (or "name") string; {_EXPECTED}')
     args = obj.get("args", obj.get("arguments", obj.get("parameters", {})))
     if isinstance(args, str):
-        args = (_loads(args, '"arguments"', lambda exc: f'"arguments" is a string but not JSON ({exc.msg}); pass an object')
-                if args.strip() else {})
+        args = (
+            _loads(args, '"arguments"', lambda exc: f'"arguments" is a string but not JSON ({exc.msg}); pass an object')
+            if args.strip()
+            else {}
+        )
     if args is None:
         args = {}
     extra = sorted(set(obj) - {"tool", "name", "args", "arguments", "parameters", "type", "id"})
@@ -265,7 +281,7 @@ def _literal(node: ast.AST) -> Any:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise GrammarError(
-            f"argument {_source(node)!r} is not a literal value: quote strings, e.g. order_id=\"O12345\""
+            f'argument {_source(node)!r} is not a literal value: quote strings, e.g. order_id="O12345"'
         ) from None
 
 
@@ -359,13 +375,24 @@ def finish_args(call: Call) -> dict[str, Any]:
     value = [v for k, v in call.args.items() if k == "value"]
     refused = call.args.get("refused")
     extra = sorted(set(call.args) - {"answer", "value", "refused"})
-    if extra or len(values) != 1 or not isinstance(values[0], str) or len(value) > 1 \
-            or not all(isinstance(v, str) for v in value) or not isinstance(refused, (bool, type(None))):
-        raise GrammarError('finish takes one text answer, optionally one text value and a true/false refused: '
-                           'finish("Your refund of $12.50 is on its way."), finish(answer="...", value="$12.50") or '
-                           'finish(answer="why not", refused=true)')
-    return {"answer": values[0], **({"value": value[0]} if value else {}),
-            **({"refused": refused} if refused is not None else {})}
+    if (
+        extra
+        or len(values) != 1
+        or not isinstance(values[0], str)
+        or len(value) > 1
+        or not all(isinstance(v, str) for v in value)
+        or not isinstance(refused, (bool, type(None)))
+    ):
+        raise GrammarError(
+            "finish takes one text answer, optionally one text value and a true/false refused: "
+            'finish("Your refund of $12.50 is on its way."), finish(answer="...", value="$12.50") or '
+            'finish(answer="why not", refused=true)'
+        )
+    return {
+        "answer": values[0],
+        **({"value": value[0]} if value else {}),
+        **({"refused": refused} if refused is not None else {}),
+    }
 
 
 def builtin_or_call(text: str) -> ParsedAction | Call:

@@ -20,8 +20,9 @@ __all__ = ["register"]
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("cache", help="the persistent result cache on disk: info, clear",
-                              description=__doc__.split("\n\n")[0])
+    p = subparsers.add_parser(
+        "cache", help="the persistent result cache on disk: info, clear", description=__doc__.split("\n\n")[0]
+    )
     sub = p.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     info = sub.add_parser("info", help="where the cache is, how many entries and bytes it holds, its cap")
     info.add_argument("--json", action="store_true", help="print one JSON object")
@@ -39,11 +40,13 @@ def _info(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(info))
         return 0
-    print(f"path:     {info['path']}{'' if info['enabled'] else '  (off: AGENTGYM_DISK_CACHE=0)'}\n"
-          f"entries:  {info['entries']:,}\n"
-          f"size:     {info['bytes'] / 2**20:.1f} MiB of {info['max_bytes'] / 2**20:.0f} MiB "
-          "(AGENTGYM_CACHE_MAX_MB; least recently used entries go first)\n"
-          f"code:     {info['code_digest']} (entries of other code versions are misses and age out)")
+    print(
+        f"path:     {info['path']}{'' if info['enabled'] else '  (off: AGENTGYM_DISK_CACHE=0)'}\n"
+        f"entries:  {info['entries']:,}\n"
+        f"size:     {info['bytes'] / 2**20:.1f} MiB of {info['max_bytes'] / 2**20:.0f} MiB "
+        "(AGENTGYM_CACHE_MAX_MB; least recently used entries go first)\n"
+        f"code:     {info['code_digest']} (entries of other code versions are misses and age out)"
+    )
     return 0
 
 

@@ -30,8 +30,20 @@ from agentgym.sandbox.modules import SandboxModule
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet
 
-__all__ = ["AgentEnv", "ActionError", "ParsedAction", "BadArguments", "Outcome", "FAULT_KINDS", "MAX_MENU",
-           "HELP_ACTION", "SUBMIT_ACTIONS", "RESET_OPTIONS", "WRAPPER_OPTIONS", "menu_of"]
+__all__ = [
+    "AgentEnv",
+    "ActionError",
+    "ParsedAction",
+    "BadArguments",
+    "Outcome",
+    "FAULT_KINDS",
+    "MAX_MENU",
+    "HELP_ACTION",
+    "SUBMIT_ACTIONS",
+    "RESET_OPTIONS",
+    "WRAPPER_OPTIONS",
+    "menu_of",
+]
 
 FAULT_KINDS = ev.FAULT_KINDS
 MAX_MENU = 32
@@ -144,8 +156,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         if unknown:
             known = ", ".join(f"{k}=" for k in ("tiers", self.tasks.group_filter) if k)
             raise ConfigError(f"{type(self).__name__} takes no {', '.join(unknown)}; its task filters: {known}")
-        self.tasks = self.tasks.narrowed(self.split, tiers=(tiers,) if isinstance(tiers, str) else tiers,
-                                         **task_filters)
+        self.tasks = self.tasks.narrowed(
+            self.split, tiers=(tiers,) if isinstance(tiers, str) else tiers, **task_filters
+        )
         self.backend = backend
         self.render_mode = render_mode
         self.score_on_truncation = bool(score_on_truncation)
@@ -348,8 +361,10 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         agent, seed and budget. The harness plays them through the wrapped env as the agent's own
         first turns (`agentgym.eval`, ``--intervention``). None when the rule has no candidate on
         this task. Families that define `interventions` override this."""
-        raise ConfigError(f"{type(self).__name__} defines no intervention {name!r}; "
-                          f"its interventions: {list(self.interventions) or 'none'}")
+        raise ConfigError(
+            f"{type(self).__name__} defines no intervention {name!r}; "
+            f"its interventions: {list(self.interventions) or 'none'}"
+        )
 
     def reference_action(self) -> str:
         """The oracle's next action: the reference solution, re-issuing a step a fault spoiled.
@@ -360,7 +375,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         if self.task is None or not self.task.solution:
             return ""
         solution = self.task.solution
-        for text, clean in self._acted[self._ref_read:]:
+        for text, clean in self._acted[self._ref_read :]:
             if clean and text == solution[min(self._ref_pos, len(solution) - 1)]:
                 self._ref_pos += 1
         self._ref_read = len(self._acted)

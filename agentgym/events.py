@@ -160,4 +160,6 @@ def is_error(event: Mapping[str, Any]) -> bool:
     """The one definition of an error event: an action the grammar did not understand, or a tool call
     that failed (injected or not). Labels, the eval harness and the oracle's cursor all use it."""
     kind = event.get("kind")
-    return (kind == "action" and not event.get("parsed_ok", True)) or (kind == "tool_call" and not event.get("ok", True))
+    return (kind == "action" and not event.get("parsed_ok", True)) or (
+        kind == "tool_call" and not event.get("ok", True)
+    )

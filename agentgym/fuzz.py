@@ -37,8 +37,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HOSTILE_FRAGMENTS", "Failure", "FuzzReport", "mutate", "schema_call", "grammar_verbs", "hostile_action",
-           "fuzz_env", "observation_size"]
+__all__ = [
+    "HOSTILE_FRAGMENTS",
+    "Failure",
+    "FuzzReport",
+    "mutate",
+    "schema_call",
+    "grammar_verbs",
+    "hostile_action",
+    "fuzz_env",
+    "observation_size",
+]
 
 _DEEP = 900
 HOSTILE_FRAGMENTS: tuple[str, ...] = (
@@ -49,13 +58,38 @@ HOSTILE_FRAGMENTS: tuple[str, ...] = (
     "(" * _DEEP + "1" + ")" * _DEEP,
     "[" * _DEEP + "]" * _DEEP,
     '{"a":' * _DEEP + "1" + "}" * _DEEP,
-    "$inf", "-$inf", "inf", "nan", "1e309", "-1e309", "Infinity", "NaN", "1e-400",
-    "\x00", "a\x00b", "\ud800", "\udfff\ud800", "\ufeff", "\u202e", "\U0001f4a9" * 50,
+    "$inf",
+    "-$inf",
+    "inf",
+    "nan",
+    "1e309",
+    "-1e309",
+    "Infinity",
+    "NaN",
+    "1e-400",
+    "\x00",
+    "a\x00b",
+    "\ud800",
+    "\udfff\ud800",
+    "\ufeff",
+    "\u202e",
+    "\U0001f4a9" * 50,
     "x" * 20_000,
     "\n" * 2000,
-    "%s%n%x%%", "{0}{1}", "'; DROP TABLE orders; --", "%_%_%_%_%_%_%_%_%_%_%_%",
-    "((2**64)**64)**64", "9**9**9**9", "10**4000", "(10**64)**64", "1/0", "0**-1", "2.0**2000",
-    "round(1, -10**18)", "max()", "__import__('os')",
+    "%s%n%x%%",
+    "{0}{1}",
+    "'; DROP TABLE orders; --",
+    "%_%_%_%_%_%_%_%_%_%_%_%",
+    "((2**64)**64)**64",
+    "9**9**9**9",
+    "10**4000",
+    "(10**64)**64",
+    "1/0",
+    "0**-1",
+    "2.0**2000",
+    "round(1, -10**18)",
+    "max()",
+    "__import__('os')",
     "99999999999999999999999999999999999999999999-1",
     "0-" + "9" * 5000,
 )
@@ -104,11 +138,17 @@ class FuzzReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "env": self.env_id, "actions": self.actions, "episodes": self.episodes,
-            "exceptions": len(self.failures), "distinct_exceptions": [f.line() for f in self.distinct_failures()],
-            "max_step_s": round(self.max_step_s, 4), "max_step_action": self.max_step_action[:120],
-            "max_observation_chars": self.max_observation_chars, "slow_steps": self.slow_steps,
-            "oversized_observations": self.oversized, "seconds": round(self.seconds, 2),
+            "env": self.env_id,
+            "actions": self.actions,
+            "episodes": self.episodes,
+            "exceptions": len(self.failures),
+            "distinct_exceptions": [f.line() for f in self.distinct_failures()],
+            "max_step_s": round(self.max_step_s, 4),
+            "max_step_action": self.max_step_action[:120],
+            "max_observation_chars": self.max_observation_chars,
+            "slow_steps": self.slow_steps,
+            "oversized_observations": self.oversized,
+            "seconds": round(self.seconds, 2),
         }
 
 
@@ -138,10 +178,10 @@ def mutate(action: str, rng: np.random.Generator, *, shell_safe: bool = False) -
         spans = list(_NUMBER.finditer(action))
         m = _pick(rng, spans)
         new = _pick(rng, ("9" * 5000, "-1", "0", "1e309", "4294967297", payload, "1-" + "9" * 5000))
-        out = action[: m.start()] + new + action[m.end():]
+        out = action[: m.start()] + new + action[m.end() :]
     elif how == 1 and _STRING.search(action):  # a string argument swapped for a payload
         m = _pick(rng, list(_STRING.finditer(action)))
-        out = action[: m.start()] + _json_string(payload, rng) + action[m.end():]
+        out = action[: m.start()] + _json_string(payload, rng) + action[m.end() :]
     elif how == 2:  # spliced in anywhere
         at = int(rng.integers(len(action) + 1))
         out = action[:at] + payload + action[at:]
@@ -150,12 +190,27 @@ def mutate(action: str, rng: np.random.Generator, *, shell_safe: bool = False) -
     elif how == 4:  # a second line, or the action twice
         out = action + _pick(rng, ("\n", " ", "")) + _pick(rng, (action, payload))
     elif how == 5:  # wrapped in JSON nesting or a code fence
-        out = _pick(rng, ('{"tool": ' + _json_string(action, rng) + "}", "```\n" + action + "\n```",
-                          "[" * _DEEP + _json_string(action, rng) + "]" * _DEEP, action + "}" * 50))
+        out = _pick(
+            rng,
+            (
+                '{"tool": ' + _json_string(action, rng) + "}",
+                "```\n" + action + "\n```",
+                "[" * _DEEP + _json_string(action, rng) + "]" * _DEEP,
+                action + "}" * 50,
+            ),
+        )
     elif how == 6:  # the verb kept, arguments replaced
         verb = re.split(r"[\s(]", action, maxsplit=1)[0]
-        out = _pick(rng, (f"{verb} {payload}", f"{verb}({payload})", f"{verb}(x={payload})",
-                          f'{{"tool": "{verb}", "args": {payload}}}', f"{verb} a.py {payload}-{payload}"))
+        out = _pick(
+            rng,
+            (
+                f"{verb} {payload}",
+                f"{verb}({payload})",
+                f"{verb}(x={payload})",
+                f'{{"tool": "{verb}", "args": {payload}}}',
+                f"{verb} a.py {payload}-{payload}",
+            ),
+        )
     elif how == 7:  # characters flipped
         chars = list(action or " ")
         for _ in range(int(rng.integers(1, 6))):
@@ -185,8 +240,28 @@ def _shell_safe(action: str) -> str:
 
 
 _VALUES: tuple[Any, ...] = (
-    10 ** 300, -(10 ** 300), 4294967297, -1, 0, 1e308, -1e308, 5e-324, float("inf"), float("nan"), True, None,
-    "", " ", "x" * 10_000, [], {}, [[[[]]]], {"a": {"b": {}}}, "O1", "2024-02-30", "../../etc/passwd",
+    10**300,
+    -(10**300),
+    4294967297,
+    -1,
+    0,
+    1e308,
+    -1e308,
+    5e-324,
+    float("inf"),
+    float("nan"),
+    True,
+    None,
+    "",
+    " ",
+    "x" * 10_000,
+    [],
+    {},
+    [[[[]]]],
+    {"a": {"b": {}}},
+    "O1",
+    "2024-02-30",
+    "../../etc/passwd",
 )
 
 
@@ -205,7 +280,9 @@ def schema_call(rng: np.random.Generator, tool: dict[str, Any]) -> str:
         args[_pick(rng, ("extra", "__class__", "args", "\x00"))] = 1
     if rng.random() < 0.5:
         return json.dumps({"tool": name, "args": args})  # NaN/Infinity go in as JSON's extensions
-    inner = ", ".join(f"{k}={v!r}" if not isinstance(v, str) or rng.random() < 0.9 else f"{k}={v}" for k, v in args.items())
+    inner = ", ".join(
+        f"{k}={v!r}" if not isinstance(v, str) or rng.random() < 0.9 else f"{k}={v}" for k, v in args.items()
+    )
     return f"{name}({inner})"
 
 
@@ -229,8 +306,14 @@ def grammar_verbs(help_text: str) -> list[str]:
     return sorted(set(re.findall(r"^ {2}([a-z][a-z_]*)\b", help_text or "", re.MULTILINE)))
 
 
-def hostile_action(rng: np.random.Generator, menu: Sequence[str], *, tools: Sequence[dict[str, Any]] = (),
-                   verbs: Sequence[str] = (), shell_safe: bool = False) -> str:
+def hostile_action(
+    rng: np.random.Generator,
+    menu: Sequence[str],
+    *,
+    tools: Sequence[dict[str, Any]] = (),
+    verbs: Sequence[str] = (),
+    shell_safe: bool = False,
+) -> str:
     """One fuzz action: a mutated menu action (most), a menu action as is, a tool called with
     hostile arguments, a verb with a payload, a payload, or random text."""
     r = rng.random()

@@ -116,12 +116,25 @@ def make_registered(
     `agentgym.remote.RemoteEnv` for the env an ``agentgym serve`` process built.
     """
     if remote is not None:  # served by `agentgym serve`: the server built the env and its wrappers
-        options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost,
-                       numeric=numeric, max_budget=max_budget)
+        options = dict(
+            budget=budget,
+            faults=faults,
+            labels=labels,
+            process_reward=process_reward,
+            cost=cost,
+            numeric=numeric,
+            max_budget=max_budget,
+        )
         return make_remote(remote, family_entry_point, options, env_kwargs)
     env = cast(gym.Env, load_env_creator(family_entry_point)(**env_kwargs))  # a family builds an Env, not a vector
     env = wrap(
-        env, budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric,
+        env,
+        budget=budget,
+        faults=faults,
+        labels=labels,
+        process_reward=process_reward,
+        cost=cost,
+        numeric=numeric,
         max_budget=max_budget,
     )
     return TimeLimitGuard(env)
@@ -158,8 +171,15 @@ def make(
         importlib.import_module(module)
     if env_kwargs.get("remote") is not None:  # a served env carries the server's stack, labels and costs included
         labels = cost = False
-    options = dict(budget=budget, faults=faults, labels=labels, process_reward=process_reward, cost=cost, numeric=numeric,
-                   max_budget=max_budget)
+    options = dict(
+        budget=budget,
+        faults=faults,
+        labels=labels,
+        process_reward=process_reward,
+        cost=cost,
+        numeric=numeric,
+        max_budget=max_budget,
+    )
     try:
         spec = gym.spec(env_id)
     except gym.error.Error as exc:

@@ -41,8 +41,10 @@ MENU_MODES = (ORACLE, NO_ORACLE)
 def check_menu_mode(env: str, menu: str, supported: Sequence[str]) -> str:
     """``menu`` when ``env`` supports it, else a `ConfigError` naming the modes it has."""
     if menu not in supported:
-        raise ConfigError(f"{env}: menu={menu!r}; this family's menu modes: {list(supported)} "
-                          f"({NO_ORACLE!r}: a menu built without the oracle, for training menu policies)")
+        raise ConfigError(
+            f"{env}: menu={menu!r}; this family's menu modes: {list(supported)} "
+            f"({NO_ORACLE!r}: a menu built without the oracle, for training menu policies)"
+        )
     return menu
 
 

@@ -80,8 +80,11 @@ class KAttemptsEnv(ParallelEnv):
         options = dict(options or {})
         unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS and k not in WRAPPER_OPTIONS)
         if unknown:  # PettingZoo's own API test sends {"options": 1}; an agentgym env would refuse it
-            warnings.warn(f"KAttemptsEnv.reset ignores the options {unknown}; the attempts read "
-                          f"{[*RESET_OPTIONS, *WRAPPER_OPTIONS]}", stacklevel=2)
+            warnings.warn(
+                f"KAttemptsEnv.reset ignores the options {unknown}; the attempts read "
+                f"{[*RESET_OPTIONS, *WRAPPER_OPTIONS]}",
+                stacklevel=2,
+            )
             options = {k: v for k, v in options.items() if str(k) not in unknown}
         first, *rest = self.possible_agents
         obs, infos = {}, {}

@@ -51,5 +51,9 @@ def register_envs() -> None:
             )
     for env_id, (family_id, fixed) in task_ids().items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ENTRY_POINT,
-                         kwargs={"family_entry_point": ENV_IDS[family_id], **fixed}, disable_env_checker=False)
+            gym.register(
+                id=env_id,
+                entry_point=ENTRY_POINT,
+                kwargs={"family_entry_point": ENV_IDS[family_id], **fixed},
+                disable_env_checker=False,
+            )

@@ -45,8 +45,14 @@ from agentgym.wire.auth import client_token
 from agentgym.wire.codec import from_json, space_from_json, to_json
 from agentgym.wire.protocol import CALL_TIMEOUT
 
-__all__ = ["RemoteEnv", "ServerUnreachable", "RemoteInfrastructureError", "RemoteCallTimeout", "RemoteAuthError",
-           "RemoteError"]
+__all__ = [
+    "RemoteEnv",
+    "ServerUnreachable",
+    "RemoteInfrastructureError",
+    "RemoteCallTimeout",
+    "RemoteAuthError",
+    "RemoteError",
+]
 
 
 def _split(url: str) -> tuple[str, str]:
@@ -77,9 +83,18 @@ class RemoteEnv(gym.Env[Any, Any]):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, url: str, env_id: str | None = None, *, token: str | None = None,
-                 token_file: str | None = None, render_mode: str | None = None, timeout: float = 30.0,
-                 step_timeout: float = 900.0, max_message_bytes: int = 64 << 20) -> None:
+    def __init__(
+        self,
+        url: str,
+        env_id: str | None = None,
+        *,
+        token: str | None = None,
+        token_file: str | None = None,
+        render_mode: str | None = None,
+        timeout: float = 30.0,
+        step_timeout: float = 900.0,
+        max_message_bytes: int = 64 << 20,
+    ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode={render_mode!r}; supported: {self.metadata['render_modes']}")
         self.url = url
@@ -90,8 +105,10 @@ class RemoteEnv(gym.Env[Any, Any]):
         schema = self._get("/schema")
         self.env_id: str = schema["env_id"]
         if env_id is not None and env_id != self.env_id:
-            raise ConfigError(f"the server at {self._http} serves {self.env_id!r}, not {env_id!r}; "
-                              f"use {self._http}/{env_id} if it serves several ids")
+            raise ConfigError(
+                f"the server at {self._http} serves {self.env_id!r}, not {env_id!r}; "
+                f"use {self._http}/{env_id} if it serves several ids"
+            )
         self.observation_space = space_from_json(schema["spaces"]["observation_space"])
         self.action_space = space_from_json(schema["spaces"]["action_space"])
         self._ws: Any = None
@@ -164,12 +181,15 @@ class RemoteEnv(gym.Env[Any, Any]):
             if exc.code in (401, 403):
                 raise RemoteAuthError(f"the server at {self._http} refused the token (HTTP {exc.code})") from None
             if exc.code == 404:
-                raise ConfigError(f"{self._http}{path} does not exist: is this an agentgym server, and the id "
-                                  "in the URL one it serves?") from None
+                raise ConfigError(
+                    f"{self._http}{path} does not exist: is this an agentgym server, and the id "
+                    "in the URL one it serves?"
+                ) from None
             raise ServerUnreachable(f"{self._http}{path} answered HTTP {exc.code}") from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise ServerUnreachable(f"cannot reach the agentgym server at {self._http}: {exc}. "
-                                    "Start it with `agentgym serve ID`.") from None
+            raise ServerUnreachable(
+                f"cannot reach the agentgym server at {self._http}: {exc}. Start it with `agentgym serve ID`."
+            ) from None
 
     def _connect(self) -> Any:
         from websockets.exceptions import InvalidStatus, WebSocketException
@@ -179,9 +199,18 @@ class RemoteEnv(gym.Env[Any, Any]):
         if "legacy" in inspect.signature(connect).parameters:  # websockets >= 17: a plain connection, no reconnects
             options["legacy"] = True
         try:
-            return connect(self._ws_url, additional_headers=self._headers(), open_timeout=self.timeout,
-                           close_timeout=5, max_size=self.max_message_bytes, compression=None, proxy=None,
-                           ping_interval=20, ping_timeout=60, **options)
+            return connect(
+                self._ws_url,
+                additional_headers=self._headers(),
+                open_timeout=self.timeout,
+                close_timeout=5,
+                max_size=self.max_message_bytes,
+                compression=None,
+                proxy=None,
+                ping_interval=20,
+                ping_timeout=60,
+                **options,
+            )
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status in (401, 403):
@@ -209,8 +238,9 @@ class RemoteEnv(gym.Env[Any, Any]):
             raise ServerUnreachable(f"the server did not answer a {kind} within {self.step_timeout:g} s") from None
         except (WebSocketException, OSError) as exc:
             self._drop()
-            raise ServerUnreachable(f"the connection to the agentgym server broke during {kind}: "
-                                    f"{type(exc).__name__}: {exc}") from None
+            raise ServerUnreachable(
+                f"the connection to the agentgym server broke during {kind}: {type(exc).__name__}: {exc}"
+            ) from None
         answer = json.loads(raw)
         if answer.get("type") == "error":
             self._raise(answer.get("data") or {}, kind)
@@ -226,7 +256,11 @@ class RemoteEnv(gym.Env[Any, Any]):
             pass
 
     def _raise(self, error: dict[str, Any], kind: str) -> None:
-        message, code, error_type = str(error.get("message", "")), str(error.get("code", "")), str(error.get("error_type", ""))
+        message, code, error_type = (
+            str(error.get("message", "")),
+            str(error.get("code", "")),
+            str(error.get("error_type", "")),
+        )
         if error_type == "ResetNeeded":
             raise ResetNeeded(message)
         if code == "CAPACITY_REACHED":
@@ -261,8 +295,10 @@ def make_remote(remote: str, family_entry_point: str, options: dict[str, Any], e
     set_options = sorted(k for k, v in options.items() if v not in (None, False))
     other = sorted(set(env_kwargs) - set(_CLIENT_KWARGS))
     if set_options or other:
-        raise ConfigError(f"remote={remote!r} serves the server's env as it was built; {set_options + other} "
-                          "belong on the server: `agentgym serve ID --kwargs '{...}'`. Client options: "
-                          f"{list(_CLIENT_KWARGS)}")
+        raise ConfigError(
+            f"remote={remote!r} serves the server's env as it was built; {set_options + other} "
+            "belong on the server: `agentgym serve ID --kwargs '{...}'`. Client options: "
+            f"{list(_CLIENT_KWARGS)}"
+        )
     env_id = next((i for i, ep in ENV_IDS.items() if ep == family_entry_point), None)
     return RemoteEnv(remote, env_id, **env_kwargs)

@@ -41,9 +41,7 @@ class AnyText(spaces.Text):
 
     def __eq__(self, other: Any) -> bool:
         return (
-            isinstance(other, AnyText)
-            and self.min_length == other.min_length
-            and self.max_length == other.max_length
+            isinstance(other, AnyText) and self.min_length == other.min_length and self.max_length == other.max_length
         )
 
 

@@ -74,15 +74,19 @@ class TaskSet(ABC):
     all_groups: ClassVar[tuple[str, ...]] = ()
     group_filter: ClassVar[str] = ""  # the keyword that restricts groups, e.g. "domains"
 
-    def __init__(self, groups: Sequence[str] | None = None, tiers: Sequence[str] | None = None,
-                 **named: Sequence[str] | None) -> None:
+    def __init__(
+        self, groups: Sequence[str] | None = None, tiers: Sequence[str] | None = None, **named: Sequence[str] | None
+    ) -> None:
         """Only these groups and tiers (None or empty: all); groups may be passed by the family's keyword."""
         unknown = sorted(set(named) - {self.group_filter} if self.group_filter else named)
         if unknown:
-            raise TypeError(f"{type(self).__name__} takes groups={self.group_filter or 'None'} and tiers, not {unknown}")
+            raise TypeError(
+                f"{type(self).__name__} takes groups={self.group_filter or 'None'} and tiers, not {unknown}"
+            )
         groups = groups or named.get(self.group_filter)
-        self.groups = self._check("group" if not self.group_filter else self.group_filter.rstrip("s"), groups,
-                                  self.all_groups)
+        self.groups = self._check(
+            "group" if not self.group_filter else self.group_filter.rstrip("s"), groups, self.all_groups
+        )
         self.tiers = self._check("tier", tiers, self.all_tiers)
         self._ids: dict[tuple[str, str | None], list[str]] = {}
 
@@ -113,8 +117,11 @@ class TaskSet(ABC):
                 raise ConfigError(f"unknown tier {tier!r} for {self.family}; choose from {self.all_tiers}")
             tiers = self.__dict__.get("tiers") or self.all_tiers
             groups = self.__dict__.get("groups") or self.all_groups
-            cache[key] = [tid for tid, t, g in self.catalog(split)
-                          if (t == tier if tier is not None else t in tiers) and (not groups or g in groups)]
+            cache[key] = [
+                tid
+                for tid, t, g in self.catalog(split)
+                if (t == tier if tier is not None else t in tiers) and (not groups or g in groups)
+            ]
         return cache[key]
 
     def narrowed(self, split: str, **filters: Sequence[str] | None) -> TaskSet:

@@ -43,9 +43,11 @@ class PolicyAgent:
         """A fresh memory from the env's family's encoder; refuses an env the policy's inputs do not fit."""
         expected = features_tag(env)
         if self.policy.features != expected:
-            raise ConfigError(f"this policy was trained on {_features_name(self.policy.features)} inputs, and "
-                              f"{getattr(getattr(env, 'unwrapped', env), 'family', env)!r} envs are encoded with "
-                              f"{_features_name(expected)}; evaluate it on the family it was trained on")
+            raise ConfigError(
+                f"this policy was trained on {_features_name(self.policy.features)} inputs, and "
+                f"{getattr(getattr(env, 'unwrapped', env), 'family', env)!r} envs are encoded with "
+                f"{_features_name(expected)}; evaluate it on the family it was trained on"
+            )
         encoder = encoder_for(family_of(env))
         if type(self.memory) is encoder:
             self.memory.reset()
@@ -57,7 +59,9 @@ class PolicyAgent:
         if not step.actions:
             action = FALLBACK_ACTION
         else:
-            index, _, _ = self.policy.act(stack_steps([step], self.max_actions), greedy=self.greedy, generator=self.generator)
+            index, _, _ = self.policy.act(
+                stack_steps([step], self.max_actions), greedy=self.greedy, generator=self.generator
+            )
             action = step.actions[int(index[0])]
         self.memory.record(action)
         return action
@@ -89,11 +93,12 @@ def save_checkpoint(path: str | os.PathLike[str], policy: MenuPolicy, **extra: A
 
 
 def _features_name(tag: int | str) -> str:
-    return f"family features {tag[len('family-'):]}" if isinstance(tag, str) else f"Coding's features v{tag}"
+    return f"family features {tag[len('family-') :]}" if isinstance(tag, str) else f"Coding's features v{tag}"
 
 
-def load_policy(path: str | os.PathLike[str], device: str = "cpu", *, features: int | str | None = None
-                ) -> tuple[MenuPolicy, dict[str, Any]]:
+def load_policy(
+    path: str | os.PathLike[str], device: str = "cpu", *, features: int | str | None = None
+) -> tuple[MenuPolicy, dict[str, Any]]:
     """The policy stored in a checkpoint, and the checkpoint dict.
 
     Refused: a checkpoint whose encoder this code no longer builds (an older features version), and,
@@ -111,9 +116,11 @@ def load_policy(path: str | os.PathLike[str], device: str = "cpu", *, features: 
             f"{_features_name(current)}; retrain it (delete its run folder, or rerun without --resume)"
         )
     if features is not None and version != features:
-        raise ConfigError(f"checkpoint {path} was trained on {_features_name(version)} inputs, not the "
-                          f"{_features_name(features)} this env family is encoded with; train one on this family "
-                          "(another --out, or --env-ids of the family it was trained on)")
+        raise ConfigError(
+            f"checkpoint {path} was trained on {_features_name(version)} inputs, not the "
+            f"{_features_name(features)} this env family is encoded with; train one on this family "
+            "(another --out, or --env-ids of the family it was trained on)"
+        )
     policy = MenuPolicy(**config, features=version).to(pick_device(device))
     policy.load_state_dict(ckpt["policy"])
     return policy, ckpt

@@ -31,8 +31,17 @@ import numpy as np
 from agentgym import events as ev
 from agentgym.spaces import AnyText
 
-__all__ = ["ENV_ID", "RECOVER_ENV_ID", "WORDS", "BudgetChoiceEnv", "BudgetChoiceTasks", "optimum", "recover_optimum",
-           "recover_best_action", "recover_action_values"]
+__all__ = [
+    "ENV_ID",
+    "RECOVER_ENV_ID",
+    "WORDS",
+    "BudgetChoiceEnv",
+    "BudgetChoiceTasks",
+    "optimum",
+    "recover_optimum",
+    "recover_best_action",
+    "recover_action_values",
+]
 
 ENV_ID = "agentgym-test/BudgetChoice-v0"
 RECOVER_ENV_ID = "agentgym-test/BudgetRecover-v0"
@@ -68,7 +77,7 @@ def _recover_programme(n: int, clue_accuracy: float, fn: float):
     prior = [clue_accuracy] + [(1 - clue_accuracy) / (n - 1)] * (n - 1)
 
     def post(fails: tuple[int, ...]) -> list[float]:
-        w = [p * fn ** f for p, f in zip(prior, fails)]
+        w = [p * fn**f for p, f in zip(prior, fails)]
         z = sum(w)
         return [x / z for x in w]
 
@@ -109,8 +118,15 @@ def recover_optimum(turns: int, n: int = 5, clue_accuracy: float = 0.6, fn: floa
     return _recover_values(n, clue_accuracy, fn)(turns, None, (0,) * n)[0]
 
 
-def recover_best_action(left: int, cur: int | None, fails: tuple[int, ...], n: int = 5, clue_accuracy: float = 0.6,
-                        fn: float = 0.1, passed: bool = False) -> str:
+def recover_best_action(
+    left: int,
+    cur: int | None,
+    fails: tuple[int, ...],
+    n: int = 5,
+    clue_accuracy: float = 0.6,
+    fn: float = 0.1,
+    passed: bool = False,
+) -> str:
     """The known best action on `RECOVER_ENV_ID`: ``submit``, ``test``, ``revert`` or ``patch J``
     (J indexes the patches with the clue's first), from the agent's public state; ``passed``: the
     applied patch's test passed (proof: submit)."""
@@ -119,8 +135,15 @@ def recover_best_action(left: int, cur: int | None, fails: tuple[int, ...], n: i
     return _recover_values(n, clue_accuracy, fn)(left, cur, fails)[1]
 
 
-def recover_action_values(left: int, cur: int | None, fails: tuple[int, ...], n: int = 5, clue_accuracy: float = 0.6,
-                          fn: float = 0.1, passed: bool = False) -> dict[str, float]:
+def recover_action_values(
+    left: int,
+    cur: int | None,
+    fails: tuple[int, ...],
+    n: int = 5,
+    clue_accuracy: float = 0.6,
+    fn: float = 0.1,
+    passed: bool = False,
+) -> dict[str, float]:
     """The success each action the programme considers leads to (then played best), from the same
     state as `recover_best_action`: its best actions are those of the highest value (ties: several
     untried patches are alike). After a passing test only ``submit`` (value 1) is listed."""
@@ -146,8 +169,15 @@ class BudgetChoiceTasks:
 class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
     metadata = {"render_modes": []}
 
-    def __init__(self, n: int = 5, clue_accuracy: float = 0.6, split: str = "train", backend: str = "local",
-                 stacking: bool = False, test_false_negative: float = 0.0) -> None:
+    def __init__(
+        self,
+        n: int = 5,
+        clue_accuracy: float = 0.6,
+        split: str = "train",
+        backend: str = "local",
+        stacking: bool = False,
+        test_false_negative: float = 0.0,
+    ) -> None:
         """``stacking``: a patch on top of an applied one breaks the code until reverted (else it
         replaces it); ``test_false_negative``: the right patch's test fails with this probability."""
         self.n, self.clue_accuracy, self.split = n, clue_accuracy, split
@@ -167,7 +197,11 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         super().reset(seed=seed)
         options = options or {}
         ids = self._task_ids(options.get("split", self.split))
-        tid = int(str(options["task_id"]).split("/")[-1]) if "task_id" in options else ids[int(self.np_random.integers(len(ids)))]
+        tid = (
+            int(str(options["task_id"]).split("/")[-1])
+            if "task_id" in options
+            else ids[int(self.np_random.integers(len(ids)))]
+        )
         self.task_id = f"budgetchoice/{tid}"
         rng = np.random.default_rng(tid)
         self.names = [str(w) for w in rng.choice(WORDS, self.n, replace=False)]
@@ -202,7 +236,8 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         reward, terminated, extra = 0.0, False, {}
         if action == "run tests":
             ok = self.applied == self.answer and (
-                self.test_false_negative <= 0 or self.np_random.random() >= self.test_false_negative)
+                self.test_false_negative <= 0 or self.np_random.random() >= self.test_false_negative
+            )
             events += [ev.tool_call("tests", True), ev.verification(ok, "tests")]
             text = "tests pass" if ok else "tests fail"
         elif action.startswith("patch ") and action[6:] in self.names:
@@ -263,8 +298,16 @@ SMALL_RECOVER_ENV_ID = "agentgym-test/BudgetRecoverSmall-v0"
 """`RECOVER_ENV_ID` with three patches (the clue right 60% of the time): small enough for a
 trainer test to learn its best policy in seconds."""
 if SMALL_RECOVER_ENV_ID not in gym.registry:
-    gym.register(SMALL_RECOVER_ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True,
-                 kwargs={"n": 3, "stacking": True, "test_false_negative": 0.1})
+    gym.register(
+        SMALL_RECOVER_ENV_ID,
+        entry_point=_ENTRY_POINT,
+        disable_env_checker=True,
+        kwargs={"n": 3, "stacking": True, "test_false_negative": 0.1},
+    )
 if RECOVER_ENV_ID not in gym.registry:
-    gym.register(RECOVER_ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True,
-                 kwargs={"stacking": True, "test_false_negative": 0.1})
+    gym.register(
+        RECOVER_ENV_ID,
+        entry_point=_ENTRY_POINT,
+        disable_env_checker=True,
+        kwargs={"stacking": True, "test_false_negative": 0.1},
+    )

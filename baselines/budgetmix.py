@@ -67,9 +67,13 @@ def run_suite(suite: str, argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    suite = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--preset" and argv[i + 1] in PRESET_SUITES), None)
+    suite = next(
+        (argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--preset" and argv[i + 1] in PRESET_SUITES), None
+    )
     if suite:
-        return run_suite(suite, [a for i, a in enumerate(argv) if a != "--preset" and (i == 0 or argv[i - 1] != "--preset")])
+        return run_suite(
+            suite, [a for i, a in enumerate(argv) if a != "--preset" and (i == 0 or argv[i - 1] != "--preset")]
+        )
     args = parse_args(argv)
     if args.warm_cache:
         print(json.dumps(prefill(args), indent=1))

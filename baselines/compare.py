@@ -39,8 +39,10 @@ def load_trained(run: str | Path) -> dict[str, Agent]:
     root = Path(run)
     eval_dir = root / "eval"
     if not (root / "eval_tasks.json").is_file() or not eval_dir.is_dir():
-        raise ConfigError(f"{root} is not a finished experiment folder (no eval_tasks.json or eval/); "
-                          "pass the --out of a `python -m baselines.budgetmix` run")
+        raise ConfigError(
+            f"{root} is not a finished experiment folder (no eval_tasks.json or eval/); "
+            "pass the --out of a `python -m baselines.budgetmix` run"
+        )
     agents: dict[str, Agent] = defaultdict(dict)
     for grid in sorted(eval_dir.glob("*/grid/episodes.jsonl")):
         m = _RUN_DIR.match(grid.parent.parent.name)
@@ -61,27 +63,39 @@ def knobs_compared(a: str | Path, b: str | Path) -> list[str]:
     rec_a, rec_b = provenance.read(a), provenance.read(b)
     changed = provenance.differences(rec_a, rec_b, parts=("code", "tasks"))
     if changed:
-        raise ConfigError(f"{a} and {b} ran different code or tasks: {'; '.join(changed)}. Rerun one with the "
-                          "other's code and task settings, or pass --unchecked")
+        raise ConfigError(
+            f"{a} and {b} ran different code or tasks: {'; '.join(changed)}. Rerun one with the "
+            "other's code and task settings, or pass --unchecked"
+        )
     return provenance.differences(rec_a, rec_b, parts=("settings",))
 
 
-def compare_runs(a: str | Path, b: str | Path, *, agents: list[str] | None = None, ts: list[int] | None = None,
-                 resamples: int = 2000, check: bool = True) -> list[dict[str, Any]]:
+def compare_runs(
+    a: str | Path,
+    b: str | Path,
+    *,
+    agents: list[str] | None = None,
+    ts: list[int] | None = None,
+    resamples: int = 2000,
+    check: bool = True,
+) -> list[dict[str, Any]]:
     """A - B for each shared schedule (or ``agents``) at each T (or ``ts``), paired by task; ``check``:
     refuse folders of different code or training tasks (`knobs_compared`)."""
     runs_a, runs_b = load_trained(a), load_trained(b)
     tasks_a, tasks_b = primary_tasks(a), primary_tasks(b)
     if tasks_a != tasks_b:
-        raise ConfigError(f"{a} and {b} evaluated different task lists (eval_tasks.json); "
-                          "rerun one with the other's --eval-tasks, --eval-split and --eval-tier")
+        raise ConfigError(
+            f"{a} and {b} evaluated different task lists (eval_tasks.json); "
+            "rerun one with the other's --eval-tasks, --eval-split and --eval-tier"
+        )
     if check:
         knobs_compared(a, b)
     names = agents or sorted(set(runs_a) & set(runs_b))
     missing = [n for n in names if n not in runs_a or n not in runs_b]
     if missing or not names:
-        raise ConfigError(f"schedules {missing or names} are not in both folders; both have: "
-                          f"{sorted(set(runs_a) & set(runs_b))}")
+        raise ConfigError(
+            f"schedules {missing or names} are not in both folders; both have: {sorted(set(runs_a) & set(runs_b))}"
+        )
     budgets = ts or sorted({t for seeds in runs_a[names[0]].values() for (_, t) in seeds})
     rows = []
     for name in names:
@@ -92,15 +106,21 @@ def compare_runs(a: str | Path, b: str | Path, *, agents: list[str] | None = Non
 
 
 def _markdown(rows: list[dict[str, Any]], a: str, b: str, knobs: list[str] | None = None) -> str:
-    lines = [f"A = `{a}`, B = `{b}`; A - B in success, paired by task, seeds resampled per side (95%).", "",
-             *([f"Settings A != B: {'; '.join(knobs) if knobs else 'none (replicates)'}.", ""] if knobs is not None else []),
-             "| schedule | T | A | B | A - B | 95% interval | tasks | seeds A / B |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"A = `{a}`, B = `{b}`; A - B in success, paired by task, seeds resampled per side (95%).",
+        "",
+        *([f"Settings A != B: {'; '.join(knobs) if knobs else 'none (replicates)'}.", ""] if knobs is not None else []),
+        "| schedule | T | A | B | A - B | 95% interval | tasks | seeds A / B |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         if r["diff"] is None:
             lines.append(f"| {r['agent']} | {r['T']} | – | – | – | – | 0 | – |")
             continue
-        lines.append(f"| {r['agent']} | {r['T']} | {r['mean_a']:.2f} | {r['mean_b']:.2f} | {r['diff']:+.2f} | "
-                     f"[{r['lo']:+.2f}, {r['hi']:+.2f}] | {r['tasks']} | {r['seeds_a']} / {r['seeds_b']} |")
+        lines.append(
+            f"| {r['agent']} | {r['T']} | {r['mean_a']:.2f} | {r['mean_b']:.2f} | {r['diff']:+.2f} | "
+            f"[{r['lo']:+.2f}, {r['hi']:+.2f}] | {r['tasks']} | {r['seeds_a']} / {r['seeds_b']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -111,13 +131,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="", help="comma-separated schedules (default: every one in both)")
     parser.add_argument("--ts", default="", help="comma-separated budgets T (default: A's grid)")
     parser.add_argument("--out", default="", help="also write the table to this markdown file")
-    parser.add_argument("--unchecked", action="store_true",
-                        help="skip the code/task check (folders written before provenance.json)")
+    parser.add_argument(
+        "--unchecked", action="store_true", help="skip the code/task check (folders written before provenance.json)"
+    )
     args = parser.parse_args(argv)
-    return print_table(lambda: _markdown(compare_runs(
-        args.a, args.b, agents=[x for x in args.agents.split(",") if x] or None,
-        ts=[int(x) for x in args.ts.split(",") if x] or None, check=not args.unchecked), args.a, args.b,
-        None if args.unchecked else knobs_compared(args.a, args.b)), args.out)
+    return print_table(
+        lambda: _markdown(
+            compare_runs(
+                args.a,
+                args.b,
+                agents=[x for x in args.agents.split(",") if x] or None,
+                ts=[int(x) for x in args.ts.split(",") if x] or None,
+                check=not args.unchecked,
+            ),
+            args.a,
+            args.b,
+            None if args.unchecked else knobs_compared(args.a, args.b),
+        ),
+        args.out,
+    )
 
 
 def print_table(build: Callable[[], str], out: str = "") -> int:

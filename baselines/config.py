@@ -25,8 +25,20 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 
-__all__ = ["PPOConfig", "Args", "PRESETS", "PRESET_SUITES", "EXECUTORS", "default_workers", "field_docs", "converter", "add_field_flags",
-           "with_overrides", "intervention_runs", "NO_STARTS"]
+__all__ = [
+    "PPOConfig",
+    "Args",
+    "PRESETS",
+    "PRESET_SUITES",
+    "EXECUTORS",
+    "default_workers",
+    "field_docs",
+    "converter",
+    "add_field_flags",
+    "with_overrides",
+    "intervention_runs",
+    "NO_STARTS",
+]
 
 EXECUTORS = ("local", "ray")
 
@@ -334,10 +346,21 @@ PRESETS: dict[str, dict[str, Any]] = {
 # presets at about eight times the 2-core work (more seeds and steps, every held-out task), as
 # `full` is for Coding-v0; run together by the suite `all-full` (`PRESET_SUITES`). Not yet run:
 # resize from the rates the first run prints.
-PRESETS["tooluse-full"] = {**PRESETS["tooluse"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 12_000, "eval_tasks": 96,
-                           "eval_split2_ts": "5,10,20", "harness_reports": True}
-PRESETS["miniwob-full"] = {**PRESETS["miniwob"], "seeds": "1,2,3,4,5,6,7,8", "total_env_steps": 3_000,
-                           "eval_tasks": 112, "harness_reports": True}
+PRESETS["tooluse-full"] = {
+    **PRESETS["tooluse"],
+    "seeds": "1,2,3,4,5,6,7,8",
+    "total_env_steps": 12_000,
+    "eval_tasks": 96,
+    "eval_split2_ts": "5,10,20",
+    "harness_reports": True,
+}
+PRESETS["miniwob-full"] = {
+    **PRESETS["miniwob"],
+    "seeds": "1,2,3,4,5,6,7,8",
+    "total_env_steps": 3_000,
+    "eval_tasks": 112,
+    "harness_reports": True,
+}
 
 PRESET_SUITES: dict[str, tuple[str, ...]] = {"all-full": ("full", "tooluse-full", "miniwob-full")}
 """``--preset NAME`` that runs several presets one after another, each into ``OUT/<preset>``, then puts their
@@ -354,8 +377,14 @@ def intervention_runs(args: Args) -> list[tuple[str, dict[str, str], str]]:
     The first is the primary one, of the recovery contrasts, at ``--eval-intervention-ts``; the
     rest at ``--eval-variant-ts``."""
     names = [x.strip() for x in str(args.eval_interventions).split(",") if x.strip()]
-    return [(name, {"faults": name} if "@" in name else {"intervention": name},
-             args.eval_intervention_ts if i == 0 else args.eval_variant_ts) for i, name in enumerate(names)]
+    return [
+        (
+            name,
+            {"faults": name} if "@" in name else {"intervention": name},
+            args.eval_intervention_ts if i == 0 else args.eval_variant_ts,
+        )
+        for i, name in enumerate(names)
+    ]
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -384,7 +413,9 @@ def add_field_flags(parser: argparse.ArgumentParser, cls: type) -> None:
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
         if f.type in (bool, "bool"):
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name))
+            parser.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name)
+            )
         else:
             parser.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
 

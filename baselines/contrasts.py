@@ -20,9 +20,23 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["contrast_table", "cells_from_records", "Agent", "success_at", "contrast", "linear_contrast", "named_contrasts", "holm",
-           "boot_p", "EQUIVALENCE_MARGIN", "Decisions", "decision_cells_from_records", "recovery_share", "recovery_contrasts",
-           "RECOVERY_SHARE_THRESHOLD"]
+__all__ = [
+    "contrast_table",
+    "cells_from_records",
+    "Agent",
+    "success_at",
+    "contrast",
+    "linear_contrast",
+    "named_contrasts",
+    "holm",
+    "boot_p",
+    "EQUIVALENCE_MARGIN",
+    "Decisions",
+    "decision_cells_from_records",
+    "recovery_share",
+    "recovery_contrasts",
+    "RECOVERY_SHARE_THRESHOLD",
+]
 
 EQUIVALENCE_MARGIN = 0.05
 """(d)'s equivalence margin: BudgetMix matches the specialist when their difference lies within +-0.05."""
@@ -72,8 +86,15 @@ def _units(tasks: Sequence[str], keep: np.ndarray, unit_of: Callable[[str], str]
     return None if unit_of is None else [unit_of(t) for t, k in zip(tasks, keep) if k]
 
 
-def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2000, seed: int = 0,
-               unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
+def success_at(
+    agent: Agent,
+    tasks: Sequence[str],
+    t: int,
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    unit_of: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
     """Mean success at budget ``t`` with its seed-and-task bootstrap interval (and, given
     ``unit_of``, the seed-and-unit interval beside it: ``lo_unit``, ``hi_unit``)."""
     m = _matrix(agent, tasks, t)
@@ -87,7 +108,13 @@ def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2
     per_task = m[s_idx].mean(axis=1)  # (R, tasks): mean over the resampled seeds
     boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    out = {"mean": float(m.mean()), "lo": float(lo), "hi": float(hi), "tasks": int(m.shape[1]), "seeds": int(m.shape[0])}
+    out = {
+        "mean": float(m.mean()),
+        "lo": float(lo),
+        "hi": float(hi),
+        "tasks": int(m.shape[1]),
+        "seeds": int(m.shape[0]),
+    }
     units = _units(tasks, keep, unit_of)
     if units is not None:
         unit = _cluster_interval(per_task, units, rng)
@@ -95,8 +122,18 @@ def success_at(agent: Agent, tasks: Sequence[str], t: int, *, resamples: int = 2
     return out
 
 
-def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same_agent: bool = False,
-             resamples: int = 2000, seed: int = 0, unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
+def contrast(
+    a: Agent,
+    ta: int,
+    b: Agent,
+    tb: int,
+    tasks: Sequence[str],
+    *,
+    same_agent: bool = False,
+    resamples: int = 2000,
+    seed: int = 0,
+    unit_of: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
     """A@ta - B@tb, paired by task, seeds resampled per side (jointly when ``same_agent``); given
     ``unit_of``, also the interval and p-value with held-out units resampled (``lo_unit``...)."""
     ma, mb = _matrix(a, tasks, ta), _matrix(b, tasks, tb)
@@ -113,9 +150,18 @@ def contrast(a: Agent, ta: int, b: Agent, tb: int, tasks: Sequence[str], *, same
     boot = np.take_along_axis(diff_per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     units = _units(tasks, keep, unit_of)
-    return {"diff": float(ma.mean() - mb.mean()), "lo": float(lo), "hi": float(hi), "mean_a": float(ma.mean()),
-            "mean_b": float(mb.mean()), "tasks": int(n), "seeds_a": int(ma.shape[0]), "seeds_b": int(mb.shape[0]),
-            **_tests(boot), **(_cluster_interval(diff_per_task, units, rng) if units is not None else {})}
+    return {
+        "diff": float(ma.mean() - mb.mean()),
+        "lo": float(lo),
+        "hi": float(hi),
+        "mean_a": float(ma.mean()),
+        "mean_b": float(mb.mean()),
+        "tasks": int(n),
+        "seeds_a": int(ma.shape[0]),
+        "seeds_b": int(mb.shape[0]),
+        **_tests(boot),
+        **(_cluster_interval(diff_per_task, units, rng) if units is not None else {}),
+    }
 
 
 def boot_p(boot: np.ndarray) -> float:
@@ -132,13 +178,25 @@ def _tests(boot: np.ndarray, margin: float = EQUIVALENCE_MARGIN) -> dict[str, An
     lo90, hi90 = np.percentile(boot, [5, 95])
     p_lower = max(int(np.sum(boot <= -margin)), 1) / r  # H0: diff <= -margin
     p_upper = max(int(np.sum(boot >= margin)), 1) / r  # H0: diff >= +margin
-    return {"p": boot_p(boot), "lo90": float(lo90), "hi90": float(hi90), "margin": margin,
-            "p_equiv": float(min(1.0, max(p_lower, p_upper))),
-            "equivalent": bool(-margin < lo90 and hi90 < margin)}
+    return {
+        "p": boot_p(boot),
+        "lo90": float(lo90),
+        "hi90": float(hi90),
+        "margin": margin,
+        "p_equiv": float(min(1.0, max(p_lower, p_upper))),
+        "equivalent": bool(-margin < lo90 and hi90 < margin),
+    }
 
 
-def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int, float]], tasks: Sequence[str], *,
-                    resamples: int = 2000, seed: int = 0, unit_of: Callable[[str], str] | None = None) -> dict[str, Any]:
+def linear_contrast(
+    agents: Mapping[str, Agent],
+    terms: Sequence[tuple[str, int, float]],
+    tasks: Sequence[str],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    unit_of: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
     """sum of weight x success(agent @ T) over ``terms``, paired by task: the tasks are resampled
     once for every term, each agent's seeds once for all its terms (a difference-in-differences
     such as (g) is then paired both ways)."""
@@ -149,16 +207,24 @@ def linear_contrast(agents: Mapping[str, Agent], terms: Sequence[tuple[str, int,
         return {"diff": None, "lo": None, "hi": None, "tasks": 0, "p": None}
     rng = np.random.default_rng(seed)
     n = mats[0].shape[1]
-    seeds = {a: rng.integers(len(agents[a]), size=(resamples, len(agents[a]))) for a in dict.fromkeys(a for a, _, _ in terms)}
+    seeds = {
+        a: rng.integers(len(agents[a]), size=(resamples, len(agents[a]))) for a in dict.fromkeys(a for a, _, _ in terms)
+    }
     t_idx = rng.integers(n, size=(resamples, n))
     per_task = sum(w * m[seeds[a]].mean(axis=1) for (a, _, w), m in zip(terms, mats))  # (R, tasks)
     boot = np.take_along_axis(per_task, t_idx, axis=1).mean(axis=1)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     point = float(sum(w * m.mean() for (_, _, w), m in zip(terms, mats)))
     units = _units(tasks, keep, unit_of)
-    return {"diff": point, "lo": float(lo), "hi": float(hi), "tasks": int(n),
-            "terms": {f"{a} @T={t}": float(m.mean()) for (a, t, _), m in zip(terms, mats)}, **_tests(boot),
-            **(_cluster_interval(per_task, units, rng) if units is not None else {})}
+    return {
+        "diff": point,
+        "lo": float(lo),
+        "hi": float(hi),
+        "tasks": int(n),
+        "terms": {f"{a} @T={t}": float(m.mean()) for (a, t, _), m in zip(terms, mats)},
+        **_tests(boot),
+        **(_cluster_interval(per_task, units, rng) if units is not None else {}),
+    }
 
 
 RECOVERY_SHARE_THRESHOLD = 0.5
@@ -168,7 +234,9 @@ Decisions = dict[int, dict[tuple[str, int], tuple[float, float, float]]]
 """seed -> (task, T) -> (share of episodes whose first commit was right, success, right and success)."""
 
 
-def decision_cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], tuple[float, float, float]]:
+def decision_cells_from_records(
+    records: Iterable[Mapping[str, Any]],
+) -> dict[tuple[str, int], tuple[float, float, float]]:
     """Per (task, T) over clean episodes: the first commit right (`baselines.decisions`: an episode
     that never committed counts as not right), success, and both."""
     acc: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
@@ -177,11 +245,15 @@ def decision_cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tu
             continue
         right = float((r.get("cost") or {}).get("first_commit_right") == 1)
         acc[(str(r["task"]), int(r["T"]))].append((right, float(bool(r["success"]))))
-    return {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v])), float(np.mean([a * b for a, b in v])))
-            for k, v in acc.items()}
+    return {
+        k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v])), float(np.mean([a * b for a, b in v])))
+        for k, v in acc.items()
+    }
 
 
-def _parts(right: np.ndarray, success: np.ndarray, both: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _parts(
+    right: np.ndarray, success: np.ndarray, both: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(accuracy, follow-through, recovery, success) from means over the last axis:
     success = accuracy x follow-through + (1 - accuracy) x recovery."""
     a, s, rs = right.mean(axis=-1), success.mean(axis=-1), both.mean(axis=-1)
@@ -189,8 +261,17 @@ def _parts(right: np.ndarray, success: np.ndarray, both: np.ndarray) -> tuple[np
         return a, rs / a, (s - rs) / (1 - a), s
 
 
-def recovery_share(decisions: Mapping[str, Decisions], long: str, short: str, tasks: Sequence[str], t: int, *,
-                   resamples: int = 2000, seed: int = 0, threshold: float = RECOVERY_SHARE_THRESHOLD) -> dict[str, Any]:
+def recovery_share(
+    decisions: Mapping[str, Decisions],
+    long: str,
+    short: str,
+    tasks: Sequence[str],
+    t: int,
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    threshold: float = RECOVERY_SHARE_THRESHOLD,
+) -> dict[str, Any]:
     """(h4): how much of (f) = success(long @ t) - success(short @ t) comes through recovery.
 
     Success splits exactly as accuracy x follow-through + (1 - accuracy) x recovery (accuracy: the
@@ -203,8 +284,10 @@ def recovery_share(decisions: Mapping[str, Decisions], long: str, short: str, ta
     mats = {}
     for name in (long, short):
         agent = decisions[name]
-        mats[name] = [np.array([[agent[sd].get((task, t), (np.nan,) * 3)[k] for task in tasks] for sd in sorted(agent)])
-                      for k in range(3)]
+        mats[name] = [
+            np.array([[agent[sd].get((task, t), (np.nan,) * 3)[k] for task in tasks] for sd in sorted(agent)])
+            for k in range(3)
+        ]
     keep = _common_tasks(*(m for ms in mats.values() for m in ms))
     mats = {n: [m[:, keep] for m in ms] for n, ms in mats.items()}
     if not keep.any():
@@ -214,8 +297,12 @@ def recovery_share(decisions: Mapping[str, Decisions], long: str, short: str, ta
         (al, fl, rl, sl), (as_, fs, rs, ss) = parts_l, parts_s
         a_bar, f_bar, r_bar = (al + as_) / 2, (fl + fs) / 2, (rl + rs) / 2
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = {"accuracy": (al - as_) * (f_bar - r_bar), "follow_through": a_bar * (fl - fs),
-                     "recovery": (1 - a_bar) * (rl - rs), "gain": sl - ss}
+            terms = {
+                "accuracy": (al - as_) * (f_bar - r_bar),
+                "follow_through": a_bar * (fl - fs),
+                "recovery": (1 - a_bar) * (rl - rs),
+                "gain": sl - ss,
+            }
             terms["share"] = terms["recovery"] / terms["gain"]
         return terms
 
@@ -231,17 +318,43 @@ def recovery_share(decisions: Mapping[str, Decisions], long: str, short: str, ta
     boot = split(resampled(mats[long]), resampled(mats[short]))["share"]
     boot = boot[np.isfinite(boot)]
     if boot.size == 0 or not np.isfinite(point["share"]):
-        return {"share": None, "lo": None, "hi": None, "tasks": n, "p": None, "held": False,
-                **{k: float(v) for k, v in point.items() if k != "share"}}
+        return {
+            "share": None,
+            "lo": None,
+            "hi": None,
+            "tasks": n,
+            "p": None,
+            "held": False,
+            **{k: float(v) for k, v in point.items() if k != "share"},
+        }
     lo, hi = np.percentile(boot, [2.5, 97.5])
-    return {"share": float(point["share"]), "lo": float(lo), "hi": float(hi), "tasks": n, "threshold": threshold,
-            "p": float(max(int(np.sum(boot <= threshold)), 1) / boot.size), "held": bool(lo > threshold),
-            "resamples_kept": int(boot.size), **{k: float(v) for k, v in point.items() if k != "share"}}
+    return {
+        "share": float(point["share"]),
+        "lo": float(lo),
+        "hi": float(hi),
+        "tasks": n,
+        "threshold": threshold,
+        "p": float(max(int(np.sum(boot <= threshold)), 1) / boot.size),
+        "held": bool(lo > threshold),
+        "resamples_kept": int(boot.size),
+        **{k: float(v) for k, v in point.items() if k != "share"},
+    }
 
 
-def recovery_contrasts(after: Mapping[str, Agent], tasks: Sequence[str], *, short: str, long: str, mix: str,
-                       lo_t: int, hi_t: int, intervention: str, decisions: Mapping[str, Decisions] | None = None,
-                       unit_of: Callable[[str], str] | None = None, resamples: int = 2000) -> list[dict[str, Any]]:
+def recovery_contrasts(
+    after: Mapping[str, Agent],
+    tasks: Sequence[str],
+    *,
+    short: str,
+    long: str,
+    mix: str,
+    lo_t: int,
+    hi_t: int,
+    intervention: str,
+    decisions: Mapping[str, Decisions] | None = None,
+    unit_of: Callable[[str], str] | None = None,
+    resamples: int = 2000,
+) -> list[dict[str, Any]]:
     """(h1)-(h4), named before the run (issue 34): ``after[agent]`` is its success after
     ``intervention`` (forced on every agent alike, paired by task), R_A(T).
 
@@ -257,18 +370,37 @@ def recovery_contrasts(after: Mapping[str, Agent], tasks: Sequence[str], *, shor
     def add(label: str, name: str, a: str, ta: int, b: str, tb: int) -> None:
         if a in after and b in after:
             c = contrast(after[a], ta, after[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
-            out.append({"label": label, "name": f"{name} (after {intervention})", "a": f"{a} @T={ta}",
-                        "b": f"{b} @T={tb}", **c})
+            out.append(
+                {
+                    "label": label,
+                    "name": f"{name} (after {intervention})",
+                    "a": f"{a} @T={ta}",
+                    "b": f"{b} @T={tb}",
+                    **c,
+                }
+            )
 
     add("h1", "recovery: fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t)
     add("h2", "recovery: BudgetMix at the longest vs the shortest T", mix, hi_t, mix, lo_t)
     add("h3", "recovery: BudgetMix vs fixed-T_long at the longest T", mix, hi_t, long, hi_t)
     if decisions and long in decisions and short in decisions:
         share = recovery_share(decisions, long, short, tasks, hi_t, resamples=resamples)
-        out.append({"label": "h4", "name": f"share of (f) that comes through recovery (held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})",
-                    "a": f"{long} @T={hi_t}", "b": f"{short} @T={hi_t}", "diff": share["share"], "lo": share["lo"],
-                    "hi": share["hi"], "p": share["p"], "tasks": share["tasks"], "mean_a": None, "mean_b": None,
-                    "decomposition": share})
+        out.append(
+            {
+                "label": "h4",
+                "name": f"share of (f) that comes through recovery (held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})",
+                "a": f"{long} @T={hi_t}",
+                "b": f"{short} @T={hi_t}",
+                "diff": share["share"],
+                "lo": share["lo"],
+                "hi": share["hi"],
+                "p": share["p"],
+                "tasks": share["tasks"],
+                "mean_a": None,
+                "mean_b": None,
+                "decomposition": share,
+            }
+        )
     return out
 
 
@@ -285,9 +417,20 @@ def holm(ps: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], *, short: str, long: str,
-                    mix: str, curricula: Sequence[str], resamples: int = 2000, no_starts: str | None = None,
-                    unit_of: Callable[[str], str] | None = None, more: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
+def named_contrasts(
+    agents: Mapping[str, Agent],
+    tasks: Sequence[str],
+    ts: Sequence[int],
+    *,
+    short: str,
+    long: str,
+    mix: str,
+    curricula: Sequence[str],
+    resamples: int = 2000,
+    no_starts: str | None = None,
+    unit_of: Callable[[str], str] | None = None,
+    more: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
     """The contrasts named in advance (issue #15), each with its paired 95% interval.
 
     (a) collapse: fixed-T_long at the smallest T minus itself at the largest T;
@@ -322,8 +465,10 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     add("b", "BudgetMix vs fixed-T_long at the shortest T", mix, lo_t, long, lo_t)
     add("c", "BudgetMix vs fixed-T_short at the longest T", mix, hi_t, short, hi_t)
     for t in ts:
-        best = max((short, long), key=lambda n: success_at(agents[n], tasks, t, resamples=1)["mean"] or -1.0
-                   if n in agents else -1.0)
+        best = max(
+            (short, long),
+            key=lambda n: success_at(agents[n], tasks, t, resamples=1)["mean"] or -1.0 if n in agents else -1.0,
+        )
         add("d", f"BudgetMix vs the best fixed-T specialist at T={t}", mix, t, best, t)
     for cur in curricula:
         for t in (lo_t, hi_t):
@@ -335,11 +480,21 @@ def named_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Seque
     if long in agents and short in agents:
         terms = [(long, hi_t, 1.0), (long, lo_t, -1.0), (short, hi_t, -1.0), (short, lo_t, 1.0)]
         c = linear_contrast(agents, terms, tasks, resamples=resamples, unit_of=unit_of)
-        out.append({"label": "g", "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
-                    "a": f"{long} @T={hi_t} - @T={lo_t}", "b": f"{short} @T={hi_t} - @T={lo_t}",
-                    "mean_a": None if c["diff"] is None else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
-                    "mean_b": None if c["diff"] is None else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
-                    **c})
+        out.append(
+            {
+                "label": "g",
+                "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
+                "a": f"{long} @T={hi_t} - @T={lo_t}",
+                "b": f"{short} @T={hi_t} - @T={lo_t}",
+                "mean_a": None
+                if c["diff"] is None
+                else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
+                "mean_b": None
+                if c["diff"] is None
+                else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
+                **c,
+            }
+        )
     out += [dict(row) for row in more]
     for c, adj in zip(out, holm([c.get("p") for c in out])):
         c["p_holm"] = adj
@@ -355,17 +510,30 @@ def _fmt(x: float | None, p: bool = False) -> str:
 def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     """The named contrasts as a markdown table (A, B, A - B, 95% interval, half-width, p, Holm p,
     tasks), then the equivalence rows of (d): one layout for the report and `baselines.pool`."""
-    lines = ["|  | contrast | A | B | A - B | 95% interval | half-width | held-out units' interval | p | p (Holm) | tasks |",
-             "|" + "---|" * 11]
+    lines = [
+        "|  | contrast | A | B | A - B | 95% interval | half-width | held-out units' interval | p | p (Holm) | tasks |",
+        "|" + "---|" * 11,
+    ]
     for c in contrasts:
         half = (c["hi"] - c["lo"]) / 2 if c.get("lo") is not None else None
         units = f"[{_fmt(c['lo_unit'])}, {_fmt(c['hi_unit'])}] ({c['units']})" if c.get("lo_unit") is not None else "–"
-        lines.append(f"| {c['label']} | {c['name']} | {c['a']} ({_fmt(c.get('mean_a'))}) | {c['b']} ({_fmt(c.get('mean_b'))}) | "
-                     f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {units} | {_fmt(c.get('p'), True)} | "
-                     f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |")
-    lines += ["", f"**Equivalence test for (d)** (\"BudgetMix matches the specialist\"): two one-sided tests with margin "
-              f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.", "",
-              "| contrast | A - B | 90% interval | p (TOST) | equivalent |", "|---|---|---|---|---|"]
-    lines += [f"| {c['name']} | {_fmt(c['diff'])} | [{_fmt(c.get('lo90'))}, {_fmt(c.get('hi90'))}] | "
-              f"{_fmt(c.get('p_equiv'), True)} | {'yes' if c.get('equivalent') else 'no'} |" for c in contrasts if c["label"] == "d"]
+        lines.append(
+            f"| {c['label']} | {c['name']} | {c['a']} ({_fmt(c.get('mean_a'))}) | {c['b']} ({_fmt(c.get('mean_b'))}) | "
+            f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {units} | {_fmt(c.get('p'), True)} | "
+            f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |"
+        )
+    lines += [
+        "",
+        f'**Equivalence test for (d)** ("BudgetMix matches the specialist"): two one-sided tests with margin '
+        f"+-{EQUIVALENCE_MARGIN:g}; equivalent at the 5% level when the 90% interval lies inside the margin.",
+        "",
+        "| contrast | A - B | 90% interval | p (TOST) | equivalent |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {c['name']} | {_fmt(c['diff'])} | [{_fmt(c.get('lo90'))}, {_fmt(c.get('hi90'))}] | "
+        f"{_fmt(c.get('p_equiv'), True)} | {'yes' if c.get('equivalent') else 'no'} |"
+        for c in contrasts
+        if c["label"] == "d"
+    ]
     return "\n".join(lines)

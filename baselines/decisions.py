@@ -18,8 +18,16 @@ import gymnasium as gym
 
 from baselines.features import patch_key
 
-__all__ = ["DecisionRecorder", "decision_stats", "has_commitments", "trace_label", "after_failing_test", "right_first_failures",
-           "decision_rates", "RATES"]
+__all__ = [
+    "DecisionRecorder",
+    "decision_stats",
+    "has_commitments",
+    "trace_label",
+    "after_failing_test",
+    "right_first_failures",
+    "decision_rates",
+    "RATES",
+]
 
 
 class DecisionRecorder:
@@ -81,8 +89,9 @@ class DecisionRecorder:
         return out
 
 
-def trace_label(action: str, events: list[dict[str, Any]] | None, solution: frozenset[str],
-                keys: set[tuple | None]) -> str:
+def trace_label(
+    action: str, events: list[dict[str, Any]] | None, solution: frozenset[str], keys: set[tuple | None]
+) -> str:
     """One step of an episode trace (diagnosis only: it reads the task's solution, which the agent never sees).
 
     ``P+`` a patch of the reference solution, ``P-`` a wrong one, ``*`` appended when the same
@@ -141,8 +150,14 @@ def after_failing_test(trace: str) -> list[str]:
     return out
 
 
-RIGHT_FIRST_FATES = ("success", "wrong patch on top at submit", "right patch reverted before submit",
-                     "out of turns", "submitted, hidden tests failed", "other")
+RIGHT_FIRST_FATES = (
+    "success",
+    "wrong patch on top at submit",
+    "right patch reverted before submit",
+    "out of turns",
+    "submitted, hidden tests failed",
+    "other",
+)
 """How an episode whose first patch was right ended (`right_first_failures`)."""
 
 

@@ -71,8 +71,10 @@ def fresh_list(env_id: str, split: str, tiers: tuple[str, ...] | None, n: int, d
     spent = {t for ids in spent_lists(env_id, split, tiers).values() for t in ids}
     left = [t for t in split_task_ids(env_id, split, tiers) if t not in spent]
     if n > len(left):
-        raise ConfigError(f"fresh-{draw} of {env_id} {_key(split, tiers)}: {n} tasks asked, {len(left)} never spent; "
-                          "ask for fewer (--eval-tasks) or evaluate on a spent list by name")
+        raise ConfigError(
+            f"fresh-{draw} of {env_id} {_key(split, tiers)}: {n} tasks asked, {len(left)} never spent; "
+            "ask for fewer (--eval-tasks) or evaluate on a spent list by name"
+        )
     order = sorted(left, key=lambda t: hashlib.sha256(f"agentgym fresh list {draw}:{t}".encode()).hexdigest())
     return sorted(order[:n])
 
@@ -87,8 +89,10 @@ def task_list(name: str, env_id: str, split: str, tiers: tuple[str, ...] | None,
     spent = spent_lists(env_id, split, tiers)
     if name in spent:
         return spent[name][:n]
-    raise ConfigError(f"--eval-list {name!r} for {env_id} {_key(split, tiers)}: choose fresh-N (N >= 1), seeded, "
-                      f"or a spent list: {sorted(spent) or 'none recorded'}")
+    raise ConfigError(
+        f"--eval-list {name!r} for {env_id} {_key(split, tiers)}: choose fresh-N (N >= 1), seeded, "
+        f"or a spent list: {sorted(spent) or 'none recorded'}"
+    )
 
 
 def unit_of(task_id: str) -> str:

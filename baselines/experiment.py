@@ -61,8 +61,19 @@ from baselines.probe import budget_probe
 from baselines.report import write_report
 from baselines.trainer import coding_kwargs, make_env, progress_bar
 
-__all__ = ["run_experiment", "experiment_schedules", "experiment_runs", "run_settings", "check_interventions", "evaluate_agent",
-           "training_seeds", "check_family_wiring", "experiment_jobs", "eval_episodes", "JOB_COSTS"]
+__all__ = [
+    "run_experiment",
+    "experiment_schedules",
+    "experiment_runs",
+    "run_settings",
+    "check_interventions",
+    "evaluate_agent",
+    "training_seeds",
+    "check_family_wiring",
+    "experiment_jobs",
+    "eval_episodes",
+    "JOB_COSTS",
+]
 
 MULTI_TIERS = ("two_bugs", "cross_file")
 
@@ -90,8 +101,12 @@ def run_settings(args: Args, name: str) -> dict[str, Any]:
 def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> list[tuple[str, str, int]]:
     """(name, spec, seed) of every training run, seed-major; the no-starts arm on the first
     ``--no-starts-seeds`` seeds only."""
-    return [(name, spec, seed) for seed in seeds for name, spec in schedules.items()
-            if name != NO_STARTS or seed in seeds[: args.no_starts_seeds]]
+    return [
+        (name, spec, seed)
+        for seed in seeds
+        for name, spec in schedules.items()
+        if name != NO_STARTS or seed in seeds[: args.no_starts_seeds]
+    ]
 
 
 def check_interventions(args: Args, env_id: str) -> None:
@@ -109,9 +124,11 @@ def check_interventions(args: Args, env_id: str) -> None:
         env.close()
     missing = [name for name in forced if name not in known]
     if missing:
-        raise ConfigError(f"--eval-interventions {args.eval_interventions!r}: {env_id} defines no forced start "
-                          f"{missing} (its own: {list(known) or 'none'}); keep fault specs such as tool_error@turn=1, "
-                          "or pass --eval-interventions ''")
+        raise ConfigError(
+            f"--eval-interventions {args.eval_interventions!r}: {env_id} defines no forced start "
+            f"{missing} (its own: {list(known) or 'none'}); keep fault specs such as tool_error@turn=1, "
+            "or pass --eval-interventions ''"
+        )
 
 
 def check_family_wiring(args: Args, env_id: str) -> None:
@@ -123,33 +140,65 @@ def check_family_wiring(args: Args, env_id: str) -> None:
     if plan is None:
         return
     if args.recovery_starts:
-        raise ConfigError(f"{env_id}: --recovery-starts {args.recovery_starts:g} plays Coding-v0's forced starts, which "
-                          "this family has none of; pass --recovery-starts 0 (its recovery is trained by --train-faults)")
+        raise ConfigError(
+            f"{env_id}: --recovery-starts {args.recovery_starts:g} plays Coding-v0's forced starts, which "
+            "this family has none of; pass --recovery-starts 0 (its recovery is trained by --train-faults)"
+        )
     env = make_env(env_id, None, backend=args.backend, test_timeout=args.test_timeout, result_cache=args.result_cache)()
     try:
         menu = getattr(env.unwrapped, "menu", None)
     finally:
         env.close()
     if menu != plan.env_kwargs["menu"]:
-        raise ConfigError(f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
-                          "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id)")
+        raise ConfigError(
+            f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
+            "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id)"
+        )
 
 
 def training_seeds(args: Args) -> list[int]:
     return [int(s) for s in str(args.seeds).split(",") if s.strip()]
 
 
-def _evaluate(args: Args, agent: Any, out: Path, *, split: str, tasks: list[str], ts: str, ks: str, n: int,
-              faults: str | None = None, intervention: str | None = None, env_kwargs: dict[str, Any] | None = None,
-              report: bool = False) -> Any:
+def _evaluate(
+    args: Args,
+    agent: Any,
+    out: Path,
+    *,
+    split: str,
+    tasks: list[str],
+    ts: str,
+    ks: str,
+    n: int,
+    faults: str | None = None,
+    intervention: str | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    report: bool = False,
+) -> Any:
     env_id = [e for e in args.env_ids.split(",") if e][0]
-    env_kwargs = {**coding_kwargs(env_id, args.test_timeout, args.result_cache), **family_env_kwargs(env_id),
-                  **(env_kwargs or {})}
+    env_kwargs = {
+        **coding_kwargs(env_id, args.test_timeout, args.result_cache),
+        **family_env_kwargs(env_id),
+        **(env_kwargs or {}),
+    }
     return evaluate(
-        env_id, agent, ks=ks, ts=ts, n=n, split=split, tasks=tasks, faults=faults, workers=1,
-        seed=0, out=out, sandbox=args.backend, progress=args.progress and not in_parallel(args.workers, args.executor),
-        report=report, intervention=intervention,
-        env_kwargs=env_kwargs, base_env=borrow,  # this worker's warm envs, kept from one evaluation to the next
+        env_id,
+        agent,
+        ks=ks,
+        ts=ts,
+        n=n,
+        split=split,
+        tasks=tasks,
+        faults=faults,
+        workers=1,
+        seed=0,
+        out=out,
+        sandbox=args.backend,
+        progress=args.progress and not in_parallel(args.workers, args.executor),
+        report=report,
+        intervention=intervention,
+        env_kwargs=env_kwargs,
+        base_env=borrow,  # this worker's warm envs, kept from one evaluation to the next
     )
 
 
@@ -166,8 +215,9 @@ def _seed_with_clean_twins(grid: Any, grid_dir: Path, folder: Path, ts: set[int]
                 fh.write(json.dumps(r, sort_keys=True) + "\n")
 
 
-def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], *,
-                   intervene: bool = False) -> dict[str, Any]:
+def evaluate_agent(
+    args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], *, intervene: bool = False
+) -> dict[str, Any]:
     """Every evaluation of one agent: {"grid", "records", "split2_records", "multi_records", "faults",
     "interventions", "seconds"}; ``interventions`` (intervention name -> records, clean twins
     included) only when ``intervene``.
@@ -180,26 +230,63 @@ def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dic
     if not args.resume:
         shutil.rmtree(out / name, ignore_errors=True)  # the harness resumes from what it finds
     tier = {"tiers": (args.eval_tier,)} if args.eval_tier and "Coding" in args.env_ids else None
-    grid = _evaluate(args, agent, out / name / "grid", split=args.eval_split, tasks=task_lists["primary"], ts=args.eval_ts,
-                     ks=args.eval_ks, n=args.eval_n, env_kwargs=tier, report=args.harness_reports)
+    grid = _evaluate(
+        args,
+        agent,
+        out / name / "grid",
+        split=args.eval_split,
+        tasks=task_lists["primary"],
+        ts=args.eval_ts,
+        ks=args.eval_ks,
+        n=args.eval_n,
+        env_kwargs=tier,
+        report=args.harness_reports,
+    )
     result: dict[str, Any] = {"grid": grid.summary, "records": grid.records, "seconds": grid.seconds}
     if args.eval_split2:
-        second = _evaluate(args, agent, out / name / "split2", split=args.eval_split2, tasks=task_lists["split2"],
-                           ts=args.eval_split2_ts, ks="1", n=1, env_kwargs=tier)
+        second = _evaluate(
+            args,
+            agent,
+            out / name / "split2",
+            split=args.eval_split2,
+            tasks=task_lists["split2"],
+            ts=args.eval_split2_ts,
+            ks="1",
+            n=1,
+            env_kwargs=tier,
+        )
         result["split2_records"] = second.records
         result["seconds"] += second.seconds
     if task_lists.get("multi"):
-        multi = _evaluate(args, agent, out / name / "multi", split=args.eval_split, tasks=task_lists["multi"],
-                          ts=args.eval_ts, ks="1", n=1, env_kwargs={"tiers": MULTI_TIERS})
+        multi = _evaluate(
+            args,
+            agent,
+            out / name / "multi",
+            split=args.eval_split,
+            tasks=task_lists["multi"],
+            ts=args.eval_ts,
+            ks="1",
+            n=1,
+            env_kwargs={"tiers": MULTI_TIERS},
+        )
         result["multi_records"] = multi.records
         result["seconds"] += multi.seconds
     if args.eval_faults and args.eval_fault_ts:
         fault_dir = out / name / "faults"
         fault_ts = {int(t) for t in args.eval_fault_ts.split(",")}
         _seed_with_clean_twins(grid, out / name / "grid", fault_dir, fault_ts)
-        faulted = _evaluate(args, agent, fault_dir, split=args.eval_split, tasks=task_lists["primary"],
-                            ts=",".join(map(str, sorted(fault_ts))), ks="1", n=args.eval_n, faults=args.eval_faults,
-                            env_kwargs=tier)
+        faulted = _evaluate(
+            args,
+            agent,
+            fault_dir,
+            split=args.eval_split,
+            tasks=task_lists["primary"],
+            ts=",".join(map(str, sorted(fault_ts))),
+            ks="1",
+            n=args.eval_n,
+            faults=args.eval_faults,
+            env_kwargs=tier,
+        )
         result["faults"] = faulted.summary
         result["seconds"] += faulted.seconds
     if intervene:
@@ -207,8 +294,19 @@ def evaluate_agent(args: Args, name: str, agent: Any, out: Path, task_lists: dic
         for i, (iv, how, ts) in enumerate(intervention_runs(args)):
             folder = out / name / f"intervention-{i}"
             _seed_with_clean_twins(grid, out / name / "grid", folder, {int(t) for t in ts.split(",")})
-            run = _evaluate(args, agent, folder, split=args.eval_split, tasks=task_lists["primary"], ts=ts, ks="1",
-                            n=args.eval_n, env_kwargs=tier, faults=how.get("faults"), intervention=how.get("intervention"))
+            run = _evaluate(
+                args,
+                agent,
+                folder,
+                split=args.eval_split,
+                tasks=task_lists["primary"],
+                ts=ts,
+                ks="1",
+                n=args.eval_n,
+                env_kwargs=tier,
+                faults=how.get("faults"),
+                intervention=how.get("intervention"),
+            )
             result["interventions"][iv] = run.records
             result["seconds"] += run.seconds
     return result
@@ -222,8 +320,9 @@ training env step, of an evaluation episode and of the probe: what orders the jo
 Only their ratios matter, and only roughly: they decide which ready job starts first."""
 
 
-def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], intervene: bool = False
-              ) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+def _eval_job(
+    args: Args, name: str, agent: Any, out: Path, task_lists: dict[str, list[str]], intervene: bool = False
+) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     """One agent's evaluations, with the result-cache hits and misses they made in this worker."""
 
     before = process_cache().stats()
@@ -232,8 +331,9 @@ def _eval_job(args: Args, name: str, agent: Any, out: Path, task_lists: dict[str
     return result, {kind: {c: after[kind][c] - before[kind][c] for c in ("hits", "misses")} for kind in after}
 
 
-def _with_agent(job_args: tuple[Any, ...], agents: dict[str, dict[int, Any]], name: str, seed: int,
-                _done: dict[str, Any]) -> tuple[Any, ...]:
+def _with_agent(
+    job_args: tuple[Any, ...], agents: dict[str, dict[int, Any]], name: str, seed: int, _done: dict[str, Any]
+) -> tuple[Any, ...]:
     """An evaluation job's arguments once the agent's run is trained: ``job_args`` with the agent third."""
     return (*job_args[:2], agents[name][seed], *job_args[3:])
 
@@ -258,9 +358,15 @@ def eval_episodes(args: Args, task_lists: dict[str, list[str]], intervene: bool)
     return n
 
 
-def experiment_jobs(args: Args, schedules: dict[str, str], seeds: list[int], task_lists: dict[str, list[str]],
-                    out: Path, agents: dict[str, dict[int, Any]], training: dict[str, dict[int, dict[str, Any]]]
-                    ) -> tuple[list[Job], dict[str, tuple[str, int]], Any]:
+def experiment_jobs(
+    args: Args,
+    schedules: dict[str, str],
+    seeds: list[int],
+    task_lists: dict[str, list[str]],
+    out: Path,
+    agents: dict[str, dict[int, Any]],
+    training: dict[str, dict[int, dict[str, Any]]],
+) -> tuple[list[Job], dict[str, tuple[str, int]], Any]:
     """Every job of the experiment: ``train:`` runs, ``eval:`` agents (each after the run it
     evaluates), the ``probe`` (after the first seed's runs) and the positive control's (``control:``).
     Returns the jobs, the (agent, seed) of each evaluation job, and the function that assembles the
@@ -276,26 +382,38 @@ def experiment_jobs(args: Args, schedules: dict[str, str], seeds: list[int], tas
     costs = JOB_COSTS
     jobs: list[Job] = []
     for name, spec, seed in experiment_runs(args, schedules, seeds):
-        run_args = dataclasses.replace(args, schedule=spec, seed=seed, progress=args.progress and not parallel,
-                                       **run_settings(args, name))
-        jobs.append(Job(f"train:{name}-s{seed}", train_job, (run_args, f"{name}-s{seed}", args.executor == "ray"),
-                        cost=costs["train_step"] * args.total_env_steps))
+        run_args = dataclasses.replace(
+            args, schedule=spec, seed=seed, progress=args.progress and not parallel, **run_settings(args, name)
+        )
+        jobs.append(
+            Job(
+                f"train:{name}-s{seed}",
+                train_job,
+                (run_args, f"{name}-s{seed}", args.executor == "ray"),
+                cost=costs["train_step"] * args.total_env_steps,
+            )
+        )
 
     coding = "Coding" in env_id
     refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
     picks = pick_loop_seeds(seeds, args.pick_loop_seeds) if "pick+loop" in refs and "budgetmix" in training else []
     # the recovery contrasts' agents also play every intervention (the same forced start for all), and
     # BudgetMix without forced starts: does the start-state curriculum cause the recovery?
-    intervened = set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} \
-        if args.eval_interventions else set()
+    intervened = (
+        set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} if args.eval_interventions else set()
+    )
     # (agent, seed, the training run it needs): references first, then seed-major as the report lists them
-    evaluated: list[tuple[str, int, tuple[str, int] | None]] = [(name, 0, None) for name, by_seed in agents.items()
-                                                                 if 0 in by_seed]
+    evaluated: list[tuple[str, int, tuple[str, int] | None]] = [
+        (name, 0, None) for name, by_seed in agents.items() if 0 in by_seed
+    ]
     if picks:
         agents.setdefault("ref:budgetmix-pick+loop", {})  # filled as BudgetMix's runs finish
     for seed in seeds:
-        evaluated += [(name, seed, (name, seed)) for name in training if any(
-            n == name and s == seed for n, _, s in experiment_runs(args, schedules, seeds))]
+        evaluated += [
+            (name, seed, (name, seed))
+            for name in training
+            if any(n == name and s == seed for n, _, s in experiment_runs(args, schedules, seeds))
+        ]
         if seed in picks:
             evaluated.append(("ref:budgetmix-pick+loop", seed, ("budgetmix", seed)))
     labels: dict[str, tuple[str, int]] = {}
@@ -307,27 +425,58 @@ def experiment_jobs(args: Args, schedules: dict[str, str], seeds: list[int], tas
         if run is None:
             jobs.append(Job(f"eval:{label}", _eval_job, (*job_args[:2], agents[name][seed], *job_args[3:]), cost=cost))
         else:
-            jobs.append(Job(f"eval:{label}", _eval_job, partial(_with_agent, job_args, agents, name, seed),
-                            after=(f"train:{run[0]}-s{run[1]}",), cost=cost))
+            jobs.append(
+                Job(
+                    f"eval:{label}",
+                    _eval_job,
+                    partial(_with_agent, job_args, agents, name, seed),
+                    after=(f"train:{run[0]}-s{run[1]}",),
+                    cost=cost,
+                )
+            )
 
     # does each policy use the budget and the verdict? (the first seed's policies)
     turns_left = sorted({1, 2, 3, 4, *(int(t) for t in str(args.eval_ts).split(","))})
     tier = (args.eval_tier,) if args.eval_tier and coding else None
-    probe_kwargs = {"max_actions": args.max_actions, "turns_left": turns_left,
-                    "tasks": 24 if args.preset != "smoke" else 2, "backend": args.backend, "split": args.eval_split,
-                    "env_kwargs": {**coding_kwargs(env_id, args.test_timeout, args.result_cache),
-                                   **({"tiers": tier} if tier else {})}}
-    first = [name for name in training if any(n == name and s == seeds[0]
-                                               for n, _, s in experiment_runs(args, schedules, seeds))]
-    jobs.append(Job("probe", _probe_job, lambda _: ({name: agents[name][seeds[0]].policy for name in first}, env_id,
-                                                    probe_kwargs),
-                    after=tuple(f"train:{name}-s{seeds[0]}" for name in first), cost=costs["probe"]))
+    probe_kwargs = {
+        "max_actions": args.max_actions,
+        "turns_left": turns_left,
+        "tasks": 24 if args.preset != "smoke" else 2,
+        "backend": args.backend,
+        "split": args.eval_split,
+        "env_kwargs": {
+            **coding_kwargs(env_id, args.test_timeout, args.result_cache),
+            **({"tiers": tier} if tier else {}),
+        },
+    }
+    first = [
+        name
+        for name in training
+        if any(n == name and s == seeds[0] for n, _, s in experiment_runs(args, schedules, seeds))
+    ]
+    jobs.append(
+        Job(
+            "probe",
+            _probe_job,
+            lambda _: ({name: agents[name][seeds[0]].policy for name in first}, env_id, probe_kwargs),
+            after=tuple(f"train:{name}-s{seeds[0]}" for name in first),
+            cost=costs["probe"],
+        )
+    )
 
     assemble = None
     if args.control_steps:  # the positive control (sandbox-free, known optimum)
-        control, assemble = control_jobs(args.control_steps, tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
-                                         2, 10, (2, 5, 10), args.control_episodes, str(out / "control"),
-                                         env_id=CONTROL_ENV, base=dataclasses.replace(args, progress=False))
+        control, assemble = control_jobs(
+            args.control_steps,
+            tuple(training_seeds(dataclasses.replace(args, seeds=args.control_seeds))),
+            2,
+            10,
+            (2, 5, 10),
+            args.control_episodes,
+            str(out / "control"),
+            env_id=CONTROL_ENV,
+            base=dataclasses.replace(args, progress=False),
+        )
         jobs += control
     return jobs, labels, assemble
 
@@ -353,7 +502,6 @@ def run_experiment(args: Args) -> int:
     """Train, evaluate, probe and run the positive control (`experiment_jobs`, one job graph) and
     report; returns the exit code."""
 
-
     import torch
 
     torch.set_num_threads(max(1, args.torch_threads))
@@ -367,8 +515,10 @@ def run_experiment(args: Args) -> int:
         # (settings may change on purpose, e.g. a larger --total-env-steps; the record keeps the last)
         changed = provenance.differences(provenance.read(out), {"code": provenance.code_version()}, parts=("code",))
         if changed:
-            raise ConfigError(f"--resume of {out}, written by other code: {'; '.join(changed)}; start a new --out "
-                              "(and pool the folders with `python -m baselines.pool`)")
+            raise ConfigError(
+                f"--resume of {out}, written by other code: {'; '.join(changed)}; start a new --out "
+                "(and pool the folders with `python -m baselines.pool`)"
+            )
 
     check_interventions(args, [e for e in args.env_ids.split(",") if e][0])
     check_family_wiring(args, [e for e in args.env_ids.split(",") if e][0])
@@ -381,12 +531,14 @@ def run_experiment(args: Args) -> int:
         "primary": task_list(args.eval_list, env_id, args.eval_split, tier, args.eval_tasks),
         "split2": seeded_list(env_id, args.eval_split2, tier, args.eval_tasks) if args.eval_split2 else [],
         "multi": seeded_list(env_id, args.eval_split, MULTI_TIERS, args.eval_multi_tasks)
-        if args.eval_multi_tasks and coding else [],
+        if args.eval_multi_tasks and coding
+        else [],
     }
     (out / "eval_tasks.json").write_text(json.dumps(task_lists, indent=1))
     train_tiers = tuple(t for t in str(args.train_tier).split(",") if t) if coding else ()
-    (out / provenance.FILE).write_text(json.dumps(provenance.record(
-        args, task_lists, split_task_ids(env_id, "train", train_tiers or None)), indent=1))
+    (out / provenance.FILE).write_text(
+        json.dumps(provenance.record(args, task_lists, split_task_ids(env_id, "train", train_tiers or None)), indent=1)
+    )
 
     # ---------------------------------------------------------------- the agents evaluated without training
     agents: dict[str, dict[int, Any]] = {"random": {0: RandomAgent()}}
@@ -400,15 +552,19 @@ def run_experiment(args: Args) -> int:
     training: dict[str, dict[int, dict[str, Any]]] = {name: {} for name in dict.fromkeys(n for n, _, _ in runs)}
     jobs, labels, assemble = experiment_jobs(args, schedules, seeds, task_lists, out, agents, training)
     n_evals = len(labels)
-    print(f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules, {len(seeds)} seeds) for "
-          f"{args.total_env_steps} env steps each, {args.collect_mode} collection; evaluating {n_evals} agents on "
-          f"{len(task_lists['primary'])} {args.eval_split} tasks over T={args.eval_ts}, each once its run is trained"
-          + (f"; positive control: {args.control_steps} env steps per run" if args.control_steps else "")
-          + f"; {describe(args.workers, args.executor)}", flush=True)
+    print(
+        f"[budgetmix] training {len(runs)} runs ({len(schedules)} schedules, {len(seeds)} seeds) for "
+        f"{args.total_env_steps} env steps each, {args.collect_mode} collection; evaluating {n_evals} agents on "
+        f"{len(task_lists['primary'])} {args.eval_split} tasks over T={args.eval_ts}, each once its run is trained"
+        + (f"; positive control: {args.control_steps} env steps per run" if args.control_steps else "")
+        + f"; {describe(args.workers, args.executor)}",
+        flush=True,
+    )
     parallel = in_parallel(args.workers, args.executor)
     # one bar per kind when the runs' own bars are off (they run in other processes)
-    train_bar = progress_bar(args)(total=len(runs) * args.total_env_steps, desc="training", unit="step",
-                                   disable=not parallel)
+    train_bar = progress_bar(args)(
+        total=len(runs) * args.total_env_steps, desc="training", unit="step", disable=not parallel
+    )
     eval_bar = progress_bar(args)(total=n_evals, desc="evaluating", unit="agent")
     results: dict[str, Any] = {}
     eval_cache = {kind: {"hits": 0, "misses": 0} for kind in process_cache().stats()}
@@ -419,12 +575,18 @@ def run_experiment(args: Args) -> int:
             summary = training[name][seed] = land_checkpoint(result)
             policy, ckpt = load_policy(summary["checkpoint"], "cpu")
             agents.setdefault(name, {})[seed] = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]))
-            if "ref:budgetmix-pick+loop" in agents and name == "budgetmix" \
-                    and seed in pick_loop_seeds(seeds, args.pick_loop_seeds):
+            if (
+                "ref:budgetmix-pick+loop" in agents
+                and name == "budgetmix"
+                and seed in pick_loop_seeds(seeds, args.pick_loop_seeds)
+            ):
                 agents["ref:budgetmix-pick+loop"][seed] = pick_loop_agent(agents[name][seed])
             train_bar.update(summary["env_steps"])
-            print(f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
-                  f"train success {summary['final_train_success']:.2f}", flush=True)
+            print(
+                f"[budgetmix] {name} seed {seed}: {summary['steps_per_second']:.0f} env steps/s, "
+                f"train success {summary['final_train_success']:.2f}",
+                flush=True,
+            )
         elif job.startswith("eval:"):
             results[job], counts = result
             for kind, by in counts.items():
@@ -436,8 +598,9 @@ def run_experiment(args: Args) -> int:
     close_idle()  # sandboxes this process started (the family check): stopped before the workers fork
     setup_seconds = time.perf_counter() - started
     try:
-        finished, timeline = run_graph(jobs, workers=args.workers, executor=args.executor, on_done=done,
-                                       ray_address=args.ray_address or None)
+        finished, timeline = run_graph(
+            jobs, workers=args.workers, executor=args.executor, on_done=done, ray_address=args.ray_address or None
+        )
     finally:
         train_bar.close()
         eval_bar.close()
@@ -452,8 +615,9 @@ def run_experiment(args: Args) -> int:
     control = assemble(finished) if assemble is not None else None
     if control is not None:
         (out / "control.json").write_text(json.dumps(control, indent=1))
-    (out / "timeline.json").write_text(json.dumps({"workers": args.workers, "executor": args.executor,
-                                                   "jobs": timeline}, indent=1))
+    (out / "timeline.json").write_text(
+        json.dumps({"workers": args.workers, "executor": args.executor, "jobs": timeline}, indent=1)
+    )
 
     # ---------------------------------------------------------------- report
     # the env steps trained now (over the wall time: the rate all workers reached together; a run
@@ -465,11 +629,17 @@ def run_experiment(args: Args) -> int:
             return 0.0
         return max(r["end"] for r in rows) - (0.0 if since_start else min(r["start"] for r in rows))
 
-    train_env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values()
-                          if not s.get("skipped"))
-    timing = {"train_seconds": span("train:", since_start=True), "train_env_steps": train_env_steps,
-              "eval_seconds": span("eval:"), "probe_seconds": span("probe"), "control_seconds": span("control:"),
-              "total_seconds": time.perf_counter() - started}
+    train_env_steps = sum(
+        s["env_steps"] for by_seed in training.values() for s in by_seed.values() if not s.get("skipped")
+    )
+    timing = {
+        "train_seconds": span("train:", since_start=True),
+        "train_env_steps": train_env_steps,
+        "eval_seconds": span("eval:"),
+        "probe_seconds": span("probe"),
+        "control_seconds": span("control:"),
+        "total_seconds": time.perf_counter() - started,
+    }
     timing_path = out / "timing.json"
     if args.resume and timing_path.exists():
         # a resumed experiment reports the time of all its sessions together
@@ -477,8 +647,9 @@ def run_experiment(args: Args) -> int:
         timing = {k: v + float(before.get(k, 0.0)) for k, v in timing.items()}
     timing_path.write_text(json.dumps(timing, indent=1))
     report_started = time.perf_counter()
-    path = write_report(out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache,
-                        control=control)
+    path = write_report(
+        out, args, schedules, training, evals, timing, probe, task_lists, eval_cache=eval_cache, control=control
+    )
     # where the time outside the job graph went (this process alone, one core): before it and the report
     timing["setup_seconds"], timing["report_seconds"] = setup_seconds, time.perf_counter() - report_started
     timing_path.write_text(json.dumps(timing, indent=1))

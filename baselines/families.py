@@ -25,15 +25,45 @@ from typing import Any
 from agentgym.errors import ConfigError
 from agentgym.wrappers.faults import parse_faults
 
-__all__ = ["FamilyPlan", "PLANS", "MINIWOB_PAGES", "HEADLINE_WHY", "plan_for", "family_env_kwargs",
-           "check_family_interventions"]
+__all__ = [
+    "FamilyPlan",
+    "PLANS",
+    "MINIWOB_PAGES",
+    "HEADLINE_WHY",
+    "plan_for",
+    "family_env_kwargs",
+    "check_family_interventions",
+]
 
 MINIWOB_PAGES: tuple[str, ...] = (
-    "choose-list", "click-button", "click-button-sequence", "click-checkboxes", "click-checkboxes-large",
-    "click-checkboxes-transfer", "click-dialog", "click-dialog-2", "click-link", "click-option", "click-tab",
-    "click-test", "click-test-2", "click-test-transfer", "click-widget", "enter-password", "enter-text",
-    "enter-text-dynamic", "focus-text", "focus-text-2", "form-sequence-2", "form-sequence-3", "login-user",
-    "login-user-popup", "multi-layouts", "multi-orderings", "search-engine", "unicode-test",
+    "choose-list",
+    "click-button",
+    "click-button-sequence",
+    "click-checkboxes",
+    "click-checkboxes-large",
+    "click-checkboxes-transfer",
+    "click-dialog",
+    "click-dialog-2",
+    "click-link",
+    "click-option",
+    "click-tab",
+    "click-test",
+    "click-test-2",
+    "click-test-transfer",
+    "click-widget",
+    "enter-password",
+    "enter-text",
+    "enter-text-dynamic",
+    "focus-text",
+    "focus-text-2",
+    "form-sequence-2",
+    "form-sequence-3",
+    "login-user",
+    "login-user-popup",
+    "multi-layouts",
+    "multi-orderings",
+    "search-engine",
+    "unicode-test",
 )
 """MiniWoB-v0's pages for the experiment, by a committed rule: the ``controls`` tier (ordinary
 links, buttons, boxes and drop-downs: the issue's ordinary-control pages) whose no-oracle menu
@@ -44,12 +74,12 @@ page solved at most 3: the answer is worked out or read off the page, which no m
 
 HEADLINE_WHY: Mapping[str, str] = {
     "tooluse": "heldout: the 4 held-out templates (96 tasks) are never trained on, so a trained policy cannot have "
-               "met their requests' shapes; the test split (new seeds of training templates) is the second column",
+    "met their requests' shapes; the test split (new seeds of training templates) is the second column",
     "miniwob": "test: held-out seeds of the training pages (MiniWoB-v0 splits by seed, 25% test by a stable hash). A "
-               "seed draws a new problem (other target texts, other elements and orders), and no answer of a test "
-               "seed is a training decoy's inverse (Coding's leak); held-out pages would measure transfer between "
-               "page types, which a hashed-feature menu policy cannot make, so every schedule would score 0 there "
-               "and the budget would show nothing",
+    "seed draws a new problem (other target texts, other elements and orders), and no answer of a test "
+    "seed is a training decoy's inverse (Coding's leak); held-out pages would measure transfer between "
+    "page types, which a hashed-feature menu policy cannot make, so every schedule would score 0 there "
+    "and the budget would show nothing",
 }
 """Why each family's headline split is the one it is."""
 
@@ -98,7 +128,7 @@ PLANS: Mapping[str, FamilyPlan] = {
         ),
         unsupported={
             "state_drift@mutation": "MiniWoB-v0 emits no mutation events (the page keeps its own state), so a "
-                                    "drift armed for the agent's first write never fires; use state_drift@turn=N",
+            "drift armed for the agent's first write never fires; use state_drift@turn=N",
         },
     ),
 }
@@ -133,5 +163,7 @@ def check_family_interventions(env_id: str, specs: Sequence[str]) -> None:
             for kind in rule["kinds"]:
                 why = plan.unsupported.get(f"{kind}@{schedule}") or plan.unsupported.get(kind)
                 if why:
-                    raise ConfigError(f"--eval-interventions {spec!r} on {env_id}: {why}. This family's interventions: "
-                                      f"{','.join(plan.interventions)}")
+                    raise ConfigError(
+                        f"--eval-interventions {spec!r} on {env_id}: {why}. This family's interventions: "
+                        f"{','.join(plan.interventions)}"
+                    )

@@ -189,8 +189,9 @@ def _structure(tokens: str, dim: int) -> np.ndarray:
     return vec
 
 
-def slack_budget_features(turns_left: int | None, turns_used: int, min_turns: int | None,
-                          horizon: float = 32.0) -> np.ndarray:
+def slack_budget_features(
+    turns_left: int | None, turns_used: int, min_turns: int | None, horizon: float = 32.0
+) -> np.ndarray:
     """`BUDGET_NAMES`: turns left in the scales a policy thresholds on, and the slack over the task's
     ``min_turns`` (turns left minus the turns the reference still needs, at least one)."""
     if turns_left is None:
@@ -198,9 +199,20 @@ def slack_budget_features(turns_left: int | None, turns_used: int, min_turns: in
     left = float(max(int(turns_left), 0))
     need = max(int(min_turns or 1) - int(turns_used), 1)
     slack = left - need
-    return np.array([left / horizon, np.log1p(left) / 4.0, 1.0 / max(left, 1.0), float(left <= 1), float(left <= 2),
-                     float(np.clip(slack / 8.0, -1.0, 1.0)), float(slack <= 0), float(slack <= 2), 0.0],
-                    dtype=np.float32)
+    return np.array(
+        [
+            left / horizon,
+            np.log1p(left) / 4.0,
+            1.0 / max(left, 1.0),
+            float(left <= 1),
+            float(left <= 2),
+            float(np.clip(slack / 8.0, -1.0, 1.0)),
+            float(slack <= 0),
+            float(slack <= 2),
+            0.0,
+        ],
+        dtype=np.float32,
+    )
 
 
 class EventHistory:
@@ -236,8 +248,11 @@ class EventHistory:
         fault = "fault_injected" in kinds
         mismatch = "state_mismatch" in kinds
         wrote = "mutation" in kinds
-        error = mismatch or any((e.get("kind") == "tool_call" and not e.get("ok", True))
-                                or (e.get("kind") == "action" and not e.get("parsed_ok", True)) for e in events)
+        error = mismatch or any(
+            (e.get("kind") == "tool_call" and not e.get("ok", True))
+            or (e.get("kind") == "action" and not e.get("parsed_ok", True))
+            for e in events
+        )
         for e in events:
             kind = e.get("kind")
             if kind == "verification":
@@ -274,20 +289,23 @@ class EventHistory:
         self.last_action, self.last_failed = action, error
 
     def features(self) -> np.ndarray:
-        return np.array([
-            *check_features(self.verdict, self.writes_since_check, self.last_error),
-            float(self.last_fault),
-            float(self.faults > 0),
-            float(self.last_mismatch),
-            min(self.mismatches, 3) / 3.0,
-            min(self.tool_errors, 3) / 3.0,
-            float(bool(self.open_failures)),
-            float(self.last_kind == "read"),
-            float(self.last_kind == "write"),
-            float(self.turns == 0),
-            min(self.reads, 5) / 5.0,
-            min(self.writes, 3) / 3.0,
-        ], dtype=np.float32)
+        return np.array(
+            [
+                *check_features(self.verdict, self.writes_since_check, self.last_error),
+                float(self.last_fault),
+                float(self.faults > 0),
+                float(self.last_mismatch),
+                min(self.mismatches, 3) / 3.0,
+                min(self.tool_errors, 3) / 3.0,
+                float(bool(self.open_failures)),
+                float(self.last_kind == "read"),
+                float(self.last_kind == "write"),
+                float(self.turns == 0),
+                min(self.reads, 5) / 5.0,
+                min(self.writes, 3) / 3.0,
+            ],
+            dtype=np.float32,
+        )
 
 
 class FamilyMemory(MemoryBase):
@@ -328,8 +346,13 @@ class FamilyMemory(MemoryBase):
             texts = np.stack([text_features(a, self.dim) for a in actions])
             shapes = np.stack([structure_features(a, self._elements, self.dim) for a in actions])
             candidates = np.concatenate([texts, shapes], axis=1)
-            extras = np.concatenate([np.stack([texts @ current, texts @ seen], axis=1),
-                                     np.array([self._extras(a) for a in actions], dtype=np.float32)], axis=1)
+            extras = np.concatenate(
+                [
+                    np.stack([texts @ current, texts @ seen], axis=1),
+                    np.array([self._extras(a) for a in actions], dtype=np.float32),
+                ],
+                axis=1,
+            )
         else:
             candidates = np.zeros((0, 2 * self.dim), dtype=np.float32)
             extras = np.zeros((0, CANDIDATE_EXTRAS), dtype=np.float32)

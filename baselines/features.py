@@ -144,8 +144,10 @@ class ProgressTracker:
                 self.edits_since_check = 0
             elif kind == "mutation":
                 self.edits_since_check += 1
-            elif kind == "state_mismatch" or (kind == "tool_call" and not e.get("ok", True)) or (
-                kind == "action" and not e.get("parsed_ok", True)
+            elif (
+                kind == "state_mismatch"
+                or (kind == "tool_call" and not e.get("ok", True))
+                or (kind == "action" and not e.get("parsed_ok", True))
             ):
                 self.last_error = True
         if action is not None:
@@ -161,9 +163,15 @@ def check_features(verdict: bool | None, changes_since_check: int, last_error: b
     """What recovery needs to see of the last check (every family's history uses these 7): its verdict, whether
     the state changed since, and whether the last action failed."""
     unchanged = changes_since_check == 0
-    return [float(verdict is True and unchanged), float(verdict is False and unchanged), float(verdict is None),
-            float(changes_since_check > 0), float(verdict is False), min(changes_since_check, 3) / 3.0,
-            float(last_error)]
+    return [
+        float(verdict is True and unchanged),
+        float(verdict is False and unchanged),
+        float(verdict is None),
+        float(changes_since_check > 0),
+        float(verdict is False),
+        min(changes_since_check, 3) / 3.0,
+        float(last_error),
+    ]
 
 
 class HistoryTracker:
@@ -235,8 +243,14 @@ class HistoryTracker:
             return [0.0] * 5 + [float(bool(self.stack_failed) and self.stack_failed[-1])]
         if key is None:
             return [0.0] * len(HISTORY_NAMES)
-        return [float(key in self.applied), float(key in self.stack), float(key in self.failed),
-                float(key in self.passed), float(key in self.reverted), 0.0]
+        return [
+            float(key in self.applied),
+            float(key in self.stack),
+            float(key in self.failed),
+            float(key in self.passed),
+            float(key in self.reverted),
+            0.0,
+        ]
 
 
 @lru_cache(maxsize=65_536)
@@ -329,12 +343,20 @@ def menu_features(actions: tuple[str, ...], dim: int) -> MenuFeatures:
     texts = np.stack([text_features(a, dim) for a in actions])
     changes = [change_features(a, dim) for a in actions]
     candidates = np.concatenate([texts, np.stack([c[0] for c in changes])], axis=1)
-    static = np.array([[c[1], c[2], *(float(_verb(a) == k) for k in CANDIDATE_KINDS)] for a, c in zip(actions, changes)],
-                      dtype=np.float32)
+    static = np.array(
+        [[c[1], c[2], *(float(_verb(a) == k) for k in CANDIDATE_KINDS)] for a, c in zip(actions, changes)],
+        dtype=np.float32,
+    )
     for array in (texts, candidates, static):
         array.setflags(write=False)
-    return MenuFeatures(texts, candidates, static, tuple(patch_key(a) for a in actions),
-                        tuple(_verb(a) == "revert" for a in actions), tuple(_action_words(a) for a in actions))
+    return MenuFeatures(
+        texts,
+        candidates,
+        static,
+        tuple(patch_key(a) for a in actions),
+        tuple(_verb(a) == "revert" for a in actions),
+        tuple(_action_words(a) for a in actions),
+    )
 
 
 def budget_features(turns_left: int | None, turns_used: int, horizon: float = 32.0) -> np.ndarray:
@@ -490,8 +512,7 @@ def _words(text: str) -> frozenset[str]:
 def _action_words(action: str) -> frozenset[str]:
     """The words an action names: after the verb; for a unified-diff patch, of its changed lines."""
     if action.startswith("patch\n"):
-        lines = [ln[1:] for ln in action.splitlines()[1:]
-                 if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+        lines = [ln[1:] for ln in action.splitlines()[1:] if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
         return frozenset(_words("\n".join(lines)))
     return frozenset(_words(action.split(None, 1)[1])) if len(action.split(None, 1)) > 1 else frozenset()
 

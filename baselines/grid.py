@@ -42,6 +42,7 @@ from baselines.trainer import train
 
 __all__ = ["describe", "in_parallel", "run_jobs", "run_graph", "Job", "priorities", "train_job", "land_checkpoint"]
 
+
 def in_parallel(workers: int, executor: str) -> bool:
     """Whether jobs run outside this process (then their own progress bars are off)."""
     return workers > 1 or executor == "ray"
@@ -104,9 +105,14 @@ def _meter() -> dict[str, float]:
     return {"cpu_s": time.process_time()}
 
 
-def run_graph(jobs: Sequence[Job], *, workers: int, executor: str = "local",
-              on_done: Callable[[str, Any], None] | None = None, ray_address: str | None = None
-              ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def run_graph(
+    jobs: Sequence[Job],
+    *,
+    workers: int,
+    executor: str = "local",
+    on_done: Callable[[str, Any], None] | None = None,
+    ray_address: str | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run every job of ``jobs`` after those it waits for, in ``workers`` processes (``local``; one:
     here, one after another) or Ray tasks, the ready job with the highest `priorities` first (ties:
     in the order listed). Returns the results by job name and the timeline: per job, in the order
@@ -142,8 +148,16 @@ def run_graph(jobs: Sequence[Job], *, workers: int, executor: str = "local",
 
     def finish(name: str, result: Any, stats: dict[str, Any]) -> None:
         results[name] = result
-        timeline.append({"job": name, "after": list(by_name[name].after), "cost": by_name[name].cost, **stats,
-                         "start": stats["start"] - started, "end": stats["end"] - started})
+        timeline.append(
+            {
+                "job": name,
+                "after": list(by_name[name].after),
+                "cost": by_name[name].cost,
+                **stats,
+                "start": stats["start"] - started,
+                "end": stats["end"] - started,
+            }
+        )
         if on_done is not None:
             on_done(name, result)
 
@@ -178,8 +192,9 @@ def run_graph(jobs: Sequence[Job], *, workers: int, executor: str = "local",
     return results, timeline
 
 
-def _replies(name: str, done: queue.SimpleQueue[tuple[str, Any, BaseException | None]]
-             ) -> tuple[Callable[[Any], None], Callable[[BaseException], None]]:
+def _replies(
+    name: str, done: queue.SimpleQueue[tuple[str, Any, BaseException | None]]
+) -> tuple[Callable[[Any], None], Callable[[BaseException], None]]:
     """The pool's callback and error callback for job ``name``: both report to ``done``."""
 
     def ok(result: Any) -> None:
@@ -191,9 +206,14 @@ def _replies(name: str, done: queue.SimpleQueue[tuple[str, Any, BaseException | 
     return ok, failed
 
 
-def _graph_on_ray(workers: int, address: str | None, ready: Callable[[], list[Job]],
-                  take: Callable[[Job], tuple[Any, ...]], finish: Callable[[str, Any, dict[str, Any]], None],
-                  pending: dict[str, Job]) -> None:
+def _graph_on_ray(
+    workers: int,
+    address: str | None,
+    ready: Callable[[], list[Job]],
+    take: Callable[[Job], tuple[Any, ...]],
+    finish: Callable[[str, Any, dict[str, Any]], None],
+    pending: dict[str, Job],
+) -> None:
     """`run_graph` on Ray: every ready job is submitted at once (highest priority first; Ray starts
     them as CPUs free up), the others as the jobs they wait for finish."""
     ray = _ray(workers, address)
@@ -208,8 +228,15 @@ def _graph_on_ray(workers: int, address: str | None, ready: Callable[[], list[Jo
         finish(running.pop(finished[0]), *ray.get(finished[0]))
 
 
-def run_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], *, workers: int, executor: str = "local",
-             on_done: Callable[[int, Any], None] | None = None, ray_address: str | None = None) -> list[Any]:
+def run_jobs(
+    fn: Callable[..., Any],
+    jobs: Sequence[tuple[Any, ...]],
+    *,
+    workers: int,
+    executor: str = "local",
+    on_done: Callable[[int, Any], None] | None = None,
+    ray_address: str | None = None,
+) -> list[Any]:
     """``fn(*job)`` for every job, in ``workers`` processes or Ray tasks (started in the order
     listed); the results in job order.
 
@@ -217,8 +244,13 @@ def run_jobs(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]], *, workers
     ``fn`` must be importable by name (a module-level function) and the jobs picklable.
     """
     graph = [Job(str(i), fn, tuple(job)) for i, job in enumerate(jobs)]
-    results, _ = run_graph(graph, workers=workers, executor=executor, ray_address=ray_address,
-                           on_done=None if on_done is None else lambda name, result: on_done(int(name), result))
+    results, _ = run_graph(
+        graph,
+        workers=workers,
+        executor=executor,
+        ray_address=ray_address,
+        on_done=None if on_done is None else lambda name, result: on_done(int(name), result),
+    )
     return [results[str(i)] for i in range(len(jobs))]
 
 
@@ -230,7 +262,9 @@ def _ray(workers: int, address: str | None) -> Any:
     if not ray.is_initialized():
         address = address or os.environ.get("RAY_ADDRESS")
         # the driver's folder goes to the workers' import path: `baselines` is not an installed package
-        runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(Path.cwd()), os.environ.get("PYTHONPATH")) if p)}}
+        runtime_env = {
+            "env_vars": {"PYTHONPATH": os.pathsep.join(p for p in (str(Path.cwd()), os.environ.get("PYTHONPATH")) if p)}
+        }
         if address:
             ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
         else:

@@ -137,7 +137,6 @@ class LearnedPickAgent(BudgetAwareAgent):
     def _next_patch(self, menu: list[str]) -> str | None:
         import torch
 
-
         fresh = [i for i, a in enumerate(self._step.actions) if a.startswith("patch") and a not in self.tried]
         if not fresh:
             return None

@@ -56,8 +56,22 @@ from agentgym.wrappers.budget import draw_turns, parse_budget
 from baselines.config import add_field_flags
 from baselines.contrasts import Agent, cells_from_records, contrast_table, holm, named_contrasts, success_at
 
-__all__ = ["Args", "PRESETS", "SCHEDULES", "Exposure", "schedule_spec", "schedule_budgets", "oracle_transcripts",
-           "encode_transcript", "warm_start", "train_schedule", "evaluate_policy", "llm_contrasts", "parse_args", "main"]
+__all__ = [
+    "Args",
+    "PRESETS",
+    "SCHEDULES",
+    "Exposure",
+    "schedule_spec",
+    "schedule_budgets",
+    "oracle_transcripts",
+    "encode_transcript",
+    "warm_start",
+    "train_schedule",
+    "evaluate_policy",
+    "llm_contrasts",
+    "parse_args",
+    "main",
+]
 
 SCHEDULES = ("fixed-short", "fixed-long", "budgetmix")
 """The schedules compared: T = t_short on every row, T = t_long on every row, T drawn per row."""
@@ -167,17 +181,51 @@ class Args:
 
 PRESETS: dict[str, dict[str, Any]] = {
     # a tiny random-weight model: the whole pipeline in about a minute (the CI test runs it)
-    "smoke": dict(exp_name="llm-budgetmix-smoke", model="tiny", sft_tasks=2, sft_epochs=1, sft_batch=2, sft_lr=1e-3,
-                  t_short=2, t_long=4, num_generations=2, env_steps=4, max_grpo_steps=1, grpo_lr=1e-3,
-                  max_completion_length=192, eval_tasks=2, eval_ts="2,4", max_new_tokens=24, resamples=200,
-                  save_models=False, threads=1),
+    "smoke": dict(
+        exp_name="llm-budgetmix-smoke",
+        model="tiny",
+        sft_tasks=2,
+        sft_epochs=1,
+        sft_batch=2,
+        sft_lr=1e-3,
+        t_short=2,
+        t_long=4,
+        num_generations=2,
+        env_steps=4,
+        max_grpo_steps=1,
+        grpo_lr=1e-3,
+        max_completion_length=192,
+        eval_tasks=2,
+        eval_ts="2,4",
+        max_new_tokens=24,
+        resamples=200,
+        save_models=False,
+        threads=1,
+    ),
     # SmolLM2-135M on the 2-core CPU machine, one family: 11 min 20 s measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
-    "gpu": dict(exp_name="llm-budgetmix-gpu", model="", device="cuda", threads=0, seeds="1,2,3", max_length=4096,
-                max_completion_length=3072, sft_tasks=50, sft_epochs=3,
-                sft_batch=8, sft_lr=1e-5, num_generations=8, prompts_per_step=4, env_steps=6000,
-                max_grpo_steps=300, grpo_lr=1e-6, eval_tasks=0, eval_ts="4,6,8", max_new_tokens=128),
+    "gpu": dict(
+        exp_name="llm-budgetmix-gpu",
+        model="",
+        device="cuda",
+        threads=0,
+        seeds="1,2,3",
+        max_length=4096,
+        max_completion_length=3072,
+        sft_tasks=50,
+        sft_epochs=3,
+        sft_batch=8,
+        sft_lr=1e-5,
+        num_generations=8,
+        prompts_per_step=4,
+        env_steps=6000,
+        max_grpo_steps=300,
+        grpo_lr=1e-6,
+        eval_tasks=0,
+        eval_ts="4,6,8",
+        max_new_tokens=128,
+    ),
 }
 
 
@@ -234,9 +282,15 @@ class Exposure:
         return self.spent() >= self.limit
 
     def as_dict(self) -> dict[str, Any]:
-        return {"env_steps": self.env_steps, "tokens": self.tokens, "episodes": self.episodes,
-                "successes": self.successes, "calls_after_end": self.calls_after_end, "limit": self.limit,
-                "equal_by": self.by}
+        return {
+            "env_steps": self.env_steps,
+            "tokens": self.tokens,
+            "episodes": self.episodes,
+            "successes": self.successes,
+            "calls_after_end": self.calls_after_end,
+            "limit": self.limit,
+            "equal_by": self.by,
+        }
 
 
 # ------------------------------------------------------------------------------------ warm start
@@ -276,12 +330,24 @@ def oracle_transcripts(env_id: str, rows: Any, env_kwargs: Mapping[str, Any]) ->
             while not instance.episode.done:
                 name, arguments = action_call(base.family, base.reference_action(), schemas)
                 answer = getattr(instance, name)(**arguments)
-                messages.append({"role": "assistant", "content": "",
-                                 "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}]})
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}],
+                    }
+                )
                 messages.append({"role": "tool", "name": name, "content": answer})
-            out.append({"task_id": row["task_id"], "budget": row["budget"], "messages": messages,
-                        "tools": agtrl.chat_tools(instance),
-                        "reward": instance.get_reward(), "turns": instance.episode.turns})
+            out.append(
+                {
+                    "task_id": row["task_id"],
+                    "budget": row["budget"],
+                    "messages": messages,
+                    "tools": agtrl.chat_tools(instance),
+                    "reward": instance.get_reward(),
+                    "turns": instance.episode.turns,
+                }
+            )
         finally:
             instance.episode.close()
     return out
@@ -294,13 +360,19 @@ def _training_template(tokenizer: Any) -> str:
     return get_training_chat_template(tokenizer) or tokenizer.chat_template
 
 
-def encode_transcript(tokenizer: Any, transcript: Mapping[str, Any], template: str | None = None
-                      ) -> tuple[list[int], list[int]]:
+def encode_transcript(
+    tokenizer: Any, transcript: Mapping[str, Any], template: str | None = None
+) -> tuple[list[int], list[int]]:
     """``(input_ids, assistant_mask)`` of a transcript; the mask is 1 on the tokens the model writes
     (tool calls and their end-of-turn token), 0 on the prompt, the tools and the tool answers."""
-    out = tokenizer.apply_chat_template(list(transcript["messages"]), tools=list(transcript["tools"]),
-                                        chat_template=template or _training_template(tokenizer), tokenize=True,
-                                        return_dict=True, return_assistant_tokens_mask=True)
+    out = tokenizer.apply_chat_template(
+        list(transcript["messages"]),
+        tools=list(transcript["tools"]),
+        chat_template=template or _training_template(tokenizer),
+        tokenize=True,
+        return_dict=True,
+        return_assistant_tokens_mask=True,
+    )
     return list(out["input_ids"]), list(out["assistant_masks"])
 
 
@@ -316,8 +388,9 @@ def _assistant_loss(model: Any, ids: Any, mask: Any) -> tuple[Any, int]:
     return loss, int(target.sum())
 
 
-def warm_start(model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, Any]], args: Args, seed: int
-               ) -> dict[str, Any]:
+def warm_start(
+    model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, Any]], args: Args, seed: int
+) -> dict[str, Any]:
     """Supervised fine-tuning on the transcripts, loss on the assistant's tokens only (mean over them
     per optimiser step); returns the losses and the measured costs."""
     import torch
@@ -330,7 +403,7 @@ def warm_start(model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, An
         raise ConfigError(f"no oracle transcript fits max_length={args.max_length}; raise --max-length")
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=args.sft_lr, weight_decay=0.0)
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext())
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     order = random.Random(seed)
     model.train()
     losses, steps, tokens, started = [], 0, 0, time.perf_counter()
@@ -338,13 +411,14 @@ def warm_start(model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, An
         batch_order = list(range(len(kept)))
         order.shuffle(batch_order)
         for start in range(0, len(batch_order), args.sft_batch):
-            batch = [kept[i] for i in batch_order[start:start + args.sft_batch]]
+            batch = [kept[i] for i in batch_order[start : start + args.sft_batch]]
             n_target = sum(sum(mask[1:]) for _, mask in batch)
             total = 0.0
             for ids, mask in batch:  # one transcript at a time: no padding, gradients accumulated
                 with autocast:
-                    loss, _ = _assistant_loss(model, torch.tensor([ids], device=device),
-                                              torch.tensor([mask], device=device))
+                    loss, _ = _assistant_loss(
+                        model, torch.tensor([ids], device=device), torch.tensor([mask], device=device)
+                    )
                 (loss / n_target).backward()
                 total += float(loss.detach())
                 tokens += len(ids)
@@ -356,10 +430,19 @@ def warm_start(model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, An
             print(f"warm start: epoch {epoch} step {steps} loss {losses[-1]:.3f}", flush=True)
     model.eval()
     seconds = time.perf_counter() - started
-    return {"transcripts": len(kept), "dropped_too_long": len(data) - len(kept), "steps": steps,
-            "first_loss": losses[0], "last_loss": losses[-1], "losses": losses, "seconds": seconds,
-            "seconds_per_step": seconds / steps, "tokens": tokens, "tokens_per_second": tokens / seconds,
-            "mean_transcript_tokens": float(np.mean([len(ids) for ids, _ in kept]))}
+    return {
+        "transcripts": len(kept),
+        "dropped_too_long": len(data) - len(kept),
+        "steps": steps,
+        "first_loss": losses[0],
+        "last_loss": losses[-1],
+        "losses": losses,
+        "seconds": seconds,
+        "seconds_per_step": seconds / steps,
+        "tokens": tokens,
+        "tokens_per_second": tokens / seconds,
+        "mean_transcript_tokens": float(np.mean([len(ids) for ids, _ in kept])),
+    }
 
 
 # ------------------------------------------------------------------------------------------ GRPO
@@ -401,13 +484,29 @@ def grpo_config(args: Args, device: str, seed: int, out: Path) -> Any:
     from trl import GRPOConfig
 
     return GRPOConfig(
-        output_dir=str(out), max_steps=args.max_grpo_steps, per_device_train_batch_size=args.num_generations *
-        args.prompts_per_step, num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        max_tool_calling_iterations=args.t_long, temperature=args.temperature, learning_rate=args.grpo_lr,
-        beta=args.beta, activation_checkpointing=args.gradient_checkpointing, logging_steps=1, save_strategy="no",
-        report_to="none", use_cpu=device == "cpu", bf16=device == "cuda", seed=seed, data_seed=seed,
-        dataloader_num_workers=0, disable_tqdm=True, shuffle_dataset=False, use_vllm=args.vllm,
-        generation_kwargs={"max_new_tokens": args.max_new_tokens})
+        output_dir=str(out),
+        max_steps=args.max_grpo_steps,
+        per_device_train_batch_size=args.num_generations * args.prompts_per_step,
+        num_generations=args.num_generations,
+        max_completion_length=args.max_completion_length,
+        max_tool_calling_iterations=args.t_long,
+        temperature=args.temperature,
+        learning_rate=args.grpo_lr,
+        beta=args.beta,
+        activation_checkpointing=args.gradient_checkpointing,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=device == "cpu",
+        bf16=device == "cuda",
+        seed=seed,
+        data_seed=seed,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+        shuffle_dataset=False,
+        use_vllm=args.vllm,
+        generation_kwargs={"max_new_tokens": args.max_new_tokens},
+    )
 
 
 def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: int, out: Path) -> dict[str, Any]:
@@ -419,8 +518,9 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
     exposure = Exposure(args.env_steps, args.equal_by)
     episodes: list[dict[str, Any]] = []
 
-    def verifier_reward(prompts: Any, completions: Any, environments: Any = None, completion_ids: Any = None,
-                        **_: Any) -> list[float]:
+    def verifier_reward(
+        prompts: Any, completions: Any, environments: Any = None, completion_ids: Any = None, **_: Any
+    ) -> list[float]:
         """The verifier's verdict of each rollout's episode (1 solved, 0 not: work never submitted scores 0)."""
         summaries = [e.episode.summary() for e in environments]
         tokens = [len(ids) for ids in completion_ids] if completion_ids is not None else [0] * len(summaries)
@@ -438,9 +538,16 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
     config = grpo_config(args, device, seed, out)
     factory: Any = agtrl.environment_factory(args.env_id, **_env_kwargs(args))
     reward_funcs: list[Any] = [verifier_reward]
-    trainer = GRPOTrainer(model=model, reward_funcs=reward_funcs, args=config,
-                          train_dataset=_grpo_rows(args, schedule, seed), processing_class=tokenizer,
-                          environment_factory=factory, callbacks=[StopWhenSpent()], peft_config=peft_config)
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=reward_funcs,
+        args=config,
+        train_dataset=_grpo_rows(args, schedule, seed),
+        processing_class=tokenizer,
+        environment_factory=factory,
+        callbacks=[StopWhenSpent()],
+        peft_config=peft_config,
+    )
     started = time.perf_counter()
     try:
         with _completion_only_scoring(device):
@@ -455,22 +562,33 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
     if peft_config is not None:
         trained = trained.merge_and_unload()
     trained.eval()
-    return {"schedule": schedule, "seed": seed, "steps": steps, "seconds": seconds,
-            "seconds_per_step": seconds / max(steps, 1), **exposure.as_dict(),
-            "train_success": exposure.successes / max(exposure.episodes, 1),
-            "budgets": sorted({int(e["budget"]) for e in episodes if e.get("budget") is not None}),
-            "log": [m for m in trainer.state.log_history if "loss" in m or "reward" in m], "model": trained}
+    return {
+        "schedule": schedule,
+        "seed": seed,
+        "steps": steps,
+        "seconds": seconds,
+        "seconds_per_step": seconds / max(steps, 1),
+        **exposure.as_dict(),
+        "train_success": exposure.successes / max(exposure.episodes, 1),
+        "budgets": sorted({int(e["budget"]) for e in episodes if e.get("budget") is not None}),
+        "log": [m for m in trainer.state.log_history if "loss" in m or "reward" in m],
+        "model": trained,
+    }
 
 
 def _lora_config(args: Args) -> Any:
     if args.lora_rank <= 0:
         return None
     if importlib.util.find_spec("peft") is None:
-        raise ConfigError(f"--lora-rank {args.lora_rank} needs peft, which is not installed: pip install peft "
-                          "(or leave --lora-rank 0 for full fine-tuning)")
+        raise ConfigError(
+            f"--lora-rank {args.lora_rank} needs peft, which is not installed: pip install peft "
+            "(or leave --lora-rank 0 for full fine-tuning)"
+        )
     from peft import LoraConfig  # type: ignore[import-not-found]
 
-    return LoraConfig(r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear", task_type="CAUSAL_LM")
+    return LoraConfig(
+        r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear", task_type="CAUSAL_LM"
+    )
 
 
 # ------------------------------------------------------------------------------------ evaluation
@@ -489,20 +607,50 @@ def evaluate_policy(model: Any, tokenizer: Any, args: Args, label: str, out: Pat
         raise ConfigError(f"eval_agent={args.eval_agent!r}; choose adapter or hf")
     started = time.perf_counter()
     if args.eval_agent == "adapter":
-        agent = HFAgent(model=(model, tokenizer), temperature=args.eval_temperature, top_p=1.0,
-                        max_new_tokens=args.max_new_tokens, transcript="adapter", max_tool_calls=args.t_long)
+        agent = HFAgent(
+            model=(model, tokenizer),
+            temperature=args.eval_temperature,
+            top_p=1.0,
+            max_new_tokens=args.max_new_tokens,
+            transcript="adapter",
+            max_tool_calls=args.t_long,
+        )
     else:
-        agent = HFAgent(model=(model, tokenizer), temperature=args.eval_temperature, top_p=1.0,
-                        max_new_tokens=args.max_new_tokens, show_menu=False, history=16)
+        agent = HFAgent(
+            model=(model, tokenizer),
+            temperature=args.eval_temperature,
+            top_p=1.0,
+            max_new_tokens=args.max_new_tokens,
+            show_menu=False,
+            history=16,
+        )
     env_kwargs = {**_env_kwargs(args), "help_in_observation": False}  # the tools go to the template, as in training
     backend = env_kwargs.pop("backend", "auto")
-    result = evaluate(args.env_id, agent, ks=(1,), ts=args.eval_ts, n=args.eval_samples, split=args.eval_split,
-                      tasks=_eval_tasks(args), seed=0, out=out, sandbox=backend, env_kwargs=env_kwargs,
-                      progress=False, report=False, command=f"baselines.llm_budgetmix {label} seed {seed}")
+    result = evaluate(
+        args.env_id,
+        agent,
+        ks=(1,),
+        ts=args.eval_ts,
+        n=args.eval_samples,
+        split=args.eval_split,
+        tasks=_eval_tasks(args),
+        seed=0,
+        out=out,
+        sandbox=backend,
+        env_kwargs=env_kwargs,
+        progress=False,
+        report=False,
+        command=f"baselines.llm_budgetmix {label} seed {seed}",
+    )
     records = [dict(r) for r in result.records]
     seconds = time.perf_counter() - started
-    return {"label": label, "seed": seed, "records": records, "seconds": seconds,
-            "seconds_per_episode": seconds / max(len(records), 1)}
+    return {
+        "label": label,
+        "seed": seed,
+        "records": records,
+        "seconds": seconds,
+        "seconds_per_episode": seconds / max(len(records), 1),
+    }
 
 
 def _eval_tasks(args: Args) -> list[str]:
@@ -516,17 +664,20 @@ def _eval_tasks(args: Args) -> list[str]:
     finally:
         env.close()
     if args.eval_tasks and args.eval_tasks < len(listed):
-        listed = [listed[int(i)] for i in sorted(np.random.default_rng(0).choice(len(listed), args.eval_tasks,
-                                                                                 replace=False))]
+        listed = [
+            listed[int(i)] for i in sorted(np.random.default_rng(0).choice(len(listed), args.eval_tasks, replace=False))
+        ]
     return listed
 
 
-def llm_contrasts(agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], resamples: int
-                  ) -> list[dict[str, Any]]:
+def llm_contrasts(
+    agents: Mapping[str, Agent], tasks: Sequence[str], ts: Sequence[int], resamples: int
+) -> list[dict[str, Any]]:
     """(a) the long specialist's collapse, (b) BudgetMix vs fixed-T-long at the shortest T and (g) the
     difference-in-differences, from `baselines.contrasts.named_contrasts`, Holm-adjusted as their own family."""
-    rows = named_contrasts(agents, tasks, ts, short="fixed-short", long="fixed-long", mix="budgetmix", curricula=(),
-                           resamples=resamples)
+    rows = named_contrasts(
+        agents, tasks, ts, short="fixed-short", long="fixed-long", mix="budgetmix", curricula=(), resamples=resamples
+    )
     rows = [dict(r) for r in rows if r["label"] in ("a", "b", "g")]
     for r, adjusted in zip(rows, holm([r.get("p") for r in rows])):
         r["p_holm"] = adjusted
@@ -542,7 +693,9 @@ def _load(args: Args) -> tuple[Any, Any]:
         tokenizer = load_tokenizer(args.tokenizer, tool_template=True)
         return tiny_causal_lm(tokenizer, hidden=args.tiny_width).to(device), tokenizer
     if not args.model:
-        raise ConfigError("no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny")
+        raise ConfigError(
+            "no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny"
+        )
     return load_causal_lm(args.model, device=device, tool_template=True)
 
 
@@ -553,14 +706,22 @@ def _fmt(x: float | None) -> str:
 def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
     """report.md: success per T with intervals, the contrasts (a), (b), (g), and the measured costs."""
     ts = [int(t) for t in args.eval_ts.split(",")]
-    agents: dict[str, Agent] = {name: {int(s): cells for s, cells in per_seed.items()}
-                                for name, per_seed in results["cells"].items()}
+    agents: dict[str, Agent] = {
+        name: {int(s): cells for s, cells in per_seed.items()} for name, per_seed in results["cells"].items()
+    }
     tasks = sorted({task for per_seed in agents.values() for cells in per_seed.values() for task, _ in cells})
-    lines = [f"# {args.exp_name}: GRPO BudgetMix on {args.env_id} ({args.model})", "",
-             f"Preset `{args.preset}`; schedules trained at equal {args.equal_by} ({args.env_steps}); evaluation on "
-             f"{len(tasks)} `{args.eval_split}` tasks, {args.eval_samples} episode(s) per (task, T), temperature "
-             f"{args.eval_temperature}.", "", "## Success by T (95% interval over seeds and tasks)", "",
-             "| agent | seeds | " + " | ".join(f"T={t}" for t in ts) + " |", "|---|---|" + "---|" * len(ts)]
+    lines = [
+        f"# {args.exp_name}: GRPO BudgetMix on {args.env_id} ({args.model})",
+        "",
+        f"Preset `{args.preset}`; schedules trained at equal {args.equal_by} ({args.env_steps}); evaluation on "
+        f"{len(tasks)} `{args.eval_split}` tasks, {args.eval_samples} episode(s) per (task, T), temperature "
+        f"{args.eval_temperature}.",
+        "",
+        "## Success by T (95% interval over seeds and tasks)",
+        "",
+        "| agent | seeds | " + " | ".join(f"T={t}" for t in ts) + " |",
+        "|---|---|" + "---|" * len(ts),
+    ]
     for name, agent in agents.items():
         cols = []
         for t in ts:
@@ -568,8 +729,18 @@ def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
             cols.append(f"{_fmt(s['mean'])} [{_fmt(s['lo'])}, {_fmt(s['hi'])}]")
         lines.append(f"| {name} | {len(agent)} | " + " | ".join(cols) + " |")
     table = contrast_table(results["contrasts"]).split("\n\n")[0]  # (d)'s equivalence rows are not in this family
-    lines += ["", "## Contrasts (a), (b), (g), Holm-adjusted as one family", "", table, "", "## Costs", "",
-              "```json", json.dumps(results["costs"], indent=1), "```"]
+    lines += [
+        "",
+        "## Contrasts (a), (b), (g), Holm-adjusted as one family",
+        "",
+        table,
+        "",
+        "## Costs",
+        "",
+        "```json",
+        json.dumps(results["costs"], indent=1),
+        "```",
+    ]
     text = "\n".join(lines) + "\n"
     (run / "report.md").write_text(text)
     return text
@@ -597,8 +768,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- warm start: SFT on the oracle's transcripts of training tasks
     model, tokenizer = _load(args)
-    sft_rows = agtrl.dataset(args.env_id, split="train", n=args.sft_tasks, budget=args.sft_budget, seed=10_000 + seeds[0],
-                             **env_kwargs)
+    sft_rows = agtrl.dataset(
+        args.env_id, split="train", n=args.sft_tasks, budget=args.sft_budget, seed=10_000 + seeds[0], **env_kwargs
+    )
     transcripts = oracle_transcripts(args.env_id, sft_rows, env_kwargs)
     solved = [t for t in transcripts if t["reward"] > 0]
     print(f"oracle: {len(solved)}/{len(transcripts)} transcripts solve their task", flush=True)
@@ -636,8 +808,9 @@ def main(argv: list[str] | None = None) -> int:
                 tokenizer.save_pretrained(run / f"{schedule}-{seed}" / "model")
             evaluated = evaluate_policy(policy, tokenizer, args, schedule, run / "eval" / f"{schedule}-{seed}", seed)
             cells.setdefault(schedule, {})[seed] = cells_from_records(evaluated["records"])
-            costs["eval"].append({k: v for k, v in evaluated.items() if k != "records"}
-                                 | _token_costs(evaluated["records"]))
+            costs["eval"].append(
+                {k: v for k, v in evaluated.items() if k != "records"} | _token_costs(evaluated["records"])
+            )
             print(json.dumps(costs["grpo"][-1]), flush=True)
 
     # ---- contrasts and the report
@@ -646,9 +819,15 @@ def main(argv: list[str] | None = None) -> int:
     tasks = sorted({task for per_seed in agents.values() for c in per_seed.values() for task, _ in c})
     contrasts = llm_contrasts({k: v for k, v in agents.items() if k in SCHEDULES}, tasks, ts, args.resamples)
     costs["total_seconds"] = time.perf_counter() - started
-    results = {"args": dataclasses.asdict(args), "cells": {n: {s: {f"{k[0]}@{k[1]}": v for k, v in c.items()}
-                                                               for s, c in per_seed.items()} for n, per_seed in cells.items()},
-               "contrasts": contrasts, "costs": costs}
+    results = {
+        "args": dataclasses.asdict(args),
+        "cells": {
+            n: {s: {f"{k[0]}@{k[1]}": v for k, v in c.items()} for s, c in per_seed.items()}
+            for n, per_seed in cells.items()
+        },
+        "contrasts": contrasts,
+        "costs": costs,
+    }
     (run / "results.json").write_text(json.dumps(results, indent=1, default=str))
     print(write_report(run, args, {**results, "cells": cells}))
     return 0
@@ -658,21 +837,31 @@ def _token_costs(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Episodes, turns and model tokens of an evaluation, from the records' ``cost``."""
     turns = sum(int(r.get("turns") or 0) for r in records)
     cost = [r.get("cost") or {} for r in records]
-    return {"episodes": len(records), "turns": turns,
-            "success": float(np.mean([bool(r.get("success")) for r in records])) if records else None,
-            "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in cost),
-            "prefilled_tokens": sum(int(c.get("prefilled_tokens") or 0) for c in cost),
-            "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in cost),
-            "model_seconds": sum(float(c.get("model_seconds") or 0.0) for c in cost)}
+    return {
+        "episodes": len(records),
+        "turns": turns,
+        "success": float(np.mean([bool(r.get("success")) for r in records])) if records else None,
+        "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in cost),
+        "prefilled_tokens": sum(int(c.get("prefilled_tokens") or 0) for c in cost),
+        "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in cost),
+        "model_seconds": sum(float(c.get("model_seconds") or 0.0) for c in cost),
+    }
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """`Args` from the command line: ``--field-name VALUE`` per field, ``--smoke``/``--gpu`` presets."""
     parser = argparse.ArgumentParser(prog="python -m baselines.llm_budgetmix", description=__doc__.split("\n\n")[0])
     add_field_flags(parser, Args)
-    parser.add_argument("--smoke", dest="preset", action="store_const", const="smoke", help="a tiny model, about a minute")
-    parser.add_argument("--gpu", dest="preset", action="store_const", const="gpu",
-                        help="the GPU preset (give --model PATH, a local instruct model)")
+    parser.add_argument(
+        "--smoke", dest="preset", action="store_const", const="smoke", help="a tiny model, about a minute"
+    )
+    parser.add_argument(
+        "--gpu",
+        dest="preset",
+        action="store_const",
+        const="gpu",
+        help="the GPU preset (give --model PATH, a local instruct model)",
+    )
     given = {k: v for k, v in vars(parser.parse_args(argv)).items() if v is not None}
     preset = given.get("preset", "pilot")
     if preset not in PRESETS:

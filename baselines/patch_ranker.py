@@ -111,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m baselines.patch_ranker", description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=600, help="train-split tasks to fit on")
     parser.add_argument("--test", type=int, default=300, help="test-split tasks to score")
-    parser.add_argument("--test-split", default="test", help="split to score: test (unseen bugs) or heldout (unseen modules)")
+    parser.add_argument(
+        "--test-split", default="test", help="split to score: test (unseen bugs) or heldout (unseen modules)"
+    )
     parser.add_argument("--dim", type=int, default=256, help="hashed feature size")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)

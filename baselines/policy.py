@@ -83,7 +83,9 @@ class MenuPolicy(nn.Module):
         )
         # DRRN: the score is an inner product of a state and an action embedding; the action side
         # also sees how the candidate relates to the episode (overlap, repeats), the state side the budget
-        self.action_encoder = nn.Sequential(_layer(2 * dim + CANDIDATE_EXTRAS, hidden), nn.Tanh(), _layer(hidden, hidden))
+        self.action_encoder = nn.Sequential(
+            _layer(2 * dim + CANDIDATE_EXTRAS, hidden), nn.Tanh(), _layer(hidden, hidden)
+        )
         self.state_query = _layer(hidden, hidden, std=0.1)
         # a direct linear path from the candidate alone (what a patch changes, its relation to the
         # episode): a prior over actions that generalises across tasks from the first updates
@@ -117,15 +119,22 @@ class MenuPolicy(nn.Module):
         logits = (
             torch.einsum("bh,bah->ba", F.linear(state, query.weight, query.bias), acts)
             + F.linear(action_in, prior.weight, prior.bias).squeeze(-1)
-            + torch.einsum("bj,baj->ba", per_budget, action_in) + budget_score.bias
+            + torch.einsum("bj,baj->ba", per_budget, action_in)
+            + budget_score.bias
         )
         logits = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
         return logits, _run(self.value_head, state).squeeze(-1)
 
     def forward_batch(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """`forward` on the dict of tensors that `stack_steps` builds."""
-        return self(batch["observation"], batch["budget"], batch["progress"], batch["candidates"],
-                    batch["candidate_extras"], batch["mask"])
+        return self(
+            batch["observation"],
+            batch["budget"],
+            batch["progress"],
+            batch["candidates"],
+            batch["candidate_extras"],
+            batch["mask"],
+        )
 
     def evaluate(
         self, batch: dict[str, torch.Tensor], actions: torch.Tensor

@@ -47,7 +47,16 @@ from baselines.policy import MenuPolicy
 from baselines.ppo import make_optimizer
 from baselines.trainer import train
 
-__all__ = ["run_control", "control_jobs", "CONTROL_COSTS", "CONTROL_ENV", "EASY_CONTROL_ENV", "best_policy_score", "optimum_demonstrations", "clone_optimum"]
+__all__ = [
+    "run_control",
+    "control_jobs",
+    "CONTROL_COSTS",
+    "CONTROL_ENV",
+    "EASY_CONTROL_ENV",
+    "best_policy_score",
+    "optimum_demonstrations",
+    "clone_optimum",
+]
 
 CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
 """The faithful variant (recovery needs a revert; a failing test is evidence, not proof); the
@@ -58,7 +67,6 @@ EASY_CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetChoice-v0"
 def _optimum(env_id: str, t: int) -> float:
     """The env's known optimum at budget ``t`` (its registered kwargs say which variant it is)."""
     import gymnasium as gym
-
 
     kwargs = gym.spec(env_id.split(":")[-1]).kwargs
     n, clue = int(kwargs.get("n", 5)), float(kwargs.get("clue_accuracy", 0.6))
@@ -109,9 +117,15 @@ def best_policy_score(t: int, episodes: int, seed: int = 0) -> float:
 _DP_TO_MENU = {"submit": "submit", "test": "run tests", "revert": "revert"}
 
 
-def optimum_demonstrations(ts: tuple[int, ...], episodes: int, dim: int, max_actions: int = 32, seed: int = 0,
-                           forced_share: float = 0.5, forced_right: float = 0.5,
-                           ) -> tuple[list[EncodedStep], list[np.ndarray], list[float]]:
+def optimum_demonstrations(
+    ts: tuple[int, ...],
+    episodes: int,
+    dim: int,
+    max_actions: int = 32,
+    seed: int = 0,
+    forced_share: float = 0.5,
+    forced_right: float = 0.5,
+) -> tuple[list[EncodedStep], list[np.ndarray], list[float]]:
     """The known best policy (`recover_action_values`) played on the faithful env at each budget in ``ts``,
     ``episodes`` episodes each, encoded as the policy sees them (`EpisodeMemory`, as in training and
     evaluation): the steps, per step a 0/1 mask of the menu's best actions (ties: untried patches
@@ -176,8 +190,15 @@ def optimum_demonstrations(ts: tuple[int, ...], episodes: int, dim: int, max_act
     return steps, targets, values
 
 
-def clone_optimum(dim: int, hidden: int, ts: tuple[int, ...] = tuple(range(2, 11)), episodes: int = 100,
-                  epochs: int = 30, seed: int = 0, max_actions: int = 32) -> tuple[MenuPolicy, dict[str, float]]:
+def clone_optimum(
+    dim: int,
+    hidden: int,
+    ts: tuple[int, ...] = tuple(range(2, 11)),
+    episodes: int = 100,
+    epochs: int = 30,
+    seed: int = 0,
+    max_actions: int = 32,
+) -> tuple[MenuPolicy, dict[str, float]]:
     """A `MenuPolicy` (the trainer's network, same sizes) behaviour-cloned from `optimum_demonstrations`:
     the policy maximises the probability of a best action (the log of the best actions' summed
     probability, so ties may be split any way), the value head regresses the programme's value.
@@ -206,12 +227,19 @@ def clone_optimum(dim: int, hidden: int, ts: tuple[int, ...] = tuple(range(2, 11
     with torch.no_grad():
         logits, v = policy.forward_batch(batch)
         p_best = (torch.softmax(logits, -1) * best).sum(-1)
-    fit = {"demonstrations": len(steps), "p_best_mean": float(p_best.mean()), "p_best_min": float(p_best.min()),
-           "share_p_best_ge_0.99": float((p_best >= 0.99).float().mean()), "value_mse": float(((v - value) ** 2).mean())}
+    fit = {
+        "demonstrations": len(steps),
+        "p_best_mean": float(p_best.mean()),
+        "p_best_min": float(p_best.min()),
+        "share_p_best_ge_0.99": float((p_best >= 0.99).float().mean()),
+        "value_mse": float(((v - value) ** 2).mean()),
+    }
     return policy.eval(), fit
 
 
-def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_id: str = CONTROL_ENV) -> dict[str, Any]:
+def _score(
+    policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_id: str = CONTROL_ENV
+) -> dict[str, Any]:
     env = agentgym.make(env_id, budget=t, split="test")
     agent = PolicyAgent(policy, max_actions=max_actions, seed=seed)
     wins, wrong_first, recovered, reverts, fails = 0, 0, 0, 0, 0
@@ -238,8 +266,14 @@ def _score(policy: Any, max_actions: int, t: int, episodes: int, seed: int, env_
                 recovered += success
     finally:
         env.close()
-    return {"success": wins / episodes, "optimum": _optimum(env_id, t), "recovered": recovered, "wrong_first": wrong_first,
-            "reverts_after_failing_test": reverts, "failing_tests": fails}
+    return {
+        "success": wins / episodes,
+        "optimum": _optimum(env_id, t),
+        "recovered": recovered,
+        "wrong_first": wrong_first,
+        "reverts_after_failing_test": reverts,
+        "failing_tests": fails,
+    }
 
 
 def _start_from(config: Args, run_name: str, start: dict[str, Any]) -> Args:
@@ -255,14 +289,30 @@ def _start_from(config: Args, run_name: str, start: dict[str, Any]) -> Args:
         policy = MenuPolicy(dim=config.dim, hidden=config.hidden)  # what `trainer.make_policy` draws first
         rng_state = torch.get_rng_state()
         policy.load_state_dict(start)
-        save_checkpoint(path, policy, optimizer=make_optimizer(policy, config.learning_rate, config.head_lr_scale).state_dict(),
-                        global_step=0, update=0, history=[], torch_rng=rng_state, max_actions=config.max_actions,
-                        args=dataclasses.asdict(config))
+        save_checkpoint(
+            path,
+            policy,
+            optimizer=make_optimizer(policy, config.learning_rate, config.head_lr_scale).state_dict(),
+            global_step=0,
+            update=0,
+            history=[],
+            torch_rng=rng_state,
+            max_actions=config.max_actions,
+            args=dataclasses.asdict(config),
+        )
     return dataclasses.replace(config, resume=True)
 
 
-def _control_job(base: Any, spec: str, seed: int, run_name: str, eval_ts: tuple[int, ...], episodes: int,
-                 env_id: str, start: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
+def _control_job(
+    base: Any,
+    spec: str,
+    seed: int,
+    run_name: str,
+    eval_ts: tuple[int, ...],
+    episodes: int,
+    env_id: str,
+    start: dict[str, Any] | None = None,
+) -> dict[int, dict[str, Any]]:
     """Train one control run (from ``start``'s weights when given) and score it at each T (a `baselines.grid` job)."""
 
     config = dataclasses.replace(base, schedule=spec, seed=seed)
@@ -310,10 +360,21 @@ def _cells(rs_by_t: dict[int, list[dict[str, Any]]]) -> dict[str, dict[str, Any]
     }
 
 
-def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int = 2, t_long: int = 10,
-                eval_ts: tuple[int, ...] = (2, 4, 6, 10), episodes: int = 200, out: str | None = None,
-                env_id: str = CONTROL_ENV, base: Any = None, *, setting: dict[str, Any] | None = None,
-                from_optimum: bool = True, **overrides: Any) -> dict[str, Any]:
+def run_control(
+    steps: int = 6000,
+    seeds: tuple[int, ...] = (1, 2),
+    t_short: int = 2,
+    t_long: int = 10,
+    eval_ts: tuple[int, ...] = (2, 4, 6, 10),
+    episodes: int = 200,
+    out: str | None = None,
+    env_id: str = CONTROL_ENV,
+    base: Any = None,
+    *,
+    setting: dict[str, Any] | None = None,
+    from_optimum: bool = True,
+    **overrides: Any,
+) -> dict[str, Any]:
     """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
 
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
@@ -333,8 +394,20 @@ def run_control(steps: int = 6000, seeds: tuple[int, ...] = (1, 2), t_short: int
     if base is None:
         base = Args(**{**PRESETS["quick"], "preset": "quick"})
     with tempfile.TemporaryDirectory() as tmp:
-        jobs, assemble = control_jobs(steps, seeds, t_short, t_long, eval_ts, episodes, out or tmp, env_id, base,
-                                      setting=setting, from_optimum=from_optimum, **overrides)
+        jobs, assemble = control_jobs(
+            steps,
+            seeds,
+            t_short,
+            t_long,
+            eval_ts,
+            episodes,
+            out or tmp,
+            env_id,
+            base,
+            setting=setting,
+            from_optimum=from_optimum,
+            **overrides,
+        )
         results, _ = run_graph(jobs, workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
     return assemble(results)
 
@@ -345,25 +418,57 @@ CONTROL_COSTS = {"step": 1.6, "scored_episode": 2.0, "clone": 30_000.0, "best_po
 episode of `best_policy_score`: what orders the control's jobs among the experiment's (`baselines.grid.priorities`)."""
 
 
-def control_jobs(steps: int, seeds: tuple[int, ...], t_short: int, t_long: int, eval_ts: tuple[int, ...], episodes: int,
-                 out: str, env_id: str, base: Any, *, setting: dict[str, Any] | None = None, from_optimum: bool = True,
-                 prefix: str = "control:", **overrides: Any) -> tuple[list[Job], Callable[[dict[str, Any]], dict[str, Any]]]:
+def control_jobs(
+    steps: int,
+    seeds: tuple[int, ...],
+    t_short: int,
+    t_long: int,
+    eval_ts: tuple[int, ...],
+    episodes: int,
+    out: str,
+    env_id: str,
+    base: Any,
+    *,
+    setting: dict[str, Any] | None = None,
+    from_optimum: bool = True,
+    prefix: str = "control:",
+    **overrides: Any,
+) -> tuple[list[Job], Callable[[dict[str, Any]], dict[str, Any]]]:
     """`run_control`'s work as `baselines.grid` jobs (named with ``prefix``, ``out`` the runs' folder),
     and the function that turns their results (job name -> result) into `run_control`'s dict. The
     experiment runs these jobs in its own graph, beside its training runs and evaluations: the clone
     and the scoring of the cloned start, which ran here one after another, are jobs like the runs."""
 
     setting = dict(CONTROL_SETTING if setting is None else setting)
-    schedules = {f"fixed-T{t_short}": f"fixed:{t_short}", f"fixed-T{t_long}": f"fixed:{t_long}",
-                 "budgetmix": f"uniform:{t_short}-{t_long}"}
+    schedules = {
+        f"fixed-T{t_short}": f"fixed:{t_short}",
+        f"fixed-T{t_long}": f"fixed:{t_long}",
+        "budgetmix": f"uniform:{t_short}-{t_long}",
+    }
     arms = {name: "scratch" for name in schedules}
     cloned = f"fixed-T{t_long} from the optimum"
     from_optimum = from_optimum and env_id == CONTROL_ENV
-    head: dict[str, Any] = {"env": env_id, "steps": steps, "seeds": list(seeds), "schedules": dict(schedules),
-                            "setting": {**setting, **overrides}}
-    config = dataclasses.replace(base, env_ids=env_id, backend="local", total_env_steps=steps, track=False,
-                                 progress=False, dim=64, hidden=64, collect_mode="async", env_threads=1, out=out,
-                                 **{**setting, **overrides})
+    head: dict[str, Any] = {
+        "env": env_id,
+        "steps": steps,
+        "seeds": list(seeds),
+        "schedules": dict(schedules),
+        "setting": {**setting, **overrides},
+    }
+    config = dataclasses.replace(
+        base,
+        env_ids=env_id,
+        backend="local",
+        total_env_steps=steps,
+        track=False,
+        progress=False,
+        dim=64,
+        hidden=64,
+        collect_mode="async",
+        env_threads=1,
+        out=out,
+        **{**setting, **overrides},
+    )
     costs = CONTROL_COSTS
     jobs: list[Job] = []
     clone = f"{prefix}clone"
@@ -371,23 +476,50 @@ def control_jobs(steps: int, seeds: tuple[int, ...], t_short: int, t_long: int, 
         schedules[cloned], arms[cloned] = f"fixed:{t_long}", "cloned"
         # demonstrations per T: the evaluation's episodes, at most 100 (a smoke run's clone is cheap)
         demos = min(100, episodes)
-        jobs.append(Job(clone, _clone_job, (config.dim, config.hidden, demos, config.max_actions),
-                        cost=costs["clone"] * demos / 100))
-        jobs += [Job(f"{prefix}cloned-start-T{t}", _cloned_start_job,
-                     partial(_with_clone, clone, (config.max_actions, t, episodes * len(seeds)), weights=False),
-                     after=(clone,), cost=costs["scored_episode"] * episodes * len(seeds)) for t in eval_ts]
+        jobs.append(
+            Job(
+                clone,
+                _clone_job,
+                (config.dim, config.hidden, demos, config.max_actions),
+                cost=costs["clone"] * demos / 100,
+            )
+        )
+        jobs += [
+            Job(
+                f"{prefix}cloned-start-T{t}",
+                _cloned_start_job,
+                partial(_with_clone, clone, (config.max_actions, t, episodes * len(seeds)), weights=False),
+                after=(clone,),
+                cost=costs["scored_episode"] * episodes * len(seeds),
+            )
+            for t in eval_ts
+        ]
     runs = [(name, seed) for seed in seeds for name in schedules]
     run_cost = costs["step"] * steps + costs["scored_episode"] * episodes * len(eval_ts)
     for name, seed in runs:
         job_args = (config, schedules[name], seed, _run_name(name, seed), eval_ts, episodes, env_id)
         if arms[name] == "cloned":
-            jobs.append(Job(f"{prefix}{_run_name(name, seed)}", _control_job, partial(_with_clone, clone, job_args),
-                            after=(clone,), cost=run_cost))
+            jobs.append(
+                Job(
+                    f"{prefix}{_run_name(name, seed)}",
+                    _control_job,
+                    partial(_with_clone, clone, job_args),
+                    after=(clone,),
+                    cost=run_cost,
+                )
+            )
         else:
             jobs.append(Job(f"{prefix}{_run_name(name, seed)}", _control_job, job_args, cost=run_cost))
     if env_id == CONTROL_ENV:
-        jobs += [Job(f"{prefix}best-policy-T{t}", best_policy_score, (t, episodes * len(seeds)),
-                     cost=costs["best_policy_episode"] * episodes * len(seeds)) for t in eval_ts]
+        jobs += [
+            Job(
+                f"{prefix}best-policy-T{t}",
+                best_policy_score,
+                (t, episodes * len(seeds)),
+                cost=costs["best_policy_episode"] * episodes * len(seeds),
+            )
+            for t in eval_ts
+        ]
 
     def assemble(done: dict[str, Any]) -> dict[str, Any]:
         results = {**head, "by_T": {}}
@@ -436,12 +568,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=6000, help="env steps per training run")
     parser.add_argument("--seeds", default="1,2", help="training seeds")
     parser.add_argument("--episodes", type=int, default=200, help="evaluation episodes per T")
-    parser.add_argument("--easy", action="store_true", help="the original env (a new patch replaces the old, a perfect test)")
-    parser.add_argument("--recovery-starts", type=float, default=None, help="the trainer's start-state curriculum share")
+    parser.add_argument(
+        "--easy", action="store_true", help="the original env (a new patch replaces the old, a perfect test)"
+    )
+    parser.add_argument(
+        "--recovery-starts", type=float, default=None, help="the trainer's start-state curriculum share"
+    )
     opts = parser.parse_args(argv)
     extra = {} if opts.recovery_starts is None else {"recovery_starts": opts.recovery_starts}
-    print(json.dumps(run_control(opts.steps, tuple(int(s) for s in opts.seeds.split(",")), episodes=opts.episodes,
-                                 env_id=EASY_CONTROL_ENV if opts.easy else CONTROL_ENV, **extra), indent=1))
+    print(
+        json.dumps(
+            run_control(
+                opts.steps,
+                tuple(int(s) for s in opts.seeds.split(",")),
+                episodes=opts.episodes,
+                env_id=EASY_CONTROL_ENV if opts.easy else CONTROL_ENV,
+                **extra,
+            ),
+            indent=1,
+        )
+    )
     return 0
 
 

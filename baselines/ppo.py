@@ -46,8 +46,10 @@ def make_optimizer(policy: nn.Module, learning_rate: float, head_lr_scale: float
     if head_lr_scale != 1.0:
         heads = [p for n, p in policy.named_parameters() if n.split(".")[0] in HEADS]
         rest = [p for n, p in policy.named_parameters() if n.split(".")[0] not in HEADS]
-        params: Any = [{"params": rest, "lr_scale": 1.0},
-                       {"params": heads, "lr": learning_rate * head_lr_scale, "lr_scale": float(head_lr_scale)}]
+        params: Any = [
+            {"params": rest, "lr_scale": 1.0},
+            {"params": heads, "lr": learning_rate * head_lr_scale, "lr_scale": float(head_lr_scale)},
+        ]
     else:
         params = policy.parameters()
     try:
@@ -118,7 +120,10 @@ def ppo_update(
         order = rng.permutation(n)
         for start in range(0, n, cfg.minibatch_size):
             idx = order[start : start + cfg.minibatch_size]
-            mb = {k: torch.as_tensor(v, device=device) for k, v in stack_steps([steps[i] for i in idx], max_actions).items()}
+            mb = {
+                k: torch.as_tensor(v, device=device)
+                for k, v in stack_steps([steps[i] for i in idx], max_actions).items()
+            }
             tidx = torch.as_tensor(idx, device=device)
             logprob, entropy, value = policy.evaluate(mb, choices[tidx])
             ratio = (logprob - old_logprob[tidx]).exp()

@@ -47,7 +47,9 @@ def _verdict(info: dict[str, Any]) -> bool | None:
     return None
 
 
-def forced_states(env: Any, task_id: str, seed: int, dim: int, max_actions: int) -> dict[str, tuple[EpisodeMemory, dict, dict]]:
+def forced_states(
+    env: Any, task_id: str, seed: int, dim: int, max_actions: int
+) -> dict[str, tuple[EpisodeMemory, dict, dict]]:
     """The named states of one task: state name -> (memory before the state's encode, obs, info).
 
     The memory is fed as on-policy: ``encode`` at every decision point, ``record`` after each action.
@@ -87,8 +89,9 @@ def forced_states(env: Any, task_id: str, seed: int, dim: int, max_actions: int)
     return out
 
 
-def _probs(policy: MenuPolicy, mem: EpisodeMemory, obs: dict[str, Any], info: dict[str, Any], turns_left: int,
-           max_actions: int) -> tuple[list[str], np.ndarray]:
+def _probs(
+    policy: MenuPolicy, mem: EpisodeMemory, obs: dict[str, Any], info: dict[str, Any], turns_left: int, max_actions: int
+) -> tuple[list[str], np.ndarray]:
     step = copy.deepcopy(mem).encode({**obs, "turns_left": np.array([turns_left])}, info)
     batch = {k: torch.as_tensor(v) for k, v in stack_steps([step], max_actions).items()}
     with torch.no_grad():
@@ -125,7 +128,8 @@ def budget_probe(
         for name, policy in policies.items():
             policy = policy.eval()
             acc: dict[str, dict[str, dict[int, list[float]]]] = {
-                a: {s: {t: [] for t in turns_left} for s in STATES} for a in _PROBED}
+                a: {s: {t: [] for t in turns_left} for s in STATES} for a in _PROBED
+            }
             tv: list[float] = []
             for per_task in states[policy.dim]:
                 for where, (mem, obs, info) in per_task.items():
@@ -137,8 +141,10 @@ def budget_probe(
                             acc[a][where][t].append(float(p[acts.index(a)]) if a in acts else 0.0)
                     tv.append(0.5 * float(np.abs(dists[min(turns_left)] - dists[max(turns_left)]).sum()))
             out[name] = {
-                "p": {a: {s: {t: float(np.mean(v)) if v else None for t, v in by_t.items()} for s, by_t in by_s.items()}
-                      for a, by_s in acc.items()},
+                "p": {
+                    a: {s: {t: float(np.mean(v)) if v else None for t, v in by_t.items()} for s, by_t in by_s.items()}
+                    for a, by_s in acc.items()
+                },
                 "states": {s: sum(1 for per_task in states[policy.dim] if s in per_task) for s in STATES},
                 "tv_min_max": float(np.mean(tv)) if tv else None,
             }

@@ -38,15 +38,42 @@ import baselines
 from agentgym.errors import ConfigError
 from baselines.config import Args
 
-__all__ = ["EXECUTION_ONLY", "FILE", "record", "read", "differences", "settings", "source_digest", "code_version",
-           "machine"]
+__all__ = [
+    "EXECUTION_ONLY",
+    "FILE",
+    "record",
+    "read",
+    "differences",
+    "settings",
+    "source_digest",
+    "code_version",
+    "machine",
+]
 
 FILE = "provenance.json"
 
-EXECUTION_ONLY = frozenset({
-    "seed", "seeds", "out", "exp_name", "device", "torch_threads", "backend", "track", "progress", "resume",
-    "workers", "executor", "ray_address", "result_cache", "harness_reports", "preset", "warm_cache", "warm_cache_tasks",
-})
+EXECUTION_ONLY = frozenset(
+    {
+        "seed",
+        "seeds",
+        "out",
+        "exp_name",
+        "device",
+        "torch_threads",
+        "backend",
+        "track",
+        "progress",
+        "resume",
+        "workers",
+        "executor",
+        "ray_address",
+        "result_cache",
+        "harness_reports",
+        "preset",
+        "warm_cache",
+        "warm_cache_tasks",
+    }
+)
 """Fields that do not change what a run computes (a hit of the result cache gives what a run gives; the
 Docker and local backends give the same outcomes; the preset's values are recorded field by field).
 ``device`` is here too: CPU and GPU differ only in floating-point rounding, and parts of one
@@ -54,9 +81,15 @@ experiment are often run on both."""
 
 
 def _package_roots() -> list[tuple[str, Path]]:
-    return [(name, _folder(mod))
-            for name, mod in (("agentgym", agentgym), ("envs", agentgym.envs), ("wrappers", agentgym.wrappers),
-                              ("baselines", baselines))]
+    return [
+        (name, _folder(mod))
+        for name, mod in (
+            ("agentgym", agentgym),
+            ("envs", agentgym.envs),
+            ("wrappers", agentgym.wrappers),
+            ("baselines", baselines),
+        )
+    ]
 
 
 def _folder(package: ModuleType) -> Path:
@@ -82,8 +115,16 @@ def code_version() -> dict[str, Any]:
     """``sources``: `source_digest`; ``git``: ``git describe --always --dirty`` of the checkout (None outside one)."""
     root = _package_roots()[-1][1].parent
     try:
-        git = subprocess.run(["git", "describe", "--always", "--dirty", "--tags"], cwd=root, capture_output=True,
-                             text=True, timeout=10).stdout.strip() or None
+        git = (
+            subprocess.run(
+                ["git", "describe", "--always", "--dirty", "--tags"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.TimeoutExpired):
         git = None
     return {"sources": source_digest(), "git": git}
@@ -100,10 +141,15 @@ def settings(args: Args) -> dict[str, Any]:
 
 def record(args: Args, task_lists: dict[str, list[str]], train_ids: list[str]) -> dict[str, Any]:
     """The provenance of a run of ``args`` that evaluated ``task_lists`` and trained on ``train_ids``."""
-    return {"code": code_version(), "settings": settings(args),
-            "tasks": {**{f"eval/{name}": _digest(ids) for name, ids in sorted(task_lists.items())},
-                      "train": _digest(sorted(train_ids))},
-            "machine": machine()}
+    return {
+        "code": code_version(),
+        "settings": settings(args),
+        "tasks": {
+            **{f"eval/{name}": _digest(ids) for name, ids in sorted(task_lists.items())},
+            "train": _digest(sorted(train_ids)),
+        },
+        "machine": machine(),
+    }
 
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -126,14 +172,22 @@ def machine() -> dict[str, Any]:
         return found.group(1).strip() if found else None
 
     return {
-        "cpu": _cpu_model(), "cpus": os.cpu_count(), "arch": platform.machine(), "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "arch": platform.machine(),
+        "platform": platform.platform(),
         "python": platform.python_version(),
         "torch": {
-            "version": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "blas": setting(config, r"BLAS_INFO=([^,\n]+)"), "lapack": setting(config, r"LAPACK_INFO=([^,\n]+)"),
-            "threads": torch.get_num_threads(), "interop_threads": torch.get_num_interop_threads(),
-            "parallel_backend": setting(parallel, r"ATen parallel backend: ([^\n]+)"), "cuda": torch.version.cuda,
-            "config": config, "parallel_info": parallel,
+            "version": torch.__version__,
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "blas": setting(config, r"BLAS_INFO=([^,\n]+)"),
+            "lapack": setting(config, r"LAPACK_INFO=([^,\n]+)"),
+            "threads": torch.get_num_threads(),
+            "interop_threads": torch.get_num_interop_threads(),
+            "parallel_backend": setting(parallel, r"ATen parallel backend: ([^\n]+)"),
+            "cuda": torch.version.cuda,
+            "config": config,
+            "parallel_info": parallel,
         },
         "numpy": {"version": np.__version__, **_numpy_blas(np)},
         "threads_env": {name: os.environ.get(name) for name in THREAD_VARIABLES},
@@ -157,28 +211,36 @@ def _numpy_blas(np: Any) -> dict[str, str | None]:
         deps = np.show_config(mode="dicts")["Build Dependencies"]
     except (TypeError, KeyError):
         return {"blas": None, "lapack": None}
-    return {part: " ".join(str(deps.get(part, {}).get(k, "")) for k in ("name", "version")).strip() or None
-            for part in ("blas", "lapack")}
+    return {
+        part: " ".join(str(deps.get(part, {}).get(k, "")) for k in ("name", "version")).strip() or None
+        for part in ("blas", "lapack")
+    }
 
 
 def read(folder: str | Path) -> dict[str, Any]:
     """A folder's record; a ConfigError for a folder written before records were kept."""
     path = Path(folder) / FILE
     if not path.is_file():
-        raise ConfigError(f"{folder} has no {FILE} (written before runs recorded their code, settings and task "
-                          "lists): rerun it with this version, or pass --unchecked to skip the provenance check")
+        raise ConfigError(
+            f"{folder} has no {FILE} (written before runs recorded their code, settings and task "
+            "lists): rerun it with this version, or pass --unchecked to skip the provenance check"
+        )
     return json.loads(path.read_text())
 
 
-def differences(a: dict[str, Any], b: dict[str, Any], parts: tuple[str, ...] = ("code", "settings", "tasks")) -> list[str]:
+def differences(
+    a: dict[str, Any], b: dict[str, Any], parts: tuple[str, ...] = ("code", "settings", "tasks")
+) -> list[str]:
     """What differs between two records, one line per difference, e.g. ``settings.t_long: 12 != 16``.
     A code difference is named by git describe and the source digests."""
     out = []
     for part in parts:
         if part == "code":
             if a["code"]["sources"] != b["code"]["sources"]:
-                out.append(f"code: {a['code']['git'] or '?'} (sources {a['code']['sources'][:12]}) != "
-                           f"{b['code']['git'] or '?'} (sources {b['code']['sources'][:12]})")
+                out.append(
+                    f"code: {a['code']['git'] or '?'} (sources {a['code']['sources'][:12]}) != "
+                    f"{b['code']['git'] or '?'} (sources {b['code']['sources'][:12]})"
+                )
             continue
         left, right = a.get(part, {}), b.get(part, {})
         for key in sorted(set(left) | set(right)):

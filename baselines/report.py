@@ -72,6 +72,7 @@ from baselines.report_recovery import intervention_cells, recovery_rows, recover
 
 __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
+
 def write_report(
     out: Path,
     args: Args,
@@ -91,8 +92,15 @@ def write_report(
     where the numbers are per task); the probe alone is of the first seed's policies.
     """
     n = gather(args, schedules, training, evals, task_lists or {})
-    draw_plots(out, success=n.success, ts=n.ts, schedules=n.schedules, categories=n.categories, decisions=n.decisions,
-               training=n.training)
+    draw_plots(
+        out,
+        success=n.success,
+        ts=n.ts,
+        schedules=n.schedules,
+        categories=n.categories,
+        decisions=n.decisions,
+        training=n.training,
+    )
     (out / "contrasts.json").write_text(json.dumps(n.contrasts + n.recovery_described, indent=1))
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
     sections = [
@@ -102,8 +110,14 @@ def write_report(
         success_section(n),
         contrasts_section(n),
         hypotheses_section(n),
-        recovery_section(args, n.after, n.cells, n.primary, [c for c in n.contrasts if c["label"].startswith("h")],
-                         n.recovery_described),
+        recovery_section(
+            args,
+            n.after,
+            n.cells,
+            n.primary,
+            [c for c in n.contrasts if c["label"].startswith("h")],
+            n.recovery_described,
+        ),
         multi_bug_section(n),
         pass_at_k_section(n),
         categories_section(n),
@@ -174,20 +188,29 @@ class Numbers:
     """per agent and T (all seeds): what followed each failing test, how right first patches ended"""
 
 
-def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, dict[str, Any]]],
-           evals: dict[str, dict[int, dict[str, Any]]], task_lists: dict[str, list[str]]) -> Numbers:
+def gather(
+    args: Args,
+    schedules: dict[str, str],
+    training: dict[str, dict[int, dict[str, Any]]],
+    evals: dict[str, dict[int, dict[str, Any]]],
+    task_lists: dict[str, list[str]],
+) -> Numbers:
     """Success with its intervals and the named contrasts (`baselines.contrasts`), Pass@(K,T) and the
     failure categories over all seeds (`baselines.report_cells`), first decisions, recovery and trace
     tallies (`baselines.decisions`), then the deployment metrics and costs (`baselines.report_deployment`)."""
     ts = [int(t) for t in str(args.eval_ts).split(",")]
-    primary = task_lists.get("primary") or sorted({r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]})
+    primary = task_lists.get("primary") or sorted(
+        {r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]}
+    )
     ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
     multi_tasks = task_lists.get("multi") or []
 
     def cells_of(key: str) -> dict[str, Agent]:
         """Per agent and seed: success per (task, T) from the records under ``key``."""
-        return {name: {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
-                for name, by_seed in evals.items()}
+        return {
+            name: {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
+            for name, by_seed in evals.items()
+        }
 
     def success_of(cells: dict[str, Agent], tasks: list[str], at: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
         return {name: {t: success_at(agent, tasks, t) for t in at} for name, agent in cells.items()}
@@ -197,12 +220,21 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
     names = list(schedules)
     # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
     after = intervention_cells(args, evals)
-    recovery_family, recovery_described = recovery_rows(args, evals, after, primary, short=names[0], long=names[1],
-                                                        mix="budgetmix", unit_of=unit_of)
-    contrasts = named_contrasts(cells, primary, ts, short=names[0], long=names[1], mix="budgetmix",
-                                curricula=[n for n in names if n.startswith("curriculum")],
-                                no_starts=NO_STARTS if NO_STARTS in schedules else None, unit_of=unit_of,
-                                more=recovery_family)
+    recovery_family, recovery_described = recovery_rows(
+        args, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=unit_of
+    )
+    contrasts = named_contrasts(
+        cells,
+        primary,
+        ts,
+        short=names[0],
+        long=names[1],
+        mix="budgetmix",
+        curricula=[n for n in names if n.startswith("curriculum")],
+        no_starts=NO_STARTS if NO_STARTS in schedules else None,
+        unit_of=unit_of,
+        more=recovery_family,
+    )
     success = success_of(cells, primary, ts)
     success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
     success_multi = success_of(cells_multi, multi_tasks, ts)
@@ -218,20 +250,39 @@ def gather(args: Args, schedules: dict[str, str], training: dict[str, dict[int, 
     runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
     exposed = exposure(runs)
     return Numbers(
-        args=args, schedules=schedules, ts=ts, ks=ks, primary=primary, runs=runs,
-        evals=evals, training=training, records=records,
-        cells=cells, success=success, ts2=ts2, cells2=cells2, success2=success2,
-        multi_tasks=multi_tasks, cells_multi=cells_multi, success_multi=success_multi,
-        contrasts=contrasts, recovery_described=recovery_described, after=after, pass_k=pass_k, categories=categories, exposure=exposed,
+        args=args,
+        schedules=schedules,
+        ts=ts,
+        ks=ks,
+        primary=primary,
+        runs=runs,
+        evals=evals,
+        training=training,
+        records=records,
+        cells=cells,
+        success=success,
+        ts2=ts2,
+        cells2=cells2,
+        success2=success2,
+        multi_tasks=multi_tasks,
+        cells_multi=cells_multi,
+        success_multi=success_multi,
+        contrasts=contrasts,
+        recovery_described=recovery_described,
+        after=after,
+        pass_k=pass_k,
+        categories=categories,
+        exposure=exposed,
         deployment=deployment(records, pass_k, primary, ts),
         costs=agent_costs(exposed, records, cells, primary, ts),
-        decisions=decisions, traces=traces,
+        decisions=decisions,
+        traces=traces,
     )
 
 
-
-def _decision_numbers(evals: dict[str, dict[int, dict[str, Any]]], ts: list[int]
-                      ) -> tuple[dict[str, dict[int, dict[str, Any]]], dict[str, dict[int, dict[str, Any]]]]:
+def _decision_numbers(
+    evals: dict[str, dict[int, dict[str, Any]]], ts: list[int]
+) -> tuple[dict[str, dict[int, dict[str, Any]]], dict[str, dict[int, dict[str, Any]]]]:
     """Per agent and T, all seeds pooled: (1) first-commit accuracy, success if right and recovery
     after a wrong first commit, with counts; (2) from the traced clean episodes, what followed each
     failing test, how episodes whose first patch was right ended, and (at the largest T) up to three
@@ -246,15 +297,26 @@ def _decision_numbers(evals: dict[str, dict[int, dict[str, Any]]], ts: list[int]
             d["recovered"] = sum(bool(r["success"]) for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0)
         traces[name] = {}
         for t in ts:
-            rs = [r for r in records if int(r["T"]) == t and not r.get("faults") and not r.get("infra_error")
-                  and "trace" in (r.get("cost") or {})]
+            rs = [
+                r
+                for r in records
+                if int(r["T"]) == t
+                and not r.get("faults")
+                and not r.get("infra_error")
+                and "trace" in (r.get("cost") or {})
+            ]
             if not rs:
                 continue
             traces[name][t] = {
                 "follow": [f for r in rs for f in after_failing_test(r["cost"]["trace"])],
-                "right_first": [right_first_failures(r["cost"]["trace"], bool(r["success"])) for r in rs
-                                if (r.get("cost") or {}).get("first_commit_right") == 1],
-                "wrong_first": [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0][:3] if t == max(ts) else [],
+                "right_first": [
+                    right_first_failures(r["cost"]["trace"], bool(r["success"]))
+                    for r in rs
+                    if (r.get("cost") or {}).get("first_commit_right") == 1
+                ],
+                "wrong_first": [r for r in rs if (r.get("cost") or {}).get("first_commit_right") == 0][:3]
+                if t == max(ts)
+                else [],
             }
     return decisions, traces
 
@@ -284,8 +346,9 @@ def setup_section(n: Numbers) -> list[str]:
     ]
 
 
-def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None
-                       ) -> list[str]:
+def throughput_section(
+    n: Numbers, args: Any, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None
+) -> list[str]:
     """Per training run: steps, seconds and where they went; wall time per phase; the result cache's hits."""
     runs = n.runs
     total_steps = sum(s["env_steps"] for _, _, s in runs)
@@ -294,21 +357,46 @@ def throughput_section(n: Numbers, args: Any, timing: dict[str, float], eval_cac
         "## Throughput",
         "",
         md_table(
-            ["run", "seed", "schedule", "env steps", "train s", "env steps/s", "rollout s", "update s", "straggler s",
-             "test timeouts", "infra masked", "train success (last)"],
             [
-                [name, str(seed), s["schedule"], str(s["env_steps"]), f"{s['seconds']:.0f}", f"{s['steps_per_second']:.0f}",
-                 f"{s.get('rollout_seconds', float('nan')):.0f}", f"{s.get('update_seconds', float('nan')):.0f}",
-                 f"{s.get('straggler_seconds', float('nan')):.1f}", str(s.get("timeouts", "–")), str(s["infra_failures_masked"]),
-                 fmt(s["final_train_success"])]
+                "run",
+                "seed",
+                "schedule",
+                "env steps",
+                "train s",
+                "env steps/s",
+                "rollout s",
+                "update s",
+                "straggler s",
+                "test timeouts",
+                "infra masked",
+                "train success (last)",
+            ],
+            [
+                [
+                    name,
+                    str(seed),
+                    s["schedule"],
+                    str(s["env_steps"]),
+                    f"{s['seconds']:.0f}",
+                    f"{s['steps_per_second']:.0f}",
+                    f"{s.get('rollout_seconds', float('nan')):.0f}",
+                    f"{s.get('update_seconds', float('nan')):.0f}",
+                    f"{s.get('straggler_seconds', float('nan')):.1f}",
+                    str(s.get("timeouts", "–")),
+                    str(s["infra_failures_masked"]),
+                    fmt(s["final_train_success"]),
+                ]
                 for name, seed, s in runs
             ],
         ),
         "",
-        (f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
-         f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
-         f"{describe(args.workers, args.executor)}, evaluations of finished runs sharing the workers); "
-         if timing.get("train_env_steps") else "")
+        (
+            f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
+            f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
+            f"{describe(args.workers, args.executor)}, evaluations of finished runs sharing the workers); "
+            if timing.get("train_env_steps")
+            else ""
+        )
         + f"per run, over all runs: {total_steps / max(train_s, 1e-9):.0f} env steps/s (rollout and update together). "
         f"Wall time of each phase, from its first job's start to its last job's end (the phases run in one job "
         f"graph and overlap, so they add up to more than the total): training {timing['train_seconds']:.0f} s, "
@@ -325,8 +413,12 @@ def success_section(n: Numbers) -> list[str]:
     """The headline: success per agent and T with intervals over seeds and tasks, then the second split."""
     args = n.args
     header = ["agent", "seeds"] + [f"T={t}" for t in n.ts] + [f"{args.eval_split2} T={t}" for t in n.ts2]
-    rows = [[name, str(len(agent))] + [fmt_interval(n.success[name][t]) for t in n.ts]
-            + [fmt_interval(n.success2[name][t]) for t in n.ts2] for name, agent in n.cells.items()]
+    rows = [
+        [name, str(len(agent))]
+        + [fmt_interval(n.success[name][t]) for t in n.ts]
+        + [fmt_interval(n.success2[name][t]) for t in n.ts2]
+        for name, agent in n.cells.items()
+    ]
     return [
         f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
         "",
@@ -374,16 +466,27 @@ def multi_bug_section(n: Numbers) -> list[str]:
     """Success on multi-bug tasks, apart from the headline (none without ``--eval-multi-tasks``)."""
     if not n.multi_tasks:
         return []
-    rows = [[name, str(len(agent))] + [fmt_interval(n.success_multi[name][t]) for t in n.ts] for name, agent in n.cells_multi.items()]
-    return [f"## Multi-bug tasks ({len(n.multi_tasks)} {n.args.eval_split} tasks, reported apart)", "",
-            md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows), ""]
+    rows = [
+        [name, str(len(agent))] + [fmt_interval(n.success_multi[name][t]) for t in n.ts]
+        for name, agent in n.cells_multi.items()
+    ]
+    return [
+        f"## Multi-bug tasks ({len(n.multi_tasks)} {n.args.eval_split} tasks, reported apart)",
+        "",
+        md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows),
+        "",
+    ]
 
 
 def pass_at_k_section(n: Numbers) -> list[str]:
     """Pass@(K,T) per agent over all seeds, with seed-and-task intervals."""
-    lines = ["## Pass@(K,T) (all seeds)", "",
-             "Per task and seed, the unbiased pass@K of its episodes at T; the mean over seeds and tasks, with the "
-             "interval of the success table (seeds, then tasks, resampled).", ""]
+    lines = [
+        "## Pass@(K,T) (all seeds)",
+        "",
+        "Per task and seed, the unbiased pass@K of its episodes at T; the mean over seeds and tasks, with the "
+        "interval of the success table (seeds, then tasks, resampled).",
+        "",
+    ]
     for name, by_t in n.pass_k.items():
         rows = [[f"K={k}"] + [fmt_interval(by_t[t][k]) for t in n.ts] for k in n.ks]
         lines += [f"**{name}**", "", md_table([""] + [f"T={t}" for t in n.ts], rows), ""]
@@ -392,9 +495,14 @@ def pass_at_k_section(n: Numbers) -> list[str]:
 
 def categories_section(n: Numbers) -> list[str]:
     """The failure taxonomy's share of episodes per T, all seeds, with intervals."""
-    lines = ["## Failure categories per T (all seeds)", "",
-             "Share of clean episodes in each category (DESIGN section 5), with the seed-and-task interval.", "",
-             "![failure categories](failure_categories.png)", ""]
+    lines = [
+        "## Failure categories per T (all seeds)",
+        "",
+        "Share of clean episodes in each category (DESIGN section 5), with the seed-and-task interval.",
+        "",
+        "![failure categories](failure_categories.png)",
+        "",
+    ]
     for name, by_t in n.categories.items():
         rows = [[c] + [fmt_interval(by_t[t][c]) for t in n.ts] for c in CATEGORIES]
         lines += [f"**{name}**", "", md_table(["category"] + [f"T={t}" for t in n.ts], rows), ""]
@@ -411,8 +519,18 @@ def faults_section(n: Numbers) -> list[str]:
     for name, by_seed in n.evals.items():
         for t in fts:
             f = fault_numbers(by_seed, t)
-            rows.append([name, str(t), str(f["seeds"]), fmt(f["success_clean"]), fmt(f["success_faulted"]),
-                         fmt_interval(f["difference"]), fmt(f["paired_rate"]), str(f["pairs"])])
+            rows.append(
+                [
+                    name,
+                    str(t),
+                    str(f["seeds"]),
+                    fmt(f["success_clean"]),
+                    fmt(f["success_faulted"]),
+                    fmt_interval(f["difference"]),
+                    fmt(f["paired_rate"]),
+                    str(f["pairs"]),
+                ]
+            )
     return [
         "## Recovery under injected faults (all seeds)",
         "",
@@ -421,8 +539,19 @@ def faults_section(n: Numbers) -> list[str]:
         "seed's difference, with a 95% bootstrap interval over seeds; *paired rate* = successes with the fault / "
         "successes without it.",
         "",
-        md_table(["agent", "T", "seeds", "success clean", "success with fault", "with fault - clean", "paired rate",
-                  "pairs"], rows),
+        md_table(
+            [
+                "agent",
+                "T",
+                "seeds",
+                "success clean",
+                "success with fault",
+                "with fault - clean",
+                "paired rate",
+                "pairs",
+            ],
+            rows,
+        ),
         "",
     ]
 
@@ -442,9 +571,14 @@ def fault_numbers(by_seed: dict[int, dict[str, Any]], t: int) -> dict[str, Any]:
         clean += d["success_clean"] * d["pairs"]
         faulted += d["success_faulted"] * d["pairs"]
         diffs.append(d["success_faulted"] - d["success_clean"])
-    return {"seeds": len(diffs), "pairs": int(pairs), "success_clean": clean / pairs if pairs else None,
-            "success_faulted": faulted / pairs if pairs else None, "difference": over_seeds(diffs),
-            "paired_rate": faulted / clean if clean else None}
+    return {
+        "seeds": len(diffs),
+        "pairs": int(pairs),
+        "success_clean": clean / pairs if pairs else None,
+        "success_faulted": faulted / pairs if pairs else None,
+        "difference": over_seeds(diffs),
+        "paired_rate": faulted / clean if clean else None,
+    }
 
 
 def decisions_section(n: Numbers) -> list[str]:
@@ -457,9 +591,19 @@ def decisions_section(n: Numbers) -> list[str]:
             "labelled against the task's reference solution); this family's records carry none.",
             "",
         ]
-    rows = [[name, str(t), fmt(d["first_commit_accuracy"]), fmt(d["success_if_right"]), fmt(d["recovery_rate"]),
-             f"{d['recovered']}/{d['wrong_first']}", f"{d['committed']}/{d['episodes']}"]
-            for name, by_t in n.decisions.items() for t, d in by_t.items()]
+    rows = [
+        [
+            name,
+            str(t),
+            fmt(d["first_commit_accuracy"]),
+            fmt(d["success_if_right"]),
+            fmt(d["recovery_rate"]),
+            f"{d['recovered']}/{d['wrong_first']}",
+            f"{d['committed']}/{d['episodes']}",
+        ]
+        for name, by_t in n.decisions.items()
+        for t, d in by_t.items()
+    ]
     return [
         "## First decisions against recovery (all seeds pooled)",
         "",
@@ -469,8 +613,18 @@ def decisions_section(n: Numbers) -> list[str]:
         "",
         "![first commit vs recovery](first_commit_vs_recovery.png)",
         "",
-        md_table(["agent", "T", "first-commit accuracy", "success if right", "recovery rate",
-                   "recovered / wrong first", "committed"], rows),
+        md_table(
+            [
+                "agent",
+                "T",
+                "first-commit accuracy",
+                "success if right",
+                "recovery rate",
+                "recovered / wrong first",
+                "committed",
+            ],
+            rows,
+        ),
         "",
     ]
 
@@ -483,8 +637,10 @@ def behaviour_section(n: Numbers) -> list[str]:
         "Means per clean episode: turns used, share that submitted (the rest ran out of turns), share that "
         "exhausted the budget, and how many `test`, `revert` and `patch` actions it took (Coding-v0's menu verbs).",
         "",
-        md_table(["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
-                  behaviour_table({name: pooled(recs) for name, recs in n.records.items()}, n.ts)),
+        md_table(
+            ["agent", "T", "turns", "submitted", "budget exhausted", "tests", "reverts", "patches", "success"],
+            behaviour_table({name: pooled(recs) for name, recs in n.records.items()}, n.ts),
+        ),
         "",
     ]
 
@@ -496,12 +652,17 @@ def traces_section(n: Numbers) -> list[str]:
     for name, by_t in n.traces.items():
         for t, tally in by_t.items():
             follow, right = tally["follow"], tally["right_first"]
-            follow_rows.append([name, str(t), str(len(follow))] + [
-                "–" if not follow else f"{follow.count(k) / len(follow):.2f}" for k in FOLLOW_UPS])
-            fate_rows.append([name, str(t), str(len(right))] + [
-                "–" if not right else str(right.count(k)) for k in RIGHT_FIRST_FATES])
-            examples += [f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`"
-                         for r in tally["wrong_first"]]
+            follow_rows.append(
+                [name, str(t), str(len(follow))]
+                + ["–" if not follow else f"{follow.count(k) / len(follow):.2f}" for k in FOLLOW_UPS]
+            )
+            fate_rows.append(
+                [name, str(t), str(len(right))] + ["–" if not right else str(right.count(k)) for k in RIGHT_FIRST_FATES]
+            )
+            examples += [
+                f"- {name} T={t} {'success' if r['success'] else 'fail'}: `{r['cost']['trace']}`"
+                for r in tally["wrong_first"]
+            ]
     return [
         "## Traces: what follows a failing test, and why a right first patch fails (all seeds)",
         "",
@@ -528,13 +689,22 @@ def traces_section(n: Numbers) -> list[str]:
 def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
     """Forced-state tables: P(action | state, turns left) per policy (`baselines.probe`)."""
     tl = sorted({int(t) for d in probe.values() for t in d["p"]["submit"]["opening"]})
-    asks = [("revert", "failing test"), ("submit", "failing test"), ("submit", "unverified edit"),
-            ("test", "unverified edit"), ("submit", "passing test"), ("submit", "opening")]
+    asks = [
+        ("revert", "failing test"),
+        ("submit", "failing test"),
+        ("submit", "unverified edit"),
+        ("test", "unverified edit"),
+        ("submit", "passing test"),
+        ("submit", "opening"),
+    ]
     rows = []
     for name, d in probe.items():
         for action, state in asks:
             by_t = d["p"][action][state]
-            rows.append([name, f"P({action} \\| {state})", str(d["states"][state])] + [fmt(by_t.get(t, by_t.get(str(t)))) for t in tl])
+            rows.append(
+                [name, f"P({action} \\| {state})", str(d["states"][state])]
+                + [fmt(by_t.get(t, by_t.get(str(t)))) for t in tl]
+            )
         rows.append([name, "TV(min, max turns left)", "", fmt(d["tv_min_max"])] + [""] * (len(tl) - 1))
     return [
         "## Does the policy use the budget and the verdict? (forced-state probe, first seed)",
@@ -560,12 +730,16 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
     if best:
         rows.append(["known best policy, simulated"] + [fmt(best.get(str(t))) for t in ts])
     if control.get("cloned_start"):
-        rows.append(["optimum cloned into the network, before PPO"] + [fmt(control["cloned_start"].get(str(t))) for t in ts])
+        rows.append(
+            ["optimum cloned into the network, before PPO"] + [fmt(control["cloned_start"].get(str(t))) for t in ts]
+        )
 
     def cell(c: dict[str, Any]) -> str:
         ci = c.get("success_ci95")
-        return (f"{fmt(c['success'])}{f' [{fmt(ci[0])}, {fmt(ci[1])}]' if ci else ''} (rec {c['recovered']}/{c['wrong_first']}, "
-                f"revert {c.get('reverts_after_failing_test', 0)}/{c.get('failing_tests', 0)})")
+        return (
+            f"{fmt(c['success'])}{f' [{fmt(ci[0])}, {fmt(ci[1])}]' if ci else ''} (rec {c['recovered']}/{c['wrong_first']}, "
+            f"revert {c.get('reverts_after_failing_test', 0)}/{c.get('failing_tests', 0)})"
+        )
 
     for name, by_t in control["by_T"].items():
         rows.append([name] + [cell(by_t[str(t)]) for t in ts])
@@ -590,7 +764,12 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
 
 def training_section() -> list[str]:
     """Training success and the batch's mean budget against env steps (all seeds)."""
-    return ["## Training curves (all seeds)", "", "![training](training.png) (thin lines: one seed each; thick: their mean)", ""]
+    return [
+        "## Training curves (all seeds)",
+        "",
+        "![training](training.png) (thin lines: one seed each; thick: their mean)",
+        "",
+    ]
 
 
 # ---------------------------------------------------------------------- for machines: summary.json
@@ -636,15 +815,25 @@ def experiment_summary(n: Numbers) -> dict[str, Any]:
             }
         costs = n.costs[name]
         agents[name] = {
-            "seeds": len(agent), "by_T": by_t,
+            "seeds": len(agent),
+            "by_T": by_t,
             "success_at_cost": {m: {f"{c:g}": cell for c, cell in by.items()} for m, by in dep.at_cost[name].items()},
-            "cost_at_success": {m: {f"{c:g}": cell for c, cell in by.items()} for m, by in dep.at_success[name].items()},
+            "cost_at_success": {
+                m: {f"{c:g}": cell for c, cell in by.items()} for m, by in dep.at_success[name].items()
+            },
             "training": costs["training"] and {k: _span(c) for k, c in costs["training"].items()},
             **{part: {k: _span(c) for k, c in costs[part].items()} for part in ("inference", "cross_budget")},
         }
-    return {"schema": SUMMARY_SCHEMA, "split": n.args.eval_split, "tier": n.args.eval_tier, "tasks": len(n.primary),
-            "ts": list(n.ts), "interval": "95% bootstrap, seeds then tasks (intervals over seeds for costs)",
-            "agents": agents, "runs": n.exposure}
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "split": n.args.eval_split,
+        "tier": n.args.eval_tier,
+        "tasks": len(n.primary),
+        "ts": list(n.ts),
+        "interval": "95% bootstrap, seeds then tasks (intervals over seeds for costs)",
+        "agents": agents,
+        "runs": n.exposure,
+    }
 
 
 def _span(c: dict[str, Any]) -> dict[str, Any]:
@@ -661,21 +850,25 @@ def behaviour_table(records: Mapping[str, Sequence[Mapping[str, Any]]], ts: list
             if not rs:
                 continue
             acts = [r.get("actions") or [] for r in rs]
-            rows.append([
-                name, str(t),
-                f"{np.mean([r['turns'] for r in rs]):.1f}",
-                f"{np.mean([bool(r['submitted']) for r in rs]):.2f}",
-                f"{np.mean([bool(r['budget_exhausted']) for r in rs]):.2f}",
-                f"{np.mean([a.count('test') for a in acts]):.2f}",
-                f"{np.mean([a.count('revert') for a in acts]):.2f}",
-                f"{np.mean([sum(x.startswith('patch') for x in a) for a in acts]):.2f}",
-                f"{np.mean([bool(r['success']) for r in rs]):.2f}",
-            ])
+            rows.append(
+                [
+                    name,
+                    str(t),
+                    f"{np.mean([r['turns'] for r in rs]):.1f}",
+                    f"{np.mean([bool(r['submitted']) for r in rs]):.2f}",
+                    f"{np.mean([bool(r['budget_exhausted']) for r in rs]):.2f}",
+                    f"{np.mean([a.count('test') for a in acts]):.2f}",
+                    f"{np.mean([a.count('revert') for a in acts]):.2f}",
+                    f"{np.mean([sum(x.startswith('patch') for x in a) for a in acts]):.2f}",
+                    f"{np.mean([bool(r['success']) for r in rs]):.2f}",
+                ]
+            )
     return rows
 
 
 def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[str, dict[str, int]] | None) -> str:
     """Hits / lookups of the result cache in training (all runs) and in the evaluation, per kind."""
+
     def counted(counts: dict[str, dict[str, int]]) -> str:
         return ", ".join(f"{kind} {c['hits']}/{c['hits'] + c['misses']}" for kind, c in counts.items())
 
@@ -687,5 +880,7 @@ def _cache_line(runs: list[tuple[str, int, dict[str, Any]]], eval_cache: dict[st
             t["misses"] += c["misses"]
     if not train and not eval_cache:
         return "off."
-    return (f"hits / lookups in training {counted(train) or '–'}; in the evaluation {counted(eval_cache or {}) or '–'}. "
-            "A hit gives the outcome a run gives (tests/envs/coding/test_coding_result_cache.py).")
+    return (
+        f"hits / lookups in training {counted(train) or '–'}; in the evaluation {counted(eval_cache or {}) or '–'}. "
+        "A hit gives the outcome a run gives (tests/envs/coding/test_coding_result_cache.py)."
+    )

@@ -28,8 +28,19 @@ import numpy as np
 from agentgym.eval.metrics import bootstrap_mean, category_breakdown, pass_grid, scored
 from baselines.contrasts import Agent, success_at
 
-__all__ = ["Records", "headline_records", "task_cells", "pass_at", "category_share", "at_each_t", "over_seeds",
-           "pooled", "md_table", "fmt", "fmt_interval"]
+__all__ = [
+    "Records",
+    "headline_records",
+    "task_cells",
+    "pass_at",
+    "category_share",
+    "at_each_t",
+    "over_seeds",
+    "pooled",
+    "md_table",
+    "fmt",
+    "fmt_interval",
+]
 
 Records = dict[int, list[Mapping[str, Any]]]
 """seed -> episode records."""
@@ -37,9 +48,13 @@ Records = dict[int, list[Mapping[str, Any]]]
 
 def headline_records(evals: Mapping[str, Mapping[int, Mapping[str, Any]]], key: str = "records") -> dict[str, Records]:
     """Per agent and seed: the scored episodes under ``key`` without an injected fault or a forced start."""
-    return {name: {seed: [r for r in scored(ev.get(key) or []) if not r.get("faults") and not r.get("intervention")]
-                   for seed, ev in by_seed.items()}
-            for name, by_seed in evals.items()}
+    return {
+        name: {
+            seed: [r for r in scored(ev.get(key) or []) if not r.get("faults") and not r.get("intervention")]
+            for seed, ev in by_seed.items()
+        }
+        for name, by_seed in evals.items()
+    }
 
 
 def task_cells(records: Records, stat: Callable[[list[Mapping[str, Any]]], Mapping[int, float | None]]) -> Agent:
@@ -50,13 +65,18 @@ def task_cells(records: Records, stat: Callable[[list[Mapping[str, Any]]], Mappi
         by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         for r in rs:
             by_task[str(r["task"])].append(r)
-        out[seed] = {(task, int(t)): float(v) for task, trs in by_task.items() for t, v in stat(trs).items()
-                     if v is not None and not np.isnan(v)}
+        out[seed] = {
+            (task, int(t)): float(v)
+            for task, trs in by_task.items()
+            for t, v in stat(trs).items()
+            if v is not None and not np.isnan(v)
+        }
     return out
 
 
 def pass_at(k: int) -> Callable[[list[Mapping[str, Any]]], dict[int, float | None]]:
     """A `task_cells` stat: pass@``k`` per T (`agentgym.eval.metrics.pass_grid`; None with fewer than ``k`` episodes)."""
+
     def stat(rs: list[Mapping[str, Any]]) -> dict[int, float | None]:
         grid = pass_grid(rs, [k], sorted({int(r["T"]) for r in rs}), resamples=1)
         return {t: row[k]["mean"] if row[k]["tasks"] else None for t, row in grid.items()}
@@ -66,6 +86,7 @@ def pass_at(k: int) -> Callable[[list[Mapping[str, Any]]], dict[int, float | Non
 
 def category_share(category: str) -> Callable[[list[Mapping[str, Any]]], dict[int, float | None]]:
     """A `task_cells` stat: the share of episodes per T in one failure category (`metrics.category_breakdown`)."""
+
     def stat(rs: list[Mapping[str, Any]]) -> dict[int, float | None]:
         return {t: row.get(category, 0.0) for t, row in category_breakdown(rs).items()}
 

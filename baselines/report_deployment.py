@@ -37,8 +37,17 @@ from baselines.report_cells import (
     task_cells,
 )
 
-__all__ = ["Deployment", "exposure", "trained_decisions", "deployment", "agent_costs", "exposure_section",
-           "deployment_section", "costs_section", "SECONDS_LEVELS"]
+__all__ = [
+    "Deployment",
+    "exposure",
+    "trained_decisions",
+    "deployment",
+    "agent_costs",
+    "exposure_section",
+    "deployment_section",
+    "costs_section",
+    "SECONDS_LEVELS",
+]
 
 SECONDS_LEVELS = 4
 """Columns of success at a fixed env-seconds cost: log-spaced from the cheapest cell to the dearest, all agents."""
@@ -62,18 +71,29 @@ def exposure(runs: Sequence[tuple[str, int, Mapping[str, Any]]]) -> list[dict[st
     out = []
     for name, seed, s in runs:
         counted = [h.get("charts/episodes") for h in s.get("history") or []]
-        out.append({
-            "run": name, "seed": seed, "schedule": s.get("schedule"), "env_steps": int(s["env_steps"]),
-            "updates": s.get("updates"), "trained_decisions": trained_decisions(s),
-            "episodes": int(sum(counted)) if counted and None not in counted else None,
-            "forced_start_episodes": s.get("forced_start_episodes"), "forced_start_steps": s.get("forced_start_steps"),
-            "seconds": float(s["seconds"]),
-        })
+        out.append(
+            {
+                "run": name,
+                "seed": seed,
+                "schedule": s.get("schedule"),
+                "env_steps": int(s["env_steps"]),
+                "updates": s.get("updates"),
+                "trained_decisions": trained_decisions(s),
+                "episodes": int(sum(counted)) if counted and None not in counted else None,
+                "forced_start_episodes": s.get("forced_start_episodes"),
+                "forced_start_steps": s.get("forced_start_steps"),
+                "seconds": float(s["seconds"]),
+            }
+        )
     return out
 
 
 def _forced_share(run: Mapping[str, Any]) -> float | None:
-    return run["forced_start_episodes"] / run["episodes"] if run["episodes"] and run["forced_start_episodes"] is not None else None
+    return (
+        run["forced_start_episodes"] / run["episodes"]
+        if run["episodes"] and run["forced_start_episodes"] is not None
+        else None
+    )
 
 
 # ---------------------------------------------------------------------- deployment metrics per agent and T
@@ -92,8 +112,9 @@ class Deployment:
     second_budgets: list[float]
 
 
-def deployment(records: Mapping[str, Records], grids: Mapping[str, Grid], tasks: Sequence[str], ts: Sequence[int]
-               ) -> Deployment:
+def deployment(
+    records: Mapping[str, Records], grids: Mapping[str, Grid], tasks: Sequence[str], ts: Sequence[int]
+) -> Deployment:
     """Per agent and T: exhaustion with its seed-and-task interval, mean per-episode costs and latency
     percentiles over all seeds' episodes; per agent: success at fixed cost and cost at fixed success.
 
@@ -109,23 +130,40 @@ def deployment(records: Mapping[str, Records], grids: Mapping[str, Grid], tasks:
         exhausted = at_each_t(task_cells(recs, exhaustion_rate), tasks, ts)
         costs = {f: cell_costs(everyone, f) for f in ("model_calls", "env_seconds", "agent_seconds")}
         latency = latency_percentiles(everyone)
-        by_t[name] = {t: {"exhausted": exhausted[t], "turns": costs["model_calls"].get(t),
-                          "env_seconds": costs["env_seconds"].get(t), "agent_seconds": costs["agent_seconds"].get(t),
-                          "latency_s": latency.get(t), "episodes": sum(int(r["T"]) == t for r in everyone)}
-                      for t in ts}
+        by_t[name] = {
+            t: {
+                "exhausted": exhausted[t],
+                "turns": costs["model_calls"].get(t),
+                "env_seconds": costs["env_seconds"].get(t),
+                "agent_seconds": costs["agent_seconds"].get(t),
+                "latency_s": latency.get(t),
+                "episodes": sum(int(r["T"]) == t for r in everyone),
+            }
+            for t in ts
+        }
         ks = sorted({k for row in grids[name].values() for k in row})
         turn_cost[name] = {(t, k): k * costs["model_calls"][t] for t in ts for k in ks if t in costs["model_calls"]}
         second_cost[name] = {(t, k): k * costs["env_seconds"][t] for t in ts for k in ks if t in costs["env_seconds"]}
     all_ks = sorted({k for g in grids.values() for row in g.values() for k in row})
     turn_budgets = sorted({float(k * t) for t in ts for k in all_ks})
     second_budgets = _levels([c for by in second_cost.values() for c in by.values()])
-    at_cost = {name: {"turns": success_at_cost(grids[name], turn_budgets),
-                      "env_seconds": success_at_cost(grids[name], second_budgets, second_cost[name])} for name in records}
-    at_success = {name: {"turns": cost_at_success(grids[name], SUCCESS_TARGETS, turn_cost[name]),
-                         "env_seconds": cost_at_success(grids[name], SUCCESS_TARGETS, second_cost[name])}
-                  for name in records}
-    return Deployment(by_t=by_t, at_cost=at_cost, at_success=at_success, turn_budgets=turn_budgets,
-                      second_budgets=second_budgets)
+    at_cost = {
+        name: {
+            "turns": success_at_cost(grids[name], turn_budgets),
+            "env_seconds": success_at_cost(grids[name], second_budgets, second_cost[name]),
+        }
+        for name in records
+    }
+    at_success = {
+        name: {
+            "turns": cost_at_success(grids[name], SUCCESS_TARGETS, turn_cost[name]),
+            "env_seconds": cost_at_success(grids[name], SUCCESS_TARGETS, second_cost[name]),
+        }
+        for name in records
+    }
+    return Deployment(
+        by_t=by_t, at_cost=at_cost, at_success=at_success, turn_budgets=turn_budgets, second_budgets=second_budgets
+    )
 
 
 def _levels(costs: Sequence[float]) -> list[float]:
@@ -142,8 +180,13 @@ def _levels(costs: Sequence[float]) -> list[float]:
 
 
 # ---------------------------------------------------------------------- training against inference against cross-budget success
-def agent_costs(runs: Sequence[Mapping[str, Any]], records: Mapping[str, Records], cells: Mapping[str, Agent],
-                tasks: Sequence[str], ts: Sequence[int]) -> dict[str, dict[str, Any]]:
+def agent_costs(
+    runs: Sequence[Mapping[str, Any]],
+    records: Mapping[str, Records],
+    cells: Mapping[str, Agent],
+    tasks: Sequence[str],
+    ts: Sequence[int],
+) -> dict[str, dict[str, Any]]:
     """Per agent: ``seeds``, and each an interval over its seeds (`over_seeds`): ``training`` (env steps, updates,
     trained decisions, forced-start episodes and their share of training episodes, wall seconds; None
     for an agent that was not trained), ``inference`` (per episode over the T grid: turns, env
@@ -154,17 +197,24 @@ def agent_costs(runs: Sequence[Mapping[str, Any]], records: Mapping[str, Records
         mine = [r for r in runs if r["run"] == name]
         training = None
         if mine:
-            training = {key: over_seeds([r[key] for r in mine]) for key in
-                        ("env_steps", "updates", "trained_decisions", "forced_start_episodes", "seconds")}
+            training = {
+                key: over_seeds([r[key] for r in mine])
+                for key in ("env_steps", "updates", "trained_decisions", "forced_start_episodes", "seconds")
+            }
             training["forced_share"] = over_seeds([_forced_share(r) for r in mine])
         inference = {
             "turns": over_seeds([_mean([r["cost"].get("model_calls") for r in rs]) for rs in recs.values()]),
             "env_seconds": over_seeds([_mean([r["cost"].get("env_seconds") for r in rs]) for rs in recs.values()]),
             "ms_per_decision": over_seeds([_ratio(rs, "agent_seconds", "model_calls", 1000.0) for rs in recs.values()]),
         }
-        by_seed = [[v for v in (_task_mean(by_cell, tasks, t) for t in ts) if v is not None] for by_cell in cells[name].values()]
-        cross = {"mean_over_T": over_seeds([float(np.mean(row)) if row else None for row in by_seed]),
-                 "min_over_T": over_seeds([min(row) if row else None for row in by_seed])}
+        by_seed = [
+            [v for v in (_task_mean(by_cell, tasks, t) for t in ts) if v is not None]
+            for by_cell in cells[name].values()
+        ]
+        cross = {
+            "mean_over_T": over_seeds([float(np.mean(row)) if row else None for row in by_seed]),
+            "min_over_T": over_seeds([min(row) if row else None for row in by_seed]),
+        }
         out[name] = {"seeds": len(recs), "training": training, "inference": inference, "cross_budget": cross}
     return out
 
@@ -188,9 +238,20 @@ def _task_mean(by_cell: Mapping[tuple[str, int], float], tasks: Sequence[str], t
 # ---------------------------------------------------------------------- sections
 def exposure_section(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     """Per run: what it trained on, so that equal exposure can be checked."""
-    rows = [[r["run"], str(r["seed"]), str(r["env_steps"]), _int(r["updates"]), str(r["trained_decisions"]),
-             _int(r["episodes"]), _int(r["forced_start_episodes"]), fmt(_forced_share(r)), _int(r["forced_start_steps"])]
-            for r in runs]
+    rows = [
+        [
+            r["run"],
+            str(r["seed"]),
+            str(r["env_steps"]),
+            _int(r["updates"]),
+            str(r["trained_decisions"]),
+            _int(r["episodes"]),
+            _int(r["forced_start_episodes"]),
+            fmt(_forced_share(r)),
+            _int(r["forced_start_steps"]),
+        ]
+        for r in runs
+    ]
     return [
         "## Training exposure per run",
         "",
@@ -198,14 +259,27 @@ def exposure_section(runs: Sequence[Mapping[str, Any]]) -> list[str]:
         "episodes (episodes begun from a scripted patch, and its test, before the policy acts) in every schedule. "
         "*trained decisions*: the policy's own actions (forced steps are the script's and count as env steps).",
         "",
-        md_table(["run", "seed", "env steps", "PPO updates", "trained decisions", "episodes", "forced-start episodes",
-                  "forced share", "forced steps"], rows),
+        md_table(
+            [
+                "run",
+                "seed",
+                "env steps",
+                "PPO updates",
+                "trained decisions",
+                "episodes",
+                "forced-start episodes",
+                "forced share",
+                "forced steps",
+            ],
+            rows,
+        ),
         "",
     ]
 
 
-def deployment_section(d: Deployment, success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: Sequence[int]
-                       ) -> list[str]:
+def deployment_section(
+    d: Deployment, success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: Sequence[int]
+) -> list[str]:
     """Per agent and T: success, exhaustion, cost per episode and per success, latency percentiles; then
     success at fixed cost and average cost at fixed success."""
     rows = []
@@ -213,15 +287,31 @@ def deployment_section(d: Deployment, success: Mapping[str, Mapping[int, Mapping
         for t in ts:
             c, s = by_t[t], success[name][t]["mean"]
             lat = c["latency_s"] or {}
-            rows.append([name, str(t), str(c["episodes"]), fmt_interval(success[name][t]), fmt_interval(c["exhausted"]),
-                         fmt(c["turns"], 1), _per(c["turns"], s, 1), _ms(c["env_seconds"]), _ms(_div(c["env_seconds"], s)),
-                         _ms(lat.get("p50")), _ms(lat.get("p95")), _ms(lat.get("p99"))])
+            rows.append(
+                [
+                    name,
+                    str(t),
+                    str(c["episodes"]),
+                    fmt_interval(success[name][t]),
+                    fmt_interval(c["exhausted"]),
+                    fmt(c["turns"], 1),
+                    _per(c["turns"], s, 1),
+                    _ms(c["env_seconds"]),
+                    _ms(_div(c["env_seconds"], s)),
+                    _ms(lat.get("p50")),
+                    _ms(lat.get("p95")),
+                    _ms(lat.get("p99")),
+                ]
+            )
     at_turns = [[name] + [_cell(by["turns"].get(c)) for c in d.turn_budgets] for name, by in d.at_cost.items()]
-    at_seconds = [[name] + [_cell(by["env_seconds"].get(c)) for c in d.second_budgets] for name, by in d.at_cost.items()]
+    at_seconds = [
+        [name] + [_cell(by["env_seconds"].get(c)) for c in d.second_budgets] for name, by in d.at_cost.items()
+    ]
     targets = sorted({t for by in d.at_success.values() for t in by["turns"]})
     cost_turns = [[name] + [_cell(by["turns"].get(t), "cost", 1) for t in targets] for name, by in d.at_success.items()]
-    cost_seconds = [[name] + [_cell(by["env_seconds"].get(t), "cost", None) for t in targets]
-                    for name, by in d.at_success.items()]
+    cost_seconds = [
+        [name] + [_cell(by["env_seconds"].get(t), "cost", None) for t in targets] for name, by in d.at_success.items()
+    ]
     return [
         "## Cost per success and deployment metrics (all seeds)",
         "",
@@ -230,8 +320,23 @@ def deployment_section(d: Deployment, success: Mapping[str, Mapping[int, Mapping
         "turns (model calls) per episode; *env ms*: milliseconds the env spent per episode; */ success*: that cost "
         "divided by the success rate; *P50/P95/P99*: end-to-end episode latency in milliseconds.",
         "",
-        md_table(["agent", "T", "episodes", "success", "exhausted", "turns", "turns / success", "env ms",
-                  "env ms / success", "P50 ms", "P95 ms", "P99 ms"], rows),
+        md_table(
+            [
+                "agent",
+                "T",
+                "episodes",
+                "success",
+                "exhausted",
+                "turns",
+                "turns / success",
+                "env ms",
+                "env ms / success",
+                "P50 ms",
+                "P95 ms",
+                "P99 ms",
+            ],
+            rows,
+        ),
         "",
         "**Success at fixed cost**: the best Pass@(K,T) (all seeds) over the (T, K) cells whose cost is at most C, "
         "with the cell that gives it. In turns a cell costs its budget K x T; in env seconds, K x the mean env "
@@ -256,13 +361,22 @@ def costs_section(costs: Mapping[str, Mapping[str, Any]], ts: Sequence[int]) -> 
     rows = []
     for name, c in costs.items():
         tr, inf, cross = c["training"] or {}, c["inference"], c["cross_budget"]
-        rows.append([name, str(c["seeds"])]
-                    + [fmt_interval(tr[k], 0) if k in tr else "–" for k in
-                       ("env_steps", "updates", "trained_decisions", "forced_start_episodes")]
-                    + [fmt_interval(tr["forced_share"]) if tr else "–", fmt_interval(tr["seconds"], 1) if tr else "–",
-                       fmt_interval(inf["turns"], 1), fmt_interval(inf["ms_per_decision"], 2),
-                       fmt_interval(_scaled(inf["env_seconds"], 1000.0), 1),
-                       fmt_interval(cross["mean_over_T"]), fmt_interval(cross["min_over_T"])])
+        rows.append(
+            [name, str(c["seeds"])]
+            + [
+                fmt_interval(tr[k], 0) if k in tr else "–"
+                for k in ("env_steps", "updates", "trained_decisions", "forced_start_episodes")
+            ]
+            + [
+                fmt_interval(tr["forced_share"]) if tr else "–",
+                fmt_interval(tr["seconds"], 1) if tr else "–",
+                fmt_interval(inf["turns"], 1),
+                fmt_interval(inf["ms_per_decision"], 2),
+                fmt_interval(_scaled(inf["env_seconds"], 1000.0), 1),
+                fmt_interval(cross["mean_over_T"]),
+                fmt_interval(cross["min_over_T"]),
+            ]
+        )
     return [
         "## Training cost, inference cost and cross-budget success",
         "",
@@ -271,9 +385,24 @@ def costs_section(costs: Mapping[str, Mapping[str, Any]], ts: Sequence[int]) -> 
         "decision*: the agent's own compute per turn. Cross-budget success: the mean over tasks at each T, then the "
         "mean and the minimum over T (a policy for every budget should keep both high).",
         "",
-        md_table(["agent", "seeds", "env steps", "PPO updates", "trained decisions", "forced-start episodes",
-                  "forced share", "train wall s", "turns / episode", "policy ms / decision", "env ms / episode",
-                  "success, mean over T", "success, min over T"], rows),
+        md_table(
+            [
+                "agent",
+                "seeds",
+                "env steps",
+                "PPO updates",
+                "trained decisions",
+                "forced-start episodes",
+                "forced share",
+                "train wall s",
+                "turns / episode",
+                "policy ms / decision",
+                "env ms / episode",
+                "success, mean over T",
+                "success, min over T",
+            ],
+            rows,
+        ),
         "",
     ]
 

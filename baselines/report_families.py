@@ -34,8 +34,19 @@ from typing import Any
 from agentgym.errors import ConfigError
 from baselines.contrasts import EQUIVALENCE_MARGIN
 
-__all__ = ["HYPOTHESES", "ALPHA", "FLOOR", "verdict", "at_floor", "hypothesis_rows", "hypothesis_table", "families_table", "family_of_run",
-           "families_report", "main"]
+__all__ = [
+    "HYPOTHESES",
+    "ALPHA",
+    "FLOOR",
+    "verdict",
+    "at_floor",
+    "hypothesis_rows",
+    "hypothesis_table",
+    "families_table",
+    "family_of_run",
+    "families_report",
+    "main",
+]
 
 ALPHA = 0.05
 """The level of the Holm-adjusted tests."""
@@ -77,8 +88,15 @@ def _row(contrasts: Sequence[Mapping[str, Any]], label: str) -> Mapping[str, Any
 
 def hypothesis_rows(contrasts: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per hypothesis of `HYPOTHESES`: its label, statement, the contrast row (or None) and the verdict."""
-    return [{"label": label, "hypothesis": text, "row": _row(contrasts, label), "verdict": verdict(_row(contrasts, label), sign)}
-            for label, text, sign in HYPOTHESES]
+    return [
+        {
+            "label": label,
+            "hypothesis": text,
+            "row": _row(contrasts, label),
+            "verdict": verdict(_row(contrasts, label), sign),
+        }
+        for label, text, sign in HYPOTHESES
+    ]
 
 
 def _num(x: float | None, p: bool = False) -> str:
@@ -103,8 +121,10 @@ def hypothesis_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     for h in hypothesis_rows(contrasts):
         row = h["row"]
         verdict_text = f"**{h['verdict']}**" if h["verdict"] == "held" else h["verdict"]
-        lines.append(f"| {h['hypothesis']} | ({h['label']}) {_sides(row)} | {_estimate(row)} | "
-                     f"{_num(row.get('p_holm') if row else None, True)} | {verdict_text} |")
+        lines.append(
+            f"| {h['hypothesis']} | ({h['label']}) {_sides(row)} | {_estimate(row)} | "
+            f"{_num(row.get('p_holm') if row else None, True)} | {verdict_text} |"
+        )
     return "\n".join(lines)
 
 
@@ -119,8 +139,11 @@ def families_table(runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
         cells = []
         for name in names:
             row = _row(runs[name], label)
-            cells.append("–" if row is None else
-                         f"{_estimate(row)}, Holm p {_num(row.get('p_holm'), True)}: {verdict(row, sign)} ({_sides(row)})")
+            cells.append(
+                "–"
+                if row is None
+                else f"{_estimate(row)}, Holm p {_num(row.get('p_holm'), True)}: {verdict(row, sign)} ({_sides(row)})"
+            )
         lines.append(f"| ({label}) {text} | " + " | ".join(cells) + " |")
     lines.append("| Holm family (rows) | " + " | ".join(str(sum("p_holm" in c for c in runs[n])) for n in names) + " |")
     return "\n".join(lines)
@@ -130,7 +153,9 @@ def family_of_run(folder: Path) -> str:
     """The env family a run folder trained on (its ``provenance.json`` settings), e.g. ``ToolUse-v0``."""
     path = folder / "provenance.json"
     if not path.is_file():
-        raise ConfigError(f"{folder}: no provenance.json; give the --out folder of a finished `python -m baselines.budgetmix` run")
+        raise ConfigError(
+            f"{folder}: no provenance.json; give the --out folder of a finished `python -m baselines.budgetmix` run"
+        )
     env_ids = str(json.loads(path.read_text())["settings"].get("env_ids", ""))
     return env_ids.split(",")[0].rsplit("/", 1)[-1] or folder.name
 
@@ -144,11 +169,17 @@ def families_report(folders: Sequence[str | Path]) -> str:
             raise ConfigError(f"{folder}: no contrasts.json; give the --out folder of a finished experiment")
         name = family_of_run(folder)
         runs[name if name not in runs else f"{name} ({folder.name})"] = json.loads(path.read_text())
-    lines = ["## The budget experiment per family (issue 39)", "",
-             "Each family's contrasts are Holm-adjusted within that family's run (its own task list and seeds). "
-             f"Verdict: held when Holm p < {ALPHA:g} in the predicted direction; not supported when the 95% interval "
-             f"lies wholly against it, or the equivalence test puts the difference within +-{EQUIVALENCE_MARGIN:g}; "
-             f"open otherwise, and when every success rate compared is below {FLOOR:g} (a floor).", "", families_table(runs), ""]
+    lines = [
+        "## The budget experiment per family (issue 39)",
+        "",
+        "Each family's contrasts are Holm-adjusted within that family's run (its own task list and seeds). "
+        f"Verdict: held when Holm p < {ALPHA:g} in the predicted direction; not supported when the 95% interval "
+        f"lies wholly against it, or the equivalence test puts the difference within +-{EQUIVALENCE_MARGIN:g}; "
+        f"open otherwise, and when every success rate compared is below {FLOOR:g} (a floor).",
+        "",
+        families_table(runs),
+        "",
+    ]
     for name, contrasts in runs.items():
         lines += [f"### Hypotheses: {name}", "", hypothesis_table(contrasts), ""]
     return "\n".join(lines)

@@ -26,10 +26,16 @@ from baselines.decisions import has_commitments
 __all__ = ["draw_plots", "plot_control"]
 
 
-def draw_plots(out: Path, *, success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: list[int],
-               schedules: Mapping[str, str], categories: Mapping[str, Mapping[int, Mapping[str, Mapping[str, Any]]]],
-               decisions: Mapping[str, Mapping[int, Mapping[str, Any]]],
-               training: Mapping[str, Mapping[int, Mapping[str, Any]]]) -> None:
+def draw_plots(
+    out: Path,
+    *,
+    success: Mapping[str, Mapping[int, Mapping[str, Any]]],
+    ts: list[int],
+    schedules: Mapping[str, str],
+    categories: Mapping[str, Mapping[int, Mapping[str, Mapping[str, Any]]]],
+    decisions: Mapping[str, Mapping[int, Mapping[str, Any]]],
+    training: Mapping[str, Mapping[int, Mapping[str, Any]]],
+) -> None:
     """The report's four PNGs, all seeds (the positive control's is `plot_control`)."""
     _plot_success(success, ts, schedules, out / "success_vs_T.png")
     _plot_categories(categories, ts, out / "failure_categories.png")
@@ -45,12 +51,20 @@ def plot_control(control: Mapping[str, Any], ts: list[int], path: Path) -> None:
     ax.plot(ts, [opt[str(t)]["optimum"] for t in ts], "k--", label="optimum")
     for name, by_t in control["by_T"].items():
         ax.plot(ts, [by_t[str(t)]["success"] for t in ts], marker="o", label=name)
-    _save_success_plot(fig, ax, path, "evaluation budget T", "success",
-                       "Positive control: the trainer where the best policy is known", dpi=110)
+    _save_success_plot(
+        fig,
+        ax,
+        path,
+        "evaluation budget T",
+        "success",
+        "Positive control: the trainer where the best policy is known",
+        dpi=110,
+    )
 
 
-def _plot_success(success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: list[int], train_ts: Mapping[str, str],
-                  path: Path) -> None:
+def _plot_success(
+    success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: list[int], train_ts: Mapping[str, str], path: Path
+) -> None:
     """Success against T per agent, all seeds, with the seed-and-task intervals as error bars."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, by_t in success.items():
@@ -66,12 +80,27 @@ def _plot_success(success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: li
             ax.plot(xs, ys, linestyle=":", marker=".", alpha=0.8, label=f"{name} (scripted reference)")
             continue
         style: dict[str, Any] = dict(linestyle="--", color="grey") if name == "random" else {}
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"{name} ({train_ts.get(name, 'uniform menu' if name == 'random' else 'reference')})", **style)
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=[lo, hi],
+            marker="o",
+            capsize=3,
+            label=f"{name} ({train_ts.get(name, 'uniform menu' if name == 'random' else 'reference')})",
+            **style,
+        )
     ax.set_xscale("log", base=2)
     ax.set_xticks(ts)
     ax.set_xticklabels([str(t) for t in ts])
-    _save_success_plot(fig, ax, path, "evaluation budget T (turns)", "success (pass@1), held-out tasks",
-                       "Success against the turn budget, per training schedule", dpi=120)
+    _save_success_plot(
+        fig,
+        ax,
+        path,
+        "evaluation budget T (turns)",
+        "success (pass@1), held-out tasks",
+        "Success against the turn budget, per training schedule",
+        dpi=120,
+    )
 
 
 def _save_success_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, title: str, dpi: int) -> None:
@@ -87,8 +116,9 @@ def _save_success_plot(fig: Any, ax: Any, path: Path, xlabel: str, ylabel: str, 
     plt.close(fig)
 
 
-def _plot_categories(categories: Mapping[str, Mapping[int, Mapping[str, Mapping[str, Any]]]], ts: list[int],
-                     path: Path) -> None:
+def _plot_categories(
+    categories: Mapping[str, Mapping[int, Mapping[str, Mapping[str, Any]]]], ts: list[int], path: Path
+) -> None:
     """Stacked shares of the failure categories per T and agent, all seeds; a whisker on a segment's top
     edge, in its colour: that share's seed-and-task interval."""
     names = list(categories)
@@ -103,9 +133,16 @@ def _plot_categories(categories: Mapping[str, Mapping[int, Mapping[str, Mapping[
             ax.bar([str(t) for t in ts], vals, bottom=bottom, color=colors[cat], label=cat)
             # the segment's interval as a whisker on its top edge (where its share ends), when it has width
             shown = [i for i, c in enumerate(cells) if c["mean"] and c["hi"] > c["lo"]]
-            ax.errorbar([str(ts[i]) for i in shown], [bottom[i] + vals[i] for i in shown],
-                        yerr=[[vals[i] - cells[i]["lo"] for i in shown], [cells[i]["hi"] - vals[i] for i in shown]],
-                        fmt="none", ecolor=colors[cat], elinewidth=1.0, capsize=3, alpha=0.9)
+            ax.errorbar(
+                [str(ts[i]) for i in shown],
+                [bottom[i] + vals[i] for i in shown],
+                yerr=[[vals[i] - cells[i]["lo"] for i in shown], [cells[i]["hi"] - vals[i] for i in shown]],
+                fmt="none",
+                ecolor=colors[cat],
+                elinewidth=1.0,
+                capsize=3,
+                alpha=0.9,
+            )
             bottom = bottom + vals
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("T")
@@ -122,8 +159,11 @@ def _plot_decisions(decisions: Mapping[str, Mapping[int, Mapping[str, Any]]], pa
     for name, by_t in decisions.items():
         if name.startswith("script:"):
             continue
-        pts = [(t, d["first_commit_accuracy"], d["recovery_rate"]) for t, d in by_t.items()
-               if d["first_commit_accuracy"] is not None and d["recovery_rate"] is not None]
+        pts = [
+            (t, d["first_commit_accuracy"], d["recovery_rate"])
+            for t, d in by_t.items()
+            if d["first_commit_accuracy"] is not None and d["recovery_rate"] is not None
+        ]
         if not pts:
             continue
         style: dict[str, Any] = dict(linestyle="--", color="grey") if name == "random" else {}
@@ -153,9 +193,13 @@ def _plot_training(training: Mapping[str, Mapping[int, Mapping[str, Any]]], path
             for hist in hists:
                 ax.plot([h["global_step"] for h in hist], [h[key] for h in hist], color=color, alpha=0.3, linewidth=0.8)
             if hists:
-                steps = np.linspace(max(h[0]["global_step"] for h in hists), min(h[-1]["global_step"] for h in hists), 50)
-                mean = np.mean([np.interp(steps, [h["global_step"] for h in hist], [h[key] for h in hist])
-                                for hist in hists], axis=0)
+                steps = np.linspace(
+                    max(h[0]["global_step"] for h in hists), min(h[-1]["global_step"] for h in hists), 50
+                )
+                mean = np.mean(
+                    [np.interp(steps, [h["global_step"] for h in hist], [h[key] for h in hist]) for hist in hists],
+                    axis=0,
+                )
                 ax.plot(steps, mean, color=color, linewidth=2, label=f"{name} ({len(hists)} seeds)")
     axes[0].set_ylabel("training success (at the schedule's budgets)")
     axes[1].set_ylabel("mean budget T of the batch")

@@ -45,8 +45,11 @@ def after_cells(evals: Evals, intervention: str) -> dict[str, Agent]:
             records = (ev.get("interventions") or {}).get(intervention)
             if records is None:
                 continue
-            mine = [{**r, "faults": None, "intervention": None} for r in records
-                    if intervention in (r.get("intervention"), r.get("faults")) and not r.get("no_candidate")]
+            mine = [
+                {**r, "faults": None, "intervention": None}
+                for r in records
+                if intervention in (r.get("intervention"), r.get("faults")) and not r.get("no_candidate")
+            ]
             out.setdefault(name, {})[seed] = cells_from_records(mine)
     return out
 
@@ -60,17 +63,28 @@ def _ts(spec: str) -> list[int]:
     return sorted(int(t) for t in str(spec).split(",") if t.strip())
 
 
-def recovery_rows(args: Args, evals: Evals, after: Mapping[str, Mapping[str, Agent]], tasks: Sequence[str], *,
-                  short: str, long: str, mix: str = "budgetmix", unit_of: Callable[[str], str] | None = None
-                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def recovery_rows(
+    args: Args,
+    evals: Evals,
+    after: Mapping[str, Mapping[str, Agent]],
+    tasks: Sequence[str],
+    *,
+    short: str,
+    long: str,
+    mix: str = "budgetmix",
+    unit_of: Callable[[str], str] | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(rows of the Holm family: the primary intervention's (h1)-(h4); descriptive rows: the other
     interventions' (h1)-(h3), labelled ``h1'`` ...). ``after``: `intervention_cells`; ``evals``
     gives (h4) its clean episodes' first decisions."""
     runs = intervention_runs(args)
     if not runs:
         return [], []
-    decisions = {name: {seed: decision_cells_from_records(ev.get("records") or []) for seed, ev in by_seed.items()}
-                 for name, by_seed in evals.items() if name in (short, long)}
+    decisions = {
+        name: {seed: decision_cells_from_records(ev.get("records") or []) for seed, ev in by_seed.items()}
+        for name, by_seed in evals.items()
+        if name in (short, long)
+    }
     if plan_for([e for e in args.env_ids.split(",") if e][0]) is not None:
         # (h4) splits (f) by whether the first commit (Coding-v0's first patch) was right; other
         # families' records carry no first commit, so every success would count as recovery
@@ -79,8 +93,18 @@ def recovery_rows(args: Args, evals: Evals, after: Mapping[str, Mapping[str, Age
     described: list[dict[str, Any]] = []
     for i, (iv, _, ts) in enumerate(runs):
         at = _ts(ts)
-        rows = recovery_contrasts(after[iv], tasks, short=short, long=long, mix=mix, lo_t=at[0], hi_t=at[-1],
-                                  intervention=iv, decisions=decisions if i == 0 else None, unit_of=unit_of)
+        rows = recovery_contrasts(
+            after[iv],
+            tasks,
+            short=short,
+            long=long,
+            mix=mix,
+            lo_t=at[0],
+            hi_t=at[-1],
+            intervention=iv,
+            decisions=decisions if i == 0 else None,
+            unit_of=unit_of,
+        )
         if i == 0:
             family += rows
         else:
@@ -96,29 +120,45 @@ def _cell(s: Mapping[str, Any]) -> str:
     return "–" if s.get("mean") is None else f"{s['mean']:.2f} [{s['lo']:.2f}, {s['hi']:.2f}]"
 
 
-def recovery_section(args: Args, after: Mapping[str, Mapping[str, Agent]], clean: Mapping[str, Agent],
-                     tasks: Sequence[str], family: Sequence[Mapping[str, Any]], described: Sequence[Mapping[str, Any]]
-                     ) -> list[str]:
+def recovery_section(
+    args: Args,
+    after: Mapping[str, Mapping[str, Agent]],
+    clean: Mapping[str, Agent],
+    tasks: Sequence[str],
+    family: Sequence[Mapping[str, Any]],
+    described: Sequence[Mapping[str, Any]],
+) -> list[str]:
     """The report's section: R_A(T) beside clean success, (h1)-(h4) with their Holm p (``family``
     rows as they came back from the named contrasts), the variants' rows, (h4)'s decomposition."""
     runs = intervention_runs(args)
     if not runs:
         return []
-    lines = ["## Recovery by intervention", "",
-             "The same start is forced on every agent, seed and T, paired by task with the clean episodes: "
-             f"`{runs[0][0]}` is the primary intervention (the contrasts (h1)-(h4), in the Holm family of the named "
-             "contrasts); the others are reported beside it, outside the family. A forced action counts against T. "
-             "Success after the intervention R(T), with 95% intervals over seeds and tasks, and clean success at the "
-             "same T:", ""]
+    lines = [
+        "## Recovery by intervention",
+        "",
+        "The same start is forced on every agent, seed and T, paired by task with the clean episodes: "
+        f"`{runs[0][0]}` is the primary intervention (the contrasts (h1)-(h4), in the Holm family of the named "
+        "contrasts); the others are reported beside it, outside the family. A forced action counts against T. "
+        "Success after the intervention R(T), with 95% intervals over seeds and tasks, and clean success at the "
+        "same T:",
+        "",
+    ]
     for iv, _, ts in runs:
         at = _ts(ts)
-        lines += [f"**`{iv}`**", "", "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
-                  "|---|" + "---|---|" * len(at) + "---|"]
+        lines += [
+            f"**`{iv}`**",
+            "",
+            "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
+            "|---|" + "---|---|" * len(at) + "---|",
+        ]
         for name, agent in after[iv].items():
             cells = [success_at(agent, tasks, t) for t in at]
             base = [success_at(clean[name], tasks, t) if name in clean else {} for t in at]
-            lines.append(f"| {name} | " + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))
-                         + f" | {cells[-1].get('tasks', 0)} |")
+            lines.append(
+                f"| {name} | "
+                + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))
+                + f" | {cells[-1].get('tasks', 0)} |"
+            )
         lines.append("")
     rows = list(family) + list(described)
     if rows:
@@ -127,19 +167,26 @@ def recovery_section(args: Args, after: Mapping[str, Mapping[str, Agent]], clean
             unit = f"[{_f(r.get('lo_unit'))}, {_f(r.get('hi_unit'))}]" if r.get("lo_unit") is not None else "–"
             p = r.get("p")
             holm = r.get("p_holm")
-            lines.append(f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
-                         f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
-                         f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')} |")
+            lines.append(
+                f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
+                f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
+                f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')} |"
+            )
         lines.append("")
     h4 = next((r for r in family if r["label"] == "h4"), None)
     if h4 is not None:
         d = h4["decomposition"]
         verdict = "held" if d.get("held") else "not supported"
-        lines += ["**(h4) Where (f) comes from** (clean episodes at the longest T): success = accuracy x follow-through "
-                  "+ (1 - accuracy) x recovery, split exactly with midpoint weights.", "",
-                  "| gain (f) | through first-commit accuracy | through follow-through | through recovery | recovery share | "
-                  "95% interval | verdict |", "|---|---|---|---|---|---|---|",
-                  f"| {_f(d.get('gain'))} | {_f(d.get('accuracy'))} | {_f(d.get('follow_through'))} | "
-                  f"{_f(d.get('recovery'))} | {_f(d.get('share'))} | [{_f(d.get('lo'))}, {_f(d.get('hi'))}] | "
-                  f"{verdict} (threshold {RECOVERY_SHARE_THRESHOLD:g}, named before the run) |", ""]
+        lines += [
+            "**(h4) Where (f) comes from** (clean episodes at the longest T): success = accuracy x follow-through "
+            "+ (1 - accuracy) x recovery, split exactly with midpoint weights.",
+            "",
+            "| gain (f) | through first-commit accuracy | through follow-through | through recovery | recovery share | "
+            "95% interval | verdict |",
+            "|---|---|---|---|---|---|---|",
+            f"| {_f(d.get('gain'))} | {_f(d.get('accuracy'))} | {_f(d.get('follow_through'))} | "
+            f"{_f(d.get('recovery'))} | {_f(d.get('share'))} | [{_f(d.get('lo'))}, {_f(d.get('hi'))}] | "
+            f"{verdict} (threshold {RECOVERY_SHARE_THRESHOLD:g}, named before the run) |",
+            "",
+        ]
     return lines

@@ -166,8 +166,12 @@ class EpisodeCollector:
         self._start_rng = np.random.default_rng(seed + 7)
         self.forced_steps = 0
         self.forced_episodes = 0
-        self.stats: dict[str, Any] = {"step_seconds": defaultdict(list), "straggler_seconds": 0.0, "forward_seconds": 0.0,
-                                      "timeouts": 0}
+        self.stats: dict[str, Any] = {
+            "step_seconds": defaultdict(list),
+            "straggler_seconds": 0.0,
+            "forward_seconds": 0.0,
+            "timeouts": 0,
+        }
 
     # a reset or step that may raise InfrastructureError, run in the pool
     def _next_task(self, i: int) -> dict[str, Any] | None:
@@ -242,13 +246,20 @@ class EpisodeCollector:
         if not candidates or not tests:
             return obs, info
         # 2: the patch and its test; 3: and a revert if it failed; with "any", also 1: the patch alone
-        length = (1 + int(self._start_rng.integers(3))) if self.recovery_start_patch == "any" else \
-            (2 + int(self._start_rng.integers(2)))
+        length = (
+            (1 + int(self._start_rng.integers(3)))
+            if self.recovery_start_patch == "any"
+            else (2 + int(self._start_rng.integers(2)))
+        )
         memory = self.memories[i]
         if room is not None:
             length = min(length, room)
-        for k, action in enumerate((candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]):
-            if k == 2 and not any(e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []):
+        for k, action in enumerate(
+            (candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]
+        ):
+            if k == 2 and not any(
+                e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []
+            ):
                 break  # the wrong patch passed the visible tests: nothing says to undo it
             memory.encode(obs, info)
             memory.record(action)
@@ -256,7 +267,9 @@ class EpisodeCollector:
             self.env_steps += 1
             self.forced_steps += 1
             if terminated or truncated:  # cannot happen (a start leaves a turn), but never hand on a finished episode
-                raise ConfigError("a forced start (--recovery-starts) ended its episode; it must leave the policy a turn")
+                raise ConfigError(
+                    "a forced start (--recovery-starts) ended its episode; it must leave the policy a turn"
+                )
         self.forced_episodes += 1
         return obs, info
 

@@ -57,7 +57,9 @@ class Args:
     """torch device for SB3"""
 
 
-def make_env(env_id: str, budget: Any, *, max_actions: int, dim: int, split: str, backend: str) -> Callable[[], gym.Env]:
+def make_env(
+    env_id: str, budget: Any, *, max_actions: int, dim: int, split: str, backend: str
+) -> Callable[[], gym.Env]:
     """A thunk: the agentgym stack with a budget and the numeric view on top."""
 
     def thunk() -> gym.Env:
@@ -95,7 +97,6 @@ def main(argv: list[str] | None = None) -> int:
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-
     parser = argparse.ArgumentParser(prog="python -m baselines.sb3_ppo", description=__doc__.split("\n\n")[0])
     for f in dataclasses.fields(Args):
         parser.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=type(f.default), default=f.default)
@@ -103,13 +104,25 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     budget = parse_schedule(args.budget).budget_arg()
     venv = DummyVecEnv(
-        [make_env(args.env_id, budget, max_actions=args.max_actions, dim=args.dim, split="train", backend=args.backend)
-         for _ in range(args.num_envs)]
+        [
+            make_env(
+                args.env_id, budget, max_actions=args.max_actions, dim=args.dim, split="train", backend=args.backend
+            )
+            for _ in range(args.num_envs)
+        ]
     )
     venv.seed(args.seed)
     model = PPO(
-        "MultiInputPolicy", venv, n_steps=args.n_steps, batch_size=256, learning_rate=3e-4, gamma=1.0,
-        ent_coef=0.01, seed=args.seed, device=args.device, verbose=0,
+        "MultiInputPolicy",
+        venv,
+        n_steps=args.n_steps,
+        batch_size=256,
+        learning_rate=3e-4,
+        gamma=1.0,
+        ent_coef=0.01,
+        seed=args.seed,
+        device=args.device,
+        verbose=0,
     )
     start = time.perf_counter()
     model.learn(total_timesteps=args.total_timesteps)

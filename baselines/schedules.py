@@ -43,7 +43,9 @@ class BudgetSchedule:
             raise ConfigError(f"budget schedule kind {self.kind!r}; choose one of {SCHEDULE_KINDS}")
         if not self.values or min(self.values) < 1:
             raise ConfigError(f"budget schedule {self.kind}:{self.values} needs budgets >= 1")
-        if self.kind in ("uniform", "loguniform", "curriculum") and (len(self.values) != 2 or self.values[0] > self.values[1]):
+        if self.kind in ("uniform", "loguniform", "curriculum") and (
+            len(self.values) != 2 or self.values[0] > self.values[1]
+        ):
             raise ConfigError(f"budget schedule {self.kind} needs LO-HI with LO <= HI, got {self.values}")
         if self.kind == "steps" and list(self.values) != sorted(self.values):
             raise ConfigError(f"budget schedule steps:{','.join(map(str, self.values))} must not decrease")
@@ -130,5 +132,7 @@ def parse_schedule(spec: str, *, ramp: float = 0.75) -> BudgetSchedule:
         if kind == "steps":
             return BudgetSchedule("steps", tuple(int(v) for v in rest.split(",")))
     except ValueError as exc:
-        raise ConfigError(f"budget schedule {spec!r}: {exc}. Examples: fixed:8, uniform:2-16, choice:4,8,16@2,1,1") from exc
+        raise ConfigError(
+            f"budget schedule {spec!r}: {exc}. Examples: fixed:8, uniform:2-16, choice:4,8,16@2,1,1"
+        ) from exc
     raise ConfigError(f"budget schedule {spec!r}: kind must be one of {SCHEDULE_KINDS}, e.g. fixed:8 or uniform:2-16")

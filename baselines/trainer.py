@@ -57,9 +57,17 @@ def train(args: Args, run_name: str) -> dict[str, Any]:
     policy, optimizer = make_policy(args, run)
     rng = np.random.default_rng(args.seed + run.update)  # the PPO update's minibatch order
     collector = EpisodeCollector(
-        env_fns, policy, dim=args.dim, max_actions=args.max_actions, seed=args.seed * 1000 + run.update,
-        threads=args.env_threads, group_size=args.group_size, task_pool=args.train_tasks, mode=args.collect_mode,
-        recovery_starts=args.recovery_starts, recovery_start_patch=args.recovery_start_patch,
+        env_fns,
+        policy,
+        dim=args.dim,
+        max_actions=args.max_actions,
+        seed=args.seed * 1000 + run.update,
+        threads=args.env_threads,
+        group_size=args.group_size,
+        task_pool=args.train_tasks,
+        mode=args.collect_mode,
+        recovery_starts=args.recovery_starts,
+        recovery_start_patch=args.recovery_start_patch,
     )
     run.start_clock(args)
     try:
@@ -166,8 +174,9 @@ class Run:
 
     def start_clock(self, args: Args) -> None:
         """The progress bar, the result cache's counts and the clock, from this session's first step."""
-        self.bar = progress_bar(args)(total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step",
-                                       disable=not args.progress)
+        self.bar = progress_bar(args)(
+            total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step", disable=not args.progress
+        )
         self.cache_before = _cache_stats()
         self.start_time, self.start_step = time.perf_counter(), self.global_step
 
@@ -195,7 +204,9 @@ def start_run(args: Args, run_name: str) -> Run:
         from torch.utils.tensorboard import SummaryWriter
 
         run.writer = SummaryWriter(str(run.dir / "tb"))
-        run.writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items()))
+        run.writer.add_text(
+            "hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items())
+        )
     return run
 
 
@@ -272,8 +283,14 @@ def collect(collector: EpisodeCollector, args: Args, run: Run) -> Batch:
     return Batch(episodes, sum(len(ep) for ep in episodes), started, infra_before)
 
 
-def update(policy: MenuPolicy, optimizer: torch.optim.Optimizer, episodes: list[Episode], args: Args,
-           rng: np.random.Generator, run: Run) -> dict[str, float]:
+def update(
+    policy: MenuPolicy,
+    optimizer: torch.optim.Optimizer,
+    episodes: list[Episode],
+    args: Args,
+    rng: np.random.Generator,
+    run: Run,
+) -> dict[str, float]:
     """One PPO update on the batch (in async mode, open episodes keep stepping meanwhile); its losses."""
     started = time.perf_counter()
     losses = ppo_update(policy, optimizer, episodes, args, args.max_actions, rng)  # Args is a PPOConfig
@@ -281,8 +298,9 @@ def update(policy: MenuPolicy, optimizer: torch.optim.Optimizer, episodes: list[
     return losses
 
 
-def log_update(run: Run, batch: Batch, losses: dict[str, float], collector: EpisodeCollector,
-               optimizer: torch.optim.Optimizer) -> None:
+def log_update(
+    run: Run, batch: Batch, losses: dict[str, float], collector: EpisodeCollector, optimizer: torch.optim.Optimizer
+) -> None:
     """The update's metrics (CleanRL's ``charts/`` and ``losses/``) into the history, TensorBoard and the bar."""
     episodes = batch.episodes
     success = float(np.mean([ep.success for ep in episodes]))

@@ -57,7 +57,6 @@ def prefill(args: Args) -> dict[str, Any]:
     """Fill the disk cache for the training split and the evaluation list of ``args`` (`baselines.config.Args`)."""
     import gymnasium as gym
 
-
     env_id = [e for e in args.env_ids.split(",") if e][0]
     if "Coding" not in env_id:
         raise ConfigError(f"--warm-cache fills Coding-v0's result cache; the env is {env_id}")
@@ -67,8 +66,10 @@ def prefill(args: Args) -> dict[str, Any]:
     eval_tiers = (args.eval_tier,) if args.eval_tier else None
     limit = args.warm_cache_tasks or None
     jobs = [("train", train_tiers, t) for t in split_task_ids(env_id, "train", train_tiers)[:limit]]
-    jobs += [(args.eval_split, eval_tiers, t) for t in task_list(args.eval_list, env_id, args.eval_split, eval_tiers,
-                                                                 args.eval_tasks)[:limit]]
+    jobs += [
+        (args.eval_split, eval_tiers, t)
+        for t in task_list(args.eval_list, env_id, args.eval_split, eval_tiers, args.eval_tasks)[:limit]
+    ]
     kwargs = coding_kwargs(env_id, args.test_timeout, True)
     local = threading.local()
     envs: list[Any] = []
@@ -81,8 +82,14 @@ def prefill(args: Args) -> dict[str, Any]:
         if cache is None:
             cache = local.envs = {}
         if key not in cache:
-            env = gym.make(env_id, split=split, backend=args.backend, disable_env_checker=True,
-                           **({"tiers": tiers} if tiers else {}), **kwargs).unwrapped
+            env = gym.make(
+                env_id,
+                split=split,
+                backend=args.backend,
+                disable_env_checker=True,
+                **({"tiers": tiers} if tiers else {}),
+                **kwargs,
+            ).unwrapped
             cache[key] = env
             with lock:
                 envs.append(env)
@@ -99,6 +106,11 @@ def prefill(args: Args) -> dict[str, Any]:
     seconds = time.perf_counter() - started
     after = process_cache().stats()
     info = (process_cache().disk or DiskStore()).info()  # the store the envs wrote to
-    return {"warm_cache_depth": args.warm_cache, "tasks": len(jobs), "states": states, "seconds": seconds,
-            "lookups": {k: {n: after[k][n] - before[k][n] for n in after[k]} for k in after},
-            "store": {"path": info["path"], "entries": info["entries"], "bytes": info["bytes"]}}
+    return {
+        "warm_cache_depth": args.warm_cache,
+        "tasks": len(jobs),
+        "states": states,
+        "seconds": seconds,
+        "lookups": {k: {n: after[k][n] - before[k][n] for n in after[k]} for k in after},
+        "store": {"path": info["path"], "entries": info["entries"], "bytes": info["bytes"]},
+    }

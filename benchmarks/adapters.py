@@ -184,6 +184,7 @@ def grpo_share(env_id: str, steps: int, completion_only: bool = False) -> dict[s
                 return original[name](self, *args, **kwargs)
             finally:
                 spent["env"] += time.perf_counter() - start
+
         return call
 
     class StepClock(TrainerCallback):
@@ -203,12 +204,29 @@ def grpo_share(env_id: str, steps: int, completion_only: bool = False) -> dict[s
     rows = agtrl.dataset(env_id, n=steps, budget={"choice": [3, 12]}, seed=0, backend="local")
     clock = StepClock()
     with tempfile.TemporaryDirectory() as out:
-        args = GRPOConfig(output_dir=out, max_steps=steps, per_device_train_batch_size=2, num_generations=2,
-                          max_completion_length=4096, max_tool_calling_iterations=12, beta=0.0,
-                          gradient_checkpointing=False, save_strategy="no", report_to="none", use_cpu=True,
-                          disable_tqdm=True, logging_steps=1)
-        trainer = GRPOTrainer(model=tiny_model(tokenizer), args=args, train_dataset=rows, processing_class=tokenizer,
-                              environment_factory=factory, callbacks=[clock])
+        args = GRPOConfig(
+            output_dir=out,
+            max_steps=steps,
+            per_device_train_batch_size=2,
+            num_generations=2,
+            max_completion_length=4096,
+            max_tool_calling_iterations=12,
+            beta=0.0,
+            gradient_checkpointing=False,
+            save_strategy="no",
+            report_to="none",
+            use_cpu=True,
+            disable_tqdm=True,
+            logging_steps=1,
+        )
+        trainer = GRPOTrainer(
+            model=tiny_model(tokenizer),
+            args=args,
+            train_dataset=rows,
+            processing_class=tokenizer,
+            environment_factory=factory,
+            callbacks=[clock],
+        )
         trainer.remove_callback(PrinterCallback)  # keeps --json output one object
         ScriptedToolCalls(tokenizer, lambda: trainer.environments, scripted_policy).install(trainer.model)
         try:
@@ -218,10 +236,14 @@ def grpo_share(env_id: str, steps: int, completion_only: bool = False) -> dict[s
             Episode.reset, Episode.step = original["reset"], original["step"]  # type: ignore[method-assign]
     walls = [w for w, _ in clock.rows]
     shares = [e / w for w, e in clock.rows]
-    return {"steps": len(clock.rows), "step_wall_s_p50": round(statistics.median(walls), 2),
-            "step_wall_s_max": round(max(walls), 2), "agentgym_share_p50": round(statistics.median(shares), 3),
-            "agentgym_share_max": round(max(shares), 3),
-            "agentgym_s_per_step_p50": round(statistics.median(e for _, e in clock.rows), 2)}
+    return {
+        "steps": len(clock.rows),
+        "step_wall_s_p50": round(statistics.median(walls), 2),
+        "step_wall_s_max": round(max(walls), 2),
+        "agentgym_share_p50": round(statistics.median(shares), 3),
+        "agentgym_share_max": round(max(shares), 3),
+        "agentgym_s_per_step_p50": round(statistics.median(e for _, e in clock.rows), 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -231,8 +253,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--no-grpo", action="store_true", help="skip the GRPO share")
     p.add_argument("--grpo-ids", default=",".join(IDS), help="ids for the GRPO share, comma-separated")
     p.add_argument("--no-calls", action="store_true", help="skip the per-call figures")
-    p.add_argument("--completion-only", action="store_true",
-                   help="score only completion positions in TRL's fused LM head, as on GPUs (the tests do)")
+    p.add_argument(
+        "--completion-only",
+        action="store_true",
+        help="score only completion positions in TRL's fused LM head, as on GPUs (the tests do)",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -256,8 +281,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for name, f in figures.items():
             print(f"{where:<34} {name:<12} {f['p50_ms']:>9.3f} {f['p95_ms']:>9.3f} {f['n']:>6}")
     for env_id, g in out["grpo"].items():
-        print(f"GRPO {env_id}: step {g['step_wall_s_p50']} s (max {g['step_wall_s_max']}), agentgym "
-              f"{g['agentgym_s_per_step_p50']} s, share p50 {g['agentgym_share_p50']:.1%} (max {g['agentgym_share_max']:.1%})")
+        print(
+            f"GRPO {env_id}: step {g['step_wall_s_p50']} s (max {g['step_wall_s_max']}), agentgym "
+            f"{g['agentgym_s_per_step_p50']} s, share p50 {g['agentgym_share_p50']:.1%} (max {g['agentgym_share_max']:.1%})"
+        )
     return out
 
 

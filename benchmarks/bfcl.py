@@ -70,7 +70,9 @@ def run(categories: list[str], split: str, budget: float, backend: str) -> dict[
                 reward = 0.0
                 for _ in range(max(1, math.ceil(budget * min_turns))):
                     menu = info["admissible_actions"]
-                    (obs, reward, terminated, truncated, info), dt = _timed(env.step, menu[int(rng.integers(len(menu)))])
+                    (obs, reward, terminated, truncated, info), dt = _timed(
+                        env.step, menu[int(rng.integers(len(menu)))]
+                    )
                     steps.append(dt)
                     if terminated:
                         break
@@ -79,31 +81,57 @@ def run(categories: list[str], split: str, budget: float, backend: str) -> dict[
                     mem = cgroup_memory_mib(container.id)
                     if mem:
                         memory.append(mem["now_mib"])
-            rows.append({"category": category, "tasks": len(ids), "oracle": round(oracle_wins / len(ids), 3),
-                         "actions_p50": float(np.median(actions)), "actions_max": int(max(actions)),
-                         "user_turns_mean": round(float(np.mean(user_turns)), 2),
-                         "random": round(random_wins / len(ids), 3), "oracle_failed": failed})
-            print(f"{category}: oracle {rows[-1]['oracle']:.3f} actions {rows[-1]['actions_p50']:g} "
-                  f"random {rows[-1]['random']:.3f}", file=sys.stderr, flush=True)
+            rows.append(
+                {
+                    "category": category,
+                    "tasks": len(ids),
+                    "oracle": round(oracle_wins / len(ids), 3),
+                    "actions_p50": float(np.median(actions)),
+                    "actions_max": int(max(actions)),
+                    "user_turns_mean": round(float(np.mean(user_turns)), 2),
+                    "random": round(random_wins / len(ids), 3),
+                    "oracle_failed": failed,
+                }
+            )
+            print(
+                f"{category}: oracle {rows[-1]['oracle']:.3f} actions {rows[-1]['actions_p50']:g} "
+                f"random {rows[-1]['random']:.3f}",
+                file=sys.stderr,
+                flush=True,
+            )
         peak = cgroup_memory_mib(container.id) if container is not None else None
     finally:
         env.close()
     mem = np.asarray(memory) if memory else np.asarray([np.nan])
     return {
-        "env": "agentgym/BFCL-v0", "split": split, "backend": backend, "random_budget_x_min_turns": budget,
-        "first_reset_ms": round(first * 1000, 1), "reset_ms": pct(resets), "step_ms": pct(steps),
+        "env": "agentgym/BFCL-v0",
+        "split": split,
+        "backend": backend,
+        "random_budget_x_min_turns": budget,
+        "first_reset_ms": round(first * 1000, 1),
+        "reset_ms": pct(resets),
+        "step_ms": pct(steps),
         "oracle_episodes_per_s": round(oracle_episodes / oracle_seconds, 2) if oracle_seconds else None,
-        "memory_mib": {"p50": round(float(np.nanpercentile(mem, 50)), 1), "p95": round(float(np.nanpercentile(mem, 95)), 1),
-                       "peak": peak["peak_mib"] if peak else None, "n": len(memory)},
+        "memory_mib": {
+            "p50": round(float(np.nanpercentile(mem, 50)), 1),
+            "p95": round(float(np.nanpercentile(mem, 95)), 1),
+            "peak": peak["peak_mib"] if peak else None,
+            "n": len(memory),
+        },
         "categories": rows,
     }
 
 
 def markdown(result: dict[str, Any]) -> str:
-    out = ["| category | tasks | oracle | actions (p50 / max) | user turns (mean) | random |", "|---|---|---|---|---|---|"]
+    out = [
+        "| category | tasks | oracle | actions (p50 / max) | user turns (mean) | random |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in result["categories"]:
-        out.append(f"| {r['category']} | {r['tasks']} | {r['oracle']:.2f} | {r['actions_p50']:g} / {r['actions_max']} "
-                   f"| {r['user_turns_mean']:.2f} | {r['random']:.2f} |")
+        out.append(
+            f"| {r['category']} | {r['tasks']} | {r['oracle']:.2f} | {r['actions_p50']:g} / {r['actions_max']} "
+            f"| {r['user_turns_mean']:.2f} | {r['random']:.2f} |"
+        )
     return "\n".join(out)
 
 

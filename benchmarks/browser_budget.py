@@ -30,9 +30,20 @@ POLICIES = ("hasty", "careful")
 def run(ts: list[int], out: Path, sandbox: str, workers: int, seed: int) -> dict[str, dict[int, dict[str, Any]]]:
     curves: dict[str, dict[int, dict[str, Any]]] = {}
     for name in POLICIES:
-        result = evaluate("agentgym/Browser-v0", f"agentgym.envs.browser.policies:{name}", ks=[1], ts=ts, n=1,
-                          split="test", sandbox=sandbox, workers=workers, seed=seed, out=out / name,
-                          progress=False, report=False)
+        result = evaluate(
+            "agentgym/Browser-v0",
+            f"agentgym.envs.browser.policies:{name}",
+            ks=[1],
+            ts=ts,
+            n=1,
+            split="test",
+            sandbox=sandbox,
+            workers=workers,
+            seed=seed,
+            out=out / name,
+            progress=False,
+            report=False,
+        )
         cells = result.summary["results"]["clean"]["agentgym/Browser-v0"]["pass"]
         curves[name] = {t: cells[str(t)]["1"] for t in ts}
     return curves
@@ -40,16 +51,22 @@ def run(ts: list[int], out: Path, sandbox: str, workers: int, seed: int) -> dict
 
 def paired(out: Path, ts: list[int], resamples: int = 2000, seed: int = 0) -> dict[int, dict[str, float]]:
     """hasty minus careful success per T, with a 95% bootstrap interval over tasks (paired by task)."""
-    wins = {name: {(r["task"], r["T"]): float(r["success"]) for r in read_episodes(out / name / "episodes.jsonl")}
-            for name in POLICIES}
+    wins = {
+        name: {(r["task"], r["T"]): float(r["success"]) for r in read_episodes(out / name / "episodes.jsonl")}
+        for name in POLICIES
+    }
     rng = np.random.default_rng(seed)
     diffs = {}
     for t in ts:
         tasks = sorted(task for task, tt in wins["hasty"] if tt == t and (task, t) in wins["careful"])
         d = np.array([wins["hasty"][k, t] - wins["careful"][k, t] for k in tasks])
         boot = d[rng.integers(len(d), size=(resamples, len(d)))].mean(axis=1)
-        diffs[t] = {"mean": float(d.mean()), "lo": float(np.percentile(boot, 2.5)), "hi": float(np.percentile(boot, 97.5)),
-                    "tasks": len(d)}
+        diffs[t] = {
+            "mean": float(d.mean()),
+            "lo": float(np.percentile(boot, 2.5)),
+            "hi": float(np.percentile(boot, 97.5)),
+            "tasks": len(d),
+        }
     return diffs
 
 
@@ -79,8 +96,10 @@ def table(curves: dict[str, dict[int, dict[str, Any]]], diffs: dict[int, dict[st
     rows = ["| T | hasty | careful | hasty - careful (paired) | episodes per cell |", "|---|---|---|---|---|"]
     for t in sorted(curves["hasty"]):
         h, c, d = curves["hasty"][t], curves["careful"][t], diffs[t]
-        rows.append(f"| {t} | {h['mean']:.2f} [{h['lo']:.2f}, {h['hi']:.2f}] | {c['mean']:.2f} [{c['lo']:.2f}, "
-                    f"{c['hi']:.2f}] | {d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {h['tasks']} / {c['tasks']} |")
+        rows.append(
+            f"| {t} | {h['mean']:.2f} [{h['lo']:.2f}, {h['hi']:.2f}] | {c['mean']:.2f} [{c['lo']:.2f}, "
+            f"{c['hi']:.2f}] | {d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {h['tasks']} / {c['tasks']} |"
+        )
     return "\n".join(rows)
 
 
@@ -98,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(curves, diffs))
     print("\nsuccess hasty / careful per template\n\n" + per_template(Path(args.out), ts))
     ahead, behind = crossing(diffs)
-    print(f"\nhasty ahead (paired interval above 0) at T={ahead}; careful ahead after it at T={behind}; "
-          f"{'the curves cross' if ahead and behind else 'no significant crossing'}")
+    print(
+        f"\nhasty ahead (paired interval above 0) at T={ahead}; careful ahead after it at T={behind}; "
+        f"{'the curves cross' if ahead and behind else 'no significant crossing'}"
+    )
     (Path(args.out) / "curves.json").write_text(json.dumps({"curves": curves, "paired": diffs}, indent=1))
     return 0 if ahead and behind else 1
 

@@ -66,9 +66,17 @@ def run(split: str = "test", seed: int = 0) -> dict[str, Any]:
         arr = np.asarray(xs) * 1000
         return {"p50": round(float(np.percentile(arr, 50)), 1), "p95": round(float(np.percentile(arr, 95)), 1)}
 
-    return {"split": split, "tasks": len(tasks), "oracle_solved": solved, "oracle_in_min_turns": in_min,
-            "episodes_that_differed": differed, "first_difference": first_diff, "chromium_step_ms": pct(steps),
-            "chromium_reset_ms": pct(resets), "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "split": split,
+        "tasks": len(tasks),
+        "oracle_solved": solved,
+        "oracle_in_min_turns": in_min,
+        "episodes_that_differed": differed,
+        "first_difference": first_diff,
+        "chromium_step_ms": pct(steps),
+        "chromium_reset_ms": pct(resets),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,8 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         traces = pickle.load(fh)
     trace = next(t for t in traces if "Coding" in t["env"])
     episodes = [(7 + e, [a for _, _, a in steps]) for e, steps in enumerate(trace["episodes"])]
-    env = wrap(agentgym.make("agentgym/Coding-v0", backend="local", result_cache=True, test_timeout=2.0,
-                             shell_timeout=2.0), budget=12, labels=True, cost=True)
+    env = wrap(
+        agentgym.make("agentgym/Coding-v0", backend="local", result_cache=True, test_timeout=2.0, shell_timeout=2.0),
+        budget=12,
+        labels=True,
+        cost=True,
+    )
     per_reset, per_step, same = [], [], True
     try:
         _, _, _, _, first = replay(env, episodes)
@@ -89,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         env.close()
     result: dict[str, Any] = {
-        "resets": len(episodes), "steps": sum(len(a) for _, a in episodes),
+        "resets": len(episodes),
+        "steps": sum(len(a) for _, a in episodes),
         "reset_cpu_ms": {"median": statistics.median(per_reset), "p95": float(np.percentile(per_reset, 95))},
         "step_cpu_ms": {"median": statistics.median(per_step), "p95": float(np.percentile(per_step, 95))},
     }

@@ -102,7 +102,9 @@ def replay(traces: list[dict[str, Any]], max_actions: int = 32) -> tuple[float, 
     return seconds, outputs, stack_seconds
 
 
-def act_replay(outputs: list[Any], traces: list[dict[str, Any]], max_actions: int = 32) -> tuple[float, dict[str, np.ndarray]]:
+def act_replay(
+    outputs: list[Any], traces: list[dict[str, Any]], max_actions: int = 32
+) -> tuple[float, dict[str, np.ndarray]]:
     """`MenuPolicy.act` on each decision point alone (one row, as the evaluation acts), with a
     seeded policy per dim and one seeded generator: (seconds, the chosen indices, log-probabilities
     and values)."""
@@ -126,8 +128,11 @@ def act_replay(outputs: list[Any], traces: list[dict[str, Any]], max_actions: in
         index, logp, value = policy.act(batch, generator=generator)
         seconds += time.perf_counter() - t0
         chosen.append((index[0], logp[0], value[0]))
-    return seconds, {"act.index": np.array([c[0] for c in chosen]), "act.logp": np.array([c[1] for c in chosen]),
-                     "act.value": np.array([c[2] for c in chosen])}
+    return seconds, {
+        "act.index": np.array([c[0] for c in chosen]),
+        "act.logp": np.array([c[1] for c in chosen]),
+        "act.value": np.array([c[2] for c in chosen]),
+    }
 
 
 def _clear_caches() -> None:

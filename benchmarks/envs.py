@@ -39,7 +39,11 @@ def _pct(xs: list[float]) -> dict[str, float | int | None]:
     if not xs:
         return {"p50": None, "p95": None, "n": 0}
     arr = np.asarray(xs) * 1000.0
-    return {"p50": round(float(np.percentile(arr, 50)), 3), "p95": round(float(np.percentile(arr, 95)), 3), "n": len(xs)}
+    return {
+        "p50": round(float(np.percentile(arr, 50)), 3),
+        "p95": round(float(np.percentile(arr, 95)), 3),
+        "n": len(xs),
+    }
 
 
 def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
@@ -72,17 +76,22 @@ def _verification_action(env: gym.Env, menu: list[str]) -> str | None:
 
 def _cgroup_memory_mib(container_id: str) -> dict[str, float] | None:
     """The container's cgroup memory now (less inactive file cache, as `docker stats`) and its peak, MiB."""
-    for base in (f"/sys/fs/cgroup/system.slice/docker-{container_id}.scope", f"/sys/fs/cgroup/docker/{container_id}",
-                 f"/sys/fs/cgroup/memory/docker/{container_id}"):
+    for base in (
+        f"/sys/fs/cgroup/system.slice/docker-{container_id}.scope",
+        f"/sys/fs/cgroup/docker/{container_id}",
+        f"/sys/fs/cgroup/memory/docker/{container_id}",
+    ):
         v2 = os.path.exists(os.path.join(base, "memory.current"))
         if not v2 and not os.path.exists(os.path.join(base, "memory.usage_in_bytes")):
             continue
+
         def read(name: str, base: str = base) -> int | None:
             try:
                 with open(os.path.join(base, name)) as f:
                     return int(f.read())
             except (OSError, ValueError):
                 return None
+
         with open(os.path.join(base, "memory.stat")) as f:
             stat = dict(line.split() for line in f)
         usage = read("memory.current" if v2 else "memory.usage_in_bytes") or 0
@@ -92,8 +101,16 @@ def _cgroup_memory_mib(container_id: str) -> dict[str, float] | None:
     return None
 
 
-def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "test", seed: int = 0,
-          steps_per_episode: int = 4, tests_per_episode: int = 3, browser: str | None = None) -> dict[str, Any]:
+def bench(
+    env_id: str,
+    backend: str = "auto",
+    episodes: int = 20,
+    split: str = "test",
+    seed: int = 0,
+    steps_per_episode: int = 4,
+    tests_per_episode: int = 3,
+    browser: str | None = None,
+) -> dict[str, Any]:
     """Measure one env id; returns the figures as a dict (the JSON the CLI prints)."""
     rng = np.random.default_rng(seed)
     env = gym.make(env_id, backend=backend, split=split, **({"browser": browser} if browser else {}))
@@ -113,8 +130,7 @@ def bench(env_id: str, backend: str = "auto", episodes: int = 20, split: str = "
                 obs, _, terminated, truncated, info = env.step(verify)
                 tests.append(time.perf_counter() - start)
             for _ in range(steps_per_episode):
-                menu = [a for a in info["admissible_actions"]
-                        if a != verify and _verb(a) not in SUBMIT_NAMES]
+                menu = [a for a in info["admissible_actions"] if a != verify and _verb(a) not in SUBMIT_NAMES]
                 if not menu:
                     break
                 action = menu[int(rng.integers(len(menu)))]

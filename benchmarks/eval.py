@@ -50,13 +50,26 @@ class DelayedOracle:
         return self.oracle.act(obs, info)
 
 
-def run(env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: str, seed: int,
-        delay: float = 0.0) -> dict:
+def run(
+    env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: str, seed: int, delay: float = 0.0
+) -> dict:
     agent = DelayedOracle(delay) if delay > 0 else "oracle"
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        result = evaluate(env_id, agent, ks=[1], ts=ts, n=n, tasks=tasks, workers=workers, sandbox=sandbox,
-                          seed=seed, out=out, progress=False, report=False)
+        result = evaluate(
+            env_id,
+            agent,
+            ks=[1],
+            ts=ts,
+            n=n,
+            tasks=tasks,
+            workers=workers,
+            sandbox=sandbox,
+            seed=seed,
+            out=out,
+            progress=False,
+            report=False,
+        )
         total = time.perf_counter() - start
     timing = result.summary["timing"]
     lat = sorted(r["latency_s"] for r in result.records)
@@ -74,7 +87,8 @@ def run(env_id: str, tasks: int, ts: list[int], n: int, workers: int, sandbox: s
         "overhead_pct_loop": _pct(timing["overhead_fraction"]),
         "overhead_pct_steady": _pct(timing["steady_overhead_fraction"]),
         "overhead_pct_with_summary": _pct((total - timing["episode_seconds"]) / timing["episode_seconds"])
-        if workers == 1 else None,
+        if workers == 1
+        else None,
         "latency_p50_ms": 1000 * statistics.median(lat),
         "latency_p95_ms": 1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))],
     }
@@ -88,15 +102,24 @@ def main() -> int:
     p.add_argument("--t", default="4,16", help="turn budgets")
     p.add_argument("--n", type=int, default=8, help="episodes per task and T")
     p.add_argument("--repeats", type=int, default=1, help="repeat each configuration, report the median")
-    p.add_argument("--model-delay", type=float, default=0.02,
-                   help="seconds of simulated model latency per turn in the second scenario (0 to skip it)")
+    p.add_argument(
+        "--model-delay",
+        type=float,
+        default=0.02,
+        help="seconds of simulated model latency per turn in the second scenario (0 to skip it)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args()
     ts = [int(t) for t in args.t.split(",")]
     scenarios = {"sandbox_bound": 0.0}
     if args.model_delay > 0:
         scenarios["model_latency_bound"] = args.model_delay
-    report: dict = {"env": args.env, "sandbox": args.sandbox, "cpus": os.cpu_count(), "load_avg_1m_start": os.getloadavg()[0]}
+    report: dict = {
+        "env": args.env,
+        "sandbox": args.sandbox,
+        "cpus": os.cpu_count(),
+        "load_avg_1m_start": os.getloadavg()[0],
+    }
     for name, delay in scenarios.items():
         runs: dict[int, list[dict]] = {1: [], 2: []}
         for i in range(args.repeats):

@@ -45,8 +45,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # ---------------------------------------------------------------------- sandbox CPU per job
 def _container_usage(cid: str) -> float:
     """CPU seconds a container has used (cgroup v1 cpuacct or v2 cpu.stat); 0 when it is gone."""
-    for path, scale in ((f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
-                        (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6)):
+    for path, scale in (
+        (f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
+        (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6),
+    ):
         try:
             text = Path(path).read_text()
         except OSError:
@@ -90,19 +92,28 @@ def install_sandbox_meter() -> None:
 def kind(job: str) -> str:
     """train, eval, eval:intervened..., probe, control:clone, control:cloned-start, control:run, control:best-policy."""
     if job.startswith("control:"):
-        rest = job[len("control:"):]
+        rest = job[len("control:") :]
         return "control:" + ("run" if rest.startswith("control-") else rest.rsplit("-T", 1)[0])
     return job.split(":", 1)[0]
 
 
 def _stats(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    return {"n": len(values), "median": statistics.median(ordered), "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
-            "total": sum(ordered)}
+    return {
+        "n": len(values),
+        "median": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        "total": sum(ordered),
+    }
 
 
-def _replay(order: list[str], duration: dict[str, float], after: dict[str, list[str]], cores: int,
-            rank: dict[str, float] | None = None) -> dict[str, float]:
+def _replay(
+    order: list[str],
+    duration: dict[str, float],
+    after: dict[str, list[str]],
+    cores: int,
+    rank: dict[str, float] | None = None,
+) -> dict[str, float]:
     """List scheduling of the jobs on ``cores``: a free core takes the first ready job of ``order``
     (or, with ``rank``, the ready job ranked highest). Returns the makespan, idle core-seconds and tail."""
     free = [(0.0, c) for c in range(cores)]
@@ -133,26 +144,41 @@ def _serial(jobs: list[str], duration: dict[str, float]) -> float:
 
 def phased(order: list[str], duration: dict[str, float], after: dict[str, list[str]], cores: int) -> dict[str, float]:
     """The schedule before the job graph: phases one after another (see the module docstring)."""
+
     def pick(prefix: str) -> list[str]:
         return [j for j in order if j.startswith(prefix)]
 
     no_deps = {j: [] for j in order}
     train = _replay(pick("train:"), duration, no_deps, cores)
     evals = _replay(_old_eval_order(pick("eval:")), duration, no_deps, cores)
-    serial = _serial(pick("probe") + [j for j in order if j == "control:clone"] + pick("control:cloned-start"), duration)
-    control = _replay(pick("control:control-"), duration, no_deps, cores) if pick("control:control-") else \
-        {"makespan_s": 0.0, "idle_core_s": 0.0, "tail_s": 0.0}
+    serial = _serial(
+        pick("probe") + [j for j in order if j == "control:clone"] + pick("control:cloned-start"), duration
+    )
+    control = (
+        _replay(pick("control:control-"), duration, no_deps, cores)
+        if pick("control:control-")
+        else {"makespan_s": 0.0, "idle_core_s": 0.0, "tail_s": 0.0}
+    )
     best = _serial(pick("control:best-policy"), duration)
     span = train["makespan_s"] + evals["makespan_s"] + serial + control["makespan_s"] + best
     work = sum(duration[j] for j in order)
-    return {"makespan_s": span, "idle_core_s": cores * span - work,
-            "tail_s": train["tail_s"] + evals["tail_s"] + control["tail_s"] + serial + best,
-            "phases_s": {"train": train["makespan_s"], "eval": evals["makespan_s"], "probe+clone+cloned start": serial,
-                         "control runs": control["makespan_s"], "best policy": best}}
+    return {
+        "makespan_s": span,
+        "idle_core_s": cores * span - work,
+        "tail_s": train["tail_s"] + evals["tail_s"] + control["tail_s"] + serial + best,
+        "phases_s": {
+            "train": train["makespan_s"],
+            "eval": evals["makespan_s"],
+            "probe+clone+cloned start": serial,
+            "control runs": control["makespan_s"],
+            "best policy": best,
+        },
+    }
 
 
 def _old_eval_order(jobs: list[str]) -> list[str]:
     """Seed-major (the references, seed 0, first), as the phased experiment listed its evaluations."""
+
     def seed(job: str) -> int:
         tail = job.rsplit("-s", 1)
         return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 0
@@ -187,17 +213,29 @@ def analyse(out: Path, cores: int) -> dict[str, Any]:
 
     rank = priorities([Job(j, print, (), tuple(after[j]), float(rows_by[j].get("cost", 1.0))) for j in listed])
     outside = float(timing.get("setup_seconds", 0.0)) + float(timing.get("report_seconds", 0.0))
-    schedules = {"phased": phased(_listing_order(listed), duration, after, cores),
-                 "graph": _replay(listed, duration, after, cores, rank)}
+    schedules = {
+        "phased": phased(_listing_order(listed), duration, after, cores),
+        "graph": _replay(listed, duration, after, cores, rank),
+    }
     for s in schedules.values():
         s["with_setup_and_report_s"] = s["makespan_s"] + outside
     return {
-        "out": str(out), "cores": cores, "jobs": len(rows),
+        "out": str(out),
+        "cores": cores,
+        "jobs": len(rows),
         "cpu_by_kind": {k: {m: _stats(v) for m, v in by.items()} for k, by in sorted(kinds.items())},
-        "cpu_total_s": {"process": sum(r["cpu_s"] for r in rows), "sandboxes": sum(r.get("sandbox_cpu_s", 0.0) for r in rows)},
-        "measured": {"graph_span_s": span, "workers": data["workers"], "idle_core_s": measured_idle,
-                     "setup_s": timing.get("setup_seconds"), "report_s": timing.get("report_seconds"),
-                     "total_s": timing.get("total_seconds")},
+        "cpu_total_s": {
+            "process": sum(r["cpu_s"] for r in rows),
+            "sandboxes": sum(r.get("sandbox_cpu_s", 0.0) for r in rows),
+        },
+        "measured": {
+            "graph_span_s": span,
+            "workers": data["workers"],
+            "idle_core_s": measured_idle,
+            "setup_s": timing.get("setup_seconds"),
+            "report_s": timing.get("report_seconds"),
+            "total_s": timing.get("total_seconds"),
+        },
         "replayed": schedules,
     }
 
@@ -205,6 +243,7 @@ def analyse(out: Path, cores: int) -> dict[str, Any]:
 def _listing_order(jobs: list[str]) -> list[str]:
     """The jobs as the phased experiment listed them: training runs seed-major as `experiment_runs`
     lists them (their order in the graph's start order is by priority, so restore seed-major)."""
+
     def seed(job: str) -> int:
         tail = job.rsplit("-s", 1)
         return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else 0
@@ -215,7 +254,7 @@ def _listing_order(jobs: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    experiment = argv[argv.index("--") + 1:] if "--" in argv else []
+    experiment = argv[argv.index("--") + 1 :] if "--" in argv else []
     own = argv[: argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="run the experiment (the arguments after --) into this folder, then analyse it")

@@ -24,8 +24,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--env", action="append", help="env id (repeatable; default: every registered id)")
     p.add_argument("--actions", type=int, default=10_000, help="actions per id")
-    p.add_argument("--backend", default="docker", choices=("docker", "local"),
-                   help="sandbox backend (docker: `run`-style actions go in raw; local: they are made harmless)")
+    p.add_argument(
+        "--backend",
+        default="docker",
+        choices=("docker", "local"),
+        help="sandbox backend (docker: `run`-style actions go in raw; local: they are made harmless)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--step-limit", type=float, default=5.0, help="seconds a step may take")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -41,9 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         results.append({**report.as_dict(), "backend": args.backend})
         if not args.json:
             r = results[-1]
-            print(f"{env_id} ({args.backend}): {r['actions']} actions, {r['episodes']} episodes, "
-                  f"{r['exceptions']} exceptions, max step {r['max_step_s']:.3f} s, "
-                  f"max observation {r['max_observation_chars']} chars, {r['seconds']:.0f} s")
+            print(
+                f"{env_id} ({args.backend}): {r['actions']} actions, {r['episodes']} episodes, "
+                f"{r['exceptions']} exceptions, max step {r['max_step_s']:.3f} s, "
+                f"max observation {r['max_observation_chars']} chars, {r['seconds']:.0f} s"
+            )
             for line in r["distinct_exceptions"]:
                 print("   ", line)
     bad = any(r["exceptions"] or r["slow_steps"] for r in results)

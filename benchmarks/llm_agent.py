@@ -52,8 +52,12 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def measure(args: argparse.Namespace, k: int) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"max_new_tokens": args.max_new_tokens, "device": "cpu", "threads": args.threads,
-                              "temperature": 0.0 if k == 1 else 1.0}
+    kwargs: dict[str, Any] = {
+        "max_new_tokens": args.max_new_tokens,
+        "device": "cpu",
+        "threads": args.threads,
+        "temperature": 0.0 if k == 1 else 1.0,
+    }
     if args.model == "tiny":
         tokenizer = load_tokenizer("smollm2-135m")
         agent = TimedAgent((tiny_causal_lm(tokenizer), tokenizer), **kwargs)
@@ -62,8 +66,19 @@ def measure(args: argparse.Namespace, k: int) -> dict[str, Any]:
     agent.calls = []
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        result = evaluate(args.env, agent, ks=[k], ts=[args.t], n=k, tasks=args.tasks, sandbox=args.sandbox, out=out,
-                          progress=False, report=False, seed=args.seed)
+        result = evaluate(
+            args.env,
+            agent,
+            ks=[k],
+            ts=[args.t],
+            n=k,
+            tasks=args.tasks,
+            sandbox=args.sandbox,
+            out=out,
+            progress=False,
+            report=False,
+            seed=args.seed,
+        )
         wall = time.perf_counter() - start
     records = result.records
     model_s = sum(s for s, _ in agent.calls)
@@ -72,14 +87,23 @@ def measure(args: argparse.Namespace, k: int) -> dict[str, Any]:
     prefill = sum(r["cost"]["prefilled_tokens"] for r in records)
     per_call = [s for s, _ in agent.calls]
     return {
-        "K": k, "episodes": len(records), "decisions": decisions, "success": sum(bool(r["success"]) for r in records),
-        "decisions_per_s": decisions / model_s, "completion_tokens_per_s": completion / model_s,
-        "prefill_tokens_per_s": prefill / model_s, "call_s_p50": statistics.median(per_call),
-        "call_s_p95": _pct(per_call, 0.95), "prompt_tokens_per_decision": sum(r["cost"]["prompt_tokens"] for r in records)
-        / decisions, "cached_share": sum(r["cost"]["cached_tokens"] for r in records)
+        "K": k,
+        "episodes": len(records),
+        "decisions": decisions,
+        "success": sum(bool(r["success"]) for r in records),
+        "decisions_per_s": decisions / model_s,
+        "completion_tokens_per_s": completion / model_s,
+        "prefill_tokens_per_s": prefill / model_s,
+        "call_s_p50": statistics.median(per_call),
+        "call_s_p95": _pct(per_call, 0.95),
+        "prompt_tokens_per_decision": sum(r["cost"]["prompt_tokens"] for r in records) / decisions,
+        "cached_share": sum(r["cost"]["cached_tokens"] for r in records)
         / max(1, sum(r["cost"]["prompt_tokens"] for r in records)),
-        "completion_tokens_per_decision": completion / decisions, "wall_s": wall, "model_s": model_s,
-        "env_share": max(0.0, 1 - model_s / wall), "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "completion_tokens_per_decision": completion / decisions,
+        "wall_s": wall,
+        "model_s": model_s,
+        "env_share": max(0.0, 1 - model_s / wall),
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
@@ -102,18 +126,35 @@ def main() -> None:
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # each K as it finishes
     load = os.getloadavg()
     if args.json:
-        print(json.dumps({"env": args.env, "model": args.model, "T": args.t, "threads": args.threads, "load": load,
-                          "rows": rows}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "env": args.env,
+                    "model": args.model,
+                    "T": args.t,
+                    "threads": args.threads,
+                    "load": load,
+                    "rows": rows,
+                },
+                indent=2,
+            )
+        )
         return
-    print(f"{args.model} on {args.env}, T={args.t}, {args.tasks} tasks, {args.threads} threads, "
-          f"max_new_tokens={args.max_new_tokens}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
-    print("| K | decisions/s | gen tok/s | prefill tok/s | call s p50 / p95 | prompt tok/decision (cached) "
-          "| env share | peak RSS MiB |")
+    print(
+        f"{args.model} on {args.env}, T={args.t}, {args.tasks} tasks, {args.threads} threads, "
+        f"max_new_tokens={args.max_new_tokens}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+    )
+    print(
+        "| K | decisions/s | gen tok/s | prefill tok/s | call s p50 / p95 | prompt tok/decision (cached) "
+        "| env share | peak RSS MiB |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['K']} | {r['decisions_per_s']:.2f} | {r['completion_tokens_per_s']:.1f} | {r['prefill_tokens_per_s']:.0f} "
-              f"| {r['call_s_p50']:.2f} / {r['call_s_p95']:.2f} | {r['prompt_tokens_per_decision']:.0f} "
-              f"({r['cached_share']:.0%}) | {r['env_share']:.1%} | {r['peak_rss_mib']:.0f} |")
+        print(
+            f"| {r['K']} | {r['decisions_per_s']:.2f} | {r['completion_tokens_per_s']:.1f} | {r['prefill_tokens_per_s']:.0f} "
+            f"| {r['call_s_p50']:.2f} / {r['call_s_p95']:.2f} | {r['prompt_tokens_per_decision']:.0f} "
+            f"({r['cached_share']:.0%}) | {r['env_share']:.1%} | {r['peak_rss_mib']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,12 @@ from agentgym.eval.metrics import pass_grid  # noqa: E402
 
 MINIWOB_PAGES = ["click-button", "click-link", "enter-text", "focus-text", "login-user"]
 FAMILIES: dict[str, dict[str, Any]] = {  # T: the tasks' largest minimum turns, then about 3x the smallest
-    "tooluse": {"env": "agentgym/ToolUse-v0", "ts": [6, 12], "env_kwargs": {"tiers": ["single", "refusal"]}, "tasks": 4},
+    "tooluse": {
+        "env": "agentgym/ToolUse-v0",
+        "ts": [6, 12],
+        "env_kwargs": {"tiers": ["single", "refusal"]},
+        "tasks": 4,
+    },
     "miniwob": {"env": "agentgym/MiniWoB-v0", "ts": [3, 9], "env_kwargs": {"tasks": MINIWOB_PAGES}, "tasks": 5},
     "coding": {"env": "agentgym/Coding-v0", "ts": [3, 9], "env_kwargs": {"tiers": ["one_bug"]}, "tasks": 3},
 }
@@ -43,13 +48,30 @@ def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
     tasks = args.tasks or spec["tasks"]
     agent_kwargs: dict[str, Any] = {}
     if agent == "hf":
-        agent_kwargs = {"model": args.model, "temperature": args.temperature, "max_new_tokens": args.max_new_tokens,
-                        "device": "cpu", "threads": args.threads}
+        agent_kwargs = {
+            "model": args.model,
+            "temperature": args.temperature,
+            "max_new_tokens": args.max_new_tokens,
+            "device": "cpu",
+            "threads": args.threads,
+        }
     out = Path(args.out) / family / agent
     ts = [int(t) for t in args.ts.split(",")] if args.ts else spec["ts"]
-    result = evaluate(spec["env"], agent, ks=[1, args.n], ts=ts, n=args.n, tasks=_tasks(spec, tasks),
-                      sandbox=args.sandbox, out=out, agent_kwargs=agent_kwargs, env_kwargs=spec["env_kwargs"],
-                      seed=args.seed, progress=True, report=True)
+    result = evaluate(
+        spec["env"],
+        agent,
+        ks=[1, args.n],
+        ts=ts,
+        n=args.n,
+        tasks=_tasks(spec, tasks),
+        sandbox=args.sandbox,
+        out=out,
+        agent_kwargs=agent_kwargs,
+        env_kwargs=spec["env_kwargs"],
+        seed=args.seed,
+        progress=True,
+        report=True,
+    )
     return {"family": family, "agent": agent, "records": result.records}
 
 
@@ -79,8 +101,11 @@ def _tasks(spec: dict[str, Any], n: int) -> list[str]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| family | agent | T | tasks | pass@1 [95% CI] | pass@4 | episodes | turns / ep | prompt tok / ep | "
-             "completion tok / ep | model s / ep | failure categories |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| family | agent | T | tasks | pass@1 [95% CI] | pass@4 | episodes | turns / ep | prompt tok / ep | "
+        "completion tok / ep | model s / ep | failure categories |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         by_t = collections.defaultdict(list)
         for r in row["records"]:
@@ -95,7 +120,9 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f"| {row['family']} | {row['agent']} | {t} | {cell[1]['tasks']} | {_ci(cell[1])} | {_ci(cell[4], False)} | {n} | "
                 f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} | "
                 f"{cost('completion_tokens'):.0f} | {cost('model_seconds'):.1f} | "
-                + ", ".join(f"{k} {v}" for k, v in cats.most_common()) + " |")
+                + ", ".join(f"{k} {v}" for k, v in cats.most_common())
+                + " |"
+            )
     return "\n".join(lines)
 
 
@@ -117,8 +144,11 @@ def main() -> None:
     p.add_argument("--families", default="miniwob,tooluse,coding")
     p.add_argument("--model", default="smollm2-135m")
     p.add_argument("--tasks", type=int, default=None, help="tasks per family (default 4 ToolUse, 5 MiniWoB, 3 Coding)")
-    p.add_argument("--ts", default=None,
-                   help="budgets to run, comma-separated (default: each family's own, FAMILIES); e.g. a cell a run left out")
+    p.add_argument(
+        "--ts",
+        default=None,
+        help="budgets to run, comma-separated (default: each family's own, FAMILIES); e.g. a cell a run left out",
+    )
     p.add_argument("--n", type=int, default=4, help="samples per (task, T); pass@1 and pass@n are reported")
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--max-new-tokens", type=int, default=32)

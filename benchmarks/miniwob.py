@@ -70,21 +70,40 @@ def run(pages: list[str], seeds: int, budget: int) -> dict[str, Any]:
                 mem = cgroup_memory_mib(container.id)
                 if mem:
                     memory.append(mem["now_mib"])
-            rows.append({"task": page, "tier": env.tasks.get(ids[0]).tier, "episodes": len(ids),
-                         "oracle": round(oracle_wins / len(ids), 3), "oracle_turns_p50": float(np.median(oracle_turns)),
-                         "random": round(random_wins / len(ids), 3)})
-            print(f"{page}: oracle {rows[-1]['oracle']:.2f} turns {rows[-1]['oracle_turns_p50']:g} "
-                  f"random {rows[-1]['random']:.2f}", file=sys.stderr, flush=True)
+            rows.append(
+                {
+                    "task": page,
+                    "tier": env.tasks.get(ids[0]).tier,
+                    "episodes": len(ids),
+                    "oracle": round(oracle_wins / len(ids), 3),
+                    "oracle_turns_p50": float(np.median(oracle_turns)),
+                    "random": round(random_wins / len(ids), 3),
+                }
+            )
+            print(
+                f"{page}: oracle {rows[-1]['oracle']:.2f} turns {rows[-1]['oracle_turns_p50']:g} "
+                f"random {rows[-1]['random']:.2f}",
+                file=sys.stderr,
+                flush=True,
+            )
         peak = cgroup_memory_mib(container.id)
     finally:
         env.close()
     mem = np.asarray(memory) if memory else np.asarray([np.nan])
     return {
-        "env": "agentgym/MiniWoB-v0", "seeds": seeds, "random_budget": budget, "chromium": env.chromium,
-        "first_reset_ms": round(first * 1000, 1), "reset_ms": pct(resets), "step_ms": pct(steps),
-        "memory_mib": {"p50": round(float(np.nanpercentile(mem, 50)), 1),
-                       "p95": round(float(np.nanpercentile(mem, 95)), 1),
-                       "peak": peak["peak_mib"] if peak else None, "n": len(memory)},
+        "env": "agentgym/MiniWoB-v0",
+        "seeds": seeds,
+        "random_budget": budget,
+        "chromium": env.chromium,
+        "first_reset_ms": round(first * 1000, 1),
+        "reset_ms": pct(resets),
+        "step_ms": pct(steps),
+        "memory_mib": {
+            "p50": round(float(np.nanpercentile(mem, 50)), 1),
+            "p95": round(float(np.nanpercentile(mem, 95)), 1),
+            "peak": peak["peak_mib"] if peak else None,
+            "n": len(memory),
+        },
         "tasks": rows,
         "oracle_mean": round(float(np.mean([r["oracle"] for r in rows])), 3),
         "random_mean": round(float(np.mean([r["random"] for r in rows])), 3),

@@ -81,23 +81,34 @@ def agentgym_round(env: MiniWoBEnv, pages: list[str], seeds: list[int], out: dic
             out["success"] += int(info.get("raw_reward") == 1.0)
 
 
-def farama_round(python: str, pages: list[str], seeds: list[int], chrome: str, driver: str,
-                 timeout: float) -> dict[str, Any]:
+def farama_round(
+    python: str, pages: list[str], seeds: list[int], chrome: str, driver: str, timeout: float
+) -> dict[str, Any]:
     env = dict(os.environ, MINIWOB_CHROME_BINARY=chrome, MINIWOB_CHROMEDRIVER=driver)
-    done = subprocess.run([python, "-c", _FARAMA, ",".join(pages), ",".join(map(str, seeds))], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [python, "-c", _FARAMA, ",".join(pages), ",".join(map(str, seeds))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if done.returncode != 0:
-        raise SystemExit(f"the Farama env failed (exit {done.returncode}):\n{done.stderr[-2000:]}\n"
-                         "Install it in a separate venv: pip install miniwob==1.1.0 selenium; apt-get install "
-                         "chromium chromium-driver")
+        raise SystemExit(
+            f"the Farama env failed (exit {done.returncode}):\n{done.stderr[-2000:]}\n"
+            "Install it in a separate venv: pip install miniwob==1.1.0 selenium; apt-get install "
+            "chromium chromium-driver"
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def summary(out: dict[str, Any]) -> dict[str, Any]:
-    return {"episodes": out["episodes"], "success": round(out["success"] / max(1, out["episodes"]), 3),
-            "reset_ms": {"p50": _pct(out["reset"], 50), "p95": _pct(out["reset"], 95)},
-            "step_ms": {"p50": _pct(out["step"], 50), "p95": _pct(out["step"], 95)},
-            "first_reset_ms": {"p50": _pct(out["first_reset"], 50)}}
+    return {
+        "episodes": out["episodes"],
+        "success": round(out["success"] / max(1, out["episodes"]), 3),
+        "reset_ms": {"p50": _pct(out["reset"], 50), "p95": _pct(out["reset"], 95)},
+        "step_ms": {"p50": _pct(out["step"], 50), "p95": _pct(out["step"], 95)},
+        "first_reset_ms": {"p50": _pct(out["first_reset"], 50)},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,12 +140,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     finally:
         env.close()
-    result = {"pages": pages, "rounds": args.rounds, "agentgym": summary(ours), "farama_selenium": summary(theirs),
-              "load_average": os.getloadavg()}
+    result = {
+        "pages": pages,
+        "rounds": args.rounds,
+        "agentgym": summary(ours),
+        "farama_selenium": summary(theirs),
+        "load_average": os.getloadavg(),
+    }
     a, f = result["agentgym"], result["farama_selenium"]
     result["ratio_agentgym_over_farama"] = {
         "reset_p50": round(a["reset_ms"]["p50"] / f["reset_ms"]["p50"], 2),
-        "step_p50": round(a["step_ms"]["p50"] / f["step_ms"]["p50"], 2)}
+        "step_p50": round(a["step_ms"]["p50"] / f["step_ms"]["p50"], 2),
+    }
     text = json.dumps(result, indent=1)
     print(text)
     if args.json:

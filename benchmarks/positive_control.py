@@ -61,7 +61,9 @@ def strategy_value(policy: Any, turns: int, n: int = 5, clue: float = 0.6, fn: f
                 return value(left - 1, cur, fails, "passed")
             p_pass = post(fails)[cur] * (1 - fn)
             failed = tuple(f + (i == cur) for i, f in enumerate(fails))
-            return p_pass * value(left - 1, cur, fails, "passed") + (1 - p_pass) * value(left - 1, cur, failed, "failed")
+            return p_pass * value(left - 1, cur, fails, "passed") + (1 - p_pass) * value(
+                left - 1, cur, failed, "failed"
+            )
         if action == "revert":
             return value(left - 1, None, fails, "reverted")
         return value(left - 1, int(action.split()[1]), fails, "patched")
@@ -76,24 +78,43 @@ def _untried(fails: tuple[int, ...], skip: int = -1) -> int:
 LADDER: dict[str, Any] = {
     "patch the clue, submit (where PPO lands)": lambda left, cur, fails, last: "patch 0" if cur is None else "submit",
     "+ test it first, submit either way": lambda left, cur, fails, last: (
-        "patch 0" if cur is None else "test" if last == "patched" and left >= 2 else "submit"),
+        "patch 0" if cur is None else "test" if last == "patched" and left >= 2 else "submit"
+    ),
     "+ after a failing test: revert, patch another, submit": lambda left, cur, fails, last: (
-        "submit" if last == "passed" else ("patch 0" if last == "start" else "patch 1") if cur is None
-        else "test" if last == "patched" and cur == 0 and left >= 2 else "revert" if last == "failed" and left >= 3
-        else "submit"),
+        "submit"
+        if last == "passed"
+        else ("patch 0" if last == "start" else "patch 1")
+        if cur is None
+        else "test"
+        if last == "patched" and cur == 0 and left >= 2
+        else "revert"
+        if last == "failed" and left >= 3
+        else "submit"
+    ),
     "+ test every patch, revert and retry, commit when turns run out (clue first)": lambda left, cur, fails, last: (
-        "submit" if last == "passed" else f"patch {_untried(fails)}" if cur is None
-        else "test" if last == "patched" and left >= 3 else "revert" if last == "failed" and left >= 3 else "submit"),
+        "submit"
+        if last == "passed"
+        else f"patch {_untried(fails)}"
+        if cur is None
+        else "test"
+        if last == "patched" and left >= 3
+        else "revert"
+        if last == "failed" and left >= 3
+        else "submit"
+    ),
     "the optimum (the dynamic programme: the others tested first, the clue committed last)": lambda left, cur, fails, last: (
-        recover_best_action(left, cur, fails, passed=last == "passed")),
+        recover_best_action(left, cur, fails, passed=last == "passed")
+    ),
 }
 """Strategies a step apart, from the local optimum PPO converges to up to the optimum."""
 
 
 def ladder_table(ts: tuple[int, ...] = TS) -> str:
     lines = ["| strategy | " + " | ".join(f"T={t}" for t in ts) + " |", "|---|" + "---|" * len(ts)]
-    lines += [f"| {name} | " + " | ".join(f"{strategy_value(policy, t):.3f}" for t in ts) + " |"
-              for name, policy in LADDER.items()]
+    lines += [
+        f"| {name} | " + " | ".join(f"{strategy_value(policy, t):.3f}" for t in ts) + " |"
+        for name, policy in LADDER.items()
+    ]
     return "\n".join(lines)
 
 
@@ -120,8 +141,10 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     """Markdown: one row per (setting, arm), success at each T (mean over seeds [95% interval])."""
     first = next(iter(results.values()))
     head = ["setting", "arm"] + [f"T={t}" for t in TS]
-    rows = [["", "optimum (dynamic programme)"] + [f"{first['by_T']['fixed-T10'][str(t)]['optimum']:.3f}" for t in TS],
-            ["", "known best policy, played"] + [f"{first['best_policy'][str(t)]:.3f}" for t in TS]]
+    rows = [
+        ["", "optimum (dynamic programme)"] + [f"{first['by_T']['fixed-T10'][str(t)]['optimum']:.3f}" for t in TS],
+        ["", "known best policy, played"] + [f"{first['best_policy'][str(t)]:.3f}" for t in TS],
+    ]
     if "cloned_start" in first:
         rows.append(["", "the clone, before PPO"] + [f"{first['cloned_start'][str(t)]:.3f}" for t in TS])
     for name, res in results.items():
@@ -135,13 +158,21 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="1,2,3,4,5", help="training seeds (each arm, each setting)")
-    parser.add_argument("--steps", type=int, default=8000, help="env steps per training run (the experiment's control_steps)")
+    parser.add_argument(
+        "--steps", type=int, default=8000, help="env steps per training run (the experiment's control_steps)"
+    )
     parser.add_argument("--episodes", type=int, default=200, help="evaluation episodes per seed and T")
     parser.add_argument("--workers", type=int, default=2, help="processes for the (arm, seed) runs")
-    parser.add_argument("--setting", action="append", default=None,
-                        help="before, control or NAME:FIELD=VALUE,... (repeat; default: before and control)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=None,
+        help="before, control or NAME:FIELD=VALUE,... (repeat; default: before and control)",
+    )
     parser.add_argument("--json", default="", help="also write every result here")
-    parser.add_argument("--ladder", action="store_true", help="print only the exact values of the strategy ladder (no training)")
+    parser.add_argument(
+        "--ladder", action="store_true", help="print only the exact values of the strategy ladder (no training)"
+    )
     opts = parser.parse_args(argv)
     if opts.ladder:
         print(ladder_table())
@@ -151,13 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     for name, setting in (parse_setting(s) for s in opts.setting or ["before", "control"]):
         started = time.perf_counter()
-        results[name] = run_control(opts.steps, seeds, t_short=2, t_long=10, eval_ts=TS, episodes=opts.episodes,
-                                    base=base, setting=setting)
+        results[name] = run_control(
+            opts.steps, seeds, t_short=2, t_long=10, eval_ts=TS, episodes=opts.episodes, base=base, setting=setting
+        )
         results[name]["wall_seconds"] = time.perf_counter() - started
         print(f"[positive control] {name} {setting}: {time.perf_counter() - started:.0f} s", flush=True)
     print()
-    print(f"Seeds {list(seeds)}, {opts.steps} env steps per run, {opts.episodes} episodes per seed and T; "
-          "cells: success, mean over seeds [95% interval over seeds].")
+    print(
+        f"Seeds {list(seeds)}, {opts.steps} env steps per run, {opts.episodes} episodes per seed and T; "
+        "cells: success, mean over seeds [95% interval over seeds]."
+    )
     print()
     print(table(results))
     print()
@@ -167,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for name, res in results.items():
         runs = len(res["by_T"]) * len(seeds)
-        print(f"- {name}: setting {res['setting']}; {runs} runs x {opts.steps} env steps; "
-              f"{res['wall_seconds']:.0f} s wall with {opts.workers} workers; clone fit {res.get('clone_fit')}")
+        print(
+            f"- {name}: setting {res['setting']}; {runs} runs x {opts.steps} env steps; "
+            f"{res['wall_seconds']:.0f} s wall with {opts.workers} workers; clone fit {res.get('clone_fit')}"
+        )
     if opts.json:
         Path(opts.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -48,15 +48,34 @@ CODING = "agentgym/Coding-v0"
 def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list[str]) -> Args:
     """The quick preset's `Args` for one schedule, with ``--set FIELD=VALUE`` overrides."""
     args = Args(**{**PRESETS["quick"], "preset": "quick"})
-    base: dict[str, Any] = dict(schedule=schedule, total_env_steps=steps, track=False, progress=False, out=out,
-                                eval_ts=ts, eval_ks="1", eval_split2="", eval_multi_tasks=0, eval_faults="",
-                                harness_reports=False)
+    base: dict[str, Any] = dict(
+        schedule=schedule,
+        total_env_steps=steps,
+        track=False,
+        progress=False,
+        out=out,
+        eval_ts=ts,
+        eval_ks="1",
+        eval_split2="",
+        eval_multi_tasks=0,
+        eval_faults="",
+        harness_reports=False,
+    )
     if env == "control":
         from baselines.positive_control import CONTROL_ENV
 
         # the positive control's own trainer settings (`run_control`)
-        base.update(env_ids=CONTROL_ENV, backend="local", dim=64, hidden=64, collect_mode="async", env_threads=1,
-                    eval_split="test", eval_tier="", result_cache=False)
+        base.update(
+            env_ids=CONTROL_ENV,
+            backend="local",
+            dim=64,
+            hidden=64,
+            collect_mode="async",
+            env_threads=1,
+            eval_split="test",
+            eval_tier="",
+            result_cache=False,
+        )
     try:
         return with_overrides(dataclasses.replace(args, **base), sets)
     except ConfigError as exc:
@@ -71,7 +90,9 @@ def task_list(args: Args, env: str) -> list[str]:
 
         return BudgetChoiceTasks().ids("test")
     # a probe is for tuning: it scores the spent tuning list, never the experiment's fresh headline list
-    return named_list("tuning-1", CODING, args.eval_split, (args.eval_tier,) if args.eval_tier else None, args.eval_tasks)
+    return named_list(
+        "tuning-1", CODING, args.eval_split, (args.eval_tier,) if args.eval_tier else None, args.eval_tasks
+    )
 
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -114,8 +135,11 @@ def run(args: Args, env: str, seeds: list[int], n: int, keep: str | None) -> dic
             agent = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]), seed=seed)
             evaluated = evaluate_agent(run_args, f"eval-s{seed}", agent, out, {"primary": tasks})
             pooled += evaluated["records"]
-            result["seeds"][seed] = {"train_s": round(t1 - t0, 1), "eval_s": round(time.perf_counter() - t1, 1),
-                                     "by_T": summarise(evaluated["records"])}
+            result["seeds"][seed] = {
+                "train_s": round(t1 - t0, 1),
+                "eval_s": round(time.perf_counter() - t1, 1),
+                "by_T": summarise(evaluated["records"]),
+            }
     result["pooled"] = summarise(pooled)
     return result
 
@@ -124,17 +148,24 @@ def _fmt(cell: dict[str, Any]) -> str:
     def frac(x: float | None) -> str:
         return "-" if x is None else f"{x:.2f}"
 
-    rates = "  ".join(f"{name.split(' | ')[0]}|{name.split(' | ')[1].split()[0]} {r['k']}/{r['n']}"
-                      for name, r in cell["rates"].items())
-    return (f"success {frac(cell['success'])}  first-right {frac(cell['first_commit_accuracy'])}  "
-            f"rec {cell['recovered']}/{cell['wrong_first']}  {rates}")
+    rates = "  ".join(
+        f"{name.split(' | ')[0]}|{name.split(' | ')[1].split()[0]} {r['k']}/{r['n']}"
+        for name, r in cell["rates"].items()
+    )
+    return (
+        f"success {frac(cell['success'])}  first-right {frac(cell['first_commit_accuracy'])}  "
+        f"rec {cell['recovered']}/{cell['wrong_first']}  {rates}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", choices=("coding", "control"), default="coding")
-    parser.add_argument("--schedule", default="", help="budget schedule (default: the experiment's BudgetMix mix, "
-                        "uniform:2-10 on the control)")
+    parser.add_argument(
+        "--schedule",
+        default="",
+        help="budget schedule (default: the experiment's BudgetMix mix, uniform:2-10 on the control)",
+    )
     parser.add_argument("--seeds", default="1,2", help="training seeds")
     parser.add_argument("--steps", type=int, default=3200, help="env steps per training run")
     parser.add_argument("--ts", default="", help="evaluation budgets (default 2,8,16; the control 2,5,10)")
@@ -147,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     schedule = opts.schedule or ("uniform:2-10" if control else Args.mix)
     ts = opts.ts or ("2,5,10" if control else "2,8,16")
     args = make_args(opts.env, schedule, opts.steps, ts, opts.keep or "", opts.set)
-    result = run(args, opts.env, [int(s) for s in opts.seeds.split(",") if s], opts.n or (4 if control else 1), opts.keep)
+    result = run(
+        args, opts.env, [int(s) for s in opts.seeds.split(",") if s], opts.n or (4 if control else 1), opts.keep
+    )
     if opts.json:
         print(json.dumps(result, indent=1))
         return 0

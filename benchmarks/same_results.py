@@ -24,9 +24,26 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-TIMED = frozenset({"seconds", "latency_s", "env_seconds", "agent_seconds", "ms_per_decision", "startup_s", "worker",
-                   "timing", "steps_per_second", "SPS", "result_cache", "rollout_seconds", "update_seconds",
-                   "straggler_seconds", "eval_cache", "infra_retries"})
+TIMED = frozenset(
+    {
+        "seconds",
+        "latency_s",
+        "env_seconds",
+        "agent_seconds",
+        "ms_per_decision",
+        "startup_s",
+        "worker",
+        "timing",
+        "steps_per_second",
+        "SPS",
+        "result_cache",
+        "rollout_seconds",
+        "update_seconds",
+        "straggler_seconds",
+        "eval_cache",
+        "infra_retries",
+    }
+)
 """Keys whose values measure time, name a worker process, or count result-cache hits."""
 
 
@@ -36,8 +53,11 @@ CACHED = frozenset({"cache_hit", "env_calls"})
 
 def untimed(value: Any, strict: bool = True) -> Any:
     if isinstance(value, dict):
-        kept = {k: untimed(v, strict) for k, v in value.items()
-                if k not in TIMED and not k.endswith(("_seconds", "_s", "_ms"))}
+        kept = {
+            k: untimed(v, strict)
+            for k, v in value.items()
+            if k not in TIMED and not k.endswith(("_seconds", "_s", "_ms"))
+        }
         if not strict and isinstance(kept.get("cost"), dict):
             kept["cost"] = {c: x for c, x in kept["cost"].items() if c not in CACHED}
         return kept
@@ -57,8 +77,11 @@ def _digest(path: Path) -> str:
 
 
 def _episodes(path: Path, strict: bool = True) -> list[str]:
-    rows = [json.dumps(untimed(json.loads(line), strict), sort_keys=True)
-            for line in path.read_text().splitlines() if line.strip()]
+    rows = [
+        json.dumps(untimed(json.loads(line), strict), sort_keys=True)
+        for line in path.read_text().splitlines()
+        if line.strip()
+    ]
     return sorted(rows)
 
 
@@ -71,13 +94,20 @@ def differences(a: Path, b: Path, strict: bool = False) -> list[str]:
     for name in ("summary.json", "contrasts.json", "control.json", "eval_tasks.json"):
         if (a / name).exists() != (b / name).exists():
             out.append(f"{name}: in one folder only")
-        elif (a / name).exists() and untimed(json.loads((a / name).read_text())) != untimed(json.loads((b / name).read_text())):
+        elif (a / name).exists() and untimed(json.loads((a / name).read_text())) != untimed(
+            json.loads((b / name).read_text())
+        ):
             out.append(f"{name} differs")
     files = sorted(p.relative_to(a) for p in (a / "eval").rglob("episodes.jsonl")) if (a / "eval").exists() else []
-    if files != (sorted(p.relative_to(b) for p in (b / "eval").rglob("episodes.jsonl")) if (b / "eval").exists() else []):
+    if files != (
+        sorted(p.relative_to(b) for p in (b / "eval").rglob("episodes.jsonl")) if (b / "eval").exists() else []
+    ):
         out.append("eval: different episode files")
-    out += [f"episodes differ: {p}" for p in files
-            if (b / p).exists() and _episodes(a / p, strict) != _episodes(b / p, strict)]
+    out += [
+        f"episodes differ: {p}"
+        for p in files
+        if (b / p).exists() and _episodes(a / p, strict) != _episodes(b / p, strict)
+    ]
     return out
 
 
@@ -92,9 +122,19 @@ def main(argv: list[str] | None = None) -> int:
     a, b = opts.a, opts.b
     diffs = differences(a, b, opts.strict)
     episodes = sum(len(_episodes(p)) for p in (a / "eval").rglob("episodes.jsonl")) if (a / "eval").exists() else 0
-    print(json.dumps({"a": str(a), "b": str(b), "episodes_compared": episodes,
-                      "checkpoints_compared": len(list(a.glob("*/checkpoint.pt"))), "strict": opts.strict,
-                      "differences": diffs}, indent=1))
+    print(
+        json.dumps(
+            {
+                "a": str(a),
+                "b": str(b),
+                "episodes_compared": episodes,
+                "checkpoints_compared": len(list(a.glob("*/checkpoint.pt"))),
+                "strict": opts.strict,
+                "differences": diffs,
+            },
+            indent=1,
+        )
+    )
     return 1 if diffs else 0
 
 

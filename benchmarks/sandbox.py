@@ -96,8 +96,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
         # Worst case: every file differs (alternate between two snapshots of different content).
         sb.write_files({path: data[::-1] for path, data in files.items()})
         sb.snapshot("reversed")
-        full_resets = [_time(lambda n=name: sb.restore(n), 1)[0]
-                       for _ in range(args.resets // 2) for name in ("bench", "reversed")]
+        full_resets = [
+            _time(lambda n=name: sb.restore(n), 1)[0] for _ in range(args.resets // 2) for name in ("bench", "reversed")
+        ]
     new_container = []
     for _ in range(args.new):
         start = time.perf_counter()
@@ -138,8 +139,13 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     )
     result["ratio_exec_run_vs_step"] = round(result["exec_run_step_p50_ms"] / result["agentgym_step_p50_ms"], 1)
     result["ratio_exec_run_vs_run"] = round(result["exec_run_step_p50_ms"] / result["agentgym_run_p50_ms"], 1)
-    result["samples"] = {"steps": args.steps, "runs": args.runs, "exec_run": args.execs, "resets": args.resets,
-                         "new": args.new}
+    result["samples"] = {
+        "steps": args.steps,
+        "runs": args.runs,
+        "exec_run": args.execs,
+        "resets": args.resets,
+        "new": args.new,
+    }
     result["targets_met"] = {
         "step_p50_le_0.5ms": result["agentgym_step_p50_ms"] <= 0.5,
         "step_100x_faster_than_exec_run": result["ratio_exec_run_vs_step"] >= 100,

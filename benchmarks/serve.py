@@ -64,8 +64,10 @@ def ids_on(backend: str) -> list[str]:
     out = []
     for env_id, entry in sorted(agentgym.ENV_IDS.items()):
         module, _, name = entry.partition(":")
-        if backend in getattr(getattr(importlib.import_module(module), name), "backends", ("local", "docker")) \
-                or backend == "auto":
+        if (
+            backend in getattr(getattr(importlib.import_module(module), name), "backends", ("local", "docker"))
+            or backend == "auto"
+        ):
             out.append(env_id)
     return out
 
@@ -76,18 +78,41 @@ def _q(samples: list[float], q: float) -> float:
 
 
 def _ms(samples: list[float]) -> dict[str, float]:
-    return {"p50_ms": round(statistics.median(samples) * 1e3, 4), "p95_ms": round(_q(samples, 0.95) * 1e3, 4),
-            "n": len(samples)}
+    return {
+        "p50_ms": round(statistics.median(samples) * 1e3, 4),
+        "p95_ms": round(_q(samples, 0.95) * 1e3, 4),
+        "n": len(samples),
+    }
 
 
 @contextmanager
 def server(env_id: str, token: str, backend: str, max_sessions: int = 64, flags: tuple[str, ...] = ()):
     """One ``agentgym serve`` process on 127.0.0.1 and a free port; yields (url, pid)."""
     env = {**os.environ, "AGENTGYM_SERVE_TOKEN": token, "PYTHONPATH": ROOT, "PYTHONWARNINGS": "ignore"}
-    proc = subprocess.Popen([sys.executable, "-m", "agentgym", "serve", env_id, "--backend", backend, "--port", "0",
-                             "--max-sessions", str(max_sessions), "--log-level", "info", *flags],
-                            env=env, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentgym",
+            "serve",
+            env_id,
+            "--backend",
+            backend,
+            "--port",
+            "0",
+            "--max-sessions",
+            str(max_sessions),
+            "--log-level",
+            "info",
+            *flags,
+        ],
+        env=env,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline, port = time.monotonic() + 120, None
         while port is None:
@@ -139,6 +164,7 @@ def added_latency(env_id: str, token: str, backend: str, episodes: int) -> dict[
 
 def vector_throughput(env_id: str, token: str, backend: str, num_envs: int, servers: int, steps: int) -> float:
     """Steps/s of one AsyncVectorEnv; ``servers=0`` builds the envs in process."""
+
     def run(urls: list[str]) -> float:
         if urls:
             fns = [partial(RemoteEnv, urls[i % len(urls)], token=token) for i in range(num_envs)]
@@ -216,11 +242,18 @@ def sessions_per_process(env_id: str, token: str, backend: str, idle: int, reset
             conn.close()
     per_idle = (idle_rss - base) / max(1, idle)
     per_reset = (reset_rss - idle_rss) / max(1, reset)
-    return {"server_rss_mib": round(base, 1), "idle_sessions": idle, "rss_with_idle_mib": round(idle_rss, 1),
-            "mib_per_idle_session": round(per_idle, 3), "reset_sessions": reset,
-            "rss_with_reset_mib": round(reset_rss, 1), "mib_per_reset_session": round(per_reset, 2),
-            "idle_sessions_opened_per_s": round(open_rate, 1), "reset_sessions_opened_per_s": round(reset_rate, 1),
-            "note": f"reset sessions hold a sandbox each (backend {backend}); the RSS counts the server and its children"}
+    return {
+        "server_rss_mib": round(base, 1),
+        "idle_sessions": idle,
+        "rss_with_idle_mib": round(idle_rss, 1),
+        "mib_per_idle_session": round(per_idle, 3),
+        "reset_sessions": reset,
+        "rss_with_reset_mib": round(reset_rss, 1),
+        "mib_per_reset_session": round(per_reset, 2),
+        "idle_sessions_opened_per_s": round(open_rate, 1),
+        "reset_sessions_opened_per_s": round(reset_rate, 1),
+        "note": f"reset sessions hold a sandbox each (backend {backend}); the RSS counts the server and its children",
+    }
 
 
 def _used_mib() -> float:
@@ -231,8 +264,12 @@ def _used_mib() -> float:
 
 def _containers(pid: int) -> int:
     """Containers the server process ``pid`` started that still exist (running or not)."""
-    out = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=io.agentgym.owner_pid={pid}"],
-                         capture_output=True, text=True, timeout=60).stdout
+    out = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"label=io.agentgym.owner_pid={pid}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
     return len(out.split())
 
 
@@ -240,12 +277,18 @@ def _container_mib(pid: int) -> dict[str, float]:
     """Per container of server ``pid``: its cgroup memory as ``docker stats`` counts it (usage less
     inactive file cache), and the RSS of its ``containerd-shim`` (outside the cgroup; shared pages
     counted in each), MiB."""
-    ids = subprocess.run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=io.agentgym.owner_pid={pid}"],
-                         capture_output=True, text=True, timeout=60).stdout.split()
+    ids = subprocess.run(
+        ["docker", "ps", "-q", "--no-trunc", "--filter", f"label=io.agentgym.owner_pid={pid}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.split()
     cgroup = 0
     for cid in ids:
-        for base, inactive in ((f"/sys/fs/cgroup/memory/docker/{cid}", "total_inactive_file"),
-                               (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", "inactive_file")):
+        for base, inactive in (
+            (f"/sys/fs/cgroup/memory/docker/{cid}", "total_inactive_file"),
+            (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope", "inactive_file"),
+        ):
             try:
                 name = "memory.usage_in_bytes" if "memory/docker" in base else "memory.current"
                 usage = int(open(os.path.join(base, name)).read())
@@ -257,12 +300,16 @@ def _container_mib(pid: int) -> dict[str, float]:
     rows = subprocess.run(["ps", "-eo", "rss=,args="], capture_output=True, text=True, timeout=60).stdout.splitlines()
     shims = [int(r.split()[0]) for r in rows if "containerd-shim" in r and any(c in r for c in ids)]
     n = max(1, len(ids))
-    return {"containers": len(ids), "cgroup_mib": round(cgroup / n / 2**20, 2),
-            "shim_rss_mib": round(sum(shims) / 1024 / n, 2)}
+    return {
+        "containers": len(ids),
+        "cgroup_mib": round(cgroup / n / 2**20, 2),
+        "shim_rss_mib": round(sum(shims) / 1024 / n, 2),
+    }
 
 
-async def _step_for(seconds: float, workers: int, sessions: list[Any], steps_left: list[int], call: Any,
-                    action: str) -> tuple[list[float], int]:
+async def _step_for(
+    seconds: float, workers: int, sessions: list[Any], steps_left: list[int], call: Any, action: str
+) -> tuple[list[float], int]:
     """``workers`` clients stepping ``action`` on the sessions in turn for ``seconds``: the step
     round trips, and how many untimed resets began new episodes (a budget of 32 nearly spent)."""
     samples: list[float] = []
@@ -290,8 +337,16 @@ async def _step_for(seconds: float, workers: int, sessions: list[Any], steps_lef
     return samples, resets
 
 
-async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_parallel: int, step_workers: int,
-                       step_seconds: float, action: str) -> dict[str, Any]:
+async def _concurrency(
+    url: str,
+    token: str,
+    pid: int,
+    levels: list[int],
+    start_parallel: int,
+    step_workers: int,
+    step_seconds: float,
+    action: str,
+) -> dict[str, Any]:
     from websockets.asyncio.client import connect
 
     ws_url, headers = url.replace("http://", "ws://") + "/ws", {"Authorization": f"Bearer {token}"}
@@ -307,8 +362,15 @@ async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_
 
     async def open_one(i: int, gate: asyncio.Semaphore) -> Any:
         async with gate:
-            conn = await connect(ws_url, additional_headers=headers, max_size=None, compression=None,
-                                 open_timeout=120, ping_interval=None, proxy=None)
+            conn = await connect(
+                ws_url,
+                additional_headers=headers,
+                max_size=None,
+                compression=None,
+                open_timeout=120,
+                ping_interval=None,
+                proxy=None,
+            )
             await call(conn, "reset", {"seed": i, "options": {"budget": 32}})
             return conn
 
@@ -326,14 +388,20 @@ async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_
         used1, rss1 = _used_mib(), _rss_mib(pid)
         samples, resets = await _step_for(step_seconds, min(step_workers, level), sessions, steps_left, call, action)
         rows[str(level)] = {
-            "sessions": level, "started": new, "start_seconds": round(start_s, 1),
+            "sessions": level,
+            "started": new,
+            "start_seconds": round(start_s, 1),
             "starts_per_s": round(new / start_s, 2),
             "mib_per_session_machine": round((used1 - used0) / max(1, new), 1),
             "mib_per_session_server_rss": round((rss1 - rss0) / max(1, new), 2),
-            "machine_used_mib": round(used1, 0), "server_rss_mib": round(rss1, 1),
+            "machine_used_mib": round(used1, 0),
+            "server_rss_mib": round(rss1, 1),
             "per_container": _container_mib(pid),
-            "step": _ms(samples), "steps_per_s": round(len(samples) / step_seconds, 1), "untimed_resets": resets,
-            "loadavg": [round(x, 2) for x in os.getloadavg()]}
+            "step": _ms(samples),
+            "steps_per_s": round(len(samples) / step_seconds, 1),
+            "untimed_resets": resets,
+            "loadavg": [round(x, 2) for x in os.getloadavg()],
+        }
         print(f"[{level} sessions] {rows[str(level)]}", file=sys.stderr, flush=True)
     # a reset with options against a plain one, paired on the same sessions
     plain: list[float] = []
@@ -352,36 +420,60 @@ async def _concurrency(url: str, token: str, pid: int, levels: list[int], start_
     while _containers(pid) and time.perf_counter() - start < 600:
         await asyncio.sleep(0.5)
     close_s = time.perf_counter() - start
-    return {"levels": rows, "reset": {"plain": _ms(plain), "with_options": _ms(chosen), "added": _ms(added)},
-            "total": {"sessions": len(sessions), "containers": containers,
-                      "mib_per_session_machine": round(total_used / len(sessions), 1),
-                      "mib_per_session_server_rss": round(total_rss / len(sessions), 2)},
-            "close": {"seconds": round(close_s, 1), "closed_per_s": round(len(sessions) / close_s, 1),
-                      "containers_left": _containers(pid)}}
+    return {
+        "levels": rows,
+        "reset": {"plain": _ms(plain), "with_options": _ms(chosen), "added": _ms(added)},
+        "total": {
+            "sessions": len(sessions),
+            "containers": containers,
+            "mib_per_session_machine": round(total_used / len(sessions), 1),
+            "mib_per_session_server_rss": round(total_rss / len(sessions), 2),
+        },
+        "close": {
+            "seconds": round(close_s, 1),
+            "closed_per_s": round(len(sessions) / close_s, 1),
+            "containers_left": _containers(pid),
+        },
+    }
 
 
-def concurrency(env_id: str, token: str, levels: list[int], start_parallel: int, step_workers: int,
-                step_seconds: float, action: str) -> dict[str, Any]:
+def concurrency(
+    env_id: str, token: str, levels: list[int], start_parallel: int, step_workers: int, step_seconds: float, action: str
+) -> dict[str, Any]:
     """One Docker-backed server holding ``levels`` sessions in turn (see the module docstring)."""
     flags = ("--client-budget", "2-32", "--client-faults", "tool_error,timeout")
     load0 = [round(x, 2) for x in os.getloadavg()]
     with server(env_id, token, "docker", max_sessions=max(levels) + 8, flags=flags) as (url, pid):
         out = asyncio.run(_concurrency(url, token, pid, levels, start_parallel, step_workers, step_seconds, action))
-    return {"env_id": env_id, "backend": "docker", "cpus": os.cpu_count(), "start_parallel": start_parallel,
-            "step_workers": step_workers, "step_action": action, "loadavg_before": load0,
-            "loadavg_after": [round(x, 2) for x in os.getloadavg()], **out}
+    return {
+        "env_id": env_id,
+        "backend": "docker",
+        "cpus": os.cpu_count(),
+        "start_parallel": start_parallel,
+        "step_workers": step_workers,
+        "step_action": action,
+        "loadavg_before": load0,
+        "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        **out,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true")
     p.add_argument("--quick", action="store_true", help="fewer samples")
-    p.add_argument("--backend", default="local", help="sandbox backend of both sides (loopback cost does not depend on it)")
+    p.add_argument(
+        "--backend", default="local", help="sandbox backend of both sides (loopback cost does not depend on it)"
+    )
     p.add_argument("--episodes", type=int, default=None)
     p.add_argument("--num-envs", type=int, default=4)
     p.add_argument("--vector-steps", type=int, default=None)
-    p.add_argument("--concurrency", default=None, metavar="N,N,...",
-                   help="instead: one Docker-backed server holding these numbers of sessions in turn, e.g. 1,64,256,512")
+    p.add_argument(
+        "--concurrency",
+        default=None,
+        metavar="N,N,...",
+        help="instead: one Docker-backed server holding these numbers of sessions in turn, e.g. 1,64,256,512",
+    )
     p.add_argument("--concurrency-id", default="agentgym/Coding-v0")
     p.add_argument("--start-parallel", type=int, default=32, help="resets in flight while sessions start")
     p.add_argument("--step-workers", type=int, default=8, help="clients stepping at once at each level")
@@ -392,8 +484,15 @@ def main(argv: list[str] | None = None) -> int:
     token = secrets.token_urlsafe(32)
     if args.concurrency:
         levels = sorted(int(n) for n in args.concurrency.split(","))
-        out = concurrency(args.concurrency_id, token, levels, args.start_parallel, args.step_workers,
-                          args.step_seconds, args.step_action)
+        out = concurrency(
+            args.concurrency_id,
+            token,
+            levels,
+            args.start_parallel,
+            args.step_workers,
+            args.step_seconds,
+            args.step_action,
+        )
         print(json.dumps(out, indent=2 if args.json else None))
         return 0
     episodes = args.episodes or (3 if args.quick else 12)
@@ -402,12 +501,19 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in ids_on(args.backend):
         result["latency"][env_id] = added_latency(env_id, token, args.backend, episodes)
     vec_id = "agentgym/ToolUse-v0"
-    result["vector"] = {"env_id": vec_id, "num_envs": args.num_envs, "action": "help", "steps_per_s": {
-        "in_process": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 0, vsteps), 1),
-        "1_server": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 1, vsteps), 1),
-        "2_servers": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 2, vsteps), 1)}}
-    result["sessions"] = sessions_per_process(vec_id, token, args.backend, idle=50 if args.quick else 300,
-                                              reset=5 if args.quick else 30)
+    result["vector"] = {
+        "env_id": vec_id,
+        "num_envs": args.num_envs,
+        "action": "help",
+        "steps_per_s": {
+            "in_process": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 0, vsteps), 1),
+            "1_server": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 1, vsteps), 1),
+            "2_servers": round(vector_throughput(vec_id, token, args.backend, args.num_envs, 2, vsteps), 1),
+        },
+    }
+    result["sessions"] = sessions_per_process(
+        vec_id, token, args.backend, idle=50 if args.quick else 300, reset=5 if args.quick else 30
+    )
     if args.json:
         print(json.dumps(result, indent=2))
         return 0

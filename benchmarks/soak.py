@@ -62,15 +62,29 @@ def _channel_dirs() -> int:
 
 def probe() -> dict[str, Any]:
     """The host-side resources a leak would grow (containers: this process's own)."""
-    return {"fds": len(os.listdir("/proc/self/fd")), "threads": threading.active_count(),
-            "rss_mb": round(_rss_mb(), 1), "containers": _containers(), "channel_dirs": _channel_dirs()}
+    return {
+        "fds": len(os.listdir("/proc/self/fd")),
+        "threads": threading.active_count(),
+        "rss_mb": round(_rss_mb(), 1),
+        "containers": _containers(),
+        "channel_dirs": _channel_dirs(),
+    }
 
 
-def soak(env_id: str, episodes: int, *, backend: str, seed: int, budget: int, fault_p: float, hostile: float,
-         recycle: int) -> dict[str, Any]:
+def soak(
+    env_id: str, episodes: int, *, backend: str, seed: int, budget: int, fault_p: float, hostile: float, recycle: int
+) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
-    build = lambda: agentgym.make(env_id, backend=backend, budget=budget, faults=FAULTS.format(p=fault_p),  # noqa: E731
-                                  labels=True)
+
+    def build() -> Any:
+        return agentgym.make(
+            env_id,
+            backend=backend,
+            budget=budget,
+            faults=FAULTS.format(p=fault_p),
+            labels=True,
+        )
+
     before = probe()
     env = build()
     escaped: dict[str, int] = {}
@@ -99,7 +113,9 @@ def soak(env_id: str, episodes: int, *, backend: str, seed: int, budget: int, fa
             escaped_key = f"infra {type(exc).__name__}"
             escaped[escaped_key] = escaped.get(escaped_key, 0) + 1
         except Exception as exc:  # counted: must stay 0
-            escaped[f"{type(exc).__name__}: {str(exc)[:80]}"] = escaped.get(f"{type(exc).__name__}: {str(exc)[:80]}", 0) + 1
+            escaped[f"{type(exc).__name__}: {str(exc)[:80]}"] = (
+                escaped.get(f"{type(exc).__name__}: {str(exc)[:80]}", 0) + 1
+            )
         if ep == 0:
             start_probe, timed_from = probe(), time.perf_counter()
         if episodes >= 10 and (ep + 1) % max(1, episodes // 10) == 0:
@@ -110,13 +126,22 @@ def soak(env_id: str, episodes: int, *, backend: str, seed: int, budget: int, fa
     time.sleep(1.0)
     after = probe()
     return {
-        "env": env_id, "backend": backend, "episodes": episodes, "steps": steps,
+        "env": env_id,
+        "backend": backend,
+        "episodes": episodes,
+        "steps": steps,
         "episodes_per_s": round((episodes - 1) / seconds, 2) if seconds > 0 and episodes > 1 else None,
         "exceptions": sum(v for k, v in escaped.items() if not k.startswith("infra ")),
-        "infra_errors": infra, "errors": escaped,
-        "before_env": before, "start": start_probe, "end": end_probe, "after_close": after, "series": series,
+        "infra_errors": infra,
+        "errors": escaped,
+        "before_env": before,
+        "start": start_probe,
+        "end": end_probe,
+        "after_close": after,
+        "series": series,
         "leaked_containers": (after["containers"] or 0) - (before["containers"] or 0)
-        if after["containers"] is not None else None,
+        if after["containers"] is not None
+        else None,
         "leaked_channel_dirs": after["channel_dirs"] - before["channel_dirs"],
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -135,15 +160,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore", message="agentgym local sandbox backend")
-    results = [soak(e, args.episodes, backend=args.backend, seed=args.seed, budget=args.budget,
-                    fault_p=args.fault_p, hostile=args.hostile, recycle=args.recycle)
-               for e in (args.env or sorted(agentgym.ENV_IDS))]
+    results = [
+        soak(
+            e,
+            args.episodes,
+            backend=args.backend,
+            seed=args.seed,
+            budget=args.budget,
+            fault_p=args.fault_p,
+            hostile=args.hostile,
+            recycle=args.recycle,
+        )
+        for e in (args.env or sorted(agentgym.ENV_IDS))
+    ]
     if args.json:
         print(json.dumps({"results": results}, indent=2))
     else:
         for r in results:
-            print(f"{r['env']} ({r['backend']}): {r['episodes']} episodes, {r['episodes_per_s']} episodes/s, "
-                  f"{r['exceptions']} exceptions, {r['infra_errors']} infra errors")
+            print(
+                f"{r['env']} ({r['backend']}): {r['episodes']} episodes, {r['episodes_per_s']} episodes/s, "
+                f"{r['exceptions']} exceptions, {r['infra_errors']} infra errors"
+            )
             for label in ("start", "end", "after_close"):
                 print(f"  {label:<12} {r[label]}")
             print(f"  leaked containers {r['leaked_containers']}, channel dirs {r['leaked_channel_dirs']}")

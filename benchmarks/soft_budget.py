@@ -32,12 +32,18 @@ if str(ROOT) not in sys.path:  # `python benchmarks/soft_budget.py` too; workers
     sys.path.insert(0, str(ROOT))
 
 ENVS = {
-    "agentgym/Coding-v0": {"oracle": "oracle", "hasty": "baselines.heuristics:hasty",
-                           "careful": "baselines.heuristics:careful",
-                           "extension_aware": "benchmarks.soft_budget:extension_aware"},
-    "agentgym/Browser-v0": {"oracle": "oracle", "hasty": "agentgym.envs.browser.policies:hasty",
-                            "careful": "agentgym.envs.browser.policies:careful",
-                            "extension_aware": "benchmarks.soft_budget:extension_aware"},
+    "agentgym/Coding-v0": {
+        "oracle": "oracle",
+        "hasty": "baselines.heuristics:hasty",
+        "careful": "baselines.heuristics:careful",
+        "extension_aware": "benchmarks.soft_budget:extension_aware",
+    },
+    "agentgym/Browser-v0": {
+        "oracle": "oracle",
+        "hasty": "agentgym.envs.browser.policies:hasty",
+        "careful": "agentgym.envs.browser.policies:careful",
+        "extension_aware": "benchmarks.soft_budget:extension_aware",
+    },
 }
 
 
@@ -98,32 +104,55 @@ def run(env_id: str, policy: str, agent: str, args: argparse.Namespace) -> dict[
     from agentgym.eval import evaluate
 
     soft = {"extra": args.extra, "max_requests": 1, "cost": args.cost, "warn_at": args.warn_at}
-    result = evaluate(env_id, agent, ks=[1], ts=args.t, n=1, split="test", tasks=args.tasks, seed=args.seed,
-                      sandbox=args.sandbox, workers=args.workers, out=Path(args.out) / env_id.split("/")[1] / policy,
-                      progress=False, budget_mode="soft", soft_budget=soft)
-    return {"by_t": result.summary["soft_budget"]["clean"][env_id], "seconds": result.seconds,
-            "infra_errors": result.summary["counts"]["infra_errors"]}
+    result = evaluate(
+        env_id,
+        agent,
+        ks=[1],
+        ts=args.t,
+        n=1,
+        split="test",
+        tasks=args.tasks,
+        seed=args.seed,
+        sandbox=args.sandbox,
+        workers=args.workers,
+        out=Path(args.out) / env_id.split("/")[1] / policy,
+        progress=False,
+        budget_mode="soft",
+        soft_budget=soft,
+    )
+    return {
+        "by_t": result.summary["soft_budget"]["clean"][env_id],
+        "seconds": result.seconds,
+        "infra_errors": result.summary["counts"]["infra_errors"],
+    }
 
 
 def table(results: dict[str, dict[str, dict[str, Any]]], ts: list[int]) -> str:
-    rows = ["| env | policy | T | success hard | success soft | soft - hard [95% CI] | turns hard | turns soft | "
-            "asked | granted | reward paid | net soft | ran out after asking |", "|---" * 13 + "|"]
+    rows = [
+        "| env | policy | T | success hard | success soft | soft - hard [95% CI] | turns hard | turns soft | "
+        "asked | granted | reward paid | net soft | ran out after asking |",
+        "|---" * 13 + "|",
+    ]
     for env_id, by_policy in results.items():
         for policy, res in by_policy.items():
             for t in ts:
                 r = res["by_t"][str(t)]
                 d = r["diff"]
-                rows.append(f"| {env_id.split('/')[1]} | {policy} | {t} | {r['success_hard']:.2f} | {r['success_soft']:.2f} | "
-                            f"{d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {r['turns_hard']:.2f} | "
-                            f"{r['turns_soft']:.2f} | {r['asked']:.2f} | {r['granted']:.2f} | {r['cost']:.3f} | "
-                            f"{r['net_soft']:.2f} | {r['ran_out_after_extension']:.2f} |")
+                rows.append(
+                    f"| {env_id.split('/')[1]} | {policy} | {t} | {r['success_hard']:.2f} | {r['success_soft']:.2f} | "
+                    f"{d['mean']:+.2f} [{d['lo']:+.2f}, {d['hi']:+.2f}] | {r['turns_hard']:.2f} | "
+                    f"{r['turns_soft']:.2f} | {r['asked']:.2f} | {r['granted']:.2f} | {r['cost']:.3f} | "
+                    f"{r['net_soft']:.2f} | {r['ran_out_after_extension']:.2f} |"
+                )
     return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--t", default="2,3,5,8", type=lambda s: [int(x) for x in s.split(",")], help="turn budgets T")
-    parser.add_argument("--tasks", type=int, default=40, help="test tasks per env, drawn with --seed (one episode each)")
+    parser.add_argument(
+        "--tasks", type=int, default=40, help="test tasks per env, drawn with --seed (one episode each)"
+    )
     parser.add_argument("--extra", type=int, default=3, help="turns one `extend` adds")
     parser.add_argument("--cost", type=float, default=0.1, help="reward paid per granted extension")
     parser.add_argument("--warn-at", type=int, default=2, help="warn when this many turns are left")
@@ -138,8 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         results[env_id] = {}
         for policy, agent in ENVS[env_id].items():
             results[env_id][policy] = run(env_id, policy, agent, args)
-            print(f"{env_id} {policy}: {results[env_id][policy]['seconds']:.0f} s, "
-                  f"{results[env_id][policy]['infra_errors']} infrastructure failures", file=sys.stderr, flush=True)
+            print(
+                f"{env_id} {policy}: {results[env_id][policy]['seconds']:.0f} s, "
+                f"{results[env_id][policy]['infra_errors']} infrastructure failures",
+                file=sys.stderr,
+                flush=True,
+            )
     print(table(results, args.t))
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "soft_budget.json").write_text(json.dumps({"args": vars(args), "results": results}, indent=1))

@@ -192,13 +192,20 @@ def containers_cpu_seconds() -> float:
     try:
         from agentgym.sandbox.docker import docker_client
 
-        ids = [c.id for c in docker_client().containers.list(filters={"label": f"io.agentgym.owner_pid={os.getpid()}"}, sparse=True)]
+        ids = [
+            c.id
+            for c in docker_client().containers.list(
+                filters={"label": f"io.agentgym.owner_pid={os.getpid()}"}, sparse=True
+            )
+        ]
     except Exception:  # no engine: the local backend's servers are reaped children instead
         return 0.0
     total = 0.0
     for cid in ids:
-        for path, scale in ((f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
-                            (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6)):
+        for path, scale in (
+            (f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
+            (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6),
+        ):
             try:
                 text = open(path).read()
             except OSError:
@@ -217,8 +224,12 @@ def cpu_seconds() -> dict[str, float]:
     with open("/proc/stat") as f:
         ticks = [int(x) for x in f.readline().split()[1:]]
     busy = sum(ticks) - ticks[3] - (ticks[4] if len(ticks) > 4 else 0)  # all but idle and iowait
-    return {"trainer_process": own.ru_utime + own.ru_stime, "reaped_children": kids.ru_utime + kids.ru_stime,
-            "sandbox_containers": containers_cpu_seconds(), "machine": busy / os.sysconf("SC_CLK_TCK")}
+    return {
+        "trainer_process": own.ru_utime + own.ru_stime,
+        "reaped_children": kids.ru_utime + kids.ru_stime,
+        "sandbox_containers": containers_cpu_seconds(),
+        "machine": busy / os.sysconf("SC_CLK_TCK"),
+    }
 
 
 class Breakdown:
@@ -228,11 +239,13 @@ class Breakdown:
     stores, memory and disk) and the env's own step. Parts nest (``CodingEnv.step`` holds the
     others), so they do not add up. ``--breakdown`` installs it around every run."""
 
-    PARTS = (("agentgym.envs.coding.env", "CodingEnv", ("step", "reset", "_verify", "_visible_run")),
-             ("agentgym.envs.coding.verifier", None, ("record", "_read", "_replay")),
-             ("agentgym.sandbox.base", "Sandbox", ("fork_call", "call", "harness")),
-             ("agentgym.envs.coding.result_cache", "ResultCache", ("get", "put")),
-             ("agentgym.envs.coding.result_cache", "DiskStore", ("get", "put")))
+    PARTS = (
+        ("agentgym.envs.coding.env", "CodingEnv", ("step", "reset", "_verify", "_visible_run")),
+        ("agentgym.envs.coding.verifier", None, ("record", "_read", "_replay")),
+        ("agentgym.sandbox.base", "Sandbox", ("fork_call", "call", "harness")),
+        ("agentgym.envs.coding.result_cache", "ResultCache", ("get", "put")),
+        ("agentgym.envs.coding.result_cache", "DiskStore", ("get", "put")),
+    )
 
     def __init__(self) -> None:
         import importlib
@@ -272,10 +285,15 @@ class Breakdown:
         """Per part: calls, host CPU ms per call and per env step, wall ms per call; then zero the totals."""
         with self._lock:
             totals, self.totals = self.totals, {}
-        return {label: {"calls": n, "cpu_ms_per_call": round(cpu * 1e3 / max(n, 1), 3),
-                        "cpu_ms_per_env_step": round(cpu * 1e3 / max(steps, 1), 3),
-                        "wall_ms_per_call": round(wall * 1e3 / max(n, 1), 3)}
-                for label, (n, cpu, wall) in sorted(totals.items())}
+        return {
+            label: {
+                "calls": n,
+                "cpu_ms_per_call": round(cpu * 1e3 / max(n, 1), 3),
+                "cpu_ms_per_env_step": round(cpu * 1e3 / max(steps, 1), 3),
+                "wall_ms_per_call": round(wall * 1e3 / max(n, 1), 3),
+            }
+            for label, (n, cpu, wall) in sorted(totals.items())
+        }
 
     def remove(self) -> None:
         for owner, name, fn in reversed(self._saved):
@@ -289,8 +307,16 @@ class Breakdown:
 BREAKDOWN: Breakdown | None = None
 
 
-def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple[float, float] | None = None,
-            warm: bool = False, warm_dir: str = "") -> dict:
+def one_run(
+    base: Args,
+    config: str,
+    steps: int,
+    out: str,
+    tag: str,
+    slow: tuple[float, float] | None = None,
+    warm: bool = False,
+    warm_dir: str = "",
+) -> dict:
     from agentgym.envs.coding.result_cache import process_cache
 
     mode, timeout, cache = parse_config(config)
@@ -298,8 +324,16 @@ def one_run(base: Args, config: str, steps: int, out: str, tag: str, slow: tuple
     process_cache().disk = _disk_for(cache, warm_dir)
     seen: dict = {}
     trainer.make_env = _instrumented(slow, seen)
-    args = dataclasses.replace(base, collect_mode=mode, total_env_steps=steps, out=out, track=False, progress=False,
-                               test_timeout=timeout if timeout is not None else base.test_timeout, result_cache=cached)
+    args = dataclasses.replace(
+        base,
+        collect_mode=mode,
+        total_env_steps=steps,
+        out=out,
+        track=False,
+        progress=False,
+        test_timeout=timeout if timeout is not None else base.test_timeout,
+        result_cache=cached,
+    )
     if not warm:
         process_cache().clear()  # every cached run starts empty: no run profits from another's entries
     if BREAKDOWN is not None:
@@ -342,7 +376,12 @@ def _cache_summary(runs: list[dict]) -> dict:
         rep = sum(r["cache_potential"].get(kind, {}).get("repeats", 0) for r in runs)
         sec = sum(r["cache_potential"].get(kind, {}).get("seconds", 0.0) for r in runs)
         sec_rep = sum(r["cache_potential"].get(kind, {}).get("seconds_on_repeats", 0.0) for r in runs)
-        out[kind] = {"n": n, "repeat_rate": rep / n if n else None, "step_seconds": sec, "step_seconds_on_repeats": sec_rep}
+        out[kind] = {
+            "n": n,
+            "repeat_rate": rep / n if n else None,
+            "step_seconds": sec,
+            "step_seconds_on_repeats": sec_rep,
+        }
     return out
 
 
@@ -356,8 +395,12 @@ def _hits(runs: list[dict]) -> dict | None:
     for kind in ("test", "verify"):
         hits = sum(c[kind]["hits"] for c in counted)
         misses = sum(c[kind]["misses"] for c in counted)
-        out[kind] = {"hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else None,
-                     "disk_hits": sum(c[kind].get("disk_hits", 0) for c in counted)}
+        out[kind] = {
+            "hits": hits,
+            "misses": misses,
+            "hit_rate": hits / (hits + misses) if hits + misses else None,
+            "disk_hits": sum(c[kind].get("disk_hits", 0) for c in counted),
+        }
     return out
 
 
@@ -378,9 +421,14 @@ def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers
     n_schedules, n_seeds = grid
     schedules = dict(list(experiment_schedules(base).items())[:n_schedules])
     args = dataclasses.replace(
-        base, total_env_steps=steps, track=False, progress=False, out=tempfile.mkdtemp(prefix=f"grid-{config}-"),
+        base,
+        total_env_steps=steps,
+        track=False,
+        progress=False,
+        out=tempfile.mkdtemp(prefix=f"grid-{config}-"),
         collect_mode="async" if config == "before" else "lockstep",
-        workers=1 if config in ("before", "warm-1") else workers)
+        workers=1 if config in ("before", "warm-1") else workers,
+    )
     cache = process_cache()  # forked workers inherit this object: its disk store is theirs too
     cache.clear()
     cache.disk = DiskStore(cache_dir) if cache_dir else None
@@ -393,9 +441,15 @@ def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers
         shutil.rmtree(args.out, ignore_errors=True)
     wall = time.perf_counter() - started
     env_steps = sum(s["env_steps"] for by_seed in training.values() for s in by_seed.values())
-    return {"env_steps": env_steps, "wall_seconds": wall, "grid_env_steps_per_s": env_steps / wall,
-            "workers": args.workers, "collect_mode": args.collect_mode, "load_average_1min_before": round(load, 2),
-            "per_run_env_steps_per_s": sorted(round(s["steps_per_second"]) for b in training.values() for s in b.values())}
+    return {
+        "env_steps": env_steps,
+        "wall_seconds": wall,
+        "grid_env_steps_per_s": env_steps / wall,
+        "workers": args.workers,
+        "collect_mode": args.collect_mode,
+        "load_average_1min_before": round(load, 2),
+        "per_run_env_steps_per_s": sorted(round(s["steps_per_second"]) for b in training.values() for s in b.values()),
+    }
 
 
 def grid_benchmark(base: Args, grid: tuple[int, int], steps: int, workers: int, repeats: int, json_only: bool) -> dict:
@@ -405,13 +459,23 @@ def grid_benchmark(base: Args, grid: tuple[int, int], steps: int, workers: int, 
         with tempfile.TemporaryDirectory(prefix="grid-cache-") as cache_dir:
             order = ["before", "cold", "warm", "warm-1"] if r % 2 == 0 else ["cold", "warm-1", "warm", "before"]
             for config in order:  # cold always precedes the warm runs that reuse its store
-                runs[config].append(grid_run(base, config, grid, steps, workers, None if config == "before" else cache_dir))
+                runs[config].append(
+                    grid_run(base, config, grid, steps, workers, None if config == "before" else cache_dir)
+                )
                 if not json_only:
-                    print(f"grid {config} run {r}: {runs[config][-1]['grid_env_steps_per_s']:.0f} env steps/s",
-                          file=sys.stderr, flush=True)
-    per = {c: {"grid_env_steps_per_s": _median(rs, "grid_env_steps_per_s"),
-               "grid_env_steps_per_s_p95": float(np.percentile([x["grid_env_steps_per_s"] for x in rs], 95)),
-               "runs": rs} for c, rs in runs.items()}
+                    print(
+                        f"grid {config} run {r}: {runs[config][-1]['grid_env_steps_per_s']:.0f} env steps/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    per = {
+        c: {
+            "grid_env_steps_per_s": _median(rs, "grid_env_steps_per_s"),
+            "grid_env_steps_per_s_p95": float(np.percentile([x["grid_env_steps_per_s"] for x in rs], 95)),
+            "runs": rs,
+        }
+        for c, rs in runs.items()
+    }
     return {
         "grid": f"{grid[0]} schedules x {grid[1]} seeds x {steps} env steps",
         "grid_workers": workers,
@@ -428,34 +492,63 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1024, help="env steps per training run")
     parser.add_argument("--repeats", type=int, default=2, help="runs per mode (medians are reported)")
-    parser.add_argument("--configs", default="", help="MODE@TIMEOUT,... to compare (default: lockstep@10 and the preset's)")
+    parser.add_argument(
+        "--configs", default="", help="MODE@TIMEOUT,... to compare (default: lockstep@10 and the preset's)"
+    )
     parser.add_argument("--schedule", default="uniform:2-12", help="budget schedule trained")
     parser.add_argument("--backend", default="auto", help="sandbox backend: auto, docker, local")
     parser.add_argument("--preset", default="quick", choices=sorted(PRESETS))
-    parser.add_argument("--train-tasks", type=int, default=0,
-                        help="a fixed pool of this many training tasks (0: the whole split, as the preset trains)")
-    parser.add_argument("--warm", action="store_true",
-                        help="cached runs keep the process's cache from the runs before (as in the experiment)")
+    parser.add_argument(
+        "--train-tasks",
+        type=int,
+        default=0,
+        help="a fixed pool of this many training tasks (0: the whole split, as the preset trains)",
+    )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="cached runs keep the process's cache from the runs before (as in the experiment)",
+    )
     parser.add_argument("--slow", default="", help="P:S: a step sleeps S seconds with probability P (straggler test)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--grid", default="3x2", help="SxN: the grid benchmark over S schedules x N seeds (empty: skip)")
-    parser.add_argument("--grid-steps", type=int, default=2048,
-                        help="env steps per run of the grid benchmark (shorter runs measure sandbox start-up more)")
+    parser.add_argument(
+        "--grid", default="3x2", help="SxN: the grid benchmark over S schedules x N seeds (empty: skip)"
+    )
+    parser.add_argument(
+        "--grid-steps",
+        type=int,
+        default=2048,
+        help="env steps per run of the grid benchmark (shorter runs measure sandbox start-up more)",
+    )
     parser.add_argument("--grid-repeats", type=int, default=2, help="passes over each grid configuration")
     parser.add_argument("--workers", type=int, default=0, help="processes of the grid benchmark (0: the cores)")
-    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                        help="override an Args field of the preset (repeatable), e.g. --set env_threads=1")
-    parser.add_argument("--per-run", action=argparse.BooleanOptionalAction, default=True,
-                        help="also measure single runs per configuration (--configs)")
-    parser.add_argument("--breakdown", action="store_true",
-                        help="time the parts of each Coding-v0 step (verifier, test runs, result cache: `Breakdown`)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="override an Args field of the preset (repeatable), e.g. --set env_threads=1",
+    )
+    parser.add_argument(
+        "--per-run",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also measure single runs per configuration (--configs)",
+    )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="time the parts of each Coding-v0 step (verifier, test runs, result cache: `Breakdown`)",
+    )
     opts = parser.parse_args(argv)
     global BREAKDOWN
     if opts.breakdown:
         BREAKDOWN = Breakdown()
 
     try:
-        base = with_overrides(Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers}), opts.set)
+        base = with_overrides(
+            Args(**{**PRESETS[opts.preset], "preset": opts.preset, "workers": opts.workers}), opts.set
+        )
     except ConfigError as exc:
         raise SystemExit(str(exc)) from None
     base = dataclasses.replace(base, schedule=opts.schedule, backend=opts.backend, train_tasks=opts.train_tasks)
@@ -471,19 +564,31 @@ def main(argv: list[str] | None = None) -> int:
         shape = tuple(int(x) for x in opts.grid.lower().split("x"))
         if len(shape) != 2 or min(shape) < 1:
             raise SystemExit(f"--grid {opts.grid!r}: give SxN, e.g. 3x2 (schedules x seeds)")
-        grid = grid_benchmark(dataclasses.replace(base, schedule=""), shape, opts.grid_steps, base.workers,
-                              opts.grid_repeats, opts.json)
+        grid = grid_benchmark(
+            dataclasses.replace(base, schedule=""), shape, opts.grid_steps, base.workers, opts.grid_repeats, opts.json
+        )
     if not opts.per_run:
-        print(json.dumps({"benchmark": "train", "cpus": os.cpu_count(), "backend": opts.backend,
-                          "load_average_before": [round(x, 2) for x in load_before],
-                          "load_average_after": [round(x, 2) for x in os.getloadavg()], **grid},
-                         indent=None if opts.json else 1))
+        print(
+            json.dumps(
+                {
+                    "benchmark": "train",
+                    "cpus": os.cpu_count(),
+                    "backend": opts.backend,
+                    "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in os.getloadavg()],
+                    **grid,
+                },
+                indent=None if opts.json else 1,
+            )
+        )
         return 0
     fill_seconds = {}
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory(prefix="train-bench-warm-") as warm_dir:
         for mode in modes:  # fill the warm disk cache: one untimed run of the same settings and seed
             if parse_config(mode)[2] == "disk-warm" and mode not in fill_seconds:
-                fill_seconds[mode] = one_run(base, mode, opts.steps, out, "fill", slow, opts.warm, warm_dir)["wall_seconds"]
+                fill_seconds[mode] = one_run(base, mode, opts.steps, out, "fill", slow, opts.warm, warm_dir)[
+                    "wall_seconds"
+                ]
         for r in range(opts.repeats):
             for mode in modes if r % 2 == 0 else modes[::-1]:
                 runs[mode].append(one_run(base, mode, opts.steps, out, str(r), slow, opts.warm, warm_dir))
@@ -491,26 +596,53 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{mode} run {r}: {runs[mode][-1]['env_steps_per_s']:.1f} env steps/s", flush=True)
     per_mode = {
         mode: {
-            **{k: _median(rs, k) for k in ("env_steps_per_s", "rollout_seconds", "update_seconds", "straggler_seconds",
-                                           "forward_seconds", "wall_seconds")},
+            **{
+                k: _median(rs, k)
+                for k in (
+                    "env_steps_per_s",
+                    "rollout_seconds",
+                    "update_seconds",
+                    "straggler_seconds",
+                    "forward_seconds",
+                    "wall_seconds",
+                )
+            },
             "env_steps_per_s_runs": [round(r["env_steps_per_s"], 1) for r in rs],
-            "cpu_ms_per_step": {k: float(statistics.median(r["cpu_ms_per_step"][k] for r in rs))
-                                for k in rs[0]["cpu_ms_per_step"]},
+            "cpu_ms_per_step": {
+                k: float(statistics.median(r["cpu_ms_per_step"][k] for r in rs)) for k in rs[0]["cpu_ms_per_step"]
+            },
             "step_ms_by_kind": rs[-1]["step_ms_by_kind"],
             "cache_potential": _cache_summary(rs),
             "result_cache": _hits(rs),
             "timeouts": sum(r["timeouts"] for r in rs),
             "env_steps_per_s_p95": float(np.percentile([r["env_steps_per_s"] for r in rs], 95)),
-            **({"breakdown": {part: {k: float(statistics.median(r["breakdown"].get(part, {}).get(k, 0.0) for r in rs))
-                                     for k in ("calls", "cpu_ms_per_call", "cpu_ms_per_env_step", "wall_ms_per_call")}
-                              for part in rs[-1]["breakdown"]}} if rs[-1].get("breakdown") else {}),
+            **(
+                {
+                    "breakdown": {
+                        part: {
+                            k: float(statistics.median(r["breakdown"].get(part, {}).get(k, 0.0) for r in rs))
+                            for k in ("calls", "cpu_ms_per_call", "cpu_ms_per_env_step", "wall_ms_per_call")
+                        }
+                        for part in rs[-1]["breakdown"]
+                    }
+                }
+                if rs[-1].get("breakdown")
+                else {}
+            ),
         }
         for mode, rs in runs.items()
     }
     # cold and warm side by side: the same settings over an empty disk cache and over one filled first
-    cold_warm = {mode: {"env_steps_per_s_median": m["env_steps_per_s"], "env_steps_per_s_p95": m["env_steps_per_s_p95"],
-                        "cpu_ms_per_step": m["cpu_ms_per_step"], "result_cache": m["result_cache"]}
-                 for mode, m in per_mode.items() if parse_config(mode)[2] in ("disk-cold", "disk-warm")}
+    cold_warm = {
+        mode: {
+            "env_steps_per_s_median": m["env_steps_per_s"],
+            "env_steps_per_s_p95": m["env_steps_per_s_p95"],
+            "cpu_ms_per_step": m["cpu_ms_per_step"],
+            "result_cache": m["result_cache"],
+        }
+        for mode, m in per_mode.items()
+        if parse_config(mode)[2] in ("disk-cold", "disk-warm")
+    }
     headline = per_mode[modes[-1]]
     uncached = [m for m in modes if parse_config(m)[2] == "nocache"]
     result = {
@@ -540,8 +672,9 @@ def main(argv: list[str] | None = None) -> int:
         # the rate this machine's cores would allow if every one were busy with this run's work
         "cpu_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(headline["cpu_ms_per_step"]["machine"], 1e-9),
         # ... and if the trainer process cost nothing: what the sandboxes' own CPU per step allows
-        "sandbox_bound_env_steps_per_s": (os.cpu_count() or 1) * 1e3 / max(
-            headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
+        "sandbox_bound_env_steps_per_s": (os.cpu_count() or 1)
+        * 1e3
+        / max(headline["cpu_ms_per_step"]["machine"] - headline["cpu_ms_per_step"]["trainer_process"], 1e-9),
         "modes": per_mode,
         **({"cold_vs_warm": cold_warm} if cold_warm else {}),
         **(grid or {}),

@@ -63,7 +63,9 @@ class Source:
         if self.rev is None:
             path = self.root / rel
             return path.read_text() if path.is_file() else None
-        proc = subprocess.run(["git", "-C", str(self.root), "show", f"{self.rev}:{rel}"], capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "-C", str(self.root), "show", f"{self.rev}:{rel}"], capture_output=True, text=True
+        )
         return proc.stdout if proc.returncode == 0 else None
 
     def module(self, name: str) -> Module | None:
@@ -93,7 +95,10 @@ class Source:
                         mod.imports[alias.asname or alias.name] = (node.module, alias.name)
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    mod.imports[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname else alias.name.split(".")[0], None)
+                    mod.imports[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0],
+                        None,
+                    )
         return mod
 
     def resolve(self, module: str, name: str, depth: int = 0) -> tuple[Module, ast.AST] | None:
@@ -204,7 +209,9 @@ class Walker:
                         out[name] = found
         return out
 
-    def _param_types(self, module: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[Module, ast.ClassDef]]:
+    def _param_types(
+        self, module: Module, fn: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> dict[str, tuple[Module, ast.ClassDef]]:
         out = {}
         for arg in fn.args.args + fn.args.kwonlyargs:
             found = self._class(module, arg.annotation)
@@ -212,7 +219,9 @@ class Walker:
                 out[arg.arg] = found
         return out
 
-    def _value_class(self, module: Module, value: ast.expr, known: dict[str, Any]) -> tuple[Module, ast.ClassDef] | None:
+    def _value_class(
+        self, module: Module, value: ast.expr, known: dict[str, Any]
+    ) -> tuple[Module, ast.ClassDef] | None:
         if isinstance(value, ast.Call):
             found = self._class(module, value.func)
             if found:
@@ -270,7 +279,9 @@ class Walker:
                 found = self._value_class(module, node.value, local) if isinstance(target, ast.Name) else None
                 if found:
                     local[target.id] = found  # type: ignore[union-attr]
-        calls = sorted((n for n in ast.walk(func.node) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+        calls = sorted(
+            (n for n in ast.walk(func.node) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset)
+        )
         for call in calls:
             for callee in self._callees(module, call.func, local, self_attrs):
                 self.read(callee)
@@ -301,7 +312,11 @@ class Walker:
 
 def _first_of_tuple(annotation: ast.expr | None) -> ast.expr | None:
     """``tuple[A, B]`` -> ``A`` (the first of an unpacked result); anything else as it is."""
-    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) and annotation.value.id == "tuple":
+    if (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.value, ast.Name)
+        and annotation.value.id == "tuple"
+    ):
         elts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
         return elts[0] if elts else None
     return annotation
@@ -351,9 +366,11 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
 def _line(r: dict[str, Any]) -> str:
     top = ", ".join(f"{Path(p).name} x{n}" for p, n in list(r["returns_per_file"].items())[:4])
     long = ", ".join(f"{k.split(':')[1]} {n}" for k, n in list(r["longest_functions"].items())[:3])
-    return (f"{r['rev']}: {r['functions']} functions, {r['files']} files, {r['visits']} visits, "
-            f"{r['returns']} returns to files already left (most: {top or '-'}), {r['caller_returns']} returns to "
-            f"the caller, {r['all_returns']} in all; longest: {long} lines")
+    return (
+        f"{r['rev']}: {r['functions']} functions, {r['files']} files, {r['visits']} visits, "
+        f"{r['returns']} returns to files already left (most: {top or '-'}), {r['caller_returns']} returns to "
+        f"the caller, {r['all_returns']} in all; longest: {long} lines"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,14 +35,18 @@ from agentgym.testing.verdicts import HONEST, Judged, final_messages, judge, tas
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "4592a4d"  # main before issue 36: one refusal marker list, digits only
-FAMILIES = {"tooluse": ("agentgym/ToolUse-v0", {}), "browser": ("agentgym/Browser-v0", {}),
-            "browser-chromium": ("agentgym/Browser-v0", {"browser": "chromium"})}
+FAMILIES = {
+    "tooluse": ("agentgym/ToolUse-v0", {}),
+    "browser": ("agentgym/Browser-v0", {}),
+    "browser-chromium": ("agentgym/Browser-v0", {"browser": "chromium"}),
+}
 
 
 def baseline_rule(rev: str) -> types.ModuleType:
     """``agentgym/answers.py`` as it was at git revision ``rev``, as a module of its own."""
-    source = subprocess.run(["git", "show", f"{rev}:agentgym/answers.py"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{rev}:agentgym/answers.py"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     module = types.ModuleType(f"answers_at_{rev}")
     exec(compile(source, f"{rev}:agentgym/answers.py", "exec"), module.__dict__)  # trusted: this repository's own file
     return module
@@ -66,8 +70,9 @@ def _ids(env: Any, split: str, per_template: int, chromium_tasks: int | None) ->
     return (first + [t for t in ids if t not in first])[:chromium_tasks]
 
 
-def run_family(name: str, backend: str, split: str, per_template: int, chromium_tasks: int,
-               rule: types.ModuleType) -> dict[str, Any]:
+def run_family(
+    name: str, backend: str, split: str, per_template: int, chromium_tasks: int, rule: types.ModuleType
+) -> dict[str, Any]:
     env_id, kwargs = FAMILIES[name]
     env = agentgym.make(env_id, backend=backend, **kwargs)
     rows, oracle, start = [], [], time.perf_counter()
@@ -77,14 +82,33 @@ def run_family(name: str, backend: str, split: str, per_template: int, chromium_
             oracle.append(tid)
             for final in final_messages(truth):
                 j = judge(env, truth, final)
-                rows.append({"task_id": tid, "tier": truth.tier, "kind": truth.kind, "label": final.label,
-                             "style": final.style, "batch": final.batch, "answer": final.answer[:300],
-                             "value": final.value, "refused": final.refused, "blind": final.blind,
-                             "after": j.passed, "before": before(rule, j)})
+                rows.append(
+                    {
+                        "task_id": tid,
+                        "tier": truth.tier,
+                        "kind": truth.kind,
+                        "label": final.label,
+                        "style": final.style,
+                        "batch": final.batch,
+                        "answer": final.answer[:300],
+                        "value": final.value,
+                        "refused": final.refused,
+                        "blind": final.blind,
+                        "after": j.passed,
+                        "before": before(rule, j),
+                    }
+                )
     finally:
         env.close()
-    return {"family": name, "backend": backend, "split": split, "rows": rows, "oracle_passed": len(oracle), "oracle_tasks": len(oracle),
-            "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "family": name,
+        "backend": backend,
+        "split": split,
+        "rows": rows,
+        "oracle_passed": len(oracle),
+        "oracle_tasks": len(oracle),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def agreement_table(rows: list[dict[str, Any]], by: str = "tier") -> list[dict[str, Any]]:
@@ -102,12 +126,17 @@ def agreement_table(rows: list[dict[str, Any]], by: str = "tier") -> list[dict[s
 
 
 def render(result: dict[str, Any], by: str = "tier") -> str:
-    lines = [f"| {result['family']} ({result['backend']}) {by} | honest passed before | after | "
-             "adversarial rejected before | after |", "|---|---|---|---|---|"]
+    lines = [
+        f"| {result['family']} ({result['backend']}) {by} | honest passed before | after | "
+        "adversarial rejected before | after |",
+        "|---|---|---|---|---|",
+    ]
     for c in agreement_table(result["rows"], by):
         h, a = c.get("honest_n", 0), c.get("adversarial_n", 0)
-        lines.append(f"| {c[by]} | {c.get('honest_before', 0)}/{h} | {c.get('honest_after', 0)}/{h} | "
-                     f"{c.get('adversarial_before', 0)}/{a} | {c.get('adversarial_after', 0)}/{a} |")
+        lines.append(
+            f"| {c[by]} | {c.get('honest_before', 0)}/{h} | {c.get('honest_after', 0)}/{h} | "
+            f"{c.get('adversarial_before', 0)}/{a} | {c.get('adversarial_after', 0)}/{a} |"
+        )
     return "\n".join(lines)
 
 
@@ -117,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
     parser.add_argument("--split", default="test", help="test, or heldout (templates never seen in train or test)")
     parser.add_argument("--per-template", type=int, default=2, help="tasks of each template of the split")
-    parser.add_argument("--chromium-tasks", type=int, default=4, help="tasks for the Chromium backend (one per tier first)")
+    parser.add_argument(
+        "--chromium-tasks", type=int, default=4, help="tasks for the Chromium backend (one per tier first)"
+    )
     parser.add_argument("--baseline", default=BASELINE, help="git revision whose answer rule is 'before'")
     parser.add_argument("--json", type=Path, help="write every judged message here")
     args = parser.parse_args(argv)
@@ -127,14 +158,18 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.families:
         res = run_family(name, args.backend, args.split, args.per_template, args.chromium_tasks, rule)
         results.append(res)
-        print(f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, oracle passed {res['oracle_passed']}/"
-              f"{res['oracle_tasks']}, {len(res['rows'])} messages, {res['seconds']} s")
+        print(
+            f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, oracle passed {res['oracle_passed']}/"
+            f"{res['oracle_tasks']}, {len(res['rows'])} messages, {res['seconds']} s"
+        )
         print(render(res))
         print(render(res, "batch"))
         bad = [r for r in res["rows"] if r["after"] != (r["label"] == HONEST)]
         for r in bad[:20]:
-            print(f"  disagrees: {r['task_id']} {r['label']} {r['style']}: {r['answer'][:100]!r} value={r['value']} "
-                  f"refused={r['refused']}")
+            print(
+                f"  disagrees: {r['task_id']} {r['label']} {r['style']}: {r['answer'][:100]!r} value={r['value']} "
+                f"refused={r['refused']}"
+            )
         sys.stdout.flush()
     if args.json:
         args.json.write_text(json.dumps({"baseline": args.baseline, "results": results}, indent=1))

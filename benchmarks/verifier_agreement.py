@@ -54,8 +54,16 @@ from agentgym.envs.coding.corpus_loader import SourceModule
 from agentgym.envs.coding.tasks import CodingTasks, default_taskset
 from agentgym.tasks import stable_hash
 
-ACCEPT_KINDS = ("reference", "reformatted", "renamed_locals", "reworded_messages", "private_attribute",
-                "private_cache", "extra_helpers", "alternative_fix")
+ACCEPT_KINDS = (
+    "reference",
+    "reformatted",
+    "renamed_locals",
+    "reworded_messages",
+    "private_attribute",
+    "private_cache",
+    "extra_helpers",
+    "alternative_fix",
+)
 REJECT_KINDS = ("buggy", "wrong_patch", "other_mutant")
 OTHER_MUTANTS_PER_TASK = 3
 HOST_TIMEOUT = 20.0
@@ -70,8 +78,11 @@ class _RenameLocals(ast.NodeTransformer):
         params = {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
         params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
         declared = {n for s in ast.walk(node) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
-        local = {n.id for s in node.body for n in ast.walk(s)
-                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - params - declared
+        local = (
+            {n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            - params
+            - declared
+        )
         for n in ast.walk(node):
             if isinstance(n, ast.Name) and n.id in local:
                 n.id = f"{n.id}_renamed"
@@ -120,12 +131,21 @@ def _private_attribute(tree: ast.Module, count_calls: bool) -> bool:
         if not count_calls:
             continue
         for item in cls.body:
-            if isinstance(item, ast.FunctionDef) and not item.name.startswith("__") and item.args.args \
-                    and not item.decorator_list:
+            if (
+                isinstance(item, ast.FunctionDef)
+                and not item.name.startswith("__")
+                and item.args.args
+                and not item.decorator_list
+            ):
                 self_name = item.args.args[0].arg
                 stmt = ast.parse(f"{self_name}._memo[{item.name!r}] = {self_name}._memo.get({item.name!r}, 0) + 1")
-                at = 1 if item.body and isinstance(item.body[0], ast.Expr) and isinstance(
-                    getattr(item.body[0], "value", None), ast.Constant) else 0
+                at = (
+                    1
+                    if item.body
+                    and isinstance(item.body[0], ast.Expr)
+                    and isinstance(getattr(item.body[0], "value", None), ast.Constant)
+                    else 0
+                )
                 item.body.insert(at, stmt.body[0])
     return changed
 
@@ -212,8 +232,11 @@ def versions(tasks: CodingTasks, task_id: str) -> list[tuple[str, str]]:
             lines = buggy.splitlines()
             lines[at : at + len(cand.old)] = list(cand.new)
             out.append(("wrong_patch", "\n".join(lines) + "\n"))
-    others = [(stable_hash(f"other/{task_id}/{k}"), m) for k, (m, _) in tasks._mutants[bug.module].items()
-              if m.func == bug.mutant.func and m != bug.mutant]
+    others = [
+        (stable_hash(f"other/{task_id}/{k}"), m)
+        for k, (m, _) in tasks._mutants[bug.module].items()
+        if m.func == bug.mutant.func and m != bug.mutant
+    ]
     for _, m in sorted(others, key=lambda x: x[0])[:OTHER_MUTANTS_PER_TASK]:
         out.append(("other_mutant", m.apply(reference)))
     return out
@@ -244,8 +267,9 @@ def baseline_verifier(rev: str) -> types.ModuleType:
     root = Path(__file__).resolve().parent.parent
     folder = Path(tempfile.mkdtemp(prefix="baseline-verifier-"))
     for name in ("harness", "verifier"):
-        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:envs/coding/{name}.py"], check=True,
-                              capture_output=True, text=True).stdout
+        text = subprocess.run(
+            ["git", "-C", str(root), "show", f"{rev}:envs/coding/{name}.py"], check=True, capture_output=True, text=True
+        ).stdout
         (folder / f"{name}.py").write_text(text)
     modules = {}
     for name in ("harness", "verifier"):
@@ -265,12 +289,14 @@ def baseline_verifier(rev: str) -> types.ModuleType:
         modules[name] = module
     verifier = modules["verifier"]
     verifier.HARNESS_MODULE = SandboxModule.from_file(  # type: ignore[attr-defined]
-        "agentgym_coding_harness_baseline", folder / "harness.py")
+        "agentgym_coding_harness_baseline", folder / "harness.py"
+    )
     return verifier
 
 
-def verifier_passes(env: Any, task_id: str, file: str, source: str,
-                    baseline: types.ModuleType | None = None) -> dict[str, Any]:
+def verifier_passes(
+    env: Any, task_id: str, file: str, source: str, baseline: types.ModuleType | None = None
+) -> dict[str, Any]:
     """Submit ``source`` as ``file`` through the grammar: passed, the verdict's reason, the submit's
     and the verifier's seconds; with ``baseline``, that verifier's verdict and seconds first."""
     env.reset(options={"task_id": task_id})
@@ -313,14 +339,18 @@ def verifier_passes(env: Any, task_id: str, file: str, source: str,
     return out
 
 
-def _table(judged: dict[tuple[str, str], dict[str, Any]], rows: dict[str, set[tuple[str, str]]],
-           key: str) -> dict[str, dict[str, int]]:
+def _table(
+    judged: dict[tuple[str, str], dict[str, Any]], rows: dict[str, set[tuple[str, str]]], key: str
+) -> dict[str, dict[str, int]]:
     table = {}
     for kind in ACCEPT_KINDS + REJECT_KINDS:
         keys = rows.get(kind, set())
-        table[kind] = {"versions": len(keys), "verifier_passes": sum(judged[k][key] for k in keys),
-                       "hidden_tests_pass": sum(judged[k]["tests"] for k in keys),
-                       "agree": sum(judged[k][key] == judged[k]["tests"] for k in keys)}
+        table[kind] = {
+            "versions": len(keys),
+            "verifier_passes": sum(judged[k][key] for k in keys),
+            "hidden_tests_pass": sum(judged[k]["tests"] for k in keys),
+            "agree": sum(judged[k][key] == judged[k]["tests"] for k in keys),
+        }
     return table
 
 
@@ -328,11 +358,16 @@ def _ms(xs: list[float]) -> dict[str, Any]:
     arr = np.asarray([x for x in xs if x is not None]) * 1000.0
     if not len(arr):
         return {"p50": None, "p95": None, "n": 0}
-    return {"p50": round(float(np.percentile(arr, 50)), 3), "p95": round(float(np.percentile(arr, 95)), 3), "n": len(arr)}
+    return {
+        "p50": round(float(np.percentile(arr, 50)), 3),
+        "p95": round(float(np.percentile(arr, 95)), 3),
+        "n": len(arr),
+    }
 
 
-def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: bool = False,
-        baseline_rev: str | None = None) -> dict[str, Any]:
+def run(
+    limit: int, backend: str, task_ids: list[str] | None = None, progress: bool = False, baseline_rev: str | None = None
+) -> dict[str, Any]:
     from agentgym.envs.coding import CodingEnv
     from agentgym.errors import InfrastructureError
 
@@ -362,11 +397,17 @@ def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: b
                     judged[key] = v
                     for which in ("passed", "baseline"):
                         if which in v and v[which] != v["tests"]:
-                            disagreements.append({"verifier": "today" if which == "passed" else baseline_rev,
-                                                  "kind": kind, "task_id": task_id, "verifier_passes": v[which],
-                                                  "hidden_tests_pass": v["tests"],
-                                                  "verifier_reason": v["reason" if which == "passed" else "baseline_reason"],
-                                                  "tests_failed": v["tests_failed"]})
+                            disagreements.append(
+                                {
+                                    "verifier": "today" if which == "passed" else baseline_rev,
+                                    "kind": kind,
+                                    "task_id": task_id,
+                                    "verifier_passes": v[which],
+                                    "hidden_tests_pass": v["tests"],
+                                    "verifier_reason": v["reason" if which == "passed" else "baseline_reason"],
+                                    "tests_failed": v["tests_failed"],
+                                }
+                            )
                 rows[kind].add(key)
             if progress:
                 print(f"[{n + 1}/{len(ids)}] {task_id}: {len(judged)} versions", file=sys.stderr, flush=True)
@@ -380,8 +421,10 @@ def run(limit: int, backend: str, task_ids: list[str] | None = None, progress: b
         seconds_key = "seconds" if key == "passed" else "baseline_seconds"
         out[name] = {
             "by_kind": table,
-            "verify_ms_by_kind": {kind: _ms([judged[k][seconds_key] for k in rows.get(kind, set())])
-                                  for kind in ACCEPT_KINDS + REJECT_KINDS},
+            "verify_ms_by_kind": {
+                kind: _ms([judged[k][seconds_key] for k in rows.get(kind, set())])
+                for kind in ACCEPT_KINDS + REJECT_KINDS
+            },
             "agreement": sum(r["agree"] for r in table.values()) / max(1, sum(r["versions"] for r in table.values())),
             "verify_ms": _ms([v[seconds_key] for v in judged.values()]),
         }
@@ -399,14 +442,20 @@ def _print_table(out: dict[str, Any]) -> None:
             continue
         r_all = out[name]
         label = f"verifier of {r_all['revision']}" if name == "baseline" else "today's verifier"
-        print(f"\n{label}: agreement {r_all['agreement']:.4f}, verify p50 {r_all['verify_ms']['p50']} ms, "
-              f"p95 {r_all['verify_ms']['p95']} ms")
+        print(
+            f"\n{label}: agreement {r_all['agreement']:.4f}, verify p50 {r_all['verify_ms']['p50']} ms, "
+            f"p95 {r_all['verify_ms']['p95']} ms"
+        )
         print(f"{'version kind':<20} {'versions':>8} {'verifier':>9} {'tests':>7} {'agree':>7}")
         for kind, r in r_all["by_kind"].items():
-            print(f"{kind:<20} {r['versions']:>8} {r['verifier_passes']:>9} {r['hidden_tests_pass']:>7} {r['agree']:>7}")
+            print(
+                f"{kind:<20} {r['versions']:>8} {r['verifier_passes']:>9} {r['hidden_tests_pass']:>7} {r['agree']:>7}"
+            )
     for d in out["disagreements"]:
-        print(f"DISAGREE ({d['verifier']}) {d['kind']} {d['task_id']}: verifier {d['verifier_passes']} "
-              f"({d['verifier_reason']}), tests {d['hidden_tests_pass']} {d['tests_failed']}")
+        print(
+            f"DISAGREE ({d['verifier']}) {d['kind']} {d['task_id']}: verifier {d['verifier_passes']} "
+            f"({d['verifier_reason']}), tests {d['hidden_tests_pass']} {d['tests_failed']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -416,8 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="auto", help="sandbox backend (auto, docker, local)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="a line per task on stderr")
-    p.add_argument("--baseline", default=None, metavar="REV",
-                   help="also judge with the verifier of this git revision, side by side")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REV",
+        help="also judge with the verifier of this git revision, side by side",
+    )
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
     out = run(args.limit, args.backend, args.tasks, args.progress, args.baseline)

@@ -75,8 +75,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     args = Args(**vars(p.parse_args(argv)))
     torch.manual_seed(args.seed)
 
-    envs = gym.make_vec(args.env_id, num_envs=args.num_envs, vectorization_mode="async", budget=args.budget,
-                        numeric={"max_actions": 32, "dim": 64}, backend=args.backend, split="train")
+    envs = gym.make_vec(
+        args.env_id,
+        num_envs=args.num_envs,
+        vectorization_mode="async",
+        budget=args.budget,
+        numeric={"max_actions": 32, "dim": 64},
+        backend=args.backend,
+        split="train",
+    )
     n_actions = envs.single_action_space.n
     agent = Agent(64 + 1, n_actions)
     optim = torch.optim.Adam(agent.parameters(), lr=args.lr)
@@ -124,8 +131,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             loss.backward()
             optim.step()
         sps = global_step / (time.time() - start)
-        print(f"global_step={global_step} episodes={finished} charts/success_rate={successes / max(finished, 1):.2f} "
-              f"losses/loss={loss.item():.4f} charts/SPS={sps:.0f}")
+        print(
+            f"global_step={global_step} episodes={finished} charts/success_rate={successes / max(finished, 1):.2f} "
+            f"losses/loss={loss.item():.4f} charts/SPS={sps:.0f}"
+        )
     envs.close()
     return {"episodes": finished, "success_rate": successes / max(finished, 1)}
 

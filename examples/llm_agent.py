@@ -39,8 +39,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"\n> {action}\n{obs['text'][:2000]}")
         if terminated or truncated:
             break
-    print(f"\nsuccess={info['success']} category={info['failure_category']} turns={info['turn']} "
-          f"cost={info['cost']}")
+    print(f"\nsuccess={info['success']} category={info['failure_category']} turns={info['turn']} cost={info['cost']}")
     env.close()
     return info
 

@@ -25,8 +25,10 @@ from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
 # ---------------------------------------------------------------- the domain: settings and tasks
-SETTINGS = {"server": {"port": ("8080", "8443", "9000"), "workers": ("2", "4", "8")},
-            "cache": {"size_mb": ("64", "128", "256"), "ttl_s": ("30", "60", "300")}}
+SETTINGS = {
+    "server": {"port": ("8080", "8443", "9000"), "workers": ("2", "4", "8")},
+    "cache": {"size_mb": ("64", "128", "256"), "ttl_s": ("30", "60", "300")},
+}
 
 
 class IniTasks(TaskSet):
@@ -38,8 +40,10 @@ class IniTasks(TaskSet):
 
     def get(self, task_id: str) -> Task:
         h = stable_hash(task_id)
-        start = {s: {k: v[(h >> (3 * i + 7 * j)) % 3] for i, (k, v) in enumerate(keys.items())}
-                 for j, (s, keys) in enumerate(SETTINGS.items())}
+        start = {
+            s: {k: v[(h >> (3 * i + 7 * j)) % 3] for i, (k, v) in enumerate(keys.items())}
+            for j, (s, keys) in enumerate(SETTINGS.items())
+        }
         slots = [(s, k) for s, keys in SETTINGS.items() for k in keys]
         changes = {slots[h % 4]: None} | ({slots[(h >> 9) % 4]: None} if h & 1 else {})
         goal = {s: dict(keys) for s, keys in start.items()}
@@ -47,10 +51,17 @@ class IniTasks(TaskSet):
             goal[s][k] = next(v for v in SETTINGS[s][k] if v != start[s][k])
         asks = [f"{s}.{k} to {goal[s][k]}" for s, k in changes]
         sets = tuple(render_call("set_value", {"section": s, "key": k, "value": goal[s][k]}) for s, k in changes)
-        return Task(task_id, "ini", stable_split(task_id), "In app.ini, set " + " and ".join(asks) + ".",
-                    files={"app.ini": render(start)}, subtasks=tuple(f"{s}.{k}" for s, k in changes),
-                    solution=("read_config()", *sets, "read_config()", 'finish("done")'),
-                    tier="one_change" if len(changes) == 1 else "two_changes", meta={"goal": goal})
+        return Task(
+            task_id,
+            "ini",
+            stable_split(task_id),
+            "In app.ini, set " + " and ".join(asks) + ".",
+            files={"app.ini": render(start)},
+            subtasks=tuple(f"{s}.{k}" for s, k in changes),
+            solution=("read_config()", *sets, "read_config()", 'finish("done")'),
+            tier="one_change" if len(changes) == 1 else "two_changes",
+            meta={"goal": goal},
+        )
 
 
 def render(config: dict[str, dict[str, str]]) -> str:
@@ -58,7 +69,7 @@ def render(config: dict[str, dict[str, str]]) -> str:
 
 
 # ---------------------------------------------------------------- sandbox-side code (stdlib only)
-SANDBOX_SOURCE = '''
+SANDBOX_SOURCE = """
 import configparser, os
 
 def _parser():
@@ -81,12 +92,23 @@ def set_value(section, key, value):
 def values():
     c = _parser()
     return {s: dict(c[s]) for s in c.sections()}
-'''
-TOOLS = {t.name: t for t in (
-    ToolSpec("read_config", "Show app.ini."),
-    ToolSpec("set_value", "Set one setting in app.ini.", (Param("section", "string", "e.g. server"),
-             Param("key", "string", "e.g. port"), Param("value", "string", "the new value")), writes=True),
-)}
+"""
+TOOLS = {
+    t.name: t
+    for t in (
+        ToolSpec("read_config", "Show app.ini."),
+        ToolSpec(
+            "set_value",
+            "Set one setting in app.ini.",
+            (
+                Param("section", "string", "e.g. server"),
+                Param("key", "string", "e.g. port"),
+                Param("value", "string", "the new value"),
+            ),
+            writes=True,
+        ),
+    )
+}
 
 
 # ---------------------------------------------------------------- the env: parse, execute, verify
@@ -111,22 +133,29 @@ class IniEnv(AgentEnv):
 
     def _execute(self, action: ParsedAction) -> Outcome:  # help, finish and bad arguments: AgentEnv handles them
         if action.name == "read_config":
-            return Outcome(self.sandbox.call("example_ini", "read"),
-                           [ev.tool_call("read_config", True), ev.verification(self._verify(), "app.ini")])
+            return Outcome(
+                self.sandbox.call("example_ini", "read"),
+                [ev.tool_call("read_config", True), ev.verification(self._verify(), "app.ini")],
+            )
         problem = self.sandbox.call("example_ini", "set_value", **action.args)
         if problem:  # a lookup of something that is not there: a failed call and a state mismatch
-            return Outcome(f"error: {problem}", [ev.tool_call("set_value", False, "not_found"), ev.state_mismatch(problem)])
-        return Outcome("ok", [ev.tool_call("set_value", True), ev.mutation(f"{action.args['section']}.{action.args['key']}")])
+            return Outcome(
+                f"error: {problem}", [ev.tool_call("set_value", False, "not_found"), ev.state_mismatch(problem)]
+            )
+        return Outcome(
+            "ok", [ev.tool_call("set_value", True), ev.mutation(f"{action.args['section']}.{action.args['key']}")]
+        )
 
     def _verify(self) -> bool:
         return self.sandbox.call("example_ini", "values") == self.task.meta["goal"]
 
     def _admissible(self) -> list[str]:
-        return sorted(set(self.task.solution) | {render_call("set_value", {"section": "server", "key": "port",
-                                                                             "value": "9000"})})
+        return sorted(
+            set(self.task.solution) | {render_call("set_value", {"section": "server", "key": "port", "value": "9000"})}
+        )
 
     def help_text(self) -> str:
-        return "One tool call per turn, then finish(\"answer\"). Tools: " + ", ".join(map(signature, TOOLS.values()))
+        return 'One tool call per turn, then finish("answer"). Tools: ' + ", ".join(map(signature, TOOLS.values()))
 
     def tools(self) -> list[dict]:
         return [tool_schema(t) for t in TOOLS.values()]
@@ -142,10 +171,19 @@ def main() -> None:
     from agentgym.agents import OracleAgent
     from agentgym.testing import assert_recovers
 
-    episodes = assert_recovers("example/Ini-v0", OracleAgent(), fault="tool_error@turn=2", budget=10,
-                               seeds=range(args.episodes), backend=args.backend, split="test")
-    print(f"example/Ini-v0: the oracle recovered from a tool error in {len(episodes)}/{args.episodes} episodes, "
-          f"{sum(e.turns for e in episodes) / len(episodes):.1f} turns on average")
+    episodes = assert_recovers(
+        "example/Ini-v0",
+        OracleAgent(),
+        fault="tool_error@turn=2",
+        budget=10,
+        seeds=range(args.episodes),
+        backend=args.backend,
+        split="test",
+    )
+    print(
+        f"example/Ini-v0: the oracle recovered from a tool error in {len(episodes)}/{args.episodes} episodes, "
+        f"{sum(e.turns for e in episodes) / len(episodes):.1f} turns on average"
+    )
     env = agentgym.make("example/Ini-v0", backend=args.backend, budget=8, labels=True)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step('set_value(section="server", key="nope", value="1")')

@@ -31,8 +31,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="auto", help="sandbox backend: auto, docker or local")
     args = p.parse_args(argv)
 
-    env = KAttemptsEnv(args.env, k=args.k, flatten=True, numeric={"max_actions": 32, "dim": 64},
-                       budget=args.budget, backend=args.backend, split="train")
+    env = KAttemptsEnv(
+        args.env,
+        k=args.k,
+        flatten=True,
+        numeric={"max_actions": 32, "dim": 64},
+        budget=args.budget,
+        backend=args.backend,
+        split="train",
+    )
     env = ss.black_death_v3(env)
     venv = ss.pettingzoo_env_to_vec_env_v1(env)
     venv = ss.concat_vec_envs_v1(venv, args.copies, num_cpus=0, base_class="stable_baselines3")

@@ -23,8 +23,10 @@ from typing import Any
 from agentgym.agents.http import post_json
 from agentgym.wire.auth import client_token
 
-SYSTEM = ("You are an agent solving a task through tools, one tool call per turn. Call `finish` when done; "
-          "work not finished before the turns run out scores zero.")
+SYSTEM = (
+    "You are an agent solving a task through tools, one tool call per turn. Call `finish` when done; "
+    "work not finished before the turns run out scores zero."
+)
 
 
 def chat(base_url: str, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -43,15 +45,24 @@ async def play(server: str, base_url: str, model: str, seed: int, max_turns: int
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {client_token()}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=600) as http, \
-            Client(streamable_http_client(server.rstrip("/") + "/mcp", http_client=http)) as client:
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=600) as http,
+        Client(streamable_http_client(server.rstrip("/") + "/mcp", http_client=http)) as client,
+    ):
         first = await client.call_tool("reset", {"seed": seed})
         print(first.content[0].text)
-        tools = [{"type": "function", "function": {"name": t.name, "description": t.description or "",
-                                                   "parameters": t.input_schema}}
-                 for t in (await client.list_tools()).tools if t.name != "reset"]
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
-                                          {"role": "user", "content": first.content[0].text}]
+        tools = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description or "", "parameters": t.input_schema},
+            }
+            for t in (await client.list_tools()).tools
+            if t.name != "reset"
+        ]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": first.content[0].text},
+        ]
         outcome: dict[str, Any] = {"reward": 0.0, "terminated": False, "truncated": False}
         for _ in range(max_turns):
             message = chat(base_url, model, messages, tools)
@@ -81,7 +92,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--base-url", required=True, help="chat API root, e.g. http://127.0.0.1:8001/v1")
     p.add_argument("--model", required=True)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-turns", type=int, default=30, help="model calls at most (the server's budget may end it first)")
+    p.add_argument(
+        "--max-turns", type=int, default=30, help="model calls at most (the server's budget may end it first)"
+    )
     args = p.parse_args(argv)
     outcome = asyncio.run(play(args.server, args.base_url, args.model, args.seed, args.max_turns))
     info = outcome.get("info") or {}

@@ -23,8 +23,13 @@ import agentgym
 
 
 def make_env(config: dict[str, Any]) -> gym.Env:
-    env = agentgym.make(config.get("env_id", "agentgym/ToolUse-v0"), budget=int(config.get("budget", 8)),
-                        numeric={"max_actions": 32, "dim": 64}, backend=config.get("backend", "auto"), split="train")
+    env = agentgym.make(
+        config.get("env_id", "agentgym/ToolUse-v0"),
+        budget=int(config.get("budget", 8)),
+        numeric={"max_actions": 32, "dim": 64},
+        backend=config.get("backend", "auto"),
+        split="train",
+    )
     return gym.wrappers.FlattenObservation(env)
 
 
@@ -55,8 +60,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for i in range(args.iterations):
         result = algo.train()
         runners = result.get("env_runners", {})
-        print(f"iteration {i + 1}: episodes {runners.get('num_episodes_lifetime')}, "
-              f"return mean {runners.get('episode_return_mean')}")
+        print(
+            f"iteration {i + 1}: episodes {runners.get('num_episodes_lifetime')}, "
+            f"return mean {runners.get('episode_return_mean')}"
+        )
     algo.stop()
     ray.shutdown()
     return result

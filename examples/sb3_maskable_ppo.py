@@ -32,8 +32,9 @@ class IsSuccess(gym.Wrapper):
 
 
 def make_env(env_id: str, lo: int, hi: int, backend: str) -> gym.Env:
-    env = agentgym.make(env_id, budget={"uniform": [lo, hi]}, numeric={"max_actions": 32, "dim": 64},
-                        backend=backend, split="train")
+    env = agentgym.make(
+        env_id, budget={"uniform": [lo, hi]}, numeric={"max_actions": 32, "dim": 64}, backend=backend, split="train"
+    )
     return Monitor(IsSuccess(env))
 
 
@@ -48,8 +49,9 @@ def main(argv: list[str] | None = None) -> float:
     args = p.parse_args(argv)
     lo, hi = (int(x) for x in args.budget.split(","))
     env = make_env(args.env, lo, hi, args.backend)
-    model = MaskablePPO("MultiInputPolicy", env, n_steps=args.n_steps, batch_size=min(64, args.n_steps),
-                        seed=args.seed, verbose=1)
+    model = MaskablePPO(
+        "MultiInputPolicy", env, n_steps=args.n_steps, batch_size=min(64, args.n_steps), seed=args.seed, verbose=1
+    )
     model.learn(total_timesteps=args.total_timesteps)
     successes = list(model.ep_success_buffer)  # what rollout/success_rate averages
     rate = sum(successes) / len(successes) if successes else 0.0

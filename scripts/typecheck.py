@@ -59,8 +59,10 @@ def read_baseline() -> Counter[str]:
 
 
 def write_baseline(entries: Counter[str]) -> None:
-    head = ("# Accepted mypy errors in baselines/ (scripts/typecheck.py): this list only shrinks.\n"
-            "# One line per error, `path: [code] message`; see the lines with `mypy -p baselines`.\n")
+    head = (
+        "# Accepted mypy errors in baselines/ (scripts/typecheck.py): this list only shrinks.\n"
+        "# One line per error, `path: [code] message`; see the lines with `mypy -p baselines`.\n"
+    )
     BASELINE.write_text(head + "".join(f"{e}\n" for e in sorted(entries.elements())))
 
 
@@ -73,8 +75,9 @@ def main() -> int:
     bad, stale = unaccepted(found, baseline)
     if args.update:
         write_baseline(baseline & found)
-        print(f"{BASELINE.relative_to(ROOT)}: {sum((baseline & found).values())} entries "
-              f"({sum(stale.values())} dropped)")
+        print(
+            f"{BASELINE.relative_to(ROOT)}: {sum((baseline & found).values())} entries ({sum(stale.values())} dropped)"
+        )
         stale = Counter()
     failed = False
     if bad:
@@ -86,13 +89,16 @@ def main() -> int:
         print("Fix them (`mypy -p agentgym`, `mypy -p baselines` shows them with line numbers).")
     if stale:
         failed = True
-        print(f"{BASELINE.relative_to(ROOT)} lists errors that are gone; drop them with "
-              "`python scripts/typecheck.py --update`:")
+        print(
+            f"{BASELINE.relative_to(ROOT)} lists errors that are gone; drop them with "
+            "`python scripts/typecheck.py --update`:"
+        )
         for e in sorted(stale):
             print("  " + e)
     if not failed:
-        print(f"mypy: no errors in agentgym, {sum(found.values())} accepted in baselines "
-              f"({BASELINE.relative_to(ROOT)})")
+        print(
+            f"mypy: no errors in agentgym, {sum(found.values())} accepted in baselines ({BASELINE.relative_to(ROOT)})"
+        )
     return 1 if failed else 0
 
 

@@ -23,8 +23,12 @@ def test_every_registered_id_is_recorded() -> None:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("env_id", [  # a Docker-only family's replay (a real browser) takes about 10 s
-    pytest.param(i, marks=[pytest.mark.slow] if record.backend_of(i) == "docker" else []) for i in sorted(GOLDEN)])
+@pytest.mark.parametrize(
+    "env_id",
+    [  # a Docker-only family's replay (a real browser) takes about 10 s
+        pytest.param(i, marks=[pytest.mark.slow] if record.backend_of(i) == "docker" else []) for i in sorted(GOLDEN)
+    ],
+)
 def test_replay_matches_the_recording(env_id: str) -> None:
     if record.backend_of(env_id) == "docker":  # a Docker-only family needs its image (CI fails without it)
         require_docker(agentgym.make(env_id).unwrapped.image)

@@ -46,8 +46,9 @@ def test_wheel_install_runs_an_episode_on_each_id(tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = str(venv / "bin" / "python")
-    pip = subprocess.run([python, "-m", "pip", "install", "-q", ROOT], capture_output=True, text=True, timeout=900,
-                         cwd=tmp_path)
+    pip = subprocess.run(
+        [python, "-m", "pip", "install", "-q", ROOT], capture_output=True, text=True, timeout=900, cwd=tmp_path
+    )
     assert pip.returncode == 0, pip.stderr[-3000:]
     # local: needs pytest from the plain install (Coding-v0's tests run with it on the host); a
     # Docker-only family (MiniWoB-v0) runs on Docker, and without it is left out (a failure in CI)
@@ -64,8 +65,14 @@ def test_wheel_install_runs_an_episode_on_each_id(tmp_path):
             if IN_CI:
                 pytest.fail(f"CI=true requires the Docker backend for {env_id}: {why}")
             skipped.append(env_id)
-    run = subprocess.run([python, "-c", EPISODES, "local", ",".join(skipped)], capture_output=True, text=True,
-                         timeout=600, cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    run = subprocess.run(
+        [python, "-c", EPISODES, "local", ",".join(skipped)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads(run.stdout.strip().splitlines()[-1])
 

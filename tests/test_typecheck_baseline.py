@@ -20,10 +20,12 @@ def entries(*lines: str) -> Counter:
 
 def test_an_entry_drops_the_line_number_so_moving_code_keeps_it():
     assert typecheck.entry(OLD) == typecheck.entry(OLD.replace(":326:", ":400:"))
-    assert typecheck.entry(OLD) == 'baselines/report.py: [call-overload] No overload variant of "get" of "dict" ' \
-                                   'matches argument types "str"'
+    assert (
+        typecheck.entry(OLD) == 'baselines/report.py: [call-overload] No overload variant of "get" of "dict" '
+        'matches argument types "str"'
+    )
     assert typecheck.entry("Found 3 errors in 2 files (checked 166 source files)") is None
-    assert typecheck.entry('baselines/x.py:3: note: See https://mypy.readthedocs.io') is None
+    assert typecheck.entry("baselines/x.py:3: note: See https://mypy.readthedocs.io") is None
 
 
 def test_an_error_in_the_baseline_passes_and_a_new_one_fails():

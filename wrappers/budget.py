@@ -357,9 +357,7 @@ class RandomBudget(TurnLimit):
     >>> env.close()
     """
 
-    def __init__(
-        self, env: gym.Env, budget: BudgetSpec, max_budget: int | None = None, announce: bool = True
-    ) -> None:
+    def __init__(self, env: gym.Env, budget: BudgetSpec, max_budget: int | None = None, announce: bool = True) -> None:
         RecordConstructorArgs.__init__(self, budget=budget, max_budget=max_budget, announce=announce)
         self._sample, top = parse_budget(budget, max_budget)
         self._init_budget(env, top, announce)

@@ -64,9 +64,11 @@ class FaultRule:
         if at_mutations is not None:
             at_mutations = _counts("at_mutations", at_mutations, "edit numbers")
             if any(k not in MUTATION_KINDS for k in kinds) or not transient:
-                raise ConfigError(f"at_mutations={at_mutations!r} with kinds={kinds!r}, transient={transient}: a "
-                                  f"mutation=N schedule takes transient {MUTATION_KINDS} faults only, e.g. "
-                                  "'state_drift@mutation=1' (a tool error cannot wait to see whether the action edits)")
+                raise ConfigError(
+                    f"at_mutations={at_mutations!r} with kinds={kinds!r}, transient={transient}: a "
+                    f"mutation=N schedule takes transient {MUTATION_KINDS} faults only, e.g. "
+                    "'state_drift@mutation=1' (a tool error cannot wait to see whether the action edits)"
+                )
         if first_k is not None and (isinstance(first_k, bool) or not isinstance(first_k, int) or first_k < 1):
             raise ConfigError(f"first_k={first_k!r}; expected an int >= 1")
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0):
@@ -128,7 +130,13 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         at_mutations: Iterable[int] | int | None = None,
     ) -> None:
         RecordConstructorArgs.__init__(
-            self, kinds=kinds, at_turns=at_turns, first_k=first_k, p=p, transient=transient, rules=rules,
+            self,
+            kinds=kinds,
+            at_turns=at_turns,
+            first_k=first_k,
+            p=p,
+            transient=transient,
+            rules=rules,
             at_mutations=at_mutations,
         )
         gym.Wrapper.__init__(self, env)
@@ -194,7 +202,9 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 assert rule.p is not None  # a rule has exactly one schedule (FaultRule checks it)
                 fire = bool(self.np_random.random() < rule.p)
             if fire:
-                kind = rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]
+                kind = (
+                    rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]
+                )
                 self.base.inject_fault(kind, transient=rule.transient)
                 return i, kind
         return None
@@ -234,8 +244,10 @@ def chosen_faults(spec: str | Mapping[str, Any]) -> list[FaultRule]:
             return fault_rules(**dict(spec))
     except (ConfigError, TypeError) as exc:
         raise ConfigError(f"reset options faults={spec!r}: {exc}") from None
-    raise ConfigError(f"reset options faults={spec!r}; expected a fault spec string such as 'tool_error@turn=1', "
-                      "ToolFailureInjector kwargs as a dict, or '' for none")
+    raise ConfigError(
+        f"reset options faults={spec!r}; expected a fault spec string such as 'tool_error@turn=1', "
+        "ToolFailureInjector kwargs as a dict, or '' for none"
+    )
 
 
 def _parse_one(spec: str) -> dict[str, Any]:

@@ -181,9 +181,11 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
             return None, options
         extra = value["extra"]
         if isinstance(extra, bool) or not isinstance(extra, (int, np.integer)) or not 1 <= extra <= self._top:
-            raise ConfigError(f"reset options budget extra={extra!r}; expected an int in [1, {self._top}], the "
-                              "largest extra this env's turns_left space holds (build it with a soft budget whose "
-                              "extra reaches further to choose more)")
+            raise ConfigError(
+                f"reset options budget extra={extra!r}; expected an int in [1, {self._top}], the "
+                "largest extra this env's turns_left space holds (build it with a soft budget whose "
+                "extra reaches further to choose more)"
+            )
         soft = {k: v for k, v in value.items() if k != "extra"}
         return int(extra), {**(rest or {}), "budget": soft} if soft else rest
 
@@ -217,8 +219,10 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
         else:
             why = malformed or f"no extension left: {self.granted} of {self.max_requests} granted this episode"
             text = f"error: {why}. {turns_left}"
-            events = [ev.action(malformed is None, "extend", error=malformed),
-                      ev.budget_extension(False, 0, "bad_args" if malformed else "limit")]
+            events = [
+                ev.action(malformed is None, "extend", error=malformed),
+                ev.budget_extension(False, 0, "bad_args" if malformed else "limit"),
+            ]
         reward = -self.cost if granted else 0.0
         info = {**self._info, "events": events, "admissible_actions": list(self._info.get("admissible_actions", []))}
         obs = {**self._obs, "text": text} if isinstance(self._obs, dict) else self._obs
@@ -262,8 +266,9 @@ class BudgetExtension(gym.Wrapper, RecordConstructorArgs):
 
 
 def _asked_help(info: Mapping[str, Any]) -> bool:
-    return any(e.get("kind") == "action" and e.get("parsed_ok") and e.get("name") == "help"
-               for e in info.get("events") or ())
+    return any(
+        e.get("kind") == "action" and e.get("parsed_ok") and e.get("name") == "help" for e in info.get("events") or ()
+    )
 
 
 class BudgetWarning(gym.Wrapper, RecordConstructorArgs):
@@ -348,7 +353,9 @@ def parse_soft_budget(spec: Mapping[str, Any]) -> tuple[BudgetSpec, dict[str, An
             "(e.g. {'soft': 8, 'extra': 4, 'warn_at': 2})" + (f", not {unknown}" if unknown else "")
         )
     if spec.get("extra") is None and spec.get("warn_at") is None:
-        raise ConfigError(f"budget={dict(spec)!r}: a soft budget needs 'extra' (turns per extension), 'warn_at', or both")
+        raise ConfigError(
+            f"budget={dict(spec)!r}: a soft budget needs 'extra' (turns per extension), 'warn_at', or both"
+        )
     if spec.get("extra") is None and any(k in spec for k in ("max_requests", "cost")):
         raise ConfigError(f"budget={dict(spec)!r}: 'max_requests' and 'cost' apply to an extension: give 'extra' too")
     extension = None
@@ -364,8 +371,9 @@ def apply_budget(env: gym.Env, budget: BudgetSpec | None, max_budget: int | None
     largest T (what a reset may choose, and ``turns_left``'s space) above the spec's own."""
     if budget is None:
         if max_budget is not None:
-            raise ConfigError(f"max_budget={max_budget!r} without a budget; give budget= (the T when a reset "
-                              "chooses none) as well")
+            raise ConfigError(
+                f"max_budget={max_budget!r} without a budget; give budget= (the T when a reset chooses none) as well"
+            )
         return TurnLimit(env, None)
     soft = isinstance(budget, Mapping) and "soft" in budget
     try:

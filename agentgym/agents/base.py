@@ -59,10 +59,15 @@ def agent_cost(agent: Any) -> dict[str, float]:
 def check_forced(agent: Any, intervention: str) -> None:
     """Raise `ConfigError` unless ``agent`` can be shown forced turns (``forced``, and ``forced_batch``
     when it plays batches): an agent that cannot would play an intervened episode blind to its start."""
-    missing = [m for m in ("forced", "forced_batch" if hasattr(agent, "act_batch") else "")
-               if m and not callable(getattr(agent, m, None))]
+    missing = [
+        m
+        for m in ("forced", "forced_batch" if hasattr(agent, "act_batch") else "")
+        if m and not callable(getattr(agent, m, None))
+    ]
     if missing:
         name = f"{type(agent).__module__}.{type(agent).__qualname__}"
-        raise ConfigError(f"intervention {intervention!r} forces the first actions on the agent, but {name} has no "
-                          f"{' or '.join(missing)}(...): add `forced(obs, info, action)` to record a forced action "
-                          "as its own (see agentgym.agents.base)")
+        raise ConfigError(
+            f"intervention {intervention!r} forces the first actions on the agent, but {name} has no "
+            f"{' or '.join(missing)}(...): add `forced(obs, info, action)` to record a forced action "
+            "as its own (see agentgym.agents.base)"
+        )

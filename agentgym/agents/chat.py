@@ -18,8 +18,15 @@ import gymnasium as gym
 
 from agentgym.actions import strip_fence
 
-__all__ = ["SYSTEM_PROMPT", "TOOL_SYSTEM_PROMPT", "Conversation", "env_grammar", "turns_left", "extract_action",
-           "parse_tool_call"]
+__all__ = [
+    "SYSTEM_PROMPT",
+    "TOOL_SYSTEM_PROMPT",
+    "Conversation",
+    "env_grammar",
+    "turns_left",
+    "extract_action",
+    "parse_tool_call",
+]
 
 SYSTEM_PROMPT = """You are an agent solving a task in a sandboxed text environment, one action per turn.
 Reply with exactly one action in the environment's command grammar and nothing else: no

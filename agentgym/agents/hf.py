@@ -81,9 +81,16 @@ class _Episode:
     family: str
     tools: list[Any] | None  # JSON schemas; with the adapter transcript, TRL's tool methods
     generator: Any
-    usage: dict[str, float] = field(default_factory=lambda: {
-        "model_calls": 0, "prompt_tokens": 0, "prefilled_tokens": 0.0, "cached_tokens": 0.0, "completion_tokens": 0,
-        "model_seconds": 0.0})
+    usage: dict[str, float] = field(
+        default_factory=lambda: {
+            "model_calls": 0,
+            "prompt_tokens": 0,
+            "prefilled_tokens": 0.0,
+            "cached_tokens": 0.0,
+            "completion_tokens": 0,
+            "model_seconds": 0.0,
+        }
+    )
     # the adapter transcript: the tokens so far (a rollout's), the tools' shared head, the calls of the
     # last reply not yet played, the results not yet shown, the tool last played
     schemas: list[dict[str, Any]] = field(default_factory=list)
@@ -117,11 +124,26 @@ class HFAgent:
             later replies are not played and the model's episode ends (None: no limit).
     """
 
-    def __init__(self, model: Any = "smollm2-135m", *, device: str = "auto", dtype: str = "float32",
-                 temperature: float = 0.0, top_p: float = 1.0, max_new_tokens: int = 128, tools: str = "auto",
-                 history: int = 4, show_menu: bool = True, menu_limit: int = 40, max_prompt_tokens: int = 6144,
-                 threads: int | None = None, system_prompt: str | None = None, prefix_cache_size: int = 4,
-                 transcript: str = "hf", max_tool_calls: int | None = None) -> None:
+    def __init__(
+        self,
+        model: Any = "smollm2-135m",
+        *,
+        device: str = "auto",
+        dtype: str = "float32",
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_new_tokens: int = 128,
+        tools: str = "auto",
+        history: int = 4,
+        show_menu: bool = True,
+        menu_limit: int = 40,
+        max_prompt_tokens: int = 6144,
+        threads: int | None = None,
+        system_prompt: str | None = None,
+        prefix_cache_size: int = 4,
+        transcript: str = "hf",
+        max_tool_calls: int | None = None,
+    ) -> None:
         torch = require_module("torch")
         if tools not in _TOOLS_MODES:
             raise ConfigError(f"tools={tools!r}; expected one of {_TOOLS_MODES}")
@@ -130,7 +152,9 @@ class HFAgent:
         if not temperature >= 0 or not 0 < top_p <= 1:
             raise ConfigError(f"temperature={temperature!r}, top_p={top_p!r}: need temperature >= 0 and 0 < top_p <= 1")
         if int(max_new_tokens) < 1 or int(max_prompt_tokens) < 64:
-            raise ConfigError(f"max_new_tokens={max_new_tokens!r} (>= 1), max_prompt_tokens={max_prompt_tokens!r} (>= 64)")
+            raise ConfigError(
+                f"max_new_tokens={max_new_tokens!r} (>= 1), max_prompt_tokens={max_prompt_tokens!r} (>= 64)"
+            )
         if threads:
             torch.set_num_threads(int(threads))
         if isinstance(model, tuple):
@@ -144,7 +168,9 @@ class HFAgent:
         template = self.tokenizer.chat_template or ""
         takes_tools = "tools" in template
         if tools == "template" and not takes_tools:
-            raise ConfigError(f"tools='template': the chat template of {self.name} renders no tools; use tools='grammar'")
+            raise ConfigError(
+                f"tools='template': the chat template of {self.name} renders no tools; use tools='grammar'"
+            )
         self.use_tools = takes_tools and tools != "grammar"
         self.transcript = transcript
         self.max_tool_calls = None if max_tool_calls is None else int(max_tool_calls)
@@ -156,8 +182,11 @@ class HFAgent:
         self.temperature, self.top_p = float(temperature), float(top_p)
         self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
         self.history, self.show_menu, self.menu_limit = int(history), bool(show_menu), int(menu_limit)
-        self._stop_ids = {i for i in (self.tokenizer.eos_token_id,
-                                      self.tokenizer.convert_tokens_to_ids("<|im_end|>")) if isinstance(i, int) and i >= 0}
+        self._stop_ids = {
+            i
+            for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
+            if isinstance(i, int) and i >= 0
+        }
         forward = inspect.signature(self.model.forward).parameters
         self._cache_arg = "cache" if "cache" in forward else "past_key_values"
         self._prefix: OrderedDict[tuple[int, ...], Any] = OrderedDict()
@@ -185,8 +214,13 @@ class HFAgent:
         return dict(self._episodes[0].usage) if self._episodes else {}
 
     # ------------------------------------------------------------------ K episodes in lock-step
-    def reset_batch(self, envs: Sequence[gym.Env], obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]],
-                    seeds: Sequence[int]) -> None:
+    def reset_batch(
+        self,
+        envs: Sequence[gym.Env],
+        obs: Sequence[dict[str, Any]],
+        infos: Sequence[dict[str, Any]],
+        seeds: Sequence[int],
+    ) -> None:
         """Start one episode per env; ``seeds`` seed each episode's sampling."""
         torch = require_module("torch")
         self._episodes = []
@@ -199,16 +233,21 @@ class HFAgent:
             chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
             if self.transcript == "adapter" and getattr(base, "help_in_observation", False) and not self._warned:
                 self._warned = True  # the adapter's envs leave the help out: the template renders the tools
-                warnings.warn("transcript='adapter': the env puts its help text in the first observation, which the "
-                              "TRL adapter's envs leave out; make the env with help_in_observation=False for the "
-                              "adapter's transcript token for token", stacklevel=2)
+                warnings.warn(
+                    "transcript='adapter': the env puts its help text in the first observation, which the "
+                    "TRL adapter's envs leave out; make the env with help_in_observation=False for the "
+                    "adapter's transcript token for token",
+                    stacklevel=2,
+                )
             if self.transcript == "adapter":  # the tools as TRL renders them: the adapter class's methods
                 tools: Any = agtrl.chat_tools((family, schemas or []))
                 self._episodes.append(_Episode(chat, family, tools, generator, schemas=list(schemas or [])))
             else:
                 self._episodes.append(_Episode(chat, family, schemas, generator))
 
-    def act_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]) -> list[str]:
+    def act_batch(
+        self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
+    ) -> list[str]:
         """The next action of each episode in ``active`` (indices into the batch), given its observation."""
         if self.transcript == "adapter":
             return self._adapter_act(obs, infos, active)
@@ -226,8 +265,9 @@ class HFAgent:
             actions.append(self._action(ep, text))
         return actions
 
-    def _account(self, ep: _Episode, prompt: tuple[tuple[int, ...], list[int]], reply: tuple[list[int], float, float]
-                 ) -> str:
+    def _account(
+        self, ep: _Episode, prompt: tuple[tuple[int, ...], list[int]], reply: tuple[list[int], float, float]
+    ) -> str:
         """Add one model call to the episode's cost; the reply's text."""
         (prefix, rest), (ids, seconds, prefilled) = prompt, reply
         ep.usage["model_calls"] += 1
@@ -238,8 +278,13 @@ class HFAgent:
         ep.usage["model_seconds"] += seconds
         return str(self.tokenizer.decode(ids, skip_special_tokens=True))
 
-    def forced_batch(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int],
-                     actions: Sequence[str]) -> None:
+    def forced_batch(
+        self,
+        obs: Sequence[dict[str, Any]],
+        infos: Sequence[dict[str, Any]],
+        active: Sequence[int],
+        actions: Sequence[str],
+    ) -> None:
         """An intervention's forced action per episode in ``active``, kept in its chat as the model's own
         reply (a ``<tool_call>`` when the template renders tools, else the action text), no model call."""
         for i, o, info, action in zip(active, obs, infos, actions, strict=True):
@@ -264,49 +309,73 @@ class HFAgent:
         )
 
         if not takes_tools:
-            raise ConfigError(f"transcript='adapter': the chat template of {self.name} renders no tools; load the "
-                              "tokenizer with TRL's Qwen2.5 tool template (agentgym.agents.models: tool_template=True)")
+            raise ConfigError(
+                f"transcript='adapter': the chat template of {self.name} renders no tools; load the "
+                "tokenizer with TRL's Qwen2.5 tool template (agentgym.agents.models: tool_template=True)"
+            )
         tok = self.tokenizer
         if getattr(tok, "response_template", None) is None and getattr(tok, "response_schema", None) is None:
             try:
                 add_response_schema(tok)
             except ValueError as exc:
-                raise ConfigError(f"transcript='adapter': TRL cannot parse replies of this chat template ({exc})") from None
+                raise ConfigError(
+                    f"transcript='adapter': TRL cannot parse replies of this chat template ({exc})"
+                ) from None
         return None if is_chat_template_prefix_preserving(tok) else get_training_chat_template(tok)
 
     def _apply(self, messages: list[dict[str, Any]], tools: Any = None, generation: bool = False) -> list[int]:
-        out = self.tokenizer.apply_chat_template(messages, tools=tools or None, chat_template=self._template,
-                                                 add_generation_prompt=generation, tokenize=True, return_dict=False)
+        out = self.tokenizer.apply_chat_template(
+            messages,
+            tools=tools or None,
+            chat_template=self._template,
+            add_generation_prompt=generation,
+            tokenize=True,
+            return_dict=False,
+        )
         return list(out)
 
     def _tool_suffix(self, messages: list[dict[str, Any]]) -> list[int]:
         """The tokens TRL's tool loop appends after a reply for its tools' results (its
         ``_get_tool_suffix_ids``: a dummy call's rendering with and without them, cut at the end-of-turn)."""
         call = {"type": "function", "function": {"name": messages[0]["name"], "arguments": {}}}
-        dummy: list[dict[str, Any]] = [{"role": "user", "content": "dummy"},
-                                       {"role": "assistant", "content": "", "tool_calls": [call]}]
+        dummy: list[dict[str, Any]] = [
+            {"role": "user", "content": "dummy"},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+        ]
         prefix = self._apply(dummy)
         full = self._apply(dummy + messages, generation=True)
         ends = [i for i, t in enumerate(prefix) if t == self.tokenizer.eos_token_id]
-        prefix = prefix[:ends[-1] + 1] if ends else prefix
-        if full[:len(prefix)] != prefix:
+        prefix = prefix[: ends[-1] + 1] if ends else prefix
+        if full[: len(prefix)] != prefix:
             raise ConfigError("transcript='adapter': the chat template does not render a tool result after a call")
-        return full[len(prefix):]
+        return full[len(prefix) :]
 
     def _call_ids(self, name: str, arguments: Any, text: str | None = None) -> list[int]:
         """The tokens of a reply that calls ``name`` (or says ``text``) as the template renders it, up to and
         with its end-of-turn token: what the warm start taught the model to write."""
         dummy = [{"role": "user", "content": "dummy"}]
-        reply = ({"role": "assistant", "content": text} if text is not None else {"role": "assistant", "content": "",
-                 "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}]})
-        head = str(self.tokenizer.apply_chat_template(dummy, tokenize=False, add_generation_prompt=True,
-                                                      chat_template=self._template))
+        reply = (
+            {"role": "assistant", "content": text}
+            if text is not None
+            else {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}],
+            }
+        )
+        head = str(
+            self.tokenizer.apply_chat_template(
+                dummy, tokenize=False, add_generation_prompt=True, chat_template=self._template
+            )
+        )
         full = str(self.tokenizer.apply_chat_template(dummy + [reply], tokenize=False, chat_template=self._template))
         eos = str(self.tokenizer.eos_token)
-        segment = full[len(head):]
+        segment = full[len(head) :]
         if not full.startswith(head) or eos not in segment:
-            raise ConfigError("transcript='adapter': the chat template does not render a reply after its generation prompt")
-        return self._ids(segment[:segment.index(eos) + len(eos)])
+            raise ConfigError(
+                "transcript='adapter': the chat template does not render a reply after its generation prompt"
+            )
+        return self._ids(segment[: segment.index(eos) + len(eos)])
 
     def _adapter_observe(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any]) -> None:
         """The first observation opens the transcript (the row's user message); a later one is the result
@@ -344,8 +413,9 @@ class HFAgent:
             return PASS
         return None
 
-    def _adapter_act(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
-                     ) -> list[str]:
+    def _adapter_act(
+        self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
+    ) -> list[str]:
         from trl.chat_template_utils import parse_response
 
         episodes = [self._episodes[i] for i in active]
@@ -355,8 +425,10 @@ class HFAgent:
             actions.append(self._next_call(ep))
         while any(a is None for a in actions):  # a reply whose calls all failed: the model's turn again
             todo = [j for j, a in enumerate(actions) if a is None]
-            prompts = [(tuple((episodes[j].ids or [])[:episodes[j].head]), (episodes[j].ids or [])[episodes[j].head:])
-                       for j in todo]
+            prompts = [
+                (tuple((episodes[j].ids or [])[: episodes[j].head]), (episodes[j].ids or [])[episodes[j].head :])
+                for j in todo
+            ]
             self._generating = [active[j] for j in todo]
             replies = self._generate(prompts, [episodes[j].generator for j in todo])
             for j, prompt, reply in zip(todo, prompts, replies, strict=True):
@@ -370,8 +442,12 @@ class HFAgent:
                 if not calls or (self.max_tool_calls is not None and ep.rounds > self.max_tool_calls):
                     ep.ended = True  # TRL's loop stops at a reply without a call, or past its iterations
                 else:
-                    ep.queue = [(str(c["function"].get("name", "")), c["function"].get("arguments") or {})
-                                if c.get("type") == "function" else ("", {}) for c in calls]
+                    ep.queue = [
+                        (str(c["function"].get("name", "")), c["function"].get("arguments") or {})
+                        if c.get("type") == "function"
+                        else ("", {})
+                        for c in calls
+                    ]
                 actions[j] = self._next_call(ep)
         return [a if a is not None else PASS for a in actions]
 
@@ -411,7 +487,9 @@ class HFAgent:
 
     def _render(self, messages: list[dict[str, str]], tools: list[dict[str, Any]] | None, generation: bool) -> str:
         kwargs = {"tools": tools} if tools else {}
-        return str(self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation, **kwargs))
+        return str(
+            self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation, **kwargs)
+        )
 
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -425,17 +503,17 @@ class HFAgent:
         for end in range(2, len(messages) + 1):
             text = self._render(messages[:end], tools, generation=False)
             if not text.startswith(done):
-                return self._ids(full[len(system):])
-            segment = text[len(done):]
-            opening = self._render(messages[:end - 1], tools, generation=True)[len(done):]
+                return self._ids(full[len(system) :])
+            segment = text[len(done) :]
+            opening = self._render(messages[: end - 1], tools, generation=True)[len(done) :]
             if messages[end - 1]["role"] == "assistant" and opening and segment.startswith(opening):
                 ids += self._ids(opening)
-                segment = segment[len(opening):]
+                segment = segment[len(opening) :]
             ids += self._ids(segment)
             done = text
         if not full.startswith(done):
-            return self._ids(full[len(system):])
-        return ids + self._ids(full[len(done):])
+            return self._ids(full[len(system) :])
+        return ids + self._ids(full[len(done) :])
 
     def _tokens(self, ep: _Episode) -> tuple[tuple[int, ...], list[int]]:
         """``(shared prefix ids, this episode's ids)``: the system prompt, then the rest of the chat, with
@@ -454,9 +532,11 @@ class HFAgent:
                 return prefix, rest
         budget = self.max_prompt_tokens - len(prefix)
         if budget < 64:
-            raise ConfigError(f"the system prompt alone takes {len(prefix)} tokens, max_prompt_tokens="
-                              f"{self.max_prompt_tokens}: raise max_prompt_tokens (the model's context permitting)")
-        return prefix, rest[:budget // 2] + rest[-(budget - budget // 2):]
+            raise ConfigError(
+                f"the system prompt alone takes {len(prefix)} tokens, max_prompt_tokens="
+                f"{self.max_prompt_tokens}: raise max_prompt_tokens (the model's context permitting)"
+            )
+        return prefix, rest[: budget // 2] + rest[-(budget - budget // 2) :]
 
     def _prefix_cache(self, prefix: tuple[int, ...]) -> Any:
         """The key/value cache of ``prefix`` for one row. The last few prefixes are kept; a new one is
@@ -465,10 +545,10 @@ class HFAgent:
         torch = require_module("torch")
         cache = self._prefix.get(prefix)
         if cache is None:
-            base = max((k for k in self._prefix if len(k) < len(prefix) and prefix[:len(k)] == k), key=len, default=())
+            base = max((k for k in self._prefix if len(k) < len(prefix) and prefix[: len(k)] == k), key=len, default=())
             cache = copy.deepcopy(self._prefix[base]) if base else None
             with torch.inference_mode():
-                ids = torch.tensor([prefix[len(base):]], device=self.device)
+                ids = torch.tensor([prefix[len(base) :]], device=self.device)
                 if base:
                     mask = torch.ones((1, len(prefix)), dtype=torch.long, device=self.device)
                     position = torch.arange(len(base), len(prefix), device=self.device)[None]
@@ -482,8 +562,9 @@ class HFAgent:
         self._prefix.move_to_end(prefix)
         return cache
 
-    def _generate(self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
-                  ) -> list[tuple[list[int], float, float]]:
+    def _generate(
+        self, prompts: list[tuple[tuple[int, ...], list[int]]], generators: list[Any]
+    ) -> list[tuple[list[int], float, float]]:
         """``(reply tokens, model seconds, prompt tokens prefilled for it)`` per prompt (the tokens end with
         the stop token when one was drawn, as a rollout's completion does). Rows that share
         the system prompt run as one batch, whose shared prefix is everything the rows have in common
@@ -517,10 +598,10 @@ class HFAgent:
         rows, width, pad = len(rests), max(len(r) for r in rests), int(self.tokenizer.pad_token_id or 0)
         ids = torch.full((rows, width), pad, dtype=torch.long)
         mask = torch.zeros((rows, len(prefix) + width), dtype=torch.long)
-        mask[:, :len(prefix)] = 1
+        mask[:, : len(prefix)] = 1
         for i, rest in enumerate(rests):
-            ids[i, width - len(rest):] = torch.tensor(rest, dtype=torch.long)
-            mask[i, len(prefix) + width - len(rest):] = 1
+            ids[i, width - len(rest) :] = torch.tensor(rest, dtype=torch.long)
+            mask[i, len(prefix) + width - len(rest) :] = 1
         cache = None
         if prefix:
             cache = copy.deepcopy(self._prefix_cache(prefix))
@@ -531,7 +612,7 @@ class HFAgent:
         new: list[list[int]] = [[] for _ in range(rows)]
         done = [False] * rows
         with torch.inference_mode():
-            logits, cache = self._forward(ids, mask, position[:, len(prefix):], cache)
+            logits, cache = self._forward(ids, mask, position[:, len(prefix) :], cache)
             last = position[:, -1:]
             for _ in range(self.max_new_tokens):
                 chosen = self._sample(logits, generators)

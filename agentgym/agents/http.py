@@ -58,8 +58,9 @@ def loads_bounded(body: bytes, what: str) -> Any:
         raise ModelReplyError(f"{what}: not valid JSON ({str(exc)[:120]})") from None
 
 
-def post_json(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, timeout: float,
-              max_bytes: int) -> Any:
+def post_json(
+    url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, timeout: float, max_bytes: int
+) -> Any:
     """POST ``payload`` as JSON and return the parsed reply, all within ``timeout`` seconds in total.
 
     Raises `ModelEndpointTimeout` past the deadline, `ModelEndpointError` with ``status`` on a status >= 300
@@ -90,9 +91,15 @@ def post_json(url: str, payload: Mapping[str, Any], headers: Mapping[str, str], 
             snippet = resp.read(200) if resp.status >= 400 else b""
             where = resp.getheader("Location", "")
             raise ModelEndpointError(
-                f"HTTP {resp.status} from {url}" + (f" (a redirect to {where[:200]!r}, not followed: "
-                                                    "pass the final address as --base-url)" if where else "")
-                + (f": {snippet!r}" if snippet else ""), resp.status)
+                f"HTTP {resp.status} from {url}"
+                + (
+                    f" (a redirect to {where[:200]!r}, not followed: pass the final address as --base-url)"
+                    if where
+                    else ""
+                )
+                + (f": {snippet!r}" if snippet else ""),
+                resp.status,
+            )
         declared = resp.getheader("Content-Length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
             raise ModelReplyError(f"{url} announced a {declared}-byte reply, over the {max_bytes}-byte limit")

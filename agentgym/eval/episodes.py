@@ -21,8 +21,17 @@ from typing import Any
 
 from agentgym.tasks import stable_hash
 
-__all__ = ["EpisodeSpec", "episode_seed", "record_key", "twin_key", "budget_mode", "read_episodes", "append_episode",
-           "write_episodes", "TIMING_FIELDS"]
+__all__ = [
+    "EpisodeSpec",
+    "episode_seed",
+    "record_key",
+    "twin_key",
+    "budget_mode",
+    "read_episodes",
+    "append_episode",
+    "write_episodes",
+    "TIMING_FIELDS",
+]
 
 TIMING_FIELDS = ("latency_s", "startup_s", "worker")
 """Record fields that vary between identical runs (wall-clock timings, which worker ran it)."""
@@ -71,8 +80,15 @@ class EpisodeSpec:
 def record_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str, str]:
     """The `EpisodeSpec.key` of a record read back from ``episodes.jsonl`` (records written before
     budget modes are hard-budget episodes; records without an intervention had none)."""
-    return (record["env"], record["task"], int(record["T"]), int(record["sample"]), record.get("faults") or "",
-            budget_mode(record), record.get("intervention") or "")
+    return (
+        record["env"],
+        record["task"],
+        int(record["T"]),
+        int(record["sample"]),
+        record.get("faults") or "",
+        budget_mode(record),
+        record.get("intervention") or "",
+    )
 
 
 def twin_key(record: Mapping[str, Any]) -> tuple[str, str, int, int, str, str]:
@@ -118,4 +134,3 @@ def write_episodes(path: str | os.PathLike[str], records: Iterable[dict[str, Any
         for r in sorted(records, key=record_key):
             fh.write(json.dumps(r, sort_keys=True) + "\n")
     os.replace(tmp, p)
-

@@ -37,8 +37,16 @@ from agentgym.eval.runner import AgentSpec, WorkerConfig, env_entry, iter_local,
 from agentgym.eval.summary import summarize
 from agentgym.wrappers import parse_faults, parse_soft_budget
 
-__all__ = ["evaluate", "EvalResult", "select_tasks", "plan_episodes", "check_intervention", "EXECUTORS", "BUDGET_MODES",
-           "DEFAULT_SOFT_BUDGET"]
+__all__ = [
+    "evaluate",
+    "EvalResult",
+    "select_tasks",
+    "plan_episodes",
+    "check_intervention",
+    "EXECUTORS",
+    "BUDGET_MODES",
+    "DEFAULT_SOFT_BUDGET",
+]
 
 EXECUTORS = ("local", "ray")
 """Where episodes run: a local process pool or Ray actors (``executor=``, ``--executor``)."""
@@ -102,14 +110,24 @@ def check_intervention(env_id: str, name: str) -> None:
     finally:
         env.close()  # no sandbox was started
     if not isinstance(base, AgentEnv) or name not in choices:
-        raise ConfigError(f"intervention {name!r} is not one of {env_id}'s: {choices or 'it defines none'}"
-                          + ("; fault interventions such as 'tool_error@turn=1' or 'state_drift@mutation=1' "
-                             "go to faults= (--faults)" if "@" in name else ""))
+        raise ConfigError(
+            f"intervention {name!r} is not one of {env_id}'s: {choices or 'it defines none'}"
+            + (
+                "; fault interventions such as 'tool_error@turn=1' or 'state_drift@mutation=1' go to faults= (--faults)"
+                if "@" in name
+                else ""
+            )
+        )
 
 
 def plan_episodes(
-    env_tasks: Mapping[str, Sequence[str]], ts: Sequence[int], n: int, faults: str | None, seed: int,
-    modes: Sequence[str] = ("hard",), intervention: str | None = None,
+    env_tasks: Mapping[str, Sequence[str]],
+    ts: Sequence[int],
+    n: int,
+    faults: str | None,
+    seed: int,
+    modes: Sequence[str] = ("hard",),
+    intervention: str | None = None,
 ) -> list[EpisodeSpec]:
     """Every episode of the grid, clean and hard first, grouped by env and T so workers reuse warm envs.
     Conditions: clean, with ``faults``, with ``intervention`` (each paired with the clean one)."""
@@ -222,8 +240,11 @@ def evaluate(
     if n < max(ks_):
         raise ConfigError(f"n={n} samples per cell is below the largest k={max(ks_)}; pass n >= {max(ks_)}")
     if backend is not None:  # the old name of executor
-        warnings.warn("evaluate(backend=...) is now executor=...; the sandbox backend is sandbox=...",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "evaluate(backend=...) is now executor=...; the sandbox backend is sandbox=...",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         executor = backend
     if executor not in EXECUTORS:
         raise ConfigError(f"executor={executor!r}; choose one of {EXECUTORS} (the sandbox is chosen by sandbox=)")
@@ -239,13 +260,28 @@ def evaluate(
             check_forced(agent_obj, intervention)
     env_tasks = {e: select_tasks(e, split, tasks, seed) for e in envs}
     config: dict[str, Any] = {
-        "envs": envs, "agent": agent_name, "agent_kwargs": public_kwargs(agent_kwargs or {}),
+        "envs": envs,
+        "agent": agent_name,
+        "agent_kwargs": public_kwargs(agent_kwargs or {}),
         "agent_identity": agent_identity(agent, agent_kwargs or {}),
-        "ks": ks_, "ts": ts_, "n": n, "split": split, "tasks": env_tasks, "faults": faults or "",
-        "seed": int(seed), "workers": int(workers), "executor": executor, "sandbox": sandbox,
-        "retries": int(retries), "t_ref": int(t_ref or max(ts_)), "resamples": int(resamples),
-        "env_kwargs": dict(env_kwargs or {}), "command": redact_text(command) if command else command,
-        "budget_mode": budget_mode, "soft_budget": soft, "intervention": intervention or "",
+        "ks": ks_,
+        "ts": ts_,
+        "n": n,
+        "split": split,
+        "tasks": env_tasks,
+        "faults": faults or "",
+        "seed": int(seed),
+        "workers": int(workers),
+        "executor": executor,
+        "sandbox": sandbox,
+        "retries": int(retries),
+        "t_ref": int(t_ref or max(ts_)),
+        "resamples": int(resamples),
+        "env_kwargs": dict(env_kwargs or {}),
+        "command": redact_text(command) if command else command,
+        "budget_mode": budget_mode,
+        "soft_budget": soft,
+        "intervention": intervention or "",
     }
     specs = plan_episodes(env_tasks, ts_, n, faults, int(seed), ("hard", "soft") if soft else ("hard",), intervention)
 
@@ -258,9 +294,16 @@ def evaluate(
     todo = [s for s in specs if s.key not in done]
 
     wconfig = WorkerConfig(
-        envs=entries, agent=agent_obj, split=split, sandbox=sandbox,
-        env_kwargs=dict(env_kwargs or {}), retries=int(retries), sys_path=tuple(sys.path), soft_budget=soft,
-        batch=batches(agent_obj), base_env=base_env,
+        envs=entries,
+        agent=agent_obj,
+        split=split,
+        sandbox=sandbox,
+        env_kwargs=dict(env_kwargs or {}),
+        retries=int(retries),
+        sys_path=tuple(sys.path),
+        soft_budget=soft,
+        batch=batches(agent_obj),
+        base_env=base_env,
     )
     run = _executor(executor)
     fresh: list[dict[str, Any]] = []
@@ -286,8 +329,9 @@ def evaluate(
     records = _dedupe(previous + fresh)
     summary = summarize(records, config)
     summary["timing"] = _timing(fresh, arrivals, loop_seconds, time.perf_counter() - started, int(workers))
-    result = EvalResult(summary=summary, records=records, out=out_dir, ran=len(fresh),
-                        seconds=time.perf_counter() - started)
+    result = EvalResult(
+        summary=summary, records=records, out=out_dir, ran=len(fresh), seconds=time.perf_counter() - started
+    )
     if out_dir is not None:
         write_episodes(out_dir / "episodes.jsonl", records)
         (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -297,8 +341,9 @@ def evaluate(
     return result
 
 
-def _timing(fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: float, seconds: float,
-            workers: int) -> dict[str, Any]:
+def _timing(
+    fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: float, seconds: float, workers: int
+) -> dict[str, Any]:
     """Throughput and the harness's own share of the time, for this invocation's episodes.
 
     ``steady_episodes_per_s`` counts from the first finished episode to the last, leaving out
@@ -318,7 +363,8 @@ def _timing(fresh: list[dict[str, Any]], arrivals: list[float], loop_seconds: fl
         "first_episode_s": arrivals[0] if arrivals else None,
         "episodes_per_s": len(fresh) / loop_seconds if fresh and loop_seconds > 0 else None,
         "steady_episodes_per_s": (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
-        if len(arrivals) > 1 and arrivals[-1] > arrivals[0] else None,
+        if len(arrivals) > 1 and arrivals[-1] > arrivals[0]
+        else None,
         "overhead_fraction": (loop_seconds - total) / total if serial and total > 0 else None,
         "steady_overhead_fraction": (arrivals[-1] - arrivals[0] - later) / later if serial and later > 0 else None,
     }
@@ -363,7 +409,9 @@ def _resume(out_dir: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
                 "own agent settings (see its run.json) to resume"
             )
     run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    return [r for r in read_episodes(out_dir / "episodes.jsonl") if int(r.get("seed", config["seed"])) == config["seed"]]
+    return [
+        r for r in read_episodes(out_dir / "episodes.jsonl") if int(r.get("seed", config["seed"])) == config["seed"]
+    ]
 
 
 def _check_faults(spec: str) -> None:
@@ -406,8 +454,12 @@ class _LineProgress:
         if self.done == self.todo or self.done % self.step == 0 or now - self.last >= 30:
             self.last = now
             rate = self.done / max(now - self.start, 1e-9)
-            print(f"eval: {self.done}/{self.todo} episodes ({100 * self.done // max(self.todo, 1)}%), "
-                  f"{rate:.1f} ep/s{self.postfix}", file=self.file, flush=True)
+            print(
+                f"eval: {self.done}/{self.todo} episodes ({100 * self.done // max(self.todo, 1)}%), "
+                f"{rate:.1f} ep/s{self.postfix}",
+                file=self.file,
+                flush=True,
+            )
 
     def set_postfix_str(self, s: str) -> None:
         self.postfix = f" ({s})"

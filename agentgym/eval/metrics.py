@@ -373,7 +373,9 @@ def soft_vs_hard(records: Iterable[Record], *, resamples: int = 2000, seed: int 
     return out
 
 
-def intervention_effect(records: Iterable[Record], *, resamples: int = 2000, seed: int = 0) -> dict[int, dict[str, Any]]:
+def intervention_effect(
+    records: Iterable[Record], *, resamples: int = 2000, seed: int = 0
+) -> dict[int, dict[str, Any]]:
     """Per T, episodes with a forced start (records with an ``intervention``) against their clean twins
     (same task, sample and seeds, no fault), over the pairs where both were scored:
 
@@ -402,8 +404,9 @@ def intervention_effect(records: Iterable[Record], *, resamples: int = 2000, see
             "retained": s_forced / s_clean if s_clean else None,
             "recovered": both / s_clean if s_clean else None,
             "forced_turns": float(np.mean([int(f.get("forced_turns", 0)) for _, f in pairs])),
-            "ended_in_start": sum(int(f.get("forced_turns", 0)) >= int(f["turns"]) and not f.get("submitted")
-                                  for _, f in pairs),
+            "ended_in_start": sum(
+                int(f.get("forced_turns", 0)) >= int(f["turns"]) and not f.get("submitted") for _, f in pairs
+            ),
             "turns_clean": float(np.mean([c["turns"] for c, _ in pairs])),
             "turns_intervened": float(np.mean([f["turns"] for _, f in pairs])),
         }
@@ -414,8 +417,9 @@ def _share(records: Sequence[Record]) -> float | None:
     return sum(bool(r["success"]) for r in records) / len(records) if records else None
 
 
-def _paired_differences(base: Mapping[Any, Record], other: Mapping[Any, Record], *, resamples: int, seed: int
-                        ) -> Iterator[tuple[int, list[tuple[Record, Record]], int, tuple[float, float, float]]]:
+def _paired_differences(
+    base: Mapping[Any, Record], other: Mapping[Any, Record], *, resamples: int, seed: int
+) -> Iterator[tuple[int, list[tuple[Record, Record]], int, tuple[float, float, float]]]:
     """Per T (key[2]) of ``other``'s episodes: each paired with its ``base`` twin (sorted by key: one
     bootstrap order), the number of tasks, and success(other) - success(base) averaged per task,
     with its bootstrap interval."""
@@ -426,8 +430,12 @@ def _paired_differences(base: Mapping[Any, Record], other: Mapping[Any, Record],
         by_task: dict[str, list[float]] = defaultdict(list)
         for b, o in pairs:
             by_task[_task_key(o)].append(float(bool(o["success"])) - float(bool(b["success"])))
-        yield t, pairs, len(by_task), bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples,
-                                                     seed=seed)
+        yield (
+            t,
+            pairs,
+            len(by_task),
+            bootstrap_mean([float(np.mean(v)) for v in by_task.values()], resamples=resamples, seed=seed),
+        )
 
 
 def _task_key(r: Record) -> str:

@@ -106,8 +106,13 @@ def plot_pass_heatmap(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
     conds = list(summary["results"])
     groups = summary["config"]["envs"] + (["all"] if len(summary["config"]["envs"]) > 1 else [])
     # at least 6.4 x 3.2 inches: a 1 x 1 grid must still fit its title and colour bar
-    fig, axes = plt.subplots(len(groups), len(conds), squeeze=False, layout="constrained",
-                             figsize=(max(6.4, 2.4 + 1.3 * len(ts) * len(conds)), max(3.2, 1.6 + 0.8 * len(ks) * len(groups))))
+    fig, axes = plt.subplots(
+        len(groups),
+        len(conds),
+        squeeze=False,
+        layout="constrained",
+        figsize=(max(6.4, 2.4 + 1.3 * len(ts) * len(conds)), max(3.2, 1.6 + 0.8 * len(ks) * len(groups))),
+    )
     for gi, group in enumerate(groups):
         for ci, cond in enumerate(conds):
             ax = axes[gi][ci]
@@ -120,14 +125,17 @@ def plot_pass_heatmap(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
                     if c["mean"] is None:
                         continue
                     text = f"{c['mean']:.2f}\n[{c['lo']:.2f},{c['hi']:.2f}]"
-                    ax.text(j, i, text, ha="center", va="center", fontsize=7,
-                            color="black" if c["mean"] > 0.6 else "white")
+                    ax.text(
+                        j, i, text, ha="center", va="center", fontsize=7, color="black" if c["mean"] > 0.6 else "white"
+                    )
             ax.set_xticks(range(len(ts)), [str(t) for t in ts])
             ax.set_yticks(range(len(ks)), [str(k) for k in ks])
             ax.set_xlabel("turn budget T")
             ax.set_ylabel("samples K")
-            label = f"{cond}" + {"faulted": f" ({summary['config']['faults']})",
-                                 "intervened": f" ({summary['config'].get('intervention')})"}.get(cond, "")
+            label = f"{cond}" + {
+                "faulted": f" ({summary['config']['faults']})",
+                "intervened": f" ({summary['config'].get('intervention')})",
+            }.get(cond, "")
             ax.set_title(f"{group}: {label}", fontsize=9)
     fig.colorbar(im, ax=axes, shrink=0.8, label="pass@K")
     fig.suptitle(f"Pass@(K,T), 95% bootstrap CI over tasks\n{_title(summary)}", fontsize=9)
@@ -146,10 +154,22 @@ def plot_pass_hat(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> P
         for i, t in enumerate(ts):
             color = colors[i % len(colors)]
             if "pass_hat" in res:
-                ax.plot(ks, [_num(res["pass_hat"][str(t)][str(k)]["mean"]) for k in ks], "-", marker="o",
-                        color=color, label=f"T={t} pass^k")
-            ax.plot(ks, [_num(res["pass"][str(t)][str(k)]["mean"]) for k in ks], ":", marker=".", color=color,
-                    label=f"T={t} pass@k")
+                ax.plot(
+                    ks,
+                    [_num(res["pass_hat"][str(t)][str(k)]["mean"]) for k in ks],
+                    "-",
+                    marker="o",
+                    color=color,
+                    label=f"T={t} pass^k",
+                )
+            ax.plot(
+                ks,
+                [_num(res["pass"][str(t)][str(k)]["mean"]) for k in ks],
+                ":",
+                marker=".",
+                color=color,
+                label=f"T={t} pass@k",
+            )
         ax.set_xscale("log", base=2)
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.set_xlabel("attempts k")
@@ -175,7 +195,7 @@ def plot_success_vs_t(summary: Mapping[str, Any], path: str | os.PathLike[str]) 
             m = [_num(res["pass"][str(t)][str(k)]["mean"]) for t in ts]
             lo = [_num(res["pass"][str(t)][str(k)]["lo"]) for t in ts]
             hi = [_num(res["pass"][str(t)][str(k)]["hi"]) for t in ts]
-            line, = ax.plot(ts, m, style, marker="o", label=f"K={k} {cond}")
+            (line,) = ax.plot(ts, m, style, marker="o", label=f"K={k} {cond}")
             ax.fill_between(ts, lo, hi, color=line.get_color(), alpha=0.12)
         ax2.plot(ts, [_num(res["extrapolation"].get(str(t))) for t in ts], style, marker="o", label=cond)
     t_ref = summary["config"]["t_ref"]
@@ -231,11 +251,25 @@ def plot_recovery(summary: Mapping[str, Any], path: str | os.PathLike[str]) -> P
     paired = any(v.get("pairs") for v in rec.values())
     if paired:
         ax2.plot(ts, [_num(rec.get(str(t), {}).get("paired_rate")) for t in ts], marker="o", label="paired rate")
-        ax2.plot(ts, [_num(rec.get(str(t), {}).get("paired_conditional")) for t in ts], marker="s",
-                 label="P(faulted ok | clean ok)")
-        ax2.plot(ts, [_num(rec.get(str(t), {}).get("fault_rate")) for t in ts], marker="^", label="success when a fault fired")
-    ax2.plot(ts, [_num(rec.get(str(t), {}).get("natural_rate")) for t in ts], marker="x", ls=":",
-             label="natural error recovery (clean)")
+        ax2.plot(
+            ts,
+            [_num(rec.get(str(t), {}).get("paired_conditional")) for t in ts],
+            marker="s",
+            label="P(faulted ok | clean ok)",
+        )
+        ax2.plot(
+            ts,
+            [_num(rec.get(str(t), {}).get("fault_rate")) for t in ts],
+            marker="^",
+            label="success when a fault fired",
+        )
+    ax2.plot(
+        ts,
+        [_num(rec.get(str(t), {}).get("natural_rate")) for t in ts],
+        marker="x",
+        ls=":",
+        label="natural error recovery (clean)",
+    )
     if not paired:
         hint = "no faults injected in this run:\nrerun with --faults SPEC, e.g. --faults tool_error@turn=1"
         for a in (ax2, ax3):
@@ -266,7 +300,10 @@ def _plot_time_to_recover(ax: Any, rec: Mapping[str, Any], ts: list[int]) -> Non
         ttr = (rec.get(str(t)) or {}).get("time_to_recover") or {}
         n = ttr.get("episodes") or 0
         hist = {int(k): v for k, v in (ttr.get("hist") or {}).items()}
-        row = [hist.get(b, 0) for b, _ in _TTR_BINS[:-1]] + [sum(v for k, v in hist.items() if k >= 4), ttr.get("never", 0)]
+        row = [hist.get(b, 0) for b, _ in _TTR_BINS[:-1]] + [
+            sum(v for k, v in hist.items() if k >= 4),
+            ttr.get("never", 0),
+        ]
         shares.append([x / n if n else 0.0 for x in row])
     colors = ("#2ca02c", "#98df8a", "#ffbb78", "#ff7f0e", "#d62728")
     bottom = np.zeros(len(ts))
@@ -287,7 +324,11 @@ def plot_success_vs_cost(summary: Mapping[str, Any], path: str | os.PathLike[str
     group = main_group(summary)
     res = summary["results"].get("clean") or next(iter(summary["results"].values()))
     res = res[group]
-    measures = (("turns", "turn budget K x T"), ("env_calls", "env calls (K x mean)"), ("seconds", "seconds (K x mean latency)"))
+    measures = (
+        ("turns", "turn budget K x T"),
+        ("env_calls", "env calls (K x mean)"),
+        ("seconds", "seconds (K x mean latency)"),
+    )
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     ks, ts = _ks(summary), _ts(summary)
     for ax, (name, label) in zip(axes, measures):
@@ -302,8 +343,14 @@ def plot_success_vs_cost(summary: Mapping[str, Any], path: str | os.PathLike[str
             ax.scatter(xs, ys, label=f"K={k}", s=22)
         frontier = sorted((float(c), v["success"]) for c, v in res["success_at_cost"][name].items() if v)
         if frontier:
-            ax.step([f[0] for f in frontier], [f[1] for f in frontier], where="post", color="black", lw=1,
-                    label="best at cost <= C")
+            ax.step(
+                [f[0] for f in frontier],
+                [f[1] for f in frontier],
+                where="post",
+                color="black",
+                lw=1,
+                label="best at cost <= C",
+            )
         ax.set_xscale("log")
         _log_ticks(ax, [_cell_cost(res, name, t, k) or 0.0 for t in ts for k in ks])
         ax.set_xlabel(label)
@@ -358,8 +405,9 @@ def plot_all(summary: Mapping[str, Any], out_dir: str | os.PathLike[str]) -> lis
     return [fn(summary, out / PLOT_FILES[name]) for name, fn in fns.items()]
 
 
-def plot_compare(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, str], group: str,
-                 path: str | os.PathLike[str]) -> Path:
+def plot_compare(
+    a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, str], group: str, path: str | os.PathLike[str]
+) -> Path:
     """Two runs' pass@K against T for their shared K (solid: A, dashed: B) and their pass@1 gap."""
     ks = sorted(set(_ks(a)) & set(_ks(b)))
     ts = sorted(set(_ts(a)) | set(_ts(b)))
@@ -369,11 +417,23 @@ def plot_compare(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, s
         for s, name, style in ((a, names[0], "-"), (b, names[1], "--")):
             res = s["results"]["clean"][group]["pass"]
             xs = [t for t in ts if str(t) in res]
-            ax.plot(xs, [_num(res[str(t)][str(k)]["mean"]) for t in xs], style, marker="o",
-                    color=colors[i % len(colors)], label=f"K={k} {name}")
-    common = [t for t in ts if str(t) in a["results"]["clean"][group]["success"] and str(t) in b["results"]["clean"][group]["success"]]
-    gap = [_num(b["results"]["clean"][group]["success"][str(t)]) - _num(a["results"]["clean"][group]["success"][str(t)])
-           for t in common]
+            ax.plot(
+                xs,
+                [_num(res[str(t)][str(k)]["mean"]) for t in xs],
+                style,
+                marker="o",
+                color=colors[i % len(colors)],
+                label=f"K={k} {name}",
+            )
+    common = [
+        t
+        for t in ts
+        if str(t) in a["results"]["clean"][group]["success"] and str(t) in b["results"]["clean"][group]["success"]
+    ]
+    gap = [
+        _num(b["results"]["clean"][group]["success"][str(t)]) - _num(a["results"]["clean"][group]["success"][str(t)])
+        for t in common
+    ]
     ax2.bar([str(t) for t in common], gap, color=["#2ca02c" if g >= 0 else "#d62728" for g in gap])
     ax2.axhline(0, color="black", lw=0.8)
     ax2.set_xlabel("turn budget T")

@@ -28,8 +28,19 @@ from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
 
-__all__ = ["AgentSpec", "WorkerConfig", "EpisodeWorker", "run_episode", "run_group", "forced_start", "cells", "iter_local",
-           "env_entry", "resolve_env_id"]
+__all__ = [
+    "AgentSpec",
+    "WorkerConfig",
+    "EpisodeWorker",
+    "run_episode",
+    "run_group",
+    "forced_start",
+    "cells",
+    "iter_local",
+    "env_entry",
+    "resolve_env_id",
+]
+
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -73,7 +84,6 @@ def resolve_env_id(env_id: str) -> str:
     registers ``Id`` on import), as ``gym.make`` does."""
     import importlib
 
-
     module, sep, name = env_id.rpartition(":")
     if not sep:
         return env_id
@@ -89,8 +99,10 @@ def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
     try:
         spec = gym.spec(resolve_env_id(env_id))
     except gym.error.Error as exc:
-        raise ConfigError(f"unknown env id {env_id!r}: {exc}. Registered agentgym ids: "
-                          f"{sorted(k for k in gym.registry if k.startswith('agentgym/'))}") from exc
+        raise ConfigError(
+            f"unknown env id {env_id!r}: {exc}. Registered agentgym ids: "
+            f"{sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
+        ) from exc
     return spec.entry_point, dict(spec.kwargs)
 
 
@@ -193,7 +205,9 @@ class _Trace:
         self.terminated = self.truncated = False
         self.latency = 0.0
 
-    def step(self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool, forced: bool = False) -> bool:
+    def step(
+        self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool, forced: bool = False
+    ) -> bool:
         """Account for one step (``forced``: an intervention's); True when the episode is over."""
         self.actions.append(str(action)[:500])
         if forced:
@@ -213,8 +227,9 @@ class _Trace:
             self.latency = time.perf_counter() - self.start
             return True
         if turn >= self.cap:
-            raise ConfigError(f"episode of {self.spec.env} ran {self.cap} turns at T={self.spec.T}: "
-                              "the env stack has no turn limit")
+            raise ConfigError(
+                f"episode of {self.spec.env} ran {self.cap} turns at T={self.spec.T}: the env stack has no turn limit"
+            )
         return False
 
     def no_candidate(self) -> dict[str, Any]:
@@ -222,9 +237,20 @@ class _Trace:
         played, not scored (`metrics.scored`), counted in the summary's ``intervention`` section."""
         spec = self.spec
         return {
-            **spec.to_dict(), "env_seed": spec.env_seed, "agent_seed": spec.agent_seed, "success": None,
-            "category": None, "no_candidate": True, "forced_actions": [], "forced_turns": 0, "turns": 0,
-            "actions": [], "cost": {}, "latency_s": time.perf_counter() - self.start, "infra_error": None, "attempts": 1,
+            **spec.to_dict(),
+            "env_seed": spec.env_seed,
+            "agent_seed": spec.agent_seed,
+            "success": None,
+            "category": None,
+            "no_candidate": True,
+            "forced_actions": [],
+            "forced_turns": 0,
+            "turns": 0,
+            "actions": [],
+            "cost": {},
+            "latency_s": time.perf_counter() - self.start,
+            "infra_error": None,
+            "attempts": 1,
         }
 
     def record(self, info: Mapping[str, Any], agent_usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -262,8 +288,15 @@ class _Trace:
             **_soft_fields(info, self.warnings),
             # intervened episodes only (clean records stay as they were): the whole forced start, and
             # how many of its turns were played (fewer when T ended the episode first)
-            **({"intervention": spec.intervention, "forced_actions": [str(a)[:500] for a in self.planned or ()],
-                "forced_turns": len(self.forced)} if spec.intervention else {}),
+            **(
+                {
+                    "intervention": spec.intervention,
+                    "forced_actions": [str(a)[:500] for a in self.planned or ()],
+                    "forced_turns": len(self.forced),
+                }
+                if spec.intervention
+                else {}
+            ),
         }
 
 
@@ -275,8 +308,11 @@ def _soft_fields(info: Mapping[str, Any], warnings: int) -> dict[str, Any]:
         return {"warnings": warnings} if warnings else {}
     return {
         "extensions": {
-            "requested": int(ext["requested"]), "granted": int(ext["granted"]), "refused": int(ext["refused"]),
-            "extra_turns": int(ext["granted"]) * int(ext["extra"]), "cost": float(ext["cost"]),
+            "requested": int(ext["requested"]),
+            "granted": int(ext["granted"]),
+            "refused": int(ext["refused"]),
+            "extra_turns": int(ext["granted"]) * int(ext["extra"]),
+            "cost": float(ext["cost"]),
         },
         "warnings": warnings,
     }
@@ -472,6 +508,7 @@ def cells(specs: Iterable[EpisodeSpec]) -> list[list[EpisodeSpec]]:
     the samples a batching agent plays together."""
     groups: dict[tuple[str, str, int, str, str, str], list[EpisodeSpec]] = {}
     for spec in specs:
-        groups.setdefault((spec.env, spec.task, spec.T, spec.faults, spec.budget_mode, spec.intervention), []).append(spec)
+        groups.setdefault((spec.env, spec.task, spec.T, spec.faults, spec.budget_mode, spec.intervention), []).append(
+            spec
+        )
     return list(groups.values())
-

@@ -46,8 +46,15 @@ __all__ = ["summarize", "CONDITIONS", "SUCCESS_TARGETS"]
 
 CONDITIONS = ("clean", "faulted", "intervened")
 SUCCESS_TARGETS = (0.25, 0.5, 0.75, 0.9, 0.95, 1.0)
-_COST_FIELDS = ("model_calls", "env_calls", "env_seconds", "agent_seconds", "episode_seconds",
-                "prompt_tokens", "completion_tokens")
+_COST_FIELDS = (
+    "model_calls",
+    "env_calls",
+    "env_seconds",
+    "agent_seconds",
+    "episode_seconds",
+    "prompt_tokens",
+    "completion_tokens",
+)
 
 
 def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> dict[str, Any]:
@@ -105,12 +112,16 @@ def _in_condition(rs: Sequence[Mapping[str, Any]], cond: str) -> list[Mapping[st
     return [r for r in rs if not r.get("intervention") and bool(r.get("faults")) == (cond == "faulted")]
 
 
-def _intervention(rs: Sequence[Mapping[str, Any]], groups: list[str], config: Mapping[str, Any], resamples: int,
-                  seed: int) -> dict[str, Any]:
+def _intervention(
+    rs: Sequence[Mapping[str, Any]], groups: list[str], config: Mapping[str, Any], resamples: int, seed: int
+) -> dict[str, Any]:
     """The intervention section: what was forced, how often it could not be, and its paired effect."""
     forced = [r for r in rs if r.get("intervention") and not r.get("infra_error")]
     missing = [r for r in forced if r.get("no_candidate")]
-    names = sorted({str(r["intervention"]) for r in forced} | ({str(config["intervention"])} if config.get("intervention") else set()))
+    names = sorted(
+        {str(r["intervention"]) for r in forced}
+        | ({str(config["intervention"])} if config.get("intervention") else set())
+    )
     return {
         "name": ", ".join(names),
         "episodes": len(forced),
@@ -126,8 +137,9 @@ def _in_group(rs: Sequence[Mapping[str, Any]], group: str) -> Sequence[Mapping[s
     return rs if group == "all" else [r for r in rs if r["env"] == group]
 
 
-def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], t_ref: int,
-                 resamples: int, seed: int) -> dict[str, Any]:
+def _group_stats(
+    rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], t_ref: int, resamples: int, seed: int
+) -> dict[str, Any]:
     grid = metrics.pass_grid(rs, ks, ts, resamples=resamples, seed=seed)
     success = {t: grid[t][1]["mean"] if 1 in grid[t] else metrics.pass_grid(rs, [1], [t])[t][1]["mean"] for t in ts}
     cost: dict[int, dict[str, Any]] = {t: {} for t in ts}
@@ -151,7 +163,9 @@ def _group_stats(rs: Sequence[Mapping[str, Any]], ks: list[int], ts: list[int], 
         "cost": cost,
         "success_at_cost": {
             "turns": metrics.success_at_cost(grid, budgets, measures["turns"]),
-            "env_calls": metrics.success_at_cost(grid, sorted(set(measures["env_calls"].values())), measures["env_calls"]),
+            "env_calls": metrics.success_at_cost(
+                grid, sorted(set(measures["env_calls"].values())), measures["env_calls"]
+            ),
             "seconds": metrics.success_at_cost(grid, sorted(set(measures["seconds"].values())), measures["seconds"]),
         },
         "cost_at_success": {name: metrics.cost_at_success(grid, SUCCESS_TARGETS, m) for name, m in measures.items()},

@@ -25,8 +25,9 @@ EPISODE_OVER = "The episode is over; nothing was done. Reply with your final mes
 """What every action after the episode's end answers."""
 
 
-def reset_options(*, task_id: Any = None, budget: Any = None, faults: Any = None,
-                  options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def reset_options(
+    *, task_id: Any = None, budget: Any = None, faults: Any = None, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """``reset``'s options from a dataset row's fields; None (and an empty fault spec) leave a key out."""
     out = dict(options or {})
     if task_id is not None:
@@ -69,14 +70,23 @@ class Episode:
             weakref.finalize(self, self.env.close)  # trainers never close their env instances
         return self.env
 
-    def reset(self, *, seed: Any = None, task_id: Any = None, budget: Any = None, faults: Any = None,
-              options: Mapping[str, Any] | None = None) -> str:
+    def reset(
+        self,
+        *,
+        seed: Any = None,
+        task_id: Any = None,
+        budget: Any = None,
+        faults: Any = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> str:
         """Start an episode; returns the first observation's text (the task, the budget)."""
         env = self._build()
         if seed is not None and (isinstance(seed, bool) or not float(seed).is_integer()):
             raise ConfigError(f"seed={seed!r}; expected an int")
-        obs, info = env.reset(seed=None if seed is None else int(seed),
-                              options=reset_options(task_id=task_id, budget=budget, faults=faults, options=options))
+        obs, info = env.reset(
+            seed=None if seed is None else int(seed),
+            options=reset_options(task_id=task_id, budget=budget, faults=faults, options=options),
+        )
         self.info, self.reward, self.done = info, 0.0, False
         self.terminated = self.truncated = False
         self.turns = self.calls_after_end = 0
@@ -102,10 +112,18 @@ class Episode:
     def summary(self) -> dict[str, Any]:
         """The episode so far, for a trainer's reward functions and logs."""
         info = self.info
-        return {"task_id": info.get("task_id"), "budget": info.get("budget"), "turns": self.turns,
-                "done": self.done, "terminated": self.terminated, "truncated": self.truncated,
-                "success": bool(info.get("success", False)), "reward": self.reward,
-                "failure_category": info.get("failure_category"), "calls_after_end": self.calls_after_end}
+        return {
+            "task_id": info.get("task_id"),
+            "budget": info.get("budget"),
+            "turns": self.turns,
+            "done": self.done,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "success": bool(info.get("success", False)),
+            "reward": self.reward,
+            "failure_category": info.get("failure_category"),
+            "calls_after_end": self.calls_after_end,
+        }
 
     def close(self) -> None:
         env, self.env = self.env, None
@@ -113,8 +131,9 @@ class Episode:
             env.close()
 
 
-def step_text(obs: Any, info: Mapping[str, Any], *, terminated: bool = False, truncated: bool = False,
-              turns: int = 0) -> str:
+def step_text(
+    obs: Any, info: Mapping[str, Any], *, terminated: bool = False, truncated: bool = False, turns: int = 0
+) -> str:
     """What a step answers a trainer: the observation's text, then the turns left (``[turns left: N]``)
     or, when the budget ended the episode, that it is over. `agentgym.agents.hf.HFAgent` renders a
     step's result with it in the adapter's transcript format."""

@@ -46,8 +46,9 @@ def _get(config: Any, key: str, default: Any = None) -> Any:
 class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
     """One agentgym episode as a SkyRL text env (``init`` resets, ``step`` takes the model's reply)."""
 
-    def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None, *,
-                 env_id: str | None = None) -> None:
+    def __init__(
+        self, env_config: Any = None, extras: Mapping[str, Any] | None = None, *, env_id: str | None = None
+    ) -> None:
         super().__init__()
         env_id = env_id or _get(env_config, "env_id")
         if not env_id:
@@ -60,8 +61,12 @@ class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
 
     def init(self, prompt: list[dict[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
         """Reset from ``extras``; the first observation is appended to the prompt's last user message."""
-        text = self.episode.reset(seed=self.extras.get("seed"), task_id=self.extras.get("task_id"),
-                                  budget=self.extras.get("budget"), faults=self.extras.get("faults"))
+        text = self.episode.reset(
+            seed=self.extras.get("seed"),
+            task_id=self.extras.get("task_id"),
+            budget=self.extras.get("budget"),
+            faults=self.extras.get("faults"),
+        )
         self.turns = 0
         if self.episode.info.get("budget") is not None:
             self.max_turns = int(self.episode.info["budget"])
@@ -75,20 +80,31 @@ class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
     def step(self, action: str) -> Any:
         if self.episode.done:
             text = self.episode.step(action)  # counted, changes nothing
-            return BaseTextEnvStepOutput(observations=[{"role": "user", "content": text}], reward=0.0, done=True,
-                                         metadata={"episode": self.episode.summary()})
+            return BaseTextEnvStepOutput(
+                observations=[{"role": "user", "content": text}],
+                reward=0.0,
+                done=True,
+                metadata={"episode": self.episode.summary()},
+            )
         reward_before = self.episode.reward
         text = self.episode.step(action)
         self.turns += 1
         metadata = {**self.episode.info, "episode": self.episode.summary()}
-        return BaseTextEnvStepOutput(observations=[{"role": "user", "content": text}],
-                                     reward=self.episode.reward - reward_before, done=self.episode.done,
-                                     metadata=metadata)
+        return BaseTextEnvStepOutput(
+            observations=[{"role": "user", "content": text}],
+            reward=self.episode.reward - reward_before,
+            done=self.episode.done,
+            metadata=metadata,
+        )
 
     def get_metrics(self) -> dict[str, Any]:
         s = self.episode.summary()
-        return {"success": float(s["success"]), "turns": s["turns"], "budget": s["budget"] or 0,
-                "truncated": float(s["truncated"])}
+        return {
+            "success": float(s["success"]),
+            "turns": s["turns"],
+            "budget": s["budget"] or 0,
+            "truncated": float(s["truncated"]),
+        }
 
     def close(self) -> None:
         self.episode.close()

@@ -24,35 +24,67 @@ __all__ = ["GRAMMAR_TOOLS", "ACT_TOOL", "tool_schemas", "call_action", "action_c
 
 def _fn(name: str, description: str, params: Mapping[str, tuple[str, str]] = {}, optional: Sequence[str] = ()) -> dict:
     props = {k: {"type": t, "description": d} for k, (t, d) in params.items()}
-    return {"type": "function", "function": {
-        "name": name, "description": description,
-        "parameters": {"type": "object", "properties": props,
-                       "required": [k for k in params if k not in optional], "additionalProperties": False}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": props,
+                "required": [k for k in params if k not in optional],
+                "additionalProperties": False,
+            },
+        },
+    }
 
 
 GRAMMAR_TOOLS: dict[str, list[dict[str, Any]]] = {
     # Coding-v0's grammar (envs/coding/grammar.py, HELP), one tool per verb; `call_action` renders them back
     "coding": [
-        _fn("view", "Show a file with line numbers, or only lines start..end of it.",
-            {"path": ("string", "file path in the repository"), "start": ("integer", "first line (from 1)"),
-             "end": ("integer", "last line")}, optional=("start", "end")),
-        _fn("run", "Run a shell command in the repository (10 s limit) and show its output.",
-            {"command": ("string", "the shell command")}),
-        _fn("replace", "Replace lines start..end of a file with new lines; end = start - 1 inserts before start, "
-                       "empty lines deletes the range.",
-            {"path": ("string", "file path"), "start": ("integer", "first line to replace (from 1)"),
-             "end": ("integer", "last line to replace"), "lines": ("string", "the new lines, newline-separated")}),
-        _fn("patch", "Apply a unified diff: '--- a/FILE', '+++ b/FILE', then '@@ -START,COUNT +START,COUNT @@' hunks "
-                     "whose context and '-' lines match the file.",
-            {"diff": ("string", "the unified diff")}),
+        _fn(
+            "view",
+            "Show a file with line numbers, or only lines start..end of it.",
+            {
+                "path": ("string", "file path in the repository"),
+                "start": ("integer", "first line (from 1)"),
+                "end": ("integer", "last line"),
+            },
+            optional=("start", "end"),
+        ),
+        _fn(
+            "run",
+            "Run a shell command in the repository (10 s limit) and show its output.",
+            {"command": ("string", "the shell command")},
+        ),
+        _fn(
+            "replace",
+            "Replace lines start..end of a file with new lines; end = start - 1 inserts before start, "
+            "empty lines deletes the range.",
+            {
+                "path": ("string", "file path"),
+                "start": ("integer", "first line to replace (from 1)"),
+                "end": ("integer", "last line to replace"),
+                "lines": ("string", "the new lines, newline-separated"),
+            },
+        ),
+        _fn(
+            "patch",
+            "Apply a unified diff: '--- a/FILE', '+++ b/FILE', then '@@ -START,COUNT +START,COUNT @@' hunks "
+            "whose context and '-' lines match the file.",
+            {"diff": ("string", "the unified diff")},
+        ),
         _fn("test", "Run the visible tests."),
         _fn("revert", "Undo your last edit (replace, patch or revert)."),
         _fn("submit", "Finish: the hidden tests decide success."),
     ],
 }
 
-ACT_TOOL = _fn("act", "Take one action in the env's command grammar (the task text describes it).",
-               {"action": ("string", "one action")})
+ACT_TOOL = _fn(
+    "act",
+    "Take one action in the env's command grammar (the task text describes it).",
+    {"action": ("string", "one action")},
+)
 
 
 def function(schema: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -60,8 +92,9 @@ def function(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     return schema.get("function", schema)
 
 
-def tool_schemas(env: Any, *, probed: Sequence[Mapping[str, Any]] | None = None,
-                 family: str | None = None) -> list[dict[str, Any]]:
+def tool_schemas(
+    env: Any, *, probed: Sequence[Mapping[str, Any]] | None = None, family: str | None = None
+) -> list[dict[str, Any]]:
     """The tools a tool-calling trainer shows for ``env`` (any wrapper stack, or a `RemoteEnv`).
 
     ``probed``: the env's ``tools()`` after a reset, for families whose tools are the task's;
@@ -97,7 +130,9 @@ def _coding_action(name: str, args: Mapping[str, Any]) -> str:
         return f"run {args.get('command', '')}"
     if name == "replace":
         lines = str(args.get("lines", ""))
-        return f"replace {args.get('path', '')} {args.get('start', '')}-{args.get('end', '')}" + (f"\n{lines}" if lines else "")
+        return f"replace {args.get('path', '')} {args.get('start', '')}-{args.get('end', '')}" + (
+            f"\n{lines}" if lines else ""
+        )
     if name == "patch":
         return f"patch\n{args.get('diff', '')}"
     if name in ("test", "revert", "submit", "help") and not args:
@@ -119,8 +154,9 @@ def action_call(family: str, action: str, schemas: Sequence[Mapping[str, Any]]) 
         if verb == "view":
             path, _, span = rest.partition(" ")
             m = _SPAN.match(span.strip())
-            return "view", ({"path": path, "start": int(m.group(1)), "end": int(m.group(2) or m.group(1))} if m
-                            else {"path": path})
+            return "view", (
+                {"path": path, "start": int(m.group(1)), "end": int(m.group(2) or m.group(1))} if m else {"path": path}
+            )
         if verb == "run":
             return "run", {"command": (rest + ("\n" + body if body else "")).strip()}
         if verb == "replace":
@@ -128,8 +164,12 @@ def action_call(family: str, action: str, schemas: Sequence[Mapping[str, Any]]) 
             m = _SPAN.match(span.strip())
             if m is None:
                 raise ValueError(f"not a replace command: {action[:80]!r}")
-            return "replace", {"path": path, "start": int(m.group(1)), "end": int(m.group(2) or m.group(1)),
-                               "lines": body}
+            return "replace", {
+                "path": path,
+                "start": int(m.group(1)),
+                "end": int(m.group(2) or m.group(1)),
+                "lines": body,
+            }
         if verb == "patch":
             return "patch", {"diff": (rest + "\n" + body) if rest else body}
         if verb in names:

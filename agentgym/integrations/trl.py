@@ -45,8 +45,14 @@ __all__ = ["environment_factory", "dataset", "AgentGymToolEnv", "tool_method", "
 PROMPT = "Solve the task below with the tools. Call one tool per turn."
 """The user message every row starts with; ``reset`` appends the task's first observation to it."""
 
-_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list,
-                               "object": dict}
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
 _RESERVED = ("reset", "get_reward")
 
 
@@ -68,8 +74,9 @@ class AgentGymToolEnv:
 
     def reset(self, **row: Any) -> str:
         """Start the row's episode: ``seed``, ``task_id``, ``budget`` (T) and ``faults`` from the row."""
-        return self.episode.reset(seed=row.get("seed"), task_id=row.get("task_id"), budget=row.get("budget"),
-                                  faults=row.get("faults"))
+        return self.episode.reset(
+            seed=row.get("seed"), task_id=row.get("task_id"), budget=row.get("budget"), faults=row.get("faults")
+        )
 
     def get_reward(self) -> float:
         """The episode's reward (the verifier's verdict; 0 for work never submitted)."""
@@ -113,11 +120,23 @@ def tool_method(schema: Mapping[str, Any]) -> Any:
     return method
 
 
-def _tool_class(env_id: str, family: str, schemas: list[dict[str, Any]], group: str | None, remote: str | None,
-                make_kwargs: Mapping[str, Any]) -> type[AgentGymToolEnv]:
-    body: dict[str, Any] = {"env_id": env_id, "remote": remote, "make_kwargs": dict(make_kwargs), "family": family,
-                            "group": group, "__module__": __name__,
-                            "__doc__": f"{env_id}{f' ({group})' if group else ''} for TRL: one method per tool."}
+def _tool_class(
+    env_id: str,
+    family: str,
+    schemas: list[dict[str, Any]],
+    group: str | None,
+    remote: str | None,
+    make_kwargs: Mapping[str, Any],
+) -> type[AgentGymToolEnv]:
+    body: dict[str, Any] = {
+        "env_id": env_id,
+        "remote": remote,
+        "make_kwargs": dict(make_kwargs),
+        "family": family,
+        "group": group,
+        "__module__": __name__,
+        "__doc__": f"{env_id}{f' ({group})' if group else ''} for TRL: one method per tool.",
+    }
     for schema in schemas:
         method = tool_method(schema)
         body[method.__name__] = method
@@ -134,16 +153,22 @@ def chat_tools(tool_env: AgentGymToolEnv | tuple[str, Sequence[Mapping[str, Any]
     transcripts, `agentgym.agents.hf.HFAgent` with ``transcript="adapter"``) renders these."""
     if isinstance(tool_env, tuple):
         family, schemas = tool_env
-        tool_env = _tool_class("", family, [dict(x) for x in schemas], None, None, {})()  # no env is built before a reset
-    return [getattr(tool_env, name) for name, _ in inspect.getmembers(type(tool_env), predicate=inspect.isfunction)
-            if name not in _RESERVED and not name.startswith("_")]
+        tool_env = _tool_class(
+            "", family, [dict(x) for x in schemas], None, None, {}
+        )()  # no env is built before a reset
+    return [
+        getattr(tool_env, name)
+        for name, _ in inspect.getmembers(type(tool_env), predicate=inspect.isfunction)
+        if name not in _RESERVED and not name.startswith("_")
+    ]
 
 
 _CACHE: dict[tuple[Any, ...], Any] = {}
 
 
-def environment_factory(env_id: str, *, remote: str | None = None, **make_kwargs: Any
-                        ) -> type[AgentGymToolEnv] | dict[str, type[AgentGymToolEnv]]:
+def environment_factory(
+    env_id: str, *, remote: str | None = None, **make_kwargs: Any
+) -> type[AgentGymToolEnv] | dict[str, type[AgentGymToolEnv]]:
     """TRL's ``environment_factory`` for an agentgym id: a class, or a dict of classes keyed by group.
 
     ``remote``: an ``agentgym serve`` URL (the token from ``AGENTGYM_SERVE_TOKEN[_FILE]``); else the
@@ -170,8 +195,10 @@ def environment_factory(env_id: str, *, remote: str | None = None, **make_kwargs
             if list(probed) == [""]:  # no groups: the first task's tools stand for all
                 out = _tool_class(env_id, family, probed[""], None, remote, make_kwargs)
             else:
-                out = {group: _tool_class(env_id, family, schemas, group, remote, make_kwargs)
-                       for group, schemas in probed.items()}
+                out = {
+                    group: _tool_class(env_id, family, schemas, group, remote, make_kwargs)
+                    for group, schemas in probed.items()
+                }
     finally:
         local.close()
     _CACHE[key] = out
@@ -183,8 +210,9 @@ def _tools_per_task(env: Any) -> bool:
     return not env.unwrapped.tools() and getattr(env.unwrapped, "family", "") not in GRAMMAR_TOOLS
 
 
-def _probe_groups(env_id: str, local: Any, remote: str | None, make_kwargs: Mapping[str, Any]
-                  ) -> dict[str, list[dict[str, Any]]]:
+def _probe_groups(
+    env_id: str, local: Any, remote: str | None, make_kwargs: Mapping[str, Any]
+) -> dict[str, list[dict[str, Any]]]:
     """Each tool group's tools (`TaskSet.tool_groups`), from one reset on the first task listed for it
     (one env, one sandbox), for the groups of the env's tasks."""
     tasks = local.unwrapped.tasks
@@ -207,9 +235,17 @@ def _probe_groups(env_id: str, local: Any, remote: str | None, make_kwargs: Mapp
     return out
 
 
-def dataset(env_id: str, split: str = "train", n: int = 64, *, budget: Any = None,
-            faults: str | Sequence[str] | None = None, seed: int = 0, prompt: str = PROMPT,
-            **env_kwargs: Any) -> Any:
+def dataset(
+    env_id: str,
+    split: str = "train",
+    n: int = 64,
+    *,
+    budget: Any = None,
+    faults: str | Sequence[str] | None = None,
+    seed: int = 0,
+    prompt: str = PROMPT,
+    **env_kwargs: Any,
+) -> Any:
     """A ``datasets.Dataset`` of ``n`` rows for `environment_factory`'s classes, seeded.
 
     Each row: ``prompt`` (one user message), ``task_id`` (uniform over ``split``'s tasks, narrowed by
@@ -233,7 +269,7 @@ def dataset(env_id: str, split: str = "train", n: int = 64, *, budget: Any = Non
     sampler, top = parse_budget(budget) if budget is not None else (None, 0)
     plans = [faults] if faults is None or isinstance(faults, str) else list(faults)
     if not plans:
-        raise ConfigError("faults=[]; give at least one spec (\"\" for none)")
+        raise ConfigError('faults=[]; give at least one spec ("" for none)')
     rng = np.random.default_rng(seed)
     rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "budget": [], "faults": []}
     if grouped:

@@ -31,8 +31,18 @@ from agentgym.errors import (
     SandboxTimeout,
 )
 
-__all__ = ["Sandbox", "CommandResult", "ForkResult", "Harness", "HarnessLine", "SERVER_SOURCE", "BOOTSTRAP",
-           "WORKSPACE", "MAX_REPLY", "write_all"]
+__all__ = [
+    "Sandbox",
+    "CommandResult",
+    "ForkResult",
+    "Harness",
+    "HarnessLine",
+    "SERVER_SOURCE",
+    "BOOTSTRAP",
+    "WORKSPACE",
+    "MAX_REPLY",
+    "write_all",
+]
 
 SERVER_SOURCE = (Path(__file__).with_name("server.py")).read_bytes()
 # The interpreter reads the server's source, then its JSON config, from stdin: no image needs a copy
@@ -71,7 +81,7 @@ def write_all(fd: int, data: bytes, deadline: float) -> None:
     view = memoryview(data)
     while view:
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         except BlockingIOError:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -165,8 +175,10 @@ class Sandbox(ABC):
         payload = json.dumps({**config, "token": self._token}).encode()
         deadline = time.monotonic() + self.start_timeout
         try:
-            self._send(str(len(SERVER_SOURCE)).encode() + b"\n" + SERVER_SOURCE + str(len(payload)).encode()
-                       + b"\n" + payload, deadline)
+            self._send(
+                str(len(SERVER_SOURCE)).encode() + b"\n" + SERVER_SOURCE + str(len(payload)).encode() + b"\n" + payload,
+                deadline,
+            )
             self.info = self._await_ready(deadline)
         except (SandboxCrashed, SandboxTimeout, OSError) as exc:
             raise SandboxStartFailed(f"the {self.backend} step server did not start: {exc}") from exc
@@ -239,8 +251,9 @@ class Sandbox(ABC):
                 raise
             except TimeoutError:
                 self._break(f"{op}: the request could not be sent in time")
-                raise SandboxTimeout(f"the {self.backend} step server did not take the {op} request in time "
-                                     "(stopped or stuck)") from None
+                raise SandboxTimeout(
+                    f"the {self.backend} step server did not take the {op} request in time (stopped or stuck)"
+                ) from None
             except OSError as exc:
                 self._break(f"{type(exc).__name__}: {exc}")
                 raise SandboxCrashed(f"the {self.backend} step server's channel broke during {op}: {exc}") from exc
@@ -287,7 +300,9 @@ class Sandbox(ABC):
                         msg = json.loads(body)
                         got = msg["id"]
                     except (ValueError, TypeError, KeyError, RecursionError) as exc:
-                        raise ProtocolError(f"the step server sent an unreadable frame ({type(exc).__name__})") from None
+                        raise ProtocolError(
+                            f"the step server sent an unreadable frame ({type(exc).__name__})"
+                        ) from None
                     if got in self._abandoned:
                         self._abandoned.discard(got)
                         continue
@@ -326,7 +341,9 @@ class Sandbox(ABC):
         r = self.request(
             "exec", timeout + _GRACE, cmd=argv, timeout=timeout, cwd=cwd, env=dict(env or {}), max_output=max_output
         )
-        return CommandResult(r["exit_code"], base64.b64decode(r["output"]), r["timed_out"], r["truncated"], r["seconds"])
+        return CommandResult(
+            r["exit_code"], base64.b64decode(r["output"]), r["timed_out"], r["truncated"], r["seconds"]
+        )
 
     def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
         """Bytes of a workspace file (relative paths are under the workspace)."""
@@ -374,12 +391,23 @@ class Sandbox(ABC):
     ) -> ForkResult:
         """Call a loaded function in a forked child of the warm server (e.g. a test run)."""
         r = self.request(
-            "fork_call", timeout + _GRACE, module=module, func=func, kwargs=kwargs, timeout=timeout,
+            "fork_call",
+            timeout + _GRACE,
+            module=module,
+            func=func,
+            kwargs=kwargs,
+            timeout=timeout,
             max_output=max_output,
         )
         return ForkResult(
-            r["value"], r["error"], r["exit_code"], r["timed_out"], base64.b64decode(r["output"]), r["truncated"],
-            r["seconds"], r.get("busy_seconds"),
+            r["value"],
+            r["error"],
+            r["exit_code"],
+            r["timed_out"],
+            base64.b64decode(r["output"]),
+            r["truncated"],
+            r["seconds"],
+            r.get("busy_seconds"),
         )
 
     def harness(self, module: str, func: str, /, *, env: Mapping[str, str] | None = None) -> Harness:
@@ -415,8 +443,9 @@ class Harness:
     def talk(self, data: bytes, *, timeout: float, max_bytes: int = 16 << 20) -> HarnessLine:
         """Write ``data`` (may be empty) to the harness's stdin, then read its next output line."""
         r = self.sandbox.request("harness_talk", timeout + _GRACE, raw=data, timeout=timeout, max_bytes=max_bytes)
-        return HarnessLine(str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]),
-                           r.get("busy_seconds"))
+        return HarnessLine(
+            str(r["line"]), bool(r["eof"]), bool(r["timed_out"]), bool(r["truncated"]), r.get("busy_seconds")
+        )
 
     def close(self) -> None:
         """Kill the harness and every other agent process."""

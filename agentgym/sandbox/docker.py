@@ -184,8 +184,15 @@ class DockerSandbox(Sandbox):
                 # read-only: the server only connects to our socket, so it can write nothing here
                 binds={self._chan_dir: {"bind": _CHANNEL_DIR, "mode": "ro"}},
             )
-            config = {"workspace": WORKSPACE, "container": True, "channel": f"{_CHANNEL_DIR}/s",
-                      "agent": agent, "scratch": SCRATCH, "service": list(SERVICE_USER), "service_dir": SERVICE_DIR}
+            config = {
+                "workspace": WORKSPACE,
+                "container": True,
+                "channel": f"{_CHANNEL_DIR}/s",
+                "agent": agent,
+                "scratch": SCRATCH,
+                "service": list(SERVICE_USER),
+                "service_dir": SERVICE_DIR,
+            }
             created = api.create_container(
                 image,
                 # -s -P: no user site, no workspace on the path (as -I), but the environment is read

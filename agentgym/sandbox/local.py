@@ -93,8 +93,12 @@ class LocalSandbox(Sandbox):
                 start_new_session=True,
                 cwd=self._root,
                 # not the host's environment: forked test runs and harnesses inherit the server's
-                env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                     **SERVER_HASH_SEED},
+                env={
+                    "PATH": os.environ.get("PATH", os.defpath),
+                    "LANG": "C.UTF-8",
+                    "LC_ALL": "C.UTF-8",
+                    **SERVER_HASH_SEED,
+                },
             )
         except OSError as exc:
             shutil.rmtree(self._root, ignore_errors=True)

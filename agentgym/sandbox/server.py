@@ -145,7 +145,7 @@ class Server:
             return None
         if head[: len(MAGIC)] != MAGIC:
             raise SystemExit("agentgym step server: bad frame magic; closing")
-        (size,) = HEADER.unpack(head[len(MAGIC):])
+        (size,) = HEADER.unpack(head[len(MAGIC) :])
         if size > MAX_REQUEST:
             raise SystemExit("agentgym step server: a %d-byte frame is over the limit; closing" % size)
         body = self.read_exact(size)
@@ -197,9 +197,22 @@ class Server:
     def serve(self, channel=None, token=""):
         mode = self.connect_channel(channel) if channel else "stdio"
         # The token proves to the client that this connection is its server, not a local impostor.
-        self.write_frame({"id": 0, "ok": True, "result": {
-            "ready": True, "token": token, "pid": os.getpid(), "uid": os.getuid(), "agent_uid": os.geteuid(),
-            "workspace": self.workspace, "channel": mode, "python": sys.version.split()[0]}})
+        self.write_frame(
+            {
+                "id": 0,
+                "ok": True,
+                "result": {
+                    "ready": True,
+                    "token": token,
+                    "pid": os.getpid(),
+                    "uid": os.getuid(),
+                    "agent_uid": os.geteuid(),
+                    "workspace": self.workspace,
+                    "channel": mode,
+                    "python": sys.version.split()[0],
+                },
+            }
+        )
         token = None
         while True:
             req = self.read_frame()
@@ -213,8 +226,13 @@ class Server:
                     raise ValueError("unknown op %r" % op)
                 reply = {"id": req.get("id"), "ok": True, "result": handler(**req.get("args", {}))}
             except Exception as exc:
-                reply = {"id": req.get("id"), "ok": False, "error": type(exc).__name__, "message": str(exc),
-                         "trace": traceback.format_exc(limit=4)}
+                reply = {
+                    "id": req.get("id"),
+                    "ok": False,
+                    "error": type(exc).__name__,
+                    "message": str(exc),
+                    "trace": traceback.format_exc(limit=4),
+                }
             if self.raw_left:
                 self.discard_raw()
             self.write_frame(reply)
@@ -280,8 +298,15 @@ class Server:
         self.drop_to_agent()
 
     def child_env(self, extra):
-        env = {"PATH": CHILD_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "TMPDIR": "/tmp"}
+        env = {
+            "PATH": CHILD_PATH,
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "TMPDIR": "/tmp",
+        }
         if not self.container:
             env["TMPDIR"] = env["HOME"] = os.path.join(os.path.dirname(self.workspace), "tmp")
             if not self.agent or others_can_run(sys.executable):  # else the system's python3
@@ -299,8 +324,18 @@ class Server:
         ids = {"user": self.agent[0], "group": self.agent[1]} if self.agent else {}
         self.set_oom(b"1000")
         try:
-            proc = subprocess.Popen(cmd, shell=isinstance(cmd, str), cwd=cwd, env=self.child_env(env), stdin=stdin,
-                                    stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True, **ids)
+            proc = subprocess.Popen(
+                cmd,
+                shell=isinstance(cmd, str),
+                cwd=cwd,
+                env=self.child_env(env),
+                stdin=stdin,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,
+                close_fds=True,
+                **ids,
+            )
         finally:
             self.set_oom(self.oom_base)
         self.pgids.add(proc.pid)
@@ -315,10 +350,18 @@ class Server:
         """
         ids = {"user": self.service[0], "group": self.service[1]} if self.service else {}
         with self.privileged():  # its folder is the service user's alone; the child drops to that user
-            proc = subprocess.Popen(cmd, cwd=self.service_dir or self.workspace, env=self.child_env(env),
-                                    stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-                                    pass_fds=tuple(pass_fds), **ids)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.service_dir or self.workspace,
+                env=self.child_env(env),
+                stdin=subprocess.DEVNULL,
+                stdout=stdout or subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=tuple(pass_fds),
+                **ids,
+            )
         self.services.append(proc)
         return proc
 
@@ -363,7 +406,8 @@ class Server:
         the last episode is still listed in /proc when the next one starts."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and any(
-                proc_status(name)[0] == self.agent[0] for name in os.listdir("/proc") if name.isdigit()):
+            proc_status(name)[0] == self.agent[0] for name in os.listdir("/proc") if name.isdigit()
+        ):
             time.sleep(0.005)
 
     def kill_descendants(self):
@@ -514,9 +558,13 @@ class Server:
         proc.stdout.close()
         proc.returncode = 0  # we reap it ourselves; stop Popen's __del__ from waiting
         bufs, dropped, code, timed_out, _ = self.collect([out_fd], proc.pid, start + float(timeout), int(max_output))
-        return {"exit_code": code, "output": self.render(bufs[out_fd], dropped[out_fd]),
-                "truncated": bool(dropped[out_fd]), "timed_out": timed_out,
-                "seconds": time.monotonic() - start}
+        return {
+            "exit_code": code,
+            "output": self.render(bufs[out_fd], dropped[out_fd]),
+            "truncated": bool(dropped[out_fd]),
+            "timed_out": timed_out,
+            "seconds": time.monotonic() - start,
+        }
 
     # -------------------------------------------------------------- untrusted harness (verifiers)
     def op_harness_start(self, module, func, env=None):
@@ -581,8 +629,13 @@ class Server:
         proc, buf = self.harness
         deadline = time.monotonic() + float(timeout)
         if self.raw_left and not self.relay_raw(proc.stdin.fileno(), deadline):
-            return {"line": "", "eof": proc.poll() is not None, "timed_out": proc.poll() is None, "truncated": False,
-                    "busy_seconds": cpu_seconds(proc.pid)}
+            return {
+                "line": "",
+                "eof": proc.poll() is not None,
+                "timed_out": proc.poll() is None,
+                "truncated": False,
+                "busy_seconds": cpu_seconds(proc.pid),
+            }
         fd = proc.stdout.fileno()
         while True:
             cut = buf.find(b"\n")
@@ -594,8 +647,13 @@ class Server:
                 return {"line": "", "eof": False, "timed_out": False, "truncated": True}
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return {"line": "", "eof": False, "timed_out": True, "truncated": False,
-                        "busy_seconds": cpu_seconds(proc.pid)}
+                return {
+                    "line": "",
+                    "eof": False,
+                    "timed_out": True,
+                    "truncated": False,
+                    "busy_seconds": cpu_seconds(proc.pid),
+                }
             self.exit_if_client_gone()
             if not select.select([fd], [], [], min(remaining, 0.2))[0]:
                 continue
@@ -772,8 +830,13 @@ class Server:
                     continue
                 if kind == "l" and fmt == stat.S_IFLNK and os.readlink(full).encode() == data:
                     continue
-                if (kind == "f" and fmt == stat.S_IFREG and stat.S_IMODE(st.st_mode) == mode
-                        and st.st_size == len(data) and self.unchanged(name, rel, st, data)):
+                if (
+                    kind == "f"
+                    and fmt == stat.S_IFREG
+                    and stat.S_IMODE(st.st_mode) == mode
+                    and st.st_size == len(data)
+                    and self.unchanged(name, rel, st, data)
+                ):
                     continue
                 if fmt == stat.S_IFDIR:
                     replaced.append(rel + os.sep)
@@ -899,12 +962,14 @@ class Server:
             sys.stdout.flush()
             view = memoryview(payload)
             while view:
-                view = view[os.write(3, view):]
+                view = view[os.write(3, view) :]
 
         pid = self.fork_agent({1: out_w, 2: out_w, 3: val_w}, body)
         os.close(out_w)
         os.close(val_w)
-        bufs, dropped, code, timed_out, busy = self.collect([out_r, val_r], pid, start + float(timeout), int(max_output))
+        bufs, dropped, code, timed_out, busy = self.collect(
+            [out_r, val_r], pid, start + float(timeout), int(max_output)
+        )
         raw = bytes(bufs[val_r])
         try:
             result = json.loads(raw) if raw and not dropped[val_r] else {"error": "no result (child died)"}
@@ -912,9 +977,16 @@ class Server:
             result = {"error": "unreadable result"}
         if not isinstance(result, dict):
             result = {"error": "unreadable result"}
-        return {"value": result.get("value"), "error": result.get("error"), "exit_code": code,
-                "timed_out": timed_out, "busy_seconds": busy, "output": self.render(bufs[out_r], dropped[out_r]),
-                "truncated": bool(dropped[out_r]), "seconds": time.monotonic() - start}
+        return {
+            "value": result.get("value"),
+            "error": result.get("error"),
+            "exit_code": code,
+            "timed_out": timed_out,
+            "busy_seconds": busy,
+            "output": self.render(bufs[out_r], dropped[out_r]),
+            "truncated": bool(dropped[out_r]),
+            "seconds": time.monotonic() - start,
+        }
 
 
 class ForkedChild:
@@ -1043,6 +1115,7 @@ def remove_sysv_ipc(uid):
 def apply_limits(limits):
     """rlimits for the server and, by inheritance, every command (no per-spawn cost)."""
     import resource
+
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, name), (value, value))
@@ -1060,6 +1133,13 @@ def main(config):
     # A harness that closes its stdin must cost an EPIPE, not the server (children get SIG_DFL back).
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     apply_limits(config.get("limits", {}))
-    server = Server(workspace, bool(config.get("container")), config.get("limits", {}), config.get("agent"),
-                    config.get("scratch", ()), config.get("service"), config.get("service_dir"))
+    server = Server(
+        workspace,
+        bool(config.get("container")),
+        config.get("limits", {}),
+        config.get("agent"),
+        config.get("scratch", ()),
+        config.get("service"),
+        config.get("service_dir"),
+    )
     server.serve(config.get("channel"), config.get("token", ""))

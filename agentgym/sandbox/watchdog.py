@@ -80,8 +80,12 @@ def ensure_watchdog(owner_start: str) -> None:
             return
         proc = subprocess.Popen(
             [sys.executable, "-I", "-c", _SOURCE, str(pid), owner_start, tempfile.gettempdir()],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True, env={"PATH": os.environ.get("PATH", ""), **_docker_env()},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env={"PATH": os.environ.get("PATH", ""), **_docker_env()},
         )
         try:
             proc.wait(timeout=10)  # it forks the watchdog off and exits at once

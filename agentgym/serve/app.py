@@ -86,8 +86,13 @@ class Guard:
     """Pure ASGI middleware: refuses browser pages of other origins, authenticates every request
     but ``/health`` and caps body sizes."""
 
-    def __init__(self, app: Any, authenticator: Authenticator, config: ServeConfig,
-                 open_paths: frozenset[str] = frozenset({"/health"})) -> None:
+    def __init__(
+        self,
+        app: Any,
+        authenticator: Authenticator,
+        config: ServeConfig,
+        open_paths: frozenset[str] = frozenset({"/health"}),
+    ) -> None:
         self.app, self.auth, self.config = app, authenticator, config
         self.open_paths = open_paths  # exact paths: a route added later never inherits the exemption
 
@@ -101,8 +106,14 @@ class Guard:
         headers = dict(scope.get("headers") or [])
         origin = headers.get(b"origin")
         if origin is not None and origin.decode("latin-1").strip().lower() not in self.config.allow_origins:
-            await _deny(scope, receive, send, 403, f"requests from the browser origin {origin.decode('latin-1')[:80]!r} "
-                        "are refused; serve a trusted page's origin with --allow-origin")
+            await _deny(
+                scope,
+                receive,
+                send,
+                403,
+                f"requests from the browser origin {origin.decode('latin-1')[:80]!r} "
+                "are refused; serve a trusted page's origin with --allow-origin",
+            )
             return
         raw = headers.get(b"authorization")
         principal = self.auth.principal(raw.decode("latin-1") if raw is not None else None)
@@ -171,18 +182,31 @@ def _mcp_user(principal: str) -> Any:
     return AuthenticatedUser(AccessToken(token=principal, client_id=principal, scopes=[]))
 
 
-async def _deny(scope: Any, receive: Any, send: Any, status: int = 401,
-                error: str = "unauthorized: send Authorization: Bearer <token>") -> None:
+async def _deny(
+    scope: Any,
+    receive: Any,
+    send: Any,
+    status: int = 401,
+    error: str = "unauthorized: send Authorization: Bearer <token>",
+) -> None:
     if scope["type"] == "websocket":
         await receive()  # websocket.connect
         await send({"type": "websocket.close", "code": 1008, "reason": "refused"})  # the handshake gets a 403
         return
-    await send_json(send, status, {"error": error},
-                [(b"www-authenticate", b'Bearer realm="agentgym"')] if status == 401 else None)
+    await send_json(
+        send, status, {"error": error}, [(b"www-authenticate", b'Bearer realm="agentgym"')] if status == 401 else None
+    )
 
 
-_HTTP_STATUS = {"VALIDATION_ERROR": 422, "INVALID_JSON": 400, "CAPACITY_REACHED": 503, "SESSION_ERROR": 404,
-                "EXECUTION_ERROR": 409, "UNKNOWN_TYPE": 400, "FACTORY_ERROR": 500}
+_HTTP_STATUS = {
+    "VALIDATION_ERROR": 422,
+    "INVALID_JSON": 400,
+    "CAPACITY_REACHED": 503,
+    "SESSION_ERROR": 404,
+    "EXECUTION_ERROR": 409,
+    "UNKNOWN_TYPE": 400,
+    "FACTORY_ERROR": 500,
+}
 
 
 class _Routes:
@@ -223,7 +247,11 @@ class _Routes:
             return {}
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nesting past the parser's depth
+        except (
+            ValueError,
+            UnicodeDecodeError,
+            RecursionError,
+        ) as exc:  # RecursionError: nesting past the parser's depth
             raise RequestError(f"invalid JSON: {type(exc).__name__}", "INVALID_JSON") from None
         if not isinstance(data, dict):
             raise RequestError("the body must be a JSON object", "VALIDATION_ERROR")
@@ -294,8 +322,10 @@ class _Routes:
         """One OpenEnv step payload: ``{"action": ...}``, or MCP's ``call_tool`` / ``list_tools``."""
         kind = data.get("type")
         if kind == "list_tools":
-            tools = [{"name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]}
-                     for t in mcp_tools(session)]
+            tools = [
+                {"name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]}
+                for t in mcp_tools(session)
+            ]
             return {"observation": {"tools": tools}, "reward": None, "done": session.done}
         if kind == "call_tool":
             name, arguments = data.get("tool_name"), data.get("arguments") or {}
@@ -304,8 +334,9 @@ class _Routes:
             out = await self.table.call_tool(session, name, arguments)
             obs = dict(out["observation"]) if isinstance(out["observation"], Mapping) else {"value": out["observation"]}
             text = obs.get("text")
-            obs.update(tool_name=name, result={"data": text if isinstance(text, str) else out["observation"]},
-                       error=None)
+            obs.update(
+                tool_name=name, result={"data": text if isinstance(text, str) else out["observation"]}, error=None
+            )
             return {**out, "observation": obs}
         if "action" not in data:
             raise RequestError("a step needs {'action': ...} (or an MCP call_tool / list_tools action)")
@@ -315,11 +346,17 @@ class _Routes:
         """One WebSocket message in, one reply out (None: the client closed the session)."""
         try:
             message = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nesting past the parser's depth
+        except (
+            ValueError,
+            UnicodeDecodeError,
+            RecursionError,
+        ) as exc:  # RecursionError: nesting past the parser's depth
             return {"type": "error", "data": {"message": f"Invalid JSON: {type(exc).__name__}", "code": "INVALID_JSON"}}
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            return {"type": "error", "data": {"message": "a message is an object with a 'type'",
-                                              "code": "VALIDATION_ERROR"}}
+            return {
+                "type": "error",
+                "data": {"message": "a message is an object with a 'type'", "code": "VALIDATION_ERROR"},
+            }
         kind, data = message["type"], message.get("data", {})
         if data is None:
             data = {}
@@ -350,13 +387,25 @@ class _Routes:
             if method == "tools/list":
                 return {"jsonrpc": "2.0", "id": rid, "result": {"tools": mcp_tools(session)}}
             if method == "tools/call":
-                out = await self._act(session, {"type": "call_tool", "tool_name": params.get("name"),
-                                                "arguments": params.get("arguments") or {}})
+                out = await self._act(
+                    session,
+                    {"type": "call_tool", "tool_name": params.get("name"), "arguments": params.get("arguments") or {}},
+                )
                 text = out["observation"]["result"]["data"]
-                return {"jsonrpc": "2.0", "id": rid, "result": {
-                    "content": [{"type": "text", "text": text if isinstance(text, str) else json.dumps(text)}],
-                    "structuredContent": dict(out), "isError": False}}
-            return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"Method not found: {str(method)[:40]}"}}
+                return {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "result": {
+                        "content": [{"type": "text", "text": text if isinstance(text, str) else json.dumps(text)}],
+                        "structuredContent": dict(out),
+                        "isError": False,
+                    },
+                }
+            return {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "error": {"code": -32601, "message": f"Method not found: {str(method)[:40]}"},
+            }
         except RequestError as exc:
             return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": str(exc), "data": exc.payload()}}
 
@@ -366,8 +415,13 @@ class _Routes:
         try:
             session = await self.table.open(principal, self.endpoint, "ws")
         except CapacityReached as exc:
-            await self._send(websocket, {"type": "error", "data": {**exc.payload(), "active_sessions": exc.open_sessions,
-                                                                   "max_sessions": exc.limit}})
+            await self._send(
+                websocket,
+                {
+                    "type": "error",
+                    "data": {**exc.payload(), "active_sessions": exc.open_sessions, "max_sessions": exc.limit},
+                },
+            )
             await self._close(websocket, 1013)
             return
         except RequestError as exc:  # the env took past the call deadline to build
@@ -376,8 +430,9 @@ class _Routes:
             return
         except Exception:  # the env could not be built; said, not raised
             log.exception("could not build %s for a session", self.endpoint.env_id)
-            await self._send(websocket, {"type": "error", "data": {"message": "the env could not be built",
-                                                                   "code": "FACTORY_ERROR"}})
+            await self._send(
+                websocket, {"type": "error", "data": {"message": "the env could not be built", "code": "FACTORY_ERROR"}}
+            )
             await self._close(websocket, 1011)
             return
         reason = (1000, "")
@@ -416,15 +471,17 @@ class _Routes:
 
     async def _send(self, websocket: WebSocket, payload: dict[str, Any]) -> bool:
         try:
-            await asyncio.wait_for(websocket.send_text(json.dumps(payload, ensure_ascii=False)),
-                                   self.config.send_timeout)
+            await asyncio.wait_for(
+                websocket.send_text(json.dumps(payload, ensure_ascii=False)), self.config.send_timeout
+            )
         except (TimeoutError, WebSocketDisconnect, RuntimeError, OSError):
             return False
         return True
 
 
-def create_app(endpoints: list[EnvEndpoint], tokens: list[str], config: ServeConfig | None = None, *,
-               mcp: bool = True) -> Any:
+def create_app(
+    endpoints: list[EnvEndpoint], tokens: list[str], config: ServeConfig | None = None, *, mcp: bool = True
+) -> Any:
     """The ASGI app serving ``endpoints`` (the first also at the root), behind `Guard`.
 
     ``app.state.table`` is the `SessionTable` (tests and benchmarks count sessions there).
@@ -432,8 +489,9 @@ def create_app(endpoints: list[EnvEndpoint], tokens: list[str], config: ServeCon
     config = config or ServeConfig()
     if not endpoints:
         raise ValueError("serve at least one env id")
-    table = SessionTable(max_sessions=config.max_sessions, idle_timeout=config.idle_timeout,
-                         call_timeout=config.call_timeout)
+    table = SessionTable(
+        max_sessions=config.max_sessions, idle_timeout=config.idle_timeout, call_timeout=config.call_timeout
+    )
     mcps: list[Any] = []
     routes: list[BaseRoute] = []
     for i, endpoint in enumerate(endpoints):

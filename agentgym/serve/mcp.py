@@ -34,8 +34,9 @@ _VERSION_HEADER = b"mcp-protocol-version"
 
 
 def _text_result(text: str, structured: dict[str, Any] | None = None, *, error: bool = False) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                structured_content=structured, is_error=error)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=error
+    )
 
 
 class McpEndpoint:
@@ -44,12 +45,20 @@ class McpEndpoint:
     def __init__(self, endpoint: EnvEndpoint, table: SessionTable, *, max_request_bytes: int) -> None:
         self.endpoint, self.table = endpoint, table
 
-        server: Server[Any] = Server(f"agentgym {endpoint.env_id}", version=__version__,
-                                     instructions=endpoint.description,
-                                     on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        server: Server[Any] = Server(
+            f"agentgym {endpoint.env_id}",
+            version=__version__,
+            instructions=endpoint.description,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
         self.manager = StreamableHTTPSessionManager(
-            server, json_response=True, session_idle_timeout=table.idle_timeout,
-            max_request_body_size=max_request_bytes, max_sessions=table.max_sessions)
+            server,
+            json_response=True,
+            session_idle_timeout=table.idle_timeout,
+            max_request_body_size=max_request_bytes,
+            max_sessions=table.max_sessions,
+        )
         self._sdk = StreamableHTTPASGIApp(self.manager)
         self._opening = asyncio.Lock()
 
@@ -92,8 +101,12 @@ class McpEndpoint:
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         session = await self._session(ctx)
         session.last_active = time.monotonic()
-        return types.ListToolsResult(tools=[types.Tool(name=t["name"], description=t["description"],
-                                                       input_schema=t["inputSchema"]) for t in mcp_tools(session)])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
+                for t in mcp_tools(session)
+            ]
+        )
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
@@ -108,7 +121,18 @@ class McpEndpoint:
 
 
 async def _unsupported_version(scope: Any, receive: Any, send: Any) -> None:
-    await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
-        "code": types.UNSUPPORTED_PROTOCOL_VERSION if hasattr(types, "UNSUPPORTED_PROTOCOL_VERSION") else -32022,
-        "message": "this server keeps one env per MCP session: use the initialize handshake",
-        "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS)}}})
+    await send_json(
+        send,
+        400,
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": types.UNSUPPORTED_PROTOCOL_VERSION
+                if hasattr(types, "UNSUPPORTED_PROTOCOL_VERSION")
+                else -32022,
+                "message": "this server keeps one env per MCP session: use the initialize handshake",
+                "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS)},
+            },
+        },
+    )

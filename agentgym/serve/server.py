@@ -35,17 +35,36 @@ def _uvicorn() -> Any:
 def uvicorn_config(app: Any, host: str, port: int, config: ServeConfig, *, log_level: str = "warning") -> Any:
     uvicorn = _uvicorn()
     return uvicorn.Config(
-        app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-        ws="websockets-sansio", ws_max_size=config.max_request_bytes, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        ws="websockets-sansio",
+        ws_max_size=config.max_request_bytes,
+        ws_ping_interval=20.0,
+        ws_ping_timeout=20.0,
         # connections beyond this get a 503 before any work: a flood of sockets cannot starve the loop
-        limit_concurrency=max(4 * config.max_sessions, 256), timeout_keep_alive=5,
-        h11_max_incomplete_event_size=64 * 1024, timeout_graceful_shutdown=5,
+        limit_concurrency=max(4 * config.max_sessions, 256),
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=64 * 1024,
+        timeout_graceful_shutdown=5,
     )
 
 
-def serve(env_ids: list[str], *, kwargs: Mapping[str, Any] | None = None, host: str = LOOPBACK, port: int = 8000,
-          config: ServeConfig | None = None, token_file: str | None = None, mcp: bool = True,
-          log_level: str = "info", ready: Any = None) -> int:
+def serve(
+    env_ids: list[str],
+    *,
+    kwargs: Mapping[str, Any] | None = None,
+    host: str = LOOPBACK,
+    port: int = 8000,
+    config: ServeConfig | None = None,
+    token_file: str | None = None,
+    mcp: bool = True,
+    log_level: str = "info",
+    ready: Any = None,
+) -> int:
     """Serve ``env_ids`` (each built with ``kwargs``) until interrupted; returns an exit code."""
     config = config or ServeConfig()
     tokens, generated = load_tokens(token_file)
@@ -55,11 +74,17 @@ def serve(env_ids: list[str], *, kwargs: Mapping[str, Any] | None = None, host: 
     logger = logging.getLogger("agentgym.serve")
     logging.basicConfig(level=getattr(logging, log_level.upper(), logging.INFO), format="[agentgym serve] %(message)s")
     if generated is not None:
-        logger.warning("token written to %s (readable by you only); clients: export AGENTGYM_SERVE_TOKEN_FILE=%s",
-                       generated, generated)
+        logger.warning(
+            "token written to %s (readable by you only); clients: export AGENTGYM_SERVE_TOKEN_FILE=%s",
+            generated,
+            generated,
+        )
     if host not in (LOOPBACK, "localhost", "::1"):
-        logger.warning("listening on %s: reachable beyond this machine; the token is the only guard, and the "
-                       "traffic is not encrypted (put TLS in front)", host)
+        logger.warning(
+            "listening on %s: reachable beyond this machine; the token is the only guard, and the "
+            "traffic is not encrypted (put TLS in front)",
+            host,
+        )
 
     async def main() -> None:
         task = asyncio.get_running_loop().create_task(uv.serve())
@@ -67,8 +92,14 @@ def serve(env_ids: list[str], *, kwargs: Mapping[str, Any] | None = None, host: 
             await asyncio.sleep(0.05)
         if uv.started:
             bound = uv.servers[0].sockets[0].getsockname()[1] if uv.servers else port
-            logger.info("serving %s at http://%s:%d (sessions <= %d, idle timeout %g s)", ", ".join(env_ids),
-                        host, bound, config.max_sessions, config.idle_timeout)
+            logger.info(
+                "serving %s at http://%s:%d (sessions <= %d, idle timeout %g s)",
+                ", ".join(env_ids),
+                host,
+                bound,
+                config.max_sessions,
+                config.idle_timeout,
+            )
             if ready is not None:
                 ready(bound)
         await task
@@ -84,12 +115,21 @@ class ServerThread:
     ...     env = RemoteEnv(srv.url, token="x" * 32)
     """
 
-    def __init__(self, env_ids: list[str] | None = None, kwargs: Mapping[str, Any] | None = None, *,
-                 token: str | list[str], config: ServeConfig | None = None, endpoints: list[EnvEndpoint] | None = None,
-                 mcp: bool = True, start_timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        env_ids: list[str] | None = None,
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        token: str | list[str],
+        config: ServeConfig | None = None,
+        endpoints: list[EnvEndpoint] | None = None,
+        mcp: bool = True,
+        start_timeout: float = 30.0,
+    ) -> None:
         self.config = config or ServeConfig()
-        self.endpoints = endpoints or [EnvEndpoint(e, dict(kwargs or {}), client=self.config.client)
-                                       for e in env_ids or []]
+        self.endpoints = endpoints or [
+            EnvEndpoint(e, dict(kwargs or {}), client=self.config.client) for e in env_ids or []
+        ]
         self.app = create_app(self.endpoints, [token] if isinstance(token, str) else list(token), self.config, mcp=mcp)
         self.table = self.app.state.table
         self._server = _uvicorn().Server(uvicorn_config(self.app, LOOPBACK, 0, self.config))

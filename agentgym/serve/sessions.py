@@ -43,8 +43,18 @@ from agentgym.wrappers.budget import parse_budget
 from agentgym.wrappers.faults import chosen_faults
 from agentgym.wrappers.soft_budget import parse_soft_budget
 
-__all__ = ["EnvEndpoint", "ClientBounds", "Session", "SessionTable", "Workers", "RequestError", "CapacityReached",
-           "mcp_tools", "tool_action", "RESERVED_TOOLS"]
+__all__ = [
+    "EnvEndpoint",
+    "ClientBounds",
+    "Session",
+    "SessionTable",
+    "Workers",
+    "RequestError",
+    "CapacityReached",
+    "mcp_tools",
+    "tool_action",
+    "RESERVED_TOOLS",
+]
 
 log = logging.getLogger("agentgym.serve")
 
@@ -54,8 +64,9 @@ RESERVED_TOOLS = ("reset", "finish", "act")
 class RequestError(Exception):
     """A request the server refuses; ``code`` is OpenEnv's error code, the message is safe to send."""
 
-    def __init__(self, message: str, code: str = "VALIDATION_ERROR", error_type: str = "", *,
-                 infrastructure: bool = False) -> None:
+    def __init__(
+        self, message: str, code: str = "VALIDATION_ERROR", error_type: str = "", *, infrastructure: bool = False
+    ) -> None:
         super().__init__(message)
         self.code, self.error_type, self.infrastructure = code, error_type, infrastructure
 
@@ -71,8 +82,10 @@ class RequestError(Exception):
 class CapacityReached(RequestError):
     def __init__(self, open_sessions: int, limit: int, hung: int = 0) -> None:
         held = f" ({hung} held by env calls past the call timeout that have not returned)" if hung else ""
-        super().__init__(f"the server holds its limit of {limit} open sessions{held}; retry later or raise "
-                         "--max-sessions", "CAPACITY_REACHED")
+        super().__init__(
+            f"the server holds its limit of {limit} open sessions{held}; retry later or raise --max-sessions",
+            "CAPACITY_REACHED",
+        )
         self.open_sessions, self.limit = open_sessions, limit
 
 
@@ -107,8 +120,11 @@ def _reset_options(data: Mapping[str, Any]) -> dict[str, Any] | None:
         return options
     twice = sorted(set(beside) & set(options or {}))
     if twice:
-        raise RequestError(f"reset options {twice} given both in 'options' and beside it; give each once",
-                           "VALIDATION_ERROR", "ConfigError")
+        raise RequestError(
+            f"reset options {twice} given both in 'options' and beside it; give each once",
+            "VALIDATION_ERROR",
+            "ConfigError",
+        )
     return {**(options or {}), **beside}
 
 
@@ -132,7 +148,9 @@ class ClientBounds:
         if self.faults is not None:
             bad = [k for k in self.faults if k not in FAULT_KINDS]
             if bad or not self.faults:
-                raise ConfigError(f"--client-faults {','.join(self.faults)!r}: fault kinds are {', '.join(FAULT_KINDS)}")
+                raise ConfigError(
+                    f"--client-faults {','.join(self.faults)!r}: fault kinds are {', '.join(FAULT_KINDS)}"
+                )
 
     def served_kwargs(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """The env kwargs with room for the client's T: with ``budget`` bounds and no served
@@ -157,24 +175,30 @@ class ClientBounds:
         budget, faults = options.get("budget"), options.get("faults")
         if budget is not None:
             if self.budget is None:
-                raise _refused("options.budget: this server does not let clients choose the budget; its operator "
-                               "allows it with agentgym serve ... --client-budget LO-HI")
+                raise _refused(
+                    "options.budget: this server does not let clients choose the budget; its operator "
+                    "allows it with agentgym serve ... --client-budget LO-HI"
+                )
             t = budget.get("soft") if isinstance(budget, Mapping) else budget
             lo, hi = self.budget
             if t is not None and (isinstance(t, bool) or not isinstance(t, int) or not lo <= t <= hi):
                 raise _refused(f"options.budget={str(t)[:40]}: outside the server's --client-budget {lo}-{hi}")
         if faults is not None:
             if self.faults is None:
-                raise _refused("options.faults: this server does not let clients choose faults; its operator "
-                               "allows fault kinds with agentgym serve ... --client-faults KIND[,KIND...]")
+                raise _refused(
+                    "options.faults: this server does not let clients choose faults; its operator "
+                    "allows fault kinds with agentgym serve ... --client-faults KIND[,KIND...]"
+                )
             try:
                 rules = chosen_faults(faults)
             except ConfigError as exc:
                 raise _refused(str(exc)[:300]) from None
             kinds = sorted({k for rule in rules for k in rule.kinds} - set(self.faults))
             if kinds:
-                raise _refused(f"options.faults: the kinds {kinds} are outside the server's --client-faults "
-                               f"{','.join(self.faults)}")
+                raise _refused(
+                    f"options.faults: the kinds {kinds} are outside the server's --client-faults "
+                    f"{','.join(self.faults)}"
+                )
 
 
 def _refused(message: str) -> RequestError:
@@ -196,13 +220,17 @@ class EnvEndpoint:
         if self.factory is None:
             env_id, kwargs = self.env_id, self.client.served_kwargs(self.kwargs)
             if env_id not in gym.registry:
-                raise ConfigError(f"unknown env id {env_id!r}; agentgym ids: "
-                                  f"{sorted(k for k in gym.registry if k.startswith('agentgym'))}")
+                raise ConfigError(
+                    f"unknown env id {env_id!r}; agentgym ids: "
+                    f"{sorted(k for k in gym.registry if k.startswith('agentgym'))}"
+                )
             self.factory = lambda: gym.make(env_id, **kwargs)
         probe = self.factory()  # builds no sandbox (they start at reset); checks the kwargs now, not per client
         try:
-            self.spaces = {"observation_space": space_to_json(probe.observation_space),
-                           "action_space": space_to_json(probe.action_space)}
+            self.spaces = {
+                "observation_space": space_to_json(probe.observation_space),
+                "action_space": space_to_json(probe.action_space),
+            }
             doc = (type(probe.unwrapped).__doc__ or "").strip()
             self.description = doc.splitlines()[0] if doc else self.env_id
             self.render_modes = list(probe.unwrapped.metadata.get("render_modes", []))
@@ -211,20 +239,48 @@ class EnvEndpoint:
 
     def schema(self) -> dict[str, Any]:
         """OpenEnv's ``/schema`` (JSON schemas of action, observation, state) plus the gymnasium spaces."""
-        action = {"title": "Action", "type": "object", "properties": {"action": {
-            "description": "one action: a string in the family's grammar (or the space's element)"}},
-            "required": ["action"]}
-        observation = {"title": "Observation", "type": "object",
-                       "properties": {k: {} for k in self.spaces["observation_space"].get("spaces", {"value": 0})}}
-        state = {"title": "State", "type": "object", "properties": {
-            "episode_id": {"type": ["string", "null"]}, "step_count": {"type": "integer"},
-            "env_id": {"type": "string"}, "task_id": {"type": ["string", "null"]}, "done": {"type": "boolean"}}}
-        return {"action": action, "observation": observation, "state": state, "env_id": self.env_id,
-                "spaces": self.spaces, "render_modes": self.render_modes}
+        action = {
+            "title": "Action",
+            "type": "object",
+            "properties": {
+                "action": {"description": "one action: a string in the family's grammar (or the space's element)"}
+            },
+            "required": ["action"],
+        }
+        observation = {
+            "title": "Observation",
+            "type": "object",
+            "properties": {k: {} for k in self.spaces["observation_space"].get("spaces", {"value": 0})},
+        }
+        state = {
+            "title": "State",
+            "type": "object",
+            "properties": {
+                "episode_id": {"type": ["string", "null"]},
+                "step_count": {"type": "integer"},
+                "env_id": {"type": "string"},
+                "task_id": {"type": ["string", "null"]},
+                "done": {"type": "boolean"},
+            },
+        }
+        return {
+            "action": action,
+            "observation": observation,
+            "state": state,
+            "env_id": self.env_id,
+            "spaces": self.spaces,
+            "render_modes": self.render_modes,
+        }
 
     def metadata(self) -> dict[str, Any]:
-        return {"name": self.env_id, "description": self.description, "version": __version__,
-                "author": "agentgym", "documentation_url": None, "readme_content": None}
+        return {
+            "name": self.env_id,
+            "description": self.description,
+            "version": __version__,
+            "author": "agentgym",
+            "documentation_url": None,
+            "readme_content": None,
+        }
 
 
 @dataclass(eq=False)
@@ -275,12 +331,23 @@ class Session:
             self.tools = [t for t in info["tools"] if isinstance(t, Mapping)]
         self.turn = int(info.get("turn", self.turn + 1))
         self.done = bool(terminated or truncated)
-        return {"observation": to_json(obs), "reward": float(reward), "done": self.done,
-                "terminated": bool(terminated), "truncated": bool(truncated), "info": to_json(info)}
+        return {
+            "observation": to_json(obs),
+            "reward": float(reward),
+            "done": self.done,
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "info": to_json(info),
+        }
 
     def state(self) -> dict[str, Any]:
-        return {"episode_id": self.episode_id, "step_count": self.turn, "env_id": self.endpoint.env_id,
-                "task_id": self.task_id, "done": self.done}
+        return {
+            "episode_id": self.episode_id,
+            "step_count": self.turn,
+            "env_id": self.endpoint.env_id,
+            "task_id": self.task_id,
+            "done": self.done,
+        }
 
     def close_env(self) -> None:
         env, self.env = self.env, None
@@ -293,31 +360,58 @@ def mcp_tools(session: Session) -> list[dict[str, Any]]:
     last reset) or, for grammar families, ``act``; and ``finish``."""
     reset_args: dict[str, Any] = {
         "seed": {"type": "integer", "minimum": 0, "description": "episode seed (same seed, same task)"},
-        "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"}}
+        "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"},
+    }
     bounds = session.endpoint.client
     if bounds.budget is not None:  # listed only where the operator lets clients choose (--client-budget)
-        reset_args["budget"] = {"type": "integer", "minimum": bounds.budget[0], "maximum": bounds.budget[1],
-                                "description": "this episode's turn budget T"}
+        reset_args["budget"] = {
+            "type": "integer",
+            "minimum": bounds.budget[0],
+            "maximum": bounds.budget[1],
+            "description": "this episode's turn budget T",
+        }
     if bounds.faults is not None:
-        reset_args["faults"] = {"type": "string", "description": "this episode's fault plan, e.g. "
-                                f"'tool_error@turn=1' (kinds: {', '.join(bounds.faults)}; '' for none)"}
-    out = [{"name": "reset", "description": "Start a new episode. Returns the task and the action grammar.",
-            "inputSchema": {"type": "object", "properties": reset_args}}]
+        reset_args["faults"] = {
+            "type": "string",
+            "description": "this episode's fault plan, e.g. "
+            f"'tool_error@turn=1' (kinds: {', '.join(bounds.faults)}; '' for none)",
+        }
+    out = [
+        {
+            "name": "reset",
+            "description": "Start a new episode. Returns the task and the action grammar.",
+            "inputSchema": {"type": "object", "properties": reset_args},
+        }
+    ]
     family = [t.get("function", t) for t in session.tools]
     names = {f.get("name") for f in family}
     for fn in family:
         if fn.get("name") in ("reset", "act"):
             continue  # reserved: they mean the server's own tools
-        out.append({"name": str(fn.get("name")), "description": str(fn.get("description", "")),
-                    "inputSchema": dict(fn.get("parameters") or {"type": "object", "properties": {}})})
+        out.append(
+            {
+                "name": str(fn.get("name")),
+                "description": str(fn.get("description", "")),
+                "inputSchema": dict(fn.get("parameters") or {"type": "object", "properties": {}}),
+            }
+        )
     if not family:
         grammar = session.help.strip().splitlines()[0] if session.help.strip() else "see reset's observation"
-        out.append({"name": "act", "description": f"Take one action in the env's command grammar ({grammar[:200]}).",
-                    "inputSchema": {"type": "object", "properties": {"action": {"type": "string"}},
-                                    "required": ["action"]}})
+        out.append(
+            {
+                "name": "act",
+                "description": f"Take one action in the env's command grammar ({grammar[:200]}).",
+                "inputSchema": {"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"]},
+            }
+        )
     if "finish" not in names:
-        out.append({"name": "finish", "description": "Submit the work: the verifier decides the reward.",
-                    "inputSchema": {"type": "object", "properties": {}}})
+        out.append(
+            {
+                "name": "finish",
+                "description": "Submit the work: the verifier decides the reward.",
+                "inputSchema": {"type": "object", "properties": {}},
+            }
+        )
     return out
 
 
@@ -431,11 +525,19 @@ class Workers:
 class SessionTable:
     """Open sessions, their limits, and the threads their env calls run in."""
 
-    def __init__(self, *, max_sessions: int = 512, idle_timeout: float = 300.0, call_timeout: float = 600.0,
-                 workers: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_sessions: int = 512,
+        idle_timeout: float = 300.0,
+        call_timeout: float = 600.0,
+        workers: int | None = None,
+    ) -> None:
         if max_sessions < 1 or idle_timeout <= 0 or call_timeout <= 0:
-            raise ConfigError(f"max_sessions={max_sessions}, idle_timeout={idle_timeout}, call_timeout={call_timeout}:"
-                              " all must be positive")
+            raise ConfigError(
+                f"max_sessions={max_sessions}, idle_timeout={idle_timeout}, call_timeout={call_timeout}:"
+                " all must be positive"
+            )
         self.max_sessions, self.idle_timeout, self.call_timeout = max_sessions, idle_timeout, call_timeout
         self._sessions: dict[str, Session] = {}
         self._workers = Workers(workers or min(64, max_sessions + 4))
@@ -469,8 +571,12 @@ class SessionTable:
             log.debug("opened a %s session of %s for %s (%d open)", kind, endpoint.env_id, principal, len(self))
         except TimeoutError:
             self._close_soon(session)
-            raise RequestError(f"building the env took over {self.call_timeout:g} s (the server's --call-timeout)",
-                               "FACTORY_ERROR", CALL_TIMEOUT, infrastructure=True) from None
+            raise RequestError(
+                f"building the env took over {self.call_timeout:g} s (the server's --call-timeout)",
+                "FACTORY_ERROR",
+                CALL_TIMEOUT,
+                infrastructure=True,
+            ) from None
         except BaseException:
             self._forget(session)
             raise
@@ -491,9 +597,13 @@ class SessionTable:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(job.future)), self.call_timeout)
         except TimeoutError:
             if self._workers.abandon(job):
-                log.warning("an env call (%s) ran past the %g s call timeout; its thread is abandoned (%d hung, "
-                            "each holding a session slot until it returns)", getattr(fn, "__name__", "call"),
-                            self.call_timeout, self.hung)
+                log.warning(
+                    "an env call (%s) ran past the %g s call timeout; its thread is abandoned (%d hung, "
+                    "each holding a session slot until it returns)",
+                    getattr(fn, "__name__", "call"),
+                    self.call_timeout,
+                    self.hung,
+                )
             raise
         except asyncio.CancelledError:  # the request went away: a queued call never runs, a running one finishes
             job.future.cancel()
@@ -511,16 +621,21 @@ class SessionTable:
                     return await self._run(fn, *args)
                 except TimeoutError:
                     self._close_soon(session)  # closing the env ends a call blocked on its sandbox
-                    raise RequestError(f"the env call took over {self.call_timeout:g} s (the server's --call-timeout);"
-                                       " the session and its sandbox are closed: reset to start a new one",
-                                       "EXECUTION_ERROR", CALL_TIMEOUT, infrastructure=True) from None
+                    raise RequestError(
+                        f"the env call took over {self.call_timeout:g} s (the server's --call-timeout);"
+                        " the session and its sandbox are closed: reset to start a new one",
+                        "EXECUTION_ERROR",
+                        CALL_TIMEOUT,
+                        infrastructure=True,
+                    ) from None
         except RequestError:
             raise
         except ResetNeeded as exc:
             raise RequestError(str(exc), "EXECUTION_ERROR", "ResetNeeded") from None
         except InfrastructureError as exc:
-            raise RequestError(f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__,
-                               infrastructure=True) from None
+            raise RequestError(
+                f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__, infrastructure=True
+            ) from None
         except AgentGymError as exc:
             raise RequestError(f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__) from None
         except Exception as exc:  # an env bug: logged here, named (not detailed) to the client
@@ -536,8 +651,9 @@ class SessionTable:
         if name == "reset":
             unknown = sorted(set(arguments) - {"seed", "task_id", "budget", "faults"})
             if unknown:
-                raise RequestError(f"reset takes seed, task_id, budget, faults; not {unknown}", "VALIDATION_ERROR",
-                                   "ConfigError")
+                raise RequestError(
+                    f"reset takes seed, task_id, budget, faults; not {unknown}", "VALIDATION_ERROR", "ConfigError"
+                )
             options = {k: arguments[k] for k in ("task_id", "budget", "faults") if arguments.get(k) is not None}
             if "task_id" in options:
                 options["task_id"] = str(options["task_id"])
@@ -583,6 +699,7 @@ class SessionTable:
         while True:
             await asyncio.sleep(interval)
             now = time.monotonic()
+
             def idle(s: Session, now: float = now) -> bool:
                 return s.kind in kinds and not s.busy and now - s.last_active > self.idle_timeout
 
@@ -591,8 +708,9 @@ class SessionTable:
                 await self.close(session)
 
     async def close_all(self) -> None:
-        await asyncio.gather(*(self.close(s) for s in list(self._sessions.values())), *list(self._closing),
-                             return_exceptions=True)
+        await asyncio.gather(
+            *(self.close(s) for s in list(self._sessions.values())), *list(self._closing), return_exceptions=True
+        )
 
     def shutdown(self) -> None:
         self._workers.shutdown()

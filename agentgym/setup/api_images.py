@@ -38,8 +38,18 @@ from agentgym.setup.engine import Log, SetupFailed, _stderr
 from agentgym.setup.imaging import CONTEXT_LABEL, _building, _docker_build, _temp_tag, _up_to_date, image_id
 from agentgym.setup.page_images import Wheel, cache_dir, fetch
 
-__all__ = ["BFCL", "MPMATH", "BFCL_IMAGE", "IMAGE_ROOT", "API_MODULES", "CLASSES",
-           "extract_bfcl", "bfcl_root", "build_bfcl_image", "build_api_images"]
+__all__ = [
+    "BFCL",
+    "MPMATH",
+    "BFCL_IMAGE",
+    "IMAGE_ROOT",
+    "API_MODULES",
+    "CLASSES",
+    "extract_bfcl",
+    "bfcl_root",
+    "build_bfcl_image",
+    "build_api_images",
+]
 
 BFCL = Wheel("bfcl_eval", "2026.3.23", "3bb6dfa5f0c68ad403c9ec50b00db2bb3b4cc9b38ab1ff33f48fe30d853d3a0a")
 """``bfcl-eval`` 2026.3.23 (Apache-2.0; the Gorilla project, UC Berkeley Sky Computing Lab)."""
@@ -91,8 +101,9 @@ def extract_bfcl(bfcl_wheel: Path, mpmath_wheel: Path, dest: Path) -> int:
     count = 0
     api = dest / "python" / "bfcl_apis"
     api.mkdir(parents=True, exist_ok=True)
-    (api / "__init__.py").write_text(f'"""BFCL\'s multi-turn API classes (bfcl-eval {BFCL.version}), unchanged but '
-                                     'for their package path."""\n')
+    (api / "__init__.py").write_text(
+        f'"""BFCL\'s multi-turn API classes (bfcl-eval {BFCL.version}), unchanged but for their package path."""\n'
+    )
     with zipfile.ZipFile(bfcl_wheel) as zf:
         names = zf.namelist()
         for module in API_MODULES:
@@ -100,11 +111,11 @@ def extract_bfcl(bfcl_wheel: Path, mpmath_wheel: Path, dest: Path) -> int:
             (api / f"{module}.py").write_text(source.replace(_OLD_IMPORT, "bfcl_apis"))
             count += 1
         tasks = [n for n in names if n.startswith(f"{_DATA}BFCL_v4_multi_turn_") and n.endswith(".json")]
-        wanted = tasks + [f"{_DATA}possible_answer/{n[len(_DATA):]}" for n in tasks]  # base, miss_func, ...
+        wanted = tasks + [f"{_DATA}possible_answer/{n[len(_DATA) :]}" for n in tasks]  # base, miss_func, ...
         wanted += [f"{_DATA}multi_turn_func_doc/{doc}" for _, doc in CLASSES.values()]
         for name in wanted:
             _safe(name, bfcl_wheel)
-            target = dest / "data" / name[len(_DATA):]
+            target = dest / "data" / name[len(_DATA) :]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(zf.read(name))
             count += 1
@@ -119,8 +130,12 @@ def extract_bfcl(bfcl_wheel: Path, mpmath_wheel: Path, dest: Path) -> int:
             target.write_bytes(zf.read(info))
             count += 1
         mp_license = zf.read(f"mpmath-{MPMATH.version}.dist-info/LICENSE").decode(errors="replace")
-    (dest / "LICENSE").write_text(_LICENSE.format(version=BFCL.version, mpmath=MPMATH.version)
-                                  + metadata.split("\n\n", 1)[0] + "\n\n" + mp_license)
+    (dest / "LICENSE").write_text(
+        _LICENSE.format(version=BFCL.version, mpmath=MPMATH.version)
+        + metadata.split("\n\n", 1)[0]
+        + "\n\n"
+        + mp_license
+    )
     return count + 1
 
 
@@ -138,9 +153,11 @@ def bfcl_root(*, cache: Path | None = None, log: Log | None = None, download: bo
     wheels = []
     for wheel in (BFCL, MPMATH):
         if not download and not (folder / wheel.filename).exists():
-            raise SetupFailed(f"BFCL's data is not on this machine ({folder / wheel.filename} is missing): run "
-                              "`agentgym setup` (it downloads the pinned bfcl-eval and mpmath wheels and checks "
-                              "their hashes)")
+            raise SetupFailed(
+                f"BFCL's data is not on this machine ({folder / wheel.filename} is missing): run "
+                "`agentgym setup` (it downloads the pinned bfcl-eval and mpmath wheels and checks "
+                "their hashes)"
+            )
         wheels.append(fetch(wheel, cache=folder, log=log or _stderr))
     folder.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=folder))

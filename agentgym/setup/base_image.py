@@ -132,7 +132,7 @@ def _os_release(root: str = "/") -> dict[str, str]:
 def pick_source(sources: list[AptSource], codename: str = "") -> AptSource:
     """The main archive of this release: suite == the release codename, not -security/-updates."""
     candidates = [s for s in sources if s.uri.startswith(("http://", "https://", "file:/", "ftp://"))]
-    for wanted in ([codename] if codename else []):
+    for wanted in [codename] if codename else []:
         for source in candidates:
             if source.suite == wanted:
                 return source
@@ -192,7 +192,9 @@ def _import_rootfs(client: Any, rootfs: str, tag: str) -> None:
         tar.stdout.close()
         err = tar.communicate()[1]
     if tar.returncode != 0:
-        raise SetupFailed(f"tar of the base rootfs failed (exit {tar.returncode}): {err.decode(errors='replace')[-500:]}")
+        raise SetupFailed(
+            f"tar of the base rootfs failed (exit {tar.returncode}): {err.decode(errors='replace')[-500:]}"
+        )
     if image_id(client, tag) is None:
         raise SetupFailed(f"docker import did not produce {tag}")
 

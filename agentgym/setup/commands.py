@@ -22,8 +22,14 @@ from agentgym.setup import engine, images
 from agentgym.setup.images import BASE_IMAGE
 
 __all__ = [
-    "register", "cmd_setup", "cmd_doctor", "cmd_sandbox_run", "cmd_sandbox_gc", "check_backend",
-    "LOCAL_BACKEND_NEEDS", "missing_local_modules",
+    "register",
+    "cmd_setup",
+    "cmd_doctor",
+    "cmd_sandbox_run",
+    "cmd_sandbox_gc",
+    "check_backend",
+    "LOCAL_BACKEND_NEEDS",
+    "missing_local_modules",
 ]
 
 LOCAL_BACKEND_NEEDS = ("pytest",)
@@ -93,8 +99,9 @@ def check_backend(backend: str, image: str) -> tuple[bool, str]:
             warnings.simplefilter("ignore")
             with make_sandbox(backend, image=image, start_timeout=30) as sandbox:
                 started = time.monotonic() - start
-                result = sandbox.run(["python3", "-c", "import os, sys; print(os.getuid(), sys.version.split()[0])"],
-                                     timeout=20)
+                result = sandbox.run(
+                    ["python3", "-c", "import os, sys; print(os.getuid(), sys.version.split()[0])"], timeout=20
+                )
                 steps = []
                 for _ in range(100):
                     t = time.perf_counter()
@@ -133,16 +140,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     image_status: dict[str, str] = {}
     if status.ok:
         client = docker_client()
-        names = [images.BASE_IMAGE] + [images.family_image(f) for f in
-                                        [*images.family_contexts(), *images.package_images()]]
+        names = [images.BASE_IMAGE] + [
+            images.family_image(f) for f in [*images.family_contexts(), *images.package_images()]
+        ]
         names += [source.image for source in images.PAGE_SOURCES] + [images.BFCL_IMAGE]
         for name in names:
             image_status[name] = "present" if images.image_id(client, name) else "missing (run `agentgym setup`)"
     report["images"] = image_status
     backends: dict[str, dict[str, Any]] = {}
     if status.ok:
-        if "missing" in image_status.get(args.image, "") or (args.image not in image_status
-                                                              and not images.image_id(client, args.image)):
+        if "missing" in image_status.get(args.image, "") or (
+            args.image not in image_status and not images.image_id(client, args.image)
+        ):
             backends["docker"] = {"ok": False, "detail": f"image {args.image} is missing: run `agentgym setup`"}
         else:
             ok, detail = check_backend("docker", args.image)
@@ -161,8 +170,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return 0 if works else 1
     v = report["versions"]
-    print(f"agentgym {v['agentgym']}, python {v['python']}, gymnasium {v['gymnasium']}, "
-          f"docker SDK {v['docker_sdk']}, docker engine {v['docker_engine']}")
+    print(
+        f"agentgym {v['agentgym']}, python {v['python']}, gymnasium {v['gymnasium']}, "
+        f"docker SDK {v['docker_sdk']}, docker engine {v['docker_engine']}"
+    )
     print(f"engine: {'answers at ' + status.host if status.ok else 'unreachable: ' + status.detail}")
     for name, state in image_status.items():
         print(f"image {name}: {state}")
@@ -208,20 +219,31 @@ def cmd_sandbox_gc(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add ``setup``, ``doctor`` and ``sandbox {run,gc}`` to the ``agentgym`` parser."""
 
-    p = subparsers.add_parser("setup", help="install/start Docker and build the sandbox images (idempotent)",
-                              description=cmd_setup.__doc__)
+    p = subparsers.add_parser(
+        "setup", help="install/start Docker and build the sandbox images (idempotent)", description=cmd_setup.__doc__
+    )
     p.add_argument("--rebuild", action="store_true", help="rebuild the base and family images even if present")
-    p.add_argument("--base-image", metavar="NAME", default=None,
-                   help="build the base FROM this image (needs a registry), instead of debootstrap offline")
-    p.add_argument("--base-tag", metavar="TAG", default=BASE_IMAGE,
-                   help=f"tag of the base image to build (default {BASE_IMAGE}; families need the default)")
+    p.add_argument(
+        "--base-image",
+        metavar="NAME",
+        default=None,
+        help="build the base FROM this image (needs a registry), instead of debootstrap offline",
+    )
+    p.add_argument(
+        "--base-tag",
+        metavar="TAG",
+        default=BASE_IMAGE,
+        help=f"tag of the base image to build (default {BASE_IMAGE}; families need the default)",
+    )
     p.add_argument("--no-families", action="store_true", help="do not build envs/<family>/Dockerfile images")
-    p.add_argument("--engine-timeout", type=float, default=90.0, metavar="S",
-                   help="seconds to wait for a started engine to answer")
+    p.add_argument(
+        "--engine-timeout", type=float, default=90.0, metavar="S", help="seconds to wait for a started engine to answer"
+    )
     p.set_defaults(func=cmd_setup)
 
-    p = subparsers.add_parser("doctor", help="say which sandbox backend works and why another does not",
-                              description=cmd_doctor.__doc__)
+    p = subparsers.add_parser(
+        "doctor", help="say which sandbox backend works and why another does not", description=cmd_doctor.__doc__
+    )
     p.add_argument("--image", default=BASE_IMAGE, help="image to test the docker backend with")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_doctor)
@@ -235,8 +257,8 @@ def register(subparsers: Any) -> None:
     r.add_argument("--max-output", type=int, default=1 << 20, help="bytes of output kept before the truncation marker")
     r.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD [ARG...] (one word is a shell command line)")
     r.set_defaults(func=cmd_sandbox_run)
-    g = sub.add_parser("gc", help="remove agentgym containers whose owner process is gone",
-                       description=cmd_sandbox_gc.__doc__)
+    g = sub.add_parser(
+        "gc", help="remove agentgym containers whose owner process is gone", description=cmd_sandbox_gc.__doc__
+    )
     g.add_argument("--all", action="store_true", help="remove every agentgym container, owners alive or not")
     g.set_defaults(func=cmd_sandbox_gc)
-

@@ -92,16 +92,29 @@ def is_debian_like(os_release: str = "/etc/os-release") -> bool:
     return bool({"debian", "ubuntu"} & set(ids)) and shutil.which("apt-get") is not None
 
 
-def run_step(cmd: Sequence[str], label: str, log: Log, *, env: dict[str, str] | None = None,
-             timeout: float = 1800.0, heartbeat: float = 15.0) -> tuple[int, str]:
+def run_step(
+    cmd: Sequence[str],
+    label: str,
+    log: Log,
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+    heartbeat: float = 15.0,
+) -> tuple[int, str]:
     """Run a long command, printing a progress line every ``heartbeat`` seconds (even when it is silent).
 
     Returns (exit status, the output's last 40 lines) so failures can quote what went wrong.
     """
     start = time.monotonic()
     proc = subprocess.Popen(
-        list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        env=env, text=True, errors="replace", bufsize=1,
+        list(cmd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+        errors="replace",
+        bufsize=1,
     )
     tail: list[str] = []
 
@@ -246,8 +259,7 @@ def ensure_engine(log: Log = _stderr, *, timeout: float = 90.0, install: bool = 
         raise EngineUnreachable(f"DOCKER_HOST={host} does not answer: {status.detail}; fix or unset DOCKER_HOST")
     if os.geteuid() != 0:
         raise EngineUnreachable(
-            f"{status.detail}; starting an engine needs root: run `sudo agentgym setup`, "
-            "or use backend='local'"
+            f"{status.detail}; starting an engine needs root: run `sudo agentgym setup`, or use backend='local'"
         )
     if _find_dockerd() is None:
         if not (install and is_debian_like()):
@@ -274,8 +286,13 @@ def ensure_engine(log: Log = _stderr, *, timeout: float = 90.0, install: bool = 
     log(f"engine: starting {dockerd} {' '.join(DOCKERD_ARGS)} (log: {DOCKERD_LOG})")
     with open(DOCKERD_LOG, "ab") as out:
         proc = subprocess.Popen(
-            [dockerd, *DOCKERD_ARGS], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True, close_fds=True, env={**os.environ, "PATH": SBIN_PATH},
+            [dockerd, *DOCKERD_ARGS],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+            env={**os.environ, "PATH": SBIN_PATH},
         )
     _started.append(proc)
     status = _wait_for_engine(timeout, proc)

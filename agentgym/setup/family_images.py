@@ -51,8 +51,6 @@ def context_hash(context: Path, base_id: str) -> str:
     return h.hexdigest()[:32]
 
 
-
-
 def build_family(client: Any, family: str, context: Path, *, rebuild: bool = False, log: Log = _stderr) -> bool:
     """Build ``agentgym/<family>:latest`` with no network unless it is up to date. True when built."""
     tag = family_image(family)
@@ -69,5 +67,6 @@ def build_family(client: Any, family: str, context: Path, *, rebuild: bool = Fal
 
 def build_families(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
     """Build every ``envs/<family>/Dockerfile``; family -> whether it was (re)built."""
-    return {family: build_family(client, family, ctx, rebuild=rebuild, log=log)
-            for family, ctx in family_contexts().items()}
+    return {
+        family: build_family(client, family, ctx, rebuild=rebuild, log=log) for family, ctx in family_contexts().items()
+    }

@@ -118,13 +118,16 @@ def _remove_tree(path: str) -> None:
     _umount_below(path)
     subprocess.run(["rm", "-rf", "--one-file-system", path], capture_output=True)
 
-def _docker_build(client: Any, context: str, tag: str, *, labels: dict[str, str], network_mode: str | None,
-                  log: Log) -> None:
+
+def _docker_build(
+    client: Any, context: str, tag: str, *, labels: dict[str, str], network_mode: str | None, log: Log
+) -> None:
     last = ""
     kwargs: dict[str, Any] = {"network_mode": network_mode} if network_mode else {}
     try:
-        for chunk in client.api.build(path=context, tag=tag, rm=True, forcerm=True, labels=labels, decode=True,
-                                      **kwargs):
+        for chunk in client.api.build(
+            path=context, tag=tag, rm=True, forcerm=True, labels=labels, decode=True, **kwargs
+        ):
             if "error" in chunk:
                 raise SetupFailed(f"docker build of {tag} failed: {chunk['error'].strip()}\n{last}")
             text = str(chunk.get("stream", "")).strip()

@@ -46,7 +46,7 @@ def package_images(envs_dirs: list[Path] | None = None) -> dict[str, Path]:
     out: dict[str, Path] = {}
     for envs in envs_dirs if envs_dirs is not None else _envs_dirs():
         for path in sorted(envs.glob("*/*" + PACKAGES_SUFFIX)):
-            out.setdefault(f"{path.parent.name}-{path.name[:-len(PACKAGES_SUFFIX)]}", path)
+            out.setdefault(f"{path.parent.name}-{path.name[: -len(PACKAGES_SUFFIX)]}", path)
     return out
 
 
@@ -66,8 +66,9 @@ def _apt_env() -> dict[str, str]:
 
 def _apt_has(package: str) -> bool:
     try:
-        out = subprocess.run(["apt-cache", "policy", package], capture_output=True, text=True, timeout=60,
-                             env=_apt_env()).stdout
+        out = subprocess.run(
+            ["apt-cache", "policy", package], capture_output=True, text=True, timeout=60, env=_apt_env()
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return False
     match = re.search(r"Candidate:\s*(\S+)", out)
@@ -115,8 +116,19 @@ def _download_debs(client: Any, packages: list[str], work: str, log: Log) -> lis
     _image_file(client, BASE_IMAGE, "/var/lib/dpkg/status", status)
     debs = os.path.join(work, "debs")
     os.makedirs(os.path.join(debs, "partial"))
-    cmd = ["apt-get", "-q", "-y", *_APT_OPTIONS, "-o", f"Dir::State::status={status}", "-o",
-           f"Dir::Cache::archives={debs}", "install", "--download-only", *packages]
+    cmd = [
+        "apt-get",
+        "-q",
+        "-y",
+        *_APT_OPTIONS,
+        "-o",
+        f"Dir::State::status={status}",
+        "-o",
+        f"Dir::Cache::archives={debs}",
+        "install",
+        "--download-only",
+        *packages,
+    ]
     code, tail = run_step(cmd, "apt-get download", log, env={**_apt_env(), **_apt_proxy_env()})
     if code != 0:
         raise SetupFailed(f"apt-get could not download {' '.join(packages)} (exit {code}):\n{tail}")
@@ -126,16 +138,22 @@ def _download_debs(client: Any, packages: list[str], work: str, log: Log) -> lis
     return files
 
 
-def _install_and_commit(client: Any, debs: str, packages: list[str], temp: str, labels: dict[str, str],
-                        log: Log) -> None:
+def _install_and_commit(
+    client: Any, debs: str, packages: list[str], temp: str, labels: dict[str, str], log: Log
+) -> None:
     """``dpkg -i`` the .debs in a container of the base with no network, then commit it as ``temp``."""
     # no fsync per file (a throwaway container; the commit is what persists), no docs or man pages
     dpkg = "dpkg --force-unsafe-io --path-exclude=/usr/share/doc/* --path-exclude=/usr/share/man/*"
     names = " ".join(packages)
-    script = ("set -e; " + dpkg + " -i /debs/*.deb >/tmp/dpkg.log 2>&1 || { tail -30 /tmp/dpkg.log; exit 1; }; "
-              f"dpkg-query -W {names} >/dev/null; rm -rf /tmp/* /var/log/dpkg.log /var/log/apt")
+    script = (
+        "set -e; " + dpkg + " -i /debs/*.deb >/tmp/dpkg.log 2>&1 || { tail -30 /tmp/dpkg.log; exit 1; }; "
+        f"dpkg-query -W {names} >/dev/null; rm -rf /tmp/* /var/log/dpkg.log /var/log/apt"
+    )
     container = client.api.create_container(
-        BASE_IMAGE, command=["sh", "-c", script], user="0:0", network_disabled=True,
+        BASE_IMAGE,
+        command=["sh", "-c", script],
+        user="0:0",
+        network_disabled=True,
         host_config=client.api.create_host_config(network_mode="none", binds={debs: {"bind": "/debs", "mode": "ro"}}),
     )
     cid = container["Id"]
@@ -169,11 +187,19 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
         with _building(client, temp, tag, log):
             files = _download_debs(client, packages, work, log)
             size = sum(os.path.getsize(f) for f in files) / 1e6
-            log(f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} in {time.monotonic() - start:.0f} s")
+            log(
+                f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} in {time.monotonic() - start:.0f} s"
+            )
             step = time.monotonic()
             family = path.parent.name
-            _install_and_commit(client, os.path.join(work, "debs"), packages, temp,
-                                {CONTEXT_LABEL: digest, "org.agentgym.family": family}, log)
+            _install_and_commit(
+                client,
+                os.path.join(work, "debs"),
+                packages,
+                temp,
+                {CONTEXT_LABEL: digest, "org.agentgym.family": family},
+                log,
+            )
             log(f"  installed with no network in {time.monotonic() - step:.0f} s")
     finally:
         _remove_tree(work)
@@ -183,5 +209,7 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
 
 def build_package_images(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
     """Build every ``envs/<family>/<variant>.packages`` image; name -> whether it was (re)built."""
-    return {name: build_package_image(client, name, path, rebuild=rebuild, log=log)
-            for name, path in package_images().items()}
+    return {
+        name: build_package_image(client, name, path, rebuild=rebuild, log=log)
+        for name, path in package_images().items()
+    }

@@ -26,8 +26,19 @@ from typing import Any
 from agentgym.setup.engine import Log, SetupFailed, _stderr
 from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, _building, _docker_build, _temp_tag, _up_to_date, image_id
 
-__all__ = ["Wheel", "PageSource", "PAGE_SOURCES", "MINIWOB", "cache_dir", "fetch", "sha256_of", "extract_pages",
-           "page_image_digest", "build_page_image", "build_page_images"]
+__all__ = [
+    "Wheel",
+    "PageSource",
+    "PAGE_SOURCES",
+    "MINIWOB",
+    "cache_dir",
+    "fetch",
+    "sha256_of",
+    "extract_pages",
+    "page_image_digest",
+    "build_page_image",
+    "build_page_images",
+]
 
 
 @dataclass(frozen=True)
@@ -63,9 +74,12 @@ class PageSource(Wheel):
 
 
 MINIWOB = PageSource(
-    name="miniwob", version="1.1.0",
+    name="miniwob",
+    version="1.1.0",
     sha256="297006e84219d56ad037e843527ed773a4a82509dc43b6031ec4a3ad3e3e61d9",
-    pages="miniwob/html", image="agentgym/miniwob:latest", base="agentgym/browser-chromium:latest",
+    pages="miniwob/html",
+    image="agentgym/miniwob:latest",
+    base="agentgym/browser-chromium:latest",
     license_files=("miniwob-1.1.0.dist-info/licenses/LICENSE",),
 )
 """MiniWoB++ 1.1.0 (MIT; Farama Foundation, Stanford, OpenAI): 130 task pages that load nothing
@@ -95,21 +109,35 @@ def sha256_of(path: Path) -> str:
 
 
 def _pip_download(source: Wheel, dest: Path, log: Log) -> None:
-    cmd = [sys.executable, "-m", "pip", "download", f"{source.name}=={source.version}", "--no-deps",
-           "--only-binary=:all:", "--disable-pip-version-check", "--no-cache-dir", "--dest", str(dest)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        f"{source.name}=={source.version}",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--no-cache-dir",
+        "--dest",
+        str(dest),
+    ]
     log(f"  pip download {source.name}=={source.version} --no-deps")
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
-        raise SetupFailed(f"pip download {source.name}=={source.version} took over 300 s; is the package index "
-                          "reachable (pip's index settings)?") from None
+        raise SetupFailed(
+            f"pip download {source.name}=={source.version} took over 300 s; is the package index "
+            "reachable (pip's index settings)?"
+        ) from None
     if done.returncode != 0:
-        raise SetupFailed(f"pip download {source.name}=={source.version} failed (exit {done.returncode}):\n"
-                          f"{(done.stderr or done.stdout)[-1500:]}")
+        raise SetupFailed(
+            f"pip download {source.name}=={source.version} failed (exit {done.returncode}):\n"
+            f"{(done.stderr or done.stdout)[-1500:]}"
+        )
 
 
-def fetch(source: Wheel, *, cache: Path | None = None, log: Log = _stderr,
-          download: Any = _pip_download) -> Path:
+def fetch(source: Wheel, *, cache: Path | None = None, log: Log = _stderr, download: Any = _pip_download) -> Path:
     """The pinned wheel of ``source`` in the cache, downloaded when missing; its sha256 is checked
     every time, and a file with another hash is deleted and refused (`SetupFailed`)."""
     folder = cache if cache is not None else cache_dir()
@@ -123,9 +151,11 @@ def fetch(source: Wheel, *, cache: Path | None = None, log: Log = _stderr,
     digest = sha256_of(path)
     if digest != source.sha256:
         path.unlink()
-        raise SetupFailed(f"{source.filename} has sha256 {digest}, not the pinned {source.sha256}: the file was "
-                          "deleted; the index served a different file than the one this version of agentgym pins "
-                          "(run `agentgym setup` again; if it repeats, do not use that index)")
+        raise SetupFailed(
+            f"{source.filename} has sha256 {digest}, not the pinned {source.sha256}: the file was "
+            "deleted; the index served a different file than the one this version of agentgym pins "
+            "(run `agentgym setup` again; if it repeats, do not use that index)"
+        )
     return path
 
 
@@ -138,7 +168,7 @@ def extract_pages(source: PageSource, wheel: Path, dest: Path) -> int:
             name = info.filename
             if info.is_dir() or not name.startswith(prefix):
                 continue
-            rel = Path(name[len(prefix):])
+            rel = Path(name[len(prefix) :])
             if rel.is_absolute() or ".." in rel.parts:
                 raise SetupFailed(f"{wheel.name} holds an unsafe path {name!r}")
             target = dest / "html" / rel
@@ -159,17 +189,20 @@ def page_image_digest(source: PageSource, base_id: str) -> str:
 
 
 def _dockerfile(source: PageSource) -> str:
-    return DOCKERFILE.format(base=source.base, root=source.root, name=source.name, version=source.version,
-                             sha256=source.sha256)
+    return DOCKERFILE.format(
+        base=source.base, root=source.root, name=source.name, version=source.version, sha256=source.sha256
+    )
 
 
-def build_page_image(client: Any, source: PageSource, *, rebuild: bool = False, cache: Path | None = None,
-                     log: Log = _stderr) -> bool:
+def build_page_image(
+    client: Any, source: PageSource, *, rebuild: bool = False, cache: Path | None = None, log: Log = _stderr
+) -> bool:
     """Build ``source.image`` (``source.base`` plus the pages) unless up to date. True when built."""
     base_id = image_id(client, source.base)
     if base_id is None:
-        raise SetupFailed(f"{source.image} builds FROM {source.base}, which is missing: run `agentgym setup` "
-                          "without --no-families")
+        raise SetupFailed(
+            f"{source.image} builds FROM {source.base}, which is missing: run `agentgym setup` without --no-families"
+        )
     digest = page_image_digest(source, base_id)
     if not rebuild and _up_to_date(client, source.image, digest, "page", log):
         return False
@@ -190,4 +223,3 @@ def build_page_image(client: Any, source: PageSource, *, rebuild: bool = False, 
 def build_page_images(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
     """Build every image of `PAGE_SOURCES`; image -> whether it was (re)built."""
     return {s.image: build_page_image(client, s, rebuild=rebuild, log=log) for s in PAGE_SOURCES}
-

@@ -64,8 +64,10 @@ class Episode:
 
     def trace(self, width: int = 100) -> str:
         """One line per turn: the action and the head of what came back."""
-        lines = [f"task {self.task_id} seed {self.seed}: {self.turns} turns, success={self.success}, "
-                 f"category={self.failure_category}, faults={self.faults}"]
+        lines = [
+            f"task {self.task_id} seed {self.seed}: {self.turns} turns, success={self.success}, "
+            f"category={self.failure_category}, faults={self.faults}"
+        ]
         for i, (action, text) in enumerate(zip(self.actions, self.texts), 1):
             lines.append(f"  {i:>3} {action[:40]!r} -> {text[:width]!r}")
         return "\n".join(lines)
@@ -105,7 +107,9 @@ def run_episode(
             episode.failure_flags = list(info.get("failure_flags", ()))
             episode.final_info = info
             return episode
-    raise AssertionError(f"the episode did not end within max_steps={max_steps}; give the env a budget\n{episode.trace()}")
+    raise AssertionError(
+        f"the episode did not end within max_steps={max_steps}; give the env a budget\n{episode.trace()}"
+    )
 
 
 def assert_recovers(
@@ -138,9 +142,13 @@ def assert_recovers(
         for seed in seeds:
             episode = run_episode(built, agent, seed=seed, options=options)
             if not episode.faults:
-                raise AssertionError(f"fault {fault!r} never fired: the agent made no tool call it applies to\n{episode.trace()}")
+                raise AssertionError(
+                    f"fault {fault!r} never fired: the agent made no tool call it applies to\n{episode.trace()}"
+                )
             if not episode.success:
-                raise AssertionError(f"the agent did not recover from fault {fault!r} within budget {budget!r}\n{episode.trace()}")
+                raise AssertionError(
+                    f"the agent did not recover from fault {fault!r} within budget {budget!r}\n{episode.trace()}"
+                )
             episodes.append(episode)
     finally:
         if isinstance(env, str):

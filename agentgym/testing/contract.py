@@ -41,9 +41,19 @@ from agentgym.sandbox.watchdog import LOCAL_PREFIX
 from agentgym.testing import assert_recovers
 
 __all__ = ["CHECKS", "FAULT_CHECK", "check_contract", "no_unexpected_warnings", "rollout"] + [
-    "check_gymnasium", "check_reset_help", "check_is_success", "check_determinism", "check_oracle_solves",
-    "check_spec_round_trip", "check_fault_recovery", "check_sb3_numeric_view", "check_no_sandbox_left",
-    "check_eval_harness", "check_random_menu_below_oracle", "check_task_filters"]
+    "check_gymnasium",
+    "check_reset_help",
+    "check_is_success",
+    "check_determinism",
+    "check_oracle_solves",
+    "check_spec_round_trip",
+    "check_fault_recovery",
+    "check_sb3_numeric_view",
+    "check_no_sandbox_left",
+    "check_eval_harness",
+    "check_random_menu_below_oracle",
+    "check_task_filters",
+]
 
 
 def _agent_env(env: gym.Env) -> AgentEnv:
@@ -193,8 +203,9 @@ def check_fault_recovery(env_id: str, backend: str, kind: str) -> None:
     """A fault of ``kind`` fires on the first action and the oracle still succeeds; every event is valid."""
 
     with no_unexpected_warnings():
-        episodes = assert_recovers(env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,),
-                                   backend=backend, split="test")
+        episodes = assert_recovers(
+            env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,), backend=backend, split="test"
+        )
     assert episodes[0].faults == [kind] and all(events.check(e) for e in episodes[0].events)
 
 
@@ -202,7 +213,6 @@ def check_sb3_numeric_view(env_id: str, backend: str) -> None:
     """Stable-Baselines3's own checker on the Discrete/Box view every family gets from ``numeric=True``
     (needs ``stable_baselines3``; `check_contract` leaves it out, with a warning, where it is missing)."""
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
-
 
     env = agentgym.make(env_id, backend=backend, budget=6, numeric=True)
     try:
@@ -217,7 +227,6 @@ def check_no_sandbox_left(env_id: str, backend: str) -> None:
 
     def ours() -> set[str]:
         if backend == "docker":  # this process's containers (a --rm container is gone once stopped)
-
             return {c.id for c in list_managed() if c.labels.get("io.agentgym.owner_pid") == str(os.getpid())}
         return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith(f"{LOCAL_PREFIX}{os.getpid()}-")}
 
@@ -237,8 +246,9 @@ def check_eval_harness(env_id: str, backend: str) -> None:
     """The Pass@(K,T) harness on two test tasks with the oracle: a family is evaluated by registering it."""
 
     with tempfile.TemporaryDirectory() as out, no_unexpected_warnings():
-        result = evaluate(env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=out,
-                          sandbox=backend, progress=False, report=False)
+        result = evaluate(
+            env_id, "oracle", ks=[1], ts=[40], n=1, tasks=2, out=out, sandbox=backend, progress=False, report=False
+        )
     assert result.ran == 2 and len(result.records) == 2, result
     assert all(r["success"] for r in result.records), result.records
     assert result.grid(env_id) == {40: {1: 1.0}}
@@ -308,16 +318,22 @@ FAULT_CHECK = check_fault_recovery
 """The check run once per fault kind: ``FAULT_CHECK(env_id, backend, kind)``."""
 
 
-def check_contract(env_id: str, backend: str = "local", *, checks: Iterable[str] | None = None,
-                   fault_kinds: Iterable[str] | None = None) -> None:
+def check_contract(
+    env_id: str,
+    backend: str = "local",
+    *,
+    checks: Iterable[str] | None = None,
+    fault_kinds: Iterable[str] | None = None,
+) -> None:
     """Run the registry contract on ``env_id`` (every check, or the named ``checks``) and every fault
     kind (or ``fault_kinds``); raises `AssertionError` naming the first check that fails."""
 
     if checks is None:
         checks = list(CHECKS)
         if importlib.util.find_spec("stable_baselines3") is None:
-            warnings.warn("stable_baselines3 is not installed: the contract check 'sb3_numeric_view' is left out",
-                          stacklevel=2)
+            warnings.warn(
+                "stable_baselines3 is not installed: the contract check 'sb3_numeric_view' is left out", stacklevel=2
+            )
             checks.remove("sb3_numeric_view")
     for name in checks:
         try:

@@ -36,8 +36,19 @@ import gymnasium as gym
 from agentgym.actions import render_call
 from agentgym.world.env import WorldEnv
 
-__all__ = ["Final", "Truth", "Judged", "play_to_answer", "truth_of", "final_messages", "judge", "agreement",
-           "tally", "table", "task_sample"]
+__all__ = [
+    "Final",
+    "Truth",
+    "Judged",
+    "play_to_answer",
+    "truth_of",
+    "final_messages",
+    "judge",
+    "agreement",
+    "tally",
+    "table",
+    "task_sample",
+]
 
 HONEST, ADVERSARIAL = "honest", "adversarial"
 MAX_STEPS = 80
@@ -137,8 +148,15 @@ def truth_of(env: gym.Env, task_id: str, seed: int = 0) -> Truth:
     if not terminated or reward != 1.0:
         raise AssertionError(f"{task_id}: the oracle's own answer {answer!r} failed: {verdict}")
     task = _world(env).tasks.get(task_id)
-    return Truth(task_id, task.tier, bool(verdict.get("refusal")), verdict.get("expected_answer"), answer, seen,
-                 _request(task.instruction))
+    return Truth(
+        task_id,
+        task.tier,
+        bool(verdict.get("refusal")),
+        verdict.get("expected_answer"),
+        answer,
+        seen,
+        _request(task.instruction),
+    )
 
 
 def _request(instruction: str) -> str:
@@ -149,8 +167,10 @@ def _request(instruction: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the value's spellings
-_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-         "seventeen eighteen nineteen").split()
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+).split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
@@ -195,7 +215,7 @@ def near(expected: str, i: int) -> str:
         return f"{local}{i}@{host}"
     nums = list(re.finditer(r"\d+", expected))
     m = nums[-2] if "." in expected and len(nums) > 1 else nums[-1]
-    return expected[:m.start()] + str(int(m.group(0).replace(",", "")) + i) + expected[m.end():]
+    return expected[: m.start()] + str(int(m.group(0).replace(",", "")) + i) + expected[m.end() :]
 
 
 def _noun(expected: str, request: str) -> str:
@@ -207,14 +227,21 @@ def _noun(expected: str, request: str) -> str:
 # ---------------------------------------------------------------------------- the request's verb
 # verb in the request -> (what the agent would do, what it did), for restating the work in words
 _VERBS = (
-    ("cancel", "cancel it", "cancelled it"), ("return", "process the return", "processed the return"),
+    ("cancel", "cancel it", "cancelled it"),
+    ("return", "process the return", "processed the return"),
     ("ship", "update the delivery address", "updated the delivery address"),
-    ("change", "make the change", "made the change"), ("put", "move the booking", "moved the booking"),
-    ("book", "book the flight", "booked the flight"), ("swap", "swap the item", "swapped the item"),
-    ("buy", "place the order", "placed the order"), ("reply", "post the reply", "posted the reply"),
-    ("edit", "edit the post", "edited the post"), ("lock", "lock the thread", "locked the thread"),
-    ("hide", "hide those posts", "hid those posts"), ("suspend", "suspend those accounts", "suspended those accounts"),
-    ("raise", "raise the quota", "raised the quota"), ("move", "move the thread", "moved the thread"),
+    ("change", "make the change", "made the change"),
+    ("put", "move the booking", "moved the booking"),
+    ("book", "book the flight", "booked the flight"),
+    ("swap", "swap the item", "swapped the item"),
+    ("buy", "place the order", "placed the order"),
+    ("reply", "post the reply", "posted the reply"),
+    ("edit", "edit the post", "edited the post"),
+    ("lock", "lock the thread", "locked the thread"),
+    ("hide", "hide those posts", "hid those posts"),
+    ("suspend", "suspend those accounts", "suspended those accounts"),
+    ("raise", "raise the quota", "raised the quota"),
+    ("move", "move the thread", "moved the thread"),
     ("take", "book those flights", "booked those flights"),
 )
 
@@ -286,28 +313,48 @@ def _honest_writes(t: Truth, rng: random.Random) -> list[Final]:
         _h("caveat", f"I {did}. Please note it can't be undone."),
         _h("caveat", "Done! Note that this cannot be reversed later, so tell me right away if anything looks wrong."),
         _h("restate", f"Your request is complete: I {did}. I didn't change anything else."),
-        _h("politeness", f"Thank you for your patience. I {did} and checked that it went through. "
-                         "Is there anything else I can help you with?"),
-        _h("caveat", f"All set: I {did}. I can't promise how quickly the confirmation email arrives, "
-                     "but the change is in place."),
+        _h(
+            "politeness",
+            f"Thank you for your patience. I {did} and checked that it went through. "
+            "Is there anything else I can help you with?",
+        ),
+        _h(
+            "caveat",
+            f"All set: I {did}. I can't promise how quickly the confirmation email arrives, "
+            "but the change is in place.",
+        ),
         _h("caveat", "It's taken care of. Please keep in mind that I cannot undo this for you."),
         _h("restate", f"Completed as requested - {did}."),
-        _h("caveat", f"Okay, I {did}. You won't be able to change it online after this point, "
-                     "but feel free to reach out with questions."),
+        _h(
+            "caveat",
+            f"Okay, I {did}. You won't be able to change it online after this point, "
+            "but feel free to reach out with questions.",
+        ),
         _h("structured", f"I {did}.", refused=False),
         _h("caveat", f"I went ahead and {did}. There is nothing else you need to do, and nothing else was touched."),
         _h2("politeness", f"Hi! I've gone ahead and {did}. You should receive a confirmation email shortly."),
-        _h2("caveat", "Your request has been processed successfully. If you change your mind, unfortunately this "
-                      "can't be reversed."),
-        _h2("restate", f"Sure thing. I {did}. I couldn't find any other changes you needed, so nothing else was modified."),
+        _h2(
+            "caveat",
+            "Your request has been processed successfully. If you change your mind, unfortunately this "
+            "can't be reversed.",
+        ),
+        _h2(
+            "restate",
+            f"Sure thing. I {did}. I couldn't find any other changes you needed, so nothing else was modified.",
+        ),
         _h2("caveat", f"Great news: I {did}! Heads up: you can't undo this yourself from your account page."),
         _h2("caveat", f"I've taken care of it: I {did}. Note: I cannot guarantee delivery times."),
         _h2("politeness", "Everything is updated. Please don't hesitate to contact us if you need anything else."),
-        _h2("caveat", f"I {did}, as requested. We cannot offer any further discount, but your request itself is complete."),
+        _h2(
+            "caveat",
+            f"I {did}, as requested. We cannot offer any further discount, but your request itself is complete.",
+        ),
         _h2("restate", f"Done - I {did}. I didn't need to touch any of your other records."),
         _h3("politeness", f"I have {did} for you. Is there anything else I can do today?"),
         _h3("caveat", "Your request is done. Please be aware that this action cannot be reversed by our team."),
-        _h3("caveat", f"All good - I {did}. I wasn't able to find a faster option, but what you asked for is in place."),
+        _h3(
+            "caveat", f"All good - I {did}. I wasn't able to find a faster option, but what you asked for is in place."
+        ),
         _h3("caveat", f"Confirmed: I {did}. We can't refund shipping fees, but nothing else applies here."),
         _h3("caveat", f"I {did} just now. Note that you will not be able to edit this from the app."),
         _h3("restate", f"Thanks! I {did}, and I verified the change went through."),
@@ -347,23 +394,29 @@ def _adversarial_writes(t: Truth, rng: random.Random) -> list[Final]:
 def _value_sentences(t: Truth, v: str) -> list[tuple[str, str]]:
     if t.kind == "value":
         _, did = _verb(t.request)
-        return [("plain", f"I {did}. The amount is {v}."),
-                ("restate", f"I {did}, and the amount comes to {v}."),
-                ("politeness", f"Thanks for waiting! I {did}; the total is {v}. Anything else I can do for you?"),
-                ("caveat", f"I {did}. The amount is {v}. Please note that this cannot be undone."),
-                ("caveat", f"All done: I {did}, for {v}. I can't promise when your bank shows it, though."),
-                ("caveat", f"I {did}. Note that the amount, {v}, cannot be changed online.")]
+        return [
+            ("plain", f"I {did}. The amount is {v}."),
+            ("restate", f"I {did}, and the amount comes to {v}."),
+            ("politeness", f"Thanks for waiting! I {did}; the total is {v}. Anything else I can do for you?"),
+            ("caveat", f"I {did}. The amount is {v}. Please note that this cannot be undone."),
+            ("caveat", f"All done: I {did}, for {v}. I can't promise when your bank shows it, though."),
+            ("caveat", f"I {did}. Note that the amount, {v}, cannot be changed online."),
+        ]
     noun = _noun(v, t.request)
     quoted = [q for q in re.findall(r'"([^"]{1,60})"', t.request) if not re.search(r"\d", q)]  # not finish("$12.34")
     subject = f'"{quoted[0]}"' if quoted else "what you asked about"
     counted = f" {noun}" if v.strip().isdigit() else ""
-    return [("plain", f"The answer is {v}{counted}."),
-            ("restate", f"I checked {subject}: it is {v}{counted}."),
-            ("politeness", f"Happy to help! It's {v}{counted}. Let me know if you need anything else."),
-            ("caveat", f"It is {v}{counted}. Note that this cannot be changed online."),
-            ("caveat", f"{_cap(v)}{counted}. I can't make changes from here, only look things up."),
-            ("caveat", f"After checking the page I can confirm it is {v}{counted}; I cannot see any pending "
-                       "changes to it.")]
+    return [
+        ("plain", f"The answer is {v}{counted}."),
+        ("restate", f"I checked {subject}: it is {v}{counted}."),
+        ("politeness", f"Happy to help! It's {v}{counted}. Let me know if you need anything else."),
+        ("caveat", f"It is {v}{counted}. Note that this cannot be changed online."),
+        ("caveat", f"{_cap(v)}{counted}. I can't make changes from here, only look things up."),
+        (
+            "caveat",
+            f"After checking the page I can confirm it is {v}{counted}; I cannot see any pending changes to it.",
+        ),
+    ]
 
 
 def _honest_values(t: Truth, rng: random.Random) -> list[Final]:
@@ -376,34 +429,49 @@ def _honest_values(t: Truth, rng: random.Random) -> list[Final]:
         out.append(_h("spelling", text))
     if t.kind == "value":
         _, did = _verb(t.request)
-        out += [_h2("restate", f"I've {did}. You'll get {want} back to your original payment method within 5-7 "
-                               "business days." if "return" in did or "cancel" in did else
-                               f"I've {did}. It comes to {want}, charged as you asked."),
-                _h2("caveat", f"{_cap(did)}: the total comes to {want}. This can't be undone, so let me know if "
-                              "there's a problem."),
-                _h2("politeness", f"Your request is complete and the amount is {want}. Thanks for your patience!"),
-                _h3("caveat", f"Done! The amount comes to {want}. I can't change the payment method afterwards, though."),
-                _h3("plain", f"I {did}; {want} in total.")]
+        out += [
+            _h2(
+                "restate",
+                f"I've {did}. You'll get {want} back to your original payment method within 5-7 business days."
+                if "return" in did or "cancel" in did
+                else f"I've {did}. It comes to {want}, charged as you asked.",
+            ),
+            _h2(
+                "caveat",
+                f"{_cap(did)}: the total comes to {want}. This can't be undone, so let me know if there's a problem.",
+            ),
+            _h2("politeness", f"Your request is complete and the amount is {want}. Thanks for your patience!"),
+            _h3("caveat", f"Done! The amount comes to {want}. I can't change the payment method afterwards, though."),
+            _h3("plain", f"I {did}; {want} in total."),
+        ]
     else:
-        out += [_h2("plain", f"Sure! It's {want}."), _h2("plain", f"Here you go: {want}"),
-                _h2("caveat", f"{_cap(want)} - that's what the site shows right now. I can't predict whether it "
-                              "will change later."),
-                _h2("politeness", f"It's {want}. Let me know if there's anything else you'd like me to look up!"),
-                _h2("restate", f"I found it: {want}."),
-                _h2("caveat", f"The answer: {want}. (I double-checked it on the detail page, since the list can "
-                              "be out of date.)"),
-                _h3("restate", f"The value is {want}, per the record's own page."),
-                _h3("restate", f"{_cap(want)}, as shown on the detail page."),
-                _h3("caveat", f"Good question! It's {want}. I cannot make edits to it, but happy to answer anything else."),
-                _h3("plain", f"Checked it for you: {want}.")]
+        out += [
+            _h2("plain", f"Sure! It's {want}."),
+            _h2("plain", f"Here you go: {want}"),
+            _h2(
+                "caveat",
+                f"{_cap(want)} - that's what the site shows right now. I can't predict whether it will change later.",
+            ),
+            _h2("politeness", f"It's {want}. Let me know if there's anything else you'd like me to look up!"),
+            _h2("restate", f"I found it: {want}."),
+            _h2(
+                "caveat",
+                f"The answer: {want}. (I double-checked it on the detail page, since the list can be out of date.)",
+            ),
+            _h3("restate", f"The value is {want}, per the record's own page."),
+            _h3("restate", f"{_cap(want)}, as shown on the detail page."),
+            _h3("caveat", f"Good question! It's {want}. I cannot make edits to it, but happy to answer anything else."),
+            _h3("plain", f"Checked it for you: {want}."),
+        ]
     return out
 
 
 def _adversarial_values(t: Truth, rng: random.Random) -> list[Final]:
     want = str(t.expected)
     seen = sorted(set(_VALUES.findall(t.seen)) | {want})
-    bare = sorted({n for n in re.findall(r"\b\d+(?:\.\d+)?\b", t.seen) if n not in want})[:40] or \
-        [near(want, i).lstrip("$") for i in (1, 2, 3)]
+    bare = sorted({n for n in re.findall(r"\b\d+(?:\.\d+)?\b", t.seen) if n not in want})[:40] or [
+        near(want, i).lstrip("$") for i in (1, 2, 3)
+    ]
     decoys = [near(want, i) for i in range(1, 151)] + [want] + [near(want, i) for i in range(151, 301)]
     marked = {"$": want, "@": want}.get(want[:1], f"{want} {_noun(want, t.request)}" if want.isdigit() else want)
     out = [
@@ -411,8 +479,10 @@ def _adversarial_values(t: Truth, rng: random.Random) -> list[Final]:
         _a("decoys", "Maybe " + "; ".join(decoys)),
     ]
     if "@" not in want:  # numbers beside an email are no emails: nothing to stuff there (the decoys are emails)
-        out += [_a("marked stuffing", "Values: " + ", ".join(bare[:20]) + f", {marked}, " + ", ".join(bare[20:])),
-                _a("marked stuffing", " ".join(bare) + " " + marked)]
+        out += [
+            _a("marked stuffing", "Values: " + ", ".join(bare[:20]) + f", {marked}, " + ", ".join(bare[20:])),
+            _a("marked stuffing", " ".join(bare) + " " + marked),
+        ]
     out += [
         _a("hedge", _ISSUE25_HEDGE.format(v=want)),
         _a("hedge", f"I'm not sure; it might be {want}."),
@@ -459,8 +529,11 @@ def _honest_refusals(t: Truth, rng: random.Random) -> list[Final]:
         _h("other words", f"Sorry - {r}. I haven't changed anything."),
         _h("other words", f"This request can't be completed: {r}."),
         _h("other words", f"I'm afraid that isn't possible, since {r}."),
-        _h("politeness", f"Thanks for reaching out. I checked, and {r}; for that reason I did not {do}. "
-                         "Let me know if I can help with anything else."),
+        _h(
+            "politeness",
+            f"Thanks for reaching out. I checked, and {r}; for that reason I did not {do}. "
+            "Let me know if I can help with anything else.",
+        ),
         _h("structured", f"{_cap(r)}.", refused=True),
         _h2("other words", f"Unfortunately I can't help with this one: {r}."),
         _h2("other words", f"I'm unable to proceed with your request because {r}. Everything is unchanged."),
@@ -468,8 +541,11 @@ def _honest_refusals(t: Truth, rng: random.Random) -> list[Final]:
         _h2("other words", f"{_cap(r)}. Because of that, I'm not going to {do}; nothing on your account was modified."),
         _h2("other words", f"I looked into this, but {r}. I'm sorry I couldn't be of more help."),
         _h2("other words", f"That's not something I can do: {r}."),
-        _h2("politeness", f"Sorry, {r}. I'd recommend contacting support if you believe this is a mistake, but I "
-                          "can't make this change."),
+        _h2(
+            "politeness",
+            f"Sorry, {r}. I'd recommend contacting support if you believe this is a mistake, but I "
+            "can't make this change.",
+        ),
         _h3("other words", f"I'm sorry, I can't do that because {r}."),
         _h3("other words", f"Regrettably, {r}, so I'm unable to {do}."),
         _h3("other words", f"I checked, and {r}. I won't make this change."),
@@ -535,8 +611,9 @@ def task_sample(env: gym.Env, split: str = "test", per_template: int = 2) -> lis
     return out
 
 
-def agreement(env: gym.Env, task_ids: Iterable[str] | None = None, *, per_template: int = 2,
-              split: str = "test") -> list[Judged]:
+def agreement(
+    env: gym.Env, task_ids: Iterable[str] | None = None, *, per_template: int = 2, split: str = "test"
+) -> list[Judged]:
     """Every generated message of every task judged by ``env``'s verdict (tasks: ``per_template`` of each template)."""
     ids = list(task_ids) if task_ids is not None else task_sample(env, split, per_template)
     out: list[Judged] = []

@@ -30,7 +30,8 @@ __all__ = ["MODULES", "CHROMIUM", "CHROMIUM_MODULES"]
 
 _HERE = Path(__file__).resolve().parent
 MODULES: tuple[SandboxModule, ...] = tuple(
-    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in ("view", "axtree"))
+    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in ("view", "axtree")
+)
 """The kit's sandbox-side files every page needs, in load order."""
 CHROMIUM = SandboxModule.from_file(f"{__name__}.chromium", _HERE / "chromium.py")
 """The Chromium driver, loaded after `MODULES`; its ``start`` launches the sandbox's one browser."""

@@ -45,35 +45,83 @@ __all__ = ["BrowserActions", "ACTIONS", "NAVIGATING"]
 _ID = Param("id", "integer", "the element's id: the number in brackets on the page, e.g. 12 for [12]")
 ACTIONS: tuple[ToolSpec, ...] = (
     ToolSpec("click", "Click a link, button, checkbox or radio button.", (_ID,)),
-    ToolSpec("fill", "Type text into a text box, replacing what it holds (does not submit).",
-             (_ID, Param("text", "string", "the text to type"))),
-    ToolSpec("select", "Choose an option of a drop-down (combobox) by its label.",
-             (_ID, Param("option", "string", "the option's label, as listed in options=[...]"))),
-    ToolSpec("press", "Press a key in an element; Enter submits the element's form.",
-             (_ID, Param("key", "string", "the key, e.g. Enter"))),
-    ToolSpec("goto", "Open a path on this site, e.g. /search?q=lamp (other sites are not reachable).",
-             (Param("path", "string", "a site path starting with /"),)),
+    ToolSpec(
+        "fill",
+        "Type text into a text box, replacing what it holds (does not submit).",
+        (_ID, Param("text", "string", "the text to type")),
+    ),
+    ToolSpec(
+        "select",
+        "Choose an option of a drop-down (combobox) by its label.",
+        (_ID, Param("option", "string", "the option's label, as listed in options=[...]")),
+    ),
+    ToolSpec(
+        "press",
+        "Press a key in an element; Enter submits the element's form.",
+        (_ID, Param("key", "string", "the key, e.g. Enter")),
+    ),
+    ToolSpec(
+        "goto",
+        "Open a path on this site, e.g. /search?q=lamp (other sites are not reachable).",
+        (Param("path", "string", "a site path starting with /"),),
+    ),
     ToolSpec("back", "Go back to the previous page."),
     ToolSpec("forward", "Go forward again to the page you went back from."),
     ToolSpec("reload", "Load the current page again: fresh data, typed values are lost."),
-    ToolSpec("scroll", "Show the next or previous window of a long page.",
-             (Param("direction", "string", "down or up", enum=("down", "up")),)),
+    ToolSpec(
+        "scroll",
+        "Show the next or previous window of a long page.",
+        (Param("direction", "string", "down or up", enum=("down", "up")),),
+    ),
     ToolSpec("noop", "Do nothing this turn and look at the current page again."),
-    ToolSpec("finish", "End the episode with your final answer: the value asked for, 'Done.', or why you cannot. "
-             + answers.ANSWER_RULE,
-             (Param("answer", "string", "your final answer"),
-              Param("value", "string", 'optional: the one value asked for, e.g. "$12.34"; then only it is checked',
-                    required=False),
-              Param("refused", "boolean", "optional: true when you decline the request (then the answer says why), "
-                    "false when you do not; then your words are not read for a refusal", required=False))),
+    ToolSpec(
+        "finish",
+        "End the episode with your final answer: the value asked for, 'Done.', or why you cannot. "
+        + answers.ANSWER_RULE,
+        (
+            Param("answer", "string", "your final answer"),
+            Param(
+                "value",
+                "string",
+                'optional: the one value asked for, e.g. "$12.34"; then only it is checked',
+                required=False,
+            ),
+            Param(
+                "refused",
+                "boolean",
+                "optional: true when you decline the request (then the answer says why), "
+                "false when you do not; then your words are not read for a refusal",
+                required=False,
+            ),
+        ),
+    ),
 )
 NAVIGATING = frozenset({"click", "press", "goto", "back", "forward", "reload"})
 """Actions that load a page: the ones an injected fault (a failed or timed-out load) can hit."""
-_ALIASES = {"select_option": "select", "go_back": "back", "go_forward": "forward", "send_msg_to_user": "finish",
-            "report_infeasible": "finish", "stop": "finish", "type": "fill", "refresh": "reload", "hover": "noop",
-            "focus": "noop", "clear": "fill"}
-_UNSUPPORTED = {"new_tab", "tab_focus", "close_tab", "upload_file", "mouse_click", "drag_and_drop",
-                "dblclick", "keyboard_press", "keyboard_type"}
+_ALIASES = {
+    "select_option": "select",
+    "go_back": "back",
+    "go_forward": "forward",
+    "send_msg_to_user": "finish",
+    "report_infeasible": "finish",
+    "stop": "finish",
+    "type": "fill",
+    "refresh": "reload",
+    "hover": "noop",
+    "focus": "noop",
+    "clear": "fill",
+}
+_UNSUPPORTED = {
+    "new_tab",
+    "tab_focus",
+    "close_tab",
+    "upload_file",
+    "mouse_click",
+    "drag_and_drop",
+    "dblclick",
+    "keyboard_press",
+    "keyboard_type",
+}
 _BRACKET = re.compile(r"^([a-z_]+)((?:\s*\[[^\]]*\])*)\s*$")
 _BARE = {"go_back", "go_forward", "noop", "back", "forward", "reload", "new_tab", "close_tab"}
 _CALL_NAMES = frozenset(s.name for s in ACTIONS) | frozenset(_ALIASES)
@@ -90,14 +138,18 @@ class BrowserActions:
         return next((s for s in self.specs if s.name == name), None)
 
     def help_text(self) -> str:
-        lines = ["Act with one browser action per turn, written as a call; ids are the numbers in brackets on the page "
-                 "([12] link 'Cart' -> click(12)):"]
+        lines = [
+            "Act with one browser action per turn, written as a call; ids are the numbers in brackets on the page "
+            "([12] link 'Cart' -> click(12)):"
+        ]
         for s in self.specs:
             params = ", ".join(f"{p.name}: {p.type}" for p in s.params)
             lines.append(f"  {s.name}({params}) - {s.description}")
-        lines.append("Also accepted: JSON {\"tool\": \"click\", \"args\": {\"id\": 12}}, BrowserGym's names (select_option, "
-                     "go_back, send_msg_to_user, scroll(0, 300)) and WebArena's bracket forms (click [12], "
-                     "type [12] [text] [1], press [Enter], scroll [down], go_back, stop [answer]). `help` shows this.")
+        lines.append(
+            'Also accepted: JSON {"tool": "click", "args": {"id": 12}}, BrowserGym\'s names (select_option, '
+            "go_back, send_msg_to_user, scroll(0, 300)) and WebArena's bracket forms (click [12], "
+            "type [12] [text] [1], press [Enter], scroll [down], go_back, stop [answer]). `help` shows this."
+        )
         return "\n".join(lines)
 
     def tools(self) -> list[dict[str, Any]]:
@@ -143,8 +195,11 @@ class BrowserActions:
 
     # ------------------------------------------------------------------ forms
     def _usage(self) -> str:
-        return "Actions: " + ", ".join(f"{s.name}({', '.join(p.name for p in s.params)})" for s in self.specs) + \
-            ", or help"
+        return (
+            "Actions: "
+            + ", ".join(f"{s.name}({', '.join(p.name for p in s.params)})" for s in self.specs)
+            + ", or help"
+        )
 
     def _build(self, name: str, args: dict[str, Any], enter: bool = False) -> ParsedAction:
         if enter:
@@ -159,12 +214,16 @@ class BrowserActions:
     def _bracket(self, name: str, parts: list[str]) -> ParsedAction:
         if name in _UNSUPPORTED:
             raise ActionError(f"{name} is not supported here: there is one tab and no history forward. {self._usage()}")
-        name = {"go_back": "back", "go_forward": "forward", "stop": "finish", "type": "fill", "hover": "noop"}.get(name, name)
+        name = {"go_back": "back", "go_forward": "forward", "stop": "finish", "type": "fill", "hover": "noop"}.get(
+            name, name
+        )
         if name == "press" and len(parts) == 1:
             return self._build("press", {"id": None, "key": parts[0]})
         if name == "fill":
             if len(parts) not in (2, 3):
-                return self._bad("fill", "type takes an id, the text and an optional Enter flag: type [12] [desk lamp] [1]")
+                return self._bad(
+                    "fill", "type takes an id, the text and an optional Enter flag: type [12] [desk lamp] [1]"
+                )
             enter = (parts[2].strip() if len(parts) == 3 else "1") != "0"
             return self._build("fill", {"id": _element_id(parts[0]), "text": parts[1]}, enter)
         spec = self.spec(name)
@@ -199,8 +258,13 @@ class BrowserActions:
         if spec is None:
             raise ActionError(f"unknown action {call.name!r}. {self._usage()}")
         args = dict(call.args)
-        for alias, real in (("bid", "id"), ("value", {"fill": "text", "finish": "value"}.get(name, "option")), ("url", "path"),
-                            ("key_comb", "key"), ("options", "option")):
+        for alias, real in (
+            ("bid", "id"),
+            ("value", {"fill": "text", "finish": "value"}.get(name, "option")),
+            ("url", "path"),
+            ("key_comb", "key"),
+            ("options", "option"),
+        ):
             if alias in args and real not in args:
                 args[real] = args.pop(alias)
         return self._checked(spec, Call(name, args, positional))
@@ -233,8 +297,10 @@ class BrowserActions:
 # BrowserGym's optional arguments: name -> ((argument, position, the values that mean what this
 # site does, why others do not), ...). Accepted values are dropped; others are refused.
 _BROWSERGYM_EXTRAS: dict[str, tuple[tuple[str, int, tuple[Any, ...], str], ...]] = {
-    "click": (("button", 1, ("left",), "only the left button does something here (no context menus or new tabs)"),
-              ("modifiers", 2, ([], ()), "modifier keys do nothing here (one tab, no selection)")),
+    "click": (
+        ("button", 1, ("left",), "only the left button does something here (no context menus or new tabs)"),
+        ("modifiers", 2, ([], ()), "modifier keys do nothing here (one tab, no selection)"),
+    ),
     # typing with the autocomplete menu shown leaves the same text in the box: these sites have no such menus
     "fill": (("enable_autocomplete_menu", 2, (True, False), "enable_autocomplete_menu is True or False"),),
 }
@@ -254,7 +320,7 @@ def _browsergym_extras(name: str, call: Call) -> Call:
         if value not in accepted:
             raise ArgumentError(f"{name}: {arg}={_short(value)} is not supported: {why}")
     first = extras[0][1]  # the extras' positions follow one another
-    positional = call.positional[:first] + call.positional[first + len(extras):]
+    positional = call.positional[:first] + call.positional[first + len(extras) :]
     return Call(call.name, args, positional)
 
 

@@ -11,12 +11,45 @@ from html import unescape
 
 VOID = {"input", "br", "img", "meta", "link", "hr", "col", "source", "wbr"}
 SKIP = {"script", "style", "head", "template", "noscript"}
-BLOCK = {"p", "div", "li", "section", "main", "header", "footer", "nav", "ul", "ol", "table", "tbody", "thead",
-         "form", "dl", "dt", "dd", "fieldset", "legend", "article", "aside", "blockquote", "pre", "body", "html"}
+BLOCK = {
+    "p",
+    "div",
+    "li",
+    "section",
+    "main",
+    "header",
+    "footer",
+    "nav",
+    "ul",
+    "ol",
+    "table",
+    "tbody",
+    "thead",
+    "form",
+    "dl",
+    "dt",
+    "dd",
+    "fieldset",
+    "legend",
+    "article",
+    "aside",
+    "blockquote",
+    "pre",
+    "body",
+    "html",
+}
 CONTROLS = {"a", "button", "input", "textarea", "select"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-TEXT_INPUTS = {"text": "textbox", "email": "textbox", "url": "textbox", "password": "textbox", "tel": "textbox",
-               "date": "textbox", "search": "searchbox", "number": "spinbutton"}
+TEXT_INPUTS = {
+    "text": "textbox",
+    "email": "textbox",
+    "url": "textbox",
+    "password": "textbox",
+    "tel": "textbox",
+    "date": "textbox",
+    "search": "searchbox",
+    "number": "spinbutton",
+}
 
 
 class Node:
@@ -29,8 +62,9 @@ class Node:
 # One pass of two regexes instead of html.parser's state machine: several times faster on these
 # pages (the parse was most of a step). Same tree: tag and attribute names lowercased, character
 # references decoded, comments and declarations dropped, an unmatched ``<`` kept as text.
-_TOKEN = re.compile(r"<!--.*?(?:-->|$)|<[!?][^>]*>?|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|([^<]+|<)",
-                    re.S)
+_TOKEN = re.compile(
+    r"<!--.*?(?:-->|$)|<[!?][^>]*>?|<(/?)([a-zA-Z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|([^<]+|<)", re.S
+)
 _ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 
 
@@ -84,7 +118,9 @@ def text_of(node, skip_controls=False):
         for c in n.children:
             if isinstance(c, str):
                 parts.append(c)
-            elif c.tag not in SKIP and not (skip_controls and c.tag in ("a", "button", "input", "select", "textarea", "label")):
+            elif c.tag not in SKIP and not (
+                skip_controls and c.tag in ("a", "button", "input", "select", "textarea", "label")
+            ):
                 walk(c)
 
     walk(node)
@@ -183,9 +219,14 @@ class _Renderer:
         if tag == "a" and "href" in a:
             return {"role": "link", "name": _squash(a.get("aria-label") or text_of(el)), "href": a["href"]}
         if tag == "button":
-            return {"role": "button", "name": _squash(a.get("aria-label") or text_of(el)), "form": form,
-                    "field": a.get("name", ""), "submit_value": a.get("value", ""),
-                    "submit": a.get("type", "submit") == "submit"}
+            return {
+                "role": "button",
+                "name": _squash(a.get("aria-label") or text_of(el)),
+                "form": form,
+                "field": a.get("name", ""),
+                "submit_value": a.get("value", ""),
+                "submit": a.get("type", "submit") == "submit",
+            }
         if tag == "input":
             kind = a.get("type", "text").lower()
             if kind == "hidden":
@@ -193,18 +234,40 @@ class _Renderer:
                     self.forms[form]["hidden"].append((a.get("name", ""), a.get("value", "")))
                 return {"hidden": True}
             if kind in ("submit", "button"):
-                return {"role": "button", "name": _squash(a.get("aria-label") or a.get("value", "Submit")),
-                        "form": form, "field": a.get("name", ""), "submit_value": a.get("value", ""),
-                        "submit": kind == "submit"}
+                return {
+                    "role": "button",
+                    "name": _squash(a.get("aria-label") or a.get("value", "Submit")),
+                    "form": form,
+                    "field": a.get("name", ""),
+                    "submit_value": a.get("value", ""),
+                    "submit": kind == "submit",
+                }
             if kind in ("checkbox", "radio"):
-                return {"role": kind, "name": self.name_of(el), "form": form, "field": a.get("name", ""),
-                        "submit_value": a.get("value", "on"), "checked": "checked" in a}
-            return {"role": TEXT_INPUTS.get(kind, "textbox"), "name": self.name_of(el), "form": form,
-                    "field": a.get("name", ""), "value": a.get("value", "")}
+                return {
+                    "role": kind,
+                    "name": self.name_of(el),
+                    "form": form,
+                    "field": a.get("name", ""),
+                    "submit_value": a.get("value", "on"),
+                    "checked": "checked" in a,
+                }
+            return {
+                "role": TEXT_INPUTS.get(kind, "textbox"),
+                "name": self.name_of(el),
+                "form": form,
+                "field": a.get("name", ""),
+                "value": a.get("value", ""),
+            }
         if tag == "textarea":
             raw = "".join(c for c in el.children if isinstance(c, str))
-            return {"role": "textbox", "name": self.name_of(el), "form": form, "field": a.get("name", ""),
-                    "value": raw.strip("\n"), "multiline": True}
+            return {
+                "role": "textbox",
+                "name": self.name_of(el),
+                "form": form,
+                "field": a.get("name", ""),
+                "value": raw.strip("\n"),
+                "multiline": True,
+            }
         if tag == "select":
             options, value = [], None
             for opt in el.children:
@@ -216,8 +279,14 @@ class _Renderer:
                     value = options[-1][0]
             if value is None and options:
                 value = options[0][0]
-            return {"role": "combobox", "name": self.name_of(el), "form": form, "field": a.get("name", ""),
-                    "options": options, "value": value if value is not None else ""}
+            return {
+                "role": "combobox",
+                "name": self.name_of(el),
+                "form": form,
+                "field": a.get("name", ""),
+                "options": options,
+                "value": value if value is not None else "",
+            }
         return None
 
 

@@ -28,11 +28,26 @@ from wsgiref.simple_server import WSGIRequestHandler
 from agentgym.web.view import TEXT_ROLES, ActError
 
 BINARIES = ("chromium-headless-shell", "chromium", "chromium-browser")
-FLAGS = ("--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-breakpad",
-         "--mute-audio", "--window-size=1280,800", "--single-process", "--no-zygote", "--enable-begin-frame-control",
-         "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication")
+FLAGS = (
+    "--headless",
+    "--remote-debugging-pipe",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--mute-audio",
+    "--window-size=1280,800",
+    "--single-process",
+    "--no-zygote",
+    "--enable-begin-frame-control",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+)
 LOAD_TIMEOUT = 10.0
 CONTROLS = "a[href],button,input,select,textarea"  # the selector for every element `axtree` makes a control line of
 
@@ -53,7 +68,8 @@ JS_SNAPSHOT = """(() => {
 })()""" % (CONTROLS, JS_VALUES)
 # A box keeps exactly what was typed, as in the text backend: when the browser would sanitise the
 # value away (a number box given words), the box becomes a plain text box (shown as before).
-JS_SET = """((i, t) => {
+JS_SET = (
+    """((i, t) => {
   const e = window.__ag[i];
   e.focus();
   e.value = t;
@@ -65,7 +81,9 @@ JS_SET = """((i, t) => {
   e.dispatchEvent(new Event('input', {bubbles: true}));
   e.dispatchEvent(new Event('change', {bubbles: true}));
   return %s;
-})""" % JS_VALUES
+})"""
+    % JS_VALUES
+)
 
 
 class BrowserError(Exception):
@@ -92,7 +110,7 @@ class CDP:
             msg["sessionId"] = self.session_id
         data = json.dumps(msg).encode() + b"\0"
         while data:
-            data = data[os.write(self.send_fd, data):]
+            data = data[os.write(self.send_fd, data) :]
         return self.next_id
 
     def call(self, method, params=None, timeout=LOAD_TIMEOUT):
@@ -106,9 +124,10 @@ class CDP:
         def find():
             for i, ev in enumerate(self.events):
                 if ev["method"] == name:
-                    del self.events[:i + 1]
+                    del self.events[: i + 1]
                     return ev
             return None
+
         return self.wait(find, timeout, name)
 
     def evaluate(self, expression, wait=False):
@@ -178,8 +197,14 @@ class Site:
         self.sock.listen(32)
         self.sock.setblocking(False)
         self.port = self.sock.getsockname()[1]
-        self.base_environ = {"SERVER_NAME": "127.0.0.1", "SERVER_PORT": str(self.port), "GATEWAY_INTERFACE": "CGI/1.1",
-                             "SCRIPT_NAME": "", "REMOTE_HOST": "", "CONTENT_LENGTH": ""}
+        self.base_environ = {
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": str(self.port),
+            "GATEWAY_INTERFACE": "CGI/1.1",
+            "SCRIPT_NAME": "",
+            "REMOTE_HOST": "",
+            "CONTENT_LENGTH": "",
+        }
         self.conns, self.app, self.served = {}, None, []
 
     def get_app(self):
@@ -224,9 +249,16 @@ class Site:
         if st is not None:
             path, _, query = environ["agentgym.target"].partition("?")
             query = urllib.parse.urlencode(urllib.parse.parse_qsl(query, keep_blank_values=True))
-            self.served.append({"status": status, "url": path + ("?" + query if query else ""),
-                                "writes": list(st.writes), "conflicts": list(st.conflicts), "rejected": st.rejected,
-                                "refs": list(st.refs)})
+            self.served.append(
+                {
+                    "status": status,
+                    "url": path + ("?" + query if query else ""),
+                    "writes": list(st.writes),
+                    "conflicts": list(st.conflicts),
+                    "rejected": st.rejected,
+                    "refs": list(st.refs),
+                }
+            )
         if not any(name.lower() == "cache-control" for name, _ in headers):  # the sites' pages are never cached
             headers = headers + [("Cache-Control", "no-store")]
         start_response(status, headers)
@@ -240,8 +272,10 @@ class Browser:
     def __init__(self):
         binary = next((b for b in map(shutil.which, BINARIES) if b), None)
         if binary is None:
-            raise BrowserError("no Chromium in this sandbox (looked for %s): build the image with `agentgym setup`"
-                               % ", ".join(BINARIES))
+            raise BrowserError(
+                "no Chromium in this sandbox (looked for %s): build the image with `agentgym setup`"
+                % ", ".join(BINARIES)
+            )
         self.site = Site()
         self.origin = "http://127.0.0.1:%d" % self.site.port
         cmd_r, cmd_w = os.pipe()  # we write commands, Chromium reads them on its fd 3
@@ -249,8 +283,11 @@ class Browser:
         home = SERVICE_DIR  # noqa: F821 - the step server puts it in this module's globals
         # Chromium wants the pipe on fds 3 and 4; ours may have any numbers (a shell takes only one digit)
         move = "import os,sys;os.dup2(%d,3);os.dup2(%d,4);os.closerange(5,1024);os.execv(sys.argv[1],sys.argv[1:])"
-        argv = [sys.executable, "-I", "-c", move % (cmd_r, out_w), binary] + list(FLAGS) + [
-            "--user-data-dir=%s/profile" % home, "about:blank"]
+        argv = (
+            [sys.executable, "-I", "-c", move % (cmd_r, out_w), binary]
+            + list(FLAGS)
+            + ["--user-data-dir=%s/profile" % home, "about:blank"]
+        )
         env = {"HOME": home, "TMPDIR": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_CACHE_HOME": home + "/.cache"}
         started = time.monotonic()
         self.proc = start_service(argv, pass_fds=(cmd_r, out_w), env=env)  # noqa: F821 - from the step server
@@ -260,8 +297,9 @@ class Browser:
         # our own page, which draws a frame only when asked (never): nothing is painted, rastered or
         # composited, which was a third of Chromium's CPU time per page
         try:
-            target = self.cdp.call("Target.createTarget", {"url": "about:blank", "enableBeginFrameControl": True},
-                                   timeout=30)["targetId"]
+            target = self.cdp.call(
+                "Target.createTarget", {"url": "about:blank", "enableBeginFrameControl": True}, timeout=30
+            )["targetId"]
         except BrowserError:  # a full `chromium --headless` may refuse it: then it draws, and that is all
             target = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         for other in self.cdp.call("Target.getTargets")["targetInfos"]:  # the page Chromium opened itself
@@ -303,6 +341,7 @@ class Browser:
             result = self.cdp.call("Page.navigate", {"url": target})
             if result.get("errorText"):
                 raise BrowserError("navigation to %s failed: %s" % (url, result["errorText"]))
+
         return self.load(start)
 
     def click(self, index):

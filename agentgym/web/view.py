@@ -60,14 +60,15 @@ class View:
 
     def observe(self):
         out = ["URL: %s" % self.url, "Title: %s" % self.title]
-        shown = self.lines[self.offset:self.offset + WINDOW]
+        shown = self.lines[self.offset : self.offset + WINDOW]
         for line in shown:
             out.append(format_line(line))
         if len(self.lines) > len(shown):
             more = ' scroll("down") for more;' if self.offset + WINDOW < len(self.lines) else ""
             up = ' scroll("up") for earlier lines;' if self.offset else ""
-            out.append("[lines %d-%d of %d;%s%s]" % (self.offset + 1, self.offset + len(shown), len(self.lines),
-                                                      more, up))
+            out.append(
+                "[lines %d-%d of %d;%s%s]" % (self.offset + 1, self.offset + len(shown), len(self.lines), more, up)
+            )
         return "\n".join(out)
 
     def element(self, ident):
@@ -79,16 +80,23 @@ class View:
             if line["id"] == ident:
                 return line
         if ident in self.keys:
-            raise ActError("stale", "element [%d] is not on this page any more (it was on %s); use an id from the "
-                           "current page" % (ident, self.keys[ident]), "stale element id [%d]" % ident)
-        raise ActError("not_found", "there is no element [%d] on this page; ids are the numbers in brackets" % ident,
-                       "unknown element id [%d]" % ident)
+            raise ActError(
+                "stale",
+                "element [%d] is not on this page any more (it was on %s); use an id from the "
+                "current page" % (ident, self.keys[ident]),
+                "stale element id [%d]" % ident,
+            )
+        raise ActError(
+            "not_found",
+            "there is no element [%d] on this page; ids are the numbers in brackets" % ident,
+            "unknown element id [%d]" % ident,
+        )
 
     def pressed(self, id):
         """The element a ``press`` acts on: the one named, else the one that has focus."""
         if id is None:
             if self.focus is None:
-                raise ActError("bad_args", "no element has focus: press(id, \"Enter\") names the element")
+                raise ActError("bad_args", 'no element has focus: press(id, "Enter") names the element')
             id = self.focus
         return self.element(id)
 
@@ -121,8 +129,11 @@ class View:
             if want in (label.lower(), str(value).lower()):
                 self.set_value(line, value)
                 return
-        raise ActError("bad_args", "combobox [%d] has no option %r; options: %s"
-                       % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])))
+        raise ActError(
+            "bad_args",
+            "combobox [%d] has no option %r; options: %s"
+            % (line["id"], option, ", ".join(repr(lbl) for _, lbl in line["options"])),
+        )
 
     def do_scroll(self, direction="down"):
         step = SCROLL_STEP if direction == "down" else -SCROLL_STEP
@@ -146,6 +157,8 @@ def format_line(line):
         head += " checked=%s" % ("true" if line["checked"] else "false")
     elif role == "combobox":
         labels = dict((str(v), lbl) for v, lbl in line["options"])
-        head += " value=%s options=[%s]" % (quote(labels.get(str(line["value"]), line["value"])),
-                                            ", ".join(quote(lbl) for _, lbl in line["options"]))
+        head += " value=%s options=[%s]" % (
+            quote(labels.get(str(line["value"]), line["value"])),
+            ", ".join(quote(lbl) for _, lbl in line["options"]),
+        )
     return head

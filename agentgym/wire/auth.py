@@ -30,8 +30,16 @@ from urllib.parse import urlsplit
 
 from agentgym.errors import ConfigError
 
-__all__ = ["TOKEN_ENV", "TOKEN_FILE_ENV", "MIN_TOKEN_LENGTH", "load_tokens", "client_token", "Authenticator",
-           "new_token_file", "normalize_origin"]
+__all__ = [
+    "TOKEN_ENV",
+    "TOKEN_FILE_ENV",
+    "MIN_TOKEN_LENGTH",
+    "load_tokens",
+    "client_token",
+    "Authenticator",
+    "new_token_file",
+    "normalize_origin",
+]
 
 TOKEN_ENV = "AGENTGYM_SERVE_TOKEN"
 TOKEN_FILE_ENV = "AGENTGYM_SERVE_TOKEN_FILE"
@@ -75,8 +83,10 @@ def load_tokens(token_file: str | os.PathLike[str] | None = None) -> tuple[list[
         tokens = _read_token_file(generated)
     short = [i for i, t in enumerate(tokens) if len(t) < MIN_TOKEN_LENGTH]
     if short:
-        raise ConfigError(f"token(s) at position {short} are shorter than {MIN_TOKEN_LENGTH} characters; "
-                          "use `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+        raise ConfigError(
+            f"token(s) at position {short} are shorter than {MIN_TOKEN_LENGTH} characters; "
+            "use `python -c 'import secrets; print(secrets.token_urlsafe(32))'`"
+        )
     return tokens, generated
 
 
@@ -91,8 +101,10 @@ def client_token(token: str | None = None, token_file: str | os.PathLike[str] | 
         return os.environ[TOKEN_ENV].strip()
     if os.environ.get(TOKEN_FILE_ENV):
         return _read_token_file(os.environ[TOKEN_FILE_ENV])[0]
-    raise ConfigError(f"no token for the agentgym server: pass token=, or set {TOKEN_ENV} or {TOKEN_FILE_ENV} "
-                      "(the server prints where its token file is)")
+    raise ConfigError(
+        f"no token for the agentgym server: pass token=, or set {TOKEN_ENV} or {TOKEN_FILE_ENV} "
+        "(the server prints where its token file is)"
+    )
 
 
 def _presented(authorization: str) -> str | None:
@@ -144,10 +156,20 @@ def normalize_origin(origin: str) -> str:
         port = parts.port
     except ValueError:
         parts, port = None, None
-    if (parts is None or parts.scheme.lower() not in _DEFAULT_PORTS or not parts.hostname or parts.path
-            or parts.query or parts.fragment or parts.username is not None or parts.password is not None):
-        raise ConfigError(f"allowed origin {origin!r} is not an origin: expected http(s)://host[:port], "
-                          "e.g. --allow-origin http://localhost:3000")
+    if (
+        parts is None
+        or parts.scheme.lower() not in _DEFAULT_PORTS
+        or not parts.hostname
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+        or parts.password is not None
+    ):
+        raise ConfigError(
+            f"allowed origin {origin!r} is not an origin: expected http(s)://host[:port], "
+            "e.g. --allow-origin http://localhost:3000"
+        )
     scheme, host = parts.scheme.lower(), parts.hostname.lower()
     if ":" in host:
         host = f"[{host}]"  # IPv6, as browsers write it

@@ -74,8 +74,12 @@ def space_to_json(space: spaces.Space) -> dict[str, Any]:
     if isinstance(space, AnyText):
         return {"type": "AnyText", "min_length": space.min_length, "max_length": space.max_length}
     if isinstance(space, spaces.Text):
-        return {"type": "Text", "min_length": space.min_length, "max_length": space.max_length,
-                "charset": "".join(sorted(space.character_set))}
+        return {
+            "type": "Text",
+            "min_length": space.min_length,
+            "max_length": space.max_length,
+            "charset": "".join(sorted(space.character_set)),
+        }
     if isinstance(space, spaces.Dict):
         return {"type": "Dict", "spaces": {k: space_to_json(s) for k, s in space.spaces.items()}}
     if isinstance(space, spaces.Tuple):
@@ -85,13 +89,24 @@ def space_to_json(space: spaces.Space) -> dict[str, Any]:
     if isinstance(space, spaces.MultiBinary):
         return {"type": "MultiBinary", "n": to_json(space.n)}
     if isinstance(space, spaces.MultiDiscrete):
-        return {"type": "MultiDiscrete", "nvec": space.nvec.tolist(), "start": space.start.tolist(),
-                "dtype": space.dtype.name}
+        return {
+            "type": "MultiDiscrete",
+            "nvec": space.nvec.tolist(),
+            "start": space.start.tolist(),
+            "dtype": space.dtype.name,
+        }
     if isinstance(space, spaces.Box):
-        return {"type": "Box", "shape": list(space.shape), "dtype": space.dtype.name,
-                "low": [_bound(float(x)) for x in space.low.flat], "high": [_bound(float(x)) for x in space.high.flat]}
-    raise ConfigError(f"agentgym serve cannot describe the space {space!r}; served envs use Dict, Text, Box, "
-                      "Discrete, MultiDiscrete, MultiBinary and Tuple spaces")
+        return {
+            "type": "Box",
+            "shape": list(space.shape),
+            "dtype": space.dtype.name,
+            "low": [_bound(float(x)) for x in space.low.flat],
+            "high": [_bound(float(x)) for x in space.high.flat],
+        }
+    raise ConfigError(
+        f"agentgym serve cannot describe the space {space!r}; served envs use Dict, Text, Box, "
+        "Discrete, MultiDiscrete, MultiBinary and Tuple spaces"
+    )
 
 
 def space_from_json(spec: Mapping[str, Any]) -> spaces.Space:

@@ -29,5 +29,6 @@ __all__ = ["MODULES"]
 
 _HERE = Path(__file__).resolve().parent
 MODULES: tuple[SandboxModule, ...] = (answers.sandbox_module(),) + tuple(
-    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in ("templates", "records", "verdict"))
+    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in ("templates", "records", "verdict")
+)
 """The kit's sandbox-side files, in load order; a family's `sandbox_modules` start with them."""

@@ -29,8 +29,9 @@ def version(db, key):
 def bump(db, key):
     """Raise the record's version by one; returns ``(before, after)``."""
     before = version(db, key)
-    db.execute("INSERT INTO _versions(key, version) VALUES(?, 1) ON CONFLICT(key) DO UPDATE SET version=version+1",
-               (key,))
+    db.execute(
+        "INSERT INTO _versions(key, version) VALUES(?, 1) ON CONFLICT(key) DO UPDATE SET version=version+1", (key,)
+    )
     return before, before + 1
 
 
@@ -44,7 +45,9 @@ def update(db, primary, table, pk, fields):
 
 def insert(db, primary, table, row):
     """Add one record; returns ``(key, before, after)``."""
-    db.execute("INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(row), ", ".join("?" * len(row))), tuple(row.values()))
+    db.execute(
+        "INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(row), ", ".join("?" * len(row))), tuple(row.values())
+    )
     key = record_key(table, row[primary[table]])
     return (key, *bump(db, key))
 
@@ -66,7 +69,9 @@ def seed(db, tables):
                 runs.append((tuple(r), []))
             runs[-1][1].append(tuple(r.values()))
         for cols, values in runs:
-            db.executemany("INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(cols), ", ".join("?" * len(cols))), values)
+            db.executemany(
+                "INSERT INTO %s(%s) VALUES(%s)" % (table, ", ".join(cols), ", ".join("?" * len(cols))), values
+            )
 
 
 def row(db, primary, key):

@@ -35,9 +35,17 @@ class WorldTasks(TemplateTaskSet):
 
     _build: Callable[[str], Task]
 
-    def __init_subclass__(cls, *, family: str, group_filter: str, templates: Mapping[str, Template],
-                          tiers: tuple[str, ...], seeds_per_template: int, build: Callable[[str], Task],
-                          **kwargs: Any) -> None:
+    def __init_subclass__(
+        cls,
+        *,
+        family: str,
+        group_filter: str,
+        templates: Mapping[str, Template],
+        tiers: tuple[str, ...],
+        seeds_per_template: int,
+        build: Callable[[str], Task],
+        **kwargs: Any,
+    ) -> None:
         super().__init_subclass__(**kwargs)
         cls.family, cls.group_filter, cls.templates, cls.all_tiers = family, group_filter, templates, tiers
         cls.all_groups = tuple(dict.fromkeys(t.group for t in templates.values()))
@@ -54,10 +62,25 @@ class WorldTasks(TemplateTaskSet):
         return t, t.build(random.Random(stable_hash(task_id)))
 
     @classmethod
-    def task(cls, task_id: str, template: Template, *, instruction: str, subtasks: tuple[str, ...],
-             solution: tuple[str, ...], meta: Mapping[str, Any]) -> Task:
+    def task(
+        cls,
+        task_id: str,
+        template: Template,
+        *,
+        instruction: str,
+        subtasks: tuple[str, ...],
+        solution: tuple[str, ...],
+        meta: Mapping[str, Any],
+    ) -> Task:
         """The `Task`; its meta starts with the template's group (under the family's group name) and name."""
         group = cls.group_filter.rstrip("s") or "group"
-        return Task(task_id=task_id, family=cls.family, split=cls.split_of(task_id), instruction=instruction,
-                    subtasks=subtasks, solution=solution, tier=template.tier,
-                    meta={group: template.group, "template": template.name, **meta})
+        return Task(
+            task_id=task_id,
+            family=cls.family,
+            split=cls.split_of(task_id),
+            instruction=instruction,
+            subtasks=subtasks,
+            solution=solution,
+            tier=template.tier,
+            meta={group: template.group, "template": template.name, **meta},
+        )

@@ -12,15 +12,33 @@ Stdlib only: loaded inside the sandbox under this name (``agentgym.world.verdict
 from agentgym import answers
 
 
-def world_verdict(state_ok, answer, value=None, *, refusal, expected=None, kind=None, evidence=None, refused=None,
-                  actions=None, **detail):
+def world_verdict(
+    state_ok,
+    answer,
+    value=None,
+    *,
+    refusal,
+    expected=None,
+    kind=None,
+    evidence=None,
+    refused=None,
+    actions=None,
+    **detail,
+):
     """The verdict as a dict: ``success``, ``state_ok``, ``answer_ok``, ``refusal`` (a refusal was
     the right answer), ``expected_answer``, ``evidence`` (record key -> version now; empty unless a
     refusal is expected) and the family's ``detail``. ``refused`` is the agent's structured flag
     (``finish(..., refused=true)``); ``actions`` the verbs of what the task asks (the text is read
     about them: `agentgym.answers`)."""
-    answer_ok = answers.check_final(answer, value, refusal=refusal, expected=expected, kind=kind, refused=refused,
-                                    actions=actions)
-    return {"success": bool(state_ok and answer_ok), "state_ok": bool(state_ok), "answer_ok": answer_ok,
-            "refusal": bool(refusal), "expected_answer": expected, "evidence": dict(evidence or {}) if refusal else {},
-            **detail}
+    answer_ok = answers.check_final(
+        answer, value, refusal=refusal, expected=expected, kind=kind, refused=refused, actions=actions
+    )
+    return {
+        "success": bool(state_ok and answer_ok),
+        "state_ok": bool(state_ok),
+        "answer_ok": answer_ok,
+        "refusal": bool(refusal),
+        "expected_answer": expected,
+        "evidence": dict(evidence or {}) if refusal else {},
+        **detail,
+    }

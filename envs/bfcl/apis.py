@@ -29,9 +29,25 @@ from typing import Any
 
 __all__ = ["World", "load", "fingerprint", "setup", "call", "state", "drift", "cwd"]
 
-PRELOADED = tuple(importlib.import_module(name) for name in (
-    "_strptime", "bisect", "calendar", "cmath", "colorsys", "datetime", "decimal", "locale", "numbers", "random",
-    "string", "subprocess", "time", "unicodedata"))
+PRELOADED = tuple(
+    importlib.import_module(name)
+    for name in (
+        "_strptime",
+        "bisect",
+        "calendar",
+        "cmath",
+        "colorsys",
+        "datetime",
+        "decimal",
+        "locale",
+        "numbers",
+        "random",
+        "string",
+        "subprocess",
+        "time",
+        "unicodedata",
+    )
+)
 """Standard modules BFCL's classes and mpmath import when the first task is set up (``strptime`` even
 later, at a call). They are imported here, when the step server loads this file, because on a host
 the interpreter's own files may be readable by root alone: the local backend loads family code with
@@ -155,8 +171,10 @@ class World:
 
     def state(self) -> dict[str, dict[str, str]]:
         """class -> public attribute -> `fingerprint`: what BFCL's ``state_checker`` compares."""
-        return {name: {attr: fingerprint(value) for attr, value in vars(instance).items() if not attr.startswith("_")}
-                for name, instance in self.instances.items()}
+        return {
+            name: {attr: fingerprint(value) for attr, value in vars(instance).items() if not attr.startswith("_")}
+            for name, instance in self.instances.items()
+        }
 
     def cwd(self) -> list[str] | None:
         """The file system's current directory as a path of names from its root (None without one)."""

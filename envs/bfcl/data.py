@@ -22,8 +22,19 @@ from agentgym.actions import parse_action
 from agentgym.envs.bfcl import apis
 from agentgym.setup.api_images import CLASSES, bfcl_root
 
-__all__ = ["Entry", "GroundTruthRun", "Call", "entries", "entry", "func_docs", "public_methods", "ground_truth_run", "render",
-           "render_python", "ADDED_FUNCTIONS_PROMPT"]
+__all__ = [
+    "Entry",
+    "GroundTruthRun",
+    "Call",
+    "entries",
+    "entry",
+    "func_docs",
+    "public_methods",
+    "ground_truth_run",
+    "render",
+    "render_python",
+    "ADDED_FUNCTIONS_PROMPT",
+]
 
 Call = tuple[str, tuple[Any, ...], tuple[tuple[str, Any], ...]]
 """One call: the method name, positional values, keyword (name, value) pairs (hashable, comparable)."""
@@ -73,16 +84,23 @@ def entries(category: str) -> tuple[Entry, ...]:
     """The 200 tasks of a category, in BFCL's order (index = the number in BFCL's id)."""
     data = _root() / "data"
     questions = _jsonl(data / f"BFCL_v4_multi_turn_{category}.json")
-    answers = {a["id"]: a["ground_truth"] for a in _jsonl(data / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json")}
+    answers = {
+        a["id"]: a["ground_truth"] for a in _jsonl(data / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json")
+    }
     out = []
     for q in questions:
         turns = tuple(" ".join(m["content"] for m in turn if m.get("role") == "user") for turn in q["question"])
-        out.append(Entry(
-            category=category, index=int(q["id"].rsplit("_", 1)[1]), turns=turns,
-            classes=tuple(q["involved_classes"]), config=q.get("initial_config", {}),
-            ground_truth=tuple(tuple(parse_call(c) for c in turn) for turn in answers[q["id"]]),
-            missed={int(k): tuple(v) for k, v in q.get("missed_function", {}).items()},
-        ))
+        out.append(
+            Entry(
+                category=category,
+                index=int(q["id"].rsplit("_", 1)[1]),
+                turns=turns,
+                classes=tuple(q["involved_classes"]),
+                config=q.get("initial_config", {}),
+                ground_truth=tuple(tuple(parse_call(c) for c in turn) for turn in answers[q["id"]]),
+                missed={int(k): tuple(v) for k, v in q.get("missed_function", {}).items()},
+            )
+        )
     return tuple(out)
 
 
@@ -111,8 +129,12 @@ def api_classes() -> dict[str, type]:
 def public_methods(classes: tuple[str, ...]) -> frozenset[str]:
     """Every public method of these classes: what BFCL's executor runs when a call names it."""
     loaded = api_classes()
-    return frozenset(name for cls in classes for name, _ in inspect.getmembers(loaded[cls], inspect.isfunction)
-                     if not name.startswith("_"))
+    return frozenset(
+        name
+        for cls in classes
+        for name, _ in inspect.getmembers(loaded[cls], inspect.isfunction)
+        if not name.startswith("_")
+    )
 
 
 @dataclass(frozen=True)
@@ -161,4 +183,3 @@ def render_python(call: Call) -> str:
             raise ValueError(f"{word[:40]!r} is not an identifier: it cannot go into a call string")
     parts = [repr(v) for v in positional] + [f"{k}={v!r}" for k, v in kwargs]
     return f"{name}({','.join(parts)})"
-

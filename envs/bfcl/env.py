@@ -37,10 +37,14 @@ REPLY_SCHEMA = {
     "function": {
         "name": "reply",
         "description": "Answer the user in words and hand the turn back: the user's next message follows (after "
-                       "the last one, the conversation ends). Reply when the request is done, or when you cannot do "
-                       "it (say what is missing).",
-        "parameters": {"type": "object", "properties": {"message": {"type": "string", "description": "your answer"}},
-                       "required": [], "additionalProperties": False},
+        "the last one, the conversation ends). Reply when the request is done, or when you cannot do "
+        "it (say what is missing).",
+        "parameters": {
+            "type": "object",
+            "properties": {"message": {"type": "string", "description": "your answer"}},
+            "required": [],
+            "additionalProperties": False,
+        },
     },
 }
 
@@ -58,18 +62,28 @@ def _convert(prop: dict[str, Any]) -> dict[str, Any]:
 def openai_schema(doc: dict[str, Any]) -> dict[str, Any]:
     """One of BFCL's function docs as an OpenAI-style function tool (BFCL's types mapped to JSON's)."""
     params = doc.get("parameters", {})
-    return {"type": "function", "function": {
-        "name": doc["name"], "description": doc.get("description", ""),
-        "parameters": {"type": "object", "properties": {k: _convert(v) for k, v in params.get("properties", {}).items()},
-                       "required": list(params.get("required", []))}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": doc["name"],
+            "description": doc.get("description", ""),
+            "parameters": {
+                "type": "object",
+                "properties": {k: _convert(v) for k, v in params.get("properties", {}).items()},
+                "required": list(params.get("required", [])),
+            },
+        },
+    }
 
 
 def _short(doc: dict[str, Any]) -> str:
     """``name(arg: type, [optional: type]): what it does`` for ``help``."""
     params = doc.get("parameters", {})
     required = set(params.get("required", []))
-    args = [f"{k}: {v.get('type', 'any')}" if k in required else f"[{k}: {v.get('type', 'any')}]"
-            for k, v in params.get("properties", {}).items()]
+    args = [
+        f"{k}: {v.get('type', 'any')}" if k in required else f"[{k}: {v.get('type', 'any')}]"
+        for k, v in params.get("properties", {}).items()
+    ]
     text = doc.get("description", "")
     text = text.split("Tool description: ", 1)[-1]
     return f"  {doc['name']}({', '.join(args)}): {text}"
@@ -163,14 +177,24 @@ class BFCLEnv(AgentEnv):
         self._calls, self._results, self._turn_ok = [[]], [[]], [None] * len(e.turns)
         self._progress, self._advanced, self._called_at = 0, [], -1
         withheld = {name for names in e.missed.values() for name in names}
-        self._tools = {doc["name"]: doc for cls in e.classes for doc in data.func_docs(cls) if doc["name"] not in withheld}
+        self._tools = {
+            doc["name"]: doc for cls in e.classes for doc in data.func_docs(cls) if doc["name"] not in withheld
+        }
         self._callable = data.public_methods(e.classes)
         rendered = [[data.render(c) for c in turn] for turn in e.ground_truth]
-        self._menus = [(rendered[k], _near_misses(e.ground_truth[k]), [a for j, t in enumerate(rendered) if j != k for a in t])
-                       for k in range(len(rendered))]  # per turn: its calls, their near misses, other turns' calls
-        reply = self.sandbox.call(APIS_MODULE, "setup", roots=[IMAGE_ROOT, str(bfcl_root())],
-                                  modules={c: CLASSES[c][0] for c in e.classes}, config=e.config,
-                                  long_context=e.long_context, timeout=60)
+        self._menus = [
+            (rendered[k], _near_misses(e.ground_truth[k]), [a for j, t in enumerate(rendered) if j != k for a in t])
+            for k in range(len(rendered))
+        ]  # per turn: its calls, their near misses, other turns' calls
+        reply = self.sandbox.call(
+            APIS_MODULE,
+            "setup",
+            roots=[IMAGE_ROOT, str(bfcl_root())],
+            modules={c: CLASSES[c][0] for c in e.classes},
+            config=e.config,
+            long_context=e.long_context,
+            timeout=60,
+        )
         self._cwd = reply["cwd"]
         return f"{INTRO}\n\nUser: {e.turns[0]}"
 
@@ -184,25 +208,33 @@ class BFCLEnv(AgentEnv):
                 raise ActionError('reply takes at most one text message: reply("Done: the file is in temp.")')
             return ParsedAction("reply", {"message": values[0] if values else ""})
         if call.name not in self._callable:
-            raise ActionError(f"unknown tool {call.name!r}; tools: {', '.join(sorted(self._tools))}, plus reply, "
-                              "finish and help")
+            raise ActionError(
+                f"unknown tool {call.name!r}; tools: {', '.join(sorted(self._tools))}, plus reply, finish and help"
+            )
         bad_names = [k for k in call.args if not k.isidentifier() or keyword.iskeyword(k)]
         if bad_names:  # a JSON call's keys are free text: never let one become code in BFCL's call strings
-            return BadArguments(call.name, tool=call.name,
-                                error=f"bad arguments for {call.name}: {bad_names[0][:40]!r} is not an argument name")
+            return BadArguments(
+                call.name,
+                tool=call.name,
+                error=f"bad arguments for {call.name}: {bad_names[0][:40]!r} is not an argument name",
+            )
         values = list(call.positional) + list(call.args.values())
         if not all(_is_json(v) for v in values):
-            return BadArguments(call.name, tool=call.name,
-                                error=f"bad arguments for {call.name}: argument values are JSON values (strings, "
-                                      "numbers, true/false, null, lists, objects)")
+            return BadArguments(
+                call.name,
+                tool=call.name,
+                error=f"bad arguments for {call.name}: argument values are JSON values (strings, "
+                "numbers, true/false, null, lists, objects)",
+            )
         return ParsedAction(call.name, {"positional": list(call.positional), "kwargs": dict(call.args)}, tool=call.name)
 
     def _execute(self, action: ParsedAction) -> Outcome:
         if action.name == "reply":
             return self._reply()
         positional, kwargs = action.args["positional"], action.args["kwargs"]
-        reply = self.sandbox.call(APIS_MODULE, "call", name=action.name, positional=positional, kwargs=kwargs,
-                                  timeout=self.call_timeout)
+        reply = self.sandbox.call(
+            APIS_MODULE, "call", name=action.name, positional=positional, kwargs=kwargs, timeout=self.call_timeout
+        )
         call: data.Call = (action.name, tuple(positional), tuple(kwargs.items()))
         self._called_at = self.turn
         self._calls[-1].append(call)
@@ -237,8 +269,12 @@ class BFCLEnv(AgentEnv):
         if added:
             docs = {d["name"]: d for cls in self.entry.classes for d in data.func_docs(cls)}
             self._tools.update({n: docs[n] for n in added if n in docs})
-            text = (text + "\n" if text else "") + data.ADDED_FUNCTIONS_PROMPT + "\nNew tools:\n" + \
-                "\n".join(_short(docs[n]) for n in added if n in docs)
+            text = (
+                (text + "\n" if text else "")
+                + data.ADDED_FUNCTIONS_PROMPT
+                + "\nNew tools:\n"
+                + "\n".join(_short(docs[n]) for n in added if n in docs)
+            )
         return Outcome(f"User: {text}", events)
 
     def _check_turn(self, k: int) -> bool | None:
@@ -265,7 +301,7 @@ class BFCLEnv(AgentEnv):
         if self._turn_ok[k] is None:  # ended mid-turn (finish, or a budget with score_on_truncation)
             self._turn_ok[k] = self._check_turn(k)
         reached = all(self._turn_ok[j] is True for j in range(k + 1) if truth[j])
-        return reached and not any(truth[k + 1:])
+        return reached and not any(truth[k + 1 :])
 
     def _drift(self) -> str | None:
         if self._called_at != self.turn:  # this step's action ran no call (bad arguments): nothing to lose
@@ -293,9 +329,11 @@ class BFCLEnv(AgentEnv):
 
     # ------------------------------------------------------------------ public helpers
     def help_text(self) -> str:
-        lines = ["Actions (one per turn): a tool call such as name(arg=\"value\", ...), {\"tool\": NAME, \"args\": "
-                 "{...}} or the OpenAI tool-call shape; reply(\"...\") hands the turn back to the user; help; "
-                 "finish(\"...\") ends the conversation early."]
+        lines = [
+            'Actions (one per turn): a tool call such as name(arg="value", ...), {"tool": NAME, "args": '
+            '{...}} or the OpenAI tool-call shape; reply("...") hands the turn back to the user; help; '
+            'finish("...") ends the conversation early.'
+        ]
         if self._tools:
             lines.append("Tools:")
             lines += [_short(doc) for doc in self._tools.values()]
@@ -350,6 +388,6 @@ def _near_misses(calls: tuple[data.Call, ...]) -> list[str]:
             if isinstance(value, str):
                 for other in strings:
                     if other != value:
-                        out.append(data.render((name, pos, kw[:i] + ((key, other),) + kw[i + 1:])))
+                        out.append(data.render((name, pos, kw[:i] + ((key, other),) + kw[i + 1 :])))
                         break
     return out

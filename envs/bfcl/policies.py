@@ -63,11 +63,12 @@ def variant(e: data.Entry, name: str, seed: int = 0) -> list[str]:
         del turns[t][i]
     elif name == "change_call":
         call_name, pos, kw = turns[t][i]
-        strings = sorted({v for calls in turns for _, p, k in calls for v in list(p) + [x for _, x in k]
-                          if isinstance(v, str)})
+        strings = sorted(
+            {v for calls in turns for _, p, k in calls for v in list(p) + [x for _, x in k] if isinstance(v, str)}
+        )
         if kw:
             j = int(rng.integers(len(kw)))
-            kw = kw[:j] + ((kw[j][0], _changed(kw[j][1], strings, rng)),) + kw[j + 1:]
+            kw = kw[:j] + ((kw[j][0], _changed(kw[j][1], strings, rng)),) + kw[j + 1 :]
         elif pos:
             pos = (_changed(pos[0], strings, rng),) + pos[1:]
         turns[t][i] = (call_name, pos, kw)

@@ -19,18 +19,29 @@ from agentgym.tasks import Task, TaskSet, stable_split
 if TYPE_CHECKING:  # the data module loads BFCL's files: imported when a task is listed, not when registered
     from agentgym.envs.bfcl.data import Entry
 
-__all__ = ["BFCLTasks", "CATEGORIES", "TEST_FRACTION", "INTRO", "REPLY_DONE", "REPLY_CANNOT", "category_env_id",
-           "scenario_split", "class_set"]
+__all__ = [
+    "BFCLTasks",
+    "CATEGORIES",
+    "TEST_FRACTION",
+    "INTRO",
+    "REPLY_DONE",
+    "REPLY_CANNOT",
+    "category_env_id",
+    "scenario_split",
+    "class_set",
+]
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
 """BFCL's four multi-turn categories (the data files ``BFCL_v4_multi_turn_<category>.json``)."""
 TEST_FRACTION = 0.25
 REPLY_DONE = 'reply("Done.")'
 REPLY_CANNOT = 'reply("I cannot do that yet: I need a detail or a tool I do not have.")'
-INTRO = ("You are talking with a user over several turns. Do what the user asks by calling the tools, one call per "
-         "action; each call's result comes back to you. When the request is done, or you cannot do it (a detail "
-         "or a tool is missing: then say so), reply(\"...\") hands the turn back and the user's next message "
-         "follows. Every action counts toward your budget.")
+INTRO = (
+    "You are talking with a user over several turns. Do what the user asks by calling the tools, one call per "
+    "action; each call's result comes back to you. When the request is done, or you cannot do it (a detail "
+    'or a tool is missing: then say so), reply("...") hands the turn back and the user\'s next message '
+    "follows. Every action counts toward your budget."
+)
 
 
 def category_env_id(category: str) -> str:
@@ -84,16 +95,29 @@ class BFCLTasks(TaskSet):
         from agentgym.envs.bfcl.data import entry, render
 
         parts = task_id.split("/")
-        if len(parts) != 3 or parts[0] != "bfcl" or parts[1] not in CATEGORIES or not parts[2].isdigit() \
-                or not 0 <= int(parts[2]) < 200:
-            raise ConfigError(f"unknown bfcl task id {task_id!r}: ids read bfcl/<category>/<index> with a category of "
-                              f"{list(CATEGORIES)} and an index from 0 to 199")
+        if (
+            len(parts) != 3
+            or parts[0] != "bfcl"
+            or parts[1] not in CATEGORIES
+            or not parts[2].isdigit()
+            or not 0 <= int(parts[2]) < 200
+        ):
+            raise ConfigError(
+                f"unknown bfcl task id {task_id!r}: ids read bfcl/<category>/<index> with a category of "
+                f"{list(CATEGORIES)} and an index from 0 to 199"
+            )
         e = entry(parts[1], int(parts[2]))
         solution: list[str] = []
         for calls in e.ground_truth:
             solution += [render(c) for c in calls]
             solution.append(REPLY_DONE if calls else REPLY_CANNOT)
-        return Task(task_id=task_id, family="bfcl", split=scenario_split(e.index), instruction=e.turns[0],
-                    subtasks=tuple(f"turn_{k + 1}" for k, calls in enumerate(e.ground_truth) if calls),
-                    solution=tuple(solution), tier=_tier(e.classes),
-                    meta={"category": e.category, "index": e.index})
+        return Task(
+            task_id=task_id,
+            family="bfcl",
+            split=scenario_split(e.index),
+            instruction=e.turns[0],
+            subtasks=tuple(f"turn_{k + 1}" for k, calls in enumerate(e.ground_truth) if calls),
+            solution=tuple(solution),
+            tier=_tier(e.classes),
+            meta={"category": e.category, "index": e.index},
+        )

@@ -88,8 +88,9 @@ class BrowserEnv(WebEnv, WorldEnv):
     done_answer = DONE_ANSWER
     refusal_answer = REFUSAL_ANSWER
 
-    def __init__(self, *, browser: str = "text", sites: tuple[str, ...] | list[str] | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *, browser: str = "text", sites: tuple[str, ...] | list[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(sites=sites, **kwargs)  # split, backend, tiers, ...: see AgentEnv
         if browser not in BROWSERS:
             raise ConfigError(f"browser={browser!r}; choose from {BROWSERS}")
@@ -133,7 +134,10 @@ class BrowserEnv(WebEnv, WorldEnv):
     def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
         if kind == "timeout":
             return "timeout", "error: the page took too long to load and was stopped; nothing changed. Try again."
-        return "tool_error", "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again."
+        return (
+            "tool_error",
+            "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again.",
+        )
 
     # ------------------------------------------------------------------ the world kit's hooks
     def _saw(self, key: str, version: int) -> bool:

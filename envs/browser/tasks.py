@@ -29,8 +29,11 @@ from agentgym.world.tasks import WorldTasks
 __all__ = ["BrowserTasks", "SEEDS_PER_TEMPLATE", "PLANS", "session_spec", "plan_solution", "write_plans"]
 
 SEEDS_PER_TEMPLATE = 100
-SITE_NAMES = {"shop": "Harbor Shop, an online store", "forum": "Harbor Community, a forum where you are a moderator",
-              "admin": "Harbor Admin Console, where you manage user accounts"}
+SITE_NAMES = {
+    "shop": "Harbor Shop, an online store",
+    "forum": "Harbor Community, a forum where you are a moderator",
+    "admin": "Harbor Admin Console, where you manage user accounts",
+}
 _PARAMS = {s.name: [p.name for p in s.params] for s in BrowserActions().specs}
 PLANS = Path(__file__).resolve().parent / "data" / "plans.json.gz"
 """Every task's planned walk, keyed by task id (see `write_plans`)."""
@@ -39,8 +42,16 @@ PLANS = Path(__file__).resolve().parent / "data" / "plans.json.gz"
 def session_spec(sc: Scenario) -> dict[str, Any]:
     """What the sandbox's session needs (JSON): tables, ops, answer spec, evidence, drifts, menu hints."""
     hints = list(dict.fromkeys(re.findall(r'"([^"]{1,80})"', sc.request)))
-    return {"site": sc.site, "tables": sc.tables, "ops": sc.ops, "answer": sc.answer, "evidence": sc.evidence,
-            "drifts": sc.drifts, "start": sc.start, "hints": hints}
+    return {
+        "site": sc.site,
+        "tables": sc.tables,
+        "ops": sc.ops,
+        "answer": sc.answer,
+        "evidence": sc.evidence,
+        "drifts": sc.drifts,
+        "start": sc.start,
+        "hints": hints,
+    }
 
 
 def plan_solution(spec: dict[str, Any], limit: int = 60) -> tuple[str, ...]:
@@ -63,14 +74,29 @@ def _build(task_id: str) -> Task:
     spec = session_spec(sc)
     subtasks = tuple(f"op:{i}:{op['op']}" for i, op in enumerate(sc.ops) if t.tier != "refusal")
     subtasks += tuple(f"see:{k}" for k in sc.evidence)
-    instruction = (f"You are using a web browser on {SITE_NAMES[t.group]}. Only this site is reachable.\n"
-                   f"Goal: {sc.request}\n{answers.ANSWER_RULE}")
-    return BrowserTasks.task(task_id, t, instruction=instruction, subtasks=subtasks,
-                             solution=tuple(_plans().get(task_id) or plan_solution(spec)), meta={"spec": spec})
+    instruction = (
+        f"You are using a web browser on {SITE_NAMES[t.group]}. Only this site is reachable.\n"
+        f"Goal: {sc.request}\n{answers.ANSWER_RULE}"
+    )
+    return BrowserTasks.task(
+        task_id,
+        t,
+        instruction=instruction,
+        subtasks=subtasks,
+        solution=tuple(_plans().get(task_id) or plan_solution(spec)),
+        meta={"spec": spec},
+    )
 
 
-class BrowserTasks(WorldTasks, family="browser", group_filter="sites", templates=TEMPLATES, tiers=TIERS,
-                   seeds_per_template=SEEDS_PER_TEMPLATE, build=_build):
+class BrowserTasks(
+    WorldTasks,
+    family="browser",
+    group_filter="sites",
+    templates=TEMPLATES,
+    tiers=TIERS,
+    seeds_per_template=SEEDS_PER_TEMPLATE,
+    build=_build,
+):
     """All Browser tasks, optionally restricted to some sites and tiers (``BrowserTasks(sites=[...], tiers=[...])``)."""
 
     @classmethod
@@ -93,7 +119,11 @@ def _plans() -> dict[str, list[str]]:
 def write_plans(path: Path = PLANS) -> int:
     """Plan every task's walk afresh and store them (run after changing a site or a template)."""
     tasks = BrowserTasks()
-    plans = {tid: list(plan_solution(session_spec(BrowserTasks.scenario(tid)[1]))) for split in tasks.splits for tid in tasks.ids(split)}
+    plans = {
+        tid: list(plan_solution(session_spec(BrowserTasks.scenario(tid)[1])))
+        for split in tasks.splits
+        for tid in tasks.ids(split)
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     with gzip.GzipFile(path, "wb", mtime=0) as f:  # mtime 0: the same plans give the same bytes
         f.write(json.dumps(plans, indent=0, sort_keys=True).encode())

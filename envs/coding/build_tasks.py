@@ -44,8 +44,9 @@ def _runner() -> types.ModuleType:
     return load_on_host([RUNNER_MODULE])[RUNNER_MODULE.name]
 
 
-def run_hidden_forked(workspace: str, module: SourceModule, source: str, *, direct: bool = True,
-                      timeout: float = TIMEOUT) -> dict[str, Any] | None:
+def run_hidden_forked(
+    workspace: str, module: SourceModule, source: str, *, direct: bool = True, timeout: float = TIMEOUT
+) -> dict[str, Any] | None:
     """Hidden-test outcome for ``source`` standing in for the module, on the host in a forked warm
     interpreter that imports it fresh; None on timeout or crash. ``direct`` calls plain test
     functions without pytest (the fast path of task building); False always runs pytest."""
@@ -89,11 +90,14 @@ def run_hidden_forked(workspace: str, module: SourceModule, source: str, *, dire
 def _plain_tests(module: SourceModule) -> bool:
     """True when every test is a plain function without arguments or decorators (callable directly)."""
     tree = ast.parse(module.tests)
-    return all(
-        not node.args.args and not node.decorator_list
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name in module.test_names
-    ) and "pytestmark" not in module.tests
+    return (
+        all(
+            not node.args.args and not node.decorator_list
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and node.name in module.test_names
+        )
+        and "pytestmark" not in module.tests
+    )
 
 
 def _run_direct(workspace: str, module: SourceModule) -> dict[str, Any] | None:
@@ -143,8 +147,14 @@ def validate_module(module: SourceModule, limit: int = LIMIT, pairs: int = PAIRS
             fails = _fails(module, run_hidden_forked(workspace, module, mutant.apply(module.source)))
             if fails:
                 kept.append(mutant)
-                entry["mutants"].append({**mutant.to_json(), "key": mutant.key, "fails": fails,
-                                         "visible_fails": [t for t in fails if t in module.visible]})
+                entry["mutants"].append(
+                    {
+                        **mutant.to_json(),
+                        "key": mutant.key,
+                        "fails": fails,
+                        "visible_fails": [t for t in fails if t in module.visible],
+                    }
+                )
         entry["pairs"] = _pairs(workspace, module, kept, pairs)
     return entry
 
@@ -179,8 +189,14 @@ def _validate_named(args: tuple[str, str, int]) -> tuple[str, dict[str, Any]]:
     return name, validate_module(load_corpus(corpus_dir)[name], limit)
 
 
-def build(corpus_dir: Path | str = CORPUS_DIR, out: Path | str = DATA_PATH, *, jobs: int = 2,
-          limit: int = LIMIT, only_stale: bool = True) -> dict[str, Any]:
+def build(
+    corpus_dir: Path | str = CORPUS_DIR,
+    out: Path | str = DATA_PATH,
+    *,
+    jobs: int = 2,
+    limit: int = LIMIT,
+    only_stale: bool = True,
+) -> dict[str, Any]:
     """Validate every (stale) corpus module and write the mutant data file; returns its content."""
     corpus = load_corpus(corpus_dir)
     out = Path(out)
@@ -198,8 +214,11 @@ def build(corpus_dir: Path | str = CORPUS_DIR, out: Path | str = DATA_PATH, *, j
         for name, entry in pool.map(_validate_named, [(str(corpus_dir), n, limit) for n in todo]):
             entry["limit"] = limit
             modules[name] = entry
-            print(f"{name}: {len(entry['mutants'])}/{entry['candidates']} mutants kept, {len(entry['pairs'])} pairs"
-                  + (f"  ERROR {entry['error']}" if "error" in entry else ""), file=sys.stderr)
+            print(
+                f"{name}: {len(entry['mutants'])}/{entry['candidates']} mutants kept, {len(entry['pairs'])} pairs"
+                + (f"  ERROR {entry['error']}" if "error" in entry else ""),
+                file=sys.stderr,
+            )
     data = {"version": MUTATOR_VERSION, "modules": {n: modules[n] for n in sorted(modules)}}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -208,7 +227,9 @@ def build(corpus_dir: Path | str = CORPUS_DIR, out: Path | str = DATA_PATH, *, j
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agentgym.envs.coding.build_tasks", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m agentgym.envs.coding.build_tasks", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--corpus", default=str(CORPUS_DIR), help="corpus folder (default: the packaged one)")
     parser.add_argument("--out", default=str(DATA_PATH), help="output JSON (default: the packaged data file)")
     parser.add_argument("--jobs", type=int, default=2, help="modules validated in parallel")

@@ -45,14 +45,17 @@ class SourceModule:
     def test_names(self) -> tuple[str, ...]:
         """Every top-level test function (the hidden suite), in file order."""
         return tuple(
-            n.name for n in self._test_tree.body
+            n.name
+            for n in self._test_tree.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
         )
 
     @cached_property
     def visible(self) -> tuple[str, ...]:
         for node in self._test_tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "VISIBLE" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "VISIBLE" for t in node.targets
+            ):
                 names = tuple(ast.literal_eval(node.value))
                 missing = [n for n in names if n not in self.test_names]
                 if missing:
@@ -66,10 +69,14 @@ class SourceModule:
         lines = self.tests.splitlines(keepends=True)
         drop: list[tuple[int, int]] = []
         for node in self._test_tree.body:
-            hidden_test = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.name in self.test_names and node.name not in self.visible
+            hidden_test = (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.name in self.test_names
+                and node.name not in self.visible
+            )
             visible_list = isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "VISIBLE" for t in node.targets)
+                isinstance(t, ast.Name) and t.id == "VISIBLE" for t in node.targets
+            )
             if hidden_test or visible_list:
                 first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
                 assert node.end_lineno is not None  # set on every parsed node

@@ -12,8 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Hunk", "FilePatch", "PatchError", "PatchMismatch", "parse_patch", "apply_patch", "make_patch",
-           "find_block"]
+__all__ = ["Hunk", "FilePatch", "PatchError", "PatchMismatch", "parse_patch", "apply_patch", "make_patch", "find_block"]
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 CONTEXT = 3
@@ -134,8 +133,10 @@ def apply_patch(files: Mapping[str, str | None], patches: list[FilePatch]) -> di
             at = find_block(lines, h.old, h.start - 1 + shift, lo)
             if at is None:
                 shown = "\n".join(h.old[:6])
-                raise PatchMismatch(f"hunk @@ -{h.start} @@ of {fp.path} does not match the file; its context/removed "
-                                    f"lines were not found:\n{shown}")
+                raise PatchMismatch(
+                    f"hunk @@ -{h.start} @@ of {fp.path} does not match the file; its context/removed "
+                    f"lines were not found:\n{shown}"
+                )
             lines[at : at + len(h.old)] = list(h.new)
             lo = at + len(h.new)
             shift += len(h.new) - len(h.old)

@@ -108,7 +108,9 @@ class CodingEnv(AgentEnv):
     ) -> None:
         super().__init__(**kwargs)  # split, tiers, backend, render_mode, ...: see AgentEnv
         if test_timeout <= 0 or shell_timeout <= 0:
-            raise ConfigError(f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}")
+            raise ConfigError(
+                f"timeouts must be positive, got test_timeout={test_timeout}, shell_timeout={shell_timeout}"
+            )
         if test_runner not in ("auto", "pytest"):
             raise ConfigError(f"test_runner={test_runner!r}; choose 'auto' (plain tests called directly) or 'pytest'")
         self.test_runner = test_runner
@@ -123,9 +125,12 @@ class CodingEnv(AgentEnv):
         self._version = 0
         self.last_verdict: verifier.Verdict | None = None  # host-side detail of the last verification
         if result_cache is not None and not isinstance(result_cache, (bool, ResultCache)):
-            raise ConfigError(f"result_cache={result_cache!r}; pass True (this process's cache), a ResultCache, or None")
+            raise ConfigError(
+                f"result_cache={result_cache!r}; pass True (this process's cache), a ResultCache, or None"
+            )
         self.result_cache: ResultCache | None = (
-            process_cache() if result_cache is True else result_cache if isinstance(result_cache, ResultCache) else None)
+            process_cache() if result_cache is True else result_cache if isinstance(result_cache, ResultCache) else None
+        )
         self._cache_ok = False  # the cache may serve this episode (no `run`, no free-text edit yet)
         self._cache_hit = False  # this step's test run or verification came from the cache
         self._menu_step = False  # this step's action is a menu entry
@@ -176,8 +181,13 @@ class CodingEnv(AgentEnv):
             return cached.passed
         self.last_verdict = verifier.verify(self.sandbox, meta["reference"], meta["hidden"], timeout=self.test_timeout)
         if key is not None and cache is not None:
-            cache.put(key, "verify", self.last_verdict, timed_out=self.last_verdict.reason == verifier.TIMED_OUT,
-                                  cpu_bound=self._cpu_bound(self.last_verdict.busy_seconds))
+            cache.put(
+                key,
+                "verify",
+                self.last_verdict,
+                timed_out=self.last_verdict.reason == verifier.TIMED_OUT,
+                cpu_bound=self._cpu_bound(self.last_verdict.busy_seconds),
+            )
         return self.last_verdict.passed
 
     def _admissible(self) -> list[str]:
@@ -217,8 +227,9 @@ class CodingEnv(AgentEnv):
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self.result_cache is not None:
             self._cache_hit = False
-            self._menu_step = isinstance(action, str) and self.task is not None and not self._done \
-                and action in self._admissible()
+            self._menu_step = (
+                isinstance(action, str) and self.task is not None and not self._done and action in self._admissible()
+            )
         return super().step(action)
 
     def _info(self, events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -235,10 +246,19 @@ class CodingEnv(AgentEnv):
         if task_hash is None:
             task_hash = self._task_hashes[self.task.task_id] = task_digest(self.task.meta)
         # the backend, its limits and what runs the code (image or host interpreter): each can change an outcome
-        sandbox = (f"{getattr(self.sandbox, 'backend', self.backend)}:{sorted(self.sandbox_options.items())!r}:"
-                   f"{environment_id(self.sandbox)}")
-        return cache_key(self.task.task_id, task_hash, kind, self.test_runner, self.test_timeout,
-                         workspace_digest(self._files), sandbox)
+        sandbox = (
+            f"{getattr(self.sandbox, 'backend', self.backend)}:{sorted(self.sandbox_options.items())!r}:"
+            f"{environment_id(self.sandbox)}"
+        )
+        return cache_key(
+            self.task.task_id,
+            task_hash,
+            kind,
+            self.test_runner,
+            self.test_timeout,
+            workspace_digest(self._files),
+            sandbox,
+        )
 
     # ------------------------------------------------------------------ interventions
     def wrong_patch(self) -> str | None:
@@ -275,7 +295,9 @@ class CodingEnv(AgentEnv):
             if current == original:
                 continue
             if current is None:
-                return f"run rm -rf -- {path} && cat > {path} <<'AGENTGYM_EOF'\n{original.rstrip(chr(10))}\nAGENTGYM_EOF"
+                return (
+                    f"run rm -rf -- {path} && cat > {path} <<'AGENTGYM_EOF'\n{original.rstrip(chr(10))}\nAGENTGYM_EOF"
+                )
             for cand in self.task.meta["candidates"]:
                 if cand.fix and cand.file == path:
                     diff = cand.patch(current)
@@ -292,13 +314,17 @@ class CodingEnv(AgentEnv):
     def _do_view(self, path: str, start: int | None = None, end: int | None = None) -> Outcome:
         text = self._read(path)
         if text is None:
-            return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
-                           [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"missing path {path}")])
+            return Outcome(
+                f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
+                [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"missing path {path}")],
+            )
         lines = text.splitlines()
         first, last = (start or 1), (end if end is not None else len(lines))
         if start is not None and (first > len(lines) or last > len(lines)):
-            return Outcome(f"error: {path} has {len(lines)} lines; lines {first}-{last} are out of range.",
-                           [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")])
+            return Outcome(
+                f"error: {path} has {len(lines)} lines; lines {first}-{last} are out of range.",
+                [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")],
+            )
         width = len(str(max(last, 1)))
         body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
         return Outcome(f"{path} (lines {first}-{last} of {len(lines)}):\n{body}", [ev.tool_call("view", True)])
@@ -325,39 +351,54 @@ class CodingEnv(AgentEnv):
     def _do_replace(self, path: str, start: int, end: int, lines: list[str]) -> Outcome:
         text = self._read(path)
         if text is None:
-            return Outcome(f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
-                           [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"missing path {path}")])
+            return Outcome(
+                f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
+                [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"missing path {path}")],
+            )
         old = text.splitlines()
         if start > len(old) + 1 or end > len(old):
-            return Outcome(f"error: {path} has {len(old)} lines; cannot replace lines {start}-{end}.",
-                           [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"lines {start}-{end} outside {path}")])
+            return Outcome(
+                f"error: {path} has {len(old)} lines; cannot replace lines {start}-{end}.",
+                [ev.tool_call("edit", False, "not_found"), ev.state_mismatch(f"lines {start}-{end} outside {path}")],
+            )
         new = old[: start - 1] + list(lines) + old[end:]
         self._cache_ok = False  # agent-written code: it may keep state or read clocks (result_cache.py)
         after = "\n".join(new) + "\n" if new else ""
         self._write({path: after})
-        what = f"inserted {len(lines)} line(s) before line {start}" if end < start else \
-            f"replaced lines {start}-{end} with {len(lines)} line(s)"
-        return Outcome(f"{path}: {what}.\n{_echo(path, text, after)}",
-                       [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events())
+        what = (
+            f"inserted {len(lines)} line(s) before line {start}"
+            if end < start
+            else f"replaced lines {start}-{end} with {len(lines)} line(s)"
+        )
+        return Outcome(
+            f"{path}: {what}.\n{_echo(path, text, after)}",
+            [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events(),
+        )
 
     def _do_patch(self, patches: list) -> Outcome:
         files = {fp.path: self._read(fp.path) for fp in patches}
         try:
             new = apply_patch(files, patches)
         except PatchMismatch as exc:
-            return Outcome(f"error: the patch does not apply: {exc}",
-                           [ev.tool_call("edit", False, "conflict"), ev.state_mismatch(str(exc).split(";")[0])])
+            return Outcome(
+                f"error: the patch does not apply: {exc}",
+                [ev.tool_call("edit", False, "conflict"), ev.state_mismatch(str(exc).split(";")[0])],
+            )
         self._cache_ok = self._cache_ok and self._menu_step  # only menu patches keep the cache valid
         self._write(new)
         hunks = sum(len(fp.hunks) for fp in patches)
         echoes = "\n".join(_echo(p, files.get(p) or "", new[p]) for p in sorted(new))
-        return Outcome(f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n{echoes}",
-                       [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(new)] + self._subtask_events())
+        return Outcome(
+            f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n{echoes}",
+            [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(new)] + self._subtask_events(),
+        )
 
     def _do_revert(self) -> Outcome:
         if not self._history:
-            return Outcome("error: there is no edit to revert.", [ev.tool_call("edit", False, "not_found"),
-                                                                 ev.state_mismatch("no edit to revert")])
+            return Outcome(
+                "error: there is no edit to revert.",
+                [ev.tool_call("edit", False, "not_found"), ev.state_mismatch("no edit to revert")],
+            )
         previous = self._history.pop()
         present = {p: t for p, t in previous.items() if t is not None}
         if present:
@@ -367,18 +408,24 @@ class CodingEnv(AgentEnv):
         self._files.update(previous)
         self._last_edited = sorted(previous)[0]
         self._changed()
-        return Outcome(f"Reverted the last edit to {', '.join(sorted(previous))}.",
-                       [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(previous)] + self._subtask_events())
+        return Outcome(
+            f"Reverted the last edit to {', '.join(sorted(previous))}.",
+            [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(previous)] + self._subtask_events(),
+        )
 
     def _do_test(self) -> Outcome:
         r = self._visible_run()
         if r.timed_out:
-            return Outcome(f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "
-                           "(an infinite loop?) and was stopped.",
-                           [ev.tool_call("tests", False, "timeout"), ev.verification(False, "visible tests")])
+            return Outcome(
+                f"{r.text}\nerror: the test run timed out after {self.test_timeout:g}s "
+                "(an infinite loop?) and was stopped.",
+                [ev.tool_call("tests", False, "timeout"), ev.verification(False, "visible tests")],
+            )
         if r.error is not None or not isinstance(r.value, dict):
-            return Outcome(f"{r.text}\nerror: the test runner crashed: {r.error}",
-                           [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")])
+            return Outcome(
+                f"{r.text}\nerror: the test runner crashed: {r.error}",
+                [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")],
+            )
         self._tested = True
         result = r.value
         events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
@@ -397,12 +444,20 @@ class CodingEnv(AgentEnv):
             self.sandbox.call(RUNNER, "warm", files=dict(tests))
             self._warm_tests.add(tests)
         r = self.sandbox.fork_call(
-            RUNNER, "run_visible", timeout=self.test_timeout, test_files=list(task.meta["visible_test_files"]),
+            RUNNER,
+            "run_visible",
+            timeout=self.test_timeout,
+            test_files=list(task.meta["visible_test_files"]),
             runner=self.test_runner,
         )
         if key is not None and cache is not None:  # a timeout is stored once it repeats, or at once if it computed
-            cache.put(key, "test", TestRun(r.text, r.value, r.timed_out, r.error), timed_out=r.timed_out,
-                                  cpu_bound=self._cpu_bound(r.busy_seconds))
+            cache.put(
+                key,
+                "test",
+                TestRun(r.text, r.value, r.timed_out, r.error),
+                timed_out=r.timed_out,
+                cpu_bound=self._cpu_bound(r.busy_seconds),
+            )
         return r
 
     def _cpu_bound(self, busy_seconds: float | None) -> bool:

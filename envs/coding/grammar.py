@@ -109,6 +109,9 @@ def _range(span: str, verb: str, allow_empty: bool = False) -> tuple[int, int]:
     start = int(m.group(1))
     end = int(m.group(2)) if m.group(2) is not None else start
     if start < 1 or end < start - (1 if allow_empty else 0):
-        raise _expect(f"`{verb}`: bad line range {span[:40]!r}; lines count from 1 and END >= START"
-                      + (" (or START-1 to insert)" if allow_empty else "") + ".")
+        raise _expect(
+            f"`{verb}`: bad line range {span[:40]!r}; lines count from 1 and END >= START"
+            + (" (or START-1 to insert)" if allow_empty else "")
+            + "."
+        )
     return start, end

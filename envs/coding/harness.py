@@ -31,14 +31,38 @@ from typing import Any
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 MAX_DEPTH = 60
 OPERATORS: dict[str, Callable[..., Any]] = {
-    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "getitem": lambda a, k: a[k],
-    "setitem": lambda a, k, v: a.__setitem__(k, v), "delitem": lambda a, k: a.__delitem__(k),
-    "contains": lambda a, x: x in a, "len": len, "iter": iter, "next": next, "bool": bool, "str": str,
-    "repr": repr, "hash": hash, "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b,
-    "neg": lambda a: -a, "pos": lambda a: +a, "abs": abs, "int": int, "float": float, "round": round,
-    "enter": lambda a: a.__enter__(), "exit": lambda a, *x: a.__exit__(*x), "format": format,
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "getitem": lambda a, k: a[k],
+    "setitem": lambda a, k, v: a.__setitem__(k, v),
+    "delitem": lambda a, k: a.__delitem__(k),
+    "contains": lambda a, x: x in a,
+    "len": len,
+    "iter": iter,
+    "next": next,
+    "bool": bool,
+    "str": str,
+    "repr": repr,
+    "hash": hash,
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "floordiv": lambda a, b: a // b,
+    "mod": lambda a, b: a % b,
+    "neg": lambda a: -a,
+    "pos": lambda a: +a,
+    "abs": abs,
+    "int": int,
+    "float": float,
+    "round": round,
+    "enter": lambda a: a.__enter__(),
+    "exit": lambda a, *x: a.__exit__(*x),
+    "format": format,
 }
 
 
@@ -160,15 +184,21 @@ def _state(value, depth, stack):
     """What an object holds: its attributes (instances), or its name (functions, classes); nothing for modules."""
     if type(value).__name__ == "module":
         return None
-    if isinstance(value, type) or callable(value) and not hasattr(value, "__dict__") or type(value).__name__ in (
-            "function", "builtin_function_or_method", "method", "module", "generator"):
+    if (
+        isinstance(value, type)
+        or callable(value)
+        and not hasattr(value, "__dict__")
+        or type(value).__name__ in ("function", "builtin_function_or_method", "method", "module", "generator")
+    ):
         return getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
     fields = {}
     attrs = getattr(value, "__dict__", None)
     if type(attrs) is dict:
         fields.update(attrs)
     for cls in type(value).__mro__:
-        for slot in cls.__dict__.get("__slots__", ()) if isinstance(cls.__dict__.get("__slots__", ()), (tuple, list)) else ():
+        for slot in (
+            cls.__dict__.get("__slots__", ()) if isinstance(cls.__dict__.get("__slots__", ()), (tuple, list)) else ()
+        ):
             if isinstance(slot, str) and slot not in fields and hasattr(value, slot):
                 fields[slot] = getattr(value, slot)
     return [[name, encode(fields[name], None, "", depth, stack)] for name in sorted(fields, key=str)]
@@ -304,7 +334,7 @@ class _Replay:
         data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
-            view = view[os.write(self.out, view):]
+            view = view[os.write(self.out, view) :]
 
     def receive(self):
         line = self.inp.readline()
@@ -321,7 +351,9 @@ class _Replay:
 
     def callback(self, number):
         def call_host(*args, **kwargs):
-            self.send({"cb": number, "args": [encode(a) for a in args], "kwargs": [[k, encode(v)] for k, v in kwargs.items()]})
+            self.send(
+                {"cb": number, "args": [encode(a) for a in args], "kwargs": [[k, encode(v)] for k, v in kwargs.items()]}
+            )
             reply = self.receive()
             if "x" in reply:
                 import builtins
@@ -329,6 +361,7 @@ class _Replay:
                 kind = getattr(builtins, str(reply["x"][0]), None)
                 raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError)(reply["x"][1])
             return decode(reply["v"])
+
         return call_host
 
     def perform(self, index, op):

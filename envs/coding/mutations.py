@@ -61,8 +61,15 @@ class Mutant:
         return "".join(lines[: self.start - 1] + list(self.new) + lines[self.end :])
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "func": self.func, "start": self.start, "end": self.end,
-                "old": list(self.old), "new": list(self.new), "detail": self.detail}
+        return {
+            "kind": self.kind,
+            "func": self.func,
+            "start": self.start,
+            "end": self.end,
+            "old": list(self.old),
+            "new": list(self.new),
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_json(cls, d: dict) -> Mutant:
@@ -113,13 +120,32 @@ class _Source:
         return first, last, tuple(block.splitlines(keepends=True))
 
 
-_CMP_SYMBOL = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-               ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
-_CMP_FLIPS = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="], "==": ["!="],
-              "!=": ["=="], "in": ["not in"], "not in": ["in"], "is": ["is not"], "is not": ["is"]}
+_CMP_SYMBOL = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
+_CMP_FLIPS = {
+    "<": ["<=", ">"],
+    "<=": ["<", ">="],
+    ">": [">=", "<"],
+    ">=": [">", "<="],
+    "==": ["!="],
+    "!=": ["=="],
+    "in": ["not in"],
+    "not in": ["in"],
+    "is": ["is not"],
+    "is not": ["is"],
+}
 _CMP_TOKEN = re.compile(r"<=|>=|==|!=|<|>|not\s+in\b|is\s+not\b|\bin\b|\bis\b")
-_BIN_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-               ast.Pow: "**"}
+_BIN_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
 _BIN_SWAPS = {"+": "-", "-": "+", "*": "//", "/": "*", "//": "/", "%": "//", "**": "*"}
 _BIN_TOKEN = re.compile(r"\*\*|//|[-+*/%]")
 _ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict)
@@ -139,8 +165,12 @@ def _plus_minus(src: _Source, node: ast.expr, delta: int) -> str:
 def _int_value(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) is int:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
         return -node.operand.value
     return None
 
@@ -186,8 +216,12 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, str, list[ast.stmt] | Non
 
 
 def _is_main_guard(node: ast.AST) -> bool:
-    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+    )
 
 
 def _docstring_nodes(tree: ast.Module) -> set[int]:
@@ -195,7 +229,11 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 ids.add(id(first))
     return ids
 
@@ -222,12 +260,23 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                     text = gap[: match.start()] + new + gap[match.end() :]
                     yield "comparison_flip", func, [(gap_a, gap_b, text)], f"`{sym}` -> `{new}`"
         # ---- off by one: range bounds, slice bounds, integer indexes
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" \
-                and node.args and not node.keywords and _one_line(node) and len(node.args) <= 3:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+            and node.args
+            and not node.keywords
+            and _one_line(node)
+            and len(node.args) <= 3
+        ):
             stop = node.args[0] if len(node.args) == 1 else node.args[1]
             for delta in (1, -1):
-                yield ("off_by_one", func, [(src.start(stop), src.end(stop), _plus_minus(src, stop, delta))],
-                       f"range bound {'+' if delta > 0 else '-'}1")
+                yield (
+                    "off_by_one",
+                    func,
+                    [(src.start(stop), src.end(stop), _plus_minus(src, stop, delta))],
+                    f"range bound {'+' if delta > 0 else '-'}1",
+                )
             if len(node.args) >= 2 and _int_value(node.args[0]) == 0:
                 start = node.args[0]
                 yield "off_by_one", func, [(src.start(start), src.end(start), "1")], "range start 0 -> 1"
@@ -240,34 +289,59 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                         continue
                     handled_ints.add(id(bound))
                     for delta in (1, -1):
-                        yield ("off_by_one", func, [(src.start(bound), src.end(bound), _plus_minus(src, bound, delta))],
-                               f"slice {name} bound {'+' if delta > 0 else '-'}1")
+                        yield (
+                            "off_by_one",
+                            func,
+                            [(src.start(bound), src.end(bound), _plus_minus(src, bound, delta))],
+                            f"slice {name} bound {'+' if delta > 0 else '-'}1",
+                        )
             elif _int_value(index) is not None or isinstance(index, ast.Name):
                 handled_ints.add(id(index))
                 value = _int_value(index)
                 deltas = (1,) if value == 0 else (-1,) if value == -1 else (1, -1)
                 for delta in deltas:
-                    yield ("off_by_one", func, [(src.start(index), src.end(index), _plus_minus(src, index, delta))],
-                           f"index {'+' if delta > 0 else '-'}1")
+                    yield (
+                        "off_by_one",
+                        func,
+                        [(src.start(index), src.end(index), _plus_minus(src, index, delta))],
+                        f"index {'+' if delta > 0 else '-'}1",
+                    )
         # ---- arithmetic operator swap
-        if isinstance(node, ast.BinOp) and type(node.op) in _BIN_SYMBOL and _one_line(node) \
-                and not (_is_stringy(node.left) or _is_stringy(node.right)):
+        if (
+            isinstance(node, ast.BinOp)
+            and type(node.op) in _BIN_SYMBOL
+            and _one_line(node)
+            and not (_is_stringy(node.left) or _is_stringy(node.right))
+        ):
             gap_a, gap_b = src.end(node.left), src.start(node.right)
             gap = src.segment(gap_a, gap_b)
             match = _BIN_TOKEN.search(gap)
             sym = _BIN_SYMBOL[type(node.op)]
             if match and "#" not in gap and match.group() == sym:
                 new = _BIN_SWAPS[sym]
-                yield ("arithmetic_swap", func, [(gap_a, gap_b, gap[: match.start()] + new + gap[match.end() :])],
-                       f"`{sym}` -> `{new}`")
-        if isinstance(node, ast.AugAssign) and type(node.op) in (ast.Add, ast.Sub) and _one_line(node) \
-                and not _is_stringy(node.value):
+                yield (
+                    "arithmetic_swap",
+                    func,
+                    [(gap_a, gap_b, gap[: match.start()] + new + gap[match.end() :])],
+                    f"`{sym}` -> `{new}`",
+                )
+        if (
+            isinstance(node, ast.AugAssign)
+            and type(node.op) in (ast.Add, ast.Sub)
+            and _one_line(node)
+            and not _is_stringy(node.value)
+        ):
             gap_a, gap_b = src.end(node.target), src.start(node.value)
             gap = src.segment(gap_a, gap_b)
             sym = _BIN_SYMBOL[type(node.op)]
             if gap.strip() == sym + "=":
                 new = _BIN_SWAPS[sym]
-                yield "arithmetic_swap", func, [(gap_a, gap_b, gap.replace(sym + "=", new + "="))], f"`{sym}=` -> `{new}=`"
+                yield (
+                    "arithmetic_swap",
+                    func,
+                    [(gap_a, gap_b, gap.replace(sym + "=", new + "="))],
+                    f"`{sym}=` -> `{new}=`",
+                )
         # ---- boolean operator swap, dropped `not`, dropped condition
         if isinstance(node, ast.BoolOp) and _one_line(node):
             old, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
@@ -284,8 +358,12 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
             for drop in (0, len(node.values) - 1):
                 keep = [v for i, v in enumerate(node.values) if i != drop]
                 text = src.segment(src.start(keep[0]), src.end(keep[-1]))
-                yield ("dropped_condition", func, [(src.start(node), src.end(node), text)],
-                       f"dropped operand {drop + 1} of `{old}`")
+                yield (
+                    "dropped_condition",
+                    func,
+                    [(src.start(node), src.end(node), text)],
+                    f"dropped operand {drop + 1} of `{old}`",
+                )
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _one_line(node):
             text = src.text_of(node)
             rest = text[3:].lstrip() if text.startswith("not") else None
@@ -294,20 +372,36 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
         # ---- wrong constant
         if isinstance(node, ast.Constant) and id(node) not in handled_ints and _one_line(node):
             if type(node.value) is bool:
-                yield "wrong_constant", func, [(src.start(node), src.end(node), str(not node.value))], \
-                    f"`{node.value}` -> `{not node.value}`"
+                yield (
+                    "wrong_constant",
+                    func,
+                    [(src.start(node), src.end(node), str(not node.value))],
+                    f"`{node.value}` -> `{not node.value}`",
+                )
             elif type(node.value) is int:
                 new_value = {0: 1, 1: 0}.get(node.value, node.value + 1)
-                yield "wrong_constant", func, [(src.start(node), src.end(node), str(new_value))], \
-                    f"`{node.value}` -> `{new_value}`"
+                yield (
+                    "wrong_constant",
+                    func,
+                    [(src.start(node), src.end(node), str(new_value))],
+                    f"`{node.value}` -> `{new_value}`",
+                )
         # ---- swapped arguments
-        if isinstance(node, ast.Call) and len(node.args) >= 2 and _one_line(node) \
-                and not any(isinstance(a, ast.Starred) for a in node.args[:2]):
+        if (
+            isinstance(node, ast.Call)
+            and len(node.args) >= 2
+            and _one_line(node)
+            and not any(isinstance(a, ast.Starred) for a in node.args[:2])
+        ):
             a, b = node.args[0], node.args[1]
             ta, tb = src.text_of(a), src.text_of(b)
             if ta != tb:
-                yield ("swapped_arguments", func, [(src.start(a), src.end(a), tb), (src.start(b), src.end(b), ta)],
-                       "swapped the first two arguments")
+                yield (
+                    "swapped_arguments",
+                    func,
+                    [(src.start(a), src.end(a), tb), (src.start(b), src.end(b), ta)],
+                    "swapped the first two arguments",
+                )
         # ---- statements: dropped branch, dropped statement, wrong return
         if isinstance(node, ast.stmt) and body is not None and id(node) not in docstrings and func != "<module>":
             yield from _statement_sites(src, node, func, body)

@@ -58,8 +58,18 @@ import agentgym.sandbox as sandbox_pkg
 from agentgym.envs.coding.verifier import Verdict
 from agentgym.sandbox.docker import docker_client
 
-__all__ = ["DiskStore", "ResultCache", "TestRun", "cache_key", "default_cache_dir", "disk_enabled", "environment_id",
-           "process_cache", "task_digest", "workspace_digest"]
+__all__ = [
+    "DiskStore",
+    "ResultCache",
+    "TestRun",
+    "cache_key",
+    "default_cache_dir",
+    "disk_enabled",
+    "environment_id",
+    "process_cache",
+    "task_digest",
+    "workspace_digest",
+]
 
 KINDS = ("test", "verify")
 
@@ -119,7 +129,9 @@ class ResultCache:
             return None
         return copy.deepcopy(value) if isinstance(value, TestRun) else value
 
-    def put(self, key: tuple[Any, ...], kind: str, value: Any, *, timed_out: bool = False, cpu_bound: bool = False) -> None:
+    def put(
+        self, key: tuple[Any, ...], kind: str, value: Any, *, timed_out: bool = False, cpu_bound: bool = False
+    ) -> None:
         """Store ``value`` under ``key``. A run that timed out is stored only once the same key has
         timed out ``timeout_repeats`` times: one timeout may be the machine's load, a repeated one
         is the code (a looping decoy), which would otherwise cost the whole timeout on every visit.
@@ -196,13 +208,19 @@ def task_digest(meta: Mapping[str, Any]) -> str:
     """The hash of what decides a task's verdict beyond the workspace: hidden tests, reference
     modules, and the code that judges them (`CODE_DIGEST`: the runner, verifier and harness among
     the family's and the sandbox's sources)."""
-    return _digest({**{f"hidden/{k}": v for k, v in meta["hidden"].items()},
-                    **{f"reference/{k}": v for k, v in meta["reference"].items()},
-                    "visible": "\n".join(meta["visible_test_files"]), "judges": CODE_DIGEST})
+    return _digest(
+        {
+            **{f"hidden/{k}": v for k, v in meta["hidden"].items()},
+            **{f"reference/{k}": v for k, v in meta["reference"].items()},
+            "visible": "\n".join(meta["visible_test_files"]),
+            "judges": CODE_DIGEST,
+        }
+    )
 
 
-def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str,
-              sandbox: str = "") -> tuple[Any, ...]:
+def cache_key(
+    task_id: str, task_hash: str, kind: str, runner: str, timeout: float, workspace: str, sandbox: str = ""
+) -> tuple[Any, ...]:
     """``sandbox`` names the backend and its options (memory, processes...): limits can change an outcome."""
     return (task_id, task_hash, kind, runner, float(timeout), workspace, sandbox)
 
@@ -210,6 +228,7 @@ def cache_key(task_id: str, task_hash: str, kind: str, runner: str, timeout: flo
 # ------------------------------------------------------------------------------------------ on disk
 FORMAT = 1
 """The entry layout's version: part of every disk key, so a new layout never reads an old one."""
+
 
 def _code_digest() -> str:
     """Every source file of the coding family and of the sandbox (runner, verifier, harness, env,
@@ -265,11 +284,21 @@ def environment_id(sandbox: Any) -> str:
 
 def _encode(value: Any) -> dict[str, Any]:
     if isinstance(value, TestRun):
-        return {"type": "test", "text": value.text, "value": value.value, "timed_out": value.timed_out,
-                "error": value.error}
+        return {
+            "type": "test",
+            "text": value.text,
+            "value": value.value,
+            "timed_out": value.timed_out,
+            "error": value.error,
+        }
     if isinstance(value, Verdict):
-        return {"type": "verdict", "passed": value.passed, "reason": value.reason, "operations": value.operations,
-                "busy_seconds": value.busy_seconds}
+        return {
+            "type": "verdict",
+            "passed": value.passed,
+            "reason": value.reason,
+            "operations": value.operations,
+            "busy_seconds": value.busy_seconds,
+        }
     raise TypeError(f"cannot store a {type(value).__name__}")
 
 
@@ -352,8 +381,9 @@ class DiskStore:
         full, path = self._path(key, kind)
         encoded = _encode(value)
         try:
-            text = json.dumps({"key": full, "value": encoded, "checksum": self._checksum(full, encoded)},
-                              allow_nan=False)
+            text = json.dumps(
+                {"key": full, "value": encoded, "checksum": self._checksum(full, encoded)}, allow_nan=False
+            )
             if not _same(_decode(json.loads(text)["value"]), value):
                 return False
         except (TypeError, ValueError):
@@ -418,7 +448,13 @@ class DiskStore:
     def info(self) -> dict[str, Any]:
         """Where the store is, how many entries and bytes it holds, and its cap."""
         files = self._files()
-        return {"path": str(self.root), "entries": len(files), "bytes": sum(size for _, size, _ in files), "max_bytes": self.max_bytes, "code_digest": CODE_DIGEST}
+        return {
+            "path": str(self.root),
+            "entries": len(files),
+            "bytes": sum(size for _, size, _ in files),
+            "max_bytes": self.max_bytes,
+            "code_digest": CODE_DIGEST,
+        }
 
     def clear(self) -> int:
         """Delete every entry (and leftover temporary file); returns the number of entries deleted."""

@@ -35,9 +35,28 @@ for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
 
 # Standard-library modules task code commonly imports (every one the corpus uses, and more): warm
 # here for speed, and importable from a forked run on a host whose stdlib is root's alone.
-for _name in ("bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "enum", "fractions",
-              "functools", "heapq", "itertools", "json", "math", "operator", "random", "re", "statistics",
-              "string", "textwrap", "typing"):
+for _name in (
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "textwrap",
+    "typing",
+):
     importlib.import_module(_name)
 
 import gc  # noqa: E402
@@ -50,8 +69,21 @@ _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 # Plugins a bug-fixing run never needs cost start-up time; "-s" because the report is built
 # from pytest's own reports (sys.stdout is swapped out during the run anyway).
 _PYTEST_ARGS = ["-q", "-s", "--tb=short", "--color=no", "-o", "console_output_style=classic", "--import-mode=prepend"]
-for _plugin in ("cacheprovider", "stepwise", "junitxml", "doctest", "pastebin", "nose", "legacypath",
-                "setuponly", "setupplan", "debugging", "faulthandler", "unraisableexception", "threadexception"):
+for _plugin in (
+    "cacheprovider",
+    "stepwise",
+    "junitxml",
+    "doctest",
+    "pastebin",
+    "nose",
+    "legacypath",
+    "setuponly",
+    "setupplan",
+    "debugging",
+    "faulthandler",
+    "unraisableexception",
+    "threadexception",
+):
     _PYTEST_ARGS += ["-p", "no:" + _plugin]
 
 
@@ -125,8 +157,13 @@ def _plan(path, source):
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             return None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            if node.args.args or node.args.posonlyargs or node.args.kwonlyargs or node.decorator_list \
-                    or isinstance(node, ast.AsyncFunctionDef):
+            if (
+                node.args.args
+                or node.args.posonlyargs
+                or node.args.kwonlyargs
+                or node.decorator_list
+                or isinstance(node, ast.AsyncFunctionDef)
+            ):
                 return None
             tests.append(node.name)
     if "pytestmark" in source.decode("utf-8", "replace"):
@@ -203,16 +240,24 @@ def _short_tb(exc_info, skip):
     """A traceback in pytest's ``--tb=short`` shape: one ``file:line: in func`` and source line per frame."""
     etype, value, tb = exc_info
     frames = traceback.extract_tb(tb)[skip:]
-    frames = [f for f in frames if not f.filename.startswith(("<agentgym", "<frozen"))
-              and "_pytest" not in f.filename and "pluggy" not in f.filename] or frames
+    frames = [
+        f
+        for f in frames
+        if not f.filename.startswith(("<agentgym", "<frozen"))
+        and "_pytest" not in f.filename
+        and "pluggy" not in f.filename
+    ] or frames
     lines = []
     for f in frames:
         lines.append("%s:%d: in %s" % (f.filename, f.lineno, f.name))
         if f.line:
             lines.append("    " + f.line)
     message = str(value)
-    head = "%s.%s" % (etype.__module__, etype.__qualname__) if etype.__module__ not in ("builtins", "__main__") \
+    head = (
+        "%s.%s" % (etype.__module__, etype.__qualname__)
+        if etype.__module__ not in ("builtins", "__main__")
         else etype.__qualname__
+    )
     for part in ("%s: %s" % (head, message) if message else head).splitlines() or [head]:
         lines.append("E   " + part)
     return "\n".join(lines)
@@ -241,7 +286,10 @@ def _render(collector, workspace):
         counts[outcome] = counts.get(outcome, 0) + 1
     summary = ", ".join("%d %s" % (n, k) for k, n in sorted(counts.items())) or "no tests ran"
     if collector.collect_errors:
-        summary += ", %d collection error%s" % (len(collector.collect_errors), "s" * (len(collector.collect_errors) > 1))
+        summary += ", %d collection error%s" % (
+            len(collector.collect_errors),
+            "s" * (len(collector.collect_errors) > 1),
+        )
     lines.append("== %s ==" % summary)
     return "\n".join(lines)
 
@@ -266,8 +314,10 @@ def run_visible(test_files, runner="auto"):
     if visible is None:
         visible = _run_pytest(test_files, workspace)
     print(_render(visible, workspace))
-    passed = bool(visible.outcomes) and not visible.collect_errors and all(
-        o in ("passed", "skipped") for o in visible.outcomes.values()
+    passed = (
+        bool(visible.outcomes)
+        and not visible.collect_errors
+        and all(o in ("passed", "skipped") for o in visible.outcomes.values())
     )
     return {"passed": passed, "counts": _counts(visible)}
 
@@ -281,8 +331,12 @@ def run_hidden(hidden):
     names = _write_hidden(tmp, hidden)
     run = _run_pytest(sorted(names.values()), workspace)
     ok = bool(run.outcomes) and not run.collect_errors and all(o == "passed" for o in run.outcomes.values())
-    return {"passed": ok, "counts": _counts(run), "collection_errors": len(run.collect_errors),
-            "failed": sorted(k.split("::", 1)[1] for k, o in run.outcomes.items() if o != "passed")}
+    return {
+        "passed": ok,
+        "counts": _counts(run),
+        "collection_errors": len(run.collect_errors),
+        "failed": sorted(k.split("::", 1)[1] for k, o in run.outcomes.items() if o != "passed"),
+    }
 
 
 def _write_hidden(tmp, hidden):
@@ -330,8 +384,10 @@ def read_files(paths, max_bytes=1 << 20, max_total=8 << 20):
             if not st.S_ISREG(info.st_mode):
                 out[path] = {"error": "is not a regular file"}
             elif info.st_size > max_bytes or total + info.st_size > max_total:
-                out[path] = {"error": "is %d bytes, over the %d-byte limit the env reads back" % (
-                    info.st_size, max_bytes if info.st_size > max_bytes else max_total - total)}
+                out[path] = {
+                    "error": "is %d bytes, over the %d-byte limit the env reads back"
+                    % (info.st_size, max_bytes if info.st_size > max_bytes else max_total - total)
+                }
             else:
                 data = os.read(fd, max_bytes + 1)
                 total += len(data)

@@ -29,8 +29,18 @@ from agentgym.envs.coding.mutations import Mutant
 from agentgym.errors import ConfigError
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
-__all__ = ["CodingTasks", "Bug", "Candidate", "TIERS", "DATA_PATH", "MUTATOR_VERSION", "mutant_split",
-           "module_is_heldout", "default_taskset", "StaleMutantData"]
+__all__ = [
+    "CodingTasks",
+    "Bug",
+    "Candidate",
+    "TIERS",
+    "DATA_PATH",
+    "MUTATOR_VERSION",
+    "mutant_split",
+    "module_is_heldout",
+    "default_taskset",
+    "StaleMutantData",
+]
 
 TIERS = ("one_bug", "two_bugs", "cross_file")
 DATA_PATH = Path(__file__).with_name("data") / "mutants.json"
@@ -103,8 +113,9 @@ class CodingTasks(TaskSet):
     splits = ("train", "test", "heldout")
     all_tiers = TIERS
 
-    def __init__(self, corpus_dir: Path | str = CORPUS_DIR, data_path: Path | str = DATA_PATH,
-                 tiers: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, corpus_dir: Path | str = CORPUS_DIR, data_path: Path | str = DATA_PATH, tiers: Sequence[str] | None = None
+    ) -> None:
         super().__init__(tiers=tiers)
         self.corpus = load_corpus(corpus_dir)
         self.data_path = Path(data_path)
@@ -150,15 +161,17 @@ class CodingTasks(TaskSet):
                 if a in self._mutants[name] and b in self._mutants[name]:
                     cat[mutant_split(name, a)]["two_bugs"].append(f"coding/two_bugs/{name}/{a}+{name}/{b}")
         for group in ("heldout", "regular"):
-            names = sorted((n for n in self._mutants if module_is_heldout(n) == (group == "heldout")),
-                           key=lambda n: stable_hash(f"ring/{n}"))
+            names = sorted(
+                (n for n in self._mutants if module_is_heldout(n) == (group == "heldout")),
+                key=lambda n: stable_hash(f"ring/{n}"),
+            )
             if len(names) < 2:
                 continue
             for i, a in enumerate(names):
                 b = names[(i + 1) % len(names)]
                 if a == b or (len(names) == 2 and i == 1):
                     continue
-                for split in (("heldout",) if group == "heldout" else ("train", "test")):
+                for split in ("heldout",) if group == "heldout" else ("train", "test"):
                     ka = self._ordered_keys(a, split)
                     kb = self._ordered_keys(b, split)
                     for x, y in list(zip(ka, kb))[: CROSS_PAIRS[split]]:
@@ -214,8 +227,9 @@ class CodingTasks(TaskSet):
             bugs.append(Bug(module, mutant, fails))
         return bugs
 
-    def wrong_candidates(self, bug: Bug, fix: Candidate, bugs: list[Bug], text: str, taken: set[int],
-                         limit: int = WRONG_PER_BUG) -> list[Candidate]:
+    def wrong_candidates(
+        self, bug: Bug, fix: Candidate, bugs: list[Bug], text: str, taken: set[int], limit: int = WRONG_PER_BUG
+    ) -> list[Candidate]:
         """Plausible wrong patches near a bug: another wrong version of its lines, other bugs nearby."""
         same_site, nearby = [], []
         lines = text.splitlines()
@@ -329,18 +343,23 @@ def _instruction(modules: list[SourceModule], bugs: list[Bug], files: Mapping[st
     )
     reports = []
     for bug in bugs:
-        where = f"`{bug.mutant.func}` in {bug.file}" if bug.mutant.func != "<module>" else \
-            f"a module-level definition in {bug.file}"
+        where = (
+            f"`{bug.mutant.func}` in {bug.file}"
+            if bug.mutant.func != "<module>"
+            else f"a module-level definition in {bug.file}"
+        )
         reports.append(f"- {where} misbehaves: the hidden test `{bug.covering[0]}` fails.")
     n = len(bugs)
-    return "\n".join([
-        f"Fix {'the bug' if n == 1 else f'the {n} bugs'} in this Python repository so that its hidden test suite passes, "
-        "then submit.",
-        f"Files: {listing}.",
-        "Bug report:",
-        *reports,
-        "The visible tests are a subset of the hidden ones.",
-    ])
+    return "\n".join(
+        [
+            f"Fix {'the bug' if n == 1 else f'the {n} bugs'} in this Python repository so that its hidden test suite passes, "
+            "then submit.",
+            f"Files: {listing}.",
+            "Bug report:",
+            *reports,
+            "The visible tests are a subset of the hidden ones.",
+        ]
+    )
 
 
 @lru_cache(maxsize=1)

@@ -157,12 +157,44 @@ def _operator(name: str, reflected: bool = False) -> Callable[..., Any]:
         real = [_unwrap(x) for x in operands]
         mutable = [x for x in real[1:] if type(x) in _MUTABLE]
         return rec.perform(op, lambda: h.OPERATORS[name](*real), mutable, real if name in ("eq", "ne") else None)
+
     return method
 
 
-for _name in ("eq", "ne", "lt", "le", "gt", "ge", "getitem", "setitem", "delitem", "contains", "len", "iter",
-              "next", "bool", "str", "repr", "hash", "add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "pos",
-              "abs", "int", "float", "round", "enter", "exit", "format"):
+for _name in (
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "getitem",
+    "setitem",
+    "delitem",
+    "contains",
+    "len",
+    "iter",
+    "next",
+    "bool",
+    "str",
+    "repr",
+    "hash",
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "neg",
+    "pos",
+    "abs",
+    "int",
+    "float",
+    "round",
+    "enter",
+    "exit",
+    "format",
+):
     setattr(_Ref, f"__{_name}__", _operator(_name))
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod"):
     setattr(_Ref, f"__r{_name}__", _operator(_name, reflected=True))
@@ -193,12 +225,19 @@ class _Session:
             return {"cb": len(self.callbacks) - 1}
         encoded = h.encode(value)
         if _has_object(encoded):
-            raise TypeError(f"a hidden test passes a {type(value).__qualname__} to the module; only data, the "
-                            "module's own objects and callables can be replayed")
+            raise TypeError(
+                f"a hidden test passes a {type(value).__qualname__} to the module; only data, the "
+                "module's own objects and callables can be replayed"
+            )
         return encoded
 
-    def perform(self, op: list[Any], thunk: Callable[[], Any] | None, mutable: list[Any] | None = None,
-                operands: list[Any] | None = None) -> Any:
+    def perform(
+        self,
+        op: list[Any],
+        thunk: Callable[[], Any] | None,
+        mutable: list[Any] | None = None,
+        operands: list[Any] | None = None,
+    ) -> Any:
         raise NotImplementedError
 
     def import_module(self, name: str) -> _Ref:
@@ -209,6 +248,7 @@ class _Session:
             if level == 0 and name in self.sources:
                 return self.import_module(name)
             return builtins.__import__(name, globals, locals, fromlist, level)
+
         return _import
 
     def run_tests(self, code: list[tuple[str, types.CodeType]]) -> tuple[str, BaseException] | None:
@@ -221,7 +261,11 @@ class _Session:
             except BaseException as exc:  # a replay's test module may fail on the agent's values
                 return f"{file} (module level)", exc
             for name, fn in list(namespace.items()):
-                if name.startswith("test") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
+                if (
+                    name.startswith("test")
+                    and callable(fn)
+                    and getattr(fn, "__module__", None) == namespace["__name__"]
+                ):
                     try:
                         fn()
                     except BaseException as exc:  # the test's failure, whatever it raised
@@ -235,8 +279,13 @@ class _Recorder(_Session):
         super().__init__(sources)
         self.out = Recording(callbacks=self.callbacks)
 
-    def perform(self, op: list[Any], thunk: Callable[[], Any] | None, mutable: list[Any] | None = None,
-                operands: list[Any] | None = None) -> Any:
+    def perform(
+        self,
+        op: list[Any],
+        thunk: Callable[[], Any] | None,
+        mutable: list[Any] | None = None,
+        operands: list[Any] | None = None,
+    ) -> Any:
         assert thunk is not None
         index = len(self.out.ops)
         self.out.ops.append(op)
@@ -268,6 +317,7 @@ class _Recorder(_Session):
 
     def import_module(self, name: str) -> _Ref:
         if name not in self.proxies:
+
             def load() -> types.ModuleType:
                 # a private name: the reference never collides with anything the host imports
                 private = f"_agentgym_reference_{next(_ref_counter)}_{name}"
@@ -278,6 +328,7 @@ class _Recorder(_Session):
                 finally:
                     del sys.modules[private]  # recordings are cached; the host's module table is not theirs
                 return module
+
             self.proxies[name] = self.perform(["import", name], load)
         return self.proxies[name]
 
@@ -429,8 +480,13 @@ class _Replayer(_Session):
         self.namedtuples: dict[str, type] = {}
         self.objects: dict[str, bool] = {}  # handle -> it came as an object (not a container of data)
 
-    def perform(self, op: list[Any], thunk: Callable[[], Any] | None, mutable: list[Any] | None = None,
-                operands: list[Any] | None = None) -> Any:
+    def perform(
+        self,
+        op: list[Any],
+        thunk: Callable[[], Any] | None,
+        mutable: list[Any] | None = None,
+        operands: list[Any] | None = None,
+    ) -> Any:
         if self.stop is not None:
             raise self.stop
         index = self.count
@@ -452,8 +508,14 @@ class _Replayer(_Session):
                 elif mutable and isinstance(result.get("after"), list):
                     self.apply_mutations(mutable, result["after"])
                 same = result.get("same_as")
-                if op[0] == "call" and operands and type(same) is int and 0 <= same < len(operands) \
-                        and type(operands[same]) is type(value) and not isinstance(value, _Ref):
+                if (
+                    op[0] == "call"
+                    and operands
+                    and type(same) is int
+                    and 0 <= same < len(operands)
+                    and type(operands[same]) is type(value)
+                    and not isinstance(value, _Ref)
+                ):
                     value = operands[same]  # the agent's code returned the test's own object
                 if op[0] == "getattr" and type(value) in _MUTABLE:
                     return _Ref(self, str(index), None)  # as recorded: the object's own container
@@ -592,8 +654,11 @@ class _Replayer(_Session):
             ref = self.answers.reference(index)
             if claims_equal and ref is not None and isinstance(ref.get("operands"), list) and "v" in ref:
                 found_equal = ref["v"] is True if op[1] == "eq" else ref["v"] is False
-                equal = all(_covers(r, a) for r, a in zip(ref["operands"], encoded)) if found_equal \
+                equal = (
+                    all(_covers(r, a) for r, a in zip(ref["operands"], encoded))
+                    if found_equal
                     else h.same(encoded[0], encoded[1])
+                )
             else:
                 equal = claims_equal and h.same(encoded[0], encoded[1])
         return equal if op[1] == "eq" else not equal
@@ -618,12 +683,21 @@ def _covers(ref: Any, got: Any) -> bool:
             return False
         if not (isinstance(rs, list) and isinstance(gs, list)):
             return h.same(rs, gs)
-        mine = {str(k): v for k, v in gs if isinstance(k, str)} if all(isinstance(x, list) and len(x) == 2 for x in gs) else {}
+        mine = (
+            {str(k): v for k, v in gs if isinstance(k, str)}
+            if all(isinstance(x, list) and len(x) == 2 for x in gs)
+            else {}
+        )
         return all(isinstance(x, list) and len(x) == 2 and x[0] in mine and _covers(x[1], mine[x[0]]) for x in rs)
     if isinstance(ref, list) and isinstance(got, list):
         return len(ref) == len(got) and all(_covers(a, b) for a, b in zip(ref, got))
-    if isinstance(ref, dict) and isinstance(got, dict) and set(ref) == set(got) and len(ref) == 1 \
-            and next(iter(ref)) in ("t", "nt", "c"):
+    if (
+        isinstance(ref, dict)
+        and isinstance(got, dict)
+        and set(ref) == set(got)
+        and len(ref) == 1
+        and next(iter(ref)) in ("t", "nt", "c")
+    ):
         return all(_covers(ref[k], got[k]) for k in ref)
     return h.same(ref, got)
 
@@ -662,8 +736,13 @@ def _answer_callback(callbacks: list[Callable[..., Any]], message: dict[str, Any
     return (json.dumps(reply, separators=(",", ":")) + "\n").encode()
 
 
-def _replay(rec: Recording, sources: Mapping[str, str], answers: _Answers, deadline: float,
-            callbacks: list[Callable[..., Any]] | None = None) -> Verdict | None:
+def _replay(
+    rec: Recording,
+    sources: Mapping[str, str],
+    answers: _Answers,
+    deadline: float,
+    callbacks: list[Callable[..., Any]] | None = None,
+) -> Verdict | None:
     """The hidden tests on the agent's answers: a verdict, or None when they left the recorded path
     (only a `_Batch` can be left)."""
     replayer = _Replayer(rec, sources, answers, deadline)

@@ -99,8 +99,11 @@ class MiniWoBEnv(WebEnv):
     sandbox_modules = _MODULES
     sandbox_services = ((PAGE_MODULE, "start"),)
     submit_text: ClassVar[str] = "finished: the page had not scored the episode; it ends as a failure."
-    actions: ClassVar[BrowserActions] = BrowserActions(tuple(
-        replace(s, description=GIVE_UP_HELP) if s.name == "finish" else s for s in ACTIONS if s.name not in ONE_PAGE))
+    actions: ClassVar[BrowserActions] = BrowserActions(
+        tuple(
+            replace(s, description=GIVE_UP_HELP) if s.name == "finish" else s for s in ACTIONS if s.name not in ONE_PAGE
+        )
+    )
 
     menu_modes: ClassVar[tuple[str, ...]] = (ORACLE, NO_ORACLE)
     """The ``menu=`` modes (`agentgym.menus`)."""
@@ -160,10 +163,14 @@ class MiniWoBEnv(WebEnv):
 
     def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
         if kind == "timeout":
-            return "timeout", "error: the page did not respond in time and the action was dropped; nothing changed. " \
-                              "Try again."
-        return "tool_error", "error: the browser failed to deliver the action (internal error); nothing changed. " \
-                             "Try again."
+            return (
+                "timeout",
+                "error: the page did not respond in time and the action was dropped; nothing changed. Try again.",
+            )
+        return (
+            "tool_error",
+            "error: the browser failed to deliver the action (internal error); nothing changed. Try again.",
+        )
 
     def _admissible(self) -> list[str]:
         # as Browser-v0's menu, giving up is one of the choices
@@ -173,11 +180,14 @@ class MiniWoBEnv(WebEnv):
         return menu_of([self.reference_action(), GIVE_UP], solvers.menu(self._reply))
 
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         if self.backend not in self.backends:
-            raise ConfigError(f"backend={self.backend!r}: MiniWoB-v0 runs only in Docker (its pages and Chromium live "
-                              f"in the image {IMAGE}); use backend='docker' (or 'auto') after `agentgym setup`")
+            raise ConfigError(
+                f"backend={self.backend!r}: MiniWoB-v0 runs only in Docker (its pages and Chromium live "
+                f"in the image {IMAGE}); use backend='docker' (or 'auto') after `agentgym setup`"
+            )
         return super().reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
@@ -203,4 +213,3 @@ class MiniWoBEnv(WebEnv):
 @lru_cache(maxsize=1)
 def _all_tasks() -> MiniWoBTasks:
     return MiniWoBTasks()
-

@@ -34,7 +34,16 @@ SETTLE_MS = 1500  # the longest wait for a page's timers and animations after an
 GC_EVERY = 8  # episodes between the renderer's full garbage collections
 SHORT_TIMER_MS = 1000  # timers up to this long are waited for (the page's answer to an action)
 CLICK_EVENTS = ("click", "mousedown", "mouseup", "dblclick")
-REPLY_KEYS = ("id", "role", "name", "value", "checked", "options", "indent", "multiline")  # what the host sees of a line
+REPLY_KEYS = (
+    "id",
+    "role",
+    "name",
+    "value",
+    "checked",
+    "options",
+    "indent",
+    "multiline",
+)  # what the host sees of a line
 
 # Run before any page script: remember which elements get click listeners, and which short timers
 # (an autocomplete's delay, an animation step) are pending, so a step returns once the page has answered.
@@ -56,7 +65,8 @@ JS_HOOK = """(() => {
 })();""" % (json.dumps(list(CLICK_EVENTS)), SHORT_TIMER_MS)
 
 # Seed, lift the timer, start the episode, hide the scoreboard.
-JS_START = """((seed, keepTimer) => {
+JS_START = (
+    """((seed, keepTimer) => {
   if (typeof core === 'undefined' || typeof genProblem !== 'function' || typeof Math.seedrandom !== 'function')
     return 'the page has no MiniWoB core (core.js did not load)';
   Math.seedrandom(seed);
@@ -67,7 +77,9 @@ JS_START = """((seed, keepTimer) => {
     if (e) e.style.display = 'none';
   }
   return null;
-})""" % MAX_TIME
+})"""
+    % MAX_TIME
+)
 
 # What the agent sees: visible elements only; controls and clickables numbered (data-ag) for the renderer.
 JS_SNAPSHOT = """(() => {
@@ -152,14 +164,17 @@ JS_SNAPSHOT = """(() => {
 
 # After an action: a turn of the event loop, then until the short timers and jQuery's animations are
 # done (bounded: a page that keeps scheduling is answered after SETTLE_MS).
-JS_SETTLE = """new Promise(done => {
+JS_SETTLE = (
+    """new Promise(done => {
   const t0 = Date.now(), later = window.__agSetTimeout || setTimeout;
   const tick = () => {
     const busy = (window.__agPending && window.__agPending.size) || (window.jQuery && jQuery.timers && jQuery.timers.length);
     if (!busy || Date.now() - t0 > %d) done(true); else later(tick, 5);
   };
   later(tick, 0);
-})""" % SETTLE_MS
+})"""
+    % SETTLE_MS
+)
 
 JS_CLICK = """(i => {
   const e = window.__ag[i];
@@ -229,8 +244,9 @@ class Tab:
 
     def page_errors(self):
         """Uncaught exceptions the page threw since the last call (events are cleared)."""
-        errors = [ev["params"]["exceptionDetails"] for ev in self.cdp.events
-                  if ev["method"] == "Runtime.exceptionThrown"]
+        errors = [
+            ev["params"]["exceptionDetails"] for ev in self.cdp.events if ev["method"] == "Runtime.exceptionThrown"
+        ]
         self.cdp.events.clear()
         return [(e.get("exception", {}).get("description") or e.get("text") or "?")[:300] for e in errors]
 
@@ -319,16 +335,28 @@ class Episode(view.View):
         if line.get("dom") is None:
             raise ActError("not_interactive", "[%d] is text: it takes no keys" % line["id"])
         name = str(key).strip()
-        codes = {"enter": ("Enter", 13, "\r"), "return": ("Enter", 13, "\r"), "tab": ("Tab", 9, ""),
-                 "escape": ("Escape", 27, ""), "backspace": ("Backspace", 8, ""), "space": (" ", 32, " "),
-                 "arrowdown": ("ArrowDown", 40, ""), "arrowup": ("ArrowUp", 38, "")}
+        codes = {
+            "enter": ("Enter", 13, "\r"),
+            "return": ("Enter", 13, "\r"),
+            "tab": ("Tab", 9, ""),
+            "escape": ("Escape", 27, ""),
+            "backspace": ("Backspace", 8, ""),
+            "space": (" ", 32, " "),
+            "arrowdown": ("ArrowDown", 40, ""),
+            "arrowup": ("ArrowUp", 38, ""),
+        }
         if name.lower() not in codes:
             raise ActError("bad_args", "press takes one of %s" % ", ".join(sorted(set(c[0] for c in codes.values()))))
         label, code, text = codes[name.lower()]
         self.tab.evaluate("window.__ag[%d].focus()" % line["dom"])
         cdp = self.tab.cdp
-        down = {"type": "keyDown" if text else "rawKeyDown", "key": label, "code": label if len(label) > 1 else "Space",
-                "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}
+        down = {
+            "type": "keyDown" if text else "rawKeyDown",
+            "key": label,
+            "code": label if len(label) > 1 else "Space",
+            "windowsVirtualKeyCode": code,
+            "nativeVirtualKeyCode": code,
+        }
         if text:
             down["text"] = text
         cdp.call("Input.dispatchKeyEvent", down)
@@ -339,8 +367,11 @@ class Episode(view.View):
         if self.done:
             error, kind = "the page has ended its episode", "episode_over"
         elif name in ("goto", "back", "forward", "reload"):
-            error, kind = ("%s is not available here: a MiniWoB task is one page (the page has no links to other "
-                           "pages and leaving it would end the task)" % name, "not_supported")
+            error, kind = (
+                "%s is not available here: a MiniWoB task is one page (the page has no links to other "
+                "pages and leaving it would end the task)" % name,
+                "not_supported",
+            )
         else:
             try:
                 getattr(self, "do_" + name)(**args)
@@ -360,10 +391,20 @@ class Episode(view.View):
 
     def reply(self, text, error=None, kind=None, mismatch=None):
         lines = [{k: v for k, v in ln.items() if k in REPLY_KEYS} for ln in self.lines]
-        return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
-                "done": self.done, "raw_reward": self.raw_reward, "reason": self.reason,
-                "time_limit_ms": self.time_limit_ms, "page_errors": list(self.page_errors),
-                "utterance": self.utterance, "lines": lines}
+        return {
+            "text": text,
+            "ok": error is None,
+            "error": error,
+            "error_kind": kind,
+            "mismatch": mismatch,
+            "done": self.done,
+            "raw_reward": self.raw_reward,
+            "reason": self.reason,
+            "time_limit_ms": self.time_limit_ms,
+            "page_errors": list(self.page_errors),
+            "utterance": self.utterance,
+            "lines": lines,
+        }
 
 
 # ---------------------------------------------------------------------- the sandbox's entry points

@@ -22,6 +22,7 @@ Reply = dict[str, Any]
 Line = dict[str, Any]
 Solver = Callable[[Reply, dict[str, Any]], str]
 
+
 def _match(pattern: str, text: str) -> re.Match[str]:
     """`re.match` on text whose shape the task fixes; ValueError (the page is not as expected) if not."""
     m = re.match(pattern, text)
@@ -60,8 +61,14 @@ def quoted(text: str) -> list[str]:
     return re.findall(r'"([^"]*)"', text)
 
 
-def find(reply: Reply, role: str | tuple[str, ...] | None = None, name: str | None = None, *, exact: bool = True,
-         nth: int = 0) -> Line | None:
+def find(
+    reply: Reply,
+    role: str | tuple[str, ...] | None = None,
+    name: str | None = None,
+    *,
+    exact: bool = True,
+    nth: int = 0,
+) -> Line | None:
     """The ``nth`` line with this role (or roles) and name (case-insensitive; ``exact=False``: contains)."""
     roles = (role,) if isinstance(role, str) else role
     hits = []
@@ -189,8 +196,11 @@ def login_user(reply: Reply, memory: dict[str, Any]) -> str:
     if popup:
         return click(popup)
     user, password = quoted(reply["utterance"])[:2]
-    return _fill_then(reply, [(find(reply, ("textbox",), "Username"), user),
-                              (find(reply, ("textbox",), "Password"), password)], click(_button(reply, "Login", "OK")))
+    return _fill_then(
+        reply,
+        [(find(reply, ("textbox",), "Username"), user), (find(reply, ("textbox",), "Password"), password)],
+        click(_button(reply, "Login", "OK")),
+    )
 
 
 def find_word(reply: Reply, memory: dict[str, Any]) -> str:
@@ -223,8 +233,14 @@ def simple_algebra(reply: Reply, memory: dict[str, Any]) -> str:
 
 def read_table(reply: Reply, memory: dict[str, Any]) -> str:
     m = _search(r"Enter the value of (.*?) into", reply["utterance"])
-    value = next((r["name"].split(" | ", 1)[1] for r in reply["lines"] if r["role"] == "row"
-                  and r["name"].split(" | ")[0] == m.group(1)), "")
+    value = next(
+        (
+            r["name"].split(" | ", 1)[1]
+            for r in reply["lines"]
+            if r["role"] == "row" and r["name"].split(" | ")[0] == m.group(1)
+        ),
+        "",
+    )
     return _fill_then(reply, [(boxes(reply)[0], value)], _submit(reply))
 
 
@@ -280,7 +296,7 @@ def _after(reply: Reply, line: Line) -> list[Line]:
     lines = reply["lines"]
     i = next(k for k, ln in enumerate(lines) if ln["id"] == line["id"])
     out = []
-    for ln in lines[i + 1:]:
+    for ln in lines[i + 1 :]:
         if ln.get("indent", 0) <= line.get("indent", 0):
             break
         out.append(ln)
@@ -345,8 +361,11 @@ def social_media_many(reply: Reply, memory: dict[str, Any]) -> str:
     """social-media-all ('on all posts by @x') and -some ('on 2 posts by @x'), then Submit."""
     m = _search(r'Click the "(.+?)" button on (all|\d+) posts? by (@\w+)', reply["utterance"])
     button, count, user = m.groups()
-    targets = [next(ln for ln in clicks if ln["name"].lower().split()[0] == button.lower())
-               for handle, clicks in _posts(reply) if handle == user]
+    targets = [
+        next(ln for ln in clicks if ln["name"].lower().split()[0] == button.lower())
+        for handle, clicks in _posts(reply)
+        if handle == user
+    ]
     active = [t for t in targets if "active" in t["name"].split()]  # a clicked button shows as 'like active'
     need = len(targets) if count == "all" else int(count)
     if len(active) < need:
@@ -411,8 +430,16 @@ def book_flight(reply: Reply, memory: dict[str, Any]) -> str:
         value = box.get("value") or ""
         if place in value and value.endswith(")"):
             continue  # chosen from the list
-        pick = next((ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].endswith(")")
-                     and (ln["name"].startswith(place + " (") or ln["name"].endswith("(" + place + ")"))), None)
+        pick = next(
+            (
+                ln
+                for ln in reply["lines"]
+                if ln["role"] == "clickable"
+                and ln["name"].endswith(")")
+                and (ln["name"].startswith(place + " (") or ln["name"].endswith("(" + place + ")"))
+            ),
+            None,
+        )
         return click(pick) if pick and value == place else fill(box, place)
     when = next(b for b in texts if b["name"] not in ("From:", "To:"))
     return _fill_then(reply, [(when, date)], click(find(reply, "button", "Search")))
@@ -460,8 +487,14 @@ def click_widget(reply: Reply, memory: dict[str, Any]) -> str:
     kind = quoted(reply["utterance"])[0]
     for line in reply["lines"]:
         role = line["role"]
-        if kind == "textarea" and line.get("multiline") or kind == "text" and role == "textbox" and not \
-                line.get("multiline") or kind == role:
+        if (
+            kind == "textarea"
+            and line.get("multiline")
+            or kind == "text"
+            and role == "textbox"
+            and not line.get("multiline")
+            or kind == role
+        ):
             return click(line)
     return ""
 
@@ -474,8 +507,9 @@ def copy_paste_2(reply: Reply, memory: dict[str, Any]) -> str:
 
 
 def form_sequence_2(reply: Reply, memory: dict[str, Any]) -> str:
-    m = _search(r'Check the (\w+) radio button and enter the number "(-?\d+)" into the (\w+) textbox',
-                  reply["utterance"])
+    m = _search(
+        r'Check the (\w+) radio button and enter the number "(-?\d+)" into the (\w+) textbox', reply["utterance"]
+    )
     radios = [ln for ln in reply["lines"] if ln["role"] == "radio"]
     radio = radios[_ordinal(m.group(1)) - 1]
     if not radio["checked"]:
@@ -493,11 +527,15 @@ def form_sequence_3(reply: Reply, memory: dict[str, Any]) -> str:
 
 def movie_search(reply: Reply, memory: dict[str, Any]) -> str:
     """multi-layouts, multi-orderings: each box under (or beside) its label: genre, director, year."""
-    genre, director, year = _search(r"Search for (.+?) movies directed by (.+?) from year (\d+)",
-                                      reply["utterance"]).groups()
+    genre, director, year = _search(
+        r"Search for (.+?) movies directed by (.+?) from year (\d+)", reply["utterance"]
+    ).groups()
     wanted = {"genre": genre, "director": director, "year": year, "date": year}
-    lines = [ln for ln in reply["lines"] if ln["role"] in ("StaticText", "row", "textbox")
-             and ln["name"] not in ("Movie Search",)]
+    lines = [
+        ln
+        for ln in reply["lines"]
+        if ln["role"] in ("StaticText", "row", "textbox") and ln["name"] not in ("Movie Search",)
+    ]
     first_box = next(i for i, ln in enumerate(lines) if ln["role"] == "textbox")
     after = first_box == 0  # a layout with each label under its box
     plan = []
@@ -526,48 +564,130 @@ def use_autocomplete(reply: Reply, memory: dict[str, Any]) -> str:
     value = box.get("value") or ""
     if value.startswith(start) and value.endswith(end) and value != start:
         return _submit(reply)
-    pick = next((ln for ln in reply["lines"] if ln["role"] == "clickable" and ln["name"].startswith(start)
-                 and ln["name"].endswith(end) and ln is not box), None)
+    pick = next(
+        (
+            ln
+            for ln in reply["lines"]
+            if ln["role"] == "clickable" and ln["name"].startswith(start) and ln["name"].endswith(end) and ln is not box
+        ),
+        None,
+    )
     return click(pick) if pick and value == start else fill(box, start)
 
 
 SOLVERS: dict[str, Solver] = {
-    "click-button": click_named, "click-link": click_named, "click-dialog-2": click_named, "unicode-test": click_named,
-    "click-dialog": click_dialog, "click-test": click_test, "click-test-2": click_test,
-    "click-test-transfer": click_test, "click-button-sequence": click_button_sequence,
-    "click-checkboxes": click_checkboxes, "click-checkboxes-large": click_checkboxes,
-    "click-checkboxes-transfer": click_checkboxes, "click-option": click_option, "choose-list": choose_list,
-    "enter-text": enter_text, "enter-text-2": enter_text, "enter-text-dynamic": enter_text,
-    "enter-password": enter_password, "login-user": login_user, "login-user-popup": login_user,
-    "find-word": find_word, "simple-arithmetic": simple_arithmetic, "simple-algebra": simple_algebra,
-    "read-table": read_table, "copy-paste": copy_paste, "focus-text": focus_text, "focus-text-2": focus_text,
-    "guess-number": guess_number, "click-tab": click_tab, "click-tab-2": click_tab_2,
-    "click-tab-2-easy": click_tab_2, "click-tab-2-medium": click_tab_2, "click-tab-2-hard": click_tab_2,
-    "email-inbox": email_inbox, "email-inbox-delete": email_inbox, "email-inbox-forward": email_inbox,
-    "email-inbox-important": email_inbox, "email-inbox-noscroll": email_inbox, "email-inbox-reply": email_inbox,
-    "email-inbox-star-reply": email_inbox, "social-media": social_media, "social-media-all": social_media_many,
-    "social-media-some": social_media_many, "navigate-tree": navigate_tree, "search-engine": search_engine,
-    "book-flight": book_flight, "book-flight-nodelay": book_flight,
-    "text-transform": text_transform, "enter-date": enter_date, "enter-time": enter_time,
-    "click-collapsible": click_collapsible, "click-collapsible-nodelay": click_collapsible,
-    "click-collapsible-2": click_collapsible_2, "click-collapsible-2-nodelay": click_collapsible_2,
-    "click-widget": click_widget, "copy-paste-2": copy_paste_2, "form-sequence-2": form_sequence_2,
-    "form-sequence-3": form_sequence_3, "multi-layouts": movie_search, "multi-orderings": movie_search,
-    "read-table-2": read_table_2, "use-autocomplete": use_autocomplete, "use-autocomplete-nodelay": use_autocomplete,
+    "click-button": click_named,
+    "click-link": click_named,
+    "click-dialog-2": click_named,
+    "unicode-test": click_named,
+    "click-dialog": click_dialog,
+    "click-test": click_test,
+    "click-test-2": click_test,
+    "click-test-transfer": click_test,
+    "click-button-sequence": click_button_sequence,
+    "click-checkboxes": click_checkboxes,
+    "click-checkboxes-large": click_checkboxes,
+    "click-checkboxes-transfer": click_checkboxes,
+    "click-option": click_option,
+    "choose-list": choose_list,
+    "enter-text": enter_text,
+    "enter-text-2": enter_text,
+    "enter-text-dynamic": enter_text,
+    "enter-password": enter_password,
+    "login-user": login_user,
+    "login-user-popup": login_user,
+    "find-word": find_word,
+    "simple-arithmetic": simple_arithmetic,
+    "simple-algebra": simple_algebra,
+    "read-table": read_table,
+    "copy-paste": copy_paste,
+    "focus-text": focus_text,
+    "focus-text-2": focus_text,
+    "guess-number": guess_number,
+    "click-tab": click_tab,
+    "click-tab-2": click_tab_2,
+    "click-tab-2-easy": click_tab_2,
+    "click-tab-2-medium": click_tab_2,
+    "click-tab-2-hard": click_tab_2,
+    "email-inbox": email_inbox,
+    "email-inbox-delete": email_inbox,
+    "email-inbox-forward": email_inbox,
+    "email-inbox-important": email_inbox,
+    "email-inbox-noscroll": email_inbox,
+    "email-inbox-reply": email_inbox,
+    "email-inbox-star-reply": email_inbox,
+    "social-media": social_media,
+    "social-media-all": social_media_many,
+    "social-media-some": social_media_many,
+    "navigate-tree": navigate_tree,
+    "search-engine": search_engine,
+    "book-flight": book_flight,
+    "book-flight-nodelay": book_flight,
+    "text-transform": text_transform,
+    "enter-date": enter_date,
+    "enter-time": enter_time,
+    "click-collapsible": click_collapsible,
+    "click-collapsible-nodelay": click_collapsible,
+    "click-collapsible-2": click_collapsible_2,
+    "click-collapsible-2-nodelay": click_collapsible_2,
+    "click-widget": click_widget,
+    "copy-paste-2": copy_paste_2,
+    "form-sequence-2": form_sequence_2,
+    "form-sequence-3": form_sequence_3,
+    "multi-layouts": movie_search,
+    "multi-orderings": movie_search,
+    "read-table-2": read_table_2,
+    "use-autocomplete": use_autocomplete,
+    "use-autocomplete-nodelay": use_autocomplete,
 }
 """Page -> its scripted solver."""
 
 MIN_TURNS: dict[str, int] = {
-    "book-flight": 7, "book-flight-nodelay": 7, "choose-list": 2, "click-button-sequence": 2, "click-checkboxes": 3,
-    "click-checkboxes-large": 9, "click-checkboxes-transfer": 2, "click-collapsible": 2, "click-collapsible-2": 3,
-    "click-collapsible-2-nodelay": 3, "click-collapsible-nodelay": 2, "click-option": 2, "click-tab-2": 3,
-    "click-tab-2-hard": 3, "click-tab-2-medium": 2, "copy-paste": 2, "copy-paste-2": 2, "email-inbox-forward": 4,
-    "email-inbox-reply": 4, "email-inbox-star-reply": 2, "enter-date": 2, "enter-password": 3, "enter-text": 2,
-    "enter-text-2": 2, "enter-text-dynamic": 2, "enter-time": 2, "find-word": 2, "form-sequence-2": 3,
-    "form-sequence-3": 2, "guess-number": 6, "login-user": 3, "login-user-popup": 3, "multi-layouts": 4,
-    "multi-orderings": 4, "read-table": 2, "read-table-2": 3, "search-engine": 4, "simple-algebra": 2,
-    "simple-arithmetic": 2, "social-media": 2, "social-media-all": 4, "social-media-some": 3, "text-transform": 2,
-    "use-autocomplete": 3, "use-autocomplete-nodelay": 3,
+    "book-flight": 7,
+    "book-flight-nodelay": 7,
+    "choose-list": 2,
+    "click-button-sequence": 2,
+    "click-checkboxes": 3,
+    "click-checkboxes-large": 9,
+    "click-checkboxes-transfer": 2,
+    "click-collapsible": 2,
+    "click-collapsible-2": 3,
+    "click-collapsible-2-nodelay": 3,
+    "click-collapsible-nodelay": 2,
+    "click-option": 2,
+    "click-tab-2": 3,
+    "click-tab-2-hard": 3,
+    "click-tab-2-medium": 2,
+    "copy-paste": 2,
+    "copy-paste-2": 2,
+    "email-inbox-forward": 4,
+    "email-inbox-reply": 4,
+    "email-inbox-star-reply": 2,
+    "enter-date": 2,
+    "enter-password": 3,
+    "enter-text": 2,
+    "enter-text-2": 2,
+    "enter-text-dynamic": 2,
+    "enter-time": 2,
+    "find-word": 2,
+    "form-sequence-2": 3,
+    "form-sequence-3": 2,
+    "guess-number": 6,
+    "login-user": 3,
+    "login-user-popup": 3,
+    "multi-layouts": 4,
+    "multi-orderings": 4,
+    "read-table": 2,
+    "read-table-2": 3,
+    "search-engine": 4,
+    "simple-algebra": 2,
+    "simple-arithmetic": 2,
+    "social-media": 2,
+    "social-media-all": 4,
+    "social-media-some": 3,
+    "text-transform": 2,
+    "use-autocomplete": 3,
+    "use-autocomplete-nodelay": 3,
 }
 """The turns a page's task takes its solver, where more than one: the median over 20 test seeds
 (benchmarks/miniwob.py). A task's ``min_turns``; the problem a seed draws may take more or fewer
@@ -608,7 +728,8 @@ def menu(reply: Reply) -> list[str]:
 _WORDS = re.compile(r"[^\s\"]+")
 _PLAIN = frozenset(
     "a an and as at by click enter find for from in into is it of on or select the then this that to type "
-    "with your you hit submit button box field text email user".split())
+    "with your you hit submit button box field text email user".split()
+)
 """Instruction words never offered as a text to type (the task's verbs and glue, not its values)."""
 
 

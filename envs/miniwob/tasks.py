@@ -35,21 +35,72 @@ SEEDS_PER_TASK = 1000
 TEST_FRACTION = 0.25
 
 CONTROLS: tuple[str, ...] = (
-    "choose-list", "click-button", "click-button-sequence", "click-checkboxes", "click-checkboxes-large",
-    "click-checkboxes-transfer", "click-dialog", "click-dialog-2", "click-link", "click-option", "click-tab",
-    "click-test", "click-test-2", "click-test-transfer", "click-widget", "copy-paste", "copy-paste-2", "enter-date",
-    "enter-password", "enter-text", "enter-text-2", "enter-text-dynamic", "enter-time", "find-word", "focus-text",
-    "focus-text-2", "form-sequence-2", "form-sequence-3", "guess-number", "login-user", "login-user-popup",
-    "multi-layouts", "multi-orderings", "read-table", "read-table-2", "search-engine", "simple-algebra",
-    "simple-arithmetic", "text-transform", "unicode-test",
+    "choose-list",
+    "click-button",
+    "click-button-sequence",
+    "click-checkboxes",
+    "click-checkboxes-large",
+    "click-checkboxes-transfer",
+    "click-dialog",
+    "click-dialog-2",
+    "click-link",
+    "click-option",
+    "click-tab",
+    "click-test",
+    "click-test-2",
+    "click-test-transfer",
+    "click-widget",
+    "copy-paste",
+    "copy-paste-2",
+    "enter-date",
+    "enter-password",
+    "enter-text",
+    "enter-text-2",
+    "enter-text-dynamic",
+    "enter-time",
+    "find-word",
+    "focus-text",
+    "focus-text-2",
+    "form-sequence-2",
+    "form-sequence-3",
+    "guess-number",
+    "login-user",
+    "login-user-popup",
+    "multi-layouts",
+    "multi-orderings",
+    "read-table",
+    "read-table-2",
+    "search-engine",
+    "simple-algebra",
+    "simple-arithmetic",
+    "text-transform",
+    "unicode-test",
 )
 """Pages done with ordinary links, buttons, boxes and drop-downs."""
 CLICKABLE: tuple[str, ...] = (
-    "book-flight", "book-flight-nodelay", "click-collapsible", "click-collapsible-nodelay", "click-collapsible-2",
-    "click-collapsible-2-nodelay", "click-tab-2", "click-tab-2-easy", "click-tab-2-medium", "click-tab-2-hard",
-    "email-inbox", "email-inbox-delete", "email-inbox-forward", "email-inbox-important", "email-inbox-noscroll",
-    "email-inbox-reply", "email-inbox-star-reply", "navigate-tree", "social-media", "social-media-all",
-    "social-media-some", "use-autocomplete", "use-autocomplete-nodelay",
+    "book-flight",
+    "book-flight-nodelay",
+    "click-collapsible",
+    "click-collapsible-nodelay",
+    "click-collapsible-2",
+    "click-collapsible-2-nodelay",
+    "click-tab-2",
+    "click-tab-2-easy",
+    "click-tab-2-medium",
+    "click-tab-2-hard",
+    "email-inbox",
+    "email-inbox-delete",
+    "email-inbox-forward",
+    "email-inbox-important",
+    "email-inbox-noscroll",
+    "email-inbox-reply",
+    "email-inbox-star-reply",
+    "navigate-tree",
+    "social-media",
+    "social-media-all",
+    "social-media-some",
+    "use-autocomplete",
+    "use-autocomplete-nodelay",
 )
 """Pages whose targets include div/span/heading elements the page listens to (autocomplete suggestions,
 section headers, e-mail rows and icons, tree nodes, post buttons)."""
@@ -86,13 +137,25 @@ class MiniWoBTasks(TaskSet):
 
     def get(self, task_id: str) -> Task:
         parts = task_id.split("/")
-        if len(parts) != 3 or parts[0] != "miniwob" or parts[1] not in TASKS or not parts[2].isdigit() \
-                or int(parts[2]) >= SEEDS_PER_TASK:
-            raise ConfigError(f"unknown miniwob task id {task_id!r}: ids read miniwob/<page>/<seed> with a page of "
-                              f"{list(TASKS)} and a seed below {SEEDS_PER_TASK}")
+        if (
+            len(parts) != 3
+            or parts[0] != "miniwob"
+            or parts[1] not in TASKS
+            or not parts[2].isdigit()
+            or int(parts[2]) >= SEEDS_PER_TASK
+        ):
+            raise ConfigError(
+                f"unknown miniwob task id {task_id!r}: ids read miniwob/<page>/<seed> with a page of "
+                f"{list(TASKS)} and a seed below {SEEDS_PER_TASK}"
+            )
         page, seed = parts[1], int(parts[2])
 
-        return Task(task_id=task_id, family="miniwob", split=stable_split(task_id, TEST_FRACTION),
-                    instruction=f"MiniWoB++ task {page}: the page says what to do.",
-                    tier=_tier(page), min_turns=min_turns(page),
-                    meta={"page": page, "seed": seed})
+        return Task(
+            task_id=task_id,
+            family="miniwob",
+            split=stable_split(task_id, TEST_FRACTION),
+            instruction=f"MiniWoB++ task {page}: the page says what to do.",
+            tier=_tier(page),
+            min_turns=min_turns(page),
+            meta={"page": page, "seed": seed},
+        )

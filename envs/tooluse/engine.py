@@ -37,12 +37,17 @@ from agentgym.world import records, verdict  # the stateful-world kit: versioned
 
 DB_NAME = "tooluse.db"
 MODULE_PREFIX = "agentgym.envs.tooluse.domains."  # a domain NAME is loaded as MODULE_PREFIX + NAME
-OP_VERBS = {"cancel": ("cancel",), "address": ("change", "update", "modify", "redirect", "readdress"),
-            "return": ("return", "refund"), "modify": ("swap", "exchange", "change", "modify", "replace"),
-            "book": ("book", "reserve", "buy", "purchase"), "change": ("change", "move", "rebook", "switch", "put"),
-            "cancel_booking": ("cancel", "refund")}
+OP_VERBS = {
+    "cancel": ("cancel",),
+    "address": ("change", "update", "modify", "redirect", "readdress"),
+    "return": ("return", "refund"),
+    "modify": ("swap", "exchange", "change", "modify", "replace"),
+    "book": ("book", "reserve", "buy", "purchase"),
+    "change": ("change", "move", "rebook", "switch", "put"),
+    "cancel_booking": ("cancel", "refund"),
+}
 """What each intent asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
-MAX_AMOUNT = 10 ** 9  # money beyond this is garbage (1e309 is inf): refused, never converted
+MAX_AMOUNT = 10**9  # money beyond this is garbage (1e309 is inf): refused, never converted
 TOOL_SECONDS = 2.0  # a tool's database work is interrupted after this long
 PROGRESS_OPCODES = 1000  # how often SQLite asks whether the deadline passed (in VM instructions)
 MAX_RESULT_CHARS = 256 * 1024  # a tool result is refused above this many characters of JSON
@@ -69,8 +74,10 @@ class Tool:
         self.name = fn.__name__
         self.description = description
         self.writes = writes
-        self.params = [(p.name, p.annotation, p.default is inspect.Parameter.empty)
-                       for p in list(inspect.signature(fn, eval_str=True).parameters.values())[1:]]
+        self.params = [
+            (p.name, p.annotation, p.default is inspect.Parameter.empty)
+            for p in list(inspect.signature(fn, eval_str=True).parameters.values())[1:]
+        ]
 
 
 Call = tuple
@@ -218,8 +225,13 @@ class Ctx:
 
 # ---------------------------------------------------------------------------- tools a domain may share
 _BINOPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
 }
 CALC_MAX_BITS = 256  # every intermediate integer stays below 2**256 (about 1e77): bounded time and reply size
 CALC_MAX_DIGITS = 15  # round()'s ndigits: round(1, -10**18) would build 10**(10**18)
@@ -342,7 +354,9 @@ class Session:
         row = records.row(db, self.primary, key)
         rec = [row] if row else []
         for part in getattr(self.domain, "RECORD_PARTS", {}).get(table, ()):
-            rec += sorted(tuple(r) for r in db.execute("SELECT * FROM %s WHERE %s=?" % (part, self.primary[table]), (pk,)))
+            rec += sorted(
+                tuple(r) for r in db.execute("SELECT * FROM %s WHERE %s=?" % (part, self.primary[table]), (pk,))
+            )
         return rec
 
     def expected(self):
@@ -366,10 +380,23 @@ class Session:
                 self.tools[name](ctx, **args)
             if it.get("answer") and value is not None:
                 answer = (answer or 0) + value
-            steps.append({"intent": it, "allowed": True, "reason": "", "writes": [[t, a] for t, a in writes],
-                          "target": ctx.target or target})
-        cache = {"drifts": len(self.drifts), "world": world, "steps": steps, "refusal": refusal,
-                 "reasons": reasons, "answer_cents": answer}
+            steps.append(
+                {
+                    "intent": it,
+                    "allowed": True,
+                    "reason": "",
+                    "writes": [[t, a] for t, a in writes],
+                    "target": ctx.target or target,
+                }
+            )
+        cache = {
+            "drifts": len(self.drifts),
+            "world": world,
+            "steps": steps,
+            "refusal": refusal,
+            "reasons": reasons,
+            "answer_cents": answer,
+        }
         self._expected = cache
         return cache
 
@@ -401,8 +428,10 @@ class Session:
             result = fn(ctx, **args)
             size = len(json.dumps(result))
             if size > MAX_RESULT_CHARS:
-                raise ToolError("too_large", "the result has %d characters, over the limit of %d: narrow the call"
-                                % (size, MAX_RESULT_CHARS))
+                raise ToolError(
+                    "too_large",
+                    "the result has %d characters, over the limit of %d: narrow the call" % (size, MAX_RESULT_CHARS),
+                )
             db.commit()
         except ToolError as exc:
             db.rollback()
@@ -410,7 +439,11 @@ class Session:
         except sqlite3.OperationalError as exc:
             db.rollback()
             if time.monotonic() > deadline:
-                return {"ok": False, "error_kind": "timeout", "error": "%s ran past %.0f s and was stopped" % (name, TOOL_SECONDS)}
+                return {
+                    "ok": False,
+                    "error_kind": "timeout",
+                    "error": "%s ran past %.0f s and was stopped" % (name, TOOL_SECONDS),
+                }
             return {"ok": False, "error_kind": "bad_args", "error": "%s: %s" % (name, exc)}
         except (TypeError, ValueError, ArithmeticError, RecursionError, MemoryError, sqlite3.Error) as exc:
             # odd arguments (a lone surrogate, an integer SQLite cannot hold, an infinite amount) are the caller's error
@@ -431,7 +464,9 @@ class Session:
     def drift(self, pick, protect):
         """Another actor changes one task-relevant record the agent has not written; returns what changed."""
         protect = set(protect)
-        candidates = [c for c in self.domain.drifts(self.db, self.intents) if records.record_key(c[0], c[1]) not in protect]
+        candidates = [
+            c for c in self.domain.drifts(self.db, self.intents) if records.record_key(c[0], c[1]) not in protect
+        ]
         if not candidates:
             return None
         table, pk, fields, what = candidates[pick % len(candidates)]
@@ -450,8 +485,13 @@ class Session:
             if step["allowed"]:
                 for name, args in step["writes"]:
                     writes.append({"tool": name, "args": args, "target": step["target"], "done": bool(done)})
-        return {"versions": versions, "writes": writes, "refusal": exp["refusal"], "reasons": exp["reasons"],
-                "answer": None if exp["answer_cents"] is None else "%.2f" % money(exp["answer_cents"])}
+        return {
+            "versions": versions,
+            "writes": writes,
+            "refusal": exp["refusal"],
+            "reasons": exp["reasons"],
+            "answer": None if exp["answer_cents"] is None else "%.2f" % money(exp["answer_cents"]),
+        }
 
     def verify(self, answer=None, value=None, refused=None):
         """Success: the database equals the expected one, and the final answer says what it must
@@ -464,9 +504,17 @@ class Session:
                 evidence[step["target"]] = records.version(self.db, step["target"])
         want = None if exp["answer_cents"] is None else "$%.2f" % money(exp["answer_cents"])
         actions = tuple(dict.fromkeys(v for it in self.intents for v in OP_VERBS[it["op"]]))
-        return verdict.world_verdict(records.dump(self.db) == records.dump(exp["world"]), answer, value,
-                                     refusal=exp["refusal"], expected=want, kind="amount", evidence=evidence,
-                                     refused=refused, actions=actions)
+        return verdict.world_verdict(
+            records.dump(self.db) == records.dump(exp["world"]),
+            answer,
+            value,
+            refusal=exp["refusal"],
+            expected=want,
+            kind="amount",
+            evidence=evidence,
+            refused=refused,
+            actions=actions,
+        )
 
 
 # ---------------------------------------------------------------------------- entry points (the sandbox's session)

@@ -29,16 +29,28 @@ FINISH_SCHEMA = {
     "type": "function",
     "function": {
         "name": "finish",
-        "description": ("End the conversation with your final answer to the customer (a refusal if policy forbids). "
-                        + answers.ANSWER_RULE),
-        "parameters": {"type": "object", "properties": {
-            "answer": {"type": "string", "description": "final answer"},
-            "value": {"type": "string", "description": "optional: the one value asked for, e.g. \"$45.00\"; "
-                                                       "then only it is checked, exactly"},
-            "refused": {"type": "boolean", "description": "optional: true when you decline the request (the answer "
-                                                          "says why), false when you do not; then your words are "
-                                                          "not read for a refusal"}},
-                       "required": ["answer"], "additionalProperties": False},
+        "description": (
+            "End the conversation with your final answer to the customer (a refusal if policy forbids). "
+            + answers.ANSWER_RULE
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "answer": {"type": "string", "description": "final answer"},
+                "value": {
+                    "type": "string",
+                    "description": 'optional: the one value asked for, e.g. "$45.00"; then only it is checked, exactly',
+                },
+                "refused": {
+                    "type": "boolean",
+                    "description": "optional: true when you decline the request (the answer "
+                    "says why), false when you do not; then your words are "
+                    "not read for a refusal",
+                },
+            },
+            "required": ["answer"],
+            "additionalProperties": False,
+        },
     },
 }
 
@@ -105,8 +117,9 @@ class ToolUseEnv(WorldEnv):
         meta = task.meta
         self._specs = {s.name: s for s in DOMAINS[meta["domain"]].tools}
         self._lookups = [(a, list(keys)) for a, keys in meta["lookups"]]
-        reply = self._world("setup", domain=meta["domain"], tables=meta["tables"], today=meta["today"],
-                            intents=meta["intents"])
+        reply = self._world(
+            "setup", domain=meta["domain"], tables=meta["tables"], today=meta["today"], intents=meta["intents"]
+        )
         self._view = (self._epoch, reply["view"])
         return task.instruction
 
@@ -118,8 +131,10 @@ class ToolUseEnv(WorldEnv):
 
     def fault_failure(self, kind: str, tool: str) -> tuple[str, str]:
         if kind == "tool_error":  # a tool API's transient error is a rate limit
-            return "rate_limited", (f"error (rate_limited): 429 Too Many Requests from the {tool} service; "
-                                    "nothing was done. Retry the call.")
+            return "rate_limited", (
+                f"error (rate_limited): 429 Too Many Requests from the {tool} service; "
+                "nothing was done. Retry the call."
+            )
         return super().fault_failure(kind, tool)
 
     def corrupt_output(self, text: str) -> str:
@@ -128,7 +143,10 @@ class ToolUseEnv(WorldEnv):
             obj = json.loads(text)
         except ValueError:
             return super().corrupt_output(text)
-        return json.dumps(self._partial(obj), ensure_ascii=False) + "\n[partial result: the service cut the response short]"
+        return (
+            json.dumps(self._partial(obj), ensure_ascii=False)
+            + "\n[partial result: the service cut the response short]"
+        )
 
     def _partial(self, obj: Any) -> Any:
         if isinstance(obj, dict):
@@ -176,8 +194,10 @@ class ToolUseEnv(WorldEnv):
         if self.task is None:
             return GRAMMAR_HINT + " The tools depend on the task's domain: reset first, then send `help`."
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
-        return (f"Call one tool per turn: {{\"tool\": NAME, \"args\": {{...}}}} or NAME(arg=\"value\"); end with "
-                f"finish(\"answer\"), finish(answer=\"...\", value=\"...\") or finish(answer=\"why\", refused=true).\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}")
+        return (
+            f'Call one tool per turn: {{"tool": NAME, "args": {{...}}}} or NAME(arg="value"); end with '
+            f'finish("answer"), finish(answer="...", value="...") or finish(answer="why", refused=true).\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}'
+        )
 
     def tools(self) -> list[dict[str, Any]]:
         return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []
@@ -304,7 +324,7 @@ class ToolUseEnv(WorldEnv):
         for i, (_, keys) in enumerate(self._lookups):
             state[names[i]] = all(k in self._seen for k in keys)
         if progress is not None:
-            for name in names[len(self._lookups):]:
+            for name in names[len(self._lookups) :]:
                 idx = int(name.split(":")[1])
                 state[name] = bool(progress[idx])
         return ev.subtask_changes(self._subtasks, state)

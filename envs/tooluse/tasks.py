@@ -18,8 +18,15 @@ from agentgym.tasks import Task
 from agentgym.world.tasks import WorldTasks, templates_by_key
 
 __all__ = [
-    "ToolUseTasks", "TEMPLATES", "SEEDS_PER_TEMPLATE", "TIERS", "observation_header", "canonical", "reread_action",
-    "finish_action", "DONE_ANSWER",
+    "ToolUseTasks",
+    "TEMPLATES",
+    "SEEDS_PER_TEMPLATE",
+    "TIERS",
+    "observation_header",
+    "canonical",
+    "reread_action",
+    "finish_action",
+    "DONE_ANSWER",
 ]
 
 SEEDS_PER_TEMPLATE = 24
@@ -94,18 +101,31 @@ def _build(task_id: str) -> Task:
     subtasks += tuple(f"write:{i}:{it['op']}" for i, it in enumerate(sc.intents) if t.tier != "refusal")
     lookups = [(canonical(t.group, render_call(*call)), list(keys)) for call, keys in sc.lookups]
     solution = _solution(t.group, sc, lookups)  # the env's oracle is state-aware; this is its fault-free path
-    return ToolUseTasks.task(task_id, t, instruction=f"{header}\n\nCustomer: {sc.request}", subtasks=subtasks,
-                             solution=solution, meta={
-                                 "tables": sc.tables,
-                                 "today": sc.today,
-                                 "request": sc.request,
-                                 "intents": sc.intents,
-                                 "lookups": [[a, keys] for a, keys in lookups],
-                                 "verify_action": render_call(*sc.verify_call),
-                                 "hints": sc.hints,
-                             })
+    return ToolUseTasks.task(
+        task_id,
+        t,
+        instruction=f"{header}\n\nCustomer: {sc.request}",
+        subtasks=subtasks,
+        solution=solution,
+        meta={
+            "tables": sc.tables,
+            "today": sc.today,
+            "request": sc.request,
+            "intents": sc.intents,
+            "lookups": [[a, keys] for a, keys in lookups],
+            "verify_action": render_call(*sc.verify_call),
+            "hints": sc.hints,
+        },
+    )
 
 
-class ToolUseTasks(WorldTasks, family="tooluse", group_filter="domains", templates=TEMPLATES, tiers=TIERS,
-                   seeds_per_template=SEEDS_PER_TEMPLATE, build=_build):
+class ToolUseTasks(
+    WorldTasks,
+    family="tooluse",
+    group_filter="domains",
+    templates=TEMPLATES,
+    tiers=TIERS,
+    seeds_per_template=SEEDS_PER_TEMPLATE,
+    build=_build,
+):
     """All ToolUse tasks, optionally restricted to some domains and tiers (``ToolUseTasks(domains=[...], tiers=[...])``)."""

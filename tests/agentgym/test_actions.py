@@ -21,25 +21,32 @@ from agentgym.actions import (
     tool_schema,
 )
 
-SPEC = ToolSpec("get_order", "Look up an order.", (Param("order_id", "string", "the order's id"),
-                                                  Param("limit", "integer", "how many", required=False)))
+SPEC = ToolSpec(
+    "get_order",
+    "Look up an order.",
+    (Param("order_id", "string", "the order's id"), Param("limit", "integer", "how many", required=False)),
+)
 
 
-@pytest.mark.parametrize("text", [
-    'get_order(order_id="O1")',
-    '{"tool": "get_order", "args": {"order_id": "O1"}}',
-    '{"name": "get_order", "arguments": "{\\"order_id\\": \\"O1\\"}"}',
-    '{"type": "function", "function": {"name": "get_order", "arguments": {"order_id": "O1"}}}',
-    '```json\n{"tool": "get_order", "args": {"order_id": "O1"}}\n```',
-    '```\nget_order(order_id="O1")\n```',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'get_order(order_id="O1")',
+        '{"tool": "get_order", "args": {"order_id": "O1"}}',
+        '{"name": "get_order", "arguments": "{\\"order_id\\": \\"O1\\"}"}',
+        '{"type": "function", "function": {"name": "get_order", "arguments": {"order_id": "O1"}}}',
+        '```json\n{"tool": "get_order", "args": {"order_id": "O1"}}\n```',
+        '```\nget_order(order_id="O1")\n```',
+    ],
+)
 def test_every_form_parses_to_the_same_call(text: str) -> None:
     assert check_args(SPEC, parse_action(text)) == {"order_id": "O1"}
 
 
 def test_render_call_round_trips() -> None:
     assert parse_action(render_call("get_order", {"order_id": "O1", "limit": 2})) == Call(
-        "get_order", {"order_id": "O1", "limit": 2})
+        "get_order", {"order_id": "O1", "limit": 2}
+    )
 
 
 def test_strip_fence_leaves_unfenced_text_alone() -> None:
@@ -56,7 +63,7 @@ def test_one_fence_rule_for_every_family_and_the_llm_agent() -> None:
     assert strip_fence("```test\n```") == "test\n"  # a lone word is the action, not a tag
     assert strip_fence("```python3\nrun ls\n```") == "run ls\n"
     assert strip_fence("```\nwrite a.py\n    x = 1\n```") == "write a.py\n    x = 1\n"
-    assert strip_fence("```json\n{\"tool\": \"x\"}\n```") == '{"tool": "x"}\n'
+    assert strip_fence('```json\n{"tool": "x"}\n```') == '{"tool": "x"}\n'
     assert extract_action("Sure:\n```bash\nrun ls -la\n```\nthen") == "run ls -la"
     assert extract_action("```run ls```") == "run ls"
     fenced, plain = coding_parse("```\nrun ls\n```"), coding_parse("run ls")

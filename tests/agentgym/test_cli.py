@@ -33,8 +33,9 @@ def agentgym(capfd):
 
 
 def test_python_m_agentgym_lists_the_commands():
-    r = subprocess.run([sys.executable, "-m", "agentgym", "--help"], capture_output=True, text=True, timeout=120,
-                       cwd=REPO)
+    r = subprocess.run(
+        [sys.executable, "-m", "agentgym", "--help"], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
     assert r.returncode == 0
     for command in ("setup", "doctor", "sandbox"):
         assert command in r.stdout
@@ -47,8 +48,9 @@ def test_version_and_usage(agentgym):
 
 
 def test_sandbox_run_prints_output_and_exits_with_the_status(agentgym):
-    r = agentgym("sandbox", "run", "--backend", "local", "--", "python3", "-c",
-                 "import sys; print('hello'); sys.exit(7)")
+    r = agentgym(
+        "sandbox", "run", "--backend", "local", "--", "python3", "-c", "import sys; print('hello'); sys.exit(7)"
+    )
     assert r.returncode == 7 and r.stdout == "hello\n"
     r = agentgym("sandbox", "run", "--backend", "local", "--timeout", "0.5", "--", "sleep 30")
     assert r.returncode == 124 and "timed out" in r.stderr

@@ -33,7 +33,12 @@ def test_garbage_actions_cost_a_turn_and_never_raise(env):
         obs, reward, terminated, truncated, info = env.step(garbage)
         assert not terminated and reward == 0.0
         assert obs["text"].startswith("error:")
-        assert info["events"][0] == {"kind": "action", "parsed_ok": False, "name": None, "error": info["events"][0]["error"]}
+        assert info["events"][0] == {
+            "kind": "action",
+            "parsed_ok": False,
+            "name": None,
+            "error": info["events"][0]["error"],
+        }
     assert env.turn == 7
 
 

@@ -42,7 +42,13 @@ def test_long_texts_and_odd_characters():
 
 def test_same_vector_in_another_process():
     code = "from agentgym.features import hash_tokens; print(hash_tokens('def add(a, b): return a + b', 64).tolist())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "123"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "123"},
+    )
     assert eval(out.stdout) == hash_tokens("def add(a, b): return a + b", 64).tolist()
 
 

@@ -30,14 +30,13 @@ STEP_LIMIT_S = 5.0
 
 
 def _family_backend(env_id: str) -> str:
-    """"local", or "docker" for a family that runs only there (MiniWoB-v0: its class's ``backends``)."""
+    """The backend: "local", or "docker" for a family that runs only there (MiniWoB-v0: its class's ``backends``)."""
     module, _, name = agentgym.ENV_IDS[env_id].partition(":")
     family = getattr(__import__(module, fromlist=[name]), name)
     return "local" if "local" in getattr(family, "backends", ("local",)) else "docker"
 
 
-CASES = [(env_id, _family_backend(env_id)) for env_id in sorted(agentgym.ENV_IDS)] + \
-    [("agentgym/ToolUse-v0", "docker")]
+CASES = [(env_id, _family_backend(env_id)) for env_id in sorted(agentgym.ENV_IDS)] + [("agentgym/ToolUse-v0", "docker")]
 
 
 def _actions(info: dict, grammar: dict, shell_safe: bool, salt: tuple[int, int]) -> st.SearchStrategy[str]:
@@ -45,8 +44,14 @@ def _actions(info: dict, grammar: dict, shell_safe: bool, salt: tuple[int, int])
     # hypothesis favours a few integers (0, 1, 2**32-1...); salting the seed with the episode's
     # seed and the turn keeps the generator's draws diverse and still reproducible
     generated = st.integers(0, 2**32 - 1).map(
-        lambda s: hostile_action(np.random.default_rng([s, *salt]), menu, tools=grammar["tools"],
-                                 verbs=grammar["verbs"], shell_safe=shell_safe))
+        lambda s: hostile_action(
+            np.random.default_rng([s, *salt]),
+            menu,
+            tools=grammar["tools"],
+            verbs=grammar["verbs"],
+            shell_safe=shell_safe,
+        )
+    )
     raw = st.one_of(st.sampled_from(HOSTILE_FRAGMENTS), st.text(max_size=300))
     raw = raw.map(_shell_safe) if shell_safe else raw
     options = [generated, generated, generated, raw]  # mostly grammar-aware
@@ -63,10 +68,14 @@ def envs():
         env.close()
 
 
-@pytest.mark.parametrize("env_id,backend", [
-    # a Docker-only family steps a real browser: 2,000 actions take about a minute
-    pytest.param(i, b, id=f"{i}-{b}", marks=[pytest.mark.slow] if _family_backend(i) == "docker" else [])
-    for i, b in CASES])
+@pytest.mark.parametrize(
+    "env_id,backend",
+    [
+        # a Docker-only family steps a real browser: 2,000 actions take about a minute
+        pytest.param(i, b, id=f"{i}-{b}", marks=[pytest.mark.slow] if _family_backend(i) == "docker" else [])
+        for i, b in CASES
+    ],
+)
 def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
     if backend == "docker":
         module, _, name = agentgym.ENV_IDS[env_id].partition(":")
@@ -82,14 +91,22 @@ def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
     played = {"actions": 0, "slowest": 0.0}
 
     @seed(20251130)
-    @settings(max_examples=ACTIONS // PER_EXAMPLE, deadline=None, database=None, derandomize=False,
-              phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=ACTIONS // PER_EXAMPLE,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(data=st.data(), reset_seed=st.integers(0, 2**31 - 1))
     def episode(data, reset_seed):
         obs, info = env.reset(seed=reset_seed)
         assert observation_size(obs) <= limit
-        grammar = {"tools": [t for t in info.get("tools") or [] if isinstance(t, dict)],
-                   "verbs": grammar_verbs(str(info.get("help") or ""))}
+        grammar = {
+            "tools": [t for t in info.get("tools") or [] if isinstance(t, dict)],
+            "verbs": grammar_verbs(str(info.get("help") or "")),
+        }
         for turn in range(PER_EXAMPLE):
             action = data.draw(_actions(info, grammar, backend != "docker", (reset_seed, turn)), label="action")
             start = time.perf_counter()

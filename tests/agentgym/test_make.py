@@ -25,7 +25,9 @@ from agentgym.wrappers.budget import TimeLimitGuard
 KV_ID = "agentgym-test/KV-v0"  # the container-free scripted family, registered like agentgym ids
 PLAIN_ID = "agentgym-test/PlainKV-v0"  # a gymnasium env with agentgym events but no AgentEnv
 if KV_ID not in gym.registry:
-    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"})
+    gym.register(
+        KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"}
+    )
     gym.register(PLAIN_ID, entry_point="agentgym.testing.kv_env:ScriptedEnv")
 
 
@@ -72,7 +74,9 @@ def test_defaults_differ_only_in_labels_and_cost():
 
 
 def test_options_work_as_gym_make_kwargs():
-    options = dict(budget=5, faults={"kinds": ["timeout"], "first_k": 1}, process_reward={"weight": 0.2}, numeric={"dim": 32})
+    options = dict(
+        budget=5, faults={"kinds": ["timeout"], "first_k": 1}, process_reward={"weight": 0.2}, numeric={"dim": 32}
+    )
     via_gym = gym.make(KV_ID, labels=True, cost=True, split="test", **options)
     via_make = agentgym.make(KV_ID, split="test", **options)
     assert layers(via_gym) == layers(via_make)
@@ -82,8 +86,13 @@ def test_options_work_as_gym_make_kwargs():
 
 @pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
 def test_spec_round_trip_rebuilds_the_whole_stack():
-    env = agentgym.make(KV_ID, budget={"choice": [3, 6]}, faults="timeout+empty_output@p=0.5:persistent",
-                        process_reward=0.1, numeric={"max_actions": 16, "dim": 32})
+    env = agentgym.make(
+        KV_ID,
+        budget={"choice": [3, 6]},
+        faults="timeout+empty_output@p=0.5:persistent",
+        process_reward=0.1,
+        numeric={"max_actions": 16, "dim": 32},
+    )
     again = gym.make(env.spec)
     assert layers(again) == layers(env) and again.spec == env.spec
     for seed in range(3):
@@ -91,9 +100,20 @@ def test_spec_round_trip_rebuilds_the_whole_stack():
 
 
 def test_spec_round_trip_of_a_hand_built_stack():
-    env = NumericView(CostTracker(ProcessReward(FailureLabeler(RandomBudget(
-        ToolFailureInjector(gym.make(KV_ID), kinds="timeout", at_turns=[1, 2]), {"loguniform": [2, 8]})), weight=0.3)),
-        max_actions=8, dim=16)
+    env = NumericView(
+        CostTracker(
+            ProcessReward(
+                FailureLabeler(
+                    RandomBudget(
+                        ToolFailureInjector(gym.make(KV_ID), kinds="timeout", at_turns=[1, 2]), {"loguniform": [2, 8]}
+                    )
+                ),
+                weight=0.3,
+            )
+        ),
+        max_actions=8,
+        dim=16,
+    )
     again = gym.make(env.spec)
     assert [w.name for w in again.spec.additional_wrappers] == [w.name for w in env.spec.additional_wrappers]
     assert [w.kwargs for w in again.spec.additional_wrappers] == [w.kwargs for w in env.spec.additional_wrappers]
@@ -143,7 +163,10 @@ def test_tooluse_with_a_fault_budget_labels_and_costs():
         while not (terminated or truncated):
             obs, reward, terminated, truncated, info = env.step(env.unwrapped.reference_action())
         assert terminated and reward == 1.0 and info["failure_category"] == "success"
-        assert "fault_injected" in info["failure_flags"] and info["cost"]["model_calls"] == info["budget"] - info["turns_left"]
+        assert (
+            "fault_injected" in info["failure_flags"]
+            and info["cost"]["model_calls"] == info["budget"] - info["turns_left"]
+        )
         assert isinstance(obs["turns_left_frac"], np.ndarray)
     finally:
         env.close()

@@ -28,7 +28,9 @@ def test_attempts_share_the_task_and_finish_independently():
         solution = [oracle.reference_action()]
         word = oracle.task.meta["word"]
         # attempt_0 solves it, attempt_1 submits a wrong answer, attempt_2 keeps reading
-        _, rewards, terms, _, _ = env.step({"attempt_0": f"write {word}", "attempt_1": "write nope", "attempt_2": "cat"})
+        _, rewards, terms, _, _ = env.step(
+            {"attempt_0": f"write {word}", "attempt_1": "write nope", "attempt_2": "cat"}
+        )
         _, rewards, terms, _, _ = env.step({"attempt_0": "submit", "attempt_1": "submit", "attempt_2": "cat"})
         assert rewards == {"attempt_0": 1.0, "attempt_1": 0.0, "attempt_2": 0.0}
         assert env.agents == ["attempt_2"] and solution[0] == f"write {word}"

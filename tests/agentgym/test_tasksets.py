@@ -18,8 +18,11 @@ class _Toy(TemplateTaskSet):
     all_tiers = ("easy", "hard")
     all_groups = ("a", "b")
     group_filter = "rooms"
-    templates = {"a/one": SimpleNamespace(tier="easy", heldout=False), "a/two": SimpleNamespace(tier="hard", heldout=False),
-                 "b/three": SimpleNamespace(tier="easy", heldout=True)}
+    templates = {
+        "a/one": SimpleNamespace(tier="easy", heldout=False),
+        "a/two": SimpleNamespace(tier="hard", heldout=False),
+        "b/three": SimpleNamespace(tier="easy", heldout=True),
+    }
     seeds_per_template = 8
 
     def get(self, task_id: str) -> Task:

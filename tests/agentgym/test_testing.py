@@ -23,18 +23,26 @@ def test_documented_recovery_test_on_the_toy_env(backend):
 
 def test_documented_recovery_test_on_coding():
     # exactly the docs example
-    assert_recovers("agentgym/Coding-v0", OracleAgent(), fault="tool_error@turn=1",
-                    budget=12, seeds=range(3), backend="local")
+    assert_recovers(
+        "agentgym/Coding-v0", OracleAgent(), fault="tool_error@turn=1", budget=12, seeds=range(3), backend="local"
+    )
 
 
 def test_documented_recovery_test_on_tooluse():
-    assert_recovers("agentgym/ToolUse-v0", OracleAgent(), fault="tool_error@turn=1", budget=12, seeds=range(3),
-                    backend="local")
+    assert_recovers(
+        "agentgym/ToolUse-v0", OracleAgent(), fault="tool_error@turn=1", budget=12, seeds=range(3), backend="local"
+    )
 
 
 def test_recovery_from_every_transient_fault_kind_within_one_extra_turn_each():
     env = ScriptedAgentEnv()
-    for spec in ["timeout@turn=1", "empty_output@turn=2", "corrupted_output@first=2", "state_drift@turn=2", "tool_error@p=0.3"]:
+    for spec in [
+        "timeout@turn=1",
+        "empty_output@turn=2",
+        "corrupted_output@first=2",
+        "state_drift@turn=2",
+        "tool_error@p=0.3",
+    ]:
         episodes = assert_recovers(env, OracleAgent(), fault=spec, budget=12, seeds=range(4))
         assert all(e.success and e.failure_category == "success" and e.faults for e in episodes)
 

@@ -30,8 +30,12 @@ def test_async_vector_env_steps_text_observations():
 
 def _rollout(mode: str, **vector_kwargs):
     envs = gym.make_vec(
-        "agentgym/ToolUse-v0", num_envs=2, vectorization_mode=mode, vector_kwargs=vector_kwargs,
-        backend="local", split="test",
+        "agentgym/ToolUse-v0",
+        num_envs=2,
+        vectorization_mode=mode,
+        vector_kwargs=vector_kwargs,
+        backend="local",
+        split="test",
     )
     try:
         seen = [tuple(envs.reset(seed=[3, 4])[0]["text"])]

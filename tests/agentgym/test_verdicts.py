@@ -25,8 +25,10 @@ from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.testing.verdicts import HONEST, agreement, table
 
 
-@pytest.fixture(scope="module", params=[pytest.param("tooluse", marks=pytest.mark.slow),
-                                        pytest.param("browser", marks=pytest.mark.slow)])  # 12-17 s each
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param("tooluse", marks=pytest.mark.slow), pytest.param("browser", marks=pytest.mark.slow)],
+)  # 12-17 s each
 def judged(request):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the local backend's warning
@@ -38,8 +40,10 @@ def judged(request):
 
 
 def _show(bad) -> str:
-    return "\n".join(f"{j.truth.task_id} {j.final.style}: {j.final.answer[:100]!r} value={j.final.value} "
-                     f"refused={j.final.refused}" for j in bad[:12])
+    return "\n".join(
+        f"{j.truth.task_id} {j.final.style}: {j.final.answer[:100]!r} value={j.final.value} refused={j.final.refused}"
+        for j in bad[:12]
+    )
 
 
 def test_at_least_200_of_each_over_every_tier(judged):

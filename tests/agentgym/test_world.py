@@ -34,18 +34,21 @@ def test_every_write_raises_the_records_version_and_dumps_leave_bookkeeping_out(
     assert records.dump(db) == {"orders": [("O1", "lost"), ("O2", "new")]}  # no _versions
 
 
-@pytest.mark.parametrize("answer, value, refusal, expected, ok", [
-    ("Done: your order is cancelled.", None, False, None, True),
-    ("I cannot do that.", None, False, None, False),  # a refusal where the work was allowed
-    ("Done.", "I am unable to", False, None, False),  # a refusal hidden in the value
-    ("I cannot cancel it: it has shipped.", None, True, None, True),
-    ("I cannot cancel it, but I have cancelled it.", None, True, None, False),  # refuses and claims it
-    ("I cannot.", "$5.00", True, None, False),  # a refusal and a value
-    ("It is $5.00.", None, False, "$5.00", True),
-    ("It is $5.00 or $6.00.", None, False, "$5.00", False),  # stuffing
-    (None, None, False, None, True),  # a request carried out needs no words (truncation scoring)
-    (None, None, True, None, False),
-])
+@pytest.mark.parametrize(
+    "answer, value, refusal, expected, ok",
+    [
+        ("Done: your order is cancelled.", None, False, None, True),
+        ("I cannot do that.", None, False, None, False),  # a refusal where the work was allowed
+        ("Done.", "I am unable to", False, None, False),  # a refusal hidden in the value
+        ("I cannot cancel it: it has shipped.", None, True, None, True),
+        ("I cannot cancel it, but I have cancelled it.", None, True, None, False),  # refuses and claims it
+        ("I cannot.", "$5.00", True, None, False),  # a refusal and a value
+        ("It is $5.00.", None, False, "$5.00", True),
+        ("It is $5.00 or $6.00.", None, False, "$5.00", False),  # stuffing
+        (None, None, False, None, True),  # a request carried out needs no words (truncation scoring)
+        (None, None, True, None, False),
+    ],
+)
 def test_the_final_answer_is_checked_by_one_rule(answer, value, refusal, expected, ok):
     assert answers.check_final(answer, value, refusal=refusal, expected=expected) is ok
 
@@ -60,15 +63,32 @@ def test_the_verdict_needs_the_state_and_the_answer_and_keeps_evidence_only_for_
 
 def test_a_world_task_set_is_declared_in_its_class_statement():
     def build(rng):
-        return {"n": rng.randint(0, 10 ** 6)}
+        return {"n": rng.randint(0, 10**6)}
 
-    templates = templates_by_key([Template("a", "g2", "single", build), Template("b", "g1", "multi", build),
-                                  Template("c", "g2", "single", build, heldout=True)])
+    templates = templates_by_key(
+        [
+            Template("a", "g2", "single", build),
+            Template("b", "g1", "multi", build),
+            Template("c", "g2", "single", build, heldout=True),
+        ]
+    )
 
-    class Tasks(WorldTasks, family="w", group_filter="groups", templates=templates, tiers=("single", "multi"),
-                seeds_per_template=4, build=lambda task_id: Tasks.task(
-                    task_id, *Tasks.scenario(task_id)[:1], instruction="do it", subtasks=(), solution=("x",),
-                    meta={"scenario": Tasks.scenario(task_id)[1]})):
+    class Tasks(
+        WorldTasks,
+        family="w",
+        group_filter="groups",
+        templates=templates,
+        tiers=("single", "multi"),
+        seeds_per_template=4,
+        build=lambda task_id: Tasks.task(
+            task_id,
+            *Tasks.scenario(task_id)[:1],
+            instruction="do it",
+            subtasks=(),
+            solution=("x",),
+            meta={"scenario": Tasks.scenario(task_id)[1]},
+        ),
+    ):
         pass
 
     ts = Tasks()

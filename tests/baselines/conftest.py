@@ -41,16 +41,35 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     shared = os.environ.get("_AGENTGYM_TEST_RUN_CACHE")
     base = Path(shared) / "smoke-run" if shared else tmp_path_factory.mktemp("smoke")
     base.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "baselines")]),
-           "AGENTGYM_CACHE_DIR": str(base / "cache")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "baselines")]),
+        "AGENTGYM_CACHE_DIR": str(base / "cache"),
+    }
     out = base / "w1"
     with open(base / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits here for the first one's run
         if not (base / "done").exists():
             shutil.rmtree(out, ignore_errors=True)  # a failed earlier attempt
-            proc = subprocess.run([sys.executable, "-m", "baselines.budgetmix", "--smoke", "--backend", "local",
-                                   "--out", str(out), "--workers", "1"], cwd=base, env=env, capture_output=True,
-                                  text=True, timeout=400)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "baselines.budgetmix",
+                    "--smoke",
+                    "--backend",
+                    "local",
+                    "--out",
+                    str(out),
+                    "--workers",
+                    "1",
+                ],
+                cwd=base,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=400,
+            )
             assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
             (base / "done").touch()
     return out, env

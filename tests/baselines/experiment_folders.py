@@ -12,9 +12,15 @@ TASKS = [f"task-{i}" for i in range(40)]
 SETTINGS = {"t_short": 3, "t_long": 12, "mix": "uniform:2-12", "total_env_steps": 800, "learning_rate": 0.003}
 
 
-def experiment_folder(root: Path, success: dict[str, float], tasks: list[str] = TASKS,
-                      seeds: tuple[int, ...] = (1, 2, 3), code: str | None = "abc1234",
-                      settings: dict[str, Any] | None = None, train_tasks: list[str] = TASKS) -> Path:
+def experiment_folder(
+    root: Path,
+    success: dict[str, float],
+    tasks: list[str] = TASKS,
+    seeds: tuple[int, ...] = (1, 2, 3),
+    code: str | None = "abc1234",
+    settings: dict[str, Any] | None = None,
+    train_tasks: list[str] = TASKS,
+) -> Path:
     """A folder whose schedule NAME succeeds on the first ``success[NAME]`` share of tasks, at T=2 and 8, for each seed.
 
     Its ``provenance.json`` says it ran ``code`` (a git describe; the source digest is derived from
@@ -24,8 +30,11 @@ def experiment_folder(root: Path, success: dict[str, float], tasks: list[str] = 
     lists = {"primary": tasks, "split2": [], "multi": []}
     (root / "eval_tasks.json").write_text(json.dumps(lists))
     if code is not None:
-        record = {"code": {"sources": _digest(code), "git": code}, "settings": settings or SETTINGS,
-                  "tasks": {**{f"eval/{k}": _digest(v) for k, v in sorted(lists.items())}, "train": _digest(train_tasks)}}
+        record = {
+            "code": {"sources": _digest(code), "git": code},
+            "settings": settings or SETTINGS,
+            "tasks": {**{f"eval/{k}": _digest(v) for k, v in sorted(lists.items())}, "train": _digest(train_tasks)},
+        }
         (root / "provenance.json").write_text(json.dumps(record))
     for name, share in success.items():
         for seed in seeds:

@@ -32,13 +32,42 @@ INPUTS = DATA / "report_inputs.json"
 GOLDEN = DATA / "report_golden"
 RENDERED = ("report.md", "contrasts.json", "summary.json")
 """The text files `write_report` writes (its PNGs are not compared: matplotlib's bytes vary by version)."""
-CAPTURE_FLAGS = ["--preset", "smoke", "--seeds", "1,2", "--eval-references", "budget-aware,pick+loop",
-                 "--eval-multi-tasks", "2", "--workers", "2"]
+CAPTURE_FLAGS = [
+    "--preset",
+    "smoke",
+    "--seeds",
+    "1,2",
+    "--eval-references",
+    "budget-aware,pick+loop",
+    "--eval-multi-tasks",
+    "2",
+    "--workers",
+    "2",
+]
 """The smoke run whose `write_report` inputs are stored: two seeds, every section on."""
 BY_SEED = ("training", "evals")
-RECORD_KEYS = ("T", "actions", "budget_exhausted", "category", "cost", "env", "faults", "flags", "forced_turns",
-               "infra_error", "intervention", "latency_s", "n_errors", "n_faults", "no_candidate", "sample", "submitted",
-               "success", "task", "turns")
+RECORD_KEYS = (
+    "T",
+    "actions",
+    "budget_exhausted",
+    "category",
+    "cost",
+    "env",
+    "faults",
+    "flags",
+    "forced_turns",
+    "infra_error",
+    "intervention",
+    "latency_s",
+    "n_errors",
+    "n_faults",
+    "no_candidate",
+    "sample",
+    "submitted",
+    "success",
+    "task",
+    "turns",
+)
 """The fields of an episode record kept in `INPUTS` (a patch action is cut to a digest of its diff)."""
 """Inputs keyed by agent, then seed: JSON turns the seed keys into strings; the report expects ints."""
 

@@ -22,11 +22,23 @@ def _run(args: list[str], tmp_path: Path, timeout: float = 300) -> subprocess.Co
 
 @pytest.mark.slow
 def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[str, str]]) -> None:
-    out, _ = smoke_run  # `--smoke --backend local --workers 1` (conftest; test_grid checks 2 workers and Ray give the same)
+    out, _ = (
+        smoke_run  # `--smoke --backend local --workers 1` (conftest; test_grid checks 2 workers and Ray give the same)
+    )
     report = (out / "report.md").read_text()
-    for section in ("Success at each budget T", "Contrasts named in advance", "Pass@(K,T)", "Failure categories per T",
-                    "Recovery under injected faults", "First decisions against recovery", "recovered / wrong first",
-                    "Cost per success", "env steps/s", "forced-state probe", "P(revert \\| failing test)"):
+    for section in (
+        "Success at each budget T",
+        "Contrasts named in advance",
+        "Pass@(K,T)",
+        "Failure categories per T",
+        "Recovery under injected faults",
+        "First decisions against recovery",
+        "recovered / wrong first",
+        "Cost per success",
+        "env steps/s",
+        "forced-state probe",
+        "P(revert \\| failing test)",
+    ):
         assert section in report, section
     for name in ("random", "fixed-T3", "fixed-T6", "budgetmix", "curriculum", "curriculum-steps"):
         assert f"| {name} |" in report
@@ -43,7 +55,9 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
     assert {c["label"] for c in contrasts} == set("abcdefg") | {"h1", "h2", "h3", "h4", "h1'", "h2'", "h3'"}
     assert "## Recovery by intervention" in report and "BudgetMix without forced starts" in report
     family = [c for c in contrasts if not c["label"].endswith("'")]  # the variants are outside the Holm family
-    assert all({"p", "p_holm"} <= set(c) for c in family) and not any("p_holm" in c for c in contrasts if c not in family)
+    assert all({"p", "p_holm"} <= set(c) for c in family) and not any(
+        "p_holm" in c for c in contrasts if c not in family
+    )
     # every difference of success has its equivalence test; (h4) is a share, not a difference
     assert all({"lo90", "hi90", "p_equiv", "equivalent"} <= set(c) for c in contrasts if c["label"] != "h4")
     # summary.json: per agent and T, success with its interval, accuracy, success when right, recovery counts
@@ -75,8 +89,10 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
     record = json.loads((out / "provenance.json").read_text())
     assert record["code"]["sources"] and record["settings"]["t_short"] == 3 and "seeds" not in record["settings"]
     assert set(record["tasks"]) == {"eval/primary", "eval/split2", "eval/multi", "train"}
-    grids = {name: [json.loads(line) for line in (out / "eval" / name / "grid" / "episodes.jsonl").open()]
-             for name in ("budgetmix-s1", "random")}
+    grids = {
+        name: [json.loads(line) for line in (out / "eval" / name / "grid" / "episodes.jsonl").open()]
+        for name in ("budgetmix-s1", "random")
+    }
     for grid in grids.values():
         assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
         assert {r["task"] for r in grid} == set(tasks["primary"])
@@ -87,7 +103,17 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
 @pytest.mark.slow
 def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    args = ["-m", "baselines.budgetmix", "--smoke", "--backend", "local", "--out", str(out), "--schedule", "uniform:2-6"]
+    args = [
+        "-m",
+        "baselines.budgetmix",
+        "--smoke",
+        "--backend",
+        "local",
+        "--out",
+        str(out),
+        "--schedule",
+        "uniform:2-6",
+    ]
     first = _run(args, tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
     again = _run(args + ["--resume", "--total-env-steps", "320"], tmp_path)
@@ -102,10 +128,26 @@ def test_budgetmix_resume_continues_a_run(tmp_path: Path) -> None:
 def test_sb3_ppo_trains_on_the_numeric_view(tmp_path: Path) -> None:
     pytest.importorskip("stable_baselines3")
     proc = _run(
-        ["-m", "baselines.sb3_ppo", "--env-id", "budget_env:agentgym-test/BudgetChoice-v0", "--total-timesteps", "256",
-         "--n-steps", "64", "--num-envs", "2", "--eval-ts", "2,8", "--eval-episodes", "4", "--max-actions", "8"],
+        [
+            "-m",
+            "baselines.sb3_ppo",
+            "--env-id",
+            "budget_env:agentgym-test/BudgetChoice-v0",
+            "--total-timesteps",
+            "256",
+            "--n-steps",
+            "64",
+            "--num-envs",
+            "2",
+            "--eval-ts",
+            "2,8",
+            "--eval-episodes",
+            "4",
+            "--max-actions",
+            "8",
+        ],
         tmp_path,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    result = json.loads(proc.stdout[proc.stdout.index("{") :])
     assert result["timesteps"] >= 256 and set(result["success_by_T"]) == {"2", "8"}

@@ -24,7 +24,8 @@ def _agent(p_by_seed: dict[int, np.ndarray], t: int = 2) -> dict:
 
 def test_cells_average_episodes_and_skip_infra_errors_and_faults() -> None:
     records = [
-        {"task": "a", "T": 2, "success": True}, {"task": "a", "T": 2, "success": False},
+        {"task": "a", "T": 2, "success": True},
+        {"task": "a", "T": 2, "success": False},
         {"task": "a", "T": 2, "success": False, "infra_error": "lost"},
         {"task": "a", "T": 2, "success": True, "faults": "tool_error@turn=1"},
     ]
@@ -55,10 +56,22 @@ def test_seed_variance_widens_the_interval() -> None:
 
 def test_named_contrasts_cover_a_to_e_and_the_same_agent_pairs_its_seeds() -> None:
     ones, zeros = np.ones(len(TASKS)), np.zeros(len(TASKS))
-    both = lambda p2, p16: {s: {**{(t, 2): float(p2[i]) for i, t in enumerate(TASKS)},  # noqa: E731
-                                **{(t, 16): float(p16[i]) for i, t in enumerate(TASKS)}} for s in (1, 2)}
-    agents = {"short": both(ones, zeros), "long": both(zeros, ones), "budgetmix": both(ones, ones),
-              "curriculum": both(zeros, zeros)}
+
+    def both(p2, p16):
+        return {
+            s: {
+                **{(t, 2): float(p2[i]) for i, t in enumerate(TASKS)},
+                **{(t, 16): float(p16[i]) for i, t in enumerate(TASKS)},
+            }
+            for s in (1, 2)
+        }
+
+    agents = {
+        "short": both(ones, zeros),
+        "long": both(zeros, ones),
+        "budgetmix": both(ones, ones),
+        "curriculum": both(zeros, zeros),
+    }
     out = named_contrasts(agents, TASKS, [2, 16], short="short", long="long", mix="budgetmix", curricula=["curriculum"])
     by = {(c["label"], c["name"]): c for c in out}
     assert {c["label"] for c in out} == set("abcdefg")
@@ -74,12 +87,19 @@ def test_f_and_g_on_a_known_case() -> None:
     rng = np.random.default_rng(3)
 
     def agent(p2: float, p16: float) -> dict:
-        return {s: {**{(t, 2): float(rng.random() < p2) for t in TASKS}, **{(t, 16): float(rng.random() < p16) for t in TASKS}}
-                for s in (1, 2, 3)}
+        return {
+            s: {
+                **{(t, 2): float(rng.random() < p2) for t in TASKS},
+                **{(t, 16): float(rng.random() < p16) for t in TASKS},
+            }
+            for s in (1, 2, 3)
+        }
 
     agents = {"short": agent(0.5, 0.5), "long": agent(0.1, 0.9), "budgetmix": agent(0.5, 0.5)}
-    out = {c["label"]: c for c in named_contrasts(agents, TASKS, [2, 16], short="short", long="long", mix="budgetmix",
-                                                  curricula=[])}
+    out = {
+        c["label"]: c
+        for c in named_contrasts(agents, TASKS, [2, 16], short="short", long="long", mix="budgetmix", curricula=[])
+    }
     mean = lambda a, t: np.mean([agents[a][s][(k, t)] for s in agents[a] for k in TASKS])  # noqa: E731
     assert out["f"]["diff"] == pytest.approx(mean("long", 16) - mean("short", 16))
     g = (mean("long", 16) - mean("long", 2)) - (mean("short", 16) - mean("short", 2))
@@ -91,9 +111,13 @@ def test_f_and_g_on_a_known_case() -> None:
 def test_difference_in_differences_pairs_tasks_and_seeds() -> None:
     """A task effect shared by both budgets and both agents cancels: the interval is exactly 0."""
     hard = (np.arange(len(TASKS)) % 3 == 0).astype(float)
-    agent = {s: {**{(t, 2): hard[i] for i, t in enumerate(TASKS)}, **{(t, 16): hard[i] for i, t in enumerate(TASKS)}}
-             for s in (1, 2)}
-    c = linear_contrast({"x": agent, "y": agent}, [("x", 16, 1.0), ("x", 2, -1.0), ("y", 16, -1.0), ("y", 2, 1.0)], TASKS)
+    agent = {
+        s: {**{(t, 2): hard[i] for i, t in enumerate(TASKS)}, **{(t, 16): hard[i] for i, t in enumerate(TASKS)}}
+        for s in (1, 2)
+    }
+    c = linear_contrast(
+        {"x": agent, "y": agent}, [("x", 16, 1.0), ("x", 2, -1.0), ("y", 16, -1.0), ("y", 2, 1.0)], TASKS
+    )
     assert c["diff"] == 0.0 and c["lo"] == 0.0 and c["hi"] == 0.0
 
 
@@ -119,7 +143,9 @@ def test_equivalence_test_within_the_margin() -> None:
     assert not far["equivalent"] and far["p_equiv"] > 0.5 and far["p"] < 0.01
 
 
-def _decisions(pattern: list[tuple[float, float]], t: int = 16, seeds: int = 3) -> dict[int, dict[tuple[str, int], tuple[float, float, float]]]:
+def _decisions(
+    pattern: list[tuple[float, float]], t: int = 16, seeds: int = 3
+) -> dict[int, dict[tuple[str, int], tuple[float, float, float]]]:
     """Every seed alike: task i's (first commit right, success)."""
     return {s: {(f"t{i}", t): (r, ok, r * ok) for i, (r, ok) in enumerate(pattern)} for s in range(seeds)}
 
@@ -137,7 +163,11 @@ def test_recovery_share_is_one_when_the_gain_is_all_recovery_and_zero_when_it_is
     # long gains by committing right more often, recovering nothing
     long = _decisions([(1.0, 1.0)] * 32 + [(0.0, 0.0)] * 8)
     got = recovery_share({"long": long, "short": short}, "long", "short", tasks, 16)
-    assert got["gain"] == pytest.approx(0.3) and got["share"] == pytest.approx(0.0) and got["accuracy"] == pytest.approx(0.3)
+    assert (
+        got["gain"] == pytest.approx(0.3)
+        and got["share"] == pytest.approx(0.0)
+        and got["accuracy"] == pytest.approx(0.3)
+    )
     assert not got["held"] and got["p"] == 1.0
     # the parts add up to the gain
     assert got["accuracy"] + got["follow_through"] + got["recovery"] == pytest.approx(got["gain"])
@@ -152,8 +182,9 @@ def test_recovery_contrasts_name_h1_to_h4_and_join_the_holm_family() -> None:
         return {s: {(t, T): float(i < rate[T] * 30) for i, t in enumerate(tasks) for T in rate} for s in range(3)}
 
     after = {"short": agent({5: 0.1, 16: 0.1}), "long": agent({5: 0.2, 16: 0.7}), "mix": agent({5: 0.2, 16: 0.6})}
-    rows = recovery_contrasts(after, tasks, short="short", long="long", mix="mix", lo_t=5, hi_t=16,
-                              intervention="wrong_patch")
+    rows = recovery_contrasts(
+        after, tasks, short="short", long="long", mix="mix", lo_t=5, hi_t=16, intervention="wrong_patch"
+    )
     by = {r["label"]: r for r in rows}
     assert set(by) == {"h1", "h2", "h3"}  # h4 needs the clean episodes' decisions
     assert by["h1"]["diff"] == pytest.approx(0.6) and by["h2"]["diff"] == pytest.approx(0.4)
@@ -163,7 +194,9 @@ def test_recovery_contrasts_name_h1_to_h4_and_join_the_holm_family() -> None:
     assert [r["label"] for r in family][-3:] == ["h1", "h2", "h3"]
     assert all(r["p_holm"] is not None and r["p_holm"] >= r["p"] for r in family)
     # intervention and faulted episodes never count as clean decisions
-    records = [{"task": "t0", "T": 16, "success": True, "cost": {"first_commit_right": 1}},
-               {"task": "t0", "T": 16, "success": False, "cost": {"first_commit_right": 0}},
-               {"task": "t0", "T": 16, "success": True, "intervention": "wrong_patch", "cost": {}}]
+    records = [
+        {"task": "t0", "T": 16, "success": True, "cost": {"first_commit_right": 1}},
+        {"task": "t0", "T": 16, "success": False, "cost": {"first_commit_right": 0}},
+        {"task": "t0", "T": 16, "success": True, "intervention": "wrong_patch", "cost": {}},
+    ]
     assert decision_cells_from_records(records) == {("t0", 16): (0.5, 0.5, 0.5)}

@@ -60,9 +60,12 @@ def test_forward_equals_the_modules_called_one_by_one() -> None:
     context = torch.cat([batch["budget"], batch["progress"]], dim=-1)
     state = policy.state_encoder(torch.cat([batch["observation"], context], dim=-1))
     action_in = torch.cat([batch["candidates"], batch["candidate_extras"]], dim=-1)
-    expected = (torch.einsum("bh,bah->ba", policy.state_query(state), policy.action_encoder(action_in))
-                + policy.prior_score(action_in).squeeze(-1)
-                + torch.einsum("bj,baj->ba", context @ policy.budget_score.weight[0], action_in) + policy.budget_score.bias)
+    expected = (
+        torch.einsum("bh,bah->ba", policy.state_query(state), policy.action_encoder(action_in))
+        + policy.prior_score(action_in).squeeze(-1)
+        + torch.einsum("bj,baj->ba", context @ policy.budget_score.weight[0], action_in)
+        + policy.budget_score.bias
+    )
     expected = expected.masked_fill(~batch["mask"], torch.finfo(expected.dtype).min)
     assert torch.equal(logits, expected)
     assert torch.equal(value, policy.value_head(state).squeeze(-1))

@@ -120,12 +120,27 @@ def test_a_run_on_borrowed_envs_trains_exactly_as_one_on_new_envs(tmp_path):
     from baselines.config import Args
     from baselines.trainer import train
 
-    args = dataclasses.replace(Args(), schedule="uniform:2-6", seed=7, total_env_steps=48, num_envs=2, env_threads=2,
-                               steps_per_update=16, collect_mode="lockstep", backend="local", track=False,
-                               progress=False, dim=32, hidden=16, out=str(tmp_path))
+    args = dataclasses.replace(
+        Args(),
+        schedule="uniform:2-6",
+        seed=7,
+        total_env_steps=48,
+        num_envs=2,
+        env_threads=2,
+        steps_per_update=16,
+        collect_mode="lockstep",
+        backend="local",
+        track=False,
+        progress=False,
+        dim=32,
+        hidden=16,
+        out=str(tmp_path),
+    )
     runs = [train(args, name) for name in ("fresh", "borrowed")]
     assert env_pool.idle_count() == 2  # both runs' envs: lent back
     weights = [torch.load(r["checkpoint"], weights_only=False)["policy"] for r in runs]
     assert weights[0].keys() == weights[1].keys()
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
-    assert [h["charts/success_rate"] for h in runs[0]["history"]] == [h["charts/success_rate"] for h in runs[1]["history"]]
+    assert [h["charts/success_rate"] for h in runs[0]["history"]] == [
+        h["charts/success_rate"] for h in runs[1]["history"]
+    ]

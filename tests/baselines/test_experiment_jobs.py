@@ -11,9 +11,15 @@ from baselines.grid import priorities
 
 
 def _graph(tmp_path: Path, **overrides: object) -> tuple[list, dict, Args]:
-    args = dataclasses.replace(Args(**{**PRESETS["smoke"], "preset": "smoke"}), seeds="1,2", no_starts_seeds=1,
-                               eval_references="budget-aware,pick+loop", pick_loop_seeds=1, out=str(tmp_path),
-                               **overrides)
+    args = dataclasses.replace(
+        Args(**{**PRESETS["smoke"], "preset": "smoke"}),
+        seeds="1,2",
+        no_starts_seeds=1,
+        eval_references="budget-aware,pick+loop",
+        pick_loop_seeds=1,
+        out=str(tmp_path),
+        **overrides,
+    )
     schedules = experiment_schedules(args)
     seeds = [1, 2]
     training = {name: {} for name in dict.fromkeys(n for n, _, _ in experiment_runs(args, schedules, seeds))}

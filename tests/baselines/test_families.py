@@ -49,8 +49,11 @@ def test_the_tooluse_oracle_recovers_from_every_intervention_with_a_few_turns_to
         env = agentgym.make(plan.env_id, backend="local", split=split, faults=spec, budget=32, **plan.env_kwargs)
         try:
             tasks = env.unwrapped.tasks
-            failed = [tid for tid in tasks.ids(split)[::9]
-                      if not _oracle_success(env, tid, budget=tasks.get(tid).min_turns + 3)]
+            failed = [
+                tid
+                for tid in tasks.ids(split)[::9]
+                if not _oracle_success(env, tid, budget=tasks.get(tid).min_turns + 3)
+            ]
             assert not failed, (spec, split, failed)
         finally:
             env.close()
@@ -58,8 +61,9 @@ def test_the_tooluse_oracle_recovers_from_every_intervention_with_a_few_turns_to
 
 def test_the_tooluse_oracle_survives_the_training_faults():
     plan = PLANS["tooluse"]
-    env = agentgym.make(plan.env_id, backend="local", split="train", faults=plan.train_faults, budget=24,
-                        **plan.env_kwargs)
+    env = agentgym.make(
+        plan.env_id, backend="local", split="train", faults=plan.train_faults, budget=24, **plan.env_kwargs
+    )
     try:
         ids = env.unwrapped.tasks.ids("train")[::40]
         assert sum(_oracle_success(env, tid, seed=i) for i, tid in enumerate(ids)) == len(ids)
@@ -86,8 +90,9 @@ def test_miniwob_pages_are_menu_solvable_and_the_oracle_recovers_from_the_interv
     finally:
         env.close()
     for spec in plan.interventions:
-        env = agentgym.make(plan.env_id, split="test", help_in_observation=False, faults=spec, budget=14,
-                            **plan.env_kwargs)
+        env = agentgym.make(
+            plan.env_id, split="test", help_in_observation=False, faults=spec, budget=14, **plan.env_kwargs
+        )
         try:
             for page in ("click-checkboxes", "login-user", "search-engine", "enter-text"):
                 tid = [t for t in env.unwrapped.tasks.ids("test") if t.split("/")[1] == page][1]

@@ -35,8 +35,12 @@ def _extras(step, action: str) -> dict[str, float]:
     return dict(zip(EXTRA_NAMES, step.candidate_extras[step.actions.index(action)].tolist()))
 
 
-MENU = ['get_order(order_id="O1")', 'cancel_order(order_id="O1", reason="ordered by mistake")',
-        'finish(answer="Done.")', 'get_order(order_id="O2")']
+MENU = [
+    'get_order(order_id="O1")',
+    'cancel_order(order_id="O1", reason="ordered by mistake")',
+    'finish(answer="Done.")',
+    'get_order(order_id="O2")',
+]
 
 
 def test_the_arrays_have_codings_shapes_and_the_policy_takes_them():
@@ -56,9 +60,18 @@ def test_subtask_events_change_nothing():
         mem = FamilyMemory(DIM, 32)
         mem.encode({"text": "start"}, {"admissible_actions": MENU, "events": []})
         mem.record(MENU[1])
-        step = mem.encode({"text": "ok"}, {"admissible_actions": MENU, "events": [
-            _ev("action", parsed_ok=True, name="cancel_order"), _ev("tool_call", name="cancel_order", ok=True),
-            _ev("mutation", target="orders:O1"), *extra]})
+        step = mem.encode(
+            {"text": "ok"},
+            {
+                "admissible_actions": MENU,
+                "events": [
+                    _ev("action", parsed_ok=True, name="cancel_order"),
+                    _ev("tool_call", name="cancel_order", ok=True),
+                    _ev("mutation", target="orders:O1"),
+                    *extra,
+                ],
+            },
+        )
         return [step.progress, step.candidate_extras, step.budget, step.observation]
 
     plain, told = run([]), run([_ev("subtask", name="write:0:cancel", done=True)])
@@ -69,33 +82,63 @@ def test_history_from_public_events_errors_faults_retries_and_checks():
     mem = FamilyMemory(DIM, 32)
     mem.encode({"text": "start"}, {"admissible_actions": MENU, "events": []})
     mem.record(MENU[1])  # the write hits an injected tool error
-    step = mem.encode({"text": "error (rate_limited)"}, {"admissible_actions": MENU, "events": [
-        _ev("action", parsed_ok=True, name="cancel_order"), _ev("tool_call", name="cancel_order", ok=False,
-                                                                error_kind="rate_limited"),
-        _ev("fault_injected", fault="tool_error", tool="cancel_order", transient=True)]})
+    step = mem.encode(
+        {"text": "error (rate_limited)"},
+        {
+            "admissible_actions": MENU,
+            "events": [
+                _ev("action", parsed_ok=True, name="cancel_order"),
+                _ev("tool_call", name="cancel_order", ok=False, error_kind="rate_limited"),
+                _ev("fault_injected", fault="tool_error", tool="cancel_order", transient=True),
+            ],
+        },
+    )
     p, e = _progress(step), _extras(step, MENU[1])
     assert p["last_error"] == p["last_fault"] == p["faults_seen"] == p["open_failure"] == 1.0
     assert e["retry_of_failed"] == e["faulted_before"] == 1.0 and e["failed_before"] == 0.0
     assert _extras(step, MENU[0])["retry_of_failed"] == 0.0
     mem.record(MENU[1])  # the retry writes
-    step = mem.encode({"text": "{}"}, {"admissible_actions": MENU, "events": [
-        _ev("action", parsed_ok=True, name="cancel_order"), _ev("tool_call", name="cancel_order", ok=True),
-        _ev("mutation", target="orders:O1")]})
+    step = mem.encode(
+        {"text": "{}"},
+        {
+            "admissible_actions": MENU,
+            "events": [
+                _ev("action", parsed_ok=True, name="cancel_order"),
+                _ev("tool_call", name="cancel_order", ok=True),
+                _ev("mutation", target="orders:O1"),
+            ],
+        },
+    )
     p = _progress(step)
     assert p["open_failure"] == 0.0 and p["unverified_write"] == 1.0 and p["never_checked"] == 1.0
     assert p["last_write"] == 1.0 and _extras(step, MENU[1])["verb_wrote"] == 1.0
     mem.record(MENU[0])  # the re-read verifies it
-    step = mem.encode({"text": "{}"}, {"admissible_actions": MENU, "events": [
-        _ev("action", parsed_ok=True, name="get_order"), _ev("tool_call", name="get_order", ok=True),
-        _ev("verification", ok=True, target="orders:O1")]})
+    step = mem.encode(
+        {"text": "{}"},
+        {
+            "admissible_actions": MENU,
+            "events": [
+                _ev("action", parsed_ok=True, name="get_order"),
+                _ev("tool_call", name="get_order", ok=True),
+                _ev("verification", ok=True, target="orders:O1"),
+            ],
+        },
+    )
     p = _progress(step)
     assert p["verdict_passed"] == 1.0 and p["unverified_write"] == 0.0 and p["last_read"] == 1.0
     assert _extras(step, MENU[0])["verified_before"] == 1.0
     mem.record(MENU[3])  # a stale or missing record
-    step = mem.encode({"text": "error"}, {"admissible_actions": MENU, "events": [
-        _ev("action", parsed_ok=True, name="get_order"), _ev("tool_call", name="get_order", ok=False,
-                                                             error_kind="not_found"),
-        _ev("state_mismatch", detail="orders:O2 does not exist")]})
+    step = mem.encode(
+        {"text": "error"},
+        {
+            "admissible_actions": MENU,
+            "events": [
+                _ev("action", parsed_ok=True, name="get_order"),
+                _ev("tool_call", name="get_order", ok=False, error_kind="not_found"),
+                _ev("state_mismatch", detail="orders:O2 does not exist"),
+            ],
+        },
+    )
     assert _progress(step)["last_mismatch"] == 1.0
     assert _extras(step, MENU[3])["stale_before"] == _extras(step, MENU[3])["failed_before"] == 1.0
 
@@ -130,8 +173,9 @@ def test_the_hook_picks_the_encoder_by_family():
 
 
 def test_a_real_tooluse_episode_with_a_fault_encodes_the_retry():
-    env = ToolFailureInjector(TurnLimit(ToolUseEnv(split="test", backend="local", menu="no-oracle"), 12),
-                              kinds="tool_error", at_turns=1)
+    env = ToolFailureInjector(
+        TurnLimit(ToolUseEnv(split="test", backend="local", menu="no-oracle"), 12), kinds="tool_error", at_turns=1
+    )
     mem = FamilyMemory(DIM, 32)
     try:
         obs, info = env.reset(seed=0)

@@ -15,9 +15,20 @@ from baselines.features import FEATURES_VERSION, EpisodeMemory
 from baselines.policy import MenuPolicy
 from support.docker import require_docker
 
-TINY = {"total_env_steps": 48, "num_envs": 2, "env_threads": 1, "steps_per_update": 24, "minibatch_size": 24,
-        "update_epochs": 1, "dim": 32, "hidden": 16, "track": False, "progress": False, "recovery_starts": 0.0,
-        "device": "cpu"}
+TINY = {
+    "total_env_steps": 48,
+    "num_envs": 2,
+    "env_threads": 1,
+    "steps_per_update": 24,
+    "minibatch_size": 24,
+    "update_epochs": 1,
+    "dim": 32,
+    "hidden": 16,
+    "track": False,
+    "progress": False,
+    "recovery_starts": 0.0,
+    "device": "cpu",
+}
 
 
 def _tiny_args(preset: str, tmp_path, **over) -> Args:
@@ -47,8 +58,14 @@ def test_the_trainer_trains_tooluse_on_its_no_oracle_menu_with_the_family_encode
     from baselines.trainer import make_env
 
     args = _tiny_args("tooluse", tmp_path, backend="local")
-    collector = EpisodeCollector([make_env(args.env_ids, 6, backend="local")], MenuPolicy(dim=32, hidden=16),
-                                 dim=32, max_actions=32, seed=0, threads=1)
+    collector = EpisodeCollector(
+        [make_env(args.env_ids, 6, backend="local")],
+        MenuPolicy(dim=32, hidden=16),
+        dim=32,
+        max_actions=32,
+        seed=0,
+        threads=1,
+    )
     try:
         assert collector.envs[0].unwrapped.menu == "no-oracle"
         assert isinstance(collector.memories[0], FamilyMemory)
@@ -108,4 +125,6 @@ def test_the_evaluation_agent_encodes_with_its_familys_encoder_and_refuses_anoth
 def test_the_forced_state_probe_skips_the_families_it_has_no_states_for():
     from baselines.probe import budget_probe
 
-    assert budget_probe({"p": MenuPolicy(dim=16, hidden=8)}, "agentgym/ToolUse-v0", max_actions=8, turns_left=[1, 2]) == {}
+    assert (
+        budget_probe({"p": MenuPolicy(dim=16, hidden=8)}, "agentgym/ToolUse-v0", max_actions=8, turns_left=[1, 2]) == {}
+    )

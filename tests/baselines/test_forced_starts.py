@@ -14,9 +14,16 @@ DIM, MAX_ACTIONS = 32, 16
 
 def _starts(spec: str, episodes: int = 40, budget: int = 8) -> list[tuple[bool, int, str]]:
     """(first patch right, turns spent, last observation) of ``episodes`` forced starts."""
-    collector = EpisodeCollector([lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=budget)],
-                                 MenuPolicy(dim=DIM, hidden=16), dim=DIM, max_actions=MAX_ACTIONS, seed=3, threads=1,
-                                 recovery_starts=1.0, recovery_start_patch=spec)
+    collector = EpisodeCollector(
+        [lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=budget)],
+        MenuPolicy(dim=DIM, hidden=16),
+        dim=DIM,
+        max_actions=MAX_ACTIONS,
+        seed=3,
+        threads=1,
+        recovery_starts=1.0,
+        recovery_start_patch=spec,
+    )
     out = []
     try:
         for e in range(episodes):
@@ -58,9 +65,16 @@ def test_every_budget_gets_forced_starts_that_leave_the_policy_a_turn(budget: in
 
 
 def test_a_budget_of_one_gets_no_forced_start() -> None:
-    collector = EpisodeCollector([lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=1)],
-                                 MenuPolicy(dim=DIM, hidden=16), dim=DIM, max_actions=MAX_ACTIONS, seed=3, threads=1,
-                                 recovery_starts=1.0, recovery_start_patch="wrong")
+    collector = EpisodeCollector(
+        [lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=1)],
+        MenuPolicy(dim=DIM, hidden=16),
+        dim=DIM,
+        max_actions=MAX_ACTIONS,
+        seed=3,
+        threads=1,
+        recovery_starts=1.0,
+        recovery_start_patch="wrong",
+    )
     try:
         collector._reset(0, 0)
         assert collector.envs[0].unwrapped.turn == 0 and collector.forced_episodes == 0

@@ -112,15 +112,31 @@ def _without_timing(value: Any) -> Any:
 
 @pytest.mark.slow
 def test_one_worker_two_workers_and_ray_give_bit_identical_policies_and_reports(
-        tmp_path: Path, smoke_run: tuple[Path, dict[str, str]]) -> None:
+    tmp_path: Path, smoke_run: tuple[Path, dict[str, str]]
+) -> None:
     pytest.importorskip("ray")
     reference, env = smoke_run  # the 1-worker run (conftest), with its result cache
     outs = {"w1": reference}
     for name, flags in {"w2": ["--workers", "2"], "ray": ["--workers", "2", "--executor", "ray"]}.items():
         outs[name] = tmp_path / name
-        proc = subprocess.run([sys.executable, "-m", "baselines.budgetmix", "--smoke", "--backend", "local",
-                               "--out", str(outs[name]), *flags], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=400)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "baselines.budgetmix",
+                "--smoke",
+                "--backend",
+                "local",
+                "--out",
+                str(outs[name]),
+                *flags,
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     digests = _policy_digests(reference)
     assert len(digests) == 6  # five schedules and BudgetMix without forced starts
@@ -165,8 +181,12 @@ def test_run_graph_starts_a_job_after_those_it_waits_for_with_their_results() ->
 def test_priorities_are_a_jobs_cost_plus_its_costliest_chain() -> None:
     from baselines.grid import Job, priorities
 
-    jobs = [Job("a", print, cost=1), Job("b", print, after=("a",), cost=2), Job("c", print, after=("b",), cost=3),
-            Job("d", print, after=("a",), cost=10)]
+    jobs = [
+        Job("a", print, cost=1),
+        Job("b", print, after=("a",), cost=2),
+        Job("c", print, after=("b",), cost=3),
+        Job("d", print, after=("a",), cost=10),
+    ]
     assert priorities(jobs) == {"a": 11.0, "b": 5.0, "c": 3.0, "d": 10.0}
 
 

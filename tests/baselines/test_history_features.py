@@ -90,8 +90,11 @@ def test_history_is_the_same_for_envs_whose_answers_differ() -> None:
             base = env.unwrapped
             base.answer = (base.answer + answer_shift) % base.n  # the hidden state differs
             runs.append((env, obs, info))
-        wrong = next(w for w in envs[0].unwrapped.names
-                     if envs[0].unwrapped.names.index(w) not in {e.unwrapped.answer for e in envs})
+        wrong = next(
+            w
+            for w in envs[0].unwrapped.names
+            if envs[0].unwrapped.names.index(w) not in {e.unwrapped.answer for e in envs}
+        )
         assert envs[0].unwrapped.answer != envs[1].unwrapped.answer
         encodings = []
         for env, obs, info in runs:
@@ -116,13 +119,16 @@ def test_mentioned_words_are_exact_and_public() -> None:
     from baselines.features import MENTION_NAMES
 
     mem = EpisodeMemory(DIM, MAX_ACTIONS)
-    step = mem.encode({"text": "The failing test mentions tango. Fix it."},
-                      {"admissible_actions": ["patch tango", "patch sierra", "submit"]})
+    step = mem.encode(
+        {"text": "The failing test mentions tango. Fix it."},
+        {"admissible_actions": ["patch tango", "patch sierra", "submit"]},
+    )
     col = 7 + len(CANDIDATE_KINDS) + len(HISTORY_NAMES)
     share = step.candidate_extras[:, col + MENTION_NAMES.index("mentioned_share")]
     assert share.tolist() == [1.0, 0.0, 0.0]
     # a diff's changed lines: the function the bug report names
     diff = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def latest(count):\n-    return xs[-count - 1:]\n+    return xs[-count:]\n"
-    step = EpisodeMemory(DIM, MAX_ACTIONS).encode({"text": "`latest` misbehaves when count is 1"},
-                                                  {"admissible_actions": [diff]})
+    step = EpisodeMemory(DIM, MAX_ACTIONS).encode(
+        {"text": "`latest` misbehaves when count is 1"}, {"admissible_actions": [diff]}
+    )
     assert step.candidate_extras[0, col + MENTION_NAMES.index("mentioned_any")] == 1.0

@@ -74,8 +74,10 @@ def test_schedules_draw_their_T_per_row_on_the_same_tasks():
     with pytest.raises(ConfigError, match="schedule 'fixed-medium'"):
         lbm.schedule_spec("fixed-medium", args)
 
-    tables = {s: lbm._grpo_rows(lbm.Args(t_short=3, t_long=9, max_grpo_steps=12, env_kwargs=json.dumps(RETAIL)), s, 5)
-              for s in lbm.SCHEDULES}
+    tables = {
+        s: lbm._grpo_rows(lbm.Args(t_short=3, t_long=9, max_grpo_steps=12, env_kwargs=json.dumps(RETAIL)), s, 5)
+        for s in lbm.SCHEDULES
+    }
     base = tables["fixed-short"]
     for schedule, rows in tables.items():  # equal exposure: same tasks, same episode seeds, row by row
         assert rows["task_id"] == base["task_id"] and rows["seed"] == base["seed"], schedule
@@ -116,9 +118,11 @@ def test_command_line_presets_and_checks():
 
 def test_contrasts_are_a_b_g_with_their_own_holm_family():
     tasks = [f"t{i}" for i in range(6)]
-    agents = {"fixed-short": {1: {(t, T): 0.5 for t in tasks for T in (4, 8)}},
-              "fixed-long": {1: {**{(t, 4): 0.0 for t in tasks}, **{(t, 8): 1.0 for t in tasks}}},
-              "budgetmix": {1: {(t, T): 0.8 for t in tasks for T in (4, 8)}}}
+    agents = {
+        "fixed-short": {1: {(t, T): 0.5 for t in tasks for T in (4, 8)}},
+        "fixed-long": {1: {**{(t, 4): 0.0 for t in tasks}, **{(t, 8): 1.0 for t in tasks}}},
+        "budgetmix": {1: {(t, T): 0.8 for t in tasks for T in (4, 8)}},
+    }
     rows = lbm.llm_contrasts(agents, tasks, [4, 8], resamples=200)
     assert [r["label"] for r in rows] == ["a", "b", "g"]
     assert [r["diff"] for r in rows] == [pytest.approx(-1.0), pytest.approx(0.8), pytest.approx(1.0)]
@@ -135,9 +139,13 @@ def test_grpo_caps_every_turn_at_max_new_tokens(tmp_path):
     tokenizer = _tokenizer()
     args = lbm.Args(env_kwargs=json.dumps(RETAIL), max_new_tokens=7, max_completion_length=192, t_long=4)
     config = lbm.grpo_config(args, "cpu", 0, tmp_path)
-    trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden=16, seed=0), args=config,
-                          reward_funcs=[lambda completions, **_: [0.0] * len(completions)],
-                          train_dataset=lbm._grpo_rows(args, "fixed-short", 0), processing_class=tokenizer)
+    trainer = GRPOTrainer(
+        model=tiny_causal_lm(tokenizer, hidden=16, seed=0),
+        args=config,
+        reward_funcs=[lambda completions, **_: [0.0] * len(completions)],
+        train_dataset=lbm._grpo_rows(args, "fixed-short", 0),
+        processing_class=tokenizer,
+    )
     assert trainer.generation_config.max_new_tokens == 7 and trainer.max_completion_length == 192
     assert config.max_tool_calling_iterations == 4
 
@@ -150,14 +158,24 @@ def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
     tokenizer.save_pretrained(str(folder))
     out = tmp_path / "runs"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TOKENIZERS_PARALLELISM": "false"}
-    proc = subprocess.run([sys.executable, "-m", "baselines.llm_budgetmix", "--smoke", "--out", str(out),
-                           "--tokenizer", str(folder)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=540)
+    proc = subprocess.run(
+        [sys.executable, "-m", "baselines.llm_budgetmix", "--smoke", "--out", str(out), "--tokenizer", str(folder)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     run = out / "llm-budgetmix-smoke"
     report = (run / "report.md").read_text()
-    for section in ("Success by T", "Contrasts (a), (b), (g)", "collapse of the long-budget specialist",
-                    "H1 difference-in-differences", "## Costs"):
+    for section in (
+        "Success by T",
+        "Contrasts (a), (b), (g)",
+        "collapse of the long-budget specialist",
+        "H1 difference-in-differences",
+        "## Costs",
+    ):
         assert section in report, section
     for name in ("warm-start", "fixed-short", "fixed-long", "budgetmix"):
         assert f"| {name} | 1 |" in report

@@ -25,7 +25,11 @@ def _steps(menus: list[list[str]], turns_left: list[int]) -> list:
     out = []
     for menu, left in zip(menus, turns_left):
         mem = EpisodeMemory(DIM, MAX_ACTIONS)
-        out.append(mem.encode({"text": "tests fail in parse_date", "turns_left": np.array([left])}, {"admissible_actions": menu}))
+        out.append(
+            mem.encode(
+                {"text": "tests fail in parse_date", "turns_left": np.array([left])}, {"admissible_actions": menu}
+            )
+        )
     return out
 
 
@@ -73,7 +77,9 @@ def test_act_draws_what_the_masked_categorical_draws() -> None:
             dist = masked_categorical(logits, t["mask"])
             want = torch.multinomial(dist.probs.float(), 1, generator=reference).squeeze(-1)
             want_logp = dist.log_prob(want)
-        assert (index == want.numpy()).all() and (logp == want_logp.numpy()).all() and (value == want_value.numpy()).all()
+        assert (
+            (index == want.numpy()).all() and (logp == want_logp.numpy()).all() and (value == want_value.numpy()).all()
+        )
     greedy, logp, _ = policy.act(batch, greedy=True)
     assert (greedy == logits.argmax(-1).numpy()).all() and (logp == dist.log_prob(logits.argmax(-1)).numpy()).all()
 
@@ -90,8 +96,11 @@ def test_budget_term_equals_the_bilinear_layer_on_the_repeated_context() -> None
         action_in = torch.cat([t["candidates"], t["candidate_extras"]], -1)
         repeated = context.unsqueeze(1).expand(-1, action_in.shape[1], -1).contiguous()
         state = policy.state_encoder(torch.cat([t["observation"], context], -1))
-        want = (torch.einsum("bh,bah->ba", policy.state_query(state), policy.action_encoder(action_in))
-                + policy.prior_score(action_in).squeeze(-1) + policy.budget_score(repeated, action_in).squeeze(-1))
+        want = (
+            torch.einsum("bh,bah->ba", policy.state_query(state), policy.action_encoder(action_in))
+            + policy.prior_score(action_in).squeeze(-1)
+            + policy.budget_score(repeated, action_in).squeeze(-1)
+        )
     assert torch.allclose(logits[t["mask"]], want[t["mask"]], atol=1e-5)
 
 
@@ -100,8 +109,12 @@ def test_batches_pad_to_the_longest_menu_and_score_as_if_fully_padded() -> None:
     short = stack_steps(steps, MAX_ACTIONS)
     assert short["candidates"].shape[1] == 3 and short["mask"].sum(axis=1).tolist() == [3, 1, 1]
     assert stack_steps(steps[2:], MAX_ACTIONS)["mask"].shape == (1, 1)  # an empty menu keeps one slot
-    full = {k: np.zeros((3, MAX_ACTIONS) + v.shape[2:], v.dtype) if v.ndim >= 2 and k != "observation"
-            and k not in ("budget", "progress") else v for k, v in short.items()}
+    full = {
+        k: np.zeros((3, MAX_ACTIONS) + v.shape[2:], v.dtype)
+        if v.ndim >= 2 and k != "observation" and k not in ("budget", "progress")
+        else v
+        for k, v in short.items()
+    }
     for k in ("candidates", "candidate_extras", "mask"):
         full[k][:, :3] = short[k]
     policy = MenuPolicy(dim=DIM, hidden=16)
@@ -195,7 +208,9 @@ def test_progress_reads_the_verdict_and_unverified_edits_from_public_events_only
     no_subtask = {**menu, "events": [ev.tool_call("edit", True), ev.mutation("m.py"), ev.subtask("bug1", False)]}
     np.testing.assert_array_equal(leaky.encode({"text": "Patched m.py (1 hunk)."}, no_subtask).progress, step.progress)
     mem.record("test")
-    step = mem.encode({"text": "1 failed"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(False, "visible tests")]})
+    step = mem.encode(
+        {"text": "1 failed"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(False, "visible tests")]}
+    )
     assert _feature(step, "verdict_failed") == 1.0 and _feature(step, "unverified_edit") == 0.0
     assert _feature(step, "last_check_failed") == 1.0 and _feature(step, "last_action_test") == 1.0
     mem.record("revert")
@@ -206,7 +221,9 @@ def test_progress_reads_the_verdict_and_unverified_edits_from_public_events_only
     step = mem.encode({"text": "error"}, {**menu, "events": [ev.tool_call("view", True), ev.state_mismatch("missing")]})
     assert _feature(step, "last_error") == 1.0 and _feature(step, "last_action_view") == 1.0
     mem.record("test")
-    step = mem.encode({"text": "ok"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(True, "visible tests")]})
+    step = mem.encode(
+        {"text": "ok"}, {**menu, "events": [ev.tool_call("tests", True), ev.verification(True, "visible tests")]}
+    )
     assert _feature(step, "verdict_passed") == 1.0 and _feature(step, "last_error") == 0.0
 
 

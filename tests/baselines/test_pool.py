@@ -60,8 +60,9 @@ def test_cli_writes_the_tables(tmp_path: Path, capsys) -> None:
     assert all(r["diff"] == 0.0 for r in compare_runs(a, b))
 
 
-def test_parts_of_other_code_settings_or_training_tasks_are_refused_with_the_difference_named(tmp_path: Path,
-                                                                                              capsys) -> None:
+def test_parts_of_other_code_settings_or_training_tasks_are_refused_with_the_difference_named(
+    tmp_path: Path, capsys
+) -> None:
     from experiment_folders import SETTINGS
 
     a = experiment_folder(tmp_path / "a", SCHEDULES, seeds=(1, 2))

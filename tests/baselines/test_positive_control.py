@@ -54,7 +54,11 @@ def test_positive_control_runs_the_real_trainer() -> None:
     from baselines.positive_control import run_control
 
     result = run_control(steps=128, seeds=(1,), eval_ts=(2, 10), episodes=8, env_id=EASY_CONTROL_ENV)
-    assert set(result["by_T"]) == {"fixed-T2", "fixed-T10", "budgetmix"}  # no cloned arm: the clone is the faithful env's
+    assert set(result["by_T"]) == {
+        "fixed-T2",
+        "fixed-T10",
+        "budgetmix",
+    }  # no cloned arm: the clone is the faithful env's
     for by_t in result["by_T"].values():
         assert by_t["2"]["optimum"] == pytest.approx(0.6) and 0.0 <= by_t["10"]["success"] <= 1.0
         assert by_t["10"]["wrong_first"] >= by_t["10"]["recovered"] >= 0
@@ -62,7 +66,9 @@ def test_positive_control_runs_the_real_trainer() -> None:
 
 
 # ---------------------------------------------------------------- the faithful control (issue 24)
-@pytest.mark.parametrize("turns", [2, 5, pytest.param(8, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "turns", [2, 5, pytest.param(8, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow)]
+)
 def test_recover_optimum_is_what_the_known_best_policy_scores(turns: int) -> None:
     """The dynamic programme's value is what its policy scores when played on the env."""
     from baselines.budget_env import recover_optimum
@@ -120,9 +126,20 @@ def test_the_trainer_learns_the_short_budget_best_policy_of_the_faithful_control
     from baselines.positive_control import CONTROL_ENV, _score
     from baselines.trainer import train
 
-    args = dataclasses.replace(Args(**{**PRESETS["quick"], "preset": "quick"}), env_ids=CONTROL_ENV, backend="local",
-                               total_env_steps=2000, track=False, progress=False, dim=64, hidden=64, env_threads=1,
-                               schedule="fixed:2", seed=1, out=str(tmp_path))
+    args = dataclasses.replace(
+        Args(**{**PRESETS["quick"], "preset": "quick"}),
+        env_ids=CONTROL_ENV,
+        backend="local",
+        total_env_steps=2000,
+        track=False,
+        progress=False,
+        dim=64,
+        hidden=64,
+        env_threads=1,
+        schedule="fixed:2",
+        seed=1,
+        out=str(tmp_path),
+    )
     policy, ckpt = load_policy(train(args, "control")["checkpoint"])
     score = _score(policy, int(ckpt["max_actions"]), 2, 300, seed=7)
     assert score["optimum"] == pytest.approx(0.6) and score["success"] >= 0.5
@@ -176,9 +193,21 @@ def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
 
     torch.manual_seed(123)
     start = MenuPolicy(dim=64, hidden=64).state_dict()
-    args = dataclasses.replace(Args(**{**PRESETS["quick"], "preset": "quick"}), env_ids=CONTROL_ENV, backend="local",
-                               total_env_steps=128, track=False, progress=False, dim=64, hidden=64, env_threads=1,
-                               schedule="fixed:10", seed=1, out=str(tmp_path), learning_rate=0.0)
+    args = dataclasses.replace(
+        Args(**{**PRESETS["quick"], "preset": "quick"}),
+        env_ids=CONTROL_ENV,
+        backend="local",
+        total_env_steps=128,
+        track=False,
+        progress=False,
+        dim=64,
+        hidden=64,
+        env_threads=1,
+        schedule="fixed:10",
+        seed=1,
+        out=str(tmp_path),
+        learning_rate=0.0,
+    )
     summary = train(_start_from(args, "from-start", start), "from-start")
     policy, _ = load_policy(summary["checkpoint"])
     assert summary["env_steps"] >= 128 and summary["updates"] >= 1
@@ -192,10 +221,16 @@ def test_the_control_has_a_scratch_and_a_cloned_arm_at_a_tiny_budget() -> None:
     from baselines.positive_control import CONTROL_SETTING, run_control
 
     result = run_control(steps=128, seeds=(1, 2), t_short=2, t_long=10, eval_ts=(2, 10), episodes=8)
-    assert result["arms"] == {"fixed-T2": "scratch", "fixed-T10": "scratch", "budgetmix": "scratch",
-                              "fixed-T10 from the optimum": "cloned"}
+    assert result["arms"] == {
+        "fixed-T2": "scratch",
+        "fixed-T10": "scratch",
+        "budgetmix": "scratch",
+        "fixed-T10 from the optimum": "cloned",
+    }
     assert set(result["by_T"]) == set(result["arms"]) and result["setting"] == CONTROL_SETTING
     assert set(result["cloned_start"]) == {"2", "10"} and result["clone_fit"]["demonstrations"] > 0
     for by_t in result["by_T"].values():
         cell = by_t["10"]
-        assert len(cell["success_per_seed"]) == 2 and cell["success_ci95"][0] <= cell["success"] <= cell["success_ci95"][1]
+        assert (
+            len(cell["success_per_seed"]) == 2 and cell["success_ci95"][0] <= cell["success"] <= cell["success_ci95"][1]
+        )

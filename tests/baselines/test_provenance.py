@@ -20,14 +20,18 @@ def test_the_record_keeps_what_decides_results_and_drops_where_it_ran() -> None:
     assert {"t_short", "t_long", "mix", "total_env_steps", "learning_rate", "collect_mode"} <= set(rec["settings"])
     assert set(rec["tasks"]) == {"eval/primary", "eval/split2", "train"}
     assert rec["code"]["sources"] == provenance.source_digest() and rec["code"]["git"]  # this checkout is git
-    other_part = provenance.record(dataclasses.replace(args, seeds="3,4", out="/tmp/y", device="cpu", workers=1),
-                                   {"split2": [], "primary": ["a", "b"]}, ["t2", "t1"])
+    other_part = provenance.record(
+        dataclasses.replace(args, seeds="3,4", out="/tmp/y", device="cpu", workers=1),
+        {"split2": [], "primary": ["a", "b"]},
+        ["t2", "t1"],
+    )
     assert provenance.differences(rec, other_part) == []  # seeds, folder, device, workers and order do not matter
     changed = provenance.record(dataclasses.replace(args, mix="uniform:2-16"), {"primary": ["a"], "split2": []}, ["t1"])
     assert provenance.differences(rec, changed) == [
         "settings.mix: 'uniform:2-12' != 'uniform:2-16'",
         f"tasks.eval/primary: {rec['tasks']['eval/primary']!r} != {changed['tasks']['eval/primary']!r}",
-        f"tasks.train: {rec['tasks']['train']!r} != {changed['tasks']['train']!r}"]
+        f"tasks.train: {rec['tasks']['train']!r} != {changed['tasks']['train']!r}",
+    ]
     json.dumps(rec)  # written as JSON
 
 

@@ -13,12 +13,32 @@ from baselines.report_cells import at_each_t, category_share, fmt_interval, over
 from baselines.report_deployment import agent_costs, deployment, exposure, trained_decisions
 
 
-def ep(task: str, t: int, success: bool, *, turns: int = 2, env_s: float = 0.1, agent_s: float = 0.02,
-       latency: float = 1.0, exhausted: bool = False, category: str | None = None) -> dict[str, Any]:
-    return {"env": "e", "task": task, "T": t, "sample": 0, "success": success, "turns": turns, "latency_s": latency,
-            "budget_exhausted": exhausted, "category": category or ("success" if success else "planning_mistake"),
-            "infra_error": None, "faults": "",
-            "cost": {"model_calls": turns, "env_seconds": env_s, "agent_seconds": agent_s}}
+def ep(
+    task: str,
+    t: int,
+    success: bool,
+    *,
+    turns: int = 2,
+    env_s: float = 0.1,
+    agent_s: float = 0.02,
+    latency: float = 1.0,
+    exhausted: bool = False,
+    category: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "env": "e",
+        "task": task,
+        "T": t,
+        "sample": 0,
+        "success": success,
+        "turns": turns,
+        "latency_s": latency,
+        "budget_exhausted": exhausted,
+        "category": category or ("success" if success else "planning_mistake"),
+        "infra_error": None,
+        "faults": "",
+        "cost": {"model_calls": turns, "env_seconds": env_s, "agent_seconds": agent_s},
+    }
 
 
 TASKS = ["a", "b"]
@@ -54,26 +74,49 @@ def test_over_seeds_and_its_format() -> None:
 
 
 def test_exposure_reads_trained_decisions_or_falls_back_to_unforced_steps() -> None:
-    old = {"env_steps": 100, "forced_start_steps": 30, "updates": 3, "forced_start_episodes": 10, "seconds": 2.0,
-           "schedule": "fixed:3", "history": [{"charts/episodes": 15}, {"charts/episodes": 25}]}
+    old = {
+        "env_steps": 100,
+        "forced_start_steps": 30,
+        "updates": 3,
+        "forced_start_episodes": 10,
+        "seconds": 2.0,
+        "schedule": "fixed:3",
+        "history": [{"charts/episodes": 15}, {"charts/episodes": 25}],
+    }
     assert trained_decisions(old) == 70
     assert trained_decisions({**old, "trained_decisions": 64}) == 64
     [run] = exposure([("fixed-T3", 1, old)])
-    assert run == {"run": "fixed-T3", "seed": 1, "schedule": "fixed:3", "env_steps": 100, "updates": 3,
-                   "trained_decisions": 70, "episodes": 40, "forced_start_episodes": 10, "forced_start_steps": 30,
-                   "seconds": 2.0}
+    assert run == {
+        "run": "fixed-T3",
+        "seed": 1,
+        "schedule": "fixed:3",
+        "env_steps": 100,
+        "updates": 3,
+        "trained_decisions": 70,
+        "episodes": 40,
+        "forced_start_episodes": 10,
+        "forced_start_steps": 30,
+        "seconds": 2.0,
+    }
     assert exposure([("x", 1, {**old, "history": [{"global_step": 1}]})])[0]["episodes"] is None  # not counted
 
 
 def test_deployment_table_by_hand() -> None:
     # one seed, two tasks, T in {2, 4}; at T=2 one of four episodes succeeds, at T=4 three of four
-    recs = {"agent": {1: [
-        ep("a", 2, True, turns=2, env_s=0.1, latency=1.0), ep("a", 2, False, turns=2, env_s=0.1, latency=2.0),
-        ep("b", 2, False, turns=2, env_s=0.1, latency=3.0, exhausted=True),
-        ep("b", 2, False, turns=2, env_s=0.1, latency=4.0, exhausted=True),
-        ep("a", 4, True, turns=3, env_s=0.2, latency=5.0), ep("a", 4, True, turns=3, env_s=0.2, latency=6.0),
-        ep("b", 4, True, turns=3, env_s=0.2, latency=7.0), ep("b", 4, False, turns=3, env_s=0.2, latency=8.0),
-    ]}}
+    recs = {
+        "agent": {
+            1: [
+                ep("a", 2, True, turns=2, env_s=0.1, latency=1.0),
+                ep("a", 2, False, turns=2, env_s=0.1, latency=2.0),
+                ep("b", 2, False, turns=2, env_s=0.1, latency=3.0, exhausted=True),
+                ep("b", 2, False, turns=2, env_s=0.1, latency=4.0, exhausted=True),
+                ep("a", 4, True, turns=3, env_s=0.2, latency=5.0),
+                ep("a", 4, True, turns=3, env_s=0.2, latency=6.0),
+                ep("b", 4, True, turns=3, env_s=0.2, latency=7.0),
+                ep("b", 4, False, turns=3, env_s=0.2, latency=8.0),
+            ]
+        }
+    }
     grid = {t: {k: at_each_t(task_cells(recs["agent"], pass_at(k)), TASKS, [t])[t] for k in (1, 2)} for t in (2, 4)}
     assert grid[2][1]["mean"] == 0.25 and grid[2][2]["mean"] == 0.5  # a: pass@2 = 1, b: 0
     assert grid[4][1]["mean"] == 0.75 and grid[4][2]["mean"] == 1.0
@@ -100,11 +143,19 @@ def test_deployment_table_by_hand() -> None:
 
 
 def test_cross_budget_success_is_the_mean_and_the_minimum_over_t_per_seed() -> None:
-    cells = {"agent": {1: {("a", 2): 0.0, ("b", 2): 0.5, ("a", 4): 1.0, ("b", 4): 1.0},  # per T: 0.25, 1.0
-                       2: {("a", 2): 0.5, ("b", 2): 0.5, ("a", 4): 0.5, ("b", 4): 1.0}}}  # per T: 0.5, 0.75
+    cells = {
+        "agent": {
+            1: {("a", 2): 0.0, ("b", 2): 0.5, ("a", 4): 1.0, ("b", 4): 1.0},  # per T: 0.25, 1.0
+            2: {("a", 2): 0.5, ("b", 2): 0.5, ("a", 4): 0.5, ("b", 4): 1.0},
+        }
+    }  # per T: 0.5, 0.75
     recs = {"agent": {1: [ep("a", 2, False, turns=2, agent_s=0.004)], 2: [ep("a", 2, False, turns=4, agent_s=0.004)]}}
-    runs = exposure([("agent", 1, {"env_steps": 100, "updates": 2, "seconds": 1.0}),
-                     ("agent", 2, {"env_steps": 110, "updates": 3, "seconds": 3.0})])
+    runs = exposure(
+        [
+            ("agent", 1, {"env_steps": 100, "updates": 2, "seconds": 1.0}),
+            ("agent", 2, {"env_steps": 110, "updates": 3, "seconds": 3.0}),
+        ]
+    )
     c = agent_costs(runs, recs, cells, TASKS, [2, 4])["agent"]
     assert c["seeds"] == 2
     assert c["cross_budget"]["mean_over_T"]["mean"] == pytest.approx((0.625 + 0.625) / 2)
@@ -120,8 +171,11 @@ def test_cross_budget_success_is_the_mean_and_the_minimum_over_t_per_seed() -> N
 
 def test_fault_numbers_pool_the_seeds_pairs() -> None:
     def ev(pairs: int, clean: float, faulted: float) -> dict[str, Any]:
-        return {"faults": {"recovery": {"e": {"by_t": {"6": {"pairs": pairs, "success_clean": clean,
-                                                             "success_faulted": faulted}}}}}}
+        return {
+            "faults": {
+                "recovery": {"e": {"by_t": {"6": {"pairs": pairs, "success_clean": clean, "success_faulted": faulted}}}}
+            }
+        }
 
     f = fault_numbers({1: ev(4, 0.5, 0.25), 2: ev(4, 1.0, 0.5), 3: {}}, 6)  # seed 3 ran no faults
     assert f["seeds"] == 2 and f["pairs"] == 8

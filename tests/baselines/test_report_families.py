@@ -11,16 +11,36 @@ from baselines.report_families import families_report, families_table, hypothesi
 
 
 def _row(label: str, diff: float, lo: float, hi: float, p_holm: float, equivalent: bool = False) -> dict:
-    return {"label": label, "name": label, "a": f"A{label} @T=3", "b": f"B{label} @T=14", "diff": diff, "lo": lo,
-            "hi": hi, "p": p_holm / 2, "p_holm": p_holm, "equivalent": equivalent, "mean_a": 0.5, "mean_b": 0.4,
-            "tasks": 96}
+    return {
+        "label": label,
+        "name": label,
+        "a": f"A{label} @T=3",
+        "b": f"B{label} @T=14",
+        "diff": diff,
+        "lo": lo,
+        "hi": hi,
+        "p": p_holm / 2,
+        "p_holm": p_holm,
+        "equivalent": equivalent,
+        "mean_a": 0.5,
+        "mean_b": 0.4,
+        "tasks": 96,
+    }
 
 
-CODING = [_row("a", -0.6, -0.7, -0.5, 0.01), _row("b", 0.4, 0.3, 0.5, 0.01), _row("c", 0.0, -0.1, 0.1, 1.0),
-          _row("f", 0.17, 0.08, 0.26, 0.02), _row("g", 0.49, 0.34, 0.64, 0.02),
-          {k: v for k, v in _row("h1'", 0.1, 0.0, 0.2, 0.5).items() if k != "p_holm"}]  # described, outside the family
-TOOLUSE = [_row("a", 0.1, 0.02, 0.2, 0.04), _row("b", 0.0, -0.02, 0.02, 1.0, equivalent=True),
-           _row("f", 0.05, -0.05, 0.15, 0.6)]
+CODING = [
+    _row("a", -0.6, -0.7, -0.5, 0.01),
+    _row("b", 0.4, 0.3, 0.5, 0.01),
+    _row("c", 0.0, -0.1, 0.1, 1.0),
+    _row("f", 0.17, 0.08, 0.26, 0.02),
+    _row("g", 0.49, 0.34, 0.64, 0.02),
+    {k: v for k, v in _row("h1'", 0.1, 0.0, 0.2, 0.5).items() if k != "p_holm"},
+]  # described, outside the family
+TOOLUSE = [
+    _row("a", 0.1, 0.02, 0.2, 0.04),
+    _row("b", 0.0, -0.02, 0.02, 1.0, equivalent=True),
+    _row("f", 0.05, -0.05, 0.15, 0.6),
+]
 
 
 def test_the_verdict_follows_the_rule_named_in_advance():
@@ -42,7 +62,10 @@ def test_the_families_table_puts_each_familys_contrasts_side_by_side():
     lines = table.splitlines()
     assert lines[0] == "| contrast | Coding-v0 | ToolUse-v0 |"
     (a_row,) = [line for line in lines if line.startswith("| (a)")]
-    assert "-0.60 [-0.70, -0.50], Holm p 0.010: held" in a_row and "+0.10 [+0.02, +0.20], Holm p 0.040: not supported" in a_row
+    assert (
+        "-0.60 [-0.70, -0.50], Holm p 0.010: held" in a_row
+        and "+0.10 [+0.02, +0.20], Holm p 0.040: not supported" in a_row
+    )
     (g_row,) = [line for line in lines if line.startswith("| (g)")]
     assert g_row.endswith("| – |")  # ToolUse's run has no (g) row here
     assert lines[-1] == "| Holm family (rows) | 5 | 3 |"

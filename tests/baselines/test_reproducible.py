@@ -23,8 +23,16 @@ everything else must repeat exactly."""
 
 def _args(out: Path, seed: int = 1) -> Args:
     smoke = Args(**{**PRESETS["smoke"], "preset": "smoke"})
-    return dataclasses.replace(smoke, backend="local", schedule="uniform:2-6", seed=seed, track=False, progress=False,
-                               collect_mode="lockstep", out=str(out))
+    return dataclasses.replace(
+        smoke,
+        backend="local",
+        schedule="uniform:2-6",
+        seed=seed,
+        track=False,
+        progress=False,
+        collect_mode="lockstep",
+        out=str(out),
+    )
 
 
 def _untimed(d: dict[str, Any]) -> dict[str, Any]:
@@ -34,9 +42,11 @@ def _untimed(d: dict[str, Any]) -> dict[str, Any]:
 def _run(out: Path, seed: int = 1) -> dict[str, Any]:
     summary = train(_args(out, seed), "run")
     ckpt = torch.load(summary["checkpoint"], weights_only=False)
-    return {"checkpoint": {k: v for k, v in ckpt.items() if k not in ("args", "history")},
-            "history": [_untimed(row) for row in summary["history"]],
-            "summary": _untimed({k: v for k, v in summary.items() if k != "history"})}
+    return {
+        "checkpoint": {k: v for k, v in ckpt.items() if k not in ("args", "history")},
+        "history": [_untimed(row) for row in summary["history"]],
+        "summary": _untimed({k: v for k, v in summary.items() if k != "history"}),
+    }
 
 
 def _same(a: Any, b: Any, where: str = "") -> list[str]:

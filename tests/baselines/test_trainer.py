@@ -74,8 +74,15 @@ def _wrapped(env):
 
 def test_group_rollouts_share_a_task() -> None:
     policy = MenuPolicy(dim=DIM, hidden=16)
-    collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=3)] * 2, policy, dim=DIM,
-                                 max_actions=MAX_ACTIONS, seed=0, threads=1, group_size=4)
+    collector = EpisodeCollector(
+        [lambda: agentgym.make(ENV_ID, budget=3)] * 2,
+        policy,
+        dim=DIM,
+        max_actions=MAX_ACTIONS,
+        seed=0,
+        threads=1,
+        group_size=4,
+    )
     try:
         episodes = collector.collect(30)
     finally:
@@ -91,8 +98,15 @@ def test_a_task_pool_fixes_the_training_tasks() -> None:
     """--train-tasks N: every episode draws from the same N tasks, whatever the seed."""
     pools = []
     for seed in (0, 1):
-        collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=2)] * 2, MenuPolicy(dim=DIM, hidden=16),
-                                     dim=DIM, max_actions=MAX_ACTIONS, seed=seed, threads=1, task_pool=3)
+        collector = EpisodeCollector(
+            [lambda: agentgym.make(ENV_ID, budget=2)] * 2,
+            MenuPolicy(dim=DIM, hidden=16),
+            dim=DIM,
+            max_actions=MAX_ACTIONS,
+            seed=seed,
+            threads=1,
+            task_pool=3,
+        )
         try:
             episodes = collector.collect(30)
         finally:
@@ -111,7 +125,9 @@ def test_gae_without_bootstrap_past_the_end() -> None:
 
 
 def test_group_advantage_is_relative_to_the_same_task() -> None:
-    eps = [Episode(rewards=[0.0, r], values=[0, 0], task_id=t) for t, r in [("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 1.0)]]
+    eps = [
+        Episode(rewards=[0.0, r], values=[0, 0], task_id=t) for t, r in [("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 1.0)]
+    ]
     adv, _ = episode_advantages(eps, PPOConfig(advantage="group"))
     assert adv.tolist() == [0.5, 0.5, -0.5, -0.5, 0.0, 0.0, 0.0, 0.0]
 
@@ -164,8 +180,9 @@ def test_a_slow_step_stalls_only_its_own_env_in_async_mode(mode: str) -> None:
     SlowFirstStep.built, SlowFirstStep.slow_step_done = 0, False
     SlowFirstStep.hold = threading.Event() if mode == "async" else None
     policy = MenuPolicy(dim=DIM, hidden=16)
-    collector = EpisodeCollector([lambda: _wrapped(SlowFirstStep())] * 2, policy, dim=DIM, max_actions=MAX_ACTIONS,
-                                 seed=0, threads=2, mode=mode)
+    collector = EpisodeCollector(
+        [lambda: _wrapped(SlowFirstStep())] * 2, policy, dim=DIM, max_actions=MAX_ACTIONS, seed=0, threads=2, mode=mode
+    )
     try:
         started = time.perf_counter()
         episodes = collector.collect(30)
@@ -189,8 +206,15 @@ def test_a_slow_step_stalls_only_its_own_env_in_async_mode(mode: str) -> None:
 
 def test_async_episodes_carry_over_whole_and_consistent() -> None:
     policy = MenuPolicy(dim=DIM, hidden=16)
-    collector = EpisodeCollector([lambda: agentgym.make(ENV_ID, budget=5)] * 3, policy, dim=DIM, max_actions=MAX_ACTIONS,
-                                 seed=0, threads=3, mode="async")
+    collector = EpisodeCollector(
+        [lambda: agentgym.make(ENV_ID, budget=5)] * 3,
+        policy,
+        dim=DIM,
+        max_actions=MAX_ACTIONS,
+        seed=0,
+        threads=3,
+        mode="async",
+    )
     try:
         batches = [collector.collect(25) for _ in range(4)]
     finally:
@@ -198,7 +222,14 @@ def test_async_episodes_carry_over_whole_and_consistent() -> None:
     for episodes in batches:
         assert sum(len(ep) for ep in episodes) >= 25
         for ep in episodes:  # whole episodes only, every field aligned
-            assert len(ep.steps) == len(ep.rewards) == len(ep.choices) == len(ep.logprobs) == len(ep.actions) == len(ep.events)
+            assert (
+                len(ep.steps)
+                == len(ep.rewards)
+                == len(ep.choices)
+                == len(ep.logprobs)
+                == len(ep.actions)
+                == len(ep.events)
+            )
             assert ep.truncated or ep.actions[-1] == "submit"
             assert len(ep) <= 5
 

@@ -20,9 +20,24 @@ TIMING = ("seconds", "per_second", "SPS", "step_ms", "straggler", "checkpoint")
 
 def _args(out: Path, **kw: Any) -> Args:
     base = Args(**{**PRESETS["quick"], "preset": "quick"})
-    settings = dict(env_ids=CONTROL_ENV, backend="local", total_env_steps=256, num_envs=2, env_threads=1,
-                    steps_per_update=64, minibatch_size=64, update_epochs=2, dim=32, hidden=16, track=False,
-                    progress=False, collect_mode="lockstep", seed=3, schedule="curriculum:2-6", turn_cost=0.05)
+    settings = dict(
+        env_ids=CONTROL_ENV,
+        backend="local",
+        total_env_steps=256,
+        num_envs=2,
+        env_threads=1,
+        steps_per_update=64,
+        minibatch_size=64,
+        update_epochs=2,
+        dim=32,
+        hidden=16,
+        track=False,
+        progress=False,
+        collect_mode="lockstep",
+        seed=3,
+        schedule="curriculum:2-6",
+        turn_cost=0.05,
+    )
     return dataclasses.replace(base, **{**settings, **kw, "out": str(out)})
 
 
@@ -32,8 +47,12 @@ def _untimed(d: dict[str, Any]) -> dict[str, Any]:
 
 def _state(summary: dict[str, Any]) -> dict[str, Any]:
     ckpt = torch.load(summary["checkpoint"], weights_only=False)
-    return {"policy": ckpt["policy"], "optimizer": ckpt["optimizer"]["state"], "summary": _untimed(summary),
-            "history": [_untimed(row) for row in summary["history"]]}
+    return {
+        "policy": ckpt["policy"],
+        "optimizer": ckpt["optimizer"]["state"],
+        "summary": _untimed(summary),
+        "history": [_untimed(row) for row in summary["history"]],
+    }
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -49,8 +68,10 @@ def _same(a: Any, b: Any) -> bool:
 def test_same_seed_same_run_bit_for_bit(tmp_path: Path) -> None:
     """Policy, optimizer moments, summary and per-update metrics repeat exactly; another seed differs."""
     # 384 steps: forced starts at every budget (equal exposure) count as env steps, so 256 made only 3 updates
-    runs = [_state(train(_args(tmp_path / name, seed=seed, total_env_steps=384), "run"))
-            for name, seed in (("a", 3), ("b", 3), ("c", 4))]
+    runs = [
+        _state(train(_args(tmp_path / name, seed=seed, total_env_steps=384), "run"))
+        for name, seed in (("a", 3), ("b", 3), ("c", 4))
+    ]
     assert runs[0]["summary"]["env_steps"] >= 384 and runs[0]["summary"]["updates"] == len(runs[0]["history"]) >= 4
     assert _same(runs[0], runs[1])
     assert not _same(runs[0]["policy"], runs[2]["policy"])

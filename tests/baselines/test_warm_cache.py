@@ -25,8 +25,14 @@ def test_a_filled_cache_serves_every_state_one_patch_away() -> None:
     assert all(c["misses"] == 0 and c["hits"] > 0 for c in again["lookups"].values()), again["lookups"]
     # a fresh process's env, built as the trainer builds it, finds each state on disk
     cache = ResultCache(disk=DiskStore())
-    env = gym.make("agentgym/Coding-v0", split="train", backend="local", tiers=args.train_tier,
-                   disable_env_checker=True, **coding_kwargs("agentgym/Coding-v0", args.test_timeout, True)).unwrapped
+    env = gym.make(
+        "agentgym/Coding-v0",
+        split="train",
+        backend="local",
+        tiers=args.train_tier,
+        disable_env_checker=True,
+        **coding_kwargs("agentgym/Coding-v0", args.test_timeout, True),
+    ).unwrapped
     env.result_cache = cache
     try:
         task = split_task_ids("agentgym/Coding-v0", "train", (args.train_tier,))[0]

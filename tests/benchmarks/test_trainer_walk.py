@@ -21,15 +21,15 @@ def trainer_walk():
 
 
 FILES = {
-    "main.py": '''
+    "main.py": """
 from baselines.loop import train
 from baselines import helpers
 
 def main():
     train()
     helpers.report()
-''',
-    "loop.py": '''
+""",
+    "loop.py": """
 from baselines.model import Model, make
 from baselines.helpers import tidy, label
 
@@ -40,8 +40,8 @@ def train():
     model.step()     # model.py again, after helpers.py: a return
     m2, _ = make()
     m2.step()        # already read: not read again
-''',
-    "model.py": '''
+""",
+    "model.py": """
 from baselines.helpers import tidy
 
 class Model:
@@ -53,8 +53,8 @@ class Model:
 
 def make() -> tuple[Model, int]:
     return Model(), 1
-''',
-    "helpers.py": '''
+""",
+    "helpers.py": """
 def tidy():
     return 1
 
@@ -63,7 +63,7 @@ def label():
 
 def report():
     return label()
-''',
+""",
 }
 
 

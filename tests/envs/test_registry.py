@@ -92,8 +92,9 @@ def test_benchmark_script_measures_every_id(env_id):
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     with no_unexpected_warnings():
-        result = bench.bench(env_id, backend=local_or_docker(env_id), episodes=2, steps_per_episode=2,
-                             tests_per_episode=1)
+        result = bench.bench(
+            env_id, backend=local_or_docker(env_id), episodes=2, steps_per_episode=2, tests_per_episode=1
+        )
     assert result["env"] == env_id and result["backend"] == local_or_docker(env_id)
     assert result["reset_ms"]["n"] == 2 and result["step_ms"]["p50"] is not None
     assert result["oracle"]["success_rate"] == 1.0 and result["oracle"]["episodes_per_s"] > 0

@@ -18,8 +18,14 @@ def run_example():
     def run(name: str, *args: str, python: str = sys.executable, timeout: float = 300) -> subprocess.CompletedProcess:
         env = {**os.environ, "PYTHONPATH": ROOT, "PYTHONWARNINGS": "ignore"}
         start = time.monotonic()
-        proc = subprocess.run([python, os.path.join(ROOT, "examples", name), *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [python, os.path.join(ROOT, "examples", name), *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         proc.seconds = time.monotonic() - start  # type: ignore[attr-defined]
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         return proc

@@ -48,8 +48,15 @@ def test_oracle_recovers_on_every_task_tier(ini, kind):
     tasks = ini.IniTasks()
     ids = [tasks.ids("test", tier)[0] for tier in tasks.all_tiers]
     for task_id in ids:
-        (episode,) = assert_recovers(ENV_ID, OracleAgent(), fault=f"{kind}@turn=2", budget=10, seeds=(0,),
-                                     options={"task_id": task_id}, backend="local")
+        (episode,) = assert_recovers(
+            ENV_ID,
+            OracleAgent(),
+            fault=f"{kind}@turn=2",
+            budget=10,
+            seeds=(0,),
+            options={"task_id": task_id},
+            backend="local",
+        )
         assert episode.faults == [kind] and all(events.check(e) for e in episode.events)
 
 

@@ -25,8 +25,11 @@ class FakeChat(ScriptedChat):
     def respond(self, body, turn):
         usage = {"prompt_tokens": 10, "completion_tokens": 3}
         if body.get("tools"):
-            call = ({"name": "get_user", "arguments": json.dumps({"user_id": "nobody"})} if turn == 0 else
-                    {"name": "finish", "arguments": json.dumps({"answer": "I could not complete the request."})})
+            call = (
+                {"name": "get_user", "arguments": json.dumps({"user_id": "nobody"})}
+                if turn == 0
+                else {"name": "finish", "arguments": json.dumps({"answer": "I could not complete the request."})}
+            )
             reply(self, None, usage, [{"id": f"call{turn}", "type": "function", "function": call}])
             return
         reply(self, "help" if turn == 0 else 'finish("I could not complete the request.")', usage)
@@ -49,8 +52,9 @@ def chat(monkeypatch):
 
 @pytest.mark.parametrize("transport", ["websocket", "http"])
 def test_remote_llm_agent_plays_over_the_server(run_example, served, chat, transport):
-    proc = run_example("remote_llm_agent.py", "--server", served.url, "--base-url", chat, "--model", "fake",
-                       "--transport", transport)
+    proc = run_example(
+        "remote_llm_agent.py", "--server", served.url, "--base-url", chat, "--model", "fake", "--transport", transport
+    )
     assert "reward=0.0 success=False turns=2" in proc.stdout and f"transport={transport}" in proc.stdout
     system = FakeChat.requests[0]["messages"][0]["content"]
     assert '"parameters"' in system  # the family's tools reached the model through the server's help

@@ -38,7 +38,7 @@ PROBES = (
     '{"tool": 1}',
     '{"name": "get_order", "arguments": "{\\"order_id\\": 5}"}',
     "get_order(order_id=5)",
-    "click(\"x\")",
+    'click("x")',
     "view",
     "nonsense((",
     "```python\nfinish(answer=3)\n```",
@@ -48,7 +48,7 @@ PROBES = (
     "get_user()",
     'get_order("O1", order_id="O1")',
     "click()",
-    'fill(1)',
+    "fill(1)",
     "```\n```",
 )
 FAULTS = {"kinds": list(FAULT_KINDS), "p": 0.3}  # every fault kind, on a seeded schedule
@@ -59,7 +59,7 @@ DOCKER_TASKS = 8  # seeds per agent for a Docker-only family (MiniWoB-v0: a page
 
 
 def backend_of(env_id: str) -> str:
-    """"local", or "docker" for a family that runs only there (its class's ``backends``)."""
+    """The backend: "local", or "docker" for a family that runs only there (its class's ``backends``)."""
     module, _, name = agentgym.ENV_IDS[env_id].partition(":")
     family = getattr(importlib.import_module(module), name)
     return "local" if "local" in getattr(family, "backends", ("local",)) else "docker"

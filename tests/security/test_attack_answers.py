@@ -120,7 +120,7 @@ def _near(expected: str, i: int) -> str:
         local, _, host = expected.partition("@")
         return f"{local}{i}@{host}"
     m = list(re.finditer(r"\d+", expected))[-1 if "." not in expected else -2]
-    return expected[:m.start()] + str(int(m.group(0)) + i) + expected[m.end():]
+    return expected[: m.start()] + str(int(m.group(0)) + i) + expected[m.end() :]
 
 
 def _lookup_attack(family, make_answer) -> list[tuple[str, float]]:
@@ -147,6 +147,7 @@ def test_stuffing_every_value_seen_fails(family):
         values = sorted(set(_VALUES.findall(seen)) | {want})
         assert len(values) > 1
         return ("It is one of: " + ", ".join(values),)
+
     assert all(r == 0.0 for _, r in _lookup_attack(family, stuff))
 
 
@@ -154,6 +155,7 @@ def test_the_true_value_among_300_near_decoys_fails(family):
     def decoys(want, seen):
         values = [_near(want, i) for i in range(1, 151)] + [want] + [_near(want, i) for i in range(151, 301)]
         return ("Maybe " + "; ".join(values),)
+
     assert all(r == 0.0 for _, r in _lookup_attack(family, decoys))
 
 
@@ -198,6 +200,7 @@ def test_the_value_in_another_unit_fails(family):
         if "@" in want:
             return (want.split("@")[0],)  # the mailbox without its domain is not the address
         return (f"{want}0",)  # a count with a digit more
+
     assert all(r == 0.0 for _, r in _lookup_attack(family, other_unit))
 
 
@@ -210,6 +213,7 @@ def test_the_same_value_in_another_format_passes(family):
         if "@" in want:
             return (f"Their address is <{want.upper()}>.",)
         return (f"There are {want} replies.",)
+
     assert all(r == 1.0 for _, r in _lookup_attack(family, other_format)), family[1].unwrapped.verdict
 
 

@@ -49,8 +49,6 @@ def test_an_impostor_that_connects_first_is_not_taken_for_the_server(monkeypatch
         assert sandbox.run(["echo", "real"]).text == "real\n"
 
 
-
-
 def test_a_reply_to_another_request_is_a_protocol_error(fresh_sandbox):
     fresh_sandbox._buf += _frame(b'{"ok":true,"id":987654,"result":"forged"}')
     with pytest.raises(ProtocolError):

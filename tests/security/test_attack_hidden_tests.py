@@ -7,7 +7,7 @@ from support.attacks import append_to_module, shell, unfixed_task
 
 # Runs inside the agent's module whenever it is imported (e.g. by the visible tests): scans the
 # whole address space of its own process, frames and objects included, for test-function names.
-_SCAN_MEMORY = r'''
+_SCAN_MEMORY = r"""
 import ctypes as _c, os as _o, re as _re
 _c.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE 1: a process may always make itself readable again
 def _scan():
@@ -32,7 +32,7 @@ try:
     _scan()
 except Exception as _exc:
     open("leak.txt", "a").write("scan failed: %r\n" % (_exc,))
-'''
+"""
 
 
 def _hidden_only_names(task) -> set[str]:

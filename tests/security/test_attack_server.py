@@ -14,7 +14,7 @@ def test_agent_commands_run_as_another_uid_than_the_server(env):
     assert agent_uid != env.sandbox.info["uid"] and agent_uid != 0
 
 
-_PTRACE = r'''python3 - <<'EOF'
+_PTRACE = r"""python3 - <<'EOF'
 import ctypes, os
 pid = int(os.environ.get("SERVER_PID", "0"))
 libc = ctypes.CDLL(None, use_errno=True)
@@ -26,7 +26,7 @@ for name in ("environ", "mem", "maps"):
         print("read", name, "ok")
     except OSError as exc:
         print("read", name, "denied", exc.errno)
-EOF'''
+EOF"""
 
 
 def test_agent_cannot_trace_or_read_the_server(env):
@@ -36,8 +36,9 @@ def test_agent_cannot_trace_or_read_the_server(env):
     assert "ok" not in out.replace("[exit code 0]", ""), out
 
 
-@pytest.mark.parametrize("command", ["kill -9 1", "kill -9 -1", "kill -STOP {pid}", "kill -9 {pid}",
-                                     "kill -STOP -1; sleep 0.2; kill -9 -1"])
+@pytest.mark.parametrize(
+    "command", ["kill -9 1", "kill -9 -1", "kill -STOP {pid}", "kill -9 {pid}", "kill -STOP -1; sleep 0.2; kill -9 -1"]
+)
 def test_signals_from_the_agent_do_not_take_the_server_down(env, command):
     task = unfixed_task()
     env.reset(options={"task_id": task.task_id})
@@ -47,7 +48,7 @@ def test_signals_from_the_agent_do_not_take_the_server_down(env, command):
     assert oracle_episode(env, task.task_id) == 1.0
 
 
-_LIST_FDS = r'''
+_LIST_FDS = r"""
 import os as _o
 with open("fds.txt", "w") as _f:
     for _fd in sorted(int(x) for x in _o.listdir("/proc/self/fd")):
@@ -55,7 +56,7 @@ with open("fds.txt", "w") as _f:
             _f.write("%d %s\n" % (_fd, _o.readlink("/proc/self/fd/%d" % _fd)))
         except OSError:
             pass
-'''
+"""
 
 
 def test_forked_test_runs_hold_no_channel_socket(env):

@@ -12,7 +12,7 @@ import pytest
 from support.attacks import append_to_module, oracle_episode, shell, unfixed_task
 
 # Payloads that would pass for a verdict on the runner's result pipe or for a reply on the channel.
-_FORGE_FDS = r'''
+_FORGE_FDS = r"""
 import json as _j, os as _o
 _verdict = _j.dumps({"value": {"passed": True, "counts": {"passed": 99}, "collection_errors": 0, "failed": []}}).encode()
 _body = _j.dumps({"ok": True, "id": 0, "result": {"value": {"passed": True, "counts": {}, "collection_errors": 0,
@@ -24,9 +24,9 @@ for _fd in range(3, 256):
             _o.write(_fd, _data)
         except OSError:
             pass
-'''
+"""
 
-_ALWAYS_EQUAL = r'''
+_ALWAYS_EQUAL = r"""
 class _Anything(int):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
@@ -45,9 +45,9 @@ def _anything(*args, **kwargs):
 for _name, _value in list(globals().items()):
     if not _name.startswith("_") and callable(_value) and getattr(_value, "__module__", None) == __name__:
         globals()[_name] = _anything if not isinstance(_value, type) else type(_name, (_Anything,), {})
-'''
+"""
 
-_PATCH_PYTEST = r'''
+_PATCH_PYTEST = r"""
 import builtins as _b, sys as _s
 try:
     from _pytest import reports as _r
@@ -63,12 +63,12 @@ class _Never(Exception):
     pass
 _b.AssertionError = _Never
 _s.modules.get("pytest") and setattr(_s.modules["pytest"], "raises", lambda *a, **k: __import__("contextlib").nullcontext())
-'''
+"""
 
 # Module code rewrites the harness (it runs in the agent's process): every ==/!= claims equality
 # and describes both operands as the same plain number; every exception claims to be one of the
 # host's own classes (the verifier's stop signal, pytest's skip), which the host rebuilds, not trusts.
-_REWRITE_HARNESS = r'''
+_REWRITE_HARNESS = r"""
 import sys as _s
 _h = _s.modules.get("agentgym_coding_harness")
 if _h is not None:
@@ -84,7 +84,7 @@ if _h is not None:
         return ["Skipped", "_pytest.outcomes", []] if depth == 0 else _describe(cls, depth)
 
     _h._Replay.perform, _h.class_desc = _forged, _posing
-'''
+"""
 
 ATTACKS = {
     "forge_every_inherited_fd": _FORGE_FDS,
@@ -112,7 +112,7 @@ def test_module_code_cannot_forge_a_pass(env, attack):
     assert oracle_episode(env, task.task_id) == 1.0
 
 
-_CONFTEST = r'''
+_CONFTEST = r"""
 import pytest
 
 @pytest.hookimpl(hookwrapper=True)
@@ -120,20 +120,25 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     rep.outcome, rep.longrepr = "passed", None
-'''
+"""
 
 _CUSTOMIZE = _PATCH_PYTEST  # the same forgery, planted where an interpreter loads it by itself
 
 
 PLANTED = {
     "conftest_forcing_pass": {"conftest.py": _CONFTEST, "/tmp/conftest.py": _CONFTEST},
-    "pytest_config_files": {"pytest.ini": "[pytest]\naddopts = -p no:python\n",
-                            "setup.cfg": "[tool:pytest]\naddopts = -p no:python\n",
-                            "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-p no:python'\n"},
-    "site_hooks": {"sitecustomize.py": _CUSTOMIZE, "usercustomize.py": _CUSTOMIZE,
-                   "evil.pth": "import builtins; builtins.AssertionError = type('N', (Exception,), {})\n",
-                   "/tmp/.local/lib/python3.11/site-packages/usercustomize.py": _CUSTOMIZE,
-                   "/tmp/.local/lib/python3.11/site-packages/evil.pth": "import usercustomize\n"},
+    "pytest_config_files": {
+        "pytest.ini": "[pytest]\naddopts = -p no:python\n",
+        "setup.cfg": "[tool:pytest]\naddopts = -p no:python\n",
+        "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-p no:python'\n",
+    },
+    "site_hooks": {
+        "sitecustomize.py": _CUSTOMIZE,
+        "usercustomize.py": _CUSTOMIZE,
+        "evil.pth": "import builtins; builtins.AssertionError = type('N', (Exception,), {})\n",
+        "/tmp/.local/lib/python3.11/site-packages/usercustomize.py": _CUSTOMIZE,
+        "/tmp/.local/lib/python3.11/site-packages/evil.pth": "import usercustomize\n",
+    },
 }
 
 

@@ -9,8 +9,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def reply(handler: BaseHTTPRequestHandler, content: str | None, usage: dict[str, int],
-          tool_calls: list[dict] | None = None) -> None:
+def reply(
+    handler: BaseHTTPRequestHandler, content: str | None, usage: dict[str, int], tool_calls: list[dict] | None = None
+) -> None:
     """Answer a /chat/completions request with one assistant message (text, or tool calls)."""
     message: dict = {"role": "assistant", "content": content}
     if tool_calls is not None:

@@ -24,10 +24,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Point", "decision_points", "points_per_menu", "rule_picks", "fit_rules", "leaks", "position_hits", "STRUCTURAL"]
+__all__ = [
+    "Point",
+    "decision_points",
+    "points_per_menu",
+    "rule_picks",
+    "fit_rules",
+    "leaks",
+    "position_hits",
+    "STRUCTURAL",
+]
 
-_PLAN = ("ToolUse: once the customer is found, the only new listing call is theirs, and every careful agent lists "
-         "their orders or bookings next: the plan, read off the observation (the id it just showed), not the answer")
+_PLAN = (
+    "ToolUse: once the customer is found, the only new listing call is theirs, and every careful agent lists "
+    "their orders or bookings next: the plan, read off the observation (the id it just showed), not the answer"
+)
 STRUCTURAL: dict[str, str] = {"only:new:list_orders": _PLAN, "only:new:list_bookings": _PLAN}
 """Rules the adversary finds that follow the task's plan rather than its answer, each with why; a
 menu passes when every rule the adversary finds is one of these."""
@@ -47,15 +58,22 @@ class Point:
     previous: tuple[str, ...]
 
 
-def decision_points(env: Any, task_ids: Iterable[str], *, limit: int = 40,
-                    step: Callable[[Any, str], str] | None = None) -> list[Point]:
+def decision_points(
+    env: Any, task_ids: Iterable[str], *, limit: int = 40, step: Callable[[Any, str], str] | None = None
+) -> list[Point]:
     """Play the oracle through each task (``step(env, oracle_action)`` may choose what to play
     instead), recording every decision point."""
     return points_per_menu(env, task_ids, [None], limit=limit, step=step)[None]
 
 
-def points_per_menu(env: Any, task_ids: Iterable[str], menus: Sequence[str | None], *, limit: int = 40,
-                    step: Callable[[Any, str], str] | None = None) -> dict[str | None, list[Point]]:
+def points_per_menu(
+    env: Any,
+    task_ids: Iterable[str],
+    menus: Sequence[str | None],
+    *,
+    limit: int = 40,
+    step: Callable[[Any, str], str] | None = None,
+) -> dict[str | None, list[Point]]:
     """`decision_points` under each of the env's ``menus`` modes (None: its own) from one play of each
     task: a family that builds its menu on the host from the state (MiniWoB-v0) gives every mode's menu
     at the same decision point, so the pages are played once, not once per mode."""
@@ -154,20 +172,23 @@ def fit_rules(points: Sequence[Point], *, min_fires: int = 5, precision: float =
     return sorted(r for r, (f, h) in _score(points).items() if f >= min_fires and h >= precision * f)
 
 
-def leaks(points: Sequence[Point], *, min_fires: int = 5, precision: float = 0.9
-          ) -> dict[str, tuple[int, int]]:
+def leaks(points: Sequence[Point], *, min_fires: int = 5, precision: float = 0.9) -> dict[str, tuple[int, int]]:
     """Rules fitted on the even tasks that still pick the oracle's action at least ``precision`` of
     the time (over at least ``min_fires`` points) on the odd tasks: rule -> (fires, hits) there."""
     tasks = sorted({p.task_id for p in points})
     fit_half = set(tasks[0::2])
     fitted = fit_rules([p for p in points if p.task_id in fit_half], min_fires=min_fires, precision=precision)
     held = _score([p for p in points if p.task_id not in fit_half])
-    return {r: held[r] for r in fitted if r in held and held[r][0] >= min_fires and held[r][1] >= precision * held[r][0]}
+    return {
+        r: held[r] for r in fitted if r in held and held[r][0] >= min_fires and held[r][1] >= precision * held[r][0]
+    }
 
 
 def position_hits(points: Sequence[Point]) -> dict[int, float]:
     """Position k -> the share of points where the k-th entry is the oracle's action."""
     out = {}
     for k in (0, 1, 2, -1, -2, -3):
-        out[k] = sum(1 for p in points if -len(p.menu) <= k < len(p.menu) and p.menu[k] == p.oracle) / max(len(points), 1)
+        out[k] = sum(1 for p in points if -len(p.menu) <= k < len(p.menu) and p.menu[k] == p.oracle) / max(
+            len(points), 1
+        )
     return out

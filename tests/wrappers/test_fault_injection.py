@@ -119,11 +119,16 @@ def test_parse_faults_grammar():
     assert parse_faults("tool_error@turn=1") == {"kinds": ("tool_error",), "transient": True, "at_turns": (1,)}
     assert parse_faults("tool_error@turn=1,3") == {"kinds": ("tool_error",), "transient": True, "at_turns": (1, 3)}
     assert parse_faults("timeout+empty_output@p=0.1:persistent") == {
-        "kinds": ("timeout", "empty_output"), "transient": False, "p": 0.1,
+        "kinds": ("timeout", "empty_output"),
+        "transient": False,
+        "p": 0.1,
     }
     assert parse_faults("state_drift@first=2") == {"kinds": ("state_drift",), "transient": True, "first_k": 2}
-    assert parse_faults("state_drift@mutation=1,3") == {"kinds": ("state_drift",), "transient": True,
-                                                        "at_mutations": (1, 3)}
+    assert parse_faults("state_drift@mutation=1,3") == {
+        "kinds": ("state_drift",),
+        "transient": True,
+        "at_mutations": (1, 3),
+    }
     assert parse_faults(" tool_error@turn=1 ; timeout@first=1 ") == {
         "rules": [
             {"kinds": ("tool_error",), "transient": True, "at_turns": (1,)},
@@ -133,8 +138,19 @@ def test_parse_faults_grammar():
 
 
 @pytest.mark.parametrize(
-    "spec", ["", "tool_error", "tool_error@", "tool_error@turn=", "tool_error@turn=x", "explode@turn=1",
-             "tool_error@step=1", "tool_error@p=2", "tool_error@turn=1:forever", "tool_error@turn=0"]
+    "spec",
+    [
+        "",
+        "tool_error",
+        "tool_error@",
+        "tool_error@turn=",
+        "tool_error@turn=x",
+        "explode@turn=1",
+        "tool_error@step=1",
+        "tool_error@p=2",
+        "tool_error@turn=1:forever",
+        "tool_error@turn=0",
+    ],
 )
 def test_parse_faults_rejects_bad_specs_echoing_them(spec):
     with pytest.raises(ConfigError) as err:
@@ -161,8 +177,15 @@ def test_mutation_drift_is_silent_in_the_observation():
     assert [e["detail"] for e in info["events"] if e["kind"] == "fault_injected"] == ["alpha removed"]
 
 
-@pytest.mark.parametrize("spec", ["tool_error@mutation=1", "state_drift@mutation=1:persistent",
-                                  "state_drift+timeout@mutation=1", "state_drift@mutation=0"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "tool_error@mutation=1",
+        "state_drift@mutation=1:persistent",
+        "state_drift+timeout@mutation=1",
+        "state_drift@mutation=0",
+    ],
+)
 def test_mutation_schedule_takes_transient_state_drift_only(spec):
     with pytest.raises(ConfigError) as err:
         parse_faults(spec)

@@ -32,9 +32,11 @@ def test_spaces_and_observation_content():
     np.testing.assert_array_equal(obs["text"], hash_tokens(seen, 32))
     rows = obs["actions"].reshape(16, 32)
     np.testing.assert_array_equal(rows[0], hash_tokens(menu[0], 32))
-    assert not rows[len(menu):].any()
+    assert not rows[len(menu) :].any()
     assert obs["action_mask"].tolist() == [1] * len(menu) + [0] * (16 - len(menu))
-    assert info["action_mask"].tolist() == env.action_masks().tolist() == [True] * len(menu) + [False] * (16 - len(menu))
+    assert (
+        info["action_mask"].tolist() == env.action_masks().tolist() == [True] * len(menu) + [False] * (16 - len(menu))
+    )
 
 
 def test_index_sends_that_menu_entry():
@@ -84,7 +86,7 @@ def test_sb3_ppo_learns_on_it_without_errors():
 
 @pytest.mark.parametrize("kwargs", [{"max_actions": 0}, {"dim": -4}, {"dim": 2.0}])
 def test_bad_arguments_are_echoed(kwargs):
-    (name, value), = kwargs.items()
+    ((name, value),) = kwargs.items()
     with pytest.raises(ConfigError, match=f"{name}={value!r}".replace(".", r"\.")):
         numeric_env(**kwargs)
 

@@ -90,6 +90,6 @@ def test_plain_env_names_subtasks_from_events():
 
 @pytest.mark.parametrize("kwargs", [{"weight": -0.1}, {"weight": 2}, {"gamma": 1.5}, {"weight": "0.1"}])
 def test_bad_arguments_are_echoed(kwargs):
-    (name, value), = kwargs.items()
+    ((name, value),) = kwargs.items()
     with pytest.raises(ConfigError, match=f"{name}={value!r}".replace(".", r"\.")):
         ProcessReward(ScriptedAgentEnv(), **kwargs)

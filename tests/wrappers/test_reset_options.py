@@ -25,7 +25,9 @@ from agentgym.wrappers import RandomBudget, ToolFailureInjector, TurnLimit, appl
 
 KV_ID = "agentgym-test/KVOptions-v0"  # its own id: test_make registers KV-v0 with a sibling
 if KV_ID not in gym.registry:
-    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"})
+    gym.register(
+        KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"}
+    )
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -37,11 +39,19 @@ own_budgets = st.one_of(
     st.integers(1, 8).map(lambda t: {"soft": t, "extra": 2, "warn_at": 1}),
 )
 own_faults = st.sampled_from([None, "tool_error@turn=1", "timeout+empty_output@p=0.5", "state_drift@first=2"])
-chosen_faults = st.sampled_from(["", "tool_error@turn=1", "corrupted_output@p=0.7:persistent", "timeout@turn=2,3",
-                                 {"kinds": ["empty_output"], "first_k": 1}])
+chosen_faults = st.sampled_from(
+    [
+        "",
+        "tool_error@turn=1",
+        "corrupted_output@p=0.7:persistent",
+        "timeout@turn=2,3",
+        {"kinds": ["empty_output"], "first_k": 1},
+    ]
+)
 # actions that never extend (only the oracle may submit)
-idle_actions = st.lists(st.sampled_from(["help", "get alpha", "set alpha amber", "set zeta x", "oracle", "?!"]),
-                        min_size=1, max_size=14)
+idle_actions = st.lists(
+    st.sampled_from(["help", "get alpha", "set alpha amber", "set zeta x", "oracle", "?!"]), min_size=1, max_size=14
+)
 
 
 def _top(budget: Any) -> int:
@@ -91,8 +101,13 @@ def rollout(env: gym.Env, seed: int, options: dict[str, Any] | None, actions: li
 def setups(draw: st.DrawFn) -> dict[str, Any]:
     budget = draw(own_budgets)
     cap = None if budget is None else _top(budget) + draw(st.integers(0, 6))
-    return {"budget": budget, "faults": draw(own_faults), "max_budget": cap,
-            "chosen": draw(st.integers(1, cap if cap is not None else 16)), "via_gym": draw(st.booleans())}
+    return {
+        "budget": budget,
+        "faults": draw(own_faults),
+        "max_budget": cap,
+        "chosen": draw(st.integers(1, cap if cap is not None else 16)),
+        "via_gym": draw(st.booleans()),
+    }
 
 
 @PROPERTY
@@ -143,8 +158,9 @@ def test_seeds_still_fix_the_trajectory(setup, faults, seed, actions):
 
 
 @PROPERTY
-@given(st.sampled_from([{"uniform": [2, 12]}, {"choice": [3, 9]}]), st.integers(1, 12), st.integers(0, 2**16),
-       idle_actions)
+@given(
+    st.sampled_from([{"uniform": [2, 12]}, {"choice": [3, 9]}]), st.integers(1, 12), st.integers(0, 2**16), idle_actions
+)
 def test_a_chosen_budget_moves_none_of_the_seeds_other_draws(budget, t, seed, actions):
     """The env's own T is drawn and set aside, so the task and the p-fault draws are the seed's."""
     chose = make(budget, "tool_error+timeout@p=0.5", 12)
@@ -213,23 +229,30 @@ def test_without_a_budget_nothing_is_limited_until_a_reset_chooses_t():
     assert truncated and info["budget_exhausted"]
 
 
-@pytest.mark.parametrize("build, options, match", [
-    (lambda: agentgym.make(KV_ID, budget=8), {"budget": 9}, "max_budget=8"),
-    (lambda: agentgym.make(KV_ID, budget={"uniform": [2, 8]}, max_budget=16), {"budget": 17}, "max_budget=16"),
-    (lambda: agentgym.make(KV_ID, budget=8), {"budget": 0}, "budget=0"),
-    (lambda: agentgym.make(KV_ID, budget=8), {"budget": "8"}, "budget='8'"),
-    (lambda: agentgym.make(KV_ID, budget=8), {"budget": True}, "budget=True"),
-    (lambda: agentgym.make(KV_ID, budget=8), {"budget": {"soft": 4, "extra": 2}}, "'extra' needs a BudgetExtension"),
-    (lambda: agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}), {"budget": {"soft": 4, "extra": 3}}, "extra=3"),
-    (lambda: agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}), {"budget": {"soft": 4, "cost": 1}}, "'cost'"),
-    (lambda: agentgym.make(KV_ID), {"faults": "boom@turn=1"}, "faults='boom@turn=1'"),
-    (lambda: agentgym.make(KV_ID), {"faults": {"kinds": ["timeout"], "when": 1}}, "faults="),
-    (lambda: agentgym.make(KV_ID), {"faults": 3}, "faults=3"),
-    (lambda: agentgym.make(KV_ID), {"budjet": 4}, "unknown reset option 'budjet'"),
-    (lambda: gym.make(KV_ID), {"seed": 4}, "unknown reset option 'seed'"),
-    (lambda: ScriptedAgentEnv(), {"budget": 4}, "'budget' is read by TurnLimit"),
-    (lambda: ScriptedAgentEnv(), {"faults": "tool_error@turn=1"}, "'faults' is read by ToolFailureInjector"),
-])
+@pytest.mark.parametrize(
+    "build, options, match",
+    [
+        (lambda: agentgym.make(KV_ID, budget=8), {"budget": 9}, "max_budget=8"),
+        (lambda: agentgym.make(KV_ID, budget={"uniform": [2, 8]}, max_budget=16), {"budget": 17}, "max_budget=16"),
+        (lambda: agentgym.make(KV_ID, budget=8), {"budget": 0}, "budget=0"),
+        (lambda: agentgym.make(KV_ID, budget=8), {"budget": "8"}, "budget='8'"),
+        (lambda: agentgym.make(KV_ID, budget=8), {"budget": True}, "budget=True"),
+        (
+            lambda: agentgym.make(KV_ID, budget=8),
+            {"budget": {"soft": 4, "extra": 2}},
+            "'extra' needs a BudgetExtension",
+        ),
+        (lambda: agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}), {"budget": {"soft": 4, "extra": 3}}, "extra=3"),
+        (lambda: agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}), {"budget": {"soft": 4, "cost": 1}}, "'cost'"),
+        (lambda: agentgym.make(KV_ID), {"faults": "boom@turn=1"}, "faults='boom@turn=1'"),
+        (lambda: agentgym.make(KV_ID), {"faults": {"kinds": ["timeout"], "when": 1}}, "faults="),
+        (lambda: agentgym.make(KV_ID), {"faults": 3}, "faults=3"),
+        (lambda: agentgym.make(KV_ID), {"budjet": 4}, "unknown reset option 'budjet'"),
+        (lambda: gym.make(KV_ID), {"seed": 4}, "unknown reset option 'seed'"),
+        (lambda: ScriptedAgentEnv(), {"budget": 4}, "'budget' is read by TurnLimit"),
+        (lambda: ScriptedAgentEnv(), {"faults": "tool_error@turn=1"}, "'faults' is read by ToolFailureInjector"),
+    ],
+)
 def test_refusals_name_the_key(build, options, match):
     env = build()
     with pytest.raises(ConfigError, match=match.replace("[", r"\[").replace("(", r"\(")):

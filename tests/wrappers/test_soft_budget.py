@@ -31,21 +31,42 @@ from agentgym.wrappers import (
 
 KV_ID = "agentgym-test/SoftKV-v0"
 if KV_ID not in gym.registry:
-    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"})
+    gym.register(
+        KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"}
+    )
 
 # every form an agent might use; only the first five are well-formed requests
 WELL_FORMED = ["extend", "extend()", '{"tool": "extend"}', '{"name": "extend", "arguments": "{}"}', "```\nextend\n```"]
 MALFORMED = [
-    "extend 5", "extend(turns=100)", "extend(100)", '{"tool": "extend", "args": {"turns": 99}}', "extend(",
-    "extend " + "9" * 5000, "```python\nextend(n=1)\n```", 'extend("please, I need it")',
-    '{"name": "extend", "arguments": "{\\"turns\\": 50}"}', "extend\x00",
+    "extend 5",
+    "extend(turns=100)",
+    "extend(100)",
+    '{"tool": "extend", "args": {"turns": 99}}',
+    "extend(",
+    "extend " + "9" * 5000,
+    "```python\nextend(n=1)\n```",
+    'extend("please, I need it")',
+    '{"name": "extend", "arguments": "{\\"turns\\": 50}"}',
+    "extend\x00",
 ]
-NOT_EXTEND = ["EXTEND", "extended", "extend_budget()", "please extend", b"extend", 7, None, "",
-              '{"tool": "set", "args": {"extend": 1}}', "[" * 3000 + "extend"]
+NOT_EXTEND = [
+    "EXTEND",
+    "extended",
+    "extend_budget()",
+    "please extend",
+    b"extend",
+    7,
+    None,
+    "",
+    '{"tool": "set", "args": {"extend": 1}}',
+    "[" * 3000 + "extend",
+]
 
 
 def soft(max_turns=3, extra=2, max_requests=1, cost=0.0, env=None):
-    return BudgetExtension(TurnLimit(env or ScriptedAgentEnv(), max_turns), extra=extra, max_requests=max_requests, cost=cost)
+    return BudgetExtension(
+        TurnLimit(env or ScriptedAgentEnv(), max_turns), extra=extra, max_requests=max_requests, cost=cost
+    )
 
 
 def grants(info):
@@ -64,8 +85,15 @@ def test_spamming_extend_gets_one_grant_and_never_more_than_t_plus_e_turns():
         if terminated or truncated:
             break
     assert turns == 3 + 2 and truncated and not terminated and info["budget_exhausted"]
-    assert info["extensions"] == {"requested": 5, "granted": 1, "refused": 4, "left": 0, "extra": 2,
-                                  "max_requests": 1, "cost": 0.0}
+    assert info["extensions"] == {
+        "requested": 5,
+        "granted": 1,
+        "refused": 4,
+        "left": 0,
+        "extra": 2,
+        "max_requests": 1,
+        "cost": 0.0,
+    }
     assert texts[0].startswith("extension granted") and all(t.startswith("error: no extension left") for t in texts[1:])
     assert info["failure_category"] == "timeout" and "timeout_after_extension" in info["failure_flags"]
     assert info["turn"] == 5 and info["turns_left"] == 0 and info["budget"] == 5
@@ -194,7 +222,10 @@ def test_score_on_truncation_still_judges_the_state_when_a_refusal_ends_it():
 def test_extend_is_in_help_the_first_observation_the_menu_and_after_a_help_action():
     env = soft(max_turns=4, extra=3, max_requests=2, cost=0.25)
     obs, info = env.reset(seed=0)
-    assert "[extension: send `extend` for 3 more turns, at most 2 times; it costs a turn and 0.25 of the reward]" in obs["text"]
+    assert (
+        "[extension: send `extend` for 3 more turns, at most 2 times; it costs a turn and 0.25 of the reward]"
+        in obs["text"]
+    )
     assert info["help"].splitlines()[-1].startswith("  extend - ask for 3 more turns")
     assert info["admissible_actions"][-1] == "extend" and info["admissible_actions"].count("extend") == 1
     obs, *_, info = env.step("help")
@@ -217,8 +248,12 @@ def test_extend_joins_the_tool_schemas_of_call_style_families_only():
     _, info = soft(env=ToolKV()).reset(seed=0)
     names = [t["function"]["name"] for t in info["tools"]]
     assert names == ["get", "extend"]
-    assert info["tools"][-1]["function"]["parameters"] == {"type": "object", "properties": {}, "required": [],
-                                                           "additionalProperties": False}
+    assert info["tools"][-1]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": False,
+    }
     assert soft().reset(seed=0)[1]["tools"] == []
 
 
@@ -263,7 +298,9 @@ def test_the_extend_observation_keeps_the_observation_fields_and_fits_the_space(
 
 
 def test_faults_armed_below_are_not_spent_by_an_extend():
-    env = BudgetExtension(TurnLimit(ToolFailureInjector(ScriptedAgentEnv(), kinds="tool_error", at_turns=[1]), 4), extra=2)
+    env = BudgetExtension(
+        TurnLimit(ToolFailureInjector(ScriptedAgentEnv(), kinds="tool_error", at_turns=[1]), 4), extra=2
+    )
     env.reset(seed=0)
     *_, info = env.step("extend")
     assert not any(e["kind"] == "fault_injected" for e in info["events"])
@@ -281,7 +318,10 @@ def test_warning_comes_once_in_words_info_and_events():
         obs, reward, terminated, truncated, info = env.step("help")
         seen.append(info.get("budget_warning"))
         if seen[-1]:
-            assert "[budget: 2 turns left, this one included; work not submitted when they run out scores 0]" in obs["text"]
+            assert (
+                "[budget: 2 turns left, this one included; work not submitted when they run out scores 0]"
+                in obs["text"]
+            )
             assert info["events"][-1] == {"kind": "budget_warning", "turns_left": 2}
     assert seen == [None, 2, None, None] and truncated
 
@@ -289,7 +329,9 @@ def test_warning_comes_once_in_words_info_and_events():
 def test_warning_at_reset_when_the_budget_is_already_short_and_never_on_the_last_step():
     env = BudgetWarning(TurnLimit(ScriptedAgentEnv(), 1), at=3)
     obs, info = env.reset(seed=0)
-    assert info["budget_warning"] == 1 and "1 turn left" in obs["text"] and info["events"][-1]["kind"] == "budget_warning"
+    assert (
+        info["budget_warning"] == 1 and "1 turn left" in obs["text"] and info["events"][-1]["kind"] == "budget_warning"
+    )
     *_, truncated, info = env.step("help")
     assert truncated and "budget_warning" not in info
 
@@ -382,8 +424,17 @@ def layers(env):
 def test_make_and_gym_make_build_the_soft_stack_in_order():
     spec = {"soft": {"uniform": [2, 6]}, "extra": 3, "max_requests": 1, "cost": 0.1, "warn_at": 2}
     env = agentgym.make(KV_ID, budget=spec, process_reward=0.1, numeric={"dim": 16})
-    assert layers(env) == ["ToolFailureInjector", "RandomBudget", "BudgetExtension", "BudgetWarning", "FailureLabeler",
-                           "ProcessReward", "CostTracker", "NumericView", "TimeLimitGuard"]
+    assert layers(env) == [
+        "ToolFailureInjector",
+        "RandomBudget",
+        "BudgetExtension",
+        "BudgetWarning",
+        "FailureLabeler",
+        "ProcessReward",
+        "CostTracker",
+        "NumericView",
+        "TimeLimitGuard",
+    ]
     assert layers(agentgym.make(KV_ID, budget={"soft": 4, "warn_at": 1}))[1:3] == ["TurnLimit", "BudgetWarning"]
     assert layers(agentgym.make(KV_ID, budget={"soft": 4, "extra": 2}))[1:3] == ["TurnLimit", "BudgetExtension"]
     via_gym = gym.make(KV_ID, budget=spec, labels=True, cost=True)
@@ -392,14 +443,17 @@ def test_make_and_gym_make_build_the_soft_stack_in_order():
     assert play(via_gym, 4, ["extend", "help"] * 6) == play(via_make, 4, ["extend", "help"] * 6)
 
 
-@pytest.mark.parametrize("bad, match", [
-    ({"soft": 4}, "needs 'extra'"),
-    ({"soft": 4, "extra": 2, "extre": 1}, "extre"),
-    ({"soft": 4, "cost": 0.1, "warn_at": 1}, "give 'extra' too"),
-    ({"soft": 0, "extra": 2}, "max_turns=0"),
-    ({"soft": 4, "extra": {"uniform": [3, 1]}}, "lo > hi"),
-    ({"soft": 4, "warn_at": "soon"}, "at='soon'"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"soft": 4}, "needs 'extra'"),
+        ({"soft": 4, "extra": 2, "extre": 1}, "extre"),
+        ({"soft": 4, "cost": 0.1, "warn_at": 1}, "give 'extra' too"),
+        ({"soft": 0, "extra": 2}, "max_turns=0"),
+        ({"soft": 4, "extra": {"uniform": [3, 1]}}, "lo > hi"),
+        ({"soft": 4, "warn_at": "soon"}, "at='soon'"),
+    ],
+)
 def test_bad_soft_specs_raise_config_errors_naming_the_budget(bad, match):
     with pytest.raises(ConfigError, match=match) as exc:
         agentgym.make(KV_ID, budget=bad)
@@ -420,8 +474,9 @@ def play(env, seed, actions):
 
 @pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
 def test_spec_round_trip_and_pickle_rebuild_the_soft_stack():
-    env = agentgym.make(KV_ID, budget={"soft": {"choice": [2, 5]}, "extra": {"uniform": [1, 3]}, "warn_at": 1},
-                        process_reward=0.1)
+    env = agentgym.make(
+        KV_ID, budget={"soft": {"choice": [2, 5]}, "extra": {"uniform": [1, 3]}, "warn_at": 1}, process_reward=0.1
+    )
     again = gym.make(env.spec)
     assert layers(again) == layers(env) and again.spec == env.spec
     hand = BudgetWarning(BudgetExtension(TurnLimit(gym.make(KV_ID), 3), extra=2, cost=0.5), at=2)
@@ -455,11 +510,14 @@ def test_process_reward_above_sees_the_extension_penalty_only_on_its_step():
     assert env.step("help")[1] == 0.0
 
 
-@pytest.mark.parametrize("env_id, request_form", [
-    ("agentgym/Coding-v0", "extend"),
-    ("agentgym/ToolUse-v0", '{"name": "extend", "arguments": "{}"}'),
-    ("agentgym/Browser-v0", "extend()"),
-])
+@pytest.mark.parametrize(
+    "env_id, request_form",
+    [
+        ("agentgym/Coding-v0", "extend"),
+        ("agentgym/ToolUse-v0", '{"name": "extend", "arguments": "{}"}'),
+        ("agentgym/Browser-v0", "extend()"),
+    ],
+)
 def test_every_family_lists_and_grants_extend(env_id, request_form):
     env = agentgym.make(env_id, budget={"soft": 3, "extra": 2, "warn_at": 1}, split="test", backend="local")
     try:

@@ -62,8 +62,10 @@ class _UpTo:
 soft_budgets = st.fixed_dictionaries(
     {"soft": budgets},
     optional={
-        "extra": st.one_of(st.integers(1, 6), st.tuples(st.integers(1, 4), st.integers(0, 4)).map(
-            lambda p: {"uniform": [p[0], p[0] + p[1]]})),
+        "extra": st.one_of(
+            st.integers(1, 6),
+            st.tuples(st.integers(1, 4), st.integers(0, 4)).map(lambda p: {"uniform": [p[0], p[0] + p[1]]}),
+        ),
         "max_requests": st.integers(1, 3),
         "cost": st.sampled_from([0.0, 0.1, 0.5]),
         "warn_at": st.integers(1, 4),
@@ -126,8 +128,19 @@ plan_steps = st.one_of(
     st.tuples(st.just("text"), st.text(alphabet="se tagb\x00\n\t;é{}-_0", max_size=20)),
     st.tuples(st.just("text"), st.sampled_from(["submit", "get alpha", "set alpha amber", "set zeta x", "help"])),
     st.tuples(st.just("text"), st.sampled_from([b"\xff\xfe", 42, None, "x" * 20_000])),
-    st.tuples(st.just("text"), st.sampled_from(["extend", "extend()", "extend 9", "extend(turns=99)",
-                                                '{"tool": "extend"}', '{"tool": "extend", "args": {"n": 1}}'])),
+    st.tuples(
+        st.just("text"),
+        st.sampled_from(
+            [
+                "extend",
+                "extend()",
+                "extend 9",
+                "extend(turns=99)",
+                '{"tool": "extend"}',
+                '{"tool": "extend", "args": {"n": 1}}',
+            ]
+        ),
+    ),
 )
 plans = st.lists(plan_steps, min_size=1, max_size=14)
 
@@ -194,7 +207,9 @@ def test_turns_never_exceed_the_budget_and_truncation_means_it_ran_out(stack, se
 @given(stacks(), st.integers(0, 2**16), plans)
 def test_warnings_come_once_per_crossing_and_extend_is_offered_only_while_grantable(stack, seed, plan):
     r = play(stack, seed, plan)
-    soft = next((arg for name, arg in stack["layers"] if name == "budget" and isinstance(arg, dict) and "soft" in arg), {})
+    soft = next(
+        (arg for name, arg in stack["layers"] if name == "budget" and isinstance(arg, dict) and "soft" in arg), {}
+    )
     ext = r["info"].get("extensions") or {"granted": 0, "max_requests": 0}
     warnings = [e for e in r["events"] if e["kind"] == "budget_warning"]
     assert len(warnings) <= (1 + ext["granted"] if "warn_at" in soft else 0)
@@ -249,8 +264,14 @@ def test_a_pickled_stack_plays_the_same(stack, seed, plan):
 def test_rewards_stay_in_bounds(stack, seed, plan):
     r = play(stack, seed, plan)
     weight = sum(arg for name, arg in stack["layers"] if name == "process_reward")
-    price = next((arg.get("cost", 0.0) for name, arg in stack["layers"] if name == "budget" and isinstance(arg, dict)
-                  and "extra" in arg), 0.0)
+    price = next(
+        (
+            arg.get("cost", 0.0)
+            for name, arg in stack["layers"]
+            if name == "budget" and isinstance(arg, dict) and "extra" in arg
+        ),
+        0.0,
+    )
     granted = (r["info"].get("extensions") or {}).get("granted", 0)
     rewards = [step[2] for step in r["steps"]]
     assert all(isinstance(x, float) for x in rewards)

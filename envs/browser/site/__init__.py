@@ -20,8 +20,11 @@ __all__ = ["MODULES", "MODULE", "CHROME_MODULES", "CHROME_MODULE", "host_modules
 
 _HERE = Path(__file__).resolve().parent
 _ORDER = ("web", "shop", "forum", "admin", "session")
-MODULES: tuple[SandboxModule, ...] = world.MODULES + web_kit.MODULES + tuple(
-    SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in _ORDER)
+MODULES: tuple[SandboxModule, ...] = (
+    world.MODULES
+    + web_kit.MODULES
+    + tuple(SandboxModule.from_file(f"{__name__}.{stem}", _HERE / f"{stem}.py") for stem in _ORDER)
+)
 """The text backend's sandbox-side files, in the order the step server must load them (the
 stateful-world kit, `agentgym.world`, first: the store and the verdict use it; then the web kit's
 view and renderer)."""
@@ -30,7 +33,9 @@ MODULE = f"{__name__}.session"
 CHROME_MODULE = f"{__name__}.chrome"
 """The Chromium backend's module: the same functions, with pages served to and acted on in Chromium."""
 CHROME_MODULES: tuple[SandboxModule, ...] = MODULES + (
-    web_kit.CHROMIUM, SandboxModule.from_file(CHROME_MODULE, _HERE / "chrome.py"))
+    web_kit.CHROMIUM,
+    SandboxModule.from_file(CHROME_MODULE, _HERE / "chrome.py"),
+)
 
 
 def host_modules() -> dict[str, ModuleType]:

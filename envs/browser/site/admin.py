@@ -17,8 +17,10 @@ CREATE TABLE accounts(uid TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT N
 """
 PRIMARY = {"settings": "key", "teams": "name", "accounts": "uid"}
 VERIFY_TABLES = {"accounts"}
-OP_VERBS = {"bulk_status": ("suspend", "activate", "change", "update", "set"),
-            "edit_user": ("change", "set", "raise", "increase", "update", "edit", "assign", "move")}
+OP_VERBS = {
+    "bulk_status": ("suspend", "activate", "change", "update", "set"),
+    "edit_user": ("change", "set", "raise", "increase", "update", "edit", "assign", "move"),
+}
 """What each op asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MUTATION_TABLES = {"accounts"}
 ROLES = ("viewer", "editor", "admin")
@@ -30,9 +32,11 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 
 
 def layout(s, title, body):
-    return ("<!doctype html><html><head><title>%s | Harbor Admin</title></head><body><header><nav>"
-            "<a href='/admin'>Admin Console</a> <a href='/admin/users'>Users</a> <span>Signed in as %s</span>"
-            "</nav></header><main>%s</main></body></html>") % (h(title), h(s.setting("me")), body)
+    return (
+        "<!doctype html><html><head><title>%s | Harbor Admin</title></head><body><header><nav>"
+        "<a href='/admin'>Admin Console</a> <a href='/admin/users'>Users</a> <span>Signed in as %s</span>"
+        "</nav></header><main>%s</main></body></html>"
+    ) % (h(title), h(s.setting("me")), body)
 
 
 def page(s, title, body):
@@ -53,8 +57,9 @@ def _teams(s):
 
 def console(s, req):
     n = s.one("SELECT COUNT(*) AS n FROM accounts")["n"]
-    return page(s, "Admin Console", "<h1>Admin Console</h1><p>%d user accounts.</p><a href='/admin/users'>Manage "
-                "users</a>" % n)
+    return page(
+        s, "Admin Console", "<h1>Admin Console</h1><p>%d user accounts.</p><a href='/admin/users'>Manage users</a>" % n
+    )
 
 
 def users(s, req):
@@ -68,30 +73,42 @@ def users(s, req):
         if val:
             where.append("%s=?" % col)
             params.append(val)
-    rows = s.all("SELECT * FROM accounts%s ORDER BY name, uid" % (" WHERE " + " AND ".join(where) if where else ""),
-                 *params)
+    rows = s.all(
+        "SELECT * FROM accounts%s ORDER BY name, uid" % (" WHERE " + " AND ".join(where) if where else ""), *params
+    )
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     pno = min(pno, pages)
     filters = dict(q=q, team=team, role=role, status=status)
     body = ["<h1>Users</h1>"]
     if req.arg("done"):
         body.append("<p>%s</p>" % h(req.arg("done")))
-    body.append("<form action='/admin/users' method='get'><input type='search' name='q' value='%s' "
-                "aria-label='Search users'><label>Team <select name='team'>%s</select></label><label>Role <select "
-                "name='role'>%s</select></label><label>Status <select name='status'>%s</select></label><button "
-                "type='submit'>Filter</button></form>" % (h(q), _options(_teams(s), team, "All teams"),
-                                                         _options(ROLES, role, "Any role"),
-                                                         _options(STATUSES, status, "Any status")))
+    body.append(
+        "<form action='/admin/users' method='get'><input type='search' name='q' value='%s' "
+        "aria-label='Search users'><label>Team <select name='team'>%s</select></label><label>Role <select "
+        "name='role'>%s</select></label><label>Status <select name='status'>%s</select></label><button "
+        "type='submit'>Filter</button></form>"
+        % (
+            h(q),
+            _options(_teams(s), team, "All teams"),
+            _options(ROLES, role, "Any role"),
+            _options(STATUSES, status, "Any status"),
+        )
+    )
     body.append("<p>%d users, page %d of %d</p>" % (len(rows), pno, pages))
-    body.append("<form action='/admin/users/bulk' method='post'><input type='hidden' name='back' value='%s'><table>"
-                "<tr><th></th><th>Name</th><th>Email</th><th>Role</th><th>Team</th><th>Status</th></tr>" % h(qs(**filters)))
-    for u in (s.listed("accounts", row) for row in rows[(pno - 1) * PAGE_SIZE: pno * PAGE_SIZE]):
-        body.append("<tr><td><input type='checkbox' name='uid' value='%s' aria-label='Select %s'></td><td><a "
-                    "href='/admin/users/%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
-                    % (u["uid"], h(u["name"]), u["uid"], h(u["name"]), h(u["email"]), u["role"], h(u["team"]),
-                       u["status"]))
-    body.append("</table><label>Bulk action <select name='action'>%s</select></label><button type='submit'>Apply to "
-                "selected</button></form>" % _options([(a, lbl) for a, lbl, _ in ACTIONS], "", "Choose an action"))
+    body.append(
+        "<form action='/admin/users/bulk' method='post'><input type='hidden' name='back' value='%s'><table>"
+        "<tr><th></th><th>Name</th><th>Email</th><th>Role</th><th>Team</th><th>Status</th></tr>" % h(qs(**filters))
+    )
+    for u in (s.listed("accounts", row) for row in rows[(pno - 1) * PAGE_SIZE : pno * PAGE_SIZE]):
+        body.append(
+            "<tr><td><input type='checkbox' name='uid' value='%s' aria-label='Select %s'></td><td><a "
+            "href='/admin/users/%s'>%s</a></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+            % (u["uid"], h(u["name"]), u["uid"], h(u["name"]), h(u["email"]), u["role"], h(u["team"]), u["status"])
+        )
+    body.append(
+        "</table><label>Bulk action <select name='action'>%s</select></label><button type='submit'>Apply to "
+        "selected</button></form>" % _options([(a, lbl) for a, lbl, _ in ACTIONS], "", "Choose an action")
+    )
     nav = []
     if pno > 1:
         nav.append("<a href='/admin/users?%s'>Previous page</a>" % qs(page=pno - 1, **filters))
@@ -107,19 +124,30 @@ def bulk(s, req):
     back = req.form.get("back", "")
     if not uids or action is None:
         why = "Select at least one user." if not uids else "Choose a bulk action."
-        return rejected(s, "validation", layout, "Users", "<p role='alert'>%s</p><a href='/admin/users?%s'>Back to "
-                        "users</a>" % (why, h(back)))
+        return rejected(
+            s,
+            "validation",
+            layout,
+            "Users",
+            "<p role='alert'>%s</p><a href='/admin/users?%s'>Back to users</a>" % (why, h(back)),
+        )
     names, hidden = [], []
     for uid in uids:
         u = s.get("accounts", uid)
         names.append(u["name"])
-        hidden.append("<input type='hidden' name='uid' value='%s'><input type='hidden' name='version' value='%s=%d'>"
-                      % (uid, uid, s.ref("accounts", uid)))
-    return page(s, "Confirm bulk action", "<h1>Confirm bulk action</h1><p>%s %d users: %s?</p><form "
-                "action='/admin/users/bulk/confirm' method='post'><input type='hidden' name='action' value='%s'>"
-                "<input type='hidden' name='back' value='%s'>%s<button type='submit'>Confirm</button></form>"
-                "<a href='/admin/users?%s'>Cancel</a>" % (action[0], len(uids), h(", ".join(names)),
-                                                          req.form["action"], h(back), "".join(hidden), h(back)))
+        hidden.append(
+            "<input type='hidden' name='uid' value='%s'><input type='hidden' name='version' value='%s=%d'>"
+            % (uid, uid, s.ref("accounts", uid))
+        )
+    return page(
+        s,
+        "Confirm bulk action",
+        "<h1>Confirm bulk action</h1><p>%s %d users: %s?</p><form "
+        "action='/admin/users/bulk/confirm' method='post'><input type='hidden' name='action' value='%s'>"
+        "<input type='hidden' name='back' value='%s'>%s<button type='submit'>Confirm</button></form>"
+        "<a href='/admin/users?%s'>Cancel</a>"
+        % (action[0], len(uids), h(", ".join(names)), req.form["action"], h(back), "".join(hidden), h(back)),
+    )
 
 
 def bulk_confirm(s, req):
@@ -130,36 +158,61 @@ def bulk_confirm(s, req):
         return rejected(s, "validation", layout, "Users", "<p role='alert'>Nothing to confirm.</p>")
     stale = [uid for uid, ver in sorted(versions.items()) if s.stale("accounts", uid, ver)]
     if stale:
-        return rejected(s, "conflict", layout, "Users", "<p role='alert'>Some of these users were changed by another "
-                        "admin since you selected them.</p><a href='/admin/users?%s'>Back to users</a>" % h(back))
+        return rejected(
+            s,
+            "conflict",
+            layout,
+            "Users",
+            "<p role='alert'>Some of these users were changed by another "
+            "admin since you selected them.</p><a href='/admin/users?%s'>Back to users</a>" % h(back),
+        )
     changed = 0
     for uid in sorted(versions):
         if s.get("accounts", uid)["status"] != action[1]:
             s.update("accounts", uid, {"status": action[1]})
             changed += 1
-    return redirect("/admin/users?%s" % "&".join(x for x in (back, qs(done="%s: %d users updated." % (action[0],
-                                                                                                     changed))) if x))
+    return redirect(
+        "/admin/users?%s" % "&".join(x for x in (back, qs(done="%s: %d users updated." % (action[0], changed))) if x)
+    )
 
 
 def user(s, req, uid):
     u = s.get("accounts", uid)
     s.ref("accounts", uid)
     saved = "<p>Saved.</p>" if req.arg("saved") else ""
-    return page(s, u["name"], "<h1>%s</h1>%s<p>Email: %s</p><p>Role: %s</p><p>Team: %s</p><p>Status: %s</p>"
-                "<p>Storage quota: %d GB</p><a href='/admin/users/%s/edit'>Edit user</a>"
-                % (h(u["name"]), saved, h(u["email"]), u["role"], h(u["team"]), u["status"], u["quota_gb"], uid))
+    return page(
+        s,
+        u["name"],
+        "<h1>%s</h1>%s<p>Email: %s</p><p>Role: %s</p><p>Team: %s</p><p>Status: %s</p>"
+        "<p>Storage quota: %d GB</p><a href='/admin/users/%s/edit'>Edit user</a>"
+        % (h(u["name"]), saved, h(u["email"]), u["role"], h(u["team"]), u["status"], u["quota_gb"], uid),
+    )
 
 
 def _edit_page(s, uid, values, version, alerts=""):
-    return page(s, "Edit user", "<h1>Edit %s</h1>%s<form action='/admin/users/%s/edit' method='post'><input "
-                "type='hidden' name='version' value='%s'><label>Name <input type='text' name='name' value='%s'></label>"
-                "<label>Email <input type='email' name='email' value='%s'></label><label>Role <select name='role'>%s"
-                "</select></label><label>Team <select name='team'>%s</select></label><label>Storage quota (GB) <input "
-                "type='number' name='quota_gb' value='%s'></label><p>The storage quota must be between 1 and %d GB."
-                "</p><button type='submit'>Save</button></form><a href='/admin/users/%s'>Cancel</a>"
-                % (h(values["name"]), alerts, uid, version, h(values["name"]), h(values["email"]),
-                   _options(ROLES, values["role"]), _options(_teams(s), values["team"]), h(values["quota_gb"]),
-                   MAX_QUOTA_GB, uid))
+    return page(
+        s,
+        "Edit user",
+        "<h1>Edit %s</h1>%s<form action='/admin/users/%s/edit' method='post'><input "
+        "type='hidden' name='version' value='%s'><label>Name <input type='text' name='name' value='%s'></label>"
+        "<label>Email <input type='email' name='email' value='%s'></label><label>Role <select name='role'>%s"
+        "</select></label><label>Team <select name='team'>%s</select></label><label>Storage quota (GB) <input "
+        "type='number' name='quota_gb' value='%s'></label><p>The storage quota must be between 1 and %d GB."
+        "</p><button type='submit'>Save</button></form><a href='/admin/users/%s'>Cancel</a>"
+        % (
+            h(values["name"]),
+            alerts,
+            uid,
+            version,
+            h(values["name"]),
+            h(values["email"]),
+            _options(ROLES, values["role"]),
+            _options(_teams(s), values["team"]),
+            h(values["quota_gb"]),
+            MAX_QUOTA_GB,
+            uid,
+        ),
+    )
 
 
 def edit_form(s, req, uid):
@@ -170,8 +223,14 @@ def edit_form(s, req, uid):
 def edit_user(s, req, uid):
     s.get("accounts", uid)
     if s.stale("accounts", uid, req.form.get("version", "")):
-        return rejected(s, "conflict", layout, "Edit user", "<p role='alert'>This user was changed by another admin "
-                        "since you opened the form.</p><a href='/admin/users/%s/edit'>Open the latest version</a>" % uid)
+        return rejected(
+            s,
+            "conflict",
+            layout,
+            "Edit user",
+            "<p role='alert'>This user was changed by another admin "
+            "since you opened the form.</p><a href='/admin/users/%s/edit'>Open the latest version</a>" % uid,
+        )
     f = {k: req.form.get(k, "").strip() for k in ("name", "email", "role", "team", "quota_gb")}
     problems = []
     if not f["name"]:
@@ -202,10 +261,14 @@ def edit_user(s, req, uid):
 
 
 ROUTES = [
-    ("GET", "/", console), ("GET", "/admin", console), ("GET", "/admin/users", users),
-    ("POST", "/admin/users/bulk", bulk), ("POST", "/admin/users/bulk/confirm", bulk_confirm),
+    ("GET", "/", console),
+    ("GET", "/admin", console),
+    ("GET", "/admin/users", users),
+    ("POST", "/admin/users/bulk", bulk),
+    ("POST", "/admin/users/bulk/confirm", bulk_confirm),
     ("GET", "/admin/users/bulk(?:/confirm)?", lambda s, req: redirect("/admin/users")),
-    ("GET", r"/admin/users/(?P<uid>u\d+)", user), ("GET", r"/admin/users/(?P<uid>u\d+)/edit", edit_form),
+    ("GET", r"/admin/users/(?P<uid>u\d+)", user),
+    ("GET", r"/admin/users/(?P<uid>u\d+)/edit", edit_form),
     ("POST", r"/admin/users/(?P<uid>u\d+)/edit", edit_user),
 ]
 
@@ -271,8 +334,12 @@ def step(S, op):
     if op["op"] == "edit_user":
         uid = op["uid"]
         if S.path == "/admin/users/%s/edit" % uid:
-            for field, role, label in (("role", "combobox", "Role"), ("team", "combobox", "Team"),
-                                       ("email", "textbox", "Email"), ("quota_gb", "spinbutton", "Storage quota (GB)")):
+            for field, role, label in (
+                ("role", "combobox", "Role"),
+                ("team", "combobox", "Team"),
+                ("email", "textbox", "Email"),
+                ("quota_gb", "spinbutton", "Storage quota (GB)"),
+            ):
                 if field in op["fields"] and S.find(role, label)["value"] != str(op["fields"][field]):
                     verb = "select" if role == "combobox" else "fill"
                     return (verb, role, label, str(op["fields"][field]))
@@ -289,8 +356,12 @@ def step(S, op):
     if any(query.get(k, "") != v for k, v in want.items()):
         for label, key in (("Team", "team"), ("Role", "role"), ("Status", "status")):
             if S.find("combobox", label)["value"] != want.get(key, ""):
-                return ("select", "combobox", label, want.get(key) or {"team": "All teams", "role": "Any role",
-                                                                        "status": "Any status"}[key])
+                return (
+                    "select",
+                    "combobox",
+                    label,
+                    want.get(key) or {"team": "All teams", "role": "Any role", "status": "Any status"}[key],
+                )
         return ("click", "button", "Filter")
     for uid in op["uids"]:
         u = s.get("accounts", uid)

@@ -86,8 +86,14 @@ def setup(spec, seed):
     # 115 MiB for the whole sandbox, for about 15 ms of the reset.
     browser.cdp.call("HeapProfiler.collectGarbage")
     session._S["session"] = s = ChromeSession(spec, seed, browser)
-    return {"text": s.observe(), "shown": dict(s.page_refs), "glimpsed": dict(s.page_glimpses),
-            "progress": s.progress(), "oracle": s.oracle(), "menu": s.menu()}
+    return {
+        "text": s.observe(),
+        "shown": dict(s.page_refs),
+        "glimpsed": dict(s.page_glimpses),
+        "progress": s.progress(),
+        "oracle": s.oracle(),
+        "menu": s.menu(),
+    }
 
 
 start = chromium.start  # the family's service: Chromium, launched once per sandbox

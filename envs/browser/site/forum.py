@@ -17,20 +17,25 @@ CREATE TABLE posts(pid TEXT PRIMARY KEY, tid TEXT NOT NULL, author TEXT NOT NULL
 """
 PRIMARY = {"settings": "key", "boards": "bid", "threads": "tid", "posts": "pid"}
 VERIFY_TABLES = {"posts", "threads"}
-OP_VERBS = {"reply": ("reply", "post", "respond", "write", "add"),
-            "replace_text": ("edit", "fix", "change", "replace", "update", "correct"),
-            "set_thread": ("lock", "pin", "move", "set", "change", "update"), "hide_flagged": ("hide", "remove")}
+OP_VERBS = {
+    "reply": ("reply", "post", "respond", "write", "add"),
+    "replace_text": ("edit", "fix", "change", "replace", "update", "correct"),
+    "set_thread": ("lock", "pin", "move", "set", "change", "update"),
+    "hide_flagged": ("hide", "remove"),
+}
 """What each op asks, in verbs: what a final message's refusal or claim of done is about (`agentgym.answers`)."""
 MUTATION_TABLES = {"posts", "threads"}
 PAGE_SIZE = 10
 
 
 def layout(s, title, body):
-    return ("<!doctype html><html><head><title>%s | Harbor Community</title></head><body><header><nav>"
-            "<a href='/forum'>Community Forum</a><form action='/forum/search' method='get' role='search'>"
-            "<input type='search' name='q' aria-label='Search the forum'><button type='submit'>Search</button></form>"
-            "<a href='/forum/flags'>Moderation queue</a> <span>Signed in as %s (moderator)</span></nav></header>"
-            "<main>%s</main></body></html>") % (h(title), h(s.setting("me")), body)
+    return (
+        "<!doctype html><html><head><title>%s | Harbor Community</title></head><body><header><nav>"
+        "<a href='/forum'>Community Forum</a><form action='/forum/search' method='get' role='search'>"
+        "<input type='search' name='q' aria-label='Search the forum'><button type='submit'>Search</button></form>"
+        "<a href='/forum/flags'>Moderation queue</a> <span>Signed in as %s (moderator)</span></nav></header>"
+        "<main>%s</main></body></html>"
+    ) % (h(title), h(s.setting("me")), body)
 
 
 def page(s, title, body):
@@ -45,15 +50,19 @@ def _thread_rows(s, rows):
     out = ["<table><tr><th>Thread</th><th>Started by</th><th>Replies</th><th>Status</th></tr>"]
     for t in (s.listed("threads", dict(row, replies=_replies(s, row["tid"]))) for row in rows):
         status = ", ".join(x for x, on in (("pinned", t["pinned"]), ("locked", t["locked"])) if on) or "open"
-        out.append("<tr><td><a href='/forum/thread/%s'>%s</a></td><td>%s</td><td>%d replies</td><td>%s</td></tr>"
-                   % (t["tid"], h(t["title"]), h(t["author"]), t["replies"], status))
+        out.append(
+            "<tr><td><a href='/forum/thread/%s'>%s</a></td><td>%s</td><td>%d replies</td><td>%s</td></tr>"
+            % (t["tid"], h(t["title"]), h(t["author"]), t["replies"], status)
+        )
     return "".join(out) + "</table>"
 
 
 def boards(s, req):
     rows = s.all("SELECT b.*, (SELECT COUNT(*) FROM threads t WHERE t.bid=b.bid) AS n FROM boards b ORDER BY position")
-    body = "".join("<tr><td><a href='/forum/board/%s'>%s</a></td><td>%d threads</td></tr>" % (b["bid"], h(b["name"]),
-                                                                                              b["n"]) for b in rows)
+    body = "".join(
+        "<tr><td><a href='/forum/board/%s'>%s</a></td><td>%d threads</td></tr>" % (b["bid"], h(b["name"]), b["n"])
+        for b in rows
+    )
     return page(s, "Boards", "<h1>Boards</h1><table>%s</table>" % body)
 
 
@@ -68,16 +77,34 @@ def board(s, req, bid):
         nav.append("<a href='/forum/board/%s?%s'>Previous page</a>" % (bid, qs(page=pno - 1)))
     if pno < pages:
         nav.append("<a href='/forum/board/%s?%s'>Next page</a>" % (bid, qs(page=pno + 1)))
-    return page(s, b["name"], "<h1>%s</h1><p>%d threads, page %d of %d</p>%s<nav>%s</nav>"
-                % (h(b["name"]), len(rows), pno, pages, _thread_rows(s, rows[(pno - 1) * PAGE_SIZE: pno * PAGE_SIZE]),
-                   " ".join(nav)))
+    return page(
+        s,
+        b["name"],
+        "<h1>%s</h1><p>%d threads, page %d of %d</p>%s<nav>%s</nav>"
+        % (
+            h(b["name"]),
+            len(rows),
+            pno,
+            pages,
+            _thread_rows(s, rows[(pno - 1) * PAGE_SIZE : pno * PAGE_SIZE]),
+            " ".join(nav),
+        ),
+    )
 
 
 def search(s, req):
     q = req.arg("q")
     like = "%" + q.lower() + "%"
-    rows = s.all("SELECT * FROM threads WHERE lower(title) LIKE ? OR tid IN (SELECT tid FROM posts WHERE hidden=0 AND "
-                 "lower(body) LIKE ?) ORDER BY created DESC, tid LIMIT 20", like, like) if q else []
+    rows = (
+        s.all(
+            "SELECT * FROM threads WHERE lower(title) LIKE ? OR tid IN (SELECT tid FROM posts WHERE hidden=0 AND "
+            "lower(body) LIKE ?) ORDER BY created DESC, tid LIMIT 20",
+            like,
+            like,
+        )
+        if q
+        else []
+    )
     found = _thread_rows(s, rows) if rows else "<p>No threads match.</p>"
     return page(s, "Search", "<h1>%s</h1>%s" % (h('Search results for "%s"' % q), found))
 
@@ -87,37 +114,61 @@ def thread(s, req, tid):
     version = s.ref("threads", tid)
     b = s.get("boards", t["bid"])
     status = ", ".join(x for x, on in (("Pinned", t["pinned"]), ("Locked", t["locked"])) if on) or "Open"
-    opts = "".join("<option value='%s'%s>%s</option>" % (r["bid"], " selected" if r["bid"] == t["bid"] else "",
-                                                         h(r["name"]))
-                   for r in s.all("SELECT * FROM boards ORDER BY position"))
-    mod = ("<form action='/forum/thread/%s/moderate' method='post'><input type='hidden' name='version' value='%d'>"
-           "<button type='submit' name='do' value='%s'>%s thread</button>"
-           "<button type='submit' name='do' value='%s'>%s thread</button>"
-           "<label>Move to board <select name='board'>%s</select></label>"
-           "<button type='submit' name='do' value='move'>Move thread</button></form>"
-           % (tid, version, "unlock" if t["locked"] else "lock", "Unlock" if t["locked"] else "Lock",
-              "unpin" if t["pinned"] else "pin", "Unpin" if t["pinned"] else "Pin", opts))
+    opts = "".join(
+        "<option value='%s'%s>%s</option>" % (r["bid"], " selected" if r["bid"] == t["bid"] else "", h(r["name"]))
+        for r in s.all("SELECT * FROM boards ORDER BY position")
+    )
+    mod = (
+        "<form action='/forum/thread/%s/moderate' method='post'><input type='hidden' name='version' value='%d'>"
+        "<button type='submit' name='do' value='%s'>%s thread</button>"
+        "<button type='submit' name='do' value='%s'>%s thread</button>"
+        "<label>Move to board <select name='board'>%s</select></label>"
+        "<button type='submit' name='do' value='move'>Move thread</button></form>"
+        % (
+            tid,
+            version,
+            "unlock" if t["locked"] else "lock",
+            "Unlock" if t["locked"] else "Lock",
+            "unpin" if t["pinned"] else "pin",
+            "Unpin" if t["pinned"] else "Pin",
+            opts,
+        )
+    )
     posts = []
     for p in s.all("SELECT * FROM posts WHERE tid=? ORDER BY created, pid", tid):
         s.ref("posts", p["pid"])
         text = "[hidden by a moderator]" if p["hidden"] else p["body"]
         flag = "<p>Flagged for review</p>" if p["flagged"] and not p["hidden"] else ""
-        posts.append("<article><p>%s wrote on %s (post %s):</p><p>%s</p>%s<a href='/forum/post/%s/edit'>Edit post %s"
-                     "</a></article>" % (h(p["author"]), p["created"], p["pid"], h(text), flag, p["pid"], p["pid"]))
+        posts.append(
+            "<article><p>%s wrote on %s (post %s):</p><p>%s</p>%s<a href='/forum/post/%s/edit'>Edit post %s"
+            "</a></article>" % (h(p["author"]), p["created"], p["pid"], h(text), flag, p["pid"], p["pid"])
+        )
     if t["locked"]:
         reply = "<p>This thread is locked: no new replies.</p>"
     else:
-        reply = ("<form action='/forum/thread/%s/reply' method='post'><label>Your reply <textarea name='body'>"
-                 "</textarea></label><button type='submit'>Post reply</button></form>" % tid)
-    return page(s, t["title"], "<h1>%s</h1><p>Board: %s</p><p>Status: %s</p>%s%s%s"
-                % (h(t["title"]), h(b["name"]), status, mod, "".join(posts), reply))
+        reply = (
+            "<form action='/forum/thread/%s/reply' method='post'><label>Your reply <textarea name='body'>"
+            "</textarea></label><button type='submit'>Post reply</button></form>" % tid
+        )
+    return page(
+        s,
+        t["title"],
+        "<h1>%s</h1><p>Board: %s</p><p>Status: %s</p>%s%s%s"
+        % (h(t["title"]), h(b["name"]), status, mod, "".join(posts), reply),
+    )
 
 
 def moderate(s, req, tid):
     t = s.get("threads", tid)
     if s.stale("threads", tid, req.form.get("version", "")):
-        return rejected(s, "conflict", layout, "Moderation", "<p role='alert'>This thread changed since you opened "
-                        "it.</p><a href='/forum/thread/%s'>Open the latest version</a>" % tid)
+        return rejected(
+            s,
+            "conflict",
+            layout,
+            "Moderation",
+            "<p role='alert'>This thread changed since you opened "
+            "it.</p><a href='/forum/thread/%s'>Open the latest version</a>" % tid,
+        )
     do = req.form.get("do", "")
     fields = {"lock": {"locked": 1}, "unlock": {"locked": 0}, "pin": {"pinned": 1}, "unpin": {"pinned": 0}}.get(do)
     if do == "move":
@@ -134,8 +185,18 @@ def moderate(s, req, tid):
 def add_reply(s, tid, body):
     n = s.one("SELECT COUNT(*) AS n FROM posts WHERE pid >= 'p5' AND pid < 'p6'")["n"]
     pid = "p%d" % (5001 + n)
-    s.insert("posts", {"pid": pid, "tid": tid, "author": s.setting("me"), "body": body, "created": s.setting("today"),
-                       "flagged": 0, "hidden": 0})
+    s.insert(
+        "posts",
+        {
+            "pid": pid,
+            "tid": tid,
+            "author": s.setting("me"),
+            "body": body,
+            "created": s.setting("today"),
+            "flagged": 0,
+            "hidden": 0,
+        },
+    )
     s.update("threads", tid, {"last_post": pid})
     return pid
 
@@ -146,8 +207,13 @@ def reply(s, req, tid):
     if t["locked"]:
         return rejected(s, "validation", layout, "Reply", "<p role='alert'>This thread is locked.</p>")
     if not body:
-        return rejected(s, "validation", layout, "Reply", "<p role='alert'>Write something first.</p>"
-                        "<a href='/forum/thread/%s'>Back to the thread</a>" % tid)
+        return rejected(
+            s,
+            "validation",
+            layout,
+            "Reply",
+            "<p role='alert'>Write something first.</p><a href='/forum/thread/%s'>Back to the thread</a>" % tid,
+        )
     add_reply(s, tid, body)
     return redirect("/forum/thread/%s" % tid)
 
@@ -155,44 +221,69 @@ def reply(s, req, tid):
 def edit_form(s, req, pid):
     p = s.get("posts", pid)
     version = s.ref("posts", pid)
-    return page(s, "Edit post", "<h1>Edit post %s</h1><form action='/forum/post/%s/edit' method='post'>"
-                "<input type='hidden' name='version' value='%d'><label>Post text <textarea name='body'>%s</textarea>"
-                "</label><button type='submit'>Save changes</button></form><a href='/forum/thread/%s'>Cancel</a>"
-                % (pid, pid, version, h(p["body"]), p["tid"]))
+    return page(
+        s,
+        "Edit post",
+        "<h1>Edit post %s</h1><form action='/forum/post/%s/edit' method='post'>"
+        "<input type='hidden' name='version' value='%d'><label>Post text <textarea name='body'>%s</textarea>"
+        "</label><button type='submit'>Save changes</button></form><a href='/forum/thread/%s'>Cancel</a>"
+        % (pid, pid, version, h(p["body"]), p["tid"]),
+    )
 
 
 def edit_post(s, req, pid):
     p = s.get("posts", pid)
     if s.stale("posts", pid, req.form.get("version", "")):
-        return rejected(s, "conflict", layout, "Edit post", "<p role='alert'>Someone else edited this post since you "
-                        "opened it.</p><a href='/forum/post/%s/edit'>Open the latest version</a>" % pid)
+        return rejected(
+            s,
+            "conflict",
+            layout,
+            "Edit post",
+            "<p role='alert'>Someone else edited this post since you "
+            "opened it.</p><a href='/forum/post/%s/edit'>Open the latest version</a>" % pid,
+        )
     body = " ".join(req.form.get("body", "").split())
     if not body:
-        return rejected(s, "validation", layout, "Edit post", "<p role='alert'>A post cannot be empty.</p>"
-                        "<a href='/forum/post/%s/edit'>Back to the editor</a>" % pid)
+        return rejected(
+            s,
+            "validation",
+            layout,
+            "Edit post",
+            "<p role='alert'>A post cannot be empty.</p><a href='/forum/post/%s/edit'>Back to the editor</a>" % pid,
+        )
     if body != p["body"]:
         s.update("posts", pid, {"body": body})
     return redirect("/forum/thread/%s" % p["tid"])
 
 
 def flags(s, req):
-    rows = s.all("SELECT p.*, t.title FROM posts p JOIN threads t ON t.tid=p.tid WHERE p.flagged=1 AND p.hidden=0 "
-                 "ORDER BY p.created, p.pid")
+    rows = s.all(
+        "SELECT p.*, t.title FROM posts p JOIN threads t ON t.tid=p.tid WHERE p.flagged=1 AND p.hidden=0 "
+        "ORDER BY p.created, p.pid"
+    )
     hidden = s.all("SELECT * FROM posts WHERE hidden=1 ORDER BY pid")
-    recent = "".join("<li>Post %s by %s is hidden.</li>" % (p["pid"], h(p["author"])) for p in hidden
-                     if s.ref("posts", p["pid"]) is not None)
+    recent = "".join(
+        "<li>Post %s by %s is hidden.</li>" % (p["pid"], h(p["author"]))
+        for p in hidden
+        if s.ref("posts", p["pid"]) is not None
+    )
     recent = "<h2>Hidden posts</h2><ul>%s</ul>" % recent if hidden else ""
     if not rows:
         return page(s, "Moderation queue", "<h1>Moderation queue</h1><p>Nothing to review.</p>" + recent)
-    out = [recent, "<h1>Moderation queue</h1><form action='/forum/flags' method='post'><table>"
-           "<tr><th>Post</th><th>Author</th><th>Text</th><th>Thread</th><th></th></tr>"]
+    out = [
+        recent,
+        "<h1>Moderation queue</h1><form action='/forum/flags' method='post'><table>"
+        "<tr><th>Post</th><th>Author</th><th>Text</th><th>Thread</th><th></th></tr>",
+    ]
     for p in rows:
         s.ref("posts", p["pid"])
         excerpt = p["body"] if len(p["body"]) <= 80 else p["body"][:77] + "..."
-        out.append("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td><button type='submit' name='hide' value='%s' "
-                   "aria-label='Hide post %s'>Hide</button><button type='submit' name='dismiss' value='%s' "
-                   "aria-label='Dismiss flag on post %s'>Dismiss</button></td></tr>"
-                   % (p["pid"], h(p["author"]), h(excerpt), h(p["title"]), p["pid"], p["pid"], p["pid"], p["pid"]))
+        out.append(
+            "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td><button type='submit' name='hide' value='%s' "
+            "aria-label='Hide post %s'>Hide</button><button type='submit' name='dismiss' value='%s' "
+            "aria-label='Dismiss flag on post %s'>Dismiss</button></td></tr>"
+            % (p["pid"], h(p["author"]), h(excerpt), h(p["title"]), p["pid"], p["pid"], p["pid"], p["pid"])
+        )
     out.append("</table></form>")
     out.append(out.pop(0))  # the hidden list goes below the queue
     return page(s, "Moderation queue", "".join(out))
@@ -202,19 +293,30 @@ def flags_post(s, req):
     pid = req.form.get("hide") or req.form.get("dismiss") or ""
     p = s.one("SELECT * FROM posts WHERE pid=?", pid)
     if p is None or not p["flagged"]:
-        return rejected(s, "validation", layout, "Moderation queue", "<p role='alert'>That post is not in the queue "
-                        "any more.</p><a href='/forum/flags'>Back to the queue</a>")
+        return rejected(
+            s,
+            "validation",
+            layout,
+            "Moderation queue",
+            "<p role='alert'>That post is not in the queue any more.</p><a href='/forum/flags'>Back to the queue</a>",
+        )
     s.update("posts", pid, {"hidden": 1, "flagged": 0} if req.form.get("hide") else {"flagged": 0})
     return redirect("/forum/flags")
 
 
 ROUTES = [
-    ("GET", "/", boards), ("GET", "/forum", boards), ("GET", r"/forum/board/(?P<bid>b\d+)", board),
-    ("GET", "/forum/search", search), ("GET", r"/forum/thread/(?P<tid>t\d+)", thread),
-    ("POST", r"/forum/thread/(?P<tid>t\d+)/moderate", moderate), ("POST", r"/forum/thread/(?P<tid>t\d+)/reply", reply),
+    ("GET", "/", boards),
+    ("GET", "/forum", boards),
+    ("GET", r"/forum/board/(?P<bid>b\d+)", board),
+    ("GET", "/forum/search", search),
+    ("GET", r"/forum/thread/(?P<tid>t\d+)", thread),
+    ("POST", r"/forum/thread/(?P<tid>t\d+)/moderate", moderate),
+    ("POST", r"/forum/thread/(?P<tid>t\d+)/reply", reply),
     ("GET", r"/forum/thread/(?P<tid>t\d+)/(?:moderate|reply)", lambda s, req, tid: redirect("/forum/thread/%s" % tid)),
-    ("GET", r"/forum/post/(?P<pid>p\d+)/edit", edit_form), ("POST", r"/forum/post/(?P<pid>p\d+)/edit", edit_post),
-    ("GET", "/forum/flags", flags), ("POST", "/forum/flags", flags_post),
+    ("GET", r"/forum/post/(?P<pid>p\d+)/edit", edit_form),
+    ("POST", r"/forum/post/(?P<pid>p\d+)/edit", edit_post),
+    ("GET", "/forum/flags", flags),
+    ("POST", "/forum/flags", flags_post),
 ]
 
 
@@ -226,8 +328,10 @@ def _flagged_by(s, author):
 def done(s, op):
     kind = op["op"]
     if kind == "reply":
-        return s.one("SELECT pid FROM posts WHERE tid=? AND author=? AND body=?", op["tid"], s.setting("me"),
-                     op["body"]) is not None
+        return (
+            s.one("SELECT pid FROM posts WHERE tid=? AND author=? AND body=?", op["tid"], s.setting("me"), op["body"])
+            is not None
+        )
     if kind == "replace_text":
         body = s.get("posts", op["pid"])["body"]
         return op["old"] not in body and op["new"] in body
@@ -239,7 +343,7 @@ def done(s, op):
 
 def allowed(s, op):
     if op["op"] == "reply" and s.get("threads", op["tid"])["locked"] and not done(s, op):
-        return "the thread \"%s\" is locked, so nobody can reply to it" % s.get("threads", op["tid"])["title"]
+        return 'the thread "%s" is locked, so nobody can reply to it' % s.get("threads", op["tid"])["title"]
     return None
 
 
@@ -326,8 +430,18 @@ def d_note(s, pid, note):
 
 
 def d_reply(s, tid, pid, author, body):
-    s.insert("posts", {"pid": pid, "tid": tid, "author": author, "body": body, "created": s.setting("today"),
-                       "flagged": 0, "hidden": 0})
+    s.insert(
+        "posts",
+        {
+            "pid": pid,
+            "tid": tid,
+            "author": author,
+            "body": body,
+            "created": s.setting("today"),
+            "flagged": 0,
+            "hidden": 0,
+        },
+    )
     s.update("threads", tid, {"last_post": pid})
 
 

@@ -44,9 +44,17 @@ class Session(view.View):
         writes, conflicts, rejected = [], [], None
         for _ in range(5):
             path, _, query = url.partition("?")
-            environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "localhost",
-                       "SERVER_PORT": "80", "CONTENT_LENGTH": str(len(data)), "wsgi.input": io.BytesIO(data),
-                       "CONTENT_TYPE": "application/x-www-form-urlencoded", "wsgi.url_scheme": "http"}
+            environ = {
+                "REQUEST_METHOD": method,
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "SERVER_NAME": "localhost",
+                "SERVER_PORT": "80",
+                "CONTENT_LENGTH": str(len(data)),
+                "wsgi.input": io.BytesIO(data),
+                "CONTENT_TYPE": "application/x-www-form-urlencoded",
+                "wsgi.url_scheme": "http",
+            }
             started = []
             # the app calls start_response before this iteration ends: binding `started` late is right
             body = b"".join(self.app(environ, lambda status, headers, exc=None: started.append((status, headers))))  # noqa: B023
@@ -130,8 +138,11 @@ class Session(view.View):
             line["checked"] = not line["checked"]
             return
         for other in self.lines:
-            if other["role"] == "radio" and other.get("form") == line.get("form") \
-                    and other.get("field") == line.get("field"):
+            if (
+                other["role"] == "radio"
+                and other.get("form") == line.get("form")
+                and other.get("field") == line.get("field")
+            ):
                 other["checked"] = False
         line["checked"] = True
 
@@ -152,8 +163,11 @@ class Session(view.View):
         elif role in ("checkbox", "radio"):
             self.check(line)
         else:
-            raise ActError("not_interactive", "[%d] is a %s, not a link, button, checkbox or radio button; "
-                           "use fill() for text boxes and select() for drop-downs" % (line["id"], role))
+            raise ActError(
+                "not_interactive",
+                "[%d] is a %s, not a link, button, checkbox or radio button; "
+                "use fill() for text boxes and select() for drop-downs" % (line["id"], role),
+            )
 
     def do_press(self, id=None, key="Enter"):
         line = self.pressed(id)
@@ -168,8 +182,9 @@ class Session(view.View):
         parsed = urllib.parse.urlsplit(path)
         if parsed.scheme or parsed.netloc:
             if parsed.hostname not in ("localhost", "127.0.0.1"):
-                raise ActError("bad_args", "goto takes a path on this site, like \"/search?q=lamp\"; other sites "
-                               "are not reachable")
+                raise ActError(
+                    "bad_args", 'goto takes a path on this site, like "/search?q=lamp"; other sites are not reachable'
+                )
             path = urllib.parse.urlunsplit(("", "", parsed.path or "/", parsed.query, ""))
         if not path.startswith("/"):
             raise ActError("bad_args", "goto takes a path that starts with '/', like \"/search?q=lamp\"")
@@ -219,10 +234,20 @@ class Session(view.View):
         if fresh:
             expected, _ = self.expected()
             checks = {k: self.store.record(k) == expected.record(k) for k in fresh}
-        return {"text": text, "ok": error is None, "error": error, "error_kind": kind, "mismatch": mismatch,
-                "mutations": targets, "verified": checks, "shown": dict(self.page_refs),
-                "glimpsed": dict(self.page_glimpses),
-                "progress": self.progress(), "oracle": self.oracle(), "menu": self.menu()}
+        return {
+            "text": text,
+            "ok": error is None,
+            "error": error,
+            "error_kind": kind,
+            "mismatch": mismatch,
+            "mutations": targets,
+            "verified": checks,
+            "shown": dict(self.page_refs),
+            "glimpsed": dict(self.page_glimpses),
+            "progress": self.progress(),
+            "oracle": self.oracle(),
+            "menu": self.menu(),
+        }
 
     def menu(self):
         """Candidate actions on this page for small policies (the env adds the oracle's and finishes)."""
@@ -248,8 +273,11 @@ class Session(view.View):
         """Another actor changes a record the agent has not written; None when none is left."""
         touched = self.agent_keys
         done = {d["index"] for d in self.drifted}
-        cands = [dict(d, index=i) for i, d in enumerate(self.spec["drifts"])
-                 if i not in done and not set(d["touches"]) & touched]
+        cands = [
+            dict(d, index=i)
+            for i, d in enumerate(self.spec["drifts"])
+            if i not in done and not set(d["touches"]) & touched
+        ]
         if not cands:
             return None
         d = cands[pick % len(cands)]
@@ -279,9 +307,17 @@ class Session(view.View):
         exp, reasons = self.expected()
         want = self.site.answer(exp, self.spec["answer"]) if self.spec.get("answer") and not reasons else None
         actions = tuple(dict.fromkeys(v for op in self.spec["ops"] for v in self.site.OP_VERBS[op["op"]]))
-        return verdict.world_verdict(exp.dump() == self.store.dump(), answer, value, refusal=bool(reasons),
-                                     expected=want, reasons=reasons, refused=refused, actions=actions,
-                                     evidence={k: self.store.version(k) for k in self.spec["evidence"]})
+        return verdict.world_verdict(
+            exp.dump() == self.store.dump(),
+            answer,
+            value,
+            refusal=bool(reasons),
+            expected=want,
+            reasons=reasons,
+            refused=refused,
+            actions=actions,
+            evidence={k: self.store.version(k) for k in self.spec["evidence"]},
+        )
 
     # ------------------------------------------------------------------ oracle
     @property
@@ -345,8 +381,12 @@ class Session(view.View):
         for line in self.lines:
             if line["role"] == "row":
                 row = line
-            elif line["role"] == "link" and line["name"] == link and row is not None \
-                    and line.get("indent", 0) > row.get("indent", 0):
+            elif (
+                line["role"] == "link"
+                and line["name"] == link
+                and row is not None
+                and line.get("indent", 0) > row.get("indent", 0)
+            ):
                 cells = row["name"].split(" | ")
                 return cells[column] if len(cells) > column else None
         return None
@@ -361,8 +401,10 @@ class Session(view.View):
             target = "%s %s" % (step[1], view.quote(step[2]))
             if verb == "click":
                 return {"action": "click(%d)" % line["id"], "semantic": "click(%s)" % target}
-            return {"action": "%s(%d, %s)" % (verb, line["id"], _json(step[3])),
-                    "semantic": "%s(%s, %s)" % (verb, target, _json(step[3]))}
+            return {
+                "action": "%s(%d, %s)" % (verb, line["id"], _json(step[3])),
+                "semantic": "%s(%s, %s)" % (verb, target, _json(step[3])),
+            }
         if verb in ("goto", "finish"):
             call = "%s(%s)" % (verb, _json(step[1]))
             return {"action": call, "semantic": call}
@@ -379,8 +421,14 @@ _S: dict = {}
 
 def setup(spec, seed):
     _S["session"] = s = Session(spec, seed)
-    return {"text": s.observe(), "shown": dict(s.page_refs), "glimpsed": dict(s.page_glimpses),
-            "progress": s.progress(), "oracle": s.oracle(), "menu": s.menu()}
+    return {
+        "text": s.observe(),
+        "shown": dict(s.page_refs),
+        "glimpsed": dict(s.page_glimpses),
+        "progress": s.progress(),
+        "oracle": s.oracle(),
+        "menu": s.menu(),
+    }
 
 
 def hasty():

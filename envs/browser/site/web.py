@@ -143,8 +143,9 @@ class Store:
         self.writes.append(list(records.delete(self.db, self.primary, table, pk)))
 
     def set_setting(self, name, value):
-        self.db.execute("INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=?",
-                        (name, value, value))
+        self.db.execute(
+            "INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=?", (name, value, value)
+        )
         key = records.record_key("settings", name)
         self.writes.append([key, *records.bump(self.db, key)])
 
@@ -192,8 +193,9 @@ class App:
                 return fn(self.store, req, **match.groupdict())
         allowed = [m for m, p, _ in self.routes if p.match(req.path)]
         if allowed:
-            return Response(self.layout(self.store, "Method not allowed", "<p>Use the page's forms.</p>"),
-                            "405 Method Not Allowed")
+            return Response(
+                self.layout(self.store, "Method not allowed", "<p>Use the page's forms.</p>"), "405 Method Not Allowed"
+            )
         raise NotFound(req.path)
 
     def __call__(self, environ, start_response):
@@ -206,8 +208,10 @@ class App:
         except NotFound as exc:
             self.store.db.execute("ROLLBACK")
             self.store.begin()
-            resp = Response(self.layout(self.store, "Page not found",
-                                        "<h1>Page not found</h1><p>Nothing here: %s</p>" % h(exc)), "404 Not Found")
+            resp = Response(
+                self.layout(self.store, "Page not found", "<h1>Page not found</h1><p>Nothing here: %s</p>" % h(exc)),
+                "404 Not Found",
+            )
         except Exception:
             self.store.db.execute("ROLLBACK")
             raise

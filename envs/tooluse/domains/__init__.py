@@ -57,8 +57,9 @@ Scenario = engine.Scenario
 
 
 def _spec(t: Any) -> ToolSpec:
-    params = tuple(Param(name, arg.type, arg.description, required=required, enum=arg.enum)
-                   for name, arg, required in t.params)
+    params = tuple(
+        Param(name, arg.type, arg.description, required=required, enum=arg.enum) for name, arg, required in t.params
+    )
     return ToolSpec(t.name, t.description, params, writes=t.writes)
 
 
@@ -81,8 +82,16 @@ class Domain:
 
     @classmethod
     def of(cls, module: ModuleType) -> Domain:
-        return cls(module.NAME, module.ROLE, module.POLICY, tuple(_spec(t) for t in module.TOOLS), module.TEMPLATES,
-                   module.ENTITIES, module.REREAD, module)
+        return cls(
+            module.NAME,
+            module.ROLE,
+            module.POLICY,
+            tuple(_spec(t) for t in module.TOOLS),
+            module.TEMPLATES,
+            module.ENTITIES,
+            module.REREAD,
+            module,
+        )
 
 
 DOMAINS: Mapping[str, Domain] = {name: Domain.of(engine.domain(name)) for name in NAMES}

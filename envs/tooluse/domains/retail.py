@@ -95,8 +95,15 @@ def get_user(c, user_id: USER):
     u = c.get("users", user_id, "customer")
     c.ref("users", user_id)
     orders = [r["order_id"] for r in rows(c.db, "SELECT order_id FROM orders WHERE user_id=? ORDER BY placed", user_id)]
-    return {"user_id": user_id, "name": u["name"], "email": u["email"], "zip": u["zip"], "address": u["address"],
-            "payment_methods": payment_methods(c, user_id), "orders": orders}
+    return {
+        "user_id": user_id,
+        "name": u["name"],
+        "email": u["email"],
+        "zip": u["zip"],
+        "address": u["address"],
+        "payment_methods": payment_methods(c, user_id),
+        "orders": orders,
+    }
 
 
 def _item_lines(c, order_id):
@@ -109,14 +116,22 @@ def _item_lines(c, order_id):
 
 
 @tool("A customer's orders with status, dates, totals and items.")
-def list_orders(c, user_id: USER, status: Arg("string", "only orders with this status",
-                                                 enum=("pending", "shipped", "delivered", "cancelled", "returned")) = None):
+def list_orders(
+    c,
+    user_id: USER,
+    status: Arg(
+        "string", "only orders with this status", enum=("pending", "shipped", "delivered", "cancelled", "returned")
+    ) = None,
+):
     c.get("users", user_id, "customer")
     found = rows(c.db, "SELECT * FROM orders WHERE user_id=? ORDER BY placed, order_id", user_id)
     lines: dict[str, list[str]] = {}
-    for li in rows(c.db, "SELECT oi.order_id, p.name, p.variant FROM order_items oi JOIN orders o ON o.order_id="
-                         "oi.order_id JOIN products p ON p.item_id=oi.item_id WHERE o.user_id=? ORDER BY oi.item_id",
-                   user_id):
+    for li in rows(
+        c.db,
+        "SELECT oi.order_id, p.name, p.variant FROM order_items oi JOIN orders o ON o.order_id="
+        "oi.order_id JOIN products p ON p.item_id=oi.item_id WHERE o.user_id=? ORDER BY oi.item_id",
+        user_id,
+    ):
         lines.setdefault(li["order_id"], []).append("%s (%s)" % (li["name"], li["variant"]))
     out = []
     for o in found:
@@ -124,8 +139,16 @@ def list_orders(c, user_id: USER, status: Arg("string", "only orders with this s
             continue
         c.ref("orders", o["order_id"])
         items = lines.get(o["order_id"], [])
-        out.append({"order_id": o["order_id"], "status": o["status"], "placed": o["placed"],
-                    "delivered": o["delivered"], "total": money(o["total_cents"]), "items": items})
+        out.append(
+            {
+                "order_id": o["order_id"],
+                "status": o["status"],
+                "placed": o["placed"],
+                "delivered": o["delivered"],
+                "total": money(o["total_cents"]),
+                "items": items,
+            }
+        )
     return {"user_id": user_id, "orders": out}
 
 
@@ -133,19 +156,45 @@ def list_orders(c, user_id: USER, status: Arg("string", "only orders with this s
 def get_order(c, order_id: ORDER):
     o = c.get("orders", order_id, "order")
     c.ref("orders", order_id)
-    items = [{"item_id": li["item_id"], "name": li["name"], "variant": li["variant"], "category": li["category"],
-              "qty": li["qty"], "price": money(li["price_cents"])} for li in _item_lines(c, order_id)]
-    refunds = [{"refund_id": r["refund_id"], "amount": money(r["amount_cents"]), "payment_method_id": r["pm_id"]}
-               for r in rows(c.db, "SELECT * FROM refunds WHERE order_id=? ORDER BY refund_id", order_id)]
-    return {"order_id": order_id, "user_id": o["user_id"], "status": o["status"], "placed": o["placed"],
-            "delivered": o["delivered"], "address": o["address"], "payment_method_id": o["pm_id"],
-            "total": money(o["total_cents"]), "cancel_reason": o["cancel_reason"], "items": items,
-            "refunds": refunds}
+    items = [
+        {
+            "item_id": li["item_id"],
+            "name": li["name"],
+            "variant": li["variant"],
+            "category": li["category"],
+            "qty": li["qty"],
+            "price": money(li["price_cents"]),
+        }
+        for li in _item_lines(c, order_id)
+    ]
+    refunds = [
+        {"refund_id": r["refund_id"], "amount": money(r["amount_cents"]), "payment_method_id": r["pm_id"]}
+        for r in rows(c.db, "SELECT * FROM refunds WHERE order_id=? ORDER BY refund_id", order_id)
+    ]
+    return {
+        "order_id": order_id,
+        "user_id": o["user_id"],
+        "status": o["status"],
+        "placed": o["placed"],
+        "delivered": o["delivered"],
+        "address": o["address"],
+        "payment_method_id": o["pm_id"],
+        "total": money(o["total_cents"]),
+        "cancel_reason": o["cancel_reason"],
+        "items": items,
+        "refunds": refunds,
+    }
 
 
 def _product(p):
-    return {"item_id": p["item_id"], "name": p["name"], "variant": p["variant"], "category": p["category"],
-            "price": money(p["price_cents"]), "stock": p["stock"]}
+    return {
+        "item_id": p["item_id"],
+        "name": p["name"],
+        "variant": p["variant"],
+        "category": p["category"],
+        "price": money(p["price_cents"]),
+        "stock": p["stock"],
+    }
 
 
 @tool(f"Search the catalog by name, variant or category; {PAGE_SIZE} results a page.")
@@ -154,12 +203,15 @@ def search_products(c, query: Arg("string", "search words"), page: Arg("integer"
     found = rows(
         c.db,
         "SELECT * FROM products WHERE lower(name) LIKE ? ESCAPE '\\' OR lower(variant) LIKE ? ESCAPE '\\' "
-        "OR lower(category) LIKE ? ESCAPE '\\' ORDER BY name, variant, item_id", q, q, q,
+        "OR lower(category) LIKE ? ESCAPE '\\' ORDER BY name, variant, item_id",
+        q,
+        q,
+        q,
     )
     pages = max(1, -(-len(found) // PAGE_SIZE))
     if page < 1 or page > pages:
         raise ToolError("bad_args", "page %.20s is out of range: the search has %d page(s)" % (page, pages))
-    chunk = found[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+    chunk = found[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     for p in chunk:
         c.ref("products", p["item_id"])
     return {"query": query, "page": page, "pages": pages, "results": [_product(p) for p in chunk]}
@@ -187,12 +239,16 @@ def cancel_order(c, order_id: ORDER, reason: Arg("string", "why the customer can
         p = c.get("products", li["item_id"], "product")
         c.update("products", li["item_id"], {"stock": p["stock"] + li["qty"]})
     refund_id = "RF-%s-C" % order_id
-    c.insert("refunds", {"refund_id": refund_id, "order_id": order_id, "pm_id": o["pm_id"],
-                         "amount_cents": o["total_cents"]})
+    c.insert(
+        "refunds", {"refund_id": refund_id, "order_id": order_id, "pm_id": o["pm_id"], "amount_cents": o["total_cents"]}
+    )
     refund_to_method(c, o["pm_id"], o["total_cents"])
     c.update("orders", order_id, {"status": "cancelled", "cancel_reason": reason}, target=True)
-    return {"order_id": order_id, "status": "cancelled", "refund": {"refund_id": refund_id,
-            "amount": money(o["total_cents"]), "payment_method_id": o["pm_id"]}}
+    return {
+        "order_id": order_id,
+        "status": "cancelled",
+        "refund": {"refund_id": refund_id, "amount": money(o["total_cents"]), "payment_method_id": o["pm_id"]},
+    }
 
 
 @tool("Change an order's shipping address.", writes=True)
@@ -206,14 +262,21 @@ def update_address(c, order_id: ORDER, address: Arg("string", "the full new stre
 
 
 @tool("Swap one item of an order for another product variant; the total is recomputed.", writes=True)
-def modify_item(c, order_id: ORDER, item_id: Arg("string", "item now in the order"),
-                new_item_id: Arg("string", "item to put in its place")):
+def modify_item(
+    c,
+    order_id: ORDER,
+    item_id: Arg("string", "item now in the order"),
+    new_item_id: Arg("string", "item to put in its place"),
+):
     o = c.get("orders", order_id, "order")
     _check_open(o)
     line = one(c.db, "SELECT * FROM order_items WHERE order_id=? AND item_id=?", order_id, item_id)
     if line is None:
-        raise ToolError("not_found", "order %s has no item %r" % (order_id, item_id),
-                        missing="order_items:%s/%s" % (order_id, item_id))
+        raise ToolError(
+            "not_found",
+            "order %s has no item %r" % (order_id, item_id),
+            missing="order_items:%s/%s" % (order_id, item_id),
+        )
     new = c.get("products", new_item_id, "product")
     if new_item_id == item_id:
         raise ToolError("bad_args", "new_item_id is the item already in the order")
@@ -223,8 +286,10 @@ def modify_item(c, order_id: ORDER, item_id: Arg("string", "item now in the orde
         raise ToolError("conflict", "product %s has only %d in stock" % (new_item_id, new["stock"]))
     old = c.get("products", item_id, "product")
     c.db.execute("DELETE FROM order_items WHERE order_id=? AND item_id=?", (order_id, item_id))
-    c.db.execute("INSERT INTO order_items(order_id, item_id, qty, price_cents) VALUES(?,?,?,?)",
-                 (order_id, new_item_id, line["qty"], new["price_cents"]))
+    c.db.execute(
+        "INSERT INTO order_items(order_id, item_id, qty, price_cents) VALUES(?,?,?,?)",
+        (order_id, new_item_id, line["qty"], new["price_cents"]),
+    )
     c.update("products", item_id, {"stock": old["stock"] + line["qty"]})
     c.update("products", new_item_id, {"stock": new["stock"] - line["qty"]})
     total = o["total_cents"] - line["price_cents"] * line["qty"] + new["price_cents"] * line["qty"]
@@ -233,8 +298,12 @@ def modify_item(c, order_id: ORDER, item_id: Arg("string", "item now in the orde
 
 
 @tool("Mark an order returned and refund an amount to a payment method.", writes=True)
-def return_order(c, order_id: ORDER, payment_method_id: Arg("string", "where the refund goes"),
-                 amount: Arg("number", "refund in dollars, e.g. 42.50")):
+def return_order(
+    c,
+    order_id: ORDER,
+    payment_method_id: Arg("string", "where the refund goes"),
+    amount: Arg("number", "refund in dollars, e.g. 42.50"),
+):
     o = c.get("orders", order_id, "order")
     _check_open(o)
     pm = c.get("payment_methods", payment_method_id, "payment method")
@@ -242,19 +311,35 @@ def return_order(c, order_id: ORDER, payment_method_id: Arg("string", "where the
         raise ToolError("conflict", "payment method %s does not belong to the order's customer" % payment_method_id)
     amount_cents = cents(amount)
     if amount_cents <= 0 or amount_cents > o["total_cents"]:
-        raise ToolError("bad_args", "amount must be positive and at most the order total %.2f" % money(o["total_cents"]))
+        raise ToolError(
+            "bad_args", "amount must be positive and at most the order total %.2f" % money(o["total_cents"])
+        )
     refund_id = "RF-%s-R" % order_id
-    c.insert("refunds", {"refund_id": refund_id, "order_id": order_id, "pm_id": payment_method_id,
-                         "amount_cents": amount_cents})
+    c.insert(
+        "refunds",
+        {"refund_id": refund_id, "order_id": order_id, "pm_id": payment_method_id, "amount_cents": amount_cents},
+    )
     refund_to_method(c, payment_method_id, amount_cents)
     c.update("orders", order_id, {"status": "returned"}, target=True)
-    return {"order_id": order_id, "status": "returned",
-            "refund": {"refund_id": refund_id, "amount": money(amount_cents), "payment_method_id": payment_method_id}}
+    return {
+        "order_id": order_id,
+        "status": "returned",
+        "refund": {"refund_id": refund_id, "amount": money(amount_cents), "payment_method_id": payment_method_id},
+    }
 
 
 TOOLS = (
-    tool("Find a customer by email address.")(find_user_by_email), find_user_by_name_zip, get_user, list_orders,
-    get_order, search_products, get_product, cancel_order, update_address, modify_item, return_order,
+    tool("Find a customer by email address.")(find_user_by_email),
+    find_user_by_name_zip,
+    get_user,
+    list_orders,
+    get_order,
+    search_products,
+    get_product,
+    cancel_order,
+    update_address,
+    modify_item,
+    return_order,
     tool("Evaluate arithmetic, e.g. 129.99*0.85 + 24.")(calculate),
 )
 
@@ -262,8 +347,12 @@ TOOLS = (
 # ---------------------------------------------------------------------------- policy solver and drift
 def _return_amount(db, order_id):
     total = 0
-    for li in rows(db, "SELECT oi.qty, oi.price_cents, p.category FROM order_items oi JOIN products p "
-                       "ON p.item_id=oi.item_id WHERE oi.order_id=?", order_id):
+    for li in rows(
+        db,
+        "SELECT oi.qty, oi.price_cents, p.category FROM order_items oi JOIN products p "
+        "ON p.item_id=oi.item_id WHERE oi.order_id=?",
+        order_id,
+    ):
         total += refund_cents(li["qty"] * li["price_cents"], li["category"])
     return total
 
@@ -274,12 +363,27 @@ def solve(db, today, it):
     o = one(db, "SELECT * FROM orders WHERE order_id=?", it["order_id"])
     target = "orders:%s" % o["order_id"]
     pending = o["status"] == "pending"
-    shipped_why = "order %s is %s; only pending orders can be %s" % (o["order_id"], o["status"], {
-        "cancel": "cancelled", "address": "changed", "modify": "modified"}.get(op, "changed"))
+    shipped_why = "order %s is %s; only pending orders can be %s" % (
+        o["order_id"],
+        o["status"],
+        {"cancel": "cancelled", "address": "changed", "modify": "modified"}.get(op, "changed"),
+    )
     if op == "cancel":
-        return pending, shipped_why, [("cancel_order", {"order_id": o["order_id"], "reason": it["reason"]})], target, None
+        return (
+            pending,
+            shipped_why,
+            [("cancel_order", {"order_id": o["order_id"], "reason": it["reason"]})],
+            target,
+            None,
+        )
     if op == "address":
-        return pending, shipped_why, [("update_address", {"order_id": o["order_id"], "address": it["address"]})], target, None
+        return (
+            pending,
+            shipped_why,
+            [("update_address", {"order_id": o["order_id"], "address": it["address"]})],
+            target,
+            None,
+        )
     if op == "modify":
         new = one(db, "SELECT * FROM products WHERE item_id=?", it["new_item_id"])
         old = one(db, "SELECT * FROM products WHERE item_id=?", it["item_id"])
@@ -289,20 +393,41 @@ def solve(db, today, it):
         if new["name"] != old["name"]:
             return False, "items can only be swapped for another variant of the same product", [], target, None
         if new["stock"] < line["qty"]:
-            return False, "%s (%s) is out of stock" % (new["name"], new["variant"]), [], "products:%s" % new["item_id"], None
+            return (
+                False,
+                "%s (%s) is out of stock" % (new["name"], new["variant"]),
+                [],
+                "products:%s" % new["item_id"],
+                None,
+            )
         total = o["total_cents"] + (new["price_cents"] - line["price_cents"]) * line["qty"]
         args = {"order_id": o["order_id"], "item_id": it["item_id"], "new_item_id": it["new_item_id"]}
         return True, "", [("modify_item", args)], target, total
     if op == "return":
         if o["status"] != "delivered":
-            return False, "order %s is %s; only delivered orders can be returned" % (o["order_id"], o["status"]), [], target, None
+            return (
+                False,
+                "order %s is %s; only delivered orders can be returned" % (o["order_id"], o["status"]),
+                [],
+                target,
+                None,
+            )
         age = (today - iso_date(o["delivered"])).days
         if age > RETURN_WINDOW_DAYS:
-            return False, "order %s was delivered %d days ago; returns close after %d days" % (
-                o["order_id"], age, RETURN_WINDOW_DAYS), [], target, None
+            return (
+                False,
+                "order %s was delivered %d days ago; returns close after %d days"
+                % (o["order_id"], age, RETURN_WINDOW_DAYS),
+                [],
+                target,
+                None,
+            )
         if it["to"] == "gift_card":
-            pm = one(db, "SELECT pm_id FROM payment_methods WHERE user_id=? AND kind='gift_card' ORDER BY pm_id",
-                     o["user_id"])["pm_id"]
+            pm = one(
+                db,
+                "SELECT pm_id FROM payment_methods WHERE user_id=? AND kind='gift_card' ORDER BY pm_id",
+                o["user_id"],
+            )["pm_id"]
         else:
             pm = o["pm_id"]
         amount = _return_amount(db, o["order_id"])
@@ -321,27 +446,82 @@ def drifts(db, intents):
     for uid in sorted(users):
         for o in rows(db, "SELECT * FROM orders WHERE user_id=? ORDER BY order_id", uid):
             if o["status"] == "pending":
-                out.append(("orders", o["order_id"], {"status": "shipped"},
-                            "the warehouse shipped order %s" % o["order_id"]))
+                out.append(
+                    ("orders", o["order_id"], {"status": "shipped"}, "the warehouse shipped order %s" % o["order_id"])
+                )
     for it in intents:
         if it["op"] == "modify":
-            out.append(("products", it["new_item_id"], {"stock": 0},
-                        "product %s sold out" % it["new_item_id"]))
+            out.append(("products", it["new_item_id"], {"stock": 0}, "product %s sold out" % it["new_item_id"]))
     for uid in sorted(users):
-        out.append(("users", uid, {"address": "Suite 400, 77 Harbor Road"},
-                    "customer %s updated their profile address" % uid))
+        out.append(
+            ("users", uid, {"address": "Suite 400, 77 Harbor Road"}, "customer %s updated their profile address" % uid)
+        )
     return out
 
 
 # ---------------------------------------------------------------------------- the seeded world
-FIRST = ["Ava", "Liam", "Mia", "Noah", "Zoe", "Ethan", "Isla", "Omar", "Lena", "Ravi", "Sofia", "Kenji", "Nora",
-         "Mateo", "Priya", "Jonas", "Amara", "Felix", "Chloe", "Diego"]
-LAST = ["Garcia", "Chen", "Okafor", "Schmidt", "Patel", "Rossi", "Kim", "Novak", "Silva", "Haddad", "Larsen",
-        "Mendes", "Ito", "Brennan", "Duarte", "Kowalski"]
-STREETS = ["Maple Ave", "Oak Street", "Cedar Lane", "Pine Road", "Elm Court", "Birch Way", "Harbor Blvd",
-           "Willow Drive", "Summit Ave", "Lakeview Road"]
-CITIES = [("Springfield", "IL"), ("Riverton", "WY"), ("Fairview", "OR"), ("Madison", "WI"), ("Georgetown", "TX"),
-          ("Salem", "MA"), ("Franklin", "TN"), ("Clinton", "NY")]
+FIRST = [
+    "Ava",
+    "Liam",
+    "Mia",
+    "Noah",
+    "Zoe",
+    "Ethan",
+    "Isla",
+    "Omar",
+    "Lena",
+    "Ravi",
+    "Sofia",
+    "Kenji",
+    "Nora",
+    "Mateo",
+    "Priya",
+    "Jonas",
+    "Amara",
+    "Felix",
+    "Chloe",
+    "Diego",
+]
+LAST = [
+    "Garcia",
+    "Chen",
+    "Okafor",
+    "Schmidt",
+    "Patel",
+    "Rossi",
+    "Kim",
+    "Novak",
+    "Silva",
+    "Haddad",
+    "Larsen",
+    "Mendes",
+    "Ito",
+    "Brennan",
+    "Duarte",
+    "Kowalski",
+]
+STREETS = [
+    "Maple Ave",
+    "Oak Street",
+    "Cedar Lane",
+    "Pine Road",
+    "Elm Court",
+    "Birch Way",
+    "Harbor Blvd",
+    "Willow Drive",
+    "Summit Ave",
+    "Lakeview Road",
+]
+CITIES = [
+    ("Springfield", "IL"),
+    ("Riverton", "WY"),
+    ("Fairview", "OR"),
+    ("Madison", "WI"),
+    ("Georgetown", "TX"),
+    ("Salem", "MA"),
+    ("Franklin", "TN"),
+    ("Clinton", "NY"),
+]
 CATALOG = [
     ("Wireless Headphones", "electronics", ("black", "white", "silver"), 12999),
     ("Mechanical Keyboard", "electronics", ("brown switches", "blue switches", "red switches"), 8900),
@@ -377,8 +557,16 @@ class _Shop:
         for name, category, variants, base in CATALOG:
             for variant in variants:
                 price = int(base * rng.uniform(0.92, 1.08))
-                self.products.append({"item_id": self._id("P", 5), "name": name, "variant": variant,
-                                      "category": category, "price_cents": price, "stock": rng.randint(3, 40)})
+                self.products.append(
+                    {
+                        "item_id": self._id("P", 5),
+                        "name": name,
+                        "variant": variant,
+                        "category": category,
+                        "price_cents": price,
+                        "stock": rng.randint(3, 40),
+                    }
+                )
         self.users: list[dict[str, Any]] = []
         self.pms: list[dict[str, Any]] = []
         self.orders: list[dict[str, Any]] = []
@@ -400,26 +588,50 @@ class _Shop:
 
     def _user(self, first: str, last: str) -> dict[str, Any]:
         rng = self.rng
-        user = {"user_id": self._id("U", 4), "name": f"{first} {last}",
-                "email": f"{first}.{last}{rng.randint(1, 99)}@example.com".lower(),
-                "zip": str(rng.randint(10000, 99999)), "address": _address(rng)}
+        user = {
+            "user_id": self._id("U", 4),
+            "name": f"{first} {last}",
+            "email": f"{first}.{last}{rng.randint(1, 99)}@example.com".lower(),
+            "zip": str(rng.randint(10000, 99999)),
+            "address": _address(rng),
+        }
         self.users.append(user)
         card = rng.choice(["visa", "mastercard", "amex"])
-        self.pms.append({"pm_id": self._id("PM", 4), "user_id": user["user_id"], "kind": "card",
-                         "label": f"{card} ending {rng.randint(1000, 9999)}", "balance_cents": None})
+        self.pms.append(
+            {
+                "pm_id": self._id("PM", 4),
+                "user_id": user["user_id"],
+                "kind": "card",
+                "label": f"{card} ending {rng.randint(1000, 9999)}",
+                "balance_cents": None,
+            }
+        )
         if rng.random() < 0.5:
-            self.pms.append({"pm_id": self._id("PM", 4), "user_id": user["user_id"], "kind": "paypal",
-                             "label": user["email"], "balance_cents": None})
+            self.pms.append(
+                {
+                    "pm_id": self._id("PM", 4),
+                    "user_id": user["user_id"],
+                    "kind": "paypal",
+                    "label": user["email"],
+                    "balance_cents": None,
+                }
+            )
         return user
 
     def gift_card(self, user: dict[str, Any]) -> dict[str, Any]:
-        pm = {"pm_id": self._id("GC", 4), "user_id": user["user_id"], "kind": "gift_card", "label": "gift card",
-              "balance_cents": self.rng.randint(0, 8000)}
+        pm = {
+            "pm_id": self._id("GC", 4),
+            "user_id": user["user_id"],
+            "kind": "gift_card",
+            "label": "gift card",
+            "balance_cents": self.rng.randint(0, 8000),
+        }
         self.pms.append(pm)
         return pm
 
-    def order(self, user: dict[str, Any], status: str, products: list[dict[str, Any]],
-              delivered_ago: int | None = None) -> dict[str, Any]:
+    def order(
+        self, user: dict[str, Any], status: str, products: list[dict[str, Any]], delivered_ago: int | None = None
+    ) -> dict[str, Any]:
         rng = self.rng
         if status in ("delivered", "returned"):
             delivered_ago = delivered_ago if delivered_ago is not None else rng.randint(1, 90)
@@ -429,15 +641,24 @@ class _Shop:
         else:
             placed_ago = rng.randint(0, 3)
         pms = [p for p in self.pms if p["user_id"] == user["user_id"] and p["kind"] != "gift_card"]
-        order = {"order_id": self._id("O", 5), "user_id": user["user_id"], "status": status,
-                 "placed": (self.today - datetime.timedelta(days=placed_ago)).isoformat(),
-                 "delivered": None if delivered_ago is None else (self.today - datetime.timedelta(days=delivered_ago)).isoformat(),
-                 "address": user["address"], "pm_id": rng.choice(pms)["pm_id"], "total_cents": 0,
-                 "cancel_reason": "no longer needed" if status == "cancelled" else None}
+        order = {
+            "order_id": self._id("O", 5),
+            "user_id": user["user_id"],
+            "status": status,
+            "placed": (self.today - datetime.timedelta(days=placed_ago)).isoformat(),
+            "delivered": None
+            if delivered_ago is None
+            else (self.today - datetime.timedelta(days=delivered_ago)).isoformat(),
+            "address": user["address"],
+            "pm_id": rng.choice(pms)["pm_id"],
+            "total_cents": 0,
+            "cancel_reason": "no longer needed" if status == "cancelled" else None,
+        }
         for p in products:
             qty = 1 if rng.random() < 0.8 else 2
-            self.lines.append({"order_id": order["order_id"], "item_id": p["item_id"], "qty": qty,
-                               "price_cents": p["price_cents"]})
+            self.lines.append(
+                {"order_id": order["order_id"], "item_id": p["item_id"], "qty": qty, "price_cents": p["price_cents"]}
+            )
             order["total_cents"] += qty * p["price_cents"]
         self.orders.append(order)
         return order
@@ -452,8 +673,13 @@ class _Shop:
         return self.users[0]
 
     def tables(self) -> dict[str, list[dict[str, Any]]]:
-        return {"users": self.users, "payment_methods": self.pms, "products": self.products,
-                "orders": self.orders, "order_items": self.lines}
+        return {
+            "users": self.users,
+            "payment_methods": self.pms,
+            "products": self.products,
+            "orders": self.orders,
+            "order_items": self.lines,
+        }
 
 
 def _name(p: dict[str, Any]) -> str:
@@ -465,12 +691,17 @@ def _identify(rng: random.Random, shop: _Shop) -> tuple[str, Call, list[Call]]:
     u = shop.focus()
     other = shop.users[1]
     if rng.random() < 0.6:
-        return (f"{u['name']} ({u['email']})", ("find_user_by_email", {"email": u["email"]}),
-                [("find_user_by_email", {"email": u["email"]}),
-                 ("find_user_by_email", {"email": other["email"]})])
+        return (
+            f"{u['name']} ({u['email']})",
+            ("find_user_by_email", {"email": u["email"]}),
+            [("find_user_by_email", {"email": u["email"]}), ("find_user_by_email", {"email": other["email"]})],
+        )
     act = ("find_user_by_name_zip", {"name": u["name"], "zip": u["zip"]})
-    return (f"{u['name']}, zip code {u['zip']}", act,
-            [act, ("find_user_by_name_zip", {"name": u["name"], "zip": other["zip"]})])
+    return (
+        f"{u['name']}, zip code {u['zip']}",
+        act,
+        [act, ("find_user_by_name_zip", {"name": u["name"], "zip": other["zip"]})],
+    )
 
 
 def _filler(shop: _Shop, user: dict[str, Any], used: list[dict[str, Any]], n: int) -> None:
@@ -485,13 +716,23 @@ def _filler(shop: _Shop, user: dict[str, Any], used: list[dict[str, Any]], n: in
 
 def _base_lookups(find: Call, shop: _Shop) -> list[tuple[Call, list[str]]]:
     u = shop.focus()
-    return [(find, [f"users:{u['user_id']}"]),
-            (("list_orders", {"user_id": u["user_id"]}),
-             [f"orders:{o['order_id']}" for o in shop.orders if o["user_id"] == u["user_id"]])]
+    return [
+        (find, [f"users:{u['user_id']}"]),
+        (
+            ("list_orders", {"user_id": u["user_id"]}),
+            [f"orders:{o['order_id']}" for o in shop.orders if o["user_id"] == u["user_id"]],
+        ),
+    ]
 
 
-def _scenario(shop: _Shop, request: str, intents: list[dict[str, Any]], lookups: list[tuple[Call, list[str]]],
-              verify: Call, hints: dict[str, Any]) -> Scenario:
+def _scenario(
+    shop: _Shop,
+    request: str,
+    intents: list[dict[str, Any]],
+    lookups: list[tuple[Call, list[str]]],
+    verify: Call,
+    hints: dict[str, Any],
+) -> Scenario:
     return Scenario(shop.tables(), shop.today.isoformat(), request, intents, lookups, verify, hints)
 
 
@@ -509,8 +750,14 @@ def cancel_pending(rng: random.Random) -> Scenario:
     _filler(shop, u, [p], rng.randint(1, 2))
     reason = rng.choice(list(REASON_PHRASES))
     request = f"Hi, this is {who}. Please cancel my order with the {_name(p)} - {REASON_PHRASES[reason]}."
-    return _scenario(shop, request, [{"op": "cancel", "order_id": order["order_id"], "reason": reason}],
-                     _base_lookups(find, shop), _get(order)[0], {"openers": openers})
+    return _scenario(
+        shop,
+        request,
+        [{"op": "cancel", "order_id": order["order_id"], "reason": reason}],
+        _base_lookups(find, shop),
+        _get(order)[0],
+        {"openers": openers},
+    )
 
 
 def update_address(rng: random.Random) -> Scenario:
@@ -522,8 +769,14 @@ def update_address(rng: random.Random) -> Scenario:
     _filler(shop, u, [p], rng.randint(1, 2))
     new = _address(rng)
     request = f"Hello, {who} here. I just moved: please ship my {_name(p)} order to {new} instead."
-    return _scenario(shop, request, [{"op": "address", "order_id": order["order_id"], "address": new}],
-                     _base_lookups(find, shop), _get(order)[0], {"openers": openers, "addresses": [new, u["address"]]})
+    return _scenario(
+        shop,
+        request,
+        [{"op": "address", "order_id": order["order_id"], "address": new}],
+        _base_lookups(find, shop),
+        _get(order)[0],
+        {"openers": openers, "addresses": [new, u["address"]]},
+    )
 
 
 def return_delivered(rng: random.Random) -> Scenario:
@@ -542,10 +795,18 @@ def return_delivered(rng: random.Random) -> Scenario:
         where = f"on my gift card ({gc['pm_id']})" if rng.random() < 0.3 else "on my gift card"
     else:
         where = "back to the original payment method"
-    request = (f"Hi, I'm {who}. I want to return my order with the {_name(products[0])} and the "
-               f"{_name(products[1])}, refund {where}. How much will I get back?")
-    return _scenario(shop, request, [{"op": "return", "order_id": order["order_id"], "to": to, "answer": True}],
-                     lookups, _get(order)[0], {"openers": openers})
+    request = (
+        f"Hi, I'm {who}. I want to return my order with the {_name(products[0])} and the "
+        f"{_name(products[1])}, refund {where}. How much will I get back?"
+    )
+    return _scenario(
+        shop,
+        request,
+        [{"op": "return", "order_id": order["order_id"], "to": to, "answer": True}],
+        lookups,
+        _get(order)[0],
+        {"openers": openers},
+    )
 
 
 def cancel_all_pending(rng: random.Random) -> Scenario:
@@ -556,11 +817,19 @@ def cancel_all_pending(rng: random.Random) -> Scenario:
     orders = [shop.order(u, "pending", [p]) for p in products]
     _filler(shop, u, products, rng.randint(1, 2))
     reason = rng.choice(list(REASON_PHRASES))
-    request = (f"This is {who}. Please cancel every order of mine that has not shipped yet - "
-               f"{REASON_PHRASES[reason].replace('it', 'them')}.")
+    request = (
+        f"This is {who}. Please cancel every order of mine that has not shipped yet - "
+        f"{REASON_PHRASES[reason].replace('it', 'them')}."
+    )
     intents = [{"op": "cancel", "order_id": o["order_id"], "reason": reason, "if_forbidden": "skip"} for o in orders]
-    return _scenario(shop, request, intents, _base_lookups(find, shop),
-                     ("list_orders", {"user_id": u["user_id"]}), {"openers": openers})
+    return _scenario(
+        shop,
+        request,
+        intents,
+        _base_lookups(find, shop),
+        ("list_orders", {"user_id": u["user_id"]}),
+        {"openers": openers},
+    )
 
 
 def cancel_and_readdress(rng: random.Random) -> Scenario:
@@ -572,13 +841,22 @@ def cancel_and_readdress(rng: random.Random) -> Scenario:
     _filler(shop, u, [a, b], 1)
     new = _address(rng)
     reason = rng.choice(list(REASON_PHRASES))
-    request = (f"Hi, this is {who}. Two things: cancel the order with the {_name(a)} ({REASON_PHRASES[reason]}), and send "
-               f"the {_name(b)} to my new address, {new}.")
-    intents = [{"op": "cancel", "order_id": oa["order_id"], "reason": reason},
-               {"op": "address", "order_id": ob["order_id"], "address": new}]
-    return _scenario(shop, request, intents, _base_lookups(find, shop),
-                     ("list_orders", {"user_id": u["user_id"]}),
-                     {"openers": openers, "addresses": [new, u["address"]]})
+    request = (
+        f"Hi, this is {who}. Two things: cancel the order with the {_name(a)} ({REASON_PHRASES[reason]}), and send "
+        f"the {_name(b)} to my new address, {new}."
+    )
+    intents = [
+        {"op": "cancel", "order_id": oa["order_id"], "reason": reason},
+        {"op": "address", "order_id": ob["order_id"], "address": new},
+    ]
+    return _scenario(
+        shop,
+        request,
+        intents,
+        _base_lookups(find, shop),
+        ("list_orders", {"user_id": u["user_id"]}),
+        {"openers": openers, "addresses": [new, u["address"]]},
+    )
 
 
 def return_and_cancel(rng: random.Random) -> Scenario:
@@ -589,12 +867,22 @@ def return_and_cancel(rng: random.Random) -> Scenario:
     oa = shop.order(u, "delivered", [a], delivered_ago=rng.randint(1, 25))
     ob = shop.order(u, "pending", [b])
     _filler(shop, u, [a, b], 1)
-    request = (f"Hello, {who} here. I'm returning the {_name(a)} (refund to the original payment, please) and I "
-               f"no longer need the {_name(b)} I ordered, so cancel that one.")
-    intents = [{"op": "return", "order_id": oa["order_id"], "to": "original"},
-               {"op": "cancel", "order_id": ob["order_id"], "reason": "no longer needed"}]
-    return _scenario(shop, request, intents, _base_lookups(find, shop) + [_get(oa)],
-                     ("list_orders", {"user_id": u["user_id"]}), {"openers": openers})
+    request = (
+        f"Hello, {who} here. I'm returning the {_name(a)} (refund to the original payment, please) and I "
+        f"no longer need the {_name(b)} I ordered, so cancel that one."
+    )
+    intents = [
+        {"op": "return", "order_id": oa["order_id"], "to": "original"},
+        {"op": "cancel", "order_id": ob["order_id"], "reason": "no longer needed"},
+    ]
+    return _scenario(
+        shop,
+        request,
+        intents,
+        _base_lookups(find, shop) + [_get(oa)],
+        ("list_orders", {"user_id": u["user_id"]}),
+        {"openers": openers},
+    )
 
 
 def refuse_cancel_shipped(rng: random.Random) -> Scenario:
@@ -607,8 +895,14 @@ def refuse_cancel_shipped(rng: random.Random) -> Scenario:
         order["delivered"] = (shop.today - datetime.timedelta(days=rng.randint(1, 10))).isoformat()
     _filler(shop, u, [p], 1)
     request = f"Hi, this is {who}. Cancel my order with the {_name(p)} please, {REASON_PHRASES['no longer needed']}."
-    return _scenario(shop, request, [{"op": "cancel", "order_id": order["order_id"], "reason": "no longer needed"}],
-                     _base_lookups(find, shop), _get(order)[0], {"openers": openers})
+    return _scenario(
+        shop,
+        request,
+        [{"op": "cancel", "order_id": order["order_id"], "reason": "no longer needed"}],
+        _base_lookups(find, shop),
+        _get(order)[0],
+        {"openers": openers},
+    )
 
 
 def refuse_late_return(rng: random.Random) -> Scenario:
@@ -619,8 +913,14 @@ def refuse_late_return(rng: random.Random) -> Scenario:
     order = shop.order(u, "delivered", [p], delivered_ago=rng.randint(31, 80))
     _filler(shop, u, [p], 1)
     request = f"This is {who}. I'd like to return the {_name(p)} I bought and get my money back the way I paid."
-    return _scenario(shop, request, [{"op": "return", "order_id": order["order_id"], "to": "original"}],
-                     _base_lookups(find, shop), _get(order)[0], {"openers": openers})
+    return _scenario(
+        shop,
+        request,
+        [{"op": "return", "order_id": order["order_id"], "to": "original"}],
+        _base_lookups(find, shop),
+        _get(order)[0],
+        {"openers": openers},
+    )
 
 
 def swap_variant(rng: random.Random) -> Scenario:
@@ -631,14 +931,22 @@ def swap_variant(rng: random.Random) -> Scenario:
     order = shop.order(u, "pending", [p])
     _filler(shop, u, [p], 1)
     other = rng.choice([q for q in shop.products if q["name"] == p["name"] and q is not p])
-    request = (f"Hi, this is {who}. In my pending order, please swap the {_name(p)} ({p['variant']}) for the "
-               f"{other['variant']} one. What is my new order total?")
+    request = (
+        f"Hi, this is {who}. In my pending order, please swap the {_name(p)} ({p['variant']}) for the "
+        f"{other['variant']} one. What is my new order total?"
+    )
     variants = [f"products:{q['item_id']}" for q in shop.products if q["name"] == p["name"]]
     lookups = _base_lookups(find, shop) + [_get(order), (("search_products", {"query": p["name"]}), variants)]
-    intent = {"op": "modify", "order_id": order["order_id"], "item_id": p["item_id"],
-              "new_item_id": other["item_id"], "answer": True}
-    return _scenario(shop, request, [intent], lookups, _get(order)[0],
-                     {"openers": openers, "queries": [p["name"], other["variant"]]})
+    intent = {
+        "op": "modify",
+        "order_id": order["order_id"],
+        "item_id": p["item_id"],
+        "new_item_id": other["item_id"],
+        "answer": True,
+    }
+    return _scenario(
+        shop, request, [intent], lookups, _get(order)[0], {"openers": openers, "queries": [p["name"], other["variant"]]}
+    )
 
 
 def refuse_readdress_shipped(rng: random.Random) -> Scenario:
@@ -650,8 +958,14 @@ def refuse_readdress_shipped(rng: random.Random) -> Scenario:
     _filler(shop, u, [p], 1)
     new = _address(rng)
     request = f"Hello, this is {who}. Please change the delivery address for my {_name(p)} order to {new}."
-    return _scenario(shop, request, [{"op": "address", "order_id": order["order_id"], "address": new}],
-                     _base_lookups(find, shop), _get(order)[0], {"openers": openers, "addresses": [new]})
+    return _scenario(
+        shop,
+        request,
+        [{"op": "address", "order_id": order["order_id"], "address": new}],
+        _base_lookups(find, shop),
+        _get(order)[0],
+        {"openers": openers, "addresses": [new]},
+    )
 
 
 TEMPLATES: tuple[Template, ...] = (
@@ -704,6 +1018,5 @@ def menu(known: Known, hints: dict[str, Any]) -> list[tuple[str, dict[str, Any]]
             if isinstance(li, dict):
                 for iid, p in products.items():
                     if p.get("name") == li.get("name") and iid != li.get("item_id"):
-                        out.append(("modify_item", {"order_id": oid, "item_id": li["item_id"],
-                                                               "new_item_id": iid}))
+                        out.append(("modify_item", {"order_id": oid, "item_id": li["item_id"], "new_item_id": iid}))
     return out

@@ -58,8 +58,9 @@ def test_random_model_plays_every_family_in_batches(env_id, tokenizer, tmp_path)
     """K=2 samples of a cell play as one batch; garbage replies cost turns, never crash anything."""
     _image(env_id)
     agent = HFAgent((tiny_causal_lm(tokenizer), tokenizer), max_new_tokens=6, temperature=1.0)
-    result = evaluate(env_id, agent, ks=[1, 2], ts=[2], n=2, tasks=1, sandbox="docker", out=tmp_path,
-                      progress=False, report=False)
+    result = evaluate(
+        env_id, agent, ks=[1, 2], ts=[2], n=2, tasks=1, sandbox="docker", out=tmp_path, progress=False, report=False
+    )
     assert result.summary["counts"]["infra_errors"] == 0
     assert len(result.records) == 2
     for r in result.records:
@@ -103,16 +104,29 @@ def test_replies_are_read_by_the_families_rules(env_id, template, tokenizer, too
     """``adapter``: the TRL adapter's transcript (`HFAgent(transcript="adapter")`), replies parsed by TRL."""
     _image(env_id)
     tok = tokenizer if template == "grammar" else tool_tokenizer
-    kwargs = ({"transcript": "adapter", "max_prompt_tokens": 32_000} if template == "adapter"  # never windowed
-              else {"tools": "template" if template == "tools" else "grammar"})
+    kwargs = (
+        {"transcript": "adapter", "max_prompt_tokens": 32_000}
+        if template == "adapter"  # never windowed
+        else {"tools": "template" if template == "tools" else "grammar"}
+    )
     agent = OracleReplies((tiny_causal_lm(tok), tok), **kwargs)
     ids = select_tasks(env_id, "test", 2, seed=0)
     probe = gym.make(env_id, split="test", backend="local")
     top = max(probe.unwrapped.tasks.get(t).min_turns for t in ids)
     probe.close()
-    result = evaluate(env_id, agent, ks=[1], ts=[top], n=2, tasks=ids, sandbox="docker", out=tmp_path,
-                      progress=False, report=False,
-                      env_kwargs={"help_in_observation": False} if template == "adapter" else None)
+    result = evaluate(
+        env_id,
+        agent,
+        ks=[1],
+        ts=[top],
+        n=2,
+        tasks=ids,
+        sandbox="docker",
+        out=tmp_path,
+        progress=False,
+        report=False,
+        env_kwargs={"help_in_observation": False} if template == "adapter" else None,
+    )
     assert [r["success"] for r in result.records] == [True] * 4, [(r["task"], r["actions"]) for r in result.records]
 
 
@@ -183,16 +197,56 @@ def test_eval_cli_runs_a_model_folder(tokenizer, tmp_path, capsys):
     tiny_causal_lm(tokenizer).save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     out = tmp_path / "run"
-    code = eval_main(["eval", "--env", "agentgym/ToolUse-v0", "--agent", "hf", "--model", str(folder), "--k", "1,2",
-                      "--t", "2", "--tasks", "1", "--sandbox", "local", "--max-new-tokens", "4", "--temperature", "0.7",
-                      "--device", "cpu", "--out", str(out), "--no-progress", "--no-report"])
+    code = eval_main(
+        [
+            "eval",
+            "--env",
+            "agentgym/ToolUse-v0",
+            "--agent",
+            "hf",
+            "--model",
+            str(folder),
+            "--k",
+            "1,2",
+            "--t",
+            "2",
+            "--tasks",
+            "1",
+            "--sandbox",
+            "local",
+            "--max-new-tokens",
+            "4",
+            "--temperature",
+            "0.7",
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-report",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"]["episodes"] == 2
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert all(r["cost"]["completion_tokens"] <= 8 for r in records)
-    assert eval_main(["eval", "--env", "agentgym/ToolUse-v0", "--agent", "random", "--top-p", "0.9",
-                      "--out", str(tmp_path / "x")]) == 2
+    assert (
+        eval_main(
+            [
+                "eval",
+                "--env",
+                "agentgym/ToolUse-v0",
+                "--agent",
+                "random",
+                "--top-p",
+                "0.9",
+                "--out",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 2
+    )
     assert "apply to --agent hf" in capsys.readouterr().err
 
 
@@ -238,8 +292,14 @@ def test_shared_prefix_and_padding_decode_as_plain_generation(tokenizer):
     batched = agent._decode(prefix, rests, [None, None])
     for rest, got in zip(rests, batched):
         ids = torch.tensor([list(prefix) + rest])
-        plain = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=6,
-                               min_new_tokens=6, pad_token_id=tokenizer.pad_token_id)
-        assert got == plain[0, ids.shape[1]:].tolist()
+        plain = model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            do_sample=False,
+            max_new_tokens=6,
+            min_new_tokens=6,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+        assert got == plain[0, ids.shape[1] :].tolist()
     again = agent._decode(prefix, rests[:1], [None])  # the prefix now comes from the kept cache
     assert again == batched[:1]

@@ -58,14 +58,30 @@ class Scripted(HFAgent):
         out = []
         for i, (prefix, rest) in zip(self._generating, prompts, strict=True):
             self.prompts[i].append(list(prefix) + list(rest))
-            text = (self.script or (lambda env, turn: _call_text(*_oracle_call(env))))(self._envs[i], len(self.prompts[i]))
-            out.append((self.tokenizer.encode(text, add_special_tokens=False) + [self.tokenizer.eos_token_id], 0.0, 0.0))
+            text = (self.script or (lambda env, turn: _call_text(*_oracle_call(env))))(
+                self._envs[i], len(self.prompts[i])
+            )
+            out.append(
+                (self.tokenizer.encode(text, add_special_tokens=False) + [self.tokenizer.eos_token_id], 0.0, 0.0)
+            )
         return out
 
 
 def _harness(agent: HFAgent, tasks: list[str], ts: list[int], n: int, tmp_path: Path, **kwargs: Any) -> list[dict]:
-    result = evaluate(ENV, agent, ks=[1], ts=ts, n=n, tasks=tasks, sandbox="local", env_kwargs=RETAIL,
-                      out=tmp_path, progress=False, report=False, **kwargs)
+    result = evaluate(
+        ENV,
+        agent,
+        ks=[1],
+        ts=ts,
+        n=n,
+        tasks=tasks,
+        sandbox="local",
+        env_kwargs=RETAIL,
+        out=tmp_path,
+        progress=False,
+        report=False,
+        **kwargs,
+    )
     return result.records
 
 
@@ -90,19 +106,45 @@ def _trl_rollout_prompts(tokenizer, task: str, group: str, seed: int, T: int, tm
     from trl import GRPOConfig, GRPOTrainer
 
     factory = agtrl.environment_factory(ENV, split="test", backend="local", **RETAIL)
-    rows = datasets.Dataset.from_dict({"prompt": [[{"role": "user", "content": agtrl.PROMPT + "\n\n"}]],
-                                       "task_id": [task], "seed": [seed], "budget": [T], "faults": [None],
-                                       "environment": [group]})
-    config = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=2, num_generations=2,
-                        max_completion_length=16384, max_tool_calling_iterations=T + 1, beta=0.0,
-                        activation_checkpointing=False, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
-                        seed=0, dataloader_num_workers=0, disable_tqdm=True)
+    rows = datasets.Dataset.from_dict(
+        {
+            "prompt": [[{"role": "user", "content": agtrl.PROMPT + "\n\n"}]],
+            "task_id": [task],
+            "seed": [seed],
+            "budget": [T],
+            "faults": [None],
+            "environment": [group],
+        }
+    )
+    config = GRPOConfig(
+        output_dir=str(tmp_path),
+        max_steps=1,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=16384,
+        max_tool_calling_iterations=T + 1,
+        beta=0.0,
+        activation_checkpointing=False,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=0,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+    )
 
     def no_reward(completions: Any, **_: Any) -> list[float]:
         return [0.0] * len(completions)
 
-    trainer = GRPOTrainer(model=tiny_causal_lm(tokenizer, hidden=16), reward_funcs=[no_reward], args=config,
-                          train_dataset=rows, processing_class=tokenizer, environment_factory=factory)
+    trainer = GRPOTrainer(
+        model=tiny_causal_lm(tokenizer, hidden=16),
+        reward_funcs=[no_reward],
+        args=config,
+        train_dataset=rows,
+        processing_class=tokenizer,
+        environment_factory=factory,
+    )
     prompts: list[list[int]] = []
 
     def oracle(env: Any, index: int) -> Any:
@@ -145,7 +187,9 @@ def test_prompts_are_token_for_token_those_of_a_trl_rollout(tokenizer, tmp_path,
     theirs = _trl_rollout_prompts(tokenizer, task, group, record["env_seed"], T, tmp_path / "trl")
     assert len(theirs) == len(ours) + 1  # TRL shows the last call's result too, then the rollout ends
     for turn, (a, b) in enumerate(zip(ours, theirs, strict=False)):
-        assert a == b, f"turn {turn}: first difference at token {next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)}"
+        assert a == b, (
+            f"turn {turn}: first difference at token {next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)}"
+        )
     text = tokenizer.decode(ours[-1])
     assert "<tool_response>" in text and "[turns left:" in text and "# Tools" in text
 
@@ -160,7 +204,8 @@ def test_oracle_calls_solve_episodes_in_batches(tokenizer, tmp_path):
         cost = r["cost"]
         assert cost["model_calls"] == r["turns"] and cost["completion_tokens"] > 0
         assert cost["cached_tokens"] > 0 and cost["prefilled_tokens"] + cost["cached_tokens"] == pytest.approx(
-            cost["prompt_tokens"])
+            cost["prompt_tokens"]
+        )
     assert agent.prompts[0] == agent.prompts[1]  # the batch's two samples of the last cell saw the same transcript
 
 
@@ -202,7 +247,9 @@ def test_a_bad_call_is_answered_and_a_reply_without_a_call_ends_the_models_episo
     """As in TRL's tool loop: a call naming no tool is answered with an error and costs no step; a reply
     without a call ends the model's episode, and the agent passes until T ends it."""
     agent = Scripted((tiny_causal_lm(tokenizer, hidden=16), tokenizer), transcript="adapter")
-    agent.script = lambda env, turn: {1: _call_text("fly_away", {}), 2: _call_text(*_oracle_call(env))}.get(turn, "Done.")
+    agent.script = lambda env, turn: {1: _call_text("fly_away", {}), 2: _call_text(*_oracle_call(env))}.get(
+        turn, "Done."
+    )
     actions, info = _play(agent, 4)
     assert actions[1:] == [PASS] * 3 and actions[0].startswith('{"tool"') and not info["success"]
     assert agent.cost()["model_calls"] == 3

@@ -76,7 +76,9 @@ MALFORMED = {
     "tokens negative": b'{"choices": [{"message": {"content": "x"}}], "usage": {"completion_tokens": -1}}',
     "tokens a float": b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": 1e400}}',
     "tokens NaN": b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": NaN}}',
-    "tokens 5000 digits": b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": ' + b"9" * 5000 + b"}}",
+    "tokens 5000 digits": b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": '
+    + b"9" * 5000
+    + b"}}",
     "deep JSON": b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
     "not utf-8": b'{"choices": [{"message": {"content": "\xff\xfe"}}]}',
 }
@@ -91,8 +93,12 @@ def test_malformed_replies_are_typed_errors(name):
 
 
 def test_a_well_formed_reply_still_works_with_content_parts():
-    Canned.body = json.dumps({"choices": [{"message": {"content": [{"type": "text", "text": "view a.py"}]}}],
-                              "usage": {"prompt_tokens": 7, "completion_tokens": 2}}).encode()
+    Canned.body = json.dumps(
+        {
+            "choices": [{"message": {"content": [{"type": "text", "text": "view a.py"}]}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+        }
+    ).encode()
     with serve(Canned) as url:
         agent = _agent(url, timeout=5.0)
         assert agent._complete([{"role": "user", "content": "hi"}]) == "view a.py"

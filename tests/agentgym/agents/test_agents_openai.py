@@ -43,7 +43,9 @@ class FakeChat(BaseHTTPRequestHandler):
         plan = [f"set {k} {v}" for k, v in targets] + [f"get {targets[-1][0]}", "submit"]
         action = plan[min(done, len(plan) - 1)]
         content = f"```\n{action}\n```" if done == 0 else action
-        reply(self, content, {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": 3})
+        reply(
+            self, content, {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": 3}
+        )
 
     def log_message(self, *args):
         pass
@@ -86,8 +88,18 @@ def test_agent_completes_an_episode_and_records_usage(server):
 
 def test_harness_runs_the_openai_agent_and_keeps_token_costs(server, tmp_path):
     ids = KVTasks().ids("test")[:3]
-    result = evaluate(KV_ID, "openai", ks=[1], ts=[6], n=1, tasks=ids, out=tmp_path, progress=False, report=False,
-                      agent_kwargs={"base_url": server, "model": "fake-model", "api_key": "sk-secret"})
+    result = evaluate(
+        KV_ID,
+        "openai",
+        ks=[1],
+        ts=[6],
+        n=1,
+        tasks=ids,
+        out=tmp_path,
+        progress=False,
+        report=False,
+        agent_kwargs={"base_url": server, "model": "fake-model", "api_key": "sk-secret"},
+    )
     assert result.grid() == {6: {1: 1.0}}
     for r in result.records:
         assert r["cost"]["model_calls"] == r["turns"]
@@ -107,9 +119,19 @@ def test_unreachable_endpoint_is_an_infrastructure_failure(server, tmp_path):
         agent.act(obs, info)
     env.close()
     assert len(FakeChat.requests) == 2  # a 5xx is retried
-    result = evaluate(KV_ID, "openai", ks=[1], ts=[4], n=1, tasks=KVTasks().ids("test")[:2], out=tmp_path,
-                      progress=False, report=False, retries=0,
-                      agent_kwargs={"base_url": server, "model": "m", "retries": 1})
+    result = evaluate(
+        KV_ID,
+        "openai",
+        ks=[1],
+        ts=[4],
+        n=1,
+        tasks=KVTasks().ids("test")[:2],
+        out=tmp_path,
+        progress=False,
+        report=False,
+        retries=0,
+        agent_kwargs={"base_url": server, "model": "m", "retries": 1},
+    )
     assert result.summary["counts"]["infra_errors"] == 2 and result.summary["counts"]["scored"] == 0
     assert all(r["infra_error"].startswith("ModelEndpointError") for r in result.records)
 

@@ -28,15 +28,40 @@ def cli_env():
 
 
 def agentgym(*args, check=True, **kw):
-    proc = subprocess.run([sys.executable, "-m", "agentgym.cli", *args], capture_output=True, text=True,
-                          env=cli_env(), cwd=ROOT, timeout=300, **kw)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentgym.cli", *args],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=300,
+        **kw,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
 
-EVAL = ["eval", "--env", "eval_envs:test/EvalKV-v0", "--agent", "eval_envs:SlowOracle", "--agent-arg", "delay=0.02",
-        "--k", "1,2", "--t", "3,5", "--n", "2", "--tasks", "4", "--seed", "11", "--no-progress"]
+EVAL = [
+    "eval",
+    "--env",
+    "eval_envs:test/EvalKV-v0",
+    "--agent",
+    "eval_envs:SlowOracle",
+    "--agent-arg",
+    "delay=0.02",
+    "--k",
+    "1,2",
+    "--t",
+    "3,5",
+    "--n",
+    "2",
+    "--tasks",
+    "4",
+    "--seed",
+    "11",
+    "--no-progress",
+]
 
 
 @pytest.mark.slow
@@ -50,8 +75,13 @@ def test_eval_kill_resume_report_and_compare(tmp_path):
     assert total == 2 * 4 * 2
 
     # kill a run mid-way, then resume it with the same command
-    proc = subprocess.Popen([sys.executable, "-m", "agentgym.cli", *EVAL, "--out", str(b), "--no-report"],
-                            env=cli_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentgym.cli", *EVAL, "--out", str(b), "--no-report"],
+        env=cli_env(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     episodes = b / "episodes.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -80,7 +110,9 @@ def test_eval_kill_resume_report_and_compare(tmp_path):
 def test_cli_errors_are_typed_and_say_what_to_do(tmp_path, capsys):
     from agentgym.cli import main
 
-    code = main(["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--k", "4", "--n", "2", "--out", str(tmp_path)])
+    code = main(
+        ["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--k", "4", "--n", "2", "--out", str(tmp_path)]
+    )
     assert code != 0 and "n >= 4" in capsys.readouterr().err
     code = main(["report", str(tmp_path / "nothing")])
     assert code != 0 and "agentgym eval" in capsys.readouterr().err
@@ -109,9 +141,27 @@ def test_cli_env_kwargs_reach_every_env_and_the_command_line(tmp_path, capsys):
 
     flag = tmp_path / "crashed"
     out = tmp_path / "run"
-    code = main(["eval", "--env", "test/EvalFlakyKV-v0", "--agent", "oracle", "--t", "8", "--tasks", "2",
-                 "--no-progress", "--no-report", "--env-kwarg", f"crash_once={flag}",
-                 "--env-kwarg", 'always_crash=["no-such-task"]', "--out", str(out)])
+    code = main(
+        [
+            "eval",
+            "--env",
+            "test/EvalFlakyKV-v0",
+            "--agent",
+            "oracle",
+            "--t",
+            "8",
+            "--tasks",
+            "2",
+            "--no-progress",
+            "--no-report",
+            "--env-kwarg",
+            f"crash_once={flag}",
+            "--env-kwarg",
+            'always_crash=["no-such-task"]',
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     assert flag.exists()  # the env got crash_once, crashed once, and the retry finished the episode
     config = json.loads((out / "summary.json").read_text())["config"]

@@ -24,8 +24,9 @@ def test_oracle_grid_on_the_test_split(env_id, tmp_path):
     ids = select_tasks(env_id, "test", 3, seed=0)
     min_turns = {t: tasks.get(t).min_turns for t in ids}
     ts = sorted({max(1, min(min_turns.values()) - 1), max(min_turns.values())})
-    result = evaluate(env_id, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, sandbox="docker", out=tmp_path,
-                      progress=False, report=False)
+    result = evaluate(
+        env_id, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, sandbox="docker", out=tmp_path, progress=False, report=False
+    )
     assert result.summary["counts"]["infra_errors"] == 0
     for r in result.records:
         assert r["success"] == (r["T"] >= min_turns[r["task"]]), r

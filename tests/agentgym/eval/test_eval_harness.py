@@ -44,8 +44,7 @@ def test_oracle_grid_is_one_from_min_turns_and_zero_below(tmp_path):
     ids = tasks.ids("test")[:6]
     min_turns = {t: tasks.get(t).min_turns for t in ids}
     ts = sorted({*min_turns.values(), min(min_turns.values()) - 1, max(min_turns.values()) + 2})
-    result = evaluate(KV_ID, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, out=tmp_path, progress=False,
-                      report=False)
+    result = evaluate(KV_ID, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, out=tmp_path, progress=False, report=False)
     for r in result.records:
         assert r["success"] == (r["T"] >= min_turns[r["task"]]), r
         assert r["category"] == ("success" if r["success"] else "timeout")
@@ -56,15 +55,22 @@ def test_oracle_grid_is_one_from_min_turns_and_zero_below(tmp_path):
             assert grid[t] == {1: 1.0, 2: 1.0}
         if t < min(min_turns.values()):
             assert grid[t] == {1: 0.0, 2: 0.0}
-    assert result.summary["counts"] == {"episodes": 2 * len(ids) * len(ts), "scored": 2 * len(ids) * len(ts),
-                                        "successes": sum(r["success"] for r in result.records), "infra_errors": 0,
-                                        "infra_retried": 0, "infra_error_kinds": {}, "no_candidate": 0}
+    assert result.summary["counts"] == {
+        "episodes": 2 * len(ids) * len(ts),
+        "scored": 2 * len(ids) * len(ts),
+        "successes": sum(r["success"] for r in result.records),
+        "infra_errors": 0,
+        "infra_retried": 0,
+        "infra_error_kinds": {},
+        "no_candidate": 0,
+    }
 
 
 def test_oracle_on_a_sandboxed_env(tmp_path, backend):
     """The toy family runs in a real sandbox (both backends); its tasks take 3 turns."""
-    result = evaluate(TOY_ID, "oracle", ks=[1], ts=[2, 3], n=1, out=tmp_path, sandbox=backend, progress=False,
-                      report=False)
+    result = evaluate(
+        TOY_ID, "oracle", ks=[1], ts=[2, 3], n=1, out=tmp_path, sandbox=backend, progress=False, report=False
+    )
     assert result.grid() == {2: {1: 0.0}, 3: {1: 1.0}}
     assert all(r["cost"]["env_calls"] > 0 and r["cost"]["env_seconds"] > 0 for r in result.records)
 
@@ -122,8 +128,19 @@ def test_resume_skips_finished_episodes_and_gives_the_same_summary(tmp_path):
 def test_infrastructure_failure_is_retried_and_counted_apart(tmp_path):
     ids = KVTasks().ids("test")[:3]
     env_kwargs = {"crash_once": str(tmp_path / "crashed"), "always_crash": [ids[0]]}
-    result = evaluate(FLAKY_ID, "oracle", ks=[1], ts=[8], n=2, tasks=ids, out=tmp_path / "run",
-                      env_kwargs=env_kwargs, retries=2, progress=False, report=False)
+    result = evaluate(
+        FLAKY_ID,
+        "oracle",
+        ks=[1],
+        ts=[8],
+        n=2,
+        tasks=ids,
+        out=tmp_path / "run",
+        env_kwargs=env_kwargs,
+        retries=2,
+        progress=False,
+        report=False,
+    )
     by_task = {}
     for r in result.records:
         by_task.setdefault(r["task"], []).append(r)
@@ -140,8 +157,19 @@ def test_infrastructure_failure_is_retried_and_counted_apart(tmp_path):
     assert result.grid() == {8: {1: 1.0}}
     assert result.summary["results"]["clean"][FLAKY_ID]["pass"]["8"]["1"]["tasks"] == 2
     # a resumed run retries the infrastructure failures, and only them
-    again = evaluate(FLAKY_ID, "oracle", ks=[1], ts=[8], n=2, tasks=ids, out=tmp_path / "run",
-                     env_kwargs={"always_crash": []}, retries=0, progress=False, report=False)
+    again = evaluate(
+        FLAKY_ID,
+        "oracle",
+        ks=[1],
+        ts=[8],
+        n=2,
+        tasks=ids,
+        out=tmp_path / "run",
+        env_kwargs={"always_crash": []},
+        retries=0,
+        progress=False,
+        report=False,
+    )
     assert again.ran == 2 and again.summary["counts"]["infra_errors"] == 0 and again.grid() == {8: {1: 1.0}}
 
 
@@ -149,8 +177,18 @@ def test_faults_run_paired_with_clean_episodes(tmp_path):
     tasks = KVTasks()
     ids = tasks.ids("test")[:4]
     top = max(tasks.get(t).min_turns for t in ids)
-    result = evaluate(KV_ID, "oracle", ks=[1], ts=[top, top + 1], n=1, tasks=ids, faults="tool_error@turn=1",
-                      out=tmp_path, progress=False, report=False)
+    result = evaluate(
+        KV_ID,
+        "oracle",
+        ks=[1],
+        ts=[top, top + 1],
+        n=1,
+        tasks=ids,
+        faults="tool_error@turn=1",
+        out=tmp_path,
+        progress=False,
+        report=False,
+    )
     faulted = [r for r in result.records if r["faults"]]
     assert len(faulted) == len(result.records) // 2
     assert all(r["n_faults"] == 1 and r["faults_fired"] == ["tool_error"] for r in faulted)
@@ -171,8 +209,18 @@ def _png_size(path):
 
 
 def test_report_files_are_written(tmp_path):
-    evaluate([KV_ID, TOY_ID], "random", ks=[1, 2], ts=[2, 4], n=2, tasks=3, faults="timeout@first=1", out=tmp_path,
-             sandbox="local", progress=False)
+    evaluate(
+        [KV_ID, TOY_ID],
+        "random",
+        ks=[1, 2],
+        ts=[2, 4],
+        n=2,
+        tasks=3,
+        faults="timeout@first=1",
+        out=tmp_path,
+        sandbox="local",
+        progress=False,
+    )
     report = (tmp_path / "report.md").read_text()
     for name in PLOT_FILES.values():
         png = tmp_path / name
@@ -180,8 +228,15 @@ def test_report_files_are_written(tmp_path):
         assert w > 300 and h > 200
         assert matplotlib.image.imread(png).ndim == 3
         assert f"({name})" in report
-    for section in ("## Pass@(K,T)", "## Budget extrapolation", "## Why episodes fail", "## Recovery", "## Cost",
-                    "## Latency", "## Infrastructure failures"):
+    for section in (
+        "## Pass@(K,T)",
+        "## Budget extrapolation",
+        "## Why episodes fail",
+        "## Recovery",
+        "## Cost",
+        "## Latency",
+        "## Infrastructure failures",
+    ):
         assert section in report
     assert "faulted" in report and "timeout@first=1" in report
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -208,9 +263,18 @@ def test_bad_arguments_fail_early(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_broken_agent_factory_fails_once_and_never_hangs(workers, tmp_path):
     with pytest.raises(ConfigError, match="lacks reset"):
-        evaluate(KV_ID, "eval_envs:not_an_agent", ks=[1], ts=[4], n=1, tasks=2, workers=workers, out=tmp_path,
-                 progress=False, report=False)
-
+        evaluate(
+            KV_ID,
+            "eval_envs:not_an_agent",
+            ks=[1],
+            ts=[4],
+            n=1,
+            tasks=2,
+            workers=workers,
+            out=tmp_path,
+            progress=False,
+            report=False,
+        )
 
 
 def test_pass_hat_and_time_to_recover_reach_summary_report_and_compare(tmp_path):
@@ -219,8 +283,17 @@ def test_pass_hat_and_time_to_recover_reach_summary_report_and_compare(tmp_path)
     tasks = KVTasks()
     ids = tasks.ids("test")[:3]
     top = max(tasks.get(t).min_turns for t in ids)
-    result = evaluate(KV_ID, "oracle", ks=[1, 2], ts=[top + 2], n=2, tasks=ids, faults="tool_error@turn=1",
-                      out=tmp_path / "a", progress=False)
+    result = evaluate(
+        KV_ID,
+        "oracle",
+        ks=[1, 2],
+        ts=[top + 2],
+        n=2,
+        tasks=ids,
+        faults="tool_error@turn=1",
+        out=tmp_path / "a",
+        progress=False,
+    )
     faulted = [r for r in result.records if r["faults"]]
     # the tool error spoils the first tool call; the oracle's next one succeeds a turn later
     assert all(r["recover_turns"] == 1 for r in faulted)
@@ -283,11 +356,13 @@ def test_agent_module_is_found_in_the_current_directory(tmp_path, monkeypatch):
     """`agentgym eval --agent my_agent:factory` from the folder holding my_agent.py (the console
     script's sys.path does not hold the current directory), in spawned workers too."""
     (tmp_path / "my_cwd_agent.py").write_text(
-        "from agentgym.agents import OracleAgent\n\ndef factory():\n    return OracleAgent()\n")
+        "from agentgym.agents import OracleAgent\n\ndef factory():\n    return OracleAgent()\n"
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
-    result = evaluate(KV_ID, "my_cwd_agent:factory", ks=[1], ts=[8], n=1, tasks=2, workers=2, progress=False,
-                      report=False)
+    result = evaluate(
+        KV_ID, "my_cwd_agent:factory", ks=[1], ts=[8], n=1, tasks=2, workers=2, progress=False, report=False
+    )
     assert result.grid()[8] == {1: 1.0}
 
 
@@ -314,8 +389,9 @@ def test_a_batching_agent_plays_each_cell_as_one_batch(tmp_path):
     assert [{k: r[k] for k in fields} for r in batched.records] == [{k: r[k] for k in fields} for r in single.records]
     crashy = BatchOracle()
     env_kwargs = {"crash_once": str(tmp_path / "crashed"), "always_crash": [ids[0]]}
-    result = evaluate(FLAKY_ID, crashy, ks=[1], ts=[8], n=2, tasks=ids, env_kwargs=env_kwargs, retries=1,
-                      progress=False, report=False)
+    result = evaluate(
+        FLAKY_ID, crashy, ks=[1], ts=[8], n=2, tasks=ids, env_kwargs=env_kwargs, retries=1, progress=False, report=False
+    )
     by_task = {t: [r for r in result.records if r["task"] == t] for t in ids}
     assert all(r["infra_error"] and r["attempts"] == 2 for r in by_task[ids[0]])
     assert all(r["success"] for t in ids[1:] for r in by_task[t])

@@ -118,9 +118,27 @@ def test_unknown_interventions_and_agents_without_the_hook_are_config_errors(tmp
 
 def test_coding_wrong_patch_tested_through_the_cli(tmp_path, capsys):
     out = tmp_path / "run"
-    code = eval_main(["eval", "--env", "agentgym/Coding-v0", "--agent", "oracle", "--t", "2,6", "--tasks", "2",
-                      "--sandbox", "local", "--intervention", "wrong-patch-tested", "--out", str(out), "--no-report",
-                      "--no-progress"])
+    code = eval_main(
+        [
+            "eval",
+            "--env",
+            "agentgym/Coding-v0",
+            "--agent",
+            "oracle",
+            "--t",
+            "2,6",
+            "--tasks",
+            "2",
+            "--sandbox",
+            "local",
+            "--intervention",
+            "wrong-patch-tested",
+            "--out",
+            str(out),
+            "--no-report",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["config"]["intervention"] == "wrong-patch-tested"

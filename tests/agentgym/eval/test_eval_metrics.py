@@ -60,8 +60,17 @@ def test_bootstrap_interval_narrows_with_more_tasks():
 
 
 def _rec(task, t, sample, success, faults="", **kw):
-    base = {"env": "e", "task": task, "T": t, "sample": sample, "faults": faults, "success": success,
-            "latency_s": 0.1, "cost": {"env_calls": 3}, "category": "success" if success else "timeout"}
+    base = {
+        "env": "e",
+        "task": task,
+        "T": t,
+        "sample": sample,
+        "faults": faults,
+        "success": success,
+        "latency_s": 0.1,
+        "cost": {"env_calls": 3},
+        "category": "success" if success else "timeout",
+    }
     return {**base, **kw}
 
 
@@ -98,9 +107,12 @@ def test_budget_extrapolation():
 
 def test_recovery_is_paired_on_task_and_sample():
     rs = [
-        _rec("a", 4, 0, True), _rec("a", 4, 0, True, faults="f", n_faults=1),
-        _rec("a", 4, 1, True), _rec("a", 4, 1, False, faults="f", n_faults=1),
-        _rec("b", 4, 0, False, n_errors=2), _rec("b", 4, 0, False, faults="f", n_faults=0),
+        _rec("a", 4, 0, True),
+        _rec("a", 4, 0, True, faults="f", n_faults=1),
+        _rec("a", 4, 1, True),
+        _rec("a", 4, 1, False, faults="f", n_faults=1),
+        _rec("b", 4, 0, False, n_errors=2),
+        _rec("b", 4, 0, False, faults="f", n_faults=0),
         _rec("c", 4, 0, True, n_errors=1),  # no faulted twin: not a pair
     ]
     r = metrics.recovery(rs)["by_t"][4]
@@ -140,7 +152,9 @@ def test_pass_hat_k_is_unbiased_where_the_plug_in_is_not():
     assert metrics.pass_hat_k(4, 4, 4) == 1.0 and metrics.pass_hat_k(4, 3, 4) == 0.0
     with pytest.raises(ValueError):
         metrics.pass_hat_k(2, 1, 3)
-    records = [_rec("a", 8, i, s) for i, s in enumerate((True, True, False, False))] + [_rec("b", 8, i, True) for i in range(4)]
+    records = [_rec("a", 8, i, s) for i, s in enumerate((True, True, False, False))] + [
+        _rec("b", 8, i, True) for i in range(4)
+    ]
     grid = metrics.pass_grid(records, [1, 2, 4], [8], estimator=metrics.pass_hat_k)
     assert grid[8][1]["mean"] == pytest.approx((0.5 + 1) / 2)
     assert grid[8][2]["mean"] == pytest.approx((1 / 6 + 1) / 2)

@@ -36,9 +36,21 @@ def test_ray_and_local_records_agree_and_infra_failures_are_retried(ray_session,
         assert on_ray.summary["results"][cond][KV_ID]["pass"] == local.summary["results"][cond][KV_ID]["pass"]
 
     ids = KVTasks().ids("test")[:2]
-    result = evaluate(FLAKY_ID, "oracle", ks=[1], ts=[8], n=1, tasks=ids, executor="ray", workers=2,
-                      out=tmp_path / "flaky", env_kwargs={"always_crash": [ids[0]]}, retries=1, progress=False,
-                      report=False)
+    result = evaluate(
+        FLAKY_ID,
+        "oracle",
+        ks=[1],
+        ts=[8],
+        n=1,
+        tasks=ids,
+        executor="ray",
+        workers=2,
+        out=tmp_path / "flaky",
+        env_kwargs={"always_crash": [ids[0]]},
+        retries=1,
+        progress=False,
+        report=False,
+    )
     assert result.summary["counts"]["infra_errors"] == 1 and result.grid() == {8: {1: 1.0}}
     crashed = next(r for r in result.records if r["task"] == ids[0])
     assert crashed["attempts"] == 2 and crashed["success"] is None

@@ -29,8 +29,18 @@ def ids_and_turns(n=6):
 def test_soft_mode_pairs_every_episode_with_its_hard_twin(tmp_path):
     ids, min_turns = ids_and_turns()
     ts = [2, 3, 5]
-    result = evaluate(KV_ID, ExtendingOracle(), ks=[1], ts=ts, n=1, tasks=ids, out=tmp_path, progress=False,
-                      budget_mode="soft", soft_budget=SOFT)
+    result = evaluate(
+        KV_ID,
+        ExtendingOracle(),
+        ks=[1],
+        ts=ts,
+        n=1,
+        tasks=ids,
+        out=tmp_path,
+        progress=False,
+        budget_mode="soft",
+        soft_budget=SOFT,
+    )
     hard = {(r["task"], r["T"]): r for r in result.records if r["budget_mode"] == "hard"}
     soft = {(r["task"], r["T"]): r for r in result.records if r["budget_mode"] == "soft"}
     assert set(hard) == set(soft) and len(hard) == len(ids) * len(ts)
@@ -62,8 +72,17 @@ def test_soft_mode_pairs_every_episode_with_its_hard_twin(tmp_path):
 
 def test_agents_that_never_extend_score_the_same_under_both(tmp_path):
     ids, _ = ids_and_turns(4)
-    result = evaluate(KV_ID, "oracle", ks=[1], ts=[2, 4], n=1, tasks=ids, progress=False, budget_mode="soft",
-                      faults="tool_error@turn=1")
+    result = evaluate(
+        KV_ID,
+        "oracle",
+        ks=[1],
+        ts=[2, 4],
+        n=1,
+        tasks=ids,
+        progress=False,
+        budget_mode="soft",
+        faults="tool_error@turn=1",
+    )
     for cond in ("clean", "faulted"):
         by_t = result.summary["soft_budget"][cond][KV_ID]
         for row in by_t.values():
@@ -93,28 +112,56 @@ def test_spec_keys_and_old_records_default_to_hard():
     assert soft.env_seed == spec.env_seed and soft.agent_seed == spec.agent_seed and soft.key != spec.key
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"budget_mode": "squishy"}, "budget_mode='squishy'"),
-    ({"soft_budget": {"extra": 2}}, "budget_mode='soft' only"),
-    ({"budget_mode": "soft", "soft_budget": {"extra": 0}}, "extra=0"),
-    ({"budget_mode": "soft", "soft_budget": {"soft": 4, "extra": 1}}, "leave out 'soft'"),
-    ({"budget_mode": "soft", "soft_budget": {"max_requests": 2}}, "needs 'extra'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"budget_mode": "squishy"}, "budget_mode='squishy'"),
+        ({"soft_budget": {"extra": 2}}, "budget_mode='soft' only"),
+        ({"budget_mode": "soft", "soft_budget": {"extra": 0}}, "extra=0"),
+        ({"budget_mode": "soft", "soft_budget": {"soft": 4, "extra": 1}}, "leave out 'soft'"),
+        ({"budget_mode": "soft", "soft_budget": {"max_requests": 2}}, "needs 'extra'"),
+    ],
+)
 def test_bad_budget_modes_fail_before_any_episode(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         evaluate(KV_ID, "oracle", ts=[3], progress=False, **kwargs)
 
 
 def test_cli_budget_mode_soft(tmp_path):
-    args = [sys.executable, "-m", "agentgym.cli", "eval", "--env", "eval_envs:test/EvalKV-v0", "--agent",
-            "eval_envs:ExtendingOracle", "--t", "2,3", "--tasks", "3", "--no-progress"]
-    done = subprocess.run([*args, "--budget-mode", "soft", "--extra", "3", "--warn-at", "0", "--out", str(tmp_path / "a")],
-                          capture_output=True, text=True, env=cli_env(), cwd=ROOT, timeout=300)
+    args = [
+        sys.executable,
+        "-m",
+        "agentgym.cli",
+        "eval",
+        "--env",
+        "eval_envs:test/EvalKV-v0",
+        "--agent",
+        "eval_envs:ExtendingOracle",
+        "--t",
+        "2,3",
+        "--tasks",
+        "3",
+        "--no-progress",
+    ]
+    done = subprocess.run(
+        [*args, "--budget-mode", "soft", "--extra", "3", "--warn-at", "0", "--out", str(tmp_path / "a")],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     run = json.loads((tmp_path / "a" / "run.json").read_text())
     assert run["budget_mode"] == "soft" and run["soft_budget"] == {"extra": 3, "max_requests": 1, "cost": 0.0}
     assert "--budget-mode soft --extra 3 --warn-at 0" in run["command"]
     assert "## Hard vs soft budget" in (tmp_path / "a" / "report.md").read_text()
-    bad = subprocess.run([*args, "--extra", "3", "--out", str(tmp_path / "b")], capture_output=True, text=True,
-                         env=cli_env(), cwd=ROOT, timeout=300)
+    bad = subprocess.run(
+        [*args, "--extra", "3", "--out", str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=300,
+    )
     assert bad.returncode == 2 and "--budget-mode soft" in bad.stderr

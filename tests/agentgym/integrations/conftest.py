@@ -14,7 +14,9 @@ import pytest
 
 def _sandboxes() -> set[str]:
     tmp, pid = tempfile.gettempdir(), os.getpid()
-    return set(glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*")))
+    return set(
+        glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -55,14 +55,18 @@ def test_oracle_episodes_in_process(env_id):
 
 
 def test_budget_from_extras_truncates_whatever_the_model_says():
-    env = skyrl_gym.make("agentgym/Coding-v0", env_config={"kwargs": LOCAL},
-                         extras={"seed": 0, "budget": 3, "max_turns": 50})
+    env = skyrl_gym.make(
+        "agentgym/Coding-v0", env_config={"kwargs": LOCAL}, extras={"seed": 0, "budget": 3, "max_turns": 50}
+    )
     try:
         _chat, outputs = rollout(env, lambda: "test")
         assert len(outputs) == 3 and outputs[-1]["done"] and outputs[-1]["metadata"]["episode"]["truncated"]
-        assert outputs[-1]["reward"] == 0.0 and "budget of 3 turns is spent" in outputs[-1]["observations"][0]["content"]
-        assert [o["observations"][0]["content"].endswith(f"[turns left: {n}]") for o, n in zip(outputs[:2], (2, 1))] == [
-            True, True]
+        assert (
+            outputs[-1]["reward"] == 0.0 and "budget of 3 turns is spent" in outputs[-1]["observations"][0]["content"]
+        )
+        assert [
+            o["observations"][0]["content"].endswith(f"[turns left: {n}]") for o, n in zip(outputs[:2], (2, 1))
+        ] == [True, True]
     finally:
         env.close()
 
@@ -84,8 +88,11 @@ def test_oracle_and_budget_against_a_loopback_server(monkeypatch):
             return session.env.unwrapped.reference_action()
 
         for budget, solved in ((20, True), (3, False)):
-            env = skyrl_gym.make("agentgym/ToolUse-v0", env_config={"remote": srv.url},
-                                 extras={"seed": 2, "budget": budget, "max_turns": 99})
+            env = skyrl_gym.make(
+                "agentgym/ToolUse-v0",
+                env_config={"remote": srv.url},
+                extras={"seed": 2, "budget": budget, "max_turns": 99},
+            )
             try:
                 _chat, outputs = rollout(env, served_oracle)
                 assert outputs[-1]["done"] and bool(outputs[-1]["metadata"]["success"]) is solved

@@ -27,8 +27,11 @@ LOCAL = {"backend": "local"}
 
 def tools_of(cls: type) -> list[str]:
     """What TRL exposes as tools: the class's public functions but reset and get_reward."""
-    return sorted(n for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
-                  if not n.startswith("_") and n not in ("reset", "get_reward"))
+    return sorted(
+        n
+        for n, _ in inspect.getmembers(cls, predicate=inspect.isfunction)
+        if not n.startswith("_") and n not in ("reset", "get_reward")
+    )
 
 
 def test_schemas_round_trip_through_transformers():
@@ -63,11 +66,14 @@ def test_bfcl_gives_one_class_per_set_of_api_classes():
 
     factory = agtrl.environment_factory("agentgym/BFCL-v0", **LOCAL)
     assert len(factory) == 20 and set(factory) == set(bfcl_tool_groups("train").values()) | set(
-        bfcl_tool_groups("test").values())
+        bfcl_tool_groups("test").values()
+    )
     checked = set()
     for group, cls in factory.items():
-        expected = {s["function"]["name"]: s["function"] for s in
-                    [openai_schema(d) for c in group.split("+") for d in func_docs(c)] + [REPLY_SCHEMA]}
+        expected = {
+            s["function"]["name"]: s["function"]
+            for s in [openai_schema(d) for c in group.split("+") for d in func_docs(c)] + [REPLY_SCHEMA]
+        }
         assert tools_of(cls) == sorted(expected), group  # every method, withheld ones (miss_func) included
         for name, want in expected.items():
             if name in checked:  # the same doc gives the same method in every class set
@@ -87,8 +93,9 @@ def test_bfcl_gives_one_class_per_set_of_api_classes():
     cls = factory["GorillaFileSystem+TwitterAPI"]
     env = cls()  # what TRL hands the template: the instance's bound methods (Qwen2.5's template renders them so)
     template = "{% for tool in tools %}{{ tool | tojson }}\n{% endfor %}{{ messages[0]['content'] }}"
-    (rendered,), _ = render_jinja_template([[{"role": "user", "content": "hi"}]], chat_template=template,
-                                           tools=[getattr(env, n) for n in tools_of(cls)])
+    (rendered,), _ = render_jinja_template(
+        [[{"role": "user", "content": "hi"}]], chat_template=template, tools=[getattr(env, n) for n in tools_of(cls)]
+    )
     assert '"name": "post_tweet"' in rendered and '"name": "reply"' in rendered and '"destination"' in rendered
 
     narrowed = agtrl.environment_factory("agentgym/BFCL-miss_func-v0", tiers=["one_api"], **LOCAL)
@@ -138,7 +145,10 @@ def test_bfcl_dataset_rows_name_their_class_set():
     factory = agtrl.environment_factory("agentgym/BFCL-v0", **LOCAL)
     for row in rows:
         _, category, index = row["task_id"].split("/")
-        assert row["environment"] == "+".join(sorted(entry(category, int(index)).classes)) and row["environment"] in factory
+        assert (
+            row["environment"] == "+".join(sorted(entry(category, int(index)).classes))
+            and row["environment"] in factory
+        )
     test_rows = agtrl.dataset("agentgym/BFCL-v0", split="test", n=8, categories=["miss_param"], **LOCAL)
     assert all(t.startswith("bfcl/miss_param/") for t in test_rows["task_id"])
     assert all(dict(bfcl_tool_groups("test"))[t] == g for t, g in zip(test_rows["task_id"], test_rows["environment"]))
@@ -148,10 +158,15 @@ def test_coding_verbs_parse_as_the_grammar():
     from agentgym.core import BadArguments
     from agentgym.envs.coding.grammar import parse
 
-    calls = {"view": {"path": "a.py", "start": 2, "end": 4}, "run": {"command": "ls -l"},
-             "replace": {"path": "a.py", "start": 3, "end": 3, "lines": "x = 1\ny = 2"},
-             "patch": {"diff": "--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n"},
-             "test": {}, "revert": {}, "submit": {}}
+    calls = {
+        "view": {"path": "a.py", "start": 2, "end": 4},
+        "run": {"command": "ls -l"},
+        "replace": {"path": "a.py", "start": 3, "end": 3, "lines": "x = 1\ny = 2"},
+        "patch": {"diff": "--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,1 @@\n-a\n+b\n"},
+        "test": {},
+        "revert": {},
+        "submit": {},
+    }
     for name, args in calls.items():
         action = call_action("coding", name, args)
         parsed = parse(action)
@@ -179,13 +194,15 @@ def test_episode_ends_at_budget_and_then_refuses():
 
 
 def test_dataset_draws_budgets_per_row_and_cycles_faults():
-    rows = agtrl.dataset("agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3,
-                         faults=["", "tool_error@turn=1"])
+    rows = agtrl.dataset(
+        "agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3, faults=["", "tool_error@turn=1"]
+    )
     assert set(rows.column_names) == {"prompt", "task_id", "seed", "budget", "faults"}
     assert 2 <= min(rows["budget"]) and max(rows["budget"]) <= 16 and len(set(rows["budget"])) > 5
     assert rows["faults"][:4] == [None, "tool_error@turn=1", None, "tool_error@turn=1"]
-    again = agtrl.dataset("agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3,
-                          faults=["", "tool_error@turn=1"])
+    again = agtrl.dataset(
+        "agentgym/Coding-v0", n=40, budget={"uniform": [2, 16]}, seed=3, faults=["", "tool_error@turn=1"]
+    )
     assert again.to_list() == rows.to_list()
     assert agtrl.dataset("agentgym/Coding-v0", n=3)["budget"] == [None] * 3
 
@@ -229,8 +246,9 @@ def remote_policy(env_instance, index: int) -> tuple[str, dict] | None:
     return ("test", {}) if index % 2 == 0 and episode.turns < 2 else ("submit", {})
 
 
-def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
-             remote: str | None = None) -> tuple[list[dict], object]:
+def run_grpo(
+    env_id: str, tmp_path, monkeypatch, *, max_iterations: int, remote: str | None = None
+) -> tuple[list[dict], object]:
     """Two GRPO steps, each on one prompt x 2 generations: a row given T=3 and a row given T=12
     (against ``remote``, an ``agentgym serve`` URL, when given)."""
     import torch
@@ -260,13 +278,32 @@ def run_grpo(env_id: str, tmp_path, monkeypatch, *, max_iterations: int,
         return [0.0] * len(environments)
 
     args = GRPOConfig(
-        output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=2, num_generations=2,
-        max_completion_length=4096, max_tool_calling_iterations=max_iterations, learning_rate=1e-2, beta=0.0,
-        activation_checkpointing=False, logging_steps=1, save_strategy="no", report_to="none", use_cpu=True, bf16=False,
+        output_dir=str(tmp_path),
+        max_steps=2,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=4096,
+        max_tool_calling_iterations=max_iterations,
+        learning_rate=1e-2,
+        beta=0.0,
+        activation_checkpointing=False,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
         seed=0,
-        dataloader_num_workers=0, disable_tqdm=True)
-    trainer = GRPOTrainer(model=model, reward_funcs=[log_episodes], args=args, train_dataset=rows,
-                          processing_class=tokenizer, environment_factory=factory)
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[log_episodes],
+        args=args,
+        train_dataset=rows,
+        processing_class=tokenizer,
+        environment_factory=factory,
+    )
     scripted = ScriptedToolCalls(tokenizer, lambda: trainer.environments, remote_policy if remote else scripted_policy)
     scripted.install(trainer.model)
     before = [p.detach().clone() for p in trainer.model.parameters()]

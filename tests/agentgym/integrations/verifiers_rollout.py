@@ -24,8 +24,10 @@ def eval_config(server_url: str, token: str, chat_url: str, resets: Sequence[dic
     """A ``vf-eval @ config.json`` config: verifiers' OpenEnv task set on an ``agentgym serve`` URL."""
     host = server_url.split("://", 1)[1]
     return {
-        "env": {"taskset": {"id": "openenv", "base_url": f"http://agentgym:{token}@{host}", "resets": list(resets)},
-                "player": {"runtime": {"type": "subprocess"}}},  # the model runs host-side: no sandbox, no tunnel
+        "env": {
+            "taskset": {"id": "openenv", "base_url": f"http://agentgym:{token}@{host}", "resets": list(resets)},
+            "player": {"runtime": {"type": "subprocess"}},
+        },  # the model runs host-side: no sandbox, no tunnel
         "model": "oracle",
         "client": {"type": "eval", "base_url": chat_url, "api_key_var": "ORACLE_API_KEY"},
         "num_rollouts": 1,
@@ -38,10 +40,14 @@ def eval_config(server_url: str, token: str, chat_url: str, resets: Sequence[dic
 def stream_reply(handler: Any, content: str, model: str) -> None:
     """One assistant message as OpenAI's server-sent chunks (verifiers' proxy streams from its upstream)."""
     base = {"id": "chatcmpl-oracle", "object": "chat.completion.chunk", "created": 0, "model": model}
-    chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": content},
-                                    "finish_reason": None}]},
-              {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-               "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}]
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}]},
+        {
+            **base,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        },
+    ]
     data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
     handler.send_response(200)
     handler.send_header("Content-Type", "text/event-stream")
@@ -74,8 +80,12 @@ def oracle_chat(table: Any) -> type[ScriptedChat]:
 def program_env(vpython: str, home: Path) -> dict[str, str]:
     """The environment ``vf-eval`` runs in: the venv's ``uv`` on PATH (verifiers runs its chat program
     as a uv script and would otherwise download uv), and pip's own indexes passed on to uv."""
-    env = {"ORACLE_API_KEY": "x", "HOME": str(home), "PATH": f"{Path(vpython).parent}:/usr/bin:/bin",
-           "UV_INDEX_STRATEGY": "unsafe-best-match"}  # as pip: every index counts
+    env = {
+        "ORACLE_API_KEY": "x",
+        "HOME": str(home),
+        "PATH": f"{Path(vpython).parent}:/usr/bin:/bin",
+        "UV_INDEX_STRATEGY": "unsafe-best-match",
+    }  # as pip: every index counts
     config = subprocess.run([vpython, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
     for line in config.splitlines():
         key, _, value = line.partition("=")
@@ -91,8 +101,9 @@ def program_env(vpython: str, home: Path) -> dict[str, str]:
     return env
 
 
-def run_vf_eval(vpython: str, server: Any, token: str, resets: Sequence[dict[str, Any]], out: Path,
-                timeout: float = 600) -> tuple[subprocess.CompletedProcess[str], list[dict], type[ScriptedChat]]:
+def run_vf_eval(
+    vpython: str, server: Any, token: str, resets: Sequence[dict[str, Any]], out: Path, timeout: float = 600
+) -> tuple[subprocess.CompletedProcess[str], list[dict], type[ScriptedChat]]:
     """Run ``vf-eval`` on ``resets`` with the oracle model; returns the process, the traces and the model."""
     chat = oracle_chat(server.table)
     with serve(chat) as chat_url:
@@ -101,7 +112,12 @@ def run_vf_eval(vpython: str, server: Any, token: str, resets: Sequence[dict[str
         path = out / "eval.json"
         out.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(config))
-        proc = subprocess.run([str(Path(vpython).parent / "vf-eval"), "@", str(path)], capture_output=True,
-                              text=True, timeout=timeout, env=program_env(vpython, out))
+        proc = subprocess.run(
+            [str(Path(vpython).parent / "vf-eval"), "@", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=program_env(vpython, out),
+        )
     traces = [json.loads(line) for f in out.rglob("traces.jsonl") for line in f.read_text().splitlines() if line]
     return proc, traces, chat

@@ -31,8 +31,10 @@ DONE = ".agentgym-complete"
 def venv_folder() -> Path:
     """Where the venv for this `LOCK` lives (built or not)."""
     root = os.environ.get("AGENTGYM_TEST_VENVS") or os.path.join(
-        os.environ.get("AGENTGYM_CACHE_DIR") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"), "venvs")
+        os.environ.get("AGENTGYM_CACHE_DIR")
+        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentgym"),
+        "venvs",
+    )
     return Path(root) / f"verifiers-{hashlib.sha256(LOCK.read_bytes()).hexdigest()[:12]}"
 
 
@@ -44,8 +46,12 @@ def build_venv(python: str) -> str:
         return str(vpython)
     folder.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=120)
-    pip = subprocess.run([str(vpython), "-m", "pip", "install", "-q", "--no-deps", "-r", str(LOCK)],
-                         capture_output=True, text=True, timeout=1200)
+    pip = subprocess.run(
+        [str(vpython), "-m", "pip", "install", "-q", "--no-deps", "-r", str(LOCK)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if pip.returncode != 0:
         raise RuntimeError(f"installing {LOCK.name} into {folder} failed:\n{pip.stderr[-3000:]}")
     (folder / DONE).write_text("".join(VERIFIERS) + "\n")

@@ -89,7 +89,6 @@ def test_a_container_removed_from_outside_is_infrastructure_and_reset_recovers()
         env.close()
 
 
-
 def test_an_engine_restart_mid_episode_is_infrastructure_and_reset_recovers():
     """dockerd goes away mid-episode: the step raises InfrastructureError (kept out of scores), and
     once the engine is back the next reset() works, within a bounded wait."""

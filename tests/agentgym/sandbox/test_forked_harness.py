@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-ECHO = '''
+ECHO = """
 import json, os, sys
 
 def main():
@@ -22,7 +22,7 @@ def environ():
 
 def string_hash():
     return hash("agentgym")
-'''
+"""
 
 
 def test_a_forked_harness_talks_and_keeps_nothing_of_the_server(fresh_sandbox, monkeypatch):
@@ -66,7 +66,7 @@ def test_every_step_server_has_one_string_hash_seed(fresh_sandbox):
         other.close()
 
 
-SPIN = '''
+SPIN = """
 import time
 
 def spin():
@@ -84,7 +84,7 @@ def spin_main():
     sys.stdin.buffer.readline()
     while True:
         pass
-'''
+"""
 
 
 def test_a_timeout_says_whether_the_run_was_computing_or_waiting(fresh_sandbox):

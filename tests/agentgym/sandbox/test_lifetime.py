@@ -38,8 +38,6 @@ def _container_exists(container_id: str) -> bool:
         return False
 
 
-
-
 def _handle(sb) -> str:
     """The thing that must disappear: the container id, or the local server's pid."""
     return sb.container.id if sb.backend == "docker" else str(sb._proc.pid)
@@ -323,7 +321,9 @@ def test_local_reset_and_close_kill_setsid_and_double_forked_processes():
     sb = make_sandbox("local")
     try:
         sb.snapshot("s")
-        out = sb.run("setsid sh -c 'sleep 300 & echo $!'; setsid sh -c '(sleep 301 & echo $!) &'; sleep 0.3").text.split()
+        out = sb.run(
+            "setsid sh -c 'sleep 300 & echo $!'; setsid sh -c '(sleep 301 & echo $!) &'; sleep 0.3"
+        ).text.split()
         pids = [int(p) for p in out]
         assert len(pids) == 2 and all(_pid_alive(p) for p in pids)
         sb.restore("s")

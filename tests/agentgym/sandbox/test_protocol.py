@@ -113,7 +113,9 @@ def test_stray_writes_to_the_servers_stdout_do_not_corrupt_the_channel(sandbox):
 
 
 def test_fork_call_timeout_and_errors(sandbox):
-    sandbox.load_module("slow", "import time\ndef nap(s):\n    time.sleep(s)\n    return s\ndef boom():\n    raise ValueError('bad')\n")
+    sandbox.load_module(
+        "slow", "import time\ndef nap(s):\n    time.sleep(s)\n    return s\ndef boom():\n    raise ValueError('bad')\n"
+    )
     r = sandbox.fork_call("slow", "nap", timeout=0.5, s=30)
     assert r.timed_out and r.value is None
     r = sandbox.fork_call("slow", "boom")
@@ -128,8 +130,10 @@ def test_snapshot_restore_is_checksum_identical(sandbox):
     sandbox.run("chmod 755 pkg0/mod0.py && ln -s pkg1/mod1.py link && mkdir -p empty/dir")
     before = sandbox.snapshot("t")
     assert before == sandbox.checksum()
-    sandbox.run("rm -rf pkg3 && echo x >> pkg1/mod1.py && chmod 600 pkg2/mod2.py && mkdir ro && touch ro/f && "
-                "chmod 500 ro && echo new > new.txt && rm link")
+    sandbox.run(
+        "rm -rf pkg3 && echo x >> pkg1/mod1.py && chmod 600 pkg2/mod2.py && mkdir ro && touch ro/f && "
+        "chmod 500 ro && echo new > new.txt && rm link"
+    )
     assert sandbox.checksum() != before
     assert sandbox.restore("t") == before
     assert sandbox.checksum() == before

@@ -10,7 +10,7 @@ from agentgym.sandbox.modules import SandboxModule, load_on_host
 from support.procs import pid_alive
 from support.toy_env import ToyEnv
 
-COUNTER = textwrap.dedent('''
+COUNTER = textwrap.dedent("""
     _state = {"loads": 0}
     _state["loads"] += 1
 
@@ -20,7 +20,7 @@ COUNTER = textwrap.dedent('''
 
     def loads():
         return _state["loads"]
-''')
+""")
 
 
 @pytest.fixture
@@ -102,10 +102,16 @@ def test_modules_under_dotted_names_import_their_siblings_in_the_sandbox_as_on_t
     try:
         env.reset(seed=0)
         names = [m.name for m in MODULES]
-        assert names[:len(world.MODULES)] == [m.name for m in world.MODULES]
+        assert names[: len(world.MODULES)] == [m.name for m in world.MODULES]
         assert all(n.startswith("agentgym.") for n in names)  # readers and type checkers follow them
-        got = env.sandbox.call("agentgym.world.verdict", "world_verdict", state_ok=True, answer="It is $5.00.",
-                               refusal=False, expected="$5.00")
+        got = env.sandbox.call(
+            "agentgym.world.verdict",
+            "world_verdict",
+            state_ok=True,
+            answer="It is $5.00.",
+            refusal=False,
+            expected="$5.00",
+        )
         assert got["success"] and got["answer_ok"]
     finally:
         env.close()

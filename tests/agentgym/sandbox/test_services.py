@@ -41,4 +41,3 @@ def test_a_service_survives_restore_and_agent_signals_and_dies_with_the_sandbox(
         while pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not pid_alive(pid)
-

@@ -53,8 +53,9 @@ def url_of(server) -> Iterator[Callable[[str], str]]:
 @pytest.fixture
 def small_server() -> Iterator[ServerThread]:
     """The toy env alone, with tight limits (for attacks and timeouts)."""
-    srv = start([TOY_ID], max_sessions=8, idle_timeout=1.0, max_request_bytes=64 * 1024, request_timeout=1.0,
-                send_timeout=2.0)
+    srv = start(
+        [TOY_ID], max_sessions=8, idle_timeout=1.0, max_request_bytes=64 * 1024, request_timeout=1.0, send_timeout=2.0
+    )
     try:
         yield srv
     finally:

@@ -31,8 +31,12 @@ if TOY_ID not in gym.registry:
     from agentgym.make import ENTRY_POINT
 
     # through agentgym's entry point, so the toy env takes the same options (budget=, numeric=) as the real ids
-    gym.register(id=TOY_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "support.toy_env:ToyEnv"},
-                 disable_env_checker=False)
+    gym.register(
+        id=TOY_ID,
+        entry_point=ENTRY_POINT,
+        kwargs={"family_entry_point": "support.toy_env:ToyEnv"},
+        disable_env_checker=False,
+    )
 
 
 def family_class(env_id: str) -> type:
@@ -66,7 +70,9 @@ def leftovers(pid: int | None = None) -> list[str]:
     before the running test started."""
     pid = os.getpid() if pid is None else pid
     tmp = tempfile.gettempdir()
-    found = glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(os.path.join(tmp, f"agentgym-chan-{pid}-*"))
+    found = glob.glob(os.path.join(tmp, f"agentgym-local-{pid}-*")) + glob.glob(
+        os.path.join(tmp, f"agentgym-chan-{pid}-*")
+    )
     return [f for f in found if f not in HELD_BEFORE]
 
 
@@ -75,12 +81,25 @@ def start(ids: list[str] | None = None, kwargs: dict | None = None, **config: ob
     return ServerThread(endpoints=endpoints, token=[TOKEN, OTHER_TOKEN], config=ServeConfig(**config)).start()  # type: ignore[arg-type]
 
 
-def http(url: str, body: object = None, token: str | None = TOKEN, method: str | None = None,
-         headers: dict | None = None, raw: bytes | None = None) -> tuple[int, dict]:
+def http(
+    url: str,
+    body: object = None,
+    token: str | None = TOKEN,
+    method: str | None = None,
+    headers: dict | None = None,
+    raw: bytes | None = None,
+) -> tuple[int, dict]:
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    request = urllib.request.Request(url, data=data, method=method or ("POST" if data is not None else "GET"),
-                                     headers={**({"Authorization": f"Bearer {token}"} if token else {}),
-                                              "Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method=method or ("POST" if data is not None else "GET"),
+        headers={
+            **({"Authorization": f"Bearer {token}"} if token else {}),
+            "Content-Type": "application/json",
+            **(headers or {}),
+        },
+    )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(request, timeout=20) as response:
@@ -99,8 +118,14 @@ def _json(raw: bytes) -> dict:
 def ws(url: str, token: str | None = TOKEN, headers: dict | None = None):
     if headers is None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return connect(url.replace("http://", "ws://") + "/ws", additional_headers=headers, open_timeout=10,
-                   proxy=None, compression=None, legacy=True)
+    return connect(
+        url.replace("http://", "ws://") + "/ws",
+        additional_headers=headers,
+        open_timeout=10,
+        proxy=None,
+        compression=None,
+        legacy=True,
+    )
 
 
 def rpc(conn, message: object) -> dict:

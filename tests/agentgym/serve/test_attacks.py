@@ -21,12 +21,20 @@ from serve_helpers import OTHER_TOKEN, TOKEN, TOY_ID, healthy, http, rpc, start,
 # ---------------------------------------------------------------- tokens
 def test_no_token_and_wrong_tokens_are_refused_everywhere(small_server):
     url = small_server.url
-    for token, headers in [(None, {}), ("wrong-" * 6, {}), (None, {"Authorization": "Bearer"}),
-                           (None, {"Authorization": "Basic " + base64.b64encode(b"agentgym:nope").decode()}),
-                           (None, {"Authorization": "Token " + TOKEN}),  # right token, unknown scheme
-                           (None, {"Authorization": "Bearer " + TOKEN[:-1]})]:
-        for path, body in [("/schema", None), ("/reset", {"seed": 0}), ("/step", {"action": "submit"}),
-                           ("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})]:
+    for token, headers in [
+        (None, {}),
+        ("wrong-" * 6, {}),
+        (None, {"Authorization": "Bearer"}),
+        (None, {"Authorization": "Basic " + base64.b64encode(b"agentgym:nope").decode()}),
+        (None, {"Authorization": "Token " + TOKEN}),  # right token, unknown scheme
+        (None, {"Authorization": "Bearer " + TOKEN[:-1]}),
+    ]:
+        for path, body in [
+            ("/schema", None),
+            ("/reset", {"seed": 0}),
+            ("/step", {"action": "submit"}),
+            ("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        ]:
             status, payload = http(url + path, body, token=token, headers=headers)
             assert status == 401, (path, headers)
             assert TOKEN not in json.dumps(payload)
@@ -34,8 +42,11 @@ def test_no_token_and_wrong_tokens_are_refused_everywhere(small_server):
             ws(url, token=token, headers=headers or None)
         assert refused.value.response.status_code == 403
     assert len(small_server.table) == 0 and healthy(url)
-    status, _ = http(url + "/schema", headers={"Authorization": "Basic " + base64.b64encode(
-        f"anyone:{TOKEN}".encode()).decode()}, token=None)
+    status, _ = http(
+        url + "/schema",
+        headers={"Authorization": "Basic " + base64.b64encode(f"anyone:{TOKEN}".encode()).decode()},
+        token=None,
+    )
     assert status == 200  # Basic with the token as password: what OpenEnv's clients send for user:token@host
 
 
@@ -89,19 +100,36 @@ def test_another_tokens_mcp_session_reads_as_unknown(small_server):
 
     async def attack() -> None:
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
         async with httpx2.AsyncClient(timeout=20) as client:
-            opened = await client.post(small_server.url + "/mcp", json=init,
-                                       headers={**headers, "Authorization": f"Bearer {TOKEN}"})
+            opened = await client.post(
+                small_server.url + "/mcp", json=init, headers={**headers, "Authorization": f"Bearer {TOKEN}"}
+            )
             sid = opened.headers["mcp-session-id"]
-            stolen = await client.post(small_server.url + "/mcp", headers={
-                **headers, "Authorization": f"Bearer {OTHER_TOKEN}", "mcp-session-id": sid,
-                "mcp-protocol-version": "2025-06-18"},
-                json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "reset", "arguments": {}}})
+            stolen = await client.post(
+                small_server.url + "/mcp",
+                headers={
+                    **headers,
+                    "Authorization": f"Bearer {OTHER_TOKEN}",
+                    "mcp-session-id": sid,
+                    "mcp-protocol-version": "2025-06-18",
+                },
+                json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "reset", "arguments": {}}},
+            )
             assert stolen.status_code == 404
-            await client.delete(small_server.url + "/mcp", headers={**headers, "Authorization": f"Bearer {TOKEN}",
-                                                                     "mcp-session-id": sid})
+            await client.delete(
+                small_server.url + "/mcp",
+                headers={**headers, "Authorization": f"Bearer {TOKEN}", "mcp-session-id": sid},
+            )
 
     asyncio.run(attack())
     assert not small_server.table.find(lambda s: s.kind == "mcp")
@@ -158,14 +186,26 @@ def test_oversized_requests_are_refused_and_nothing_breaks(small_server):
 
 
 MALFORMED = [
-    "not json", "[]", "null", "1e999", '{"type": 5}', '{"type": "nope"}', '{"type": "reset", "data": []}',
-    '{"type": "reset", "data": {"seed": -1}}', '{"type": "reset", "data": {"seed": 1.5}}',
-    '{"type": "reset", "data": {"seed": true}}', '{"type": "reset", "data": {"options": "x"}}',
-    '{"type": "reset", "data": {"options": {"task_id": 5}}}', '{"type": "step", "data": {}}',
+    "not json",
+    "[]",
+    "null",
+    "1e999",
+    '{"type": 5}',
+    '{"type": "nope"}',
+    '{"type": "reset", "data": []}',
+    '{"type": "reset", "data": {"seed": -1}}',
+    '{"type": "reset", "data": {"seed": 1.5}}',
+    '{"type": "reset", "data": {"seed": true}}',
+    '{"type": "reset", "data": {"options": "x"}}',
+    '{"type": "reset", "data": {"options": {"task_id": 5}}}',
+    '{"type": "step", "data": {}}',
     '{"type": "step", "data": {"type": "call_tool", "tool_name": 3}}',
     '{"type": "step", "data": {"type": "call_tool", "tool_name": "rm", "arguments": {}}}',
-    '{"type": "mcp", "data": {"method": "tools/call", "params": []}}', '{"type": "mcp", "data": "x"}',
-    "[" * 60_000, '{"a":' * 12_000, b"\xff\xfe binary",  # nesting past the parser depth, under the size cap
+    '{"type": "mcp", "data": {"method": "tools/call", "params": []}}',
+    '{"type": "mcp", "data": "x"}',
+    "[" * 60_000,
+    '{"a":' * 12_000,
+    b"\xff\xfe binary",  # nesting past the parser depth, under the size cap
 ]
 
 
@@ -189,12 +229,25 @@ def test_a_client_cannot_send_a_reward(small_server):
         refused = rpc(conn, {"type": "reset", "data": {"seed": 0, "reward": 1.0}})
         assert refused["type"] == "error" and "unknown reset option 'reward'" in refused["data"]["message"]
         rpc(conn, {"type": "reset", "data": {"seed": 0}})
-        answer = rpc(conn, {"type": "step", "data": {"action": "submit", "reward": 1.0, "done": True,
-                                                     "info": {"success": True}, "terminated": True}})
+        answer = rpc(
+            conn,
+            {
+                "type": "step",
+                "data": {
+                    "action": "submit",
+                    "reward": 1.0,
+                    "done": True,
+                    "info": {"success": True},
+                    "terminated": True,
+                },
+            },
+        )
         assert answer["data"]["reward"] == 0.0 and answer["data"]["info"]["success"] is False
     status, reset = http(small_server.url + "/reset", {"seed": 0})
-    status, step = http(small_server.url + "/step", {"session_id": reset["session_id"],
-                                                     "action": {"action": "write anything", "reward": 1.0}})
+    status, step = http(
+        small_server.url + "/step",
+        {"session_id": reset["session_id"], "action": {"action": "write anything", "reward": 1.0}},
+    )
     assert status == 200 and step["reward"] == 0.0 and step["done"] is False
     http(small_server.url + "/close", {"session_id": reset["session_id"]})
 
@@ -209,8 +262,10 @@ def test_slow_clients_are_cut_off_and_do_not_stall_others(small_server):
         s.sendall(b"POST /reset HTTP/1.1\r\nHost: x\r\n")  # headers never finish
         stalled.append(s)
     body = socket.create_connection((host, port), timeout=10)
-    body.sendall(f"POST /reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-                 "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"se".encode())
+    body.sendall(
+        f"POST /reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"se'.encode()
+    )
     silent = ws(small_server.url)
     start = time.monotonic()
     assert http(small_server.url + "/schema")[0] == 200 and time.monotonic() - start < 2
@@ -229,8 +284,10 @@ def test_a_body_dripped_byte_by_byte_is_cut_off_at_the_request_deadline(small_se
     not on each chunk, so the request still ends with 408 soon after it."""
     deadline = small_server.config.request_timeout
     s = socket.create_connection(("127.0.0.1", small_server.port), timeout=deadline / 2)
-    s.sendall(f"POST /reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-              "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode())
+    s.sendall(
+        f"POST /reset HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{".encode()
+    )
     start_at, answer = time.monotonic(), b""
     while not answer and time.monotonic() - start_at < deadline + 5:
         try:
@@ -253,17 +310,20 @@ def test_routes_of_ids_not_served_do_not_exist(small_server):
 BODY_ROUTES = ["/reset", "/step", "/state", "/close", "/mcp", f"/{TOY_ID}/reset", f"/{TOY_ID}/step", f"/{TOY_ID}/mcp"]
 
 
-def chunked(port: int, path: str, chunks: list[bytes], *, end: bool, token: str = TOKEN,
-            timeout: float = 5.0) -> tuple[bytes, float]:
+def chunked(
+    port: int, path: str, chunks: list[bytes], *, end: bool, token: str = TOKEN, timeout: float = 5.0
+) -> tuple[bytes, float]:
     """POST ``chunks`` with chunked transfer encoding (no Content-Length); ``end=False`` never sends
     the last chunk, so only a server that answers without reading the whole body answers at all.
     Returns the answer's first bytes and the seconds it took."""
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     started = time.monotonic()
     try:
-        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-                  "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-                  "Transfer-Encoding: chunked\r\n\r\n".encode())
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n".encode()
+        )
         for chunk in chunks:
             s.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         if end:
@@ -313,9 +373,10 @@ def test_a_websocket_from_another_origin_is_refused_even_with_the_token(small_se
     (a cached Basic login), opens /ws. Browsers always send Origin; non-browser clients send none."""
     url = small_server.url
     for origin in [EVIL, "null", "http://127.0.0.1", f"http://127.0.0.1:{small_server.port}", "http://localhost:3000"]:
-        for headers in [{"Authorization": f"Bearer {TOKEN}", "Origin": origin},
-                        {"Authorization": "Basic " + base64.b64encode(f"agentgym:{TOKEN}".encode()).decode(),
-                         "Origin": origin}]:
+        for headers in [
+            {"Authorization": f"Bearer {TOKEN}", "Origin": origin},
+            {"Authorization": "Basic " + base64.b64encode(f"agentgym:{TOKEN}".encode()).decode(), "Origin": origin},
+        ]:
             with pytest.raises(InvalidStatus) as refused:
                 ws(url, headers=headers)
             assert refused.value.response.status_code == 403, origin
@@ -333,8 +394,13 @@ def test_allowed_origins_are_served_and_only_they():
         for origin in ["https://trainer.example:8443", "http://localhost:3000"]:
             with ws(srv.url, headers={"Authorization": f"Bearer {TOKEN}", "Origin": origin}) as conn:
                 assert rpc(conn, {"type": "reset", "data": {"seed": 0}})["type"] == "observation"
-        for origin in [EVIL, "https://trainer.example", "http://trainer.example:8443", "http://localhost:3001",
-                       "https://trainer.example:8443.evil.example"]:
+        for origin in [
+            EVIL,
+            "https://trainer.example",
+            "http://trainer.example:8443",
+            "http://localhost:3001",
+            "https://trainer.example:8443.evil.example",
+        ]:
             with pytest.raises(InvalidStatus) as refused:
                 ws(srv.url, headers={"Authorization": f"Bearer {TOKEN}", "Origin": origin})
             assert refused.value.response.status_code == 403, origin
@@ -360,7 +426,8 @@ def test_the_cli_passes_allow_origin():
 
     parser = argparse.ArgumentParser()
     cli.register(parser.add_subparsers())
-    args = parser.parse_args(["serve", TOY_ID, "--allow-origin", "http://localhost:3000",
-                              "--allow-origin", "https://trainer.example"])
+    args = parser.parse_args(
+        ["serve", TOY_ID, "--allow-origin", "http://localhost:3000", "--allow-origin", "https://trainer.example"]
+    )
     assert args.allow_origin == ["http://localhost:3000", "https://trainer.example"]
     assert cli.config_from(args).allow_origins == ("http://localhost:3000", "https://trainer.example")

@@ -28,11 +28,14 @@ from support.docker import require_docker
 
 KV_ID = "agentgym-test/KVServe-v0"
 if KV_ID not in gym.registry:
-    gym.register(KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"})
+    gym.register(
+        KV_ID, entry_point=ENTRY_POINT, kwargs={"family_entry_point": "agentgym.testing.kv_env:ScriptedAgentEnv"}
+    )
 
 
-def serve(kwargs: dict | None = None, budget: tuple[int, int] | None = None,
-          faults: tuple[str, ...] | None = None) -> ServerThread:
+def serve(
+    kwargs: dict | None = None, budget: tuple[int, int] | None = None, faults: tuple[str, ...] | None = None
+) -> ServerThread:
     config = ServeConfig(client=ClientBounds(budget, faults))
     return ServerThread([KV_ID], kwargs or {}, token=TOKEN, config=config, mcp=True).start()
 
@@ -96,16 +99,19 @@ def test_the_same_seed_and_options_play_the_same_remotely_and_in_process(bounded
         remote.close()
 
 
-@pytest.mark.parametrize("options, match", [
-    ({"budget": 7}, "--client-budget 2-6"),
-    ({"budget": 1}, "--client-budget 2-6"),
-    ({"budget": "3"}, "--client-budget 2-6"),
-    ({"budget": {"soft": 9}}, "--client-budget 2-6"),
-    ({"faults": "state_drift@turn=1"}, r"\['state_drift'\] are outside the server's --client-faults"),
-    ({"faults": "tool_error+empty_output@p=0.5"}, r"\['empty_output'\]"),
-    ({"faults": "tool_error@sometimes"}, "bad schedule"),
-    ({"budjet": 3}, "unknown reset option 'budjet'"),
-])
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"budget": 7}, "--client-budget 2-6"),
+        ({"budget": 1}, "--client-budget 2-6"),
+        ({"budget": "3"}, "--client-budget 2-6"),
+        ({"budget": {"soft": 9}}, "--client-budget 2-6"),
+        ({"faults": "state_drift@turn=1"}, r"\['state_drift'\] are outside the server's --client-faults"),
+        ({"faults": "tool_error+empty_output@p=0.5"}, r"\['empty_output'\]"),
+        ({"faults": "tool_error@sometimes"}, "bad schedule"),
+        ({"budjet": 3}, "unknown reset option 'budjet'"),
+    ],
+)
 def test_out_of_bounds_and_unknown_options_are_refused(bounded, options, match):
     env = RemoteEnv(bounded.url, token=TOKEN)
     try:
@@ -116,8 +122,14 @@ def test_out_of_bounds_and_unknown_options_are_refused(bounded, options, match):
         env.close()
 
 
-@pytest.mark.parametrize("options, flag", [({"budget": 3}, "--client-budget"), ({"faults": ""}, "--client-faults"),
-                                           ({"budget": {"extra": 2}}, "--client-budget")])
+@pytest.mark.parametrize(
+    "options, flag",
+    [
+        ({"budget": 3}, "--client-budget"),
+        ({"faults": ""}, "--client-faults"),
+        ({"budget": {"extra": 2}}, "--client-budget"),
+    ],
+)
 def test_no_option_is_allowed_unless_the_operator_says_so(fixed, options, flag):
     env = RemoteEnv(fixed.url, token=TOKEN)
     try:
@@ -159,7 +171,9 @@ def test_http_reset_body_carries_the_options(bounded):
     assert status == 200 and out["info"]["budget"] == 5 and out["observation"]["turns_left"] == [5]
     http(bounded.url + "/close", {"session_id": out["session_id"]})
     status, out = http(bounded.url + "/reset", {"seed": 1, "options": {"budget": 60}})
-    assert status == 422 and out["error"]["error_type"] == "ConfigError" and "--client-budget" in out["error"]["message"]
+    assert (
+        status == 422 and out["error"]["error_type"] == "ConfigError" and "--client-budget" in out["error"]["message"]
+    )
 
 
 def test_mcp_reset_takes_budget_and_faults_where_allowed(bounded, fixed):
@@ -167,12 +181,35 @@ def test_mcp_reset_takes_budget_and_faults_where_allowed(bounded, fixed):
     try:
         tools = rpc(conn, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}})
         reset = next(t for t in tools["data"]["result"]["tools"] if t["name"] == "reset")
-        assert reset["inputSchema"]["properties"]["budget"]["maximum"] == 6 and "faults" in reset["inputSchema"]["properties"]
-        out = rpc(conn, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "reset", "arguments": {"seed": 0, "budget": 3, "faults": "tool_error@turn=1"}}}})
+        assert (
+            reset["inputSchema"]["properties"]["budget"]["maximum"] == 6
+            and "faults" in reset["inputSchema"]["properties"]
+        )
+        out = rpc(
+            conn,
+            {
+                "type": "mcp",
+                "data": {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "reset", "arguments": {"seed": 0, "budget": 3, "faults": "tool_error@turn=1"}},
+                },
+            },
+        )
         assert out["data"]["result"]["structuredContent"]["info"]["budget"] == 3
-        out = rpc(conn, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "reset", "arguments": {"budget": 30}}}})
+        out = rpc(
+            conn,
+            {
+                "type": "mcp",
+                "data": {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "reset", "arguments": {"budget": 30}},
+                },
+            },
+        )
         assert "--client-budget" in out["data"]["error"]["message"]
     finally:
         conn.close()
@@ -204,8 +241,12 @@ def test_cli_flags_become_the_bounds():
     args = parser.parse_args(["serve", KV_ID, "--client-budget", "8", "--client-faults", "all"])
     assert config_from(args).client == ClientBounds((8, 8), tuple(agentgym.core.FAULT_KINDS))
     assert config_from(parser.parse_args(["serve", KV_ID])).client == ClientBounds()
-    for bad in (["--client-budget", "0-4"], ["--client-budget", "9-4"], ["--client-budget", "x"],
-                ["--client-faults", "boom"]):
+    for bad in (
+        ["--client-budget", "0-4"],
+        ["--client-budget", "9-4"],
+        ["--client-budget", "x"],
+        ["--client-faults", "boom"],
+    ):
         with pytest.raises(SystemExit):
             parser.parse_args(["serve", KV_ID, *bad])
     assert json.loads(json.dumps(list(ClientBounds((2, 3)).budget))) == [2, 3]
@@ -243,8 +284,10 @@ def test_one_server_holds_32_docker_sessions_started_and_closed_in_parallel():
 def managed() -> list[str]:
     """Containers this process's sandboxes started that still exist."""
     # the low-level listing: one call, no per-container inspect to race a removal
-    return [c["Id"] for c in docker_client().api.containers(
-        all=True, filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})]
+    return [
+        c["Id"]
+        for c in docker_client().api.containers(all=True, filters={"label": f"io.agentgym.owner_pid={os.getpid()}"})
+    ]
 
 
 def test_openenv_clients_send_the_options_beside_the_seed(bounded):

@@ -88,7 +88,9 @@ def test_openenv_mcp_tool_client_plays_an_oracle_episode(url_of, env_id):
             for _ in range(60):
                 action = local.unwrapped.reference_action()
                 if not _listed(action, tools):  # the env's tools changed mid-episode (BFCL-v0's miss_func)
-                    tools = [{"name": t.name, "inputSchema": t.input_schema} for t in await env.list_tools(use_cache=False)]
+                    tools = [
+                        {"name": t.name, "inputSchema": t.input_schema} for t in await env.list_tools(use_cache=False)
+                    ]
                 name, args = as_tool_call(action, tools)
                 step = await env.step(CallToolAction(tool_name=name, arguments=args))
                 obs, reward, terminated, truncated, _ = local.step(action)

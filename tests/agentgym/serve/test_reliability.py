@@ -46,8 +46,15 @@ def server_process(args: list[str]) -> Iterator[tuple[subprocess.Popen, int]]:
     """``(process, port)``: ``python ARGS`` serving on an ephemeral loopback port, in its own
     process group (so signals reach it alone), killed at exit if it still runs."""
     env = {**os.environ, "AGENTGYM_SERVE_TOKEN": TOKEN, "PYTHONPATH": ROOT}
-    proc = subprocess.Popen([sys.executable, *args], env=env, cwd=ROOT, stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, *args],
+        env=env,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         port = None
         deadline = time.monotonic() + 60
@@ -67,8 +74,9 @@ def server_process(args: list[str]) -> Iterator[tuple[subprocess.Popen, int]]:
 
 def test_server_killed_mid_episode_is_an_infrastructure_error_on_the_client():
     """A real ``agentgym serve`` process, SIGKILLed between two steps."""
-    with server_process(["-m", "agentgym", "serve", "agentgym/ToolUse-v0", "--backend", "local", "--port", "0",
-                         "--log-level", "info"]) as (proc, port):
+    with server_process(
+        ["-m", "agentgym", "serve", "agentgym/ToolUse-v0", "--backend", "local", "--port", "0", "--log-level", "info"]
+    ) as (proc, port):
         remote = RemoteEnv(f"http://127.0.0.1:{port}", token=TOKEN, step_timeout=30)
         remote.reset(seed=0)
         remote.step("help")
@@ -87,8 +95,13 @@ def test_vanished_clients_sandboxes_are_closed_within_the_idle_timeout():
     try:
         # a websocket whose peer disappears without a close frame
         abrupt = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-        conn = connect(f"ws://127.0.0.1:{srv.port}/ws", sock=abrupt, additional_headers={
-            "Authorization": f"Bearer {TOKEN}"}, proxy=None, legacy=True)
+        conn = connect(
+            f"ws://127.0.0.1:{srv.port}/ws",
+            sock=abrupt,
+            additional_headers={"Authorization": f"Bearer {TOKEN}"},
+            proxy=None,
+            legacy=True,
+        )
         rpc(conn, {"type": "reset", "data": {"seed": 0}})
         # an HTTP session its client never closes
         status, _ = http(srv.url + "/reset", {"seed": 1})
@@ -167,20 +180,36 @@ def _fuzz_value(rng: random.Random, depth: int = 0):
     kinds = ["int", "float", "str", "bool", "none"] + (["list", "dict"] if depth < 4 else [])
     kind = rng.choice(kinds)
     if kind == "int":
-        return rng.choice([0, -1, 1, 2**63, -(2**70), rng.randint(-10**6, 10**6)])
+        return rng.choice([0, -1, 1, 2**63, -(2**70), rng.randint(-(10**6), 10**6)])
     if kind == "float":
         return rng.choice([0.5, -1e308, 1e308, float("nan"), float("inf")])
     if kind == "str":
-        return "".join(rng.choice("ab{}[]\"\\\x00\u2603 submitwrite") for _ in range(rng.randint(0, 30)))
+        return "".join(rng.choice('ab{}[]"\\\x00\u2603 submitwrite') for _ in range(rng.randint(0, 30)))
     if kind == "bool":
         return rng.random() < 0.5
     if kind == "none":
         return None
     if kind == "list":
         return [_fuzz_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {rng.choice(["type", "data", "seed", "options", "action", "task_id", "tool_name", "arguments",
-                        "method", "params", "session_id", "x"]): _fuzz_value(rng, depth + 1)
-            for _ in range(rng.randint(0, 5))}
+    return {
+        rng.choice(
+            [
+                "type",
+                "data",
+                "seed",
+                "options",
+                "action",
+                "task_id",
+                "tool_name",
+                "arguments",
+                "method",
+                "params",
+                "session_id",
+                "x",
+            ]
+        ): _fuzz_value(rng, depth + 1)
+        for _ in range(rng.randint(0, 5))
+    }
 
 
 def _fuzz_message(rng: random.Random) -> str | bytes:
@@ -191,8 +220,11 @@ def _fuzz_message(rng: random.Random) -> str | bytes:
         return json.dumps(_fuzz_value(rng))[: rng.randint(0, 80)]  # cut mid-document
     message = {"type": rng.choice(["reset", "step", "state", "mcp", "close", "nope", 3]), "data": _fuzz_value(rng)}
     if rng.random() < 0.5 and message["type"] == "step":
-        message["data"] = {"type": rng.choice(["call_tool", "list_tools"]), "tool_name": rng.choice(
-            ["reset", "finish", "act", "x", 1]), "arguments": _fuzz_value(rng)}
+        message["data"] = {
+            "type": rng.choice(["call_tool", "list_tools"]),
+            "tool_name": rng.choice(["reset", "finish", "act", "x", 1]),
+            "arguments": _fuzz_value(rng),
+        }
     return json.dumps(message)
 
 
@@ -313,8 +345,11 @@ def test_a_hung_env_build_is_a_typed_error_and_the_late_env_is_closed():
         built.append(HangingEnv())
         return built[-1]
 
-    srv = ServerThread(endpoints=[EnvEndpoint("agentgym-test/Hanging-v0", factory=factory)], token=TOKEN,
-                       config=ServeConfig(max_sessions=4, call_timeout=0.5)).start()
+    srv = ServerThread(
+        endpoints=[EnvEndpoint("agentgym-test/Hanging-v0", factory=factory)],
+        token=TOKEN,
+        config=ServeConfig(max_sessions=4, call_timeout=0.5),
+    ).start()
     try:
         env = RemoteEnv(srv.url, token=TOKEN, step_timeout=30)
         with pytest.raises(RemoteCallTimeout):

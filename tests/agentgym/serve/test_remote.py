@@ -18,8 +18,13 @@ from serve_helpers import IDS, LOCAL_IDS, OTHER_TOKEN, TOKEN, TOY_ID, backend_fo
 def equal(a, b) -> bool:
     """Deep equality with numpy arrays compared by value, dtype and shape."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype \
-            and a.shape == b.shape and np.array_equal(a, b)
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and np.array_equal(a, b)
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -39,9 +44,15 @@ def oracle_pair(remote: gym.Env, local: gym.Env, seed: int, max_turns: int = 60)
     return steps
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"budget": 6, "labels": True, "faults": "corrupted_output@turn=2"},
-                                    {"numeric": {"max_actions": 16, "dim": 32}, "budget": 10}],
-                         ids=["bare", "budget-faults-labels", "numeric"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"budget": 6, "labels": True, "faults": "corrupted_output@turn=2"},
+        {"numeric": {"max_actions": 16, "dim": 32}, "budget": 10},
+    ],
+    ids=["bare", "budget-faults-labels", "numeric"],
+)
 def test_spaces_round_trip_through_json(kwargs):
     for env_id in LOCAL_IDS:
         env = gym.make(env_id, backend="local", **kwargs)
@@ -65,7 +76,9 @@ def test_same_seed_same_trajectory_as_local_and_oracle_succeeds(url_of, env_id):
             assert equal(r, lo)  # obs, reward, terminated, truncated and info, exactly
         final = steps[-1][0]
         assert final[1] == 1.0 and final[2] is True and final[4]["success"] is True
-        assert remote.help_text() and remote.help_text() == local.unwrapped.help_text() or not local.unwrapped.help_text()
+        assert (
+            remote.help_text() and remote.help_text() == local.unwrapped.help_text() or not local.unwrapped.help_text()
+        )
     finally:
         remote.close()
         local.close()
@@ -148,9 +161,14 @@ def test_async_vector_env_over_remote_envs(server):
         assert list(rewards) == [1.0, 1.0] and all(terminated)
     finally:
         envs.close()
-    make_vec = gym.make_vec("agentgym/ToolUse-v0", num_envs=2, vectorization_mode="async",
-                            vector_kwargs={"shared_memory": False}, remote=f"{server.url}/agentgym/ToolUse-v0",
-                            token=TOKEN)
+    make_vec = gym.make_vec(
+        "agentgym/ToolUse-v0",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"shared_memory": False},
+        remote=f"{server.url}/agentgym/ToolUse-v0",
+        token=TOKEN,
+    )
     try:
         obs, _ = make_vec.reset(seed=5)
         assert len(obs["text"]) == 2

@@ -28,11 +28,17 @@ def _wheel(path: Path, files: dict[str, bytes]) -> Path:
 
 def _bfcl_files(extra: dict[str, bytes] | None = None) -> dict[str, bytes]:
     package = "bfcl_eval/eval_checker/multi_turn_eval/func_source_code/"
-    files = {f"{package}{m}.py": b"from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.long_context import X\n"
-             for m in api.API_MODULES}
-    files.update({"bfcl_eval/data/BFCL_v4_multi_turn_base.json": b"{}\n",
-                  "bfcl_eval/data/possible_answer/BFCL_v4_multi_turn_base.json": b"{}\n",
-                  "bfcl_eval-2026.3.23.dist-info/METADATA": b"Name: bfcl_eval\nLicense: Apache 2.0\n\nbody"})
+    files = {
+        f"{package}{m}.py": b"from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.long_context import X\n"
+        for m in api.API_MODULES
+    }
+    files.update(
+        {
+            "bfcl_eval/data/BFCL_v4_multi_turn_base.json": b"{}\n",
+            "bfcl_eval/data/possible_answer/BFCL_v4_multi_turn_base.json": b"{}\n",
+            "bfcl_eval-2026.3.23.dist-info/METADATA": b"Name: bfcl_eval\nLicense: Apache 2.0\n\nbody",
+        }
+    )
     files.update({f"bfcl_eval/data/multi_turn_func_doc/{doc}": b"{}\n" for _, doc in api.CLASSES.values()})
     return {**files, **(extra or {})}
 
@@ -86,8 +92,10 @@ def test_the_image_holds_the_classes_and_is_built_once():
 
     client = docker_client()
     assert api.build_bfcl_image(client, log=lambda m: None) is False  # up to date: skipped
-    probe = ("import sys, os; sys.path.append('/opt/bfcl/python'); import mpmath, bfcl_apis.trading_bot; "
-             "print(mpmath.__version__, os.access('/opt/bfcl/python/bfcl_apis', os.W_OK))")
+    probe = (
+        "import sys, os; sys.path.append('/opt/bfcl/python'); import mpmath, bfcl_apis.trading_bot; "
+        "print(mpmath.__version__, os.access('/opt/bfcl/python/bfcl_apis', os.W_OK))"
+    )
     with DockerSandbox(api.BFCL_IMAGE, start_timeout=60) as sandbox:
         result = sandbox.run(["python3", "-c", probe], timeout=30)
     assert result.ok and result.text.split() == ["1.3.0", "False"], result.text

@@ -35,7 +35,11 @@ def test_stale_pid_files_and_sockets_are_removed(run_dir):
     _dead_socket(run_dir / "containerd.sock")
     removed = engine.remove_stale_files(lambda m: None)
     assert sorted(os.path.basename(p) for p in removed) == [
-        "containerd.pid", "containerd.sock", "docker.pid", "docker.sock"]
+        "containerd.pid",
+        "containerd.sock",
+        "docker.pid",
+        "docker.sock",
+    ]
     assert list(run_dir.iterdir()) == []
 
 
@@ -51,10 +55,10 @@ def test_live_sockets_are_kept(run_dir):
 
 
 def test_is_debian_like_reads_os_release(tmp_path):
-    (tmp_path / "deb").write_text('ID=debian\nVERSION_CODENAME=bookworm\n')
-    (tmp_path / "ubu").write_text('ID=ubuntu\nID_LIKE=debian\n')
+    (tmp_path / "deb").write_text("ID=debian\nVERSION_CODENAME=bookworm\n")
+    (tmp_path / "ubu").write_text("ID=ubuntu\nID_LIKE=debian\n")
     (tmp_path / "mint").write_text('ID=linuxmint\nID_LIKE="ubuntu debian"\n')
-    (tmp_path / "fed").write_text('ID=fedora\n')
+    (tmp_path / "fed").write_text("ID=fedora\n")
     has_apt = engine.shutil.which("apt-get") is not None
     assert engine.is_debian_like(str(tmp_path / "deb")) is has_apt
     assert engine.is_debian_like(str(tmp_path / "ubu")) is has_apt
@@ -112,8 +116,11 @@ def test_a_daemon_that_dies_at_start_is_reported_with_its_log(no_engine, monkeyp
 def test_a_started_daemon_is_waited_for(no_engine, monkeypatch):
     no_engine("exec sleep 30\n")
     answers = iter([engine.EngineStatus(False, detail="down")] * 3)
-    monkeypatch.setattr(engine, "engine_status",
-                        lambda timeout=5: next(answers, engine.EngineStatus(True, version="99.0", host="unix://x")))
+    monkeypatch.setattr(
+        engine,
+        "engine_status",
+        lambda timeout=5: next(answers, engine.EngineStatus(True, version="99.0", host="unix://x")),
+    )
     lines: list[str] = []
     try:
         status = engine.ensure_engine(lines.append, timeout=20)
@@ -128,8 +135,9 @@ def test_a_started_daemon_is_waited_for(no_engine, monkeypatch):
 
 def test_run_step_reports_progress_while_silent_and_kills_at_its_timeout():
     lines: list[str] = []
-    code, tail = engine.run_step(["sh", "-c", "echo first; sleep 1.5; echo last; exit 3"], "demo", lines.append,
-                                 heartbeat=0.5)
+    code, tail = engine.run_step(
+        ["sh", "-c", "echo first; sleep 1.5; echo last; exit 3"], "demo", lines.append, heartbeat=0.5
+    )
     assert code == 3 and tail == "first\nlast"
     assert any(line.startswith("  ... demo: ") and line.endswith("first") for line in lines)
     code, tail = engine.run_step(["sleep", "30"], "stuck", lines.append, heartbeat=0.3, timeout=1)

@@ -125,7 +125,9 @@ def test_family_image_builds_without_network_and_is_skipped_when_current(tmp_pat
     try:
         assert images.build_family(client, family, ctx, log=lines.append) is True
         image = client.images.get(images.family_image(family))
-        assert image.labels[images.CONTEXT_LABEL] == images.context_hash(ctx, images.image_id(client, images.BASE_IMAGE))
+        assert image.labels[images.CONTEXT_LABEL] == images.context_hash(
+            ctx, images.image_id(client, images.BASE_IMAGE)
+        )
         assert images.build_family(client, family, ctx, log=lines.append) is False
         assert any("up to date" in line for line in lines)
         ctx.joinpath("Dockerfile").write_text("FROM agentgym/base:latest\nRUN false\n")

@@ -14,12 +14,15 @@ def test_packages_files_are_found_and_named_family_dash_variant(tmp_path):
     fam = tmp_path / "browser"
     fam.mkdir()
     (fam / "Dockerfile").write_text("FROM agentgym/base:latest\n")
-    (fam / "chromium.packages").write_text("# a comment\nchromium-headless-shell | chromium  # inline\n\n"
-                                           "fonts-dejavu-core\n")
+    (fam / "chromium.packages").write_text(
+        "# a comment\nchromium-headless-shell | chromium  # inline\n\nfonts-dejavu-core\n"
+    )
     found = images.package_images([tmp_path])
     assert found == {"browser-chromium": fam / "chromium.packages"}
-    assert images.read_packages(fam / "chromium.packages") == [("chromium-headless-shell", "chromium"),
-                                                               ("fonts-dejavu-core",)]
+    assert images.read_packages(fam / "chromium.packages") == [
+        ("chromium-headless-shell", "chromium"),
+        ("fonts-dejavu-core",),
+    ]
     assert images.family_image("browser-chromium") == "agentgym/browser-chromium:latest"
 
 

@@ -25,9 +25,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def fake_wheel(path: Path, extra: dict[str, bytes] | None = None) -> Path:
-    files = {"miniwob/html/core/core.js": b"var core = {};", "miniwob/html/miniwob/click-test.html": b"<html></html>",
-             "miniwob/envs/env.py": b"# not a page", "miniwob-1.1.0.dist-info/licenses/LICENSE": b"The MIT License",
-             **(extra or {})}
+    files = {
+        "miniwob/html/core/core.js": b"var core = {};",
+        "miniwob/html/miniwob/click-test.html": b"<html></html>",
+        "miniwob/envs/env.py": b"# not a page",
+        "miniwob-1.1.0.dist-info/licenses/LICENSE": b"The MIT License",
+        **(extra or {}),
+    }
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in files.items():
             zf.writestr(name, data)
@@ -101,8 +105,10 @@ def test_setup_built_the_image_from_the_pinned_wheel_and_skips_it_when_current()
     assert pages.build_page_image(client, pages.MINIWOB, log=lines.append) is False
     assert any("up to date" in line for line in lines)
     with DockerSandbox(pages.MINIWOB.image, start_timeout=60) as sandbox:
-        probe = ("import os; p = '/opt/miniwob/html/miniwob/click-button.html'; print(os.path.getsize(p) > 0); "
-                 "print(len(os.listdir('/opt/miniwob/html/miniwob')))\n"
-                 "try:\n    open(p, 'a')\nexcept OSError:\n    print('read-only')")
+        probe = (
+            "import os; p = '/opt/miniwob/html/miniwob/click-button.html'; print(os.path.getsize(p) > 0); "
+            "print(len(os.listdir('/opt/miniwob/html/miniwob')))\n"
+            "try:\n    open(p, 'a')\nexcept OSError:\n    print('read-only')"
+        )
         result = sandbox.run(["python3", "-c", probe], timeout=30)
     assert result.text.split() == ["True", "130", "read-only"], result.text

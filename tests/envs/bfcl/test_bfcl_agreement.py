@@ -94,8 +94,10 @@ def test_verdict_agrees_with_bfcl_checker(bfcl_checker):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("AGENTGYM_FULL_AGREEMENT"),
-                    reason="all 800 tasks x 4 variants take 2.5-4 min: run with AGENTGYM_FULL_AGREEMENT=1")
+@pytest.mark.skipif(
+    not os.environ.get("AGENTGYM_FULL_AGREEMENT"),
+    reason="all 800 tasks x 4 variants take 2.5-4 min: run with AGENTGYM_FULL_AGREEMENT=1",
+)
 def test_verdict_agrees_with_bfcl_checker_on_every_task(bfcl_checker):
     counts = _agreement(bfcl_checker, set(range(200)))
     print({f"{name} ours={ours} bfcl={theirs}": n for (name, ours, theirs), n in sorted(counts.items())})

@@ -66,8 +66,9 @@ def test_observation_turns_and_call_forms(env):
     assert info["tools"][names.index("mv")]["function"]["parameters"]["type"] == "object"
     _, _, _, _, info = env.step('{"tool": "cd", "args": {"folder": "document"}}')
     assert info["events"][-1] == {"kind": "tool_call", "name": "cd", "ok": True, "error_kind": None}
-    obs, _, _, _, info = env.step(json.dumps({"type": "function", "function": {
-        "name": "mkdir", "arguments": json.dumps({"dir_name": "temp"})}}))  # the OpenAI tool-call shape
+    obs, _, _, _, info = env.step(
+        json.dumps({"type": "function", "function": {"name": "mkdir", "arguments": json.dumps({"dir_name": "temp"})}})
+    )  # the OpenAI tool-call shape
     assert info["events"][-1]["ok"]
     obs, *_ = env.step("mv('final_report.pdf', 'temp')")  # positional values, as BFCL's calls allow
     assert "temp" in obs["text"]
@@ -81,9 +82,14 @@ def test_observation_turns_and_call_forms(env):
 def test_agent_text_is_never_evaluated(env, tmp_path):
     env.reset(seed=0, options={"task_id": "bfcl/base/0"})
     marker = tmp_path / "pwned"
-    for attack in (f"cd(folder=__import__('os').system('touch {marker}'))", f"__import__('os').system('touch {marker}')",
-                   "eval('1')", "cd(folder=open('/etc/passwd').read())", "_load_scenario(scenario={})",
-                   "__init__()"):
+    for attack in (
+        f"cd(folder=__import__('os').system('touch {marker}'))",
+        f"__import__('os').system('touch {marker}')",
+        "eval('1')",
+        "cd(folder=open('/etc/passwd').read())",
+        "_load_scenario(scenario={})",
+        "__init__()",
+    ):
         obs, reward, terminated, _, info = env.step(attack)
         assert obs["text"].startswith("error:") and not terminated, (attack, obs["text"])
     assert not marker.exists()
@@ -103,15 +109,22 @@ def test_agent_text_is_never_evaluated(env, tmp_path):
 def test_state_and_response_checks(env):
     # the right directory made, but the file copied instead of moved: the state differs from BFCL's
     env.reset(seed=0, options={"task_id": "bfcl/base/0"})
-    _play(env, ['cd(folder="document")', 'mkdir(dir_name="temp")', 'cp(source="final_report.pdf", destination="temp")',
-                REPLY_DONE])
+    _play(
+        env,
+        [
+            'cd(folder="document")',
+            'mkdir(dir_name="temp")',
+            'cp(source="final_report.pdf", destination="temp")',
+            REPLY_DONE,
+        ],
+    )
     assert env.turn_results[0] is False
     # the right state without the turn's read: its result is missing from the agent's
     env.reset(seed=0, options={"task_id": "bfcl/base/1"})
     _play(env, [REPLY_DONE])
     assert env.turn_results[0] is False  # no call at all in a turn with ground-truth calls
     env.reset(seed=0, options={"task_id": "bfcl/base/1"})
-    _play(env, ['pwd()', REPLY_DONE])
+    _play(env, ["pwd()", REPLY_DONE])
     assert env.turn_results[0] is False  # the state is right, but ls(a=True)'s result is not among the agent's
 
 
@@ -243,7 +256,7 @@ def test_a_call_that_runs_too_long_ends_the_episode_as_the_agents_failure():
         assert terminated and reward == 0.0 and info.get("sandbox_crashed") is True, obs["text"]
         env.call_timeout = 10.0
         env.reset(seed=0, options={"task_id": "bfcl/base/15"})  # a fresh sandbox
-        _, _, _, _, info = env.step('pwd()')
+        _, _, _, _, info = env.step("pwd()")
         assert info["events"][-1]["ok"]
     finally:
         env.close()

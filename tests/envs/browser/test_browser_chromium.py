@@ -86,20 +86,38 @@ def test_random_menu_agent_episodes_are_identical_on_both_backends(text, chromiu
 # what a careless agent types: words into number boxes, spaces around an email, characters a URL
 # must encode, markup; and moves off the menu (history, reload, scrolling, bad paths)
 WORDS = ["many", "3", "-1", "Lamp", "a~b*c d", "  spaced  ", "\u00fcn\u00ef", "x@y.z", "", "<b>&amp;"]
-MOVES = ["back()", "forward()", "reload()", 'scroll("down")', 'scroll("up")', 'goto("/search?q=a~b c")', 'goto("/nope#top")',
-         'goto("/orders")', 'goto("/forum/flags")', 'goto("/admin/users?q=a")', "noop()"]
+MOVES = [
+    "back()",
+    "forward()",
+    "reload()",
+    'scroll("down")',
+    'scroll("up")',
+    'goto("/search?q=a~b c")',
+    'goto("/nope#top")',
+    'goto("/orders")',
+    'goto("/forum/flags")',
+    'goto("/admin/users?q=a")',
+    "noop()",
+]
 
 
 def _explorer(rng):
     """Half menu actions, half any verb on any element of the page with odd arguments."""
+
     def pick(env):
         ids = re.findall(r"^\s*\[(\d+)\]", env.render() or "", re.M)
         if rng.random() < 0.5 or not ids:
             menu = env.admissible_actions()
             return menu[int(rng.integers(len(menu)))]
         ident, word = ids[int(rng.integers(len(ids)))], WORDS[int(rng.integers(len(WORDS)))]
-        return [f"click({ident})", f'fill({ident}, "{word}")', f'select({ident}, "{word}")', f'press({ident}, "Enter")',
-                MOVES[int(rng.integers(len(MOVES)))]][int(rng.integers(5))]
+        return [
+            f"click({ident})",
+            f'fill({ident}, "{word}")',
+            f'select({ident}, "{word}")',
+            f'press({ident}, "Enter")',
+            MOVES[int(rng.integers(len(MOVES)))],
+        ][int(rng.integers(5))]
+
     return pick
 
 
@@ -127,8 +145,18 @@ def test_oracle_episodes_with_a_fault_are_identical_on_both_backends(text, chrom
 
 def test_paths_a_browser_treats_specially_give_the_same_pages(text, chromium):
     """A fragment, a space, a full URL on this host, a double slash: the same request reaches the site."""
-    moves = ['goto("/cart#top")', 'goto("/orders?x=a b")', 'goto("http://localhost/orders")', 'goto("//x/y")',
-             'goto("/admin/users#")', "back()", "back()", "go_forward()", "forward()", "reload()"]
+    moves = [
+        'goto("/cart#top")',
+        'goto("/orders?x=a b")',
+        'goto("http://localhost/orders")',
+        'goto("//x/y")',
+        'goto("/admin/users#")',
+        "back()",
+        "back()",
+        "go_forward()",
+        "forward()",
+        "reload()",
+    ]
     tid = next(t for t in text.tasks.ids("test") if "/shop/" in t)
     _same_episode(text, chromium, tid, 0, lambda env: moves[env.turn], limit=len(moves))
 

@@ -76,8 +76,13 @@ def test_drift_makes_posted_forms_conflict_and_the_oracle_rereads(env):
     assert fill.startswith("fill(")
     obs, _, _, _, info = env.step(fill)
     assert env._drift() is not None  # another moderator edits the post while the form is open
-    save = next(a for a in info["admissible_actions"] if a.startswith("click(") and "Save changes" in
-                next(line for line in obs["text"].splitlines() if line.lstrip().startswith("[" + a[6:-1] + "]")))
+    save = next(
+        a
+        for a in info["admissible_actions"]
+        if a.startswith("click(")
+        and "Save changes"
+        in next(line for line in obs["text"].splitlines() if line.lstrip().startswith("[" + a[6:-1] + "]"))
+    )
     obs, _, _, _, info = env.step(save)
     assert obs["text"].startswith("error: the site rejected the form") and "Someone else edited" in obs["text"]
     assert "state_mismatch" in _kinds(info) and _events(info, "tool_call")[0]["error_kind"] == "conflict"
@@ -92,9 +97,23 @@ def test_drift_makes_posted_forms_conflict_and_the_oracle_rereads(env):
 def test_stale_and_unknown_ids_and_garbage_cost_the_turn(env):
     env.reset(seed=3, options={"task_id": env.tasks.ids("test")[0]})
     first = env.reference_action()
-    old_page_id = int(first[first.index("(") + 1:].split(",")[0].rstrip(")")) if first[:5] in ("click", "fill(") else None
-    for action in ["click(99999)", "garbage )(", "", "click()", "fill(1)", "type [1]", "goto(\"http://example.com/\")",
-                   "scroll(\"left\")", "new_tab", "select(1, \"x\")", "\x00\xff", "{\"tool\": 3}"]:
+    old_page_id = (
+        int(first[first.index("(") + 1 :].split(",")[0].rstrip(")")) if first[:5] in ("click", "fill(") else None
+    )
+    for action in [
+        "click(99999)",
+        "garbage )(",
+        "",
+        "click()",
+        "fill(1)",
+        "type [1]",
+        'goto("http://example.com/")',
+        'scroll("left")',
+        "new_tab",
+        'select(1, "x")',
+        "\x00\xff",
+        '{"tool": 3}',
+    ]:
         obs, reward, terminated, truncated, info = env.step(action)
         assert obs["text"].startswith("error:") and not terminated and reward == 0.0, (action, obs["text"][:80])
     obs, _, _, _, info = env.step("click(99999)")
@@ -160,8 +179,11 @@ def _hasty_episode(env, tid):
 def test_a_listing_row_grounds_a_refusal_but_cannot_make_a_wrong_one_right(env):
     """The order list shows the order as shipped: refusing from it is grounded (a turn before the
     oracle's refusal) when the row is true, and fails when the lagging row is false."""
-    lagging = {t: {r["key"] for r in env.tasks.get(t).meta["spec"]["tables"]["_listing"]} for t in env.tasks.ids("test")
-               if "/cancel_" in t}
+    lagging = {
+        t: {r["key"] for r in env.tasks.get(t).meta["spec"]["tables"]["_listing"]}
+        for t in env.tasks.ids("test")
+        if "/cancel_" in t
+    }
     key = {t: env.tasks.get(t).meta["spec"]["ops"][0]["oid"] for t in lagging}
     true_row = next(t for t in lagging if "/cancel_shipped/" in t and f"orders:{key[t]}" not in lagging[t])
     assert _hasty_episode(env, true_row) == 1.0 and env.verdict["grounded"]
@@ -194,5 +216,3 @@ def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
         obs, _, terminated, _, info = env.step(env.reference_action())
         if terminated:
             break
-
-

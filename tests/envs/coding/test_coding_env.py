@@ -32,8 +32,11 @@ def kinds(info) -> list[str]:
 def revealed_task(index: int = 0):
     """A one-bug test-split task whose bug the visible tests reveal."""
     tasks = default_taskset()
-    found = [i for i in tasks.ids("test", "one_bug")
-             if set(tasks.bugs_of(i)[0].covering) & set(tasks.corpus[tasks.bugs_of(i)[0].module].visible)]
+    found = [
+        i
+        for i in tasks.ids("test", "one_bug")
+        if set(tasks.bugs_of(i)[0].covering) & set(tasks.corpus[tasks.bugs_of(i)[0].module].visible)
+    ]
     return tasks.get(found[index])
 
 
@@ -129,10 +132,15 @@ def test_every_action_and_its_events(env):
     assert "FAILED" in text and re.search(r"== \d+ failed", text)
     text, info = step(f"view {bug.file} 1-3")
     assert text.splitlines()[1].startswith("1 | ") and kinds(info) == ["action", "tool_call"]
-    for bad, detail in [("view nope.py", "missing path"), (f"view {bug.file} 900-901", "outside"),
-                        (f"replace {bug.file} 900-901\nx", "outside"), ("replace nope.py 1-1\nx", "missing path"),
-                        ("revert", "no edit"), ("patch\n--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b", "nope.py"),
-                        (f"patch\n--- a/{bug.file}\n+++ b/{bug.file}\n@@ -1 +1 @@\n-no such line\n+b", "does not match")]:
+    for bad, detail in [
+        ("view nope.py", "missing path"),
+        (f"view {bug.file} 900-901", "outside"),
+        (f"replace {bug.file} 900-901\nx", "outside"),
+        ("replace nope.py 1-1\nx", "missing path"),
+        ("revert", "no edit"),
+        ("patch\n--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b", "nope.py"),
+        (f"patch\n--- a/{bug.file}\n+++ b/{bug.file}\n@@ -1 +1 @@\n-no such line\n+b", "does not match"),
+    ]:
         text, info = step(bad)
         assert text.startswith("error:") and "state_mismatch" in kinds(info), bad
         assert detail in [e for e in info["events"] if e["kind"] == "state_mismatch"][0]["detail"] + text
@@ -193,8 +201,11 @@ def test_free_text_agent_reads_the_file_and_writes_its_own_edit(env):
     env.reset(options={"task_id": task.task_id})
     obs, *_ = env.step(f"view {bug.file}")
     shown = [re.sub(r"^\s*\d+ \| ", "", line, count=1) for line in obs["text"].splitlines()[1:]]
-    first = next(i for i, (a, b) in enumerate(zip(shown, reference)) if a != b) if shown[: len(reference)] != reference \
+    first = (
+        next(i for i, (a, b) in enumerate(zip(shown, reference)) if a != b)
+        if shown[: len(reference)] != reference
         else min(len(shown), len(reference))
+    )
     tail = 0
     while tail < min(len(shown), len(reference)) - first and shown[-1 - tail] == reference[-1 - tail]:
         tail += 1
@@ -296,7 +307,11 @@ def test_pytest_sessions_give_the_same_verdicts_as_direct_calls():
             env.reset(options={"task_id": task.task_id})
             obs, _, _, _, info = env.step("test")
             lines = obs["text"].splitlines()
-            reports[runner] = ([line for line in lines if line.endswith(("PASSED", "FAILED"))], lines[-1], info["events"][2:])
+            reports[runner] = (
+                [line for line in lines if line.endswith(("PASSED", "FAILED"))],
+                lines[-1],
+                info["events"][2:],
+            )
         finally:
             env.close()
     assert reports["auto"] == reports["pytest"] and "FAILED" in " ".join(reports["auto"][0])

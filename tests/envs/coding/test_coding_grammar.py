@@ -27,7 +27,12 @@ DIFF = """--- a/m.py
         ("  view m.py 2 - 5  ", "view", {"path": "m.py", "start": 2, "end": 5}, "view"),
         ("run ls -l | wc -l", "run", {"command": "ls -l | wc -l"}, "shell"),
         ("run python3 - <<'EOF'\nprint(1)\nEOF", "run", {"command": "python3 - <<'EOF'\nprint(1)\nEOF"}, "shell"),
-        ("replace m.py 2-3\nx = 1\ny = 2", "replace", {"path": "m.py", "start": 2, "end": 3, "lines": ["x = 1", "y = 2"]}, "edit"),
+        (
+            "replace m.py 2-3\nx = 1\ny = 2",
+            "replace",
+            {"path": "m.py", "start": 2, "end": 3, "lines": ["x = 1", "y = 2"]},
+            "edit",
+        ),
         ("replace m.py 2-3\n", "replace", {"path": "m.py", "start": 2, "end": 3, "lines": []}, "edit"),
         ("replace m.py 4-3\nnew", "replace", {"path": "m.py", "start": 4, "end": 3, "lines": ["new"]}, "edit"),
         ("test", "test", {}, "tests"),

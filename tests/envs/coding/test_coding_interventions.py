@@ -20,8 +20,11 @@ def env():
 def one_bug_tasks(n: int = 4) -> list[str]:
     """One-bug test-split tasks whose bug the visible tests reveal (the buggy code fails them)."""
     tasks = default_taskset()
-    return [i for i in tasks.ids("test", "one_bug")
-            if set(tasks.bugs_of(i)[0].covering) & set(tasks.corpus[tasks.bugs_of(i)[0].module].visible)][:n]
+    return [
+        i
+        for i in tasks.ids("test", "one_bug")
+        if set(tasks.bugs_of(i)[0].covering) & set(tasks.corpus[tasks.bugs_of(i)[0].module].visible)
+    ][:n]
 
 
 def test_wrong_patch_is_a_menu_patch_that_fixes_nothing_and_depends_on_the_task_alone(env):

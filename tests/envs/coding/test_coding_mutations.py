@@ -106,7 +106,9 @@ def test_every_shipped_kind_is_caught_by_hidden_tests_when_executed():
             module = tasks.corpus[name]
             assert build_tasks._fails(module, build_tasks.run_hidden_forked(workspace, module, module.source)) == []
             mutant = Mutant.from_json(m)
-            fails = build_tasks._fails(module, build_tasks.run_hidden_forked(workspace, module, mutant.apply(module.source)))
+            fails = build_tasks._fails(
+                module, build_tasks.run_hidden_forked(workspace, module, mutant.apply(module.source))
+            )
             assert fails and fails == m["fails"], (kind, name, m["key"])
 
 
@@ -120,6 +122,9 @@ def test_build_on_a_fixture_corpus_keeps_only_caught_mutants(tmp_path):
         for m in entry["mutants"]:
             assert m["fails"] and set(m["visible_fails"]) <= set(m["fails"]) <= set(corpus[name].test_names)
     # `or False` in is_pangram is an equivalent-mutant trap: dropping it changes nothing observable
-    pangram = [m for m in enumerate_mutants(corpus["word_stats"].source)
-               if m.kind == "dropped_condition" and m.new == ("    return len(letters) == 26\n",)]
+    pangram = [
+        m
+        for m in enumerate_mutants(corpus["word_stats"].source)
+        if m.kind == "dropped_condition" and m.new == ("    return len(letters) == 26\n",)
+    ]
     assert pangram and all(m.key not in {k["key"] for k in data["modules"]["word_stats"]["mutants"]} for m in pangram)

@@ -35,7 +35,9 @@ def _pool() -> list[str]:
     tasks = default_taskset()
     one, two = sorted(tasks.ids("test", "one_bug")), sorted(tasks.ids("test", "two_bugs"))
     rng = np.random.default_rng(7)
-    return [one[i] for i in rng.choice(len(one), 20, replace=False)] + [two[i] for i in rng.choice(len(two), 5, replace=False)]
+    return [one[i] for i in rng.choice(len(one), 20, replace=False)] + [
+        two[i] for i in rng.choice(len(two), 5, replace=False)
+    ]
 
 
 def _episode(env: CodingEnv, task_id: str, seed: int, agent: str, turns: int = 12) -> list:
@@ -53,8 +55,19 @@ def _episode(env: CodingEnv, task_id: str, seed: int, agent: str, turns: int = 1
             action = options[int(rng.integers(len(options)))]
         obs, reward, terminated, truncated, info = env.step(action)
         hits += int(bool(info["cost"].get("cache_hit")))
-        traj.append((action, obs["text"], reward, terminated, truncated, info["events"], info["admissible_actions"],
-                     info.get("success"), env.last_verdict if terminated else None))
+        traj.append(
+            (
+                action,
+                obs["text"],
+                reward,
+                terminated,
+                truncated,
+                info["events"],
+                info["admissible_actions"],
+                info.get("success"),
+                env.last_verdict if terminated else None,
+            )
+        )
         if terminated:
             break
     return traj
@@ -76,7 +89,9 @@ def test_cold_warm_and_no_cache_give_identical_trajectories(tmp_path):
     plain = CodingEnv(split="test", backend="local")
     cached = CodingEnv(split="test", backend="local", result_cache=cold)
     pool = _pool()
-    episodes = [(t, s, "oracle") for s in range(2) for t in pool] + [(t, 100 + s, "random") for s in range(6) for t in pool]
+    episodes = [(t, s, "oracle") for s in range(2) for t in pool] + [
+        (t, 100 + s, "random") for s in range(6) for t in pool
+    ]
     assert len(episodes) >= 200
     try:
         expected = {}
@@ -86,8 +101,9 @@ def test_cold_warm_and_no_cache_give_identical_trajectories(tmp_path):
             expected[task_id, seed] = a
         warm = cached.result_cache = ResultCache(disk=DiskStore(tmp_path / "disk"))
         for task_id, seed, agent in episodes:
-            assert _episode(cached, task_id, seed, agent) == expected[task_id, seed], \
+            assert _episode(cached, task_id, seed, agent) == expected[task_id, seed], (
                 f"{agent} seed {seed} on {task_id}: trajectory over a warm disk cache differs"
+            )
     finally:
         plain.close()
         cached.close()
@@ -196,9 +212,11 @@ def test_a_timeout_of_a_run_that_computed_is_stored_at_once():
 def test_the_key_covers_the_sandbox_and_the_timeout():
     """Envs sharing a cache with different resource limits or timeouts never share an entry."""
     cache = ResultCache()
-    envs = [CodingEnv(split="test", backend="local", result_cache=cache),
-            CodingEnv(split="test", backend="local", result_cache=cache, sandbox_options={"memory_mb": 1024}),
-            CodingEnv(split="test", backend="local", result_cache=cache, test_timeout=5.0)]
+    envs = [
+        CodingEnv(split="test", backend="local", result_cache=cache),
+        CodingEnv(split="test", backend="local", result_cache=cache, sandbox_options={"memory_mb": 1024}),
+        CodingEnv(split="test", backend="local", result_cache=cache, test_timeout=5.0),
+    ]
     try:
         for env in envs:
             env.reset(options={"task_id": _pool()[0]})
@@ -256,8 +274,9 @@ def _only_entry(store: DiskStore) -> Path:
     return path
 
 
-@pytest.mark.parametrize("damage", ["truncated", "not json", "another key", "edited value", "wrong checksum",
-                                    "wrong type"])
+@pytest.mark.parametrize(
+    "damage", ["truncated", "not json", "another key", "edited value", "wrong checksum", "wrong type"]
+)
 def test_a_damaged_entry_is_never_returned_and_is_replaced(tmp_path, damage):
     store = DiskStore(tmp_path)
     assert store.put(("k",), "test", RUN)

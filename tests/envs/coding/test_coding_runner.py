@@ -48,8 +48,13 @@ def _run(tmp_path: Path, break_module: bool, test_suffix: str = "") -> dict:
     if break_module:  # a bug, so the report carries assertion-rewritten failure messages
         source = (tmp_path / "clamp_utils.py").read_text()
         (tmp_path / "clamp_utils.py").write_text(source + "\n\ndef clamp(x, lo, hi):\n    return x\n")
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(RUNNER), str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(RUNNER), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -76,6 +81,8 @@ def test_an_edited_test_file_is_compiled_again_not_served_from_the_cache(tmp_pat
 
 def test_a_test_file_that_warns_as_it_compiles_is_not_kept_compiled(tmp_path):
     """Its warnings belong in each run's output, as in a run that compiles the file itself."""
-    steps = _run(tmp_path, break_module=False, test_suffix="\n\ndef test_tuple():\n    assert (clamp(1, 0, 2), 'always true')\n")
+    steps = _run(
+        tmp_path, break_module=False, test_suffix="\n\ndef test_tuple():\n    assert (clamp(1, 0, 2), 'always true')\n"
+    )
     assert steps["warm"]["compiled"] == ["test_clamp_utils.py"]
     assert steps["warm"]["report"] == steps["cold"]["report"] and steps["warm"]["value"] == steps["cold"]["value"]

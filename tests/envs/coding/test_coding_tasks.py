@@ -41,7 +41,9 @@ def test_at_least_1000_tasks_in_every_tier_and_split(tasks):
 
 def test_splits_are_disjoint_and_heldout_modules_never_train(tasks):
     ids = {s: set(tasks.ids(s)) for s in tasks.splits}
-    assert not (ids["train"] & ids["test"]) and not (ids["train"] & ids["heldout"]) and not (ids["test"] & ids["heldout"])
+    assert (
+        not (ids["train"] & ids["test"]) and not (ids["train"] & ids["heldout"]) and not (ids["test"] & ids["heldout"])
+    )
     train_modules = set().union(*map(_modules, ids["train"]))
     heldout_modules = set().union(*map(_modules, ids["heldout"]))
     assert heldout_modules and not (train_modules & heldout_modules)
@@ -79,7 +81,7 @@ def test_reference_patches_restore_the_original_source(tasks):
             assert files != dict(task.meta["originals"])
             for action in task.solution[:-2]:
                 assert action.startswith("patch\n")
-                files.update(apply_patch(files, parse_patch(action[len("patch\n"):])))
+                files.update(apply_patch(files, parse_patch(action[len("patch\n") :])))
             assert files == dict(task.meta["originals"]), task_id
             assert task.solution[-2:] == ("test", "submit")
 

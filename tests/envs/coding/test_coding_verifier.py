@@ -38,12 +38,12 @@ def verdict(sandbox, reference: str, tests: str, agent: str) -> verifier.Verdict
     return verifier.verify(sandbox, {name: reference}, {f"test_{name}.py": tests.replace("MOD", name)}, timeout=10.0)
 
 
-RAISES = '''
+RAISES = """
 def check(x):
     if x < 0:
         raise ValueError(f"bad value {x}")
     return x
-'''
+"""
 
 
 def test_type_only_exception_ignores_the_message(sandbox):
@@ -53,17 +53,21 @@ def test_type_only_exception_ignores_the_message(sandbox):
 
 
 def test_message_checked_exception_reads_the_message(sandbox):
-    tests = ("import pytest\nfrom MOD import check\n\ndef test_it():\n"
-             "    with pytest.raises(ValueError, match='value -1'):\n        check(-1)\n")
+    tests = (
+        "import pytest\nfrom MOD import check\n\ndef test_it():\n"
+        "    with pytest.raises(ValueError, match='value -1'):\n        check(-1)\n"
+    )
     assert verdict(sandbox, RAISES, tests, RAISES.replace("bad value", "the value")).passed
     assert not verdict(sandbox, RAISES, tests, RAISES.replace("bad value", "negative:")).passed
-    via_str = ("from MOD import check\n\ndef test_it():\n    try:\n        check(-1)\n    except ValueError as e:\n"
-               "        assert str(e).startswith('bad') and e.args == ('bad value -1',)\n    else:\n        assert False\n")
+    via_str = (
+        "from MOD import check\n\ndef test_it():\n    try:\n        check(-1)\n    except ValueError as e:\n"
+        "        assert str(e).startswith('bad') and e.args == ('bad value -1',)\n    else:\n        assert False\n"
+    )
     assert verdict(sandbox, RAISES, via_str, RAISES).passed
     assert not verdict(sandbox, RAISES, via_str, RAISES.replace("bad value", "bad  value")).passed
 
 
-ACCOUNT = '''
+ACCOUNT = """
 class Account:
     def __init__(self, owner):
         self.owner = owner
@@ -75,20 +79,25 @@ class Account:
 
     def total(self):
         return sum(self.items)
-'''
+"""
 
 
 def test_attribute_read_ignores_attributes_the_test_never_reads(sandbox):
     tests = "from MOD import Account\n\ndef test_it():\n    a = Account('ann')\n    assert a.owner == 'ann'\n"
     cached = ACCOUNT.replace("self.items = []", "self.items = []\n        self._cache = {'made': True}")
     assert verdict(sandbox, ACCOUNT, tests, cached).passed
-    assert not verdict(sandbox, ACCOUNT, tests, ACCOUNT.replace("self.owner = owner", "self.owner = owner.upper()")).passed
+    assert not verdict(
+        sandbox, ACCOUNT, tests, ACCOUNT.replace("self.owner = owner", "self.owner = owner.upper()")
+    ).passed
 
 
 def test_method_call_judges_the_object_by_its_methods(sandbox):
     tests = "from MOD import Account\n\ndef test_it():\n    a = Account('ann')\n    a.add(2)\n    assert a.add(3).total() == 5\n"
-    running_sum = ACCOUNT.replace("self.items = []", "self._sum = 0").replace(
-        "self.items.append(amount)", "self._sum += amount").replace("return sum(self.items)", "return self._sum")
+    running_sum = (
+        ACCOUNT.replace("self.items = []", "self._sum = 0")
+        .replace("self.items.append(amount)", "self._sum += amount")
+        .replace("return sum(self.items)", "return self._sum")
+    )
     assert verdict(sandbox, ACCOUNT, tests, running_sum).passed
     assert not verdict(sandbox, ACCOUNT, tests, running_sum.replace("self._sum += amount", "self._sum = amount")).passed
 
@@ -106,7 +115,7 @@ def test_float_comparison_is_the_tests_own(sandbox):
     assert verdict(sandbox, MEAN, rounded, "def mean(xs):\n    return sum(xs) / len(xs) + 1e-4\n").passed
 
 
-POINT = '''
+POINT = """
 class Point:
     def __init__(self, x, y):
         self.x, self.y = x, y
@@ -118,23 +127,28 @@ class Point:
 def parse(text):
     x, y = text.split(",")
     return Point(int(x), int(y))
-'''
+"""
 
 
 def test_the_agents_eq_never_decides(sandbox):
     tests = "from MOD import Point, parse\n\ndef test_it():\n    assert parse('1,2') == Point(1, 2)\n"
     assert verdict(sandbox, POINT, tests, POINT + "\n\nclass _P:\n    pass\n").passed
-    always_equal = POINT.replace("return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)",
-                                 "return True").replace("return Point(int(x), int(y))", "return Point(0, 0)")
+    always_equal = POINT.replace(
+        "return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)", "return True"
+    ).replace("return Point(int(x), int(y))", "return Point(0, 0)")
     assert not verdict(sandbox, POINT, tests, always_equal).passed
     to_data = "from MOD import parse\n\ndef test_it():\n    assert parse('1,2').x == 1\n"
-    anything = "class _A(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\n\n" \
-               "class _P:\n    x = _A(7)\n\ndef parse(text):\n    return _P()\n"
+    anything = (
+        "class _A(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\n\n"
+        "class _P:\n    x = _A(7)\n\ndef parse(text):\n    return _P()\n"
+    )
     assert not verdict(sandbox, POINT, to_data, anything).passed
 
 
 def test_a_value_the_test_discards_is_not_judged(sandbox):
-    tests = "from MOD import Account\n\ndef test_it():\n    a = Account('ann')\n    a.add(2)\n    assert a.total() == 2\n"
+    tests = (
+        "from MOD import Account\n\ndef test_it():\n    a = Account('ann')\n    a.add(2)\n    assert a.total() == 2\n"
+    )
     returns_none = ACCOUNT.replace("        return self\n", "")
     assert verdict(sandbox, ACCOUNT, tests, returns_none).passed
 
@@ -158,10 +172,14 @@ def test_an_integer_out_of_proportion_fails_before_the_test_uses_it(sandbox):
 
 def test_the_tests_own_object_comes_back_as_itself(sandbox):
     """``assert f(x) is x``: the harness says which argument a result is, and the test gets that object."""
-    reference = ("from decimal import Decimal\n\ndef as_decimal(x):\n    if isinstance(x, Decimal):\n        return x\n"
-                 "    return Decimal(str(x))\n\ndef check(x):\n    if x < 0:\n        raise ValueError('bad')\n")
-    tests = ("from decimal import Decimal\nfrom MOD import as_decimal, check\n\ndef test_it():\n    d = Decimal('4.5')\n"
-             "    assert as_decimal(d) is d\n    assert as_decimal(2) == Decimal(2)\n")
+    reference = (
+        "from decimal import Decimal\n\ndef as_decimal(x):\n    if isinstance(x, Decimal):\n        return x\n"
+        "    return Decimal(str(x))\n\ndef check(x):\n    if x < 0:\n        raise ValueError('bad')\n"
+    )
+    tests = (
+        "from decimal import Decimal\nfrom MOD import as_decimal, check\n\ndef test_it():\n    d = Decimal('4.5')\n"
+        "    assert as_decimal(d) is d\n    assert as_decimal(2) == Decimal(2)\n"
+    )
     tests = "import pytest\n" + tests + "    with pytest.raises(ValueError):\n        check(-1)\n"
     reworded = reference.replace("'bad'", "'negative'")  # not the reference's results: the tests run again
     assert verdict(sandbox, reference, tests, reworded).passed
@@ -169,7 +187,7 @@ def test_the_tests_own_object_comes_back_as_itself(sandbox):
     assert not verdict(sandbox, reference, tests, copies).passed
 
 
-_REWRITE_HARNESS = r'''
+_REWRITE_HARNESS = r"""
 import sys as _s
 _h = _s.modules.get("agentgym_coding_harness")
 if _h is not None:
@@ -182,7 +200,7 @@ if _h is not None:
         return result
 
     _h._Replay.perform = _forged
-'''
+"""
 
 
 def test_module_code_rewriting_the_harness_cannot_call_its_objects_data(sandbox):

@@ -23,8 +23,23 @@ MIN_LINES, MAX_LINES = 20, 150
 MIN_TESTS = 10
 # Modules must be deterministic and self-contained: no clock, randomness, I/O or processes.
 FORBIDDEN_IMPORTS = {
-    "random", "secrets", "uuid", "time", "os", "sys", "io", "pathlib", "shutil", "tempfile",
-    "socket", "subprocess", "threading", "multiprocessing", "asyncio", "urllib", "http",
+    "random",
+    "secrets",
+    "uuid",
+    "time",
+    "os",
+    "sys",
+    "io",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "socket",
+    "subprocess",
+    "threading",
+    "multiprocessing",
+    "asyncio",
+    "urllib",
+    "http",
 }
 
 
@@ -88,7 +103,7 @@ def test_enough_distinct_modules():
     for name in MODULES:
         assert f"test_{name}.py" in files, f"{name}.py has no test file"
     for path in CORPUS.glob("test_*.py"):
-        assert path.name[len("test_"):] in files, f"{path.name} has no module"
+        assert path.name[len("test_") :] in files, f"{path.name} has no module"
 
 
 def test_module_names_do_not_shadow_stdlib_or_pytest():
@@ -137,9 +152,11 @@ def test_all_corpus_tests_pass(tmp_path: Path):
     report = tmp_path / "report.xml"
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rP",
-         f"--junitxml={report}", "."],
-        cwd=work, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rP", f"--junitxml={report}", "."],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # corpus tests need no plugins
     )
     elapsed = time.perf_counter() - started

@@ -24,8 +24,12 @@ SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "verifier_agreemen
 @pytest.mark.slow
 def test_the_verdict_agrees_with_the_hidden_tests_on_every_version_kind():
     require_docker("agentgym/coding:latest")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--limit", "4", "--backend", "docker", "--json"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--limit", "4", "--backend", "docker", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     table = out["today"]["by_kind"]

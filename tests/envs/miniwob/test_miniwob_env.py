@@ -48,7 +48,7 @@ def play_oracle(env: MiniWoBEnv, task_id: str, limit: int = 30) -> tuple[float, 
 def test_instruction_comes_first_and_the_seed_fixes_the_problem(env):
     obs, info = env.reset(seed=0, options={"task_id": "miniwob/click-button/7"})
     first = obs["text"]
-    assert first.startswith("Instruction: Click on the \"") and "\nURL: /miniwob/click-button.html" in first
+    assert first.startswith('Instruction: Click on the "') and "\nURL: /miniwob/click-button.html" in first
     assert env.reset(seed=5, options={"task_id": "miniwob/click-button/7"})[0]["text"] == first
     other = env.reset(seed=0, options={"task_id": "miniwob/click-button/8"})[0]["text"]
     assert other != first

@@ -64,11 +64,15 @@ def test_the_solvers_action_is_on_the_menu_where_the_page_and_instruction_state_
 
 
 def test_candidates_come_from_the_page_and_the_instruction_only():
-    reply = {"utterance": 'Enter "Kasey" into the text field and press Submit. Then type 42.',
-             "lines": [{"role": "textbox", "name": "", "value": "", "id": 5},
-                       {"role": "button", "name": "Submit", "id": 6},
-                       {"role": "StaticText", "name": "Result: 17", "id": 7},
-                       {"role": "combobox", "name": "", "id": 8, "options": [["a", "One"], ["b", "Two"]]}]}
+    reply = {
+        "utterance": 'Enter "Kasey" into the text field and press Submit. Then type 42.',
+        "lines": [
+            {"role": "textbox", "name": "", "value": "", "id": 5},
+            {"role": "button", "name": "Submit", "id": 6},
+            {"role": "StaticText", "name": "Result: 17", "id": 7},
+            {"role": "combobox", "name": "", "id": 8, "options": [["a", "One"], ["b", "Two"]]},
+        ],
+    }
     menu = candidates(reply)
     assert 'fill(5, "Kasey")' in menu and 'fill(5, "42")' in menu and "click(6)" in menu and "click(5)" in menu
     assert 'select(8, "One")' in menu and 'select(8, "Two")' in menu

@@ -15,9 +15,11 @@ from agentgym.sandbox.modules import load_on_host
 MODS = load_on_host(_MODULES)
 page = MODS[PAGE_MODULE]
 
-MARKUP = ('<html><head><title>T</title></head><body><div id="area">'
-          '<div data-ag="0" data-ag-click="" aria-label="Alice Hello"><span data-ag="1" data-ag-click="" '
-          'aria-label="star"></span></div><button data-ag="2">Submit</button></div></body></html>')
+MARKUP = (
+    '<html><head><title>T</title></head><body><div id="area">'
+    '<div data-ag="0" data-ag-click="" aria-label="Alice Hello"><span data-ag="1" data-ag-click="" '
+    'aria-label="star"></span></div><button data-ag="2">Submit</button></div></body></html>'
+)
 
 
 class FakeTab:
@@ -82,4 +84,3 @@ def test_a_page_error_in_answer_to_an_action_is_reported_not_an_exclusion():
     submit = next(ln for ln in e.lines if ln["role"] == "button")
     reply = e.act("click", {"id": submit["id"]})
     assert reply["ok"] and reply["page_errors"] == tab.errors and not reply["done"]
-

@@ -152,7 +152,9 @@ def test_drift_turns_a_cancel_into_a_refusal_and_a_stale_write_is_flagged(env):
     # the oracle notices the record changed, re-reads it, then refuses
     assert env.reference_action().startswith("list_orders(")
     _, _, _, _, info = env.step(render_call("cancel_order", {"order_id": order["order_id"], "reason": order["reason"]}))
-    assert [e["detail"] for e in _events(info, "state_mismatch")] == [f"orders:{order['order_id']} changed since you last read it"]
+    assert [e["detail"] for e in _events(info, "state_mismatch")] == [
+        f"orders:{order['order_id']} changed since you last read it"
+    ]
     assert _events(info, "mutation")
     _, reward, terminated, _, _ = env.step('finish("Done, it is cancelled.")')
     assert terminated and reward == 0.0 and not env.verdict["state_ok"]
@@ -235,7 +237,9 @@ def test_events_mutation_verification_subtasks(env):
         if action.startswith("cancel_order("):
             order_id = action.split('"')[1]
             assert _events(info, "mutation") == [{"kind": "mutation", "target": f"orders:{order_id}"}]
-            assert _events(info, "tool_call") == [{"kind": "tool_call", "name": "cancel_order", "ok": True, "error_kind": None}]
+            assert _events(info, "tool_call") == [
+                {"kind": "tool_call", "name": "cancel_order", "ok": True, "error_kind": None}
+            ]
         if action.startswith("get_order("):
             assert _events(info, "verification")[0]["ok"] is True
         if terminated:
@@ -250,7 +254,9 @@ def test_re_reading_a_wrong_write_is_a_failed_verification(env):
     _lookups(env)
     env.step(render_call("update_address", {"order_id": order["order_id"], "address": "9 Wrong Way, Nowhere"}))
     _, _, _, _, info = env.step(render_call("get_order", {"order_id": order["order_id"]}))
-    assert _events(info, "verification") == [{"kind": "verification", "ok": False, "target": f"orders:{order['order_id']}"}]
+    assert _events(info, "verification") == [
+        {"kind": "verification", "ok": False, "target": f"orders:{order['order_id']}"}
+    ]
     env.step(render_call("update_address", {"order_id": order["order_id"], "address": order["address"]}))
     _, _, _, _, info = env.step(render_call("get_order", {"order_id": order["order_id"]}))
     assert _events(info, "verification")[0]["ok"] is True
@@ -270,7 +276,7 @@ def test_error_paths_cost_the_turn_and_say_why(env):
         ('cancel_order(order_id="O1", reason="bored")', "must be one of", "bad_args"),
         ('get_order(order_id="O00000")', "no order with id 'O00000'", "not_found"),
         ('find_user_by_email(email="nobody@example.com")', "no customer with email", "not_found"),
-        ('calculate(expression="__import__(\'os\')")', "cannot evaluate", "bad_args"),
+        ("calculate(expression=\"__import__('os')\")", "cannot evaluate", "bad_args"),
         ('search_products(query="lamp", page=99)', "out of range", "bad_args"),
         ("finish()", "finish takes one text answer", None),
     ]
@@ -281,8 +287,9 @@ def test_error_paths_cost_the_turn_and_say_why(env):
         if kind is None:
             assert info["events"][0]["parsed_ok"] is False
         else:
-            assert _events(info, "tool_call") == [{"kind": "tool_call", "name": action.split("(")[0], "ok": False,
-                                                   "error_kind": kind}]
+            assert _events(info, "tool_call") == [
+                {"kind": "tool_call", "name": action.split("(")[0], "ok": False, "error_kind": kind}
+            ]
     obs, _, _, _, info = env.step('get_order(order_id="O00000")')
     assert _events(info, "state_mismatch") == [{"kind": "state_mismatch", "detail": "orders:O00000 does not exist"}]
     order = env.tasks.get(tid).meta["intents"][0]["order_id"]
@@ -328,5 +335,3 @@ def test_menu_is_capped_sorted_and_holds_the_oracle_action(env):
             if terminated:
                 assert info["admissible_actions"] == []
                 break
-
-

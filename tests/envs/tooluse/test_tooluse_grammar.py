@@ -33,7 +33,7 @@ def test_json_and_call_forms_agree(text):
 def test_literals_and_positional_mapping():
     call = parse_action('return_order("O1", "PM1", 12.5)')
     assert check_args(RETAIL["return_order"], call) == {"order_id": "O1", "payment_method_id": "PM1", "amount": 12.5}
-    call = parse_action("search_products(query=\"lamp\", page=2.0)")
+    call = parse_action('search_products(query="lamp", page=2.0)')
     assert check_args(RETAIL["search_products"], call) == {"query": "lamp", "page": 2}
     assert parse_action("f(a=true, b=null, c=[1, 2])").args == {"a": True, "b": None, "c": [1, 2]}
 

@@ -28,7 +28,7 @@ HOSTILE = [
     ('{"tool": "calculate", "args": {"expression": "1"}, "x": ' + "9" * 5000 + "}", "error"),
     ('{"tool": "calculate", "args": "' + "[" * DEEP + "]" * DEEP + '"}', "error"),
     ("calculate(expression=" + "-" * DEEP + "1)", "error"),
-    ('calculate(expression=' + "[" * 200 + "]" * 200 + ")", "error"),
+    ("calculate(expression=" + "[" * 200 + "]" * 200 + ")", "error"),
 ]
 
 

@@ -19,7 +19,9 @@ TASKS = ToolUseTasks()
 def test_splits_are_disjoint_and_heldout_templates_never_train():
     ids = {s: set(TASKS.ids(s)) for s in TASKS.splits}
     assert all(ids.values())
-    assert not (ids["train"] & ids["test"]) and not (ids["train"] & ids["heldout"]) and not (ids["test"] & ids["heldout"])
+    assert (
+        not (ids["train"] & ids["test"]) and not (ids["train"] & ids["heldout"]) and not (ids["test"] & ids["heldout"])
+    )
     held = {k for k, t in TEMPLATES.items() if t.heldout}
     assert held and {tid.split("/", 1)[1].rsplit("/", 1)[0] for tid in ids["heldout"]} == held
     assert not any(tid.split("/", 1)[1].rsplit("/", 1)[0] in held for tid in ids["train"] | ids["test"])
