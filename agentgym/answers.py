@@ -271,7 +271,8 @@ _PASSIVE = re.compile(
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|presumably|apparently|likely|unsure|uncertain|approximately|roughly|"
     r"guess|somewhere|either)\b|\b(?:might|may|could) be\b|\bnot (?:sure|certain|100%|positive|confident)\b|"
-    r"\b(?:can't|cannot|can not|couldn't|unable to|not able to) (?:be )?(?:sure|certain|confirm|verify|tell for sure)\b|"
+    r"\b(?:can't|cannot|can not|couldn't|unable to|not able to) (?:be )?"
+    r"(?:sure|certain|confirm|verify|tell for sure)\b|"
     r"\bor (?:something|so)\b|\bi (?:think|believe|suppose)\b|\b(?:around|about|at least|at most|nearly|almost)\s+\$?\d"
 )
 
@@ -602,7 +603,8 @@ def _numbers(text: str) -> list[tuple[Decimal, str, str]]:
 
 
 def _counts_something(after: str) -> bool:
-    """The number is followed by what it counts ("3 passengers", "4500 cents", "15%", "5-7 days"), so it is no amount."""
+    """The number is followed by what it counts ("3 passengers", "4500 cents", "15%", "5-7 days"),
+    so it is no amount."""
     unit = _UNIT_AFTER.match(_RANGE_END.sub("", after, count=1))
     return unit is not None and unit.group(1).lower() not in _NOT_A_UNIT
 

@@ -184,7 +184,8 @@ def make(
         spec = gym.spec(env_id)
     except gym.error.Error as exc:
         raise ConfigError(
-            f"unknown env id {env_id!r} ({exc}); agentgym ids: {sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
+            f"unknown env id {env_id!r} ({exc}); "
+            f"agentgym ids: {sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
         ) from exc
     if spec.entry_point == ENTRY_POINT:
         return gym.make(env_id, **options, **env_kwargs)

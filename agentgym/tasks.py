@@ -3,8 +3,9 @@
 A family owns a `TaskSet` that lists task ids per split and tier (``ids(split=..., tier=...)``,
 the same for every family) and rebuilds any task from its id, so a task id is all a trajectory
 needs to be replayed. Restricting a task set to some tiers or groups is shared here, so env
-constructors pass their ``tiers=`` / ``domains=`` / ``sites=`` arguments through `TaskSet.narrowed`. Splits are disjoint by construction:
-`stable_split` hashes a key (a source module, a template) rather than drawing from an RNG.
+constructors pass their ``tiers=`` / ``domains=`` / ``sites=`` arguments through
+`TaskSet.narrowed`. Splits are disjoint by construction: `stable_split` hashes a key (a source
+module, a template) rather than drawing from an RNG.
 """
 
 from __future__ import annotations

@@ -210,7 +210,8 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         clue = self.answer if clue_ok else int((self.answer + 1 + self.np_random.integers(self.n - 1)) % self.n)
         self.applied: int | None = None
         self.stack = []
-        # what `baselines.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task); the agent never sees it
+        # what `baselines.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task);
+        # the agent never sees it
         self.task = _Task(solution=(f"patch {self.names[self.answer]}", "run tests", "submit"))
         self.turn, self._done = 0, False
         self._tried: set[int] = set()

@@ -91,11 +91,13 @@ class Args(PPOConfig):
     seed: int = 1
     """seed of a single --schedule run (envs, policy, sampling)"""
     seeds: str = "17,18,19,20,21,22,23,24"
-    """training seeds of the experiment: every schedule is trained once per seed (seed variance, not the task list, dominates the contrasts' intervals)"""
+    """training seeds of the experiment: every schedule is trained once per seed
+    (seed variance, not the task list, dominates the contrasts' intervals)"""
     device: str = "auto"
     """torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1..."""
     torch_threads: int = 1
-    """CPU threads for torch; 1 is fastest for this small model on a shared machine (OpenMP threads spin on busy cores)"""
+    """CPU threads for torch; 1 is fastest for this small model on a shared machine
+    (OpenMP threads spin on busy cores)"""
     backend: str = "auto"
     """sandbox backend: auto (Docker if it answers, else local), docker, local"""
     track: bool = True
@@ -103,21 +105,26 @@ class Args(PPOConfig):
     progress: bool = True
     """show tqdm progress bars"""
     workers: int = 0
-    """processes that train the (schedule, seed) runs and evaluate the agents in parallel (0: the machine's cores); results do not depend on it"""
+    """processes that train the (schedule, seed) runs and evaluate the agents in parallel (0: the machine's cores);
+    results do not depend on it"""
     executor: str = "local"
-    """local (worker processes on this machine) or ray (each training run and evaluation a Ray task; a cluster with --ray-address)"""
+    """local (worker processes on this machine) or ray (each training run and evaluation a Ray task;
+    a cluster with --ray-address)"""
     ray_address: str = ""
     """Ray cluster to run on with --executor ray (empty: RAY_ADDRESS, else a local Ray session with --workers CPUs)"""
     resume: bool = False
     """continue each run from its checkpoint when one exists (finished runs are skipped)"""
     preset: str = "quick"
-    """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family, baselines/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores), or all-full (every family on 16 cores with Docker, one after another)"""
+    """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family,
+    baselines/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores),
+    or all-full (every family on 16 cores with Docker, one after another)"""
 
     # the task and the budget
     env_ids: str = "agentgym/Coding-v0"
     """comma-separated env ids to train and evaluate on"""
     schedule: str = ""
-    """train this one budget schedule (fixed:T, uniform:LO-HI, choice:T1,T2@W1,W2, loguniform:LO-HI, curriculum:LO-HI) instead of the experiment"""
+    """train this one budget schedule (fixed:T, uniform:LO-HI, choice:T1,T2@W1,W2, loguniform:LO-HI,
+    curriculum:LO-HI) instead of the experiment"""
     t_short: int = 3
     """the experiment's fixed-T-short budget"""
     t_long: int = 12
@@ -143,13 +150,17 @@ class Args(PPOConfig):
     env_threads: int = 4
     """threads stepping the envs (steps wait on the sandbox process)"""
     collect_mode: str = "lockstep"
-    """lockstep (every env steps once per batched forward: a run depends only on its seed and settings) or async (a slow step holds up only its own env, but the policy then depends on machine load)"""
+    """lockstep (every env steps once per batched forward: a run depends only on its seed and settings)
+    or async (a slow step holds up only its own env, but the policy then depends on machine load)"""
     test_timeout: float = 2.0
-    """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s, submit max 0.66 s (benchmarks/train.py)"""
+    """Coding-v0 test and verification timeout (s) in training; measured under 8-env load: test p99 0.12 s,
+    submit max 0.66 s (benchmarks/train.py)"""
     result_cache: bool = True
-    """Coding-v0's result cache for test runs and verifications, shared by the envs of this process (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
+    """Coding-v0's result cache for test runs and verifications, shared by the envs of this process
+    (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
     warm_cache: int = 0
-    """fill Coding-v0's disk result cache and exit: every state reachable by up to this many menu patches, on the training split and the evaluation list (0: no fill; baselines/warm_cache.py)"""
+    """fill Coding-v0's disk result cache and exit: every state reachable by up to this many menu patches,
+    on the training split and the evaluation list (0: no fill; baselines/warm_cache.py)"""
     warm_cache_tasks: int = 0
     """with --warm-cache: only the first this many tasks of each list (0: all)"""
     steps_per_update: int = 128
@@ -157,15 +168,19 @@ class Args(PPOConfig):
     learning_rate: float = 3e-3
     """Adam learning rate"""
     recovery_start_patch: str = "right:0.5"
-    """the start-state curriculum's first patch: right:P (the reference fix in a share P of the forced starts, a wrong patch in the rest; both then tested, so pass -> submit and fail -> revert are both trained), wrong (a wrong patch only) or any (a blind pick; may also start right after the patch, untested)"""
+    """the start-state curriculum's first patch: right:P (the reference fix in a share P of the forced starts, a wrong
+    patch in the rest; both then tested, so pass -> submit and fail -> revert are both trained),
+    wrong (a wrong patch only) or any (a blind pick; may also start right after the patch, untested)"""
     head_lr_scale: float = 1.0
-    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
+    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input
+    such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
     turn_cost: float = 0.0
     """reward subtracted per turn in training (0: none), so idle tests at long budgets are not free"""
     train_tasks: int = 0
-    """train on a fixed pool of this many training-split tasks, the same for every run (0: the whole split); a small pool makes the result cache hit"""
+    """train on a fixed pool of this many training-split tasks, the same for every run (0: the whole split);
+    a small pool makes the result cache hit"""
     group_size: int = 1
     """rollouts per task, one after another (the groups of --advantage group); 1 draws a task per episode"""
     dim: int = 128
@@ -175,11 +190,15 @@ class Args(PPOConfig):
     max_actions: int = 32
     """menu entries the policy scores (the rest are cut)"""
     train_tier: str = "one_bug"
-    """Coding-v0 tier(s) of the training tasks, comma-separated (empty: every tier); on two-bug tasks reverting after a failing test is often wrong, so multi-bug tasks are left to the separate evaluation"""
+    """Coding-v0 tier(s) of the training tasks, comma-separated (empty: every tier); on two-bug tasks reverting after a
+    failing test is often wrong, so multi-bug tasks are left to the separate evaluation"""
     recovery_starts: float = 0.5
-    """start-state curriculum: this share of training episodes, whatever their T (equal exposure), begins after a menu patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count against T; a start leaves the policy at least one turn); 0: off"""
+    """start-state curriculum: this share of training episodes, whatever their T (equal exposure), begins after a menu
+    patch and its test (and, half the time, a revert when the test failed), played through the grammar (the turns count
+    against T; a start leaves the policy at least one turn); 0: off"""
     no_starts_seeds: int = 4
-    """also train BudgetMix without forced starts (budgetmix-nostarts) on the first this many seeds: what the start-state curriculum contributes (0: skip)"""
+    """also train BudgetMix without forced starts (budgetmix-nostarts) on the first this many seeds:
+    what the start-state curriculum contributes (0: skip)"""
 
     # the evaluation
     eval_ts: str = "2,3,5,8,12,16"
@@ -195,7 +214,8 @@ class Args(PPOConfig):
     eval_tasks: int = 100
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_list: str = "fresh-1"
-    """the headline list: fresh-N (N-th draw by the committed rule from tasks no spent list holds), a spent list by name (tuning-1: the list attempts were tuned on) or seeded (drawn with seed 2026); baselines/eval_lists.py"""
+    """the headline list: fresh-N (N-th draw by the committed rule from tasks no spent list holds), a spent list by name
+    (tuning-1: the list attempts were tuned on) or seeded (drawn with seed 2026); baselines/eval_lists.py"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
     eval_split2_ts: str = "2,16"
@@ -207,23 +227,31 @@ class Args(PPOConfig):
     eval_fault_ts: str = ""
     """budgets at which recovery under the injected fault is measured"""
     eval_interventions: str = "wrong-patch,wrong-patch-tested,tool_error@turn=1,state_drift@mutation=1"
-    """recovery by intervention (issue 34), forced alike on fixed-T_short, fixed-T_long, BudgetMix, BudgetMix without forced starts (every seed) and the budget-aware script, paired by task with their clean episodes: an env's forced start (Coding-v0: wrong-patch, a wrong menu patch chosen from the task alone, played as the agent's first action; wrong-patch-tested, and its test) or a fault spec (tool_error@turn=1; state_drift@mutation=1 silently undoes the agent's first patch). The first is the primary one, of the contrasts (h1)-(h4); empty: skip"""
+    """recovery by intervention (issue 34), forced alike on fixed-T_short, fixed-T_long, BudgetMix, BudgetMix without
+    forced starts (every seed) and the budget-aware script, paired by task with their clean episodes: an env's forced
+    start (Coding-v0: wrong-patch, a wrong menu patch chosen from the task alone, played as the agent's first action;
+    wrong-patch-tested, and its test) or a fault spec (tool_error@turn=1; state_drift@mutation=1 silently undoes the
+    agent's first patch). The first is the primary one, of the contrasts (h1)-(h4); empty: skip"""
     eval_intervention_ts: str = "5,8,12,16"
     """budgets of the primary intervention (recovery needs T >= 5)"""
     eval_variant_ts: str = "5,16"
     """budgets of the other interventions (those of the recovery contrasts)"""
     eval_references: str = "budget-aware,pick+loop"
-    """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts) and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
+    """Coding-v0 references to evaluate, from hasty, careful, budget-aware (blind scripts)
+    and pick+loop (BudgetMix's pick in the budget-aware loop); empty: none"""
     pick_loop_seeds: int = 3
-    """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
+    """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference
+    (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
     control_steps: int = 8_000
-    """env steps per run of the positive control (`baselines.positive_control`: the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
+    """env steps per run of the positive control (`baselines.positive_control`:
+    the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
     control_seeds: str = "1,2,3"
     """training seeds of the positive control"""
     control_episodes: int = 200
     """evaluation episodes of the positive control per seed and T"""
     harness_reports: bool = False
-    """also write the harness's own report (plots) for each agent's grid run (several seconds each, times 20 agent runs)"""
+    """also write the harness's own report (plots) for each agent's grid run (several seconds each,
+    times 20 agent runs)"""
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
@@ -368,7 +396,8 @@ contrasts side by side (`baselines.report_families`, ``OUT/families.md``): every
 
 
 NO_STARTS = "budgetmix-nostarts"
-"""The experiment's BudgetMix arm trained without forced starts (``--no-starts-seeds``): what the start-state curriculum contributes."""
+"""The experiment's BudgetMix arm trained without forced starts (``--no-starts-seeds``):
+what the start-state curriculum contributes."""
 
 
 def intervention_runs(args: Args) -> list[tuple[str, dict[str, str], str]]:

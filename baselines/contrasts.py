@@ -46,7 +46,8 @@ Agent = dict[int, dict[tuple[str, int], float]]
 
 
 def cells_from_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int], float]:
-    """Mean success per (task, T) over clean episodes (no fault, no intervention); infrastructure errors are left out."""
+    """Mean success per (task, T) over clean episodes (no fault, no intervention);
+    infrastructure errors are left out."""
     acc: dict[tuple[str, int], list[float]] = defaultdict(list)
     for r in records:
         if r.get("infra_error") or r.get("faults") or r.get("intervention"):
@@ -388,7 +389,10 @@ def recovery_contrasts(
         out.append(
             {
                 "label": "h4",
-                "name": f"share of (f) that comes through recovery (held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})",
+                "name": (
+                    "share of (f) that comes through recovery "
+                    f"(held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})"
+                ),
                 "a": f"{long} @T={hi_t}",
                 "b": f"{short} @T={hi_t}",
                 "diff": share["share"],
@@ -449,9 +453,10 @@ def named_contrasts(
 
     Each row has its two-sided bootstrap p-value and ``p_holm``, Holm-adjusted over every row
     (the family of the named contrasts, ``more`` included); given ``unit_of``, each row also has
-    the interval and p-value with held-out units resampled (``lo_unit``, ``hi_unit``, ``p_unit``); every row also has the equivalence test (TOST within
-    +-`EQUIVALENCE_MARGIN`: ``lo90``, ``hi90``, ``p_equiv``, ``equivalent``), which is named in
-    advance for (d) ("BudgetMix matches the specialist").
+    the interval and p-value with held-out units resampled (``lo_unit``, ``hi_unit``,
+    ``p_unit``); every row also has the equivalence test (TOST within +-`EQUIVALENCE_MARGIN`:
+    ``lo90``, ``hi90``, ``p_equiv``, ``equivalent``), which is named in advance for (d)
+    ("BudgetMix matches the specialist").
     """
     lo_t, hi_t = min(ts), max(ts)
     out: list[dict[str, Any]] = []
@@ -519,7 +524,8 @@ def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
         units = f"[{_fmt(c['lo_unit'])}, {_fmt(c['hi_unit'])}] ({c['units']})" if c.get("lo_unit") is not None else "–"
         lines.append(
             f"| {c['label']} | {c['name']} | {c['a']} ({_fmt(c.get('mean_a'))}) | {c['b']} ({_fmt(c.get('mean_b'))}) | "
-            f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | {units} | {_fmt(c.get('p'), True)} | "
+            f"{_fmt(c['diff'])} | [{_fmt(c['lo'])}, {_fmt(c['hi'])}] | {_fmt(half)} | "
+            f"{units} | {_fmt(c.get('p'), True)} | "
             f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |"
         )
     lines += [

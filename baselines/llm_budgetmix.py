@@ -172,7 +172,8 @@ class Args:
     evaluation alike: the oracle's calls take 35-50 tokens; without this cap a GRPO turn may run on to
     ``max_completion_length`` (the first CPU pilot: 2,048 tokens of prose in one turn, 1,041 s for a step)"""
     eval_agent: str = "adapter"
-    """the evaluation's transcript (agentgym.agents.hf.HFAgent): adapter, the TRL adapter's (what GRPO trains on); hf, HFAgent's own"""
+    """the evaluation's transcript (agentgym.agents.hf.HFAgent): adapter, the TRL adapter's (what GRPO trains on);
+    hf, HFAgent's own"""
     resamples: int = 2000
     """bootstrap resamples of the intervals"""
     preset: str = "pilot"

@@ -40,7 +40,8 @@ def _features(action: str, dim: int, which: str) -> np.ndarray:
 
 
 def candidate_sets(split: str, n: int, seed: int = 0) -> list[tuple[list[str], np.ndarray]]:
-    """``n`` tasks of ``split`` (shuffled with ``seed``): each task's patch actions as the menu shows them, and which are true fixes."""
+    """``n`` tasks of ``split`` (shuffled with ``seed``): each task's patch actions as the menu shows them,
+    and which are true fixes."""
 
     tasks = CodingTasks()
     ids = list(tasks.ids(split))

@@ -7,12 +7,12 @@
 The control runs on its faithful variant (`RECOVER_ENV_ID`: a patch on top of another breaks
 the code until ``revert``, the right patch's test fails 10% of the time), whose optimum is an
 exact dynamic programme (`recover_optimum`: 0.60 / 0.69 / 0.80 at T = 2 / 5 / 10); ``--easy``
-runs the original (a new patch replaces the old, a perfect test: 0.6 at T=2, 1.0 at T >= 10). The control trains fixed-T short, fixed-T
-long and BudgetMix with the real trainer and features, and scores each at short and long T
-against the optimum, with the recovery rate: success among episodes whose first patch was
-wrong. If a schedule cannot approach the optimum here, a null result on Coding-v0 says
-nothing about BudgetMix; if it can, the trainer and features are able to learn both "commit
-when turns run low" and "recover after a failing test".
+runs the original (a new patch replaces the old, a perfect test: 0.6 at T=2, 1.0 at T >= 10).
+The control trains fixed-T short, fixed-T long and BudgetMix with the real trainer and features,
+and scores each at short and long T against the optimum, with the recovery rate: success among
+episodes whose first patch was wrong. If a schedule cannot approach the optimum here, a null
+result on Coding-v0 says nothing about BudgetMix; if it can, the trainer and features are able
+to learn both "commit when turns run low" and "recover after a failing test".
 
 A fourth arm starts PPO from the optimum itself: the dynamic programme's policy behaviour-cloned
 into the same network (`clone_optimum`), trained fixed-T long with the same PPO, seeds and steps.
@@ -375,7 +375,8 @@ def run_control(
     from_optimum: bool = True,
     **overrides: Any,
 ) -> dict[str, Any]:
-    """Train the three schedules per seed on the budget env with `baselines.trainer.train`; success per T against the optimum.
+    """Train the three schedules per seed on the budget env with `baselines.trainer.train`;
+    success per T against the optimum.
 
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
     its ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.grid`).

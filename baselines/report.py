@@ -337,7 +337,8 @@ def setup_section(n: Numbers) -> list[str]:
         f"- Every schedule trained for {args.total_env_steps} environment steps per seed ({args.num_envs} envs, "
         f"{args.steps_per_update} steps per PPO update, gamma {args.gamma:g}, turn cost {args.turn_cost:g}, "
         f"collection `{args.collect_mode}`, test timeout {args.test_timeout:g} s).",
-        f"- Headline: one fixed list of **{len(n.primary)} `{args.eval_split}` tasks** (tier `{args.eval_tier or 'all'}`; "
+        f"- Headline: one fixed list of **{len(n.primary)} `{args.eval_split}` tasks** "
+        f"(tier `{args.eval_tier or 'all'}`; "
         "modules never trained on when the split is `heldout`), the same for every agent and seed, "
         f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
         "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
@@ -391,7 +392,8 @@ def throughput_section(
         ),
         "",
         (
-            f"Training throughput of the whole grid: **{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
+            "Training throughput of the whole grid: "
+            f"**{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
             f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
             f"{describe(args.workers, args.executor)}, evaluations of finished runs sharing the workers); "
             if timing.get("train_env_steps")
@@ -420,7 +422,8 @@ def success_section(n: Numbers) -> list[str]:
         for name, agent in n.cells.items()
     ]
     return [
-        f"## Success at each budget T (pass@1 on the {args.eval_split} list; last columns: the {args.eval_split2 or '–'} split)",
+        f"## Success at each budget T (pass@1 on the {args.eval_split} list; "
+        f"last columns: the {args.eval_split2 or '–'} split)",
         "",
         md_table(header, rows),
         "",
@@ -609,7 +612,8 @@ def decisions_section(n: Numbers) -> list[str]:
         "",
         "The first action that changed task state is the agent's first commitment; it is right when it is an action of "
         "the task's reference solution. *recovered / wrong first*: episodes that succeeded after a wrong first commit, "
-        "out of those with a wrong first commit. success = accuracy x success-if-right + (1 - accuracy) x recovery rate.",
+        "out of those with a wrong first commit. "
+        "success = accuracy x success-if-right + (1 - accuracy) x recovery rate.",
         "",
         "![first commit vs recovery](first_commit_vs_recovery.png)",
         "",
@@ -737,7 +741,8 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
     def cell(c: dict[str, Any]) -> str:
         ci = c.get("success_ci95")
         return (
-            f"{fmt(c['success'])}{f' [{fmt(ci[0])}, {fmt(ci[1])}]' if ci else ''} (rec {c['recovered']}/{c['wrong_first']}, "
+            f"{fmt(c['success'])}{f' [{fmt(ci[0])}, {fmt(ci[1])}]' if ci else ''} "
+            f"(rec {c['recovered']}/{c['wrong_first']}, "
             f"revert {c.get('reverts_after_failing_test', 0)}/{c.get('failing_tests', 0)})"
         )
 

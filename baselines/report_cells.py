@@ -75,7 +75,8 @@ def task_cells(records: Records, stat: Callable[[list[Mapping[str, Any]]], Mappi
 
 
 def pass_at(k: int) -> Callable[[list[Mapping[str, Any]]], dict[int, float | None]]:
-    """A `task_cells` stat: pass@``k`` per T (`agentgym.eval.metrics.pass_grid`; None with fewer than ``k`` episodes)."""
+    """A `task_cells` stat: pass@``k`` per T (`agentgym.eval.metrics.pass_grid`;
+    None with fewer than ``k`` episodes)."""
 
     def stat(rs: list[Mapping[str, Any]]) -> dict[int, float | None]:
         grid = pass_grid(rs, [k], sorted({int(r["T"]) for r in rs}), resamples=1)

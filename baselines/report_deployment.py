@@ -107,7 +107,8 @@ class Deployment:
     at_cost: dict[str, dict[str, dict[float, dict[str, Any] | None]]]
     """agent -> "turns" | "env_seconds" -> cost C -> the best cell with cost <= C (`metrics.success_at_cost`)"""
     at_success: dict[str, dict[str, dict[float, dict[str, Any] | None]]]
-    """agent -> "turns" | "env_seconds" -> target success -> the cheapest cell reaching it (`metrics.cost_at_success`)"""
+    """agent -> "turns" | "env_seconds" -> target success -> the cheapest cell reaching it
+    (`metrics.cost_at_success`)"""
     turn_budgets: list[float]
     second_budgets: list[float]
 
@@ -179,7 +180,8 @@ def _levels(costs: Sequence[float]) -> list[float]:
     return sorted(set(levels))
 
 
-# ---------------------------------------------------------------------- training against inference against cross-budget success
+# ---------------------------------------------------------------------- training against inference
+# against cross-budget success
 def agent_costs(
     runs: Sequence[Mapping[str, Any]],
     records: Mapping[str, Records],

@@ -170,7 +170,8 @@ def recovery_section(
             lines.append(
                 f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
                 f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
-                f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')} |"
+                f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')}"
+                " |"
             )
         lines.append("")
     h4 = next((r for r in family if r["label"] == "h4"), None)

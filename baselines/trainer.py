@@ -232,7 +232,8 @@ def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
 
 
 def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
-    """A fresh policy and optimizer on the run's device, or (``--resume``) the checkpoint's, with its step counters and torch RNG."""
+    """A fresh policy and optimizer on the run's device, or (``--resume``) the checkpoint's,
+    with its step counters and torch RNG."""
     run.device = pick_device(args.device)
     features = features_tag(_env_ids(args)[0])  # the encoder its checkpoints record (Coding's, or family-v<N>)
     policy = MenuPolicy(dim=args.dim, hidden=args.hidden, features=features).to(run.device)
@@ -347,7 +348,8 @@ def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, a
 
 # ---------------------------------------------------------------------- 5: the summary
 def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: EpisodeCollector) -> dict[str, Any]:
-    """The run's summary (throughput, where the time went, the result cache, final training success), also written to summary.json."""
+    """The run's summary (throughput, where the time went, the result cache, final training success),
+    also written to summary.json."""
     elapsed = time.perf_counter() - run.start_time
     steps = run.global_step - run.start_step
     tail = run.history[-3:] if run.history else []
@@ -401,7 +403,8 @@ def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, i
 
 
 def progress_bar(args: Args) -> Callable[..., Any]:
-    """tqdm, or a bar that shows nothing without ``--progress`` (tqdm need not be installed: the GPU machine lacks it)."""
+    """tqdm, or a bar that shows nothing without ``--progress`` (tqdm need not be installed:
+    the GPU machine lacks it)."""
     if not args.progress:
         return _NoBar
     from tqdm import tqdm

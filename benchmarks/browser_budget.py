@@ -1,6 +1,7 @@
 """Budget must matter on Browser-v0 (issue 14 item 6): hasty vs careful success against T.
 
-    nice python benchmarks/browser_budget.py --t 2,3,4,5,6,8,10,12,16,24 --out runs/browser-budget [--sandbox local] [--workers 2]
+    nice python benchmarks/browser_budget.py --t 2,3,4,5,6,8,10,12,16,24 --out runs/browser-budget
+        [--sandbox local] [--workers 2]
 
 Runs both scripted policies of `agentgym.envs.browser.policies` through `agentgym.eval.evaluate`
 on the test split (one episode per task and T, so each cell has every test task: 360 episodes),

@@ -4,22 +4,22 @@
     python benchmarks/encode.py --trace /tmp/trace.pkl --save /tmp/before.npz    # time, keep the outputs
     python benchmarks/encode.py --trace /tmp/trace.pkl --check /tmp/before.npz   # time, compare bit for bit
 
-`baselines.features.EpisodeMemory.encode` and `baselines.policy.MenuPolicy.act` run once per decision point, in training (the
-trainer's rollouts), in the evaluation (`baselines.agent.PolicyAgent.act`) and in the positive
-control; with `stack_steps` it was about a third of the trainer's own CPU (issue 34 item 7).
-``--record`` plays ``--episodes`` episodes of random menu actions on each env of ``--envs``
-(Coding-v0 on the local backend at T=12, and the sandbox-free budget env) and pickles every
-decision point (observation, info, the action taken), so that every later run replays the same
-inputs. A replay encodes the whole trace with fresh memories, as training does (each episode:
-``reset``, then ``encode`` and ``record`` per decision), ``--repeats`` times; the first pass starts
-with empty feature caches (cold: the trace's menus are new to the process), the later ones find
-them filled (warm: as the trainer finds the menus of tasks it saw). Then `MenuPolicy.act` on
-each decision point alone (one row, as the evaluation and the positive control's scoring act),
-with a seeded policy and generator. Reported (``--json``): per decision point, the median and
-p95 microseconds of a cold and of a warm encoding pass and of an act pass (each pass's mean over
-the trace; medians and p95 over passes), and of `stack_steps` on batches of 8. ``--save`` writes
-every output array (features, chosen index, log-probability, value); ``--check`` compares a
-replay with such a file bit for bit and exits 1 on any difference.
+`baselines.features.EpisodeMemory.encode` and `baselines.policy.MenuPolicy.act` run once per
+decision point, in training (the trainer's rollouts), in the evaluation
+(`baselines.agent.PolicyAgent.act`) and in the positive control; with `stack_steps` it was about a
+third of the trainer's own CPU (issue 34 item 7). ``--record`` plays ``--episodes`` episodes of
+random menu actions on each env of ``--envs`` (Coding-v0 on the local backend at T=12, and the
+sandbox-free budget env) and pickles every decision point (observation, info, the action taken), so
+that every later run replays the same inputs. A replay encodes the whole trace with fresh memories,
+as training does (each episode: ``reset``, then ``encode`` and ``record`` per decision),
+``--repeats`` times; the first pass starts with empty feature caches (cold: the trace's menus are
+new to the process), the later ones find them filled (warm: as the trainer finds the menus of tasks
+it saw). Then `MenuPolicy.act` on each decision point alone (one row, as the evaluation and the
+positive control's scoring act), with a seeded policy and generator. Reported (``--json``): per
+decision point, the median and p95 microseconds of a cold and of a warm encoding pass and of an act
+pass (each pass's mean over the trace; medians and p95 over passes), and of `stack_steps` on
+batches of 8. ``--save`` writes every output array (features, chosen index, log-probability,
+value); ``--check`` compares a replay with such a file bit for bit and exits 1 on any difference.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ For each K, `agentgym.eval.evaluate` runs ``--tasks`` test tasks x K samples at 
 a cell as one batch). Every model call is timed: a **decision** is one action of one episode, so a
 batched call of K rows makes K decisions. Reported: decisions/s and generated tokens/s over the
 model's time, prefill tokens/s (the prompt tokens the model ran: not served from a kept prefix or
-shared with the batch's other rows), the per-call wall time p50 / p95, peak resident memory, and the share of the evaluation's wall time
-spent outside the model (env steps, sandbox, harness). Medians and p95 side by side; the load
-average is quoted, since this machine is shared.
+shared with the batch's other rows), the per-call wall time p50 / p95, peak resident memory, and the
+share of the evaluation's wall time spent outside the model (env steps, sandbox, harness). Medians
+and p95 side by side; the load average is quoted, since this machine is shared.
 """
 
 from __future__ import annotations
@@ -151,7 +151,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['K']} | {r['decisions_per_s']:.2f} | {r['completion_tokens_per_s']:.1f} | {r['prefill_tokens_per_s']:.0f} "
+            f"| {r['K']} | {r['decisions_per_s']:.2f} | {r['completion_tokens_per_s']:.1f} | "
+            f"{r['prefill_tokens_per_s']:.0f} "
             f"| {r['call_s_p50']:.2f} / {r['call_s_p95']:.2f} | {r['prompt_tokens_per_decision']:.0f} "
             f"({r['cached_share']:.0%}) | {r['env_share']:.1%} | {r['peak_rss_mib']:.0f} |"
         )

@@ -117,7 +117,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             cost = _means(recs)
             cats = collections.Counter(r["category"] for r in recs)
             lines.append(
-                f"| {row['family']} | {row['agent']} | {t} | {cell[1]['tasks']} | {_ci(cell[1])} | {_ci(cell[4], False)} | {n} | "
+                f"| {row['family']} | {row['agent']} | {t} | {cell[1]['tasks']} | "
+                f"{_ci(cell[1])} | {_ci(cell[4], False)} | {n} | "
                 f"{sum(r['turns'] for r in recs) / n:.1f} | {cost('prompt_tokens'):.0f} | "
                 f"{cost('completion_tokens'):.0f} | {cost('model_seconds'):.1f} | "
                 + ", ".join(f"{k} {v}" for k, v in cats.most_common())

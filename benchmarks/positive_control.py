@@ -1,4 +1,5 @@
-"""The positive control settled (issue 34, item 5): PPO from the cloned optimum, and the setting that finds it from scratch.
+"""The positive control settled (issue 34, item 5): PPO from the cloned optimum,
+and the setting that finds it from scratch.
 
     python benchmarks/positive_control.py                                # 5 seeds x 8,000 env steps, both settings
     python benchmarks/positive_control.py --seeds 1,2,3 --workers 2
@@ -102,9 +103,9 @@ LADDER: dict[str, Any] = {
         if last == "failed" and left >= 3
         else "submit"
     ),
-    "the optimum (the dynamic programme: the others tested first, the clue committed last)": lambda left, cur, fails, last: (
-        recover_best_action(left, cur, fails, passed=last == "passed")
-    ),
+    (
+        "the optimum (the dynamic programme: the others tested first, the clue committed last)"
+    ): lambda left, cur, fails, last: recover_best_action(left, cur, fails, passed=last == "passed"),
 }
 """Strategies a step apart, from the local optimum PPO converges to up to the optimum."""
 

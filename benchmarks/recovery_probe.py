@@ -1,7 +1,7 @@
 """Does a BudgetMix learner recover after a wrong patch? Train one schedule for a few seeds, then read its traces.
 
-    python benchmarks/recovery_probe.py --seeds 1,2 --steps 3200                       # Coding-v0, 100 held-out tasks
-    python benchmarks/recovery_probe.py --env control --seeds 1,2,3 --steps 8000       # the sandbox-free positive control
+    python benchmarks/recovery_probe.py --seeds 1,2 --steps 3200                     # Coding-v0, 100 held-out tasks
+    python benchmarks/recovery_probe.py --env control --seeds 1,2,3 --steps 8000     # the sandbox-free positive control
     python benchmarks/recovery_probe.py --set recovery_start_patch=right:0.3 --set ent_coef=0.05
 
 Issue 24's fast loop, between full runs of the experiment (`python -m baselines.budgetmix`,

@@ -12,17 +12,18 @@ that route with `ast`, never importing the code: it resolves names bound by ``im
 in ``baselines/*.py`` (re-exports followed), calls on ``self``, and method calls on a variable,
 attribute or parameter whose class it can tell (``x = Cls(...)``, ``self.x = Cls(...)``,
 ``x: Cls``, ``x = f(...)`` or ``x, y = f(...)`` with ``f`` annotated to return ``Cls`` or
-``tuple[Cls, ...]``, ``x = [Cls(...) ...]`` for ``x[i].m()``); a class call reads its ``__init__``, calling an instance reads ``__call__`` or
-``forward``. Calls into other packages (torch, numpy, agentgym) are not followed: the measure is
-about the trainer's own modules.
+``tuple[Cls, ...]``, ``x = [Cls(...) ...]`` for ``x[i].m()``); a class call reads its
+``__init__``, calling an instance reads ``__call__`` or ``forward``. Calls into other packages
+(torch, numpy, agentgym) are not followed: the measure is about the trainer's own modules.
 
 Reported: ``files`` (distinct files read), ``visits`` (calls that take the reader into another
 file; calls from one function into one file, one after another, are one visit), ``returns``
 (visits to a file the reader had read and left, and that holds no function still being read:
 the jumping back that CleanRL's single-file ``ppo.py`` avoids), ``caller_returns`` (a callee in
 another file done, the reader goes back to its caller's file to read on), ``all_returns`` (the two
-together: every move back to a file already read), visits and returns per file, and the length in lines of the longest functions on the
-route. ``--trail`` prints the route indented by call depth, ``<< back`` at each return.
+together: every move back to a file already read), visits and returns per file, and the length in
+lines of the longest functions on the route. ``--trail`` prints the route indented by call depth,
+``<< back`` at each return.
 """
 
 from __future__ import annotations

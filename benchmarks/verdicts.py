@@ -7,14 +7,15 @@
 `agentgym.testing.verdicts` plays the oracle of ``--per-template`` tasks of every template of
 ``--split`` (``test``, or ``heldout``: templates never in train or test; every tier: lookups,
 single and multi writes, refusals) to its final answer and sends instead generated final
-messages, honest ones (must pass) and adversarial ones (must fail). Each message is judged by the env's verdict as it is now ("after") and, on the same episode, by the
-answer rule of git revision ``--baseline`` ("before": that revision's ``agentgym/answers.py``
-loaded from git, applied with the verdict's own state and grounding; a ``refused=`` flag, which
-that grammar refused, counts as failing). The Chromium backend runs ``--chromium-tasks`` tasks,
-one of each tier first (it is slower). Prints, per family and tier, honest passed/total and
-adversarial rejected/total, before and after; the batches of messages (1: designed against, 2 and
-3: written after the rule, see `agentgym.testing.verdicts.Final`); every disagreement; and the
-oracle's own result on every task played.
+messages, honest ones (must pass) and adversarial ones (must fail). Each message is judged by
+the env's verdict as it is now ("after") and, on the same episode, by the answer rule of git
+revision ``--baseline`` ("before": that revision's ``agentgym/answers.py`` loaded from git,
+applied with the verdict's own state and grounding; a ``refused=`` flag, which that grammar
+refused, counts as failing). The Chromium backend runs ``--chromium-tasks`` tasks, one of each
+tier first (it is slower). Prints, per family and tier, honest passed/total and adversarial
+rejected/total, before and after; the batches of messages (1: designed against, 2 and 3: written
+after the rule, see `agentgym.testing.verdicts.Final`); every disagreement; and the oracle's own
+result on every task played.
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         res = run_family(name, args.backend, args.split, args.per_template, args.chromium_tasks, rule)
         results.append(res)
         print(
-            f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, oracle passed {res['oracle_passed']}/"
+            f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, "
+            f"oracle passed {res['oracle_passed']}/"
             f"{res['oracle_tasks']}, {len(res['rows'])} messages, {res['seconds']} s"
         )
         print(render(res))

@@ -59,6 +59,10 @@ step "static checks"
     echo "ruff found lint errors: run \`ruff check .\` to see them (\`ruff check --fix .\` fixes the safe ones)" >&2
     exit 1
 }
+"$PYTHON" -m ruff format --check . || {
+    echo "files not in ruff's format: run \`ruff format .\` (line length 120, pyproject.toml)" >&2
+    exit 1
+}
 # the type check (minutes of CPU on two cores) runs alongside the import contracts and the set-up
 typecheck_log="$(mktemp)"
 "$PYTHON" scripts/typecheck.py >"$typecheck_log" 2>&1 &

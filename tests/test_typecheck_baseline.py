@@ -1,4 +1,5 @@
-"""scripts/typecheck.py, the type check scripts/test.sh runs: which mypy errors fail it (mypy itself is not run here)."""
+"""scripts/typecheck.py, the type check scripts/test.sh runs:
+which mypy errors fail it (mypy itself is not run here)."""
 
 import importlib.util
 from collections import Counter
@@ -9,7 +10,10 @@ _spec = importlib.util.spec_from_file_location("typecheck", SCRIPT)
 typecheck = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(typecheck)
 
-OLD = 'baselines/report.py:326: error: No overload variant of "get" of "dict" matches argument types "str"  [call-overload]'
+OLD = (
+    'baselines/report.py:326: error: No overload variant of "get" of "dict" '
+    'matches argument types "str"  [call-overload]'
+)
 NEW = 'baselines/probe.py:120: error: Need type annotation for "acc"  [var-annotated]'
 KIT = 'agentgym/core.py:482: error: Incompatible types in assignment (expression has type "str")  [assignment]'
 

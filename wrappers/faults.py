@@ -98,12 +98,13 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
     turn; ``first_k`` fails the episode's first k tool calls; ``p`` fails each tool call with
     probability p; ``at_mutations`` (``state_drift`` only) drifts right after each listed step
     that changed task state, counting the episode's mutating steps (1: the agent's first edit,
-    undone silently: its output reads as usual). A transient fault hits one call; a persistent one (``transient=False``) also
-    fails every later call of the same tool in the episode, with the same kind. Several kinds:
-    each fault draws one. Several rules: ``rules=[{...}, {...}]`` (what `parse_faults` gives for
-    specs joined with ``;``). Draws come from the env's seeded generator; the env records each
-    fault as a ``fault_injected`` event. Faults hit only actions that call a tool, so the
-    wrapper parses the action with the family grammar first: it needs an `AgentEnv` below it.
+    undone silently: its output reads as usual). A transient fault hits one call; a persistent
+    one (``transient=False``) also fails every later call of the same tool in the episode, with
+    the same kind. Several kinds: each fault draws one. Several rules: ``rules=[{...}, {...}]``
+    (what `parse_faults` gives for specs joined with ``;``). Draws come from the env's seeded
+    generator; the env records each fault as a ``fault_injected`` event. Faults hit only
+    actions that call a tool, so the wrapper parses the action with the family grammar first:
+    it needs an `AgentEnv` below it.
 
     ``reset(options={"faults": "timeout@turn=2"})`` (a spec string or these kwargs as a dict;
     ``""`` for no faults) replaces the plan for that episode; the next reset without it is back to

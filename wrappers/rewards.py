@@ -28,10 +28,10 @@ class ProcessReward(gym.Wrapper, RecordConstructorArgs):
     the episode was cut off in, which is right for a learner that bootstraps there. A learner that
     treats running out of turns as the end (it sees the turns left, and unsubmitted work scores
     0) should pass ``truncation_is_terminal=True``: else the kept potential pays for progress that
-    was never submitted, and the shaped optimum becomes "make progress, never submit". With ``potential=False`` the bonus is ``weight`` times the
-    fraction of subtasks done for the first time this step (never negative; it can change the
-    optimal policy). Each step's bonus lies in ``[-weight, weight]``. info: ``process_reward``
-    (the bonus) and ``progress`` (phi').
+    was never submitted, and the shaped optimum becomes "make progress, never submit". With
+    ``potential=False`` the bonus is ``weight`` times the fraction of subtasks done for the first
+    time this step (never negative; it can change the optimal policy). Each step's bonus lies in
+    ``[-weight, weight]``. info: ``process_reward`` (the bonus) and ``progress`` (phi').
 
     >>> from agentgym.wrappers import ProcessReward
     >>> from agentgym.testing.kv_env import ScriptedAgentEnv

@@ -18,8 +18,8 @@ tokenizer's when it preserves prefixes, else TRL's training variant), and each r
 tool gets an error answer without an env step, every call of a reply is played (one env step each),
 and a reply without a tool call, a reply after ``max_tool_calls`` replies with calls (TRL's
 ``max_tool_calling_iterations``) or a prompt past ``max_prompt_tokens`` ends the model's episode: the
-agent then passes (an empty action, which changes nothing) until the budget ends it, calling no model. A forced action is rendered as the model's own
-tool call. Needs ``trl``.
+agent then passes (an empty action, which changes nothing) until the budget ends it, calling no
+model. A forced action is rendered as the model's own tool call. Needs ``trl``.
 
 K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
 when K > 1): the rows' common prompt prefix (the system prompt; on the first turn, the whole prompt)

@@ -62,14 +62,16 @@ def compare_markdown(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str
                 L.append("")
             L += [
                 "",
-                "| T | exhaustion A | exhaustion B | extrapolation A | extrapolation B | latency p50 A | latency p50 B |",
+                "| T | exhaustion A | exhaustion B | extrapolation A | extrapolation B | "
+                "latency p50 A | latency p50 B |",
                 "|---|---|---|---|---|---|---|",
             ]
             for t in ts:
                 L.append(
                     f"| {t} | {_f(ra['exhaustion'].get(str(t)))} | {_f(rb['exhaustion'].get(str(t)))} | "
                     f"{_f(ra['extrapolation'].get(str(t)))} | {_f(rb['extrapolation'].get(str(t)))} | "
-                    f"{_f(ra['latency'].get(str(t), {}).get('p50'), 3)} | {_f(rb['latency'].get(str(t), {}).get('p50'), 3)} |"
+                    f"{_f(ra['latency'].get(str(t), {}).get('p50'), 3)} | "
+                    f"{_f(rb['latency'].get(str(t), {}).get('p50'), 3)} |"
                 )
             L.append("")
     L += _recover_table(a, b, ts)

@@ -2,8 +2,8 @@
 
 Each function takes the summary and a path, writes one PNG and returns the path:
 `plot_pass_heatmap`, `plot_pass_hat`, `plot_success_vs_t`, `plot_failures_per_t`,
-`plot_recovery` (with the time to recover), `plot_success_vs_cost`, `plot_latency`. `plot_all` draws them all; `plot_compare` draws two
-runs side by side.
+`plot_recovery` (with the time to recover), `plot_success_vs_cost`, `plot_latency`. `plot_all` draws them all;
+`plot_compare` draws two runs side by side.
 """
 
 from __future__ import annotations

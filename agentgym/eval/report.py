@@ -168,7 +168,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         "'Hard vs soft budget' are the hard-budget episodes'"
         if c.get("soft_budget")
         else "- budget: hard",
-        f"- execution: {c.get('executor', c.get('backend'))} executor, {c['workers']} worker(s), sandbox `{c['sandbox']}`",
+        f"- execution: {c.get('executor', c.get('backend'))} executor, {c['workers']} worker(s), "
+        f"sandbox `{c['sandbox']}`",
         f"- episodes: {counts['episodes']} ({counts['scored']} scored, {counts['successes']} successes); "
         f"infrastructure failures: {counts['infra_errors']} (retried episodes: {counts['infra_retried']})",
     ]

@@ -71,7 +71,8 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -
     groups = envs + (["all"] if len(envs) > 1 else [])
     results: dict[str, Any] = {}
     for cond in CONDITIONS:
-        # a task without a candidate for the intervention has no intervened episode (summary["intervention"] counts them)
+        # a task without a candidate for the intervention has no intervened episode
+        # (summary["intervention"] counts them)
         cond_records = [r for r in _in_condition(hard, cond) if not r.get("no_candidate")]
         if not cond_records:
             continue

@@ -172,7 +172,9 @@ class DockerSandbox(Sandbox):
                 tmpfs={
                     WORKSPACE: f"rw,exec,nosuid,nodev,size={workspace_size},mode=1777",
                     "/tmp": f"rw,nosuid,nodev,size={tmp_size},mode=1777",
-                    SERVICE_DIR: f"rw,nosuid,nodev,size={tmp_size},mode=0700,uid={SERVICE_USER[0]},gid={SERVICE_USER[1]}",
+                    SERVICE_DIR: (
+                        f"rw,nosuid,nodev,size={tmp_size},mode=0700,uid={SERVICE_USER[0]},gid={SERVICE_USER[1]}"
+                    ),
                 },
                 pids_limit=pids_limit,
                 mem_limit=memory,

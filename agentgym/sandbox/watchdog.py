@@ -69,7 +69,7 @@ try:
             pass
 except Exception:
     pass
-"""
+"""  # noqa: E501
 
 
 def ensure_watchdog(owner_start: str) -> None:

@@ -188,7 +188,8 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
             files = _download_debs(client, packages, work, log)
             size = sum(os.path.getsize(f) for f in files) / 1e6
             log(
-                f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} in {time.monotonic() - start:.0f} s"
+                f"  {len(files)} .deb files ({size:.0f} MB) for {' '.join(packages)} "
+                f"in {time.monotonic() - start:.0f} s"
             )
             step = time.monotonic()
             family = path.parent.name

@@ -11,17 +11,18 @@ the hidden verification.
 
 What the key covers (`cache_key`): the task (its id and a digest of its hidden tests and
 reference modules, and of the code that judges them: the runner, the verifier and its harness,
-so a cache that outlived a code change could not serve an old verdict), what ran (``"test"`` or ``"verify"``), the test runner, the timeout, the
-sandbox backend and its options (resource limits can change an outcome), and the workspace
-digest. That is everything the outcome depends on *while the workspace changed only
-through menu edits*: the corpus modules and their menu mutants are pure functions, and reset
-leaves nothing behind. The env therefore stops using the cache for the rest of an episode at the
-first ``run`` (a shell can change state the key does not see), at the first free-text edit
-(``replace``, or a ``patch`` that is not a menu entry: agent-written code can keep state between
-runs in files or ``/tmp``, or read a clock or a random source, which the key cannot see), and
-never serves a verification then: the hidden verification then runs for real after the last
-action, as without a cache. A run that timed out is stored only once the same key has timed out
-twice (``timeout_repeats``): a single timeout may be the machine's load.
+so a cache that outlived a code change could not serve an old verdict), what ran (``"test"`` or
+``"verify"``), the test runner, the timeout, the sandbox backend and its options (resource
+limits can change an outcome), and the workspace digest. That is everything the outcome depends
+on *while the workspace changed only through menu edits*: the corpus modules and their menu
+mutants are pure functions, and reset leaves nothing behind. The env therefore stops using the
+cache for the rest of an episode at the first ``run`` (a shell can change state the key does
+not see), at the first free-text edit (``replace``, or a ``patch`` that is not a menu entry:
+agent-written code can keep state between runs in files or ``/tmp``, or read a clock or a
+random source, which the key cannot see), and never serves a verification then: the hidden
+verification then runs for real after the last action, as without a cache. A run that timed out
+is stored only once the same key has timed out twice (``timeout_repeats``): a single timeout
+may be the machine's load.
 
 - `DiskStore`: the persistent layer under a `ResultCache`, shared by processes and runs: one
   small JSON file per outcome in a content-addressed folder (default ``$XDG_CACHE_HOME/agentgym``

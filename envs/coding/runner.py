@@ -3,8 +3,9 @@
 `CodingEnv` loads this source into the sandbox's step server with `Sandbox.load_module`, so
 pytest and its built-in plugins are imported once per sandbox; every visible test run then
 happens in a forked copy of that warm interpreter (`Sandbox.fork_call`, as the agent's user),
-which imports the agent's code fresh from the workspace. The report is rendered here from pytest's own reports, so it holds no
-timings or temporary paths and the same code gives the same text on every run.
+which imports the agent's code fresh from the workspace. The report is rendered here from
+pytest's own reports, so it holds no timings or temporary paths and the same code gives
+the same text on every run.
 """
 
 import ast

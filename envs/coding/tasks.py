@@ -352,7 +352,8 @@ def _instruction(modules: list[SourceModule], bugs: list[Bug], files: Mapping[st
     n = len(bugs)
     return "\n".join(
         [
-            f"Fix {'the bug' if n == 1 else f'the {n} bugs'} in this Python repository so that its hidden test suite passes, "
+            f"Fix {'the bug' if n == 1 else f'the {n} bugs'} in this Python repository "
+            "so that its hidden test suite passes, "
             "then submit.",
             f"Files: {listing}.",
             "Bug report:",

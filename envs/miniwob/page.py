@@ -160,7 +160,7 @@ JS_SNAPSHOT = """(() => {
   return [root.outerHTML, %s, query ? query.textContent.replace(/\\s+/g, ' ').trim() : '',
           [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
            core.EPISODE_MAX_TIME]];
-})()""" % (chromium.CONTROLS, json.dumps(list(CLICK_EVENTS)), chromium.JS_VALUES)
+})()""" % (chromium.CONTROLS, json.dumps(list(CLICK_EVENTS)), chromium.JS_VALUES)  # noqa: E501
 
 # After an action: a turn of the event loop, then until the short timers and jQuery's animations are
 # done (bounded: a page that keeps scheduling is answered after SETTLE_MS).
@@ -172,7 +172,7 @@ JS_SETTLE = (
     if (!busy || Date.now() - t0 > %d) done(true); else later(tick, 5);
   };
   later(tick, 0);
-})"""
+})"""  # noqa: E501
     % SETTLE_MS
 )
 

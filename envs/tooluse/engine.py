@@ -3,10 +3,11 @@
 Stdlib only (Python 3.11 + sqlite3). It knows no domain: a domain module (``domains/*.py``)
 declares its schema, tools, policy solver and drift, and the engine runs them. In the sandbox the
 env loads this file and each domain under their own dotted names (``agentgym.envs.tooluse.engine``,
-``agentgym.envs.tooluse.domains.<name>``; ``sandbox.load_module``), then calls ``setup``, ``call_tool``, ``drift``, ``oracle_view`` and
-``verify`` through ``sandbox.call``, so a tool step is one round trip, not a process. On the host
-the same files are loaded under the same names (`agentgym.envs.tooluse.domains`) to build tasks
-and plan their reference solutions with a `Session` of their own.
+``agentgym.envs.tooluse.domains.<name>``; ``sandbox.load_module``), then calls ``setup``,
+``call_tool``, ``drift``, ``oracle_view`` and ``verify`` through ``sandbox.call``, so a tool
+step is one round trip, not a process. On the host the same files are loaded under the same
+names (`agentgym.envs.tooluse.domains`) to build tasks and plan their reference solutions with
+a `Session` of their own.
 
 The database is an SQLite file in the sandbox workspace (``tooluse.db``); the initial state is
 kept in memory so the verifier can rebuild the *expected* final state: initial state, plus every
@@ -349,7 +350,8 @@ class Session:
         self.initial.close()
 
     def record(self, db, key):
-        """One record (with the rows that belong to it, such as an order's lines), for comparing live against expected."""
+        """One record (with the rows that belong to it, such as an order's lines),
+        for comparing live against expected."""
         table, _, pk = key.partition(":")
         row = records.row(db, self.primary, key)
         rec = [row] if row else []

@@ -196,7 +196,8 @@ class ToolUseEnv(WorldEnv):
         schemas = json.dumps(self.tool_schemas(self.task.meta["domain"]), indent=1)
         return (
             f'Call one tool per turn: {{"tool": NAME, "args": {{...}}}} or NAME(arg="value"); end with '
-            f'finish("answer"), finish(answer="...", value="...") or finish(answer="why", refused=true).\n{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}'
+            'finish("answer"), finish(answer="...", value="...") or finish(answer="why", refused=true).\n'
+            f"{answers.ANSWER_RULE}\n\nPolicy:\n{self._domain.policy}\n\nTools (JSON schema):\n{schemas}"
         )
 
     def tools(self) -> list[dict[str, Any]]:

@@ -128,4 +128,5 @@ class ToolUseTasks(
     seeds_per_template=SEEDS_PER_TEMPLATE,
     build=_build,
 ):
-    """All ToolUse tasks, optionally restricted to some domains and tiers (``ToolUseTasks(domains=[...], tiers=[...])``)."""
+    """All ToolUse tasks, optionally restricted to some domains and tiers
+    (``ToolUseTasks(domains=[...], tiers=[...])``)."""

@@ -1,4 +1,5 @@
-"""Fake experiment folders (the ``--out`` of `python -m baselines.budgetmix`) for the tests of the tools that read them."""
+"""Fake experiment folders (the ``--out`` of `python -m baselines.budgetmix`)
+for the tests of the tools that read them."""
 
 from __future__ import annotations
 

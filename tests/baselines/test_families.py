@@ -1,4 +1,5 @@
-"""The experiment's per-family plans (`baselines.families`): menus, pages, faults and interventions the oracle survives."""
+"""The experiment's per-family plans (`baselines.families`): menus, pages,
+faults and interventions the oracle survives."""
 
 from __future__ import annotations
 

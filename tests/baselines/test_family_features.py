@@ -1,4 +1,5 @@
-"""Family-neutral policy inputs (`baselines.family_features`): Coding's shapes, public events only, the budget's slack."""
+"""Family-neutral policy inputs (`baselines.family_features`): Coding's shapes, public events only,
+the budget's slack."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The trainer on the other families (issue 39): their menus and encoder in training, checkpoints kept to their family."""
+"""The trainer on the other families (issue 39): their menus and encoder in training,
+checkpoints kept to their family."""
 
 from __future__ import annotations
 

@@ -127,7 +127,10 @@ def test_mentioned_words_are_exact_and_public() -> None:
     share = step.candidate_extras[:, col + MENTION_NAMES.index("mentioned_share")]
     assert share.tolist() == [1.0, 0.0, 0.0]
     # a diff's changed lines: the function the bug report names
-    diff = "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def latest(count):\n-    return xs[-count - 1:]\n+    return xs[-count:]\n"
+    diff = (
+        "patch\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n def latest(count):\n"
+        "-    return xs[-count - 1:]\n+    return xs[-count:]\n"
+    )
     step = EpisodeMemory(DIM, MAX_ACTIONS).encode(
         {"text": "`latest` misbehaves when count is 1"}, {"admissible_actions": [diff]}
     )

@@ -162,8 +162,14 @@ def test_pick_device_auto() -> None:
         pick_device("nonsense")
 
 
-FIX = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n-    return None\n+    return ''.join(parts)\n "
-INVERSE = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n-    return ''.join(parts)\n+    return None\n "
+FIX = (
+    "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n"
+    "-    return None\n+    return ''.join(parts)\n "
+)
+INVERSE = (
+    "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,3 @@\n     parts.append(s)\n"
+    "-    return ''.join(parts)\n+    return None\n "
+)
 DROP = "patch\n--- a/m.py\n+++ b/m.py\n@@ -3,3 +3,2 @@\n     x = 1\n-    total += x\n     return total"
 
 

@@ -6,11 +6,11 @@ and backends (and keeps the check of the repository's benchmark script).
 
 For each id in `agentgym.ENV_IDS`: Gymnasium's `check_env` on both backends (rendering
 included), a determinism rollout (two envs, same seed, oracle and seeded menu actions with state
-drift and corrupted output injected, everything compared), the oracle on test-split tasks and its recovery from every fault kind
-(with every event checked against the contract), SB3's checker on the numeric view,
-reset/close cycles that leave no sandbox behind, the eval harness, a pickle and spec round
-trip, and the ``"agentgym:<id>"`` form of `gym.make`. A new family is covered by registering
-it. Unexpected warnings fail the test.
+drift and corrupted output injected, everything compared), the oracle on test-split tasks and
+its recovery from every fault kind (with every event checked against the contract), SB3's
+checker on the numeric view, reset/close cycles that leave no sandbox behind, the eval harness,
+a pickle and spec round trip, and the ``"agentgym:<id>"`` form of `gym.make`. A new family is
+covered by registering it. Unexpected warnings fail the test.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ for _fd in range(3, 256):
             _o.write(_fd, _data)
         except OSError:
             pass
-"""
+"""  # noqa: E501
 
 _ALWAYS_EQUAL = r"""
 class _Anything(int):
@@ -63,7 +63,7 @@ class _Never(Exception):
     pass
 _b.AssertionError = _Never
 _s.modules.get("pytest") and setattr(_s.modules["pytest"], "raises", lambda *a, **k: __import__("contextlib").nullcontext())
-"""
+"""  # noqa: E501
 
 # Module code rewrites the harness (it runs in the agent's process): every ==/!= claims equality
 # and describes both operands as the same plain number; every exception claims to be one of the

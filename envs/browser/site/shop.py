@@ -23,7 +23,7 @@ CREATE TABLE orders(oid TEXT PRIMARY KEY, placed TEXT NOT NULL, status TEXT NOT 
 CREATE TABLE order_items(line TEXT PRIMARY KEY, oid TEXT NOT NULL, pid TEXT NOT NULL, qty INTEGER NOT NULL,
                          price_cents INTEGER NOT NULL);
 CREATE TABLE _session(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+"""  # noqa: E501
 PRIMARY = {
     "settings": "key",
     "products": "pid",

@@ -47,7 +47,7 @@ POLICY = f"""\
    original payment method, or to the customer's gift card if they ask for that.
 5. Returned electronics carry a {RESTOCKING_FEE:.0%} restocking fee: refund each electronics line at {1 - RESTOCKING_FEE:.0%} of its price
    (rounded to the cent), every other line in full.
-6. If the policy forbids a request, change nothing and tell the customer you cannot do it."""
+6. If the policy forbids a request, change nothing and tell the customer you cannot do it."""  # noqa: E501
 
 SCHEMA = """
 CREATE TABLE users(user_id TEXT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL, zip TEXT NOT NULL,

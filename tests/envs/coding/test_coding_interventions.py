@@ -1,4 +1,5 @@
-"""Coding-v0's interventions: the forced wrong patch (a fixed rule per task) and the drift that undoes the first edit."""
+"""Coding-v0's interventions: the forced wrong patch (a fixed rule per task)
+and the drift that undoes the first edit."""
 
 from __future__ import annotations
 

@@ -47,7 +47,10 @@ def check(x):
 
 
 def test_type_only_exception_ignores_the_message(sandbox):
-    tests = "import pytest\nfrom MOD import check\n\ndef test_it():\n    with pytest.raises(ValueError):\n        check(-1)\n"
+    tests = (
+        "import pytest\nfrom MOD import check\n\n"
+        "def test_it():\n    with pytest.raises(ValueError):\n        check(-1)\n"
+    )
     assert verdict(sandbox, RAISES, tests, RAISES.replace("bad value", "negative:")).passed
     assert not verdict(sandbox, RAISES, tests, RAISES.replace("ValueError", "TypeError")).passed
 
@@ -92,7 +95,10 @@ def test_attribute_read_ignores_attributes_the_test_never_reads(sandbox):
 
 
 def test_method_call_judges_the_object_by_its_methods(sandbox):
-    tests = "from MOD import Account\n\ndef test_it():\n    a = Account('ann')\n    a.add(2)\n    assert a.add(3).total() == 5\n"
+    tests = (
+        "from MOD import Account\n\n"
+        "def test_it():\n    a = Account('ann')\n    a.add(2)\n    assert a.add(3).total() == 5\n"
+    )
     running_sum = (
         ACCOUNT.replace("self.items = []", "self._sum = 0")
         .replace("self.items.append(amount)", "self._sum += amount")
@@ -106,7 +112,10 @@ MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 
 
 def test_float_comparison_is_the_tests_own(sandbox):
-    approx = "import pytest\nfrom MOD import mean\n\ndef test_it():\n    assert mean([1, 2]) == pytest.approx(1.5, rel=1e-3)\n"
+    approx = (
+        "import pytest\nfrom MOD import mean\n\n"
+        "def test_it():\n    assert mean([1, 2]) == pytest.approx(1.5, rel=1e-3)\n"
+    )
     assert verdict(sandbox, MEAN, approx, "def mean(xs):\n    return sum(xs) / len(xs) + 1e-4\n").passed
     assert not verdict(sandbox, MEAN, approx, "def mean(xs):\n    return sum(xs) / len(xs) + 1e-2\n").passed
     exact = "from MOD import mean\n\ndef test_it():\n    assert mean([1, 2]) == 1.5\n"
