@@ -37,12 +37,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files that hold a ``slow`` test run first, each file's tests kept together in their order: under
-    pytest-xdist (``--dist loadfile``) the long files start while there are short ones left to fill the
-    other worker, rather than one long file finishing alone at the end. A run without workers keeps the
-    collection order."""
+    """Under pytest-xdist: tests marked ``engine_restart`` are left out (run them alone: ``pytest -m
+    engine_restart tests``, as scripts/test.sh does after the parallel run), and files that hold a
+    ``slow`` test run first, each file's tests kept together in their order (with ``--dist loadfile``
+    the long files start while there are short ones left to fill the other worker, rather than one long
+    file finishing alone at the end). A run without workers keeps every test and the collection order."""
     if not (getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")):
         return
+    # a test that restarts the Docker engine kills the containers every other worker holds (module
+    # fixtures' sandboxes included): under xdist it is left out, and run alone afterwards
+    alone = [item for item in items if item.get_closest_marker("engine_restart")]
+    if alone:
+        config.hook.pytest_deselected(items=alone)
+        items[:] = [item for item in items if not item.get_closest_marker("engine_restart")]
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)  # stable: each file's order stays
 

@@ -89,6 +89,7 @@ def test_a_container_removed_from_outside_is_infrastructure_and_reset_recovers()
         env.close()
 
 
+@pytest.mark.engine_restart  # kills every container of the engine: other tests' too (tests/conftest.py)
 def test_an_engine_restart_mid_episode_is_infrastructure_and_reset_recovers():
     """dockerd goes away mid-episode: the step raises InfrastructureError (kept out of scores), and
     once the engine is back the next reset() works, within a bounded wait."""
