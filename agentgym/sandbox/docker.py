@@ -102,6 +102,22 @@ def _owner_alive(labels: dict[str, str]) -> bool:
     return not start or process_start(pid) == start
 
 
+REMOVE_WAIT_S = 10.0
+"""How long close() waits for a container the engine is already removing (``--rm``)."""
+
+
+def _wait_gone(container: Any, seconds: float) -> None:
+    """Return once the engine no longer knows ``container`` (or after ``seconds``): a closed sandbox is
+    not listed any more, and a check right after close() sees it gone."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            container.reload()
+        except Exception:  # NotFound: gone; or the engine went away, and nothing is left to wait for
+            return
+        time.sleep(0.05)
+
+
 def list_managed(client: Any = None) -> list[Any]:
     """Every container agentgym started on this engine, running or not. One removed between the engine's
     list and its inspection (another process's ``--rm`` container ending) is left out rather than failing
@@ -387,6 +403,6 @@ class DockerSandbox(Sandbox):
         if container is not None:
             try:
                 container.remove(force=True)
-            except Exception:
-                pass  # auto_remove got there first
+            except Exception:  # auto_remove got there first: gone, or going (409, removal in progress)
+                _wait_gone(container, REMOVE_WAIT_S)
             self.container = None

@@ -396,3 +396,31 @@ def test_a_container_gone_between_list_and_inspect_is_left_out():
         finally:
             del client.api.containers
         assert sandbox.container.id in ids and "0" * 64 not in ids
+
+
+def test_close_returns_once_the_container_is_gone_even_when_auto_remove_got_there_first():
+    """``--rm`` may already be removing the container when close() asks to remove it (the engine answers
+    409, removal in progress): close() must still return only once it is gone, or a check right after
+    close still lists it (the registry's no-sandbox-left contract failed so on MiniWoB-v0 under load)."""
+    require_docker()
+    import docker.errors
+
+    from agentgym.sandbox.docker import list_managed
+
+    sandbox = make_sandbox("docker")
+    container = sandbox.container
+    cid, remove = container.id, container.remove
+
+    def finish(**kwargs):
+        try:
+            remove(**kwargs)
+        except docker.errors.NotFound:
+            pass  # --rm was quicker still
+
+    def in_progress(**kwargs):  # the engine's --rm finishes a moment later
+        threading.Timer(0.5, finish, kwargs=kwargs).start()
+        raise docker.errors.APIError("409 Client Error: removal of container is already in progress")
+
+    container.remove = in_progress
+    sandbox.close()
+    assert cid not in {c.id for c in list_managed()}
