@@ -2,9 +2,10 @@
 # README command (2): set up everything the full test suite needs, then run it.
 #
 # Works on a fresh Debian/Ubuntu machine as root with only python3 (>= 3.11) and pip: installs
-# torch (CPU build, pinned first so nothing pulls a newer one), agentgym with every extra,
-# runs the static checks (ruff, mypy, import contracts), starts a Docker engine and builds the
-# sandbox images (`agentgym setup`), then runs pytest.
+# agentgym's own dependencies, then starts a Docker engine and builds the sandbox images (`agentgym
+# setup`) in the background while it installs torch (CPU build, pinned before the extras so nothing
+# pulls a newer one) and agentgym with every extra; runs the static checks (ruff, format, mypy, import
+# contracts), then pytest (two workers on two cores) and, alone, the tests that restart the engine.
 # Extra arguments go to pytest. Settings such as CI=true come from the caller's environment:
 # with CI=true a Docker test that would skip fails instead.
 set -euo pipefail
