@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentgym.envs.miniwob.tasks import CONTROLS
 from agentgym.errors import ConfigError
 from agentgym.wrappers.faults import parse_faults
 
@@ -35,36 +36,25 @@ __all__ = [
     "check_family_interventions",
 ]
 
-MINIWOB_PAGES: tuple[str, ...] = (
-    "choose-list",
-    "click-button",
-    "click-button-sequence",
-    "click-checkboxes",
-    "click-checkboxes-large",
-    "click-checkboxes-transfer",
-    "click-dialog",
-    "click-dialog-2",
-    "click-link",
-    "click-option",
-    "click-tab",
-    "click-test",
-    "click-test-2",
-    "click-test-transfer",
-    "click-widget",
-    "enter-password",
-    "enter-text",
-    "enter-text-dynamic",
-    "focus-text",
-    "focus-text-2",
-    "form-sequence-2",
-    "form-sequence-3",
-    "login-user",
-    "login-user-popup",
-    "multi-layouts",
-    "multi-orderings",
-    "search-engine",
-    "unicode-test",
+_WORKED_OUT: frozenset[str] = frozenset(
+    {
+        "copy-paste",
+        "copy-paste-2",
+        "enter-date",
+        "enter-text-2",
+        "enter-time",
+        "find-word",
+        "guess-number",
+        "read-table",
+        "read-table-2",
+        "simple-algebra",
+        "simple-arithmetic",
+        "text-transform",
+    }
 )
+"""The controls pages whose answer is worked out or read off the page: no menu offers it."""
+
+MINIWOB_PAGES: tuple[str, ...] = tuple(page for page in CONTROLS if page not in _WORKED_OUT)
 """MiniWoB-v0's pages for the experiment, by a committed rule: the ``controls`` tier (ordinary
 links, buttons, boxes and drop-downs: the issue's ordinary-control pages) whose no-oracle menu
 lets a menu player (the solver's action when the menu holds it, else give up) solve at least 9
