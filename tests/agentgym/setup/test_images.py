@@ -94,6 +94,32 @@ def test_this_machine_has_a_release_archive():
     assert source.uri.startswith(("http", "file:", "ftp")) and "-" not in source.suite
 
 
+def test_the_base_system_comes_from_mmdebstrap_else_debootstrap(monkeypatch, tmp_path):
+    """mmdebstrap first (same packages, half the time); debootstrap when it fails; both failing says why."""
+    from agentgym.setup import base_image
+
+    ran: list[list[str]] = []
+    fails = {"mmdebstrap"}
+
+    def run_step(cmd, label, log, env=None):
+        ran.append(cmd)
+        return (1, f"{label} broke") if cmd[0] in fails else (0, "")
+
+    monkeypatch.setattr(base_image, "run_step", run_step)
+    monkeypatch.setattr(base_image.shutil, "which", lambda tool, path=None: f"/usr/sbin/{tool}")
+    monkeypatch.delenv("AGENTGYM_BOOTSTRAP", raising=False)
+    base_image._bootstrap(str(tmp_path / "rootfs"), ("python3", "patch"), lambda line: None)
+    assert [cmd[0] for cmd in ran] == ["mmdebstrap", "debootstrap"]
+    assert "--mode=root" in ran[0] and "--include=python3,patch" in ran[0] and "--variant=minbase" in ran[1]
+    assert ran[0][-2] == ran[1][-2] == str(tmp_path / "rootfs")
+    if Path(base_image.MERGED_USR_HOOK).is_dir():  # merges /usr as debootstrap does, without perl
+        assert "--hook-dir=" + base_image.MERGED_USR_HOOK in ran[0]
+
+    fails.add("debootstrap")
+    with pytest.raises(SetupFailed, match="mmdebstrap broke(.|\n)*debootstrap broke"):
+        base_image._bootstrap(str(tmp_path / "rootfs"), ("python3",), lambda line: None)
+
+
 def test_family_contexts_and_hash_ignore_caches(tmp_path):
     (tmp_path / "alpha").mkdir()
     (tmp_path / "alpha/Dockerfile").write_text("FROM agentgym/base:latest\n")

@@ -1,0 +1,97 @@
+"""scripts/install.py, the installer README commands (1) and (2) use: pip's settings reach uv, and pip
+takes over when uv fails."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "install.py"
+_spec = importlib.util.spec_from_file_location("install_script", SCRIPT)
+install = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(install)
+
+
+def _pip_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: str, **env: str) -> None:
+    """Only this config file and these ``PIP_*`` variables count (none of the machine's own)."""
+    conf = tmp_path / "pip.conf"
+    conf.write_text(config)
+    for name in [k for k in os.environ if k.startswith(("PIP_", "UV_")) or k in ("SSL_CERT_FILE", "HTTPS_PROXY")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_pip_settings_reach_uv_with_the_environment_over_the_files(monkeypatch, tmp_path):
+    _pip_env(
+        monkeypatch,
+        tmp_path,
+        "[global]\nindex-url = file:///srv/main\nextra-index-url = file:///srv/a file:///srv/b\n"
+        "find-links = /srv/files\nconstraint = /srv/c.txt\ncert = /srv/ca.pem\n",
+        PIP_FIND_LINKS="/srv/env-files",
+        PIP_DEFAULT_TIMEOUT="77",
+        PIP_BREAK_SYSTEM_PACKAGES="1",
+    )
+    settings = install.pip_settings()
+    assert settings["extra-index-url"] == ["file:///srv/a", "file:///srv/b"]
+    assert settings["find-links"] == ["/srv/env-files"]  # PIP_FIND_LINKS wins over the file
+    cmd, env = install.uv_command(["-e", "."], settings)
+    pairs = list(zip(cmd, cmd[1:]))
+    assert ("--index-url", "file:///srv/main") in pairs and ("--constraint", "/srv/c.txt") in pairs
+    assert ("--extra-index-url", "file:///srv/a") in pairs and ("--extra-index-url", "file:///srv/b") in pairs
+    assert ("--find-links", "/srv/env-files") in pairs and ("--find-links", "/srv/files") not in pairs
+    assert ("--index-strategy", "unsafe-best-match") in pairs and "--break-system-packages" in cmd
+    assert cmd[-2:] == ["-e", "."] and ("--python", sys.executable) in pairs
+    assert env["SSL_CERT_FILE"] == "/srv/ca.pem" and env["UV_HTTP_TIMEOUT"] == "77"
+
+
+def test_pip_takes_over_when_uv_fails(monkeypatch):
+    calls = []
+
+    def call(cmd, **kwargs):
+        calls.append(cmd[2:4])
+        return 0 if cmd[2] != "uv" or cmd[3] == "--version" else 1  # uv is there, and its install fails
+
+    monkeypatch.setattr(install.subprocess, "call", call)
+    monkeypatch.setattr(install, "pip_settings", dict)
+    monkeypatch.delenv("AGENTGYM_INSTALLER", raising=False)
+    assert install.main(["somepackage==1.0"]) == 0
+    assert calls == [["uv", "--version"], ["uv", "pip"], ["pip", "install"]]
+
+
+def _wheel(folder: Path, name: str) -> Path:
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as wheel:
+        wheel.writestr(f"{name}.py", "ANSWER = 42\n")
+        info = f"{name}-1.0.dist-info"
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        wheel.writestr(
+            f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(f"{info}/RECORD", "")
+    return path
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_a_wheel_found_through_pips_find_links_installs(installer, tmp_path):
+    """The real thing, in a new venv: a package only pip's ``find-links`` setting knows of installs."""
+    _wheel(tmp_path, "agentgym_probe_pkg")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    env = {**os.environ, "PIP_FIND_LINKS": str(tmp_path), "AGENTGYM_INSTALLER": installer}
+    if installer == "uv":  # the venv has no uv yet: the script installs it with pip first
+        env["PIP_NO_INDEX"] = "0"
+    got = subprocess.run(
+        [python, str(SCRIPT), "agentgym_probe_pkg==1.0"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert got.returncode == 0, got.stdout[-2000:] + got.stderr[-2000:]
+    assert "installing with pip" not in got.stdout  # uv did it, when asked to
+    assert subprocess.run([python, "-c", "import agentgym_probe_pkg as p; assert p.ANSWER == 42"]).returncode == 0
+    has_uv = subprocess.run([python, "-m", "uv", "--version"], capture_output=True).returncode == 0
+    assert has_uv == (installer == "uv")
