@@ -15,8 +15,8 @@ test suite took 170 s more of CPU). README command (2) installs with ``--compile
 ``--compile`` in the background, at a lower priority than ``agentgym setup``, while the static checks run.
 
 uv reads none of pip's configuration, so this passes pip's settings on (``pip config list`` and the
-``PIP_*`` variables): the index, extra indexes, find-links, constraint files, proxy, timeout and CA
-bundle, with pip's rule of the best match over every index (``--index-strategy unsafe-best-match``),
+``PIP_*`` variables): the index (or ``no-index``), extra indexes, find-links, constraint files, proxy,
+timeout and CA bundle, with pip's rule of the best match over every index (``--index-strategy unsafe-best-match``),
 and ``PIP_BREAK_SYSTEM_PACKAGES`` as ``--break-system-packages``. uv itself is installed with pip
 first (a few seconds). When uv cannot be installed or fails, this says why and runs pip with the same
 arguments, so an install never fails for uv's sake. ``AGENTGYM_INSTALLER=pip`` skips uv.
@@ -31,6 +31,7 @@ import sys
 import sysconfig
 
 _LISTS = {"extra-index-url", "find-links", "constraint"}
+_TRUE = ("1", "true", "yes", "on")
 
 
 def pip_settings() -> dict[str, list[str]]:
@@ -82,7 +83,9 @@ def uv_command(
         cmd += ["--find-links", link]
     for path in settings.get("constraint", []):
         cmd += ["--constraint", path]
-    if os.environ.get("PIP_BREAK_SYSTEM_PACKAGES", "").lower() in ("1", "true", "yes", "on"):
+    if settings.get("no-index", [""])[0].lower() in _TRUE:  # find-links only, as pip would
+        cmd.append("--no-index")
+    if os.environ.get("PIP_BREAK_SYSTEM_PACKAGES", "").lower() in _TRUE:
         cmd.append("--break-system-packages")
     for proxy in settings.get("proxy", []):
         env.setdefault("HTTPS_PROXY", proxy)

@@ -50,6 +50,7 @@ def test_pip_settings_reach_uv_with_the_environment_over_the_files(monkeypatch, 
     assert env["SSL_CERT_FILE"] == "/srv/ca.pem" and env["UV_HTTP_TIMEOUT"] == "77"
     assert "--compile-bytecode" in cmd  # as pip does: PYTHONDONTWRITEBYTECODE=1 would leave it to every process
     assert "--compile-bytecode" not in install.uv_command(["x"], settings, compile_bytecode=False)[0]
+    assert "--no-index" not in cmd and "--no-index" in install.uv_command(["x"], {"no-index": ["true"]})[0]
 
 
 def test_pip_takes_over_when_uv_fails(monkeypatch):
