@@ -34,7 +34,7 @@ setup_log="$(mktemp)"
 typecheck_pid=""
 compile_pid=""
 trap 'kill $venv_pid $setup_pid $typecheck_pid $compile_pid 2>/dev/null || true' EXIT
-start_setup() {  # `agentgym setup` (Docker engine, debootstrap, images: 2-3 min fresh) in the background
+start_setup() {  # `agentgym setup` (Docker engine, base image, family images: 1.5-2 min fresh) in the background
     "$PYTHON" -m agentgym setup >"$setup_log" 2>&1 &
     setup_pid=$!
 }
