@@ -24,8 +24,9 @@ from pathlib import Path
 VERIFIERS = ["verifiers[openenv]==0.4.0", "openenv==0.4.1", "uv"]
 """openenv pinned: pip backtracks through its releases otherwise; uv runs verifiers' chat program."""
 LOCK = Path(__file__).with_name("verifiers-lock.txt")
-INSTALL = Path(__file__).resolve().parents[3] / "scripts" / "install.py"
 """`VERIFIERS` resolved once: every package at its version, installed with ``--no-deps``."""
+INSTALL = Path(__file__).resolve().parents[3] / "scripts" / "install.py"
+"""The project's installer: uv with pip's settings, else pip (README commands (1) and (2) use it too)."""
 DONE = ".agentgym-complete"
 """Written last, after pip succeeded: a build killed half-way is built again, not used."""
 
