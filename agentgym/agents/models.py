@@ -76,7 +76,8 @@ def _smollm2_cache() -> Path:
 
 
 def _smollm2_tokenizer_cache() -> Path:
-    return _smollm2_cache().with_name(_smollm2_cache().name + "-tokenizer")
+    full = _smollm2_cache()
+    return full.with_name(full.name + "-tokenizer")
 
 
 def _smollm2_wheel_folder() -> Path:

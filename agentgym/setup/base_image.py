@@ -208,8 +208,7 @@ def _bootstrap(target: str, packages: tuple[str, ...], log: Log) -> None:
         if code == 0:
             return
         failures.append(f"{tool} failed (exit {code}):\n{tail}")
-        _umount_below(target)
-        _remove_tree(target)
+        _remove_tree(target)  # unmounts what the tool left mounted, then removes
     raise SetupFailed("could not bootstrap the base system:\n" + "\n".join(failures))
 
 
