@@ -63,6 +63,12 @@ _GRACE = 10.0  # seconds the server may take beyond a command's own timeout
 MAX_REPLY = 256 << 20
 """Largest reply frame the client accepts; a bigger announced size is a `ProtocolError` at once."""
 
+_QUIET_OPS = frozenset(
+    {"ping", "read_file", "write_files", "list_files", "snapshot", "restore", "checksum", "load_module", "kill_all"}
+)
+"""Ops that start no agent process: after only these since the last restore, the next restore has
+nothing to kill or wipe outside the workspace, so `Sandbox.restore` may hold it back."""
+
 _LIVE: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 
 
@@ -132,6 +138,11 @@ class Sandbox(ABC):
 
     Use as a context manager or call `close()` (idempotent; also run at interpreter exit).
     ``calls`` and ``seconds`` count round trips and their time, for cost accounting.
+
+    Writes and restores may be held back (``defer=True``) until an operation needs the workspace:
+    every other request sends them first, in order, so nothing that runs or reads in the sandbox
+    can tell. An env whose outcomes come from a result cache then makes no round trip at all for an
+    episode that never misses it (Coding-v0's menu episodes in training).
     """
 
     backend: str = ""
@@ -148,6 +159,9 @@ class Sandbox(ABC):
         self.seconds = 0.0
         self.info: dict[str, Any] = {}
         self.start_timeout = start_timeout
+        self._pending_restore: str | None = None  # held back by restore(defer=True)
+        self._pending_writes: dict[str, tuple[bytes | str, int]] = {}  # by write_files(defer=True), after it
+        self._ran = False  # an op that may start an agent process was sent since the last restore
         _LIVE.add(self)
 
     # ------------------------------------------------------------ backend hooks
@@ -199,6 +213,7 @@ class Sandbox(ABC):
         if self._closed:
             return
         self._closed = True
+        self._pending_restore, self._pending_writes = None, {}
         _LIVE.discard(self)
         self._terminate()
 
@@ -232,6 +247,10 @@ class Sandbox(ABC):
             raise SandboxClosed(f"{op} on a closed {self.backend} sandbox")
         if self._broken:
             raise SandboxCrashed(f"the sandbox is unusable after an earlier failure: {self._broken}")
+        if self._pending_restore is not None or self._pending_writes:
+            self._flush()
+        if op not in _QUIET_OPS:
+            self._ran = True
         start = time.perf_counter()
         with self._lock:
             self._next_id += 1
@@ -349,13 +368,32 @@ class Sandbox(ABC):
         """Bytes of a workspace file (relative paths are under the workspace)."""
         return base64.b64decode(self.request("read_file", path=path, max_bytes=max_bytes))
 
-    def write_files(self, files: Mapping[str, bytes | str], mode: int = 0o644) -> None:
-        """Write several workspace files in one round trip, creating folders as needed."""
+    def write_files(self, files: Mapping[str, bytes | str], mode: int = 0o644, *, defer: bool = False) -> None:
+        """Write several workspace files in one round trip, creating folders as needed.
+
+        ``defer``: hold the write back until the next request needs the workspace (see the class);
+        a refused write then fails that request. Defer only paths the caller knows are writable.
+        """
+        if defer:
+            self._pending_writes.update({path: (data, mode) for path, data in files.items()})
+            return
+        self._send_writes({path: (data, mode) for path, data in files.items()})
+
+    def _send_writes(self, files: Mapping[str, tuple[bytes | str, int]]) -> None:
         payload = {
             path: [base64.b64encode(data.encode() if isinstance(data, str) else data).decode(), mode]
-            for path, data in files.items()
+            for path, (data, mode) in files.items()
         }
         self.request("write_files", files=payload)
+
+    def _flush(self) -> None:
+        """Send the held-back restore, then the held-back writes (`restore` and `write_files` with ``defer``)."""
+        name, files = self._pending_restore, self._pending_writes
+        self._pending_restore, self._pending_writes = None, {}
+        if name is not None:
+            self.restore(name)
+        if files:
+            self._send_writes(files)
 
     def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
         self.write_files({path: data}, mode)
@@ -367,9 +405,21 @@ class Sandbox(ABC):
         """Remember the workspace under ``name``; returns its checksum."""
         return str(self.request("snapshot", name=name))
 
-    def restore(self, name: str = "initial") -> str:
-        """Kill every process the agent started and put the workspace back as snapshotted."""
-        return str(self.request("restore", name=name))
+    def restore(self, name: str = "initial", *, defer: bool = False) -> str | None:
+        """Kill every process the agent started and put the workspace back as snapshotted; returns
+        the snapshot's checksum.
+
+        ``defer``: when no op that can start an agent process ran since the last restore (so there
+        is nothing to kill), hold the restore back until the next request needs the workspace, drop
+        the writes held back before it, and return None (see the class).
+        """
+        if defer and not self._ran:
+            self._pending_restore, self._pending_writes = name, {}
+            return None
+        self._pending_restore, self._pending_writes = None, {}  # what this restore replaces anyway
+        digest = str(self.request("restore", name=name))
+        self._ran = False
+        return digest
 
     def checksum(self) -> str:
         """SHA-256 over the workspace's paths, modes and contents."""

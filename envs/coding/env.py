@@ -147,8 +147,10 @@ class CodingEnv(AgentEnv):
         self._warm_tests = set()
 
     def _setup_task(self, task: Task) -> str:
-        self.sandbox.restore("empty")
-        self.sandbox.write_files(task.files)
+        # held back until something runs or reads in the sandbox: an episode the result cache
+        # serves throughout never needs its files there (`Sandbox.restore`'s ``defer``)
+        self.sandbox.restore("empty", defer=self.result_cache is not None)
+        self.sandbox.write_files(task.files, defer=self.result_cache is not None)
         self._files = dict(task.files)
         self._history = []
         self._tested = False
@@ -219,7 +221,7 @@ class CodingEnv(AgentEnv):
         initial = self._episode_task.files
         if path is None or self._files.get(path) == initial[path]:
             return None
-        self.sandbox.write_files({path: initial[path]})
+        self.sandbox.write_files({path: initial[path]}, defer=self._cache_ok)
         self._files[path] = initial[path]
         self._changed()
         return f"{path} reverted to its initial content"
@@ -402,7 +404,7 @@ class CodingEnv(AgentEnv):
         previous = self._history.pop()
         present = {p: t for p, t in previous.items() if t is not None}
         if present:
-            self.sandbox.write_files(present)
+            self.sandbox.write_files(present, defer=self._cache_ok)
         for p in (p for p, t in previous.items() if t is None):
             self.sandbox.run(["rm", "-f", "--", p])
         self._files.update(previous)
@@ -479,7 +481,9 @@ class CodingEnv(AgentEnv):
         return [p for p, t in self._files.items() if t is not None]
 
     def _write(self, files: dict[str, str]) -> None:
-        self.sandbox.write_files(files)
+        # menu edits while the cache may serve are held back (`_setup_task`); an agent-written
+        # edit (the cache off) is sent at once, so a refused path fails its own step
+        self.sandbox.write_files(files, defer=self._cache_ok)
         self._history.append({p: self._files.get(p) for p in files})
         for p in files:
             if p not in self._files:

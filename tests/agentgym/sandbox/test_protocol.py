@@ -163,6 +163,57 @@ def test_restore_sees_same_size_edits_forged_mtimes_and_type_changes(sandbox):
     sandbox.run("rm -rf ./*")
 
 
+def test_deferred_writes_land_in_order_before_anything_reads_or_runs(sandbox):
+    sandbox.run("rm -rf ./*")
+    calls = sandbox.calls
+    sandbox.write_files({"a.txt": "one", "d/b.txt": "bee"}, defer=True)
+    sandbox.write_files({"a.txt": "two"}, defer=True)  # the later write of a path wins
+    assert sandbox.calls == calls, "a held-back write made a round trip"
+    assert sandbox.run("cat a.txt d/b.txt").output == b"twobee"
+    sandbox.write_files({"c.txt": "held"}, defer=True)
+    sandbox.write_files({"c.txt": "sent", "e.txt": "e"})  # an eager write goes after what was held back
+    assert sandbox.read_file("c.txt") == b"sent" and sandbox.read_file("e.txt") == b"e"
+    sandbox.write_files({"../escape.txt": "x"}, defer=True)  # refused when sent: by the next request
+    with pytest.raises(SandboxOpError, match="outside the workspace"):
+        sandbox.ping()
+    sandbox.ping()
+    sandbox.run("rm -rf ./*")
+
+
+def test_a_deferred_restore_waits_for_the_next_request_and_drops_the_writes_before_it(sandbox):
+    sandbox.run("rm -rf ./*")
+    sandbox.write_files({"kept.txt": "k"})
+    digest = sandbox.snapshot("deferred")
+    sandbox.restore("deferred")  # nothing ran since this restore: the next one may wait
+    sandbox.write_files({"kept.txt": "edited", "gone.txt": "g"}, defer=True)
+    calls = sandbox.calls
+    assert sandbox.restore("deferred", defer=True) is None
+    sandbox.write_files({"new.txt": "n"}, defer=True)
+    assert sandbox.calls == calls
+    assert sorted(sandbox.list_files()) == ["kept.txt", "new.txt"]
+    assert sandbox.read_file("kept.txt") == b"k"
+    sandbox.run("rm new.txt")
+    assert sandbox.checksum() == digest
+    sandbox.run("rm -rf ./*")
+
+
+def test_a_restore_after_agent_code_ran_is_never_deferred(sandbox):
+    """The attack: an agent leaves a process behind that rewrites the workspace after the reset;
+    a restore held back would let it live on, so after any op that can start one it runs at once."""
+    sandbox.run("rm -rf ./*")
+    sandbox.write_files({"f.txt": "clean"})
+    digest = sandbox.snapshot("ran")
+    sandbox.run("(while :; do echo tampered > f.txt; sleep 0.05; done) >/dev/null 2>&1 &")
+    assert sandbox.restore("ran", defer=True) == digest
+    time.sleep(0.3)
+    assert sandbox.read_file("f.txt") == b"clean", "the agent's process outlived the restore"
+    sandbox.load_module("deferral", "def nap():\n    return 0\n")
+    assert sandbox.restore("ran", defer=True) is None  # loading trusted code starts no process
+    assert sandbox.fork_call("deferral", "nap").value == 0  # a forked run is agent code
+    assert sandbox.restore("ran", defer=True) == digest
+    sandbox.run("rm -rf ./*")
+
+
 def test_paths_outside_the_workspace_are_refused(sandbox):
     with pytest.raises(SandboxOpError, match="outside the workspace"):
         sandbox.read_file("../../etc/passwd")

@@ -144,6 +144,34 @@ def test_info_reports_hits_and_a_shell_turns_the_cache_off():
         env.close()
 
 
+def test_a_served_episode_makes_no_round_trip_and_the_sandbox_catches_up_before_anything_runs():
+    """Coding-v0 holds back its resets and menu edits while the cache may serve
+    (`Sandbox.write_files` with ``defer``): an episode the cache serves throughout sends nothing to
+    the sandbox, and the first request after them finds exactly the files the env reports."""
+    env = CodingEnv(split="test", backend="local", result_cache=ResultCache())
+    first, second = _pool()[:2]
+    try:
+        played = _episode(env, first, 0, "oracle")  # fills the cache
+        assert _episode(env, first, 0, "oracle") == played and played[-1][2] == 1.0
+        calls = env.sandbox.calls  # (that reset ran at once: code had run in the sandbox since the last one)
+        assert _episode(env, first, 0, "oracle") == played
+        assert env.sandbox.calls == calls, "an episode the cache served made round trips"
+        env.reset(options={"task_id": second})  # another task's files over the first one's
+        patch = next(a for a in env.admissible_actions() if a.startswith("patch"))
+        env.step(patch)
+        env.step("revert")
+        env.step(patch)
+        assert env.sandbox.calls == calls
+        files = {p: t for p, t in env._files.items() if t is not None}
+        assert sorted(env.sandbox.list_files()) == sorted(files)
+        assert {p: env.sandbox.read_file(p).decode() for p in files} == files
+        assert env.sandbox.calls > calls
+        _, _, _, _, info = env.step("test")  # a miss runs on those files
+        assert info["cost"]["cache_hit"] is False
+    finally:
+        env.close()
+
+
 def test_free_text_edits_turn_the_cache_off():
     """Agent-written code may keep state between runs or read a clock: the key cannot see that."""
     cache = ResultCache()
