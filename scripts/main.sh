@@ -20,12 +20,17 @@ if "$PYTHON" -c 'import sys, sysconfig, os; sys.exit(not os.path.exists(os.path.
     export PIP_BREAK_SYSTEM_PACKAGES=1
 fi
 
+# With no arguments the job is the Coding-v0 experiment, which needs the base and Coding's image
+# only: the Chromium, MiniWoB and BFCL images (about 25 s on a fresh machine) are left to
+# README command (2) or a later `agentgym setup`. With arguments (another preset), every image.
+setup_args=()
+[ "$#" -gt 0 ] || setup_args=(--only coding)
 setup_pid=""
 setup_log=""
 start_setup() {  # `agentgym setup` in the background (root only); its log is printed when it ends
     [ "$(id -u)" -eq 0 ] || return 0
     setup_log="$(mktemp -t agentgym-setup.XXXXXX)"
-    "$PYTHON" -m agentgym setup >"$setup_log" 2>&1 &
+    "$PYTHON" -m agentgym setup "${setup_args[@]}" >"$setup_log" 2>&1 &
     setup_pid=$!
 }
 

@@ -30,6 +30,7 @@ import shutil
 import tempfile
 import time
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,10 @@ def build_bfcl_image(client: Any, *, rebuild: bool = False, cache: Path | None =
     return True
 
 
-def build_api_images(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
-    """Build every API image (BFCL's); image -> whether it was (re)built."""
+def build_api_images(
+    client: Any, *, rebuild: bool = False, log: Log = _stderr, only: Collection[str] | None = None
+) -> dict[str, bool]:
+    """Build every API image (BFCL's; none when ``only`` leaves out ``bfcl``); image -> whether it was (re)built."""
+    if only is not None and "bfcl" not in only:
+        return {}
     return {BFCL_IMAGE: build_bfcl_image(client, rebuild=rebuild, log=log)}

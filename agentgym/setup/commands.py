@@ -48,10 +48,26 @@ def _log(message: str) -> None:
 
 
 # ---------------------------------------------------------------------------- setup
+def setup_families(only: str) -> set[str] | None:
+    """The families ``--only`` names (comma-separated), with the families whose images theirs
+    build FROM (MiniWoB's pages go on Browser's Chromium image); None when it names none (all)."""
+    wanted = {name.strip() for name in only.split(",") if name.strip()}
+    if not wanted:
+        return None
+    packages = {images.family_image(name): path.parent.name for name, path in images.package_images().items()}
+    pages = {source.name: source for source in images.PAGE_SOURCES}
+    known = set(images.family_contexts()) | set(packages.values()) | set(pages) | {"bfcl"}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise AgentGymError(f"agentgym setup --only {only!r}: no family {unknown}; choose from {sorted(known)}")
+    return wanted | {packages[pages[name].base] for name in wanted if name in pages and pages[name].base in packages}
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install and start the engine when needed, then build missing images (idempotent)."""
 
     start = time.monotonic()
+    only = setup_families(args.only)
     step = time.monotonic()
     engine.ensure_engine(_log, timeout=args.engine_timeout)
     _log(f"  engine step: {time.monotonic() - step:.1f} s")
@@ -64,19 +80,21 @@ def cmd_setup(args: argparse.Namespace) -> int:
     elif args.base_tag != images.BASE_IMAGE:
         _log(f"family images: skipped (they build FROM {images.BASE_IMAGE}, not {args.base_tag})")
     else:
+        if only is not None:
+            _log(f"images of {', '.join(sorted(only))} only (--only)")
         step = time.monotonic()
-        families = images.build_families(client, rebuild=args.rebuild or built, log=_log)
-        if not families:
+        families = images.build_families(client, rebuild=args.rebuild or built, log=_log, only=only)
+        if not families and only is None:
             _log("family images: no envs/<family>/Dockerfile found")
         _log(f"  family images step: {time.monotonic() - step:.1f} s")
         step = time.monotonic()
-        images.build_package_images(client, rebuild=args.rebuild or built, log=_log)
+        images.build_package_images(client, rebuild=args.rebuild or built, log=_log, only=only)
         _log(f"  package images step: {time.monotonic() - step:.1f} s")
         step = time.monotonic()
-        images.build_page_images(client, rebuild=args.rebuild, log=_log)
+        images.build_page_images(client, rebuild=args.rebuild, log=_log, only=only)
         _log(f"  page images step: {time.monotonic() - step:.1f} s")
         step = time.monotonic()
-        images.build_api_images(client, rebuild=args.rebuild, log=_log)
+        images.build_api_images(client, rebuild=args.rebuild, log=_log, only=only)
         _log(f"  api images step: {time.monotonic() - step:.1f} s")
     _log(f"setup done in {time.monotonic() - start:.1f} s; `agentgym doctor` checks the result")
     return 0
@@ -236,6 +254,12 @@ def register(subparsers: Any) -> None:
         help=f"tag of the base image to build (default {BASE_IMAGE}; families need the default)",
     )
     p.add_argument("--no-families", action="store_true", help="do not build envs/<family>/Dockerfile images")
+    p.add_argument(
+        "--only",
+        metavar="FAMILY,...",
+        default="",
+        help="build only these families' images besides the base (e.g. coding; default: every family's)",
+    )
     p.add_argument(
         "--engine-timeout", type=float, default=90.0, metavar="S", help="seconds to wait for a started engine to answer"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +66,13 @@ def build_family(client: Any, family: str, context: Path, *, rebuild: bool = Fal
     return True
 
 
-def build_families(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
-    """Build every ``envs/<family>/Dockerfile``; family -> whether it was (re)built."""
+def build_families(
+    client: Any, *, rebuild: bool = False, log: Log = _stderr, only: Collection[str] | None = None
+) -> dict[str, bool]:
+    """Build every ``envs/<family>/Dockerfile`` (those of the families in ``only``, if given);
+    family -> whether it was (re)built."""
     return {
-        family: build_family(client, family, ctx, rebuild=rebuild, log=log) for family, ctx in family_contexts().items()
+        family: build_family(client, family, ctx, rebuild=rebuild, log=log)
+        for family, ctx in family_contexts().items()
+        if only is None or family in only
     }

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -208,9 +209,13 @@ def build_package_image(client: Any, name: str, path: Path, *, rebuild: bool = F
     return True
 
 
-def build_package_images(client: Any, *, rebuild: bool = False, log: Log = _stderr) -> dict[str, bool]:
-    """Build every ``envs/<family>/<variant>.packages`` image; name -> whether it was (re)built."""
+def build_package_images(
+    client: Any, *, rebuild: bool = False, log: Log = _stderr, only: Collection[str] | None = None
+) -> dict[str, bool]:
+    """Build every ``envs/<family>/<variant>.packages`` image (those of the families in ``only``,
+    if given); name -> whether it was (re)built."""
     return {
         name: build_package_image(client, name, path, rebuild=rebuild, log=log)
         for name, path in package_images().items()
+        if only is None or path.parent.name in only
     }

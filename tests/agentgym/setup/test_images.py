@@ -164,3 +164,22 @@ def test_family_image_builds_without_network_and_is_skipped_when_current(tmp_pat
             client.images.remove(images.family_image(family), force=True)
         except Exception:
             pass
+
+
+def test_only_names_the_families_whose_images_are_built():
+    """``agentgym setup --only coding`` (README command (1)) builds the base and Coding's image:
+    no other builder is asked for anything (a None client would fail if one were), and a family
+    whose image builds FROM another's brings that one (MiniWoB's pages go on Browser's Chromium)."""
+    from agentgym.errors import AgentGymError
+    from agentgym.setup.commands import setup_families
+
+    assert setup_families("") is None
+    assert setup_families("coding") == {"coding"}
+    assert setup_families("miniwob") == {"miniwob", "browser"}
+    only = setup_families("coding")
+    assert images.build_package_images(None, only=only) == {}
+    assert images.build_page_images(None, only=only) == {}
+    assert images.build_api_images(None, only=only) == {}
+    assert images.build_families(None, only=set()) == {}
+    with pytest.raises(AgentGymError, match=r"no family \['nope'\]; choose from \['bfcl', 'browser', 'coding'"):
+        setup_families("coding,nope")
