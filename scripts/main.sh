@@ -7,7 +7,7 @@
 #
 # Where its time goes (issue 34 item 7): pip's resolver takes 35-40 s even when everything is
 # installed, so a checkout whose requirements are all met skips the install (`scripts/requirements_met.py`);
-# on a fresh machine `agentgym setup` (Docker engine, base image, family images: one to two minutes) runs
+# on a fresh machine `agentgym setup` (Docker engine, base image, Coding's image: under a minute) runs
 # in the background while torch installs (with uv, `scripts/install.py`), once agentgym's own small
 # dependencies are in.
 set -euo pipefail
