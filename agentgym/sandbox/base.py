@@ -387,13 +387,25 @@ class Sandbox(ABC):
         self.request("write_files", files=payload)
 
     def _flush(self) -> None:
-        """Send the held-back restore, then the held-back writes (`restore` and `write_files` with ``defer``)."""
+        """Send the held-back restore, then the held-back writes (`restore` and `write_files` with ``defer``).
+
+        Should either be refused or interrupted, the workspace is no longer what its user was told
+        (a test run on it would be cached under the wrong files), so the sandbox is broken: nothing
+        runs on it again, and an env starts a new one at its next reset.
+        """
         name, files = self._pending_restore, self._pending_writes
         self._pending_restore, self._pending_writes = None, {}
-        if name is not None:
-            self.restore(name)
-        if files:
-            self._send_writes(files)
+        try:
+            if name is not None:
+                self.restore(name)
+            if files:
+                self._send_writes(files)
+        except BaseException as exc:
+            if not self._broken:
+                self._break(f"a held-back write or restore failed: {type(exc).__name__}: {exc}")
+            if isinstance(exc, SandboxOpError):
+                raise SandboxCrashed(f"the sandbox refused a held-back write or restore ({exc}); it is closed") from exc
+            raise
 
     def write_file(self, path: str, data: bytes | str, mode: int = 0o644) -> None:
         self.write_files({path: data}, mode)

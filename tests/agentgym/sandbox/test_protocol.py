@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from agentgym.errors import SandboxClosed, SandboxOpError
+from agentgym.errors import SandboxClosed, SandboxCrashed, SandboxOpError
 from agentgym.sandbox import make_sandbox
 
 
@@ -173,11 +173,19 @@ def test_deferred_writes_land_in_order_before_anything_reads_or_runs(sandbox):
     sandbox.write_files({"c.txt": "held"}, defer=True)
     sandbox.write_files({"c.txt": "sent", "e.txt": "e"})  # an eager write goes after what was held back
     assert sandbox.read_file("c.txt") == b"sent" and sandbox.read_file("e.txt") == b"e"
-    sandbox.write_files({"../escape.txt": "x"}, defer=True)  # refused when sent: by the next request
-    with pytest.raises(SandboxOpError, match="outside the workspace"):
-        sandbox.ping()
-    sandbox.ping()
     sandbox.run("rm -rf ./*")
+
+
+def test_a_refused_held_back_write_closes_the_sandbox(backend):
+    """The workspace is then not what its user was told (the env would cache a test run of other
+    files under its own): nothing may run on it, and an env replaces it at its next reset."""
+    with make_sandbox(backend) as sb:
+        sb.write_files({"ok.txt": "fine", "../escape.txt": "x"}, defer=True)
+        with pytest.raises(SandboxCrashed, match="refused a held-back write.*outside the workspace"):
+            sb.run("cat ok.txt")
+        assert sb.broken
+        with pytest.raises(SandboxCrashed):
+            sb.ping()
 
 
 def test_a_deferred_restore_waits_for_the_next_request_and_drops_the_writes_before_it(sandbox):
