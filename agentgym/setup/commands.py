@@ -15,7 +15,7 @@ import warnings
 from importlib import metadata
 from typing import Any
 
-from agentgym.errors import AgentGymError
+from agentgym.errors import AgentGymError, ConfigError
 from agentgym.sandbox import BACKENDS, make_sandbox, resolve_backend
 from agentgym.sandbox.docker import docker_client, gc
 from agentgym.setup import engine, images
@@ -59,7 +59,7 @@ def setup_families(only: str) -> set[str] | None:
     known = set(images.family_contexts()) | set(packages.values()) | set(pages) | {"bfcl"}
     unknown = sorted(wanted - known)
     if unknown:
-        raise AgentGymError(f"agentgym setup --only {only!r}: no family {unknown}; choose from {sorted(known)}")
+        raise ConfigError(f"agentgym setup --only {only!r}: no family {unknown}; choose from {sorted(known)}")
     return wanted | {packages[pages[name].base] for name in wanted if name in pages and pages[name].base in packages}
 
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from agentgym.errors import ConfigError
 from agentgym.setup import images
+from agentgym.setup.commands import setup_families
 from agentgym.setup.engine import SetupFailed
 from support.docker import require_docker
 
@@ -170,9 +172,6 @@ def test_only_names_the_families_whose_images_are_built():
     """``agentgym setup --only coding`` (README command (1)) builds the base and Coding's image:
     no other builder is asked for anything (a None client would fail if one were), and a family
     whose image builds FROM another's brings that one (MiniWoB's pages go on Browser's Chromium)."""
-    from agentgym.errors import AgentGymError
-    from agentgym.setup.commands import setup_families
-
     assert setup_families("") is None
     assert setup_families("coding") == {"coding"}
     assert setup_families("miniwob") == {"miniwob", "browser"}
@@ -181,5 +180,5 @@ def test_only_names_the_families_whose_images_are_built():
     assert images.build_page_images(None, only=only) == {}
     assert images.build_api_images(None, only=only) == {}
     assert images.build_families(None, only=set()) == {}
-    with pytest.raises(AgentGymError, match=r"no family \['nope'\]; choose from \['bfcl', 'browser', 'coding'"):
+    with pytest.raises(ConfigError, match=r"no family \['nope'\]; choose from \['bfcl', 'browser', 'coding'"):
         setup_families("coding,nope")
