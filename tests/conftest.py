@@ -1,9 +1,10 @@
 """Shared fixtures. Docker tests are marked ``docker``; with CI=true a skipped one fails the run.
 
-``AGENTGYM_CACHE_DIR`` (Coding-v0's disk result cache, the converted SmolLM2 weights) is a folder
-of this test run, not the user's: made in the main pytest process before pytest-xdist starts its
-workers, so the workers share it (the cache takes concurrent writers; the weights are converted
-once, atomically), and removed when the run ends.
+``AGENTGYM_CACHE_DIR`` (Coding-v0's disk result cache, the converted SmolLM2 weights) and
+``SB3_LOGDIR`` (Stable-Baselines3's log folders) are in a folder of this test run, not the user's:
+made in the main pytest process before pytest-xdist starts its workers, so the workers share it
+(the cache takes concurrent writers; the weights are converted once, atomically), and removed when
+the run ends.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # a worker: the main process made the folder and exported it
     folder = tempfile.mkdtemp(prefix="agentgym-test-cache-")
     os.environ["AGENTGYM_CACHE_DIR"] = os.environ[_RUN_CACHE] = folder
+    # Stable-Baselines3 makes a /tmp/SB3-<time> folder for every model built without a log folder
+    # (five a run, never removed); its documented override puts them in this run's folder
+    os.environ.setdefault("SB3_LOGDIR", os.path.join(folder, "sb3"))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
