@@ -147,17 +147,17 @@ class CodingEnv(AgentEnv):
         self._warm_tests = set()
 
     def _setup_task(self, task: Task) -> str:
+        self._cache_ok, self._cache_hit = self.result_cache is not None, False
         # held back until something runs or reads in the sandbox: an episode the result cache
         # serves throughout never needs its files there (`Sandbox.restore`'s ``defer``)
-        self.sandbox.restore("empty", defer=self.result_cache is not None)
-        self.sandbox.write_files(task.files, defer=self.result_cache is not None)
+        self.sandbox.restore("empty", defer=self._cache_ok)
+        self.sandbox.write_files(task.files, defer=self._cache_ok)
         self._files = dict(task.files)
         self._history = []
         self._tested = False
         self._last_edited = None
         self._subtasks = {name: False for name in task.subtasks}
         self._changed()
-        self._cache_ok, self._cache_hit = self.result_cache is not None, False
         return task.instruction
 
     @property
