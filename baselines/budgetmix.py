@@ -2,9 +2,9 @@
 
 The command line, read top to bottom in the CleanRL manner: `Args` (every knob, one docstring
 line each; the PPO update's knobs come from `PPOConfig`; both live in `baselines.config`), `parse_args`
-and `main`. One training run is `baselines.trainer.train` (re-exported here with `make_env`), a
+and `main`. One training run is `baselines.policy.train.train` (re-exported here with `make_env`), a
 short list of named stages: set up, then collect, update, log and checkpoint until the env steps
-are spent. Not single-file: the model (`baselines.policy.MenuPolicy`, DRRN-style, sees turns
+are spent. Not single-file: the model (`baselines.policy.model.MenuPolicy`, DRRN-style, sees turns
 left and used), its features, the episode collector and the PPO update live in their own
 modules, because the evaluation agent and the probe use the same ones.
 
@@ -15,7 +15,7 @@ modules, because the evaluation agent and the probe use the same ones.
     python -m baselines.budgetmix --preset all-full    # every family, one after another (16 cores, Docker)
     python -m baselines.budgetmix --schedule uniform:2-16 --total-env-steps 20000   # train one
 
-With no ``--schedule`` it runs the experiment (`baselines.experiment`): it trains fixed-T-short,
+With no ``--schedule`` it runs the experiment (`baselines.experiment.run`): it trains fixed-T-short,
 fixed-T-long, BudgetMix and the curriculum at equal environment steps, evaluates each with the
 evaluation harness on held-out tasks over a K x T grid, and writes ``report.md`` with plots.
 """
@@ -28,10 +28,10 @@ import sys
 from pathlib import Path
 
 from baselines.config import PRESET_SUITES, PRESETS, Args, add_field_flags
-from baselines.experiment import run_experiment
-from baselines.report_families import families_report
-from baselines.trainer import train
-from baselines.warm_cache import prefill
+from baselines.experiment.run import run_experiment
+from baselines.experiment.warm_cache import prefill
+from baselines.policy.train import train
+from baselines.report.families import families_report
 
 __all__ = ["parse_args", "main"]
 

@@ -8,7 +8,7 @@
 - `EXECUTORS`, `default_workers`: where the grid's jobs may run.
 
 The layers run one way: the command line (`baselines.budgetmix`) -> the experiment
-(`baselines.experiment`) -> one run (`baselines.trainer`) -> this module, which imports nothing of
+(`baselines.experiment.run`) -> one run (`baselines.policy.train`) -> this module, which imports nothing of
 the other stages (an import contract in ``.importlinter`` checks it).
 """
 
@@ -32,6 +32,8 @@ __all__ = [
     "PRESET_SUITES",
     "EXECUTORS",
     "default_workers",
+    "in_parallel",
+    "describe",
     "field_docs",
     "converter",
     "add_field_flags",
@@ -49,6 +51,16 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def in_parallel(workers: int, executor: str) -> bool:
+    """Whether jobs run outside this process (then their own progress bars are off)."""
+    return workers > 1 or executor == "ray"
+
+
+def describe(workers: int, executor: str) -> str:
+    """``2 worker processes`` or ``2 Ray CPUs``: where the jobs run, for progress lines and reports."""
+    return f"{workers} {'Ray CPUs' if executor == 'ray' else 'worker processes'}"
 
 
 @dataclass
@@ -116,7 +128,7 @@ class Args(PPOConfig):
     """continue each run from its checkpoint when one exists (finished runs are skipped)"""
     preset: str = "quick"
     """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family,
-    baselines/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores),
+    baselines/policy/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores),
     or all-full (every family on 16 cores with Docker, one after another)"""
 
     # the task and the budget
@@ -160,7 +172,7 @@ class Args(PPOConfig):
     (a hit gives the outcome a run gives; envs/coding/result_cache.py)"""
     warm_cache: int = 0
     """fill Coding-v0's disk result cache and exit: every state reachable by up to this many menu patches,
-    on the training split and the evaluation list (0: no fill; baselines/warm_cache.py)"""
+    on the training split and the evaluation list (0: no fill; baselines/experiment/warm_cache.py)"""
     warm_cache_tasks: int = 0
     """with --warm-cache: only the first this many tasks of each list (0: all)"""
     steps_per_update: int = 128
@@ -172,8 +184,9 @@ class Args(PPOConfig):
     patch in the rest; both then tested, so pass -> submit and fail -> revert are both trained),
     wrong (a wrong patch only) or any (a blind pick; may also start right after the patch, untested)"""
     head_lr_scale: float = 1.0
-    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.ppo.HEADS`): a 0/1 input
-    such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after thousands of steps"""
+    """learning-rate multiplier of the policy's linear and bilinear scoring terms (`baselines.policy.ppo.HEADS`):
+    a 0/1 input such as "its test failed" needs a weight of a few units, which Adam at 3e-3 reaches only after
+    thousands of steps"""
     anneal_lr: bool = True
     """linearly anneal the learning rate to 0"""
     turn_cost: float = 0.0
@@ -215,7 +228,7 @@ class Args(PPOConfig):
     """tasks in the one fixed eval list shared by every agent and seed"""
     eval_list: str = "fresh-1"
     """the headline list: fresh-N (N-th draw by the committed rule from tasks no spent list holds), a spent list by name
-    (tuning-1: the list attempts were tuned on) or seeded (drawn with seed 2026); baselines/eval_lists.py"""
+    (tuning-1: the list attempts were tuned on) or seeded (drawn with seed 2026); baselines/experiment/eval_lists.py"""
     eval_split2: str = "test"
     """second column: the same agents on this split (new mutants of training modules); empty: skip"""
     eval_split2_ts: str = "2,16"
@@ -243,7 +256,7 @@ class Args(PPOConfig):
     """training seeds (the first ones) whose BudgetMix policy is also evaluated as the pick+loop reference
     (0: every seed); a reference, not a contrast, so a few seeds tell its level"""
     control_steps: int = 8_000
-    """env steps per run of the positive control (`baselines.positive_control`:
+    """env steps per run of the positive control (`baselines.experiment.control`:
     the sandbox-free budget env whose best policy is known), run by the experiment and reported; 0: skip"""
     control_seeds: str = "1,2,3"
     """training seeds of the positive control"""
@@ -310,7 +323,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "backend": "local",
         "device": "cpu",
     },
-    # issue 39: the same policy architecture on the other families (`baselines.families`: the
+    # issue 39: the same policy architecture on the other families (`baselines.policy.families`: the
     # no-oracle menu, the pages, the faults and the interventions each supports). Budgets are set
     # against the tasks' min_turns: a ToolUse write takes 5-8 turns (refusals 3), MiniWoB's pages
     # 1-9. Coding's forced starts, scripted references and tiers do not apply. Sized for <= 15
@@ -392,7 +405,7 @@ PRESETS["miniwob-full"] = {
 
 PRESET_SUITES: dict[str, tuple[str, ...]] = {"all-full": ("full", "tooluse-full", "miniwob-full")}
 """``--preset NAME`` that runs several presets one after another, each into ``OUT/<preset>``, then puts their
-contrasts side by side (`baselines.report_families`, ``OUT/families.md``): every family on one 16-core machine."""
+contrasts side by side (`baselines.report.families`, ``OUT/families.md``): every family on one 16-core machine."""
 
 
 NO_STARTS = "budgetmix-nostarts"

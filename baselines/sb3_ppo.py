@@ -24,7 +24,7 @@ from typing import Any
 import gymnasium as gym
 
 import agentgym
-from baselines.schedules import parse_schedule
+from baselines.policy.schedules import parse_schedule
 
 __all__ = ["Args", "make_env", "main"]
 

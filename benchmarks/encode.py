@@ -4,9 +4,9 @@
     python benchmarks/encode.py --trace /tmp/trace.pkl --save /tmp/before.npz    # time, keep the outputs
     python benchmarks/encode.py --trace /tmp/trace.pkl --check /tmp/before.npz   # time, compare bit for bit
 
-`baselines.features.EpisodeMemory.encode` and `baselines.policy.MenuPolicy.act` run once per
+`baselines.policy.features.EpisodeMemory.encode` and `baselines.policy.model.MenuPolicy.act` run once per
 decision point, in training (the trainer's rollouts), in the evaluation
-(`baselines.agent.PolicyAgent.act`) and in the positive control; with `stack_steps` it was about a
+(`baselines.policy.agent.PolicyAgent.act`) and in the positive control; with `stack_steps` it was about a
 third of the trainer's own CPU (issue 34 item 7). ``--record`` plays ``--episodes`` episodes of
 random menu actions on each env of ``--envs`` (Coding-v0 on the local backend at T=12, and the
 sandbox-free budget env) and pickles every decision point (observation, info, the action taken), so
@@ -37,8 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np
 
-ENVS = ("agentgym/Coding-v0", "baselines.budget_env:agentgym-test/BudgetRecover-v0")
-DIMS = {"agentgym/Coding-v0": 128, "baselines.budget_env:agentgym-test/BudgetRecover-v0": 64}
+ENVS = ("agentgym/Coding-v0", "baselines.experiment.budget_env:agentgym-test/BudgetRecover-v0")
+DIMS = {"agentgym/Coding-v0": 128, "baselines.experiment.budget_env:agentgym-test/BudgetRecover-v0": 64}
 """The quick preset's text dim, and the positive control's."""
 
 
@@ -74,7 +74,7 @@ def record(envs: list[str], episodes: int, budget: int, seed: int) -> list[dict[
 
 def replay(traces: list[dict[str, Any]], max_actions: int = 32) -> tuple[float, list[Any], float]:
     """Encode every decision point with fresh memories: (seconds, outputs, stack_steps seconds on batches of 8)."""
-    from baselines.features import EpisodeMemory, stack_steps
+    from baselines.policy.features import EpisodeMemory, stack_steps
 
     outputs: list[Any] = []
     seconds = 0.0
@@ -110,8 +110,8 @@ def act_replay(
     and values)."""
     import torch
 
-    from baselines.features import stack_steps
-    from baselines.policy import MenuPolicy
+    from baselines.policy.features import stack_steps
+    from baselines.policy.model import MenuPolicy
 
     policies = {}
     for dim in sorted({t["dim"] for t in traces}):
@@ -138,7 +138,7 @@ def act_replay(
 def _clear_caches() -> None:
     """Empty every feature cache of this process (a cold pass)."""
     import agentgym.features as hashing
-    import baselines.features as features
+    import baselines.policy.features as features
 
     for module in (features, hashing):
         for value in vars(module).values():

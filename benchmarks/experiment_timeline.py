@@ -4,7 +4,7 @@
     python benchmarks/experiment_timeline.py --analyse /tmp/t --cores 2                  # analyse a finished run
 
 The experiment runs its training runs, evaluations, probe and positive control as one job graph
-(`baselines.grid.run_graph`) and writes ``OUT/timeline.json``: per job, its process, start, end
+(`baselines.experiment.grid.run_graph`) and writes ``OUT/timeline.json``: per job, its process, start, end
 and CPU seconds. Run through this script, each job also counts the CPU of the Docker sandboxes its
 process ran meanwhile (cgroup ``cpuacct``), which a 2-core machine spends too (about a sixth of the
 experiment's CPU).
@@ -17,7 +17,7 @@ replays two schedules of those jobs on ``--cores`` cores:
   order listed, on the cores), then every evaluation (in the order listed), then in one process
   the probe, the control's clone and the scoring of its cloned start, then the control's runs on
   the cores, then the best policy's scoring in one process;
-- ``graph``: `run_graph`'s own rule (ready jobs by `baselines.grid.priorities`; its costs are the
+- ``graph``: `run_graph`'s own rule (ready jobs by `baselines.experiment.grid.priorities`; its costs are the
   estimates in ``timeline.json``).
 
 Printed (``--json``): per kind of job, the count and the median, p95 and total of its CPU seconds
@@ -62,7 +62,7 @@ def _container_usage(cid: str) -> float:
 def install_sandbox_meter() -> None:
     """Make every job's stats count the CPU of the Docker sandboxes of its process (forked workers
     inherit the patch): live containers read at each job's start and end, closed ones when closed."""
-    import baselines.grid as grid
+    import baselines.experiment.grid as grid
     from agentgym.sandbox.docker import DockerSandbox
 
     live: dict[int, Any] = {}  # id -> sandbox, held until it closes (a dropped one would take its CPU with it)
@@ -209,7 +209,7 @@ def analyse(out: Path, cores: int) -> dict[str, Any]:
     span = max(r["end"] for r in rows) - min(r["start"] for r in rows)
     measured_idle = data["workers"] * span - sum(r["end"] - r["start"] for r in rows)
 
-    from baselines.grid import Job, priorities
+    from baselines.experiment.grid import Job, priorities
 
     rank = priorities([Job(j, print, (), tuple(after[j]), float(rows_by[j].get("cost", 1.0))) for j in listed])
     outside = float(timing.get("setup_seconds", 0.0)) + float(timing.get("report_seconds", 0.0))

@@ -6,7 +6,7 @@ and the setting that finds it from scratch.
     python benchmarks/positive_control.py --setting try:ent_coef=0.05,anneal_lr=false --setting control
     python benchmarks/positive_control.py --json out.json
 
-Each setting is one `baselines.positive_control.run_control` call, as the experiment makes it (the
+Each setting is one `baselines.experiment.control.run_control` call, as the experiment makes it (the
 quick preset's `Args`, fixed-T2, fixed-T10 and BudgetMix over T = 2-10, scored at T = 2, 5, 10
 with ``--episodes`` episodes per seed), plus its cloned arm: the known best policy
 (`recover_action_values`) behaviour-cloned into the same network (`clone_optimum`), then trained
@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from baselines.budget_env import recover_best_action  # noqa: E402
 from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
-from baselines.positive_control import CONTROL_SETTING, run_control  # noqa: E402
+from baselines.experiment.budget_env import recover_best_action  # noqa: E402
+from baselines.experiment.control import CONTROL_SETTING, run_control  # noqa: E402
 
 TS = (2, 5, 10)
 

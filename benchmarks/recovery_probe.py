@@ -5,18 +5,18 @@
     python benchmarks/recovery_probe.py --set recovery_start_patch=right:0.3 --set ent_coef=0.05
 
 Issue 24's fast loop, between full runs of the experiment (`python -m baselines.budgetmix`,
-about 12 minutes). Each seed trains `baselines.trainer.train` with the quick preset's settings
+about 12 minutes). Each seed trains `baselines.policy.train.train` with the quick preset's settings
 (``--set FIELD=VALUE`` overrides any `Args` field), then evaluates the checkpoint with the
-experiment's own machinery (`baselines.experiment.evaluate_agent`: the harness, a
+experiment's own machinery (`baselines.experiment.run.evaluate_agent`: the harness, a
 `DecisionRecorder` per episode) at a few budgets T on one fixed task list:
 
-- ``coding``: the tuning list ``tuning-1`` (100 held-out one-bug Coding-v0 tasks, `baselines.eval_lists`; never the
-  experiment's fresh headline list);
-- ``control``: the test split of the faithful budget env (`baselines.positive_control.CONTROL_ENV`,
+- ``coding``: the tuning list ``tuning-1`` (100 held-out one-bug Coding-v0 tasks, `baselines.experiment.eval_lists`;
+  never the experiment's fresh headline list);
+- ``control``: the test split of the faithful budget env (`baselines.experiment.control.CONTROL_ENV`,
   50 tasks x ``--n`` episodes), whose optimum (`recover_optimum`) is printed beside it.
 
 Per seed and T it prints success, first-commit accuracy, recovered / wrong first commit, and
-the three decisions recovery is made of (`baselines.decisions.decision_rates`): P(test |
+the three decisions recovery is made of (`baselines.report.decisions.decision_rates`): P(test |
 unverified edit) with >= 4 turns left, P(revert | failing test), P(submit | passing test), as
 ``k/n``. The last block pools the seeds. ``--json`` prints everything as one object instead.
 Single seeds guide; they prove nothing (a seed's success moves by 0.1-0.2 on Coding-v0).
@@ -39,8 +39,8 @@ if str(ROOT) not in sys.path:
 
 from agentgym.errors import ConfigError  # noqa: E402
 from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
-from baselines.decisions import RATES, decision_rates, decision_stats  # noqa: E402
-from baselines.trainer import train  # noqa: E402
+from baselines.policy.train import train  # noqa: E402
+from baselines.report.decisions import RATES, decision_rates, decision_stats  # noqa: E402
 
 CODING = "agentgym/Coding-v0"
 
@@ -62,7 +62,7 @@ def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list
         harness_reports=False,
     )
     if env == "control":
-        from baselines.positive_control import CONTROL_ENV
+        from baselines.experiment.control import CONTROL_ENV
 
         # the positive control's own trainer settings (`run_control`)
         base.update(
@@ -83,10 +83,10 @@ def make_args(env: str, schedule: str, steps: int, ts: str, out: str, sets: list
 
 
 def task_list(args: Args, env: str) -> list[str]:
-    from baselines.eval_lists import task_list as named_list
+    from baselines.experiment.eval_lists import task_list as named_list
 
     if env == "control":
-        from baselines.budget_env import BudgetChoiceTasks
+        from baselines.experiment.budget_env import BudgetChoiceTasks
 
         return BudgetChoiceTasks().ids("test")
     # a probe is for tuning: it scores the spent tuning list, never the experiment's fresh headline list
@@ -114,12 +114,12 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: Args, env: str, seeds: list[int], n: int, keep: str | None) -> dict[str, Any]:
-    from baselines.agent import PolicyAgent, load_policy
-    from baselines.experiment import evaluate_agent
+    from baselines.experiment.run import evaluate_agent
+    from baselines.policy.agent import PolicyAgent, load_policy
 
     result: dict[str, Any] = {"env": env, "schedule": args.schedule, "steps": args.total_env_steps, "seeds": {}}
     if env == "control":
-        from baselines.budget_env import recover_optimum
+        from baselines.experiment.budget_env import recover_optimum
 
         result["optimum"] = {t: recover_optimum(int(t)) for t in args.eval_ts.split(",")}
     pooled: list[dict[str, Any]] = []

@@ -10,11 +10,11 @@ with a 95% bootstrap interval over tasks, turns used, extensions asked and grant
 reward paid. The policies:
 
 - ``oracle``: the env's reference action (never asks);
-- ``hasty`` and ``careful``: Coding-v0's scripted menu loops (`baselines.heuristics`: patch and
+- ``hasty`` and ``careful``: Coding-v0's scripted menu loops (`baselines.policy.heuristics`: patch and
   submit; patch, test, revert and retry until the tests pass) and Browser-v0's scripted policies
   (`agentgym.envs.browser.policies`; its careful policy is the oracle);
 - ``extension_aware`` (`ExtensionAware`, here): a careful policy that commits when turns run
-  short (Coding: `baselines.heuristics.BudgetAwareAgent`; Browser: the careful policy) and sends
+  short (Coding: `baselines.policy.heuristics.BudgetAwareAgent`; Browser: the careful policy) and sends
   ``extend`` only when its last check failed and the turns left cannot fit a retry. Under a hard
   budget no ``extend`` is offered, so its hard column is the base policy.
 """
@@ -34,8 +34,8 @@ if str(ROOT) not in sys.path:  # `python benchmarks/soft_budget.py` too; workers
 ENVS = {
     "agentgym/Coding-v0": {
         "oracle": "oracle",
-        "hasty": "baselines.heuristics:hasty",
-        "careful": "baselines.heuristics:careful",
+        "hasty": "baselines.policy.heuristics:hasty",
+        "careful": "baselines.policy.heuristics:careful",
         "extension_aware": "benchmarks.soft_budget:extension_aware",
     },
     "agentgym/Browser-v0": {
@@ -70,7 +70,7 @@ class ExtensionAware:
 
     def reset(self, env: Any, obs: dict[str, Any], info: dict[str, Any]) -> None:
         if env.unwrapped.family == "coding":
-            from baselines.heuristics import BudgetAwareAgent
+            from baselines.policy.heuristics import BudgetAwareAgent
 
             self.base = BudgetAwareAgent(seed=self._seed)
         else:

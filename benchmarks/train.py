@@ -3,7 +3,7 @@
     python benchmarks/train.py --json                    # quick-preset settings, 1,024 env steps per run
     python benchmarks/train.py --steps 2048 --repeats 3 --configs lockstep@10,async@10,async@2
 
-Runs `baselines.trainer.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
+Runs `baselines.policy.train.train` with the quick preset's settings (8 envs, 4 threads, 128 steps
 per PPO update, the BudgetMix schedule uniform:2-12) for a fixed number of env steps, once per
 configuration per repeat. A configuration is ``MODE@TIMEOUT[/CACHE]``: the collection mode
 (``lockstep``, the trainer before #15: the batch waits for its slowest env; ``async``: it does
@@ -18,7 +18,7 @@ over from one run to the next, so later runs hit more). The default compares the
 the cache (``async@2/nocache``, the trainer before the cache) with the preset as it trains.
 Configurations are interleaved, in alternating order, so that load from other processes on a
 shared machine falls on all of them. A configuration's first run starts its sandboxes; its later
-runs borrow the warm envs of the runs before (`baselines/env_pool.py`), as the experiment's runs do.
+runs borrow the warm envs of the runs before (`baselines/policy/env_pool.py`), as the experiment's runs do.
 Prints one JSON object (``--json``) with, per configuration, the median over repeats of:
 
 - ``env_steps_per_s``: env steps over the whole training run (rollout + update), as the preset trains;
@@ -60,7 +60,7 @@ is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their rat
 
 ``--grid SxN`` (default ``3x2``: the first S schedules of the experiment, fixed-T3, fixed-T12 and
 BudgetMix, times N seeds, ``--grid-steps`` each, default 2,048) measures the whole grid as the experiment trains it
-(`baselines.experiment.train_all`): ``grid_env_steps_per_s`` is the grid's env steps per wall
+(`baselines.experiment.run.train_all`): ``grid_env_steps_per_s`` is the grid's env steps per wall
 second, run by run interleaved in these configurations, each ``--grid-repeats`` times:
 
 - ``before``: one process, runs one after another, async collection, the result cache in memory
@@ -89,11 +89,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gymnasium as gym
 import numpy as np
 
-import baselines.trainer as trainer
+import baselines.policy.train as trainer
 from agentgym.envs.coding.result_cache import DiskStore
 from agentgym.errors import ConfigError
 from baselines.config import PRESETS, Args, with_overrides
-from baselines.trainer import train
+from baselines.policy.train import train
 
 
 class SlowSteps(gym.Wrapper):
@@ -416,7 +416,7 @@ def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers
     import contextlib
 
     from agentgym.envs.coding.result_cache import process_cache
-    from baselines.experiment import experiment_schedules, train_all
+    from baselines.experiment.run import experiment_schedules, train_all
 
     n_schedules, n_seeds = grid
     schedules = dict(list(experiment_schedules(base).items())[:n_schedules])

@@ -22,7 +22,7 @@ BREAKS = {
     "Families never import each other": ("envs/tooluse/_probe.py", "import agentgym.envs.coding\n"),
     "The kit, world kit, sandbox and wrappers never import": ("agentgym/world/_probe.py", "import agentgym.eval\n"),
     "The client never imports the server": ("agentgym/wire/_probe.py", "from agentgym.serve import sessions\n"),
-    "baselines runs one way": ("baselines/config.py", "\nimport baselines.trainer\n"),
+    "baselines runs one way": ("baselines/config.py", "\nimport baselines.policy.train\n"),
 }
 
 

@@ -11,10 +11,10 @@ typecheck = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(typecheck)
 
 OLD = (
-    'baselines/report.py:326: error: No overload variant of "get" of "dict" '
+    'baselines/report/markdown.py:326: error: No overload variant of "get" of "dict" '
     'matches argument types "str"  [call-overload]'
 )
-NEW = 'baselines/probe.py:120: error: Need type annotation for "acc"  [var-annotated]'
+NEW = 'baselines/experiment/probe.py:120: error: Need type annotation for "acc"  [var-annotated]'
 KIT = 'agentgym/core.py:482: error: Incompatible types in assignment (expression has type "str")  [assignment]'
 
 
@@ -25,7 +25,7 @@ def entries(*lines: str) -> Counter:
 def test_an_entry_drops_the_line_number_so_moving_code_keeps_it():
     assert typecheck.entry(OLD) == typecheck.entry(OLD.replace(":326:", ":400:"))
     assert (
-        typecheck.entry(OLD) == 'baselines/report.py: [call-overload] No overload variant of "get" of "dict" '
+        typecheck.entry(OLD) == 'baselines/report/markdown.py: [call-overload] No overload variant of "get" of "dict" '
         'matches argument types "str"'
     )
     assert typecheck.entry("Found 3 errors in 2 files (checked 166 source files)") is None

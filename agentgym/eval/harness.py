@@ -228,7 +228,7 @@ def evaluate(
     has no candidate gets a ``no_candidate`` record, never scored, counted in the summary. The agent
     needs the ``forced`` hook (`agentgym.agents.base`).
     ``base_env``: builds each worker's bare envs in place of `agentgym.eval.stack.make_base_env`
-    (same arguments), e.g. a pool that lends warm envs (``baselines.env_pool.borrow``); the episodes
+    (same arguments), e.g. a pool that lends warm envs (``baselines.policy.env_pool.borrow``); the episodes
     are the same, the sandbox start-ups fewer.
     """
     started = time.perf_counter()

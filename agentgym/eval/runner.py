@@ -75,7 +75,7 @@ class WorkerConfig:
     """Hand a cell's samples to the agent as one batch (agents with ``act_batch``, such as ``hf``)."""
     base_env: Callable[..., gym.Env] | None = None
     """Builds a worker's bare envs (``make_base_env``'s arguments; default `make_base_env`): a pool
-    that lends warm envs (``baselines.env_pool.borrow``) saves a sandbox start per evaluation.
+    that lends warm envs (``baselines.policy.env_pool.borrow``) saves a sandbox start per evaluation.
     Picklable (a module-level function) for Ray."""
 
 

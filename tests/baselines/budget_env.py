@@ -1,3 +1,3 @@
-"""The sandbox-free budget env lives in `baselines.budget_env`; tests import it by this short name."""
+"""The sandbox-free budget env lives in `baselines.experiment.budget_env`; tests import it by this short name."""
 
-from baselines.budget_env import ENV_ID, WORDS, BudgetChoiceEnv, BudgetChoiceTasks  # noqa: F401
+from baselines.experiment.budget_env import ENV_ID, WORDS, BudgetChoiceEnv, BudgetChoiceTasks  # noqa: F401

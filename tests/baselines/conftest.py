@@ -1,6 +1,6 @@
 """tests/baselines: one torch thread (OpenMP threads spin on a busy shared CPU), budget_env importable
 (Coding-v0's disk result cache is the test run's folder, tests/conftest.py, which trainer subprocesses inherit),
-the trainer's idle envs (`baselines.env_pool`) closed at the end of each module, and one smoke run of the
+the trainer's idle envs (`baselines.policy.env_pool`) closed at the end of each module, and one smoke run of the
 experiment's command line that two tests read."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def close_pooled_envs() -> Iterator[None]:
     """The trainer's `make_env` lends envs from a pool that keeps their sandboxes open for the next
     borrower until exit; a module's tests share them, and the next module starts with none held."""
     yield
-    if "baselines.env_pool" in sys.modules:
-        sys.modules["baselines.env_pool"].close_idle()
+    if "baselines.policy.env_pool" in sys.modules:
+        sys.modules["baselines.policy.env_pool"].close_idle()
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from baselines.provenance import _digest
+from baselines.experiment.provenance import _digest
 
 TASKS = [f"task-{i}" for i in range(40)]
 SETTINGS = {"t_short": 3, "t_long": 12, "mix": "uniform:2-12", "total_env_steps": 800, "learning_rate": 0.003}

@@ -1,7 +1,8 @@
-"""The inputs of one experiment report, stored, and the report they render to: `baselines.report` pinned byte for byte.
+"""The inputs of one experiment report, stored, and the report they render to:
+`baselines.report.markdown` pinned byte for byte.
 
-``data/report_inputs.json`` holds what `baselines.experiment.run_experiment` passed to
-`baselines.report.write_report` in a smoke run with two training seeds and every section on
+``data/report_inputs.json`` holds what `baselines.experiment.run.run_experiment` passed to
+`baselines.report.markdown.write_report` in a smoke run with two training seeds and every section on
 (split 2, multi-bug tasks, injected faults, scripted and pick+loop references, probe, positive
 control), keyed by `write_report`'s parameter names. ``data/report_golden/`` holds the
 ``report.md``, ``contrasts.json`` and ``summary.json`` those inputs render to. When a change to
@@ -84,7 +85,7 @@ def report_inputs(out: Path) -> dict[str, Any]:
 
 def render(out: Path) -> Path:
     """Write the stored inputs' report into ``out``; returns the report's path."""
-    from baselines.report import write_report
+    from baselines.report.markdown import write_report
 
     out.mkdir(parents=True, exist_ok=True)
     return write_report(**report_inputs(out))
@@ -103,8 +104,8 @@ def _cut(record: dict[str, Any]) -> dict[str, Any]:
 def capture(out: Path, flags: list[str]) -> None:
     """Run the smoke experiment into ``out`` and store what it passes to ``write_report`` in `INPUTS`
     (checkpoint paths cut to their file name: the run's folder is temporary)."""
-    from baselines import experiment
     from baselines.budgetmix import main
+    from baselines.experiment import run as experiment
 
     real = experiment.write_report
 

@@ -11,10 +11,10 @@ import agentgym
 from agentgym.envs.coding.tasks import default_taskset
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.runner import run_episode
-from baselines.agent import PolicyAgent
-from baselines.features import EpisodeMemory
-from baselines.heuristics import CarefulAgent, LearnedPickAgent
-from baselines.policy import MenuPolicy
+from baselines.policy.agent import PolicyAgent
+from baselines.policy.features import EpisodeMemory
+from baselines.policy.heuristics import CarefulAgent, LearnedPickAgent
+from baselines.policy.model import MenuPolicy
 
 DIM, MAX_ACTIONS = 32, 32
 
@@ -42,7 +42,7 @@ def task(env) -> str:
 
 def forced_start(env, task, agent, name: str = "wrong-patch-tested", memory: EpisodeMemory | None = None):
     """Reset, then show ``agent`` the forced actions and play them (and feed ``memory`` as the trainer's
-    `baselines.rollout` forced starts do: encode, record, step); returns the obs, info and actions."""
+    `baselines.policy.rollout` forced starts do: encode, record, step); returns the obs, info and actions."""
     obs, info = env.reset(seed=0, options={"task_id": task})
     agent.reset(env, obs, info)
     forced = env.unwrapped.forced_start(name)

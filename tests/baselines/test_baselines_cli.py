@@ -85,7 +85,7 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
     # one fixed list of held-out tasks, the same for every agent
     tasks = json.loads((out / "eval_tasks.json").read_text())
     assert len(tasks["primary"]) == 2 and all("/one_bug/" in t for t in tasks["primary"])
-    # what pool and compare check: the code, the settings and the task lists (baselines/provenance.py)
+    # what pool and compare check: the code, the settings and the task lists (baselines/experiment/provenance.py)
     record = json.loads((out / "provenance.json").read_text())
     assert record["code"]["sources"] and record["settings"]["t_short"] == 3 and "seeds" not in record["settings"]
     assert set(record["tasks"]) == {"eval/primary", "eval/split2", "eval/multi", "train"}
@@ -96,7 +96,7 @@ def test_budgetmix_smoke_runs_the_whole_experiment(smoke_run: tuple[Path, dict[s
     for grid in grids.values():
         assert {r["T"] for r in grid} == {2, 6} and all(r["infra_error"] is None for r in grid)
         assert {r["task"] for r in grid} == set(tasks["primary"])
-        # every episode's trace has one label per turn (`baselines.decisions.trace_label`)
+        # every episode's trace has one label per turn (`baselines.report.decisions.trace_label`)
         assert all(len(r["cost"]["trace"].split()) == r["turns"] for r in grid)
 
 

@@ -1,4 +1,4 @@
-"""`python -m baselines.compare`: two experiment folders, the same schedules, paired by task."""
+"""`python -m baselines.experiment.compare`: two experiment folders, the same schedules, paired by task."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines.compare import compare_runs, load_trained, main
+from baselines.experiment.compare import compare_runs, load_trained, main
 from experiment_folders import TASKS
 from experiment_folders import experiment_folder as _folder
 

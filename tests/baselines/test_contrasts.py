@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from baselines.contrasts import (
+from baselines.report.contrasts import (
     EQUIVALENCE_MARGIN,
     cells_from_records,
     contrast,
@@ -151,7 +151,7 @@ def _decisions(
 
 
 def test_recovery_share_is_one_when_the_gain_is_all_recovery_and_zero_when_it_is_all_accuracy() -> None:
-    from baselines.contrasts import recovery_share
+    from baselines.report.contrasts import recovery_share
 
     tasks = [f"t{i}" for i in range(40)]
     # long: 20 right first commits that succeed, and 12 of 20 wrong ones recovered; short: none recovered
@@ -174,7 +174,7 @@ def test_recovery_share_is_one_when_the_gain_is_all_recovery_and_zero_when_it_is
 
 
 def test_recovery_contrasts_name_h1_to_h4_and_join_the_holm_family() -> None:
-    from baselines.contrasts import decision_cells_from_records, named_contrasts, recovery_contrasts
+    from baselines.report.contrasts import decision_cells_from_records, named_contrasts, recovery_contrasts
 
     tasks = [f"t{i}" for i in range(30)]
 

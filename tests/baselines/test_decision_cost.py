@@ -8,10 +8,10 @@ import pytest
 import torch
 
 import agentgym
-from baselines import features
-from baselines.budget_env import RECOVER_ENV_ID
-from baselines.features import EpisodeMemory, menu_features, stack_steps
-from baselines.policy import MenuPolicy
+from baselines.experiment.budget_env import RECOVER_ENV_ID
+from baselines.policy import features
+from baselines.policy.features import EpisodeMemory, menu_features, stack_steps
+from baselines.policy.model import MenuPolicy
 
 
 def _episode_steps(dim: int, seed: int) -> list:

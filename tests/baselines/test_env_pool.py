@@ -1,4 +1,4 @@
-"""baselines.env_pool: training runs borrow warm bare envs and lend them back."""
+"""baselines.policy.env_pool: training runs borrow warm bare envs and lend them back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from agentgym.errors import SandboxTimeout
 from agentgym.make import wrap
-from baselines import env_pool
+from baselines.policy import env_pool
 
 ENV = "agentgym/Coding-v0"
 KW = {"backend": "local", "split": "train", "test_timeout": 2.0}
@@ -118,7 +118,7 @@ def test_a_run_on_borrowed_envs_trains_exactly_as_one_on_new_envs(tmp_path):
     import torch
 
     from baselines.config import Args
-    from baselines.trainer import train
+    from baselines.policy.train import train
 
     args = dataclasses.replace(
         Args(),

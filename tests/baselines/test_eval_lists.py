@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines import eval_lists
-from baselines.contrasts import contrast, success_at
-from baselines.eval_lists import fresh_list, seeded_list, spent_lists, task_list, unit_of
+from baselines.experiment import eval_lists
+from baselines.experiment.eval_lists import fresh_list, seeded_list, spent_lists, task_list
+from baselines.report.contrasts import contrast, success_at
+from baselines.report.contrasts import task_unit as unit_of
 
 CODING, HELDOUT, ONE_BUG = "agentgym/Coding-v0", "heldout", ("one_bug",)
 IDS = [f"fam/tier/m{m}/task{i}" for m in range(6) for i in range(20)]

@@ -1,4 +1,4 @@
-"""`baselines.experiment.experiment_jobs`: the experiment as one job graph, each job after what it needs."""
+"""`baselines.experiment.run.experiment_jobs`: the experiment as one job graph, each job after what it needs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import dataclasses
 from pathlib import Path
 
 from baselines.config import NO_STARTS, PRESETS, Args
-from baselines.experiment import eval_episodes, experiment_jobs, experiment_runs, experiment_schedules
-from baselines.grid import priorities
+from baselines.experiment.grid import priorities
+from baselines.experiment.run import eval_episodes, experiment_jobs, experiment_runs, experiment_schedules
 
 
 def _graph(tmp_path: Path, **overrides: object) -> tuple[list, dict, Args]:

@@ -1,4 +1,4 @@
-"""The experiment's per-family plans (`baselines.families`): menus, pages,
+"""The experiment's per-family plans (`baselines.policy.families`): menus, pages,
 faults and interventions the oracle survives."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from agentgym.envs.miniwob.env import IMAGE as MINIWOB_IMAGE
 from agentgym.envs.miniwob.tasks import CONTROLS
 from agentgym.errors import ConfigError
 from agentgym.wrappers.faults import parse_faults
-from baselines.families import MINIWOB_PAGES, PLANS, check_family_interventions, family_env_kwargs, plan_for
+from baselines.policy.families import MINIWOB_PAGES, PLANS, check_family_interventions, family_env_kwargs, plan_for
 from support.docker import require_docker
 
 
@@ -35,7 +35,7 @@ def test_plans_name_their_families_and_every_spec_parses():
         check_family_interventions(plan.env_id, plan.interventions)
     assert set(MINIWOB_PAGES) <= set(CONTROLS) and len(MINIWOB_PAGES) == len(set(MINIWOB_PAGES))
     # the experiment's 28 pages, measured once: a controls page added later must be measured and kept or
-    # left out (baselines.families._WORKED_OUT) on purpose, not join the experiment unseen
+    # left out (baselines.policy.families._WORKED_OUT) on purpose, not join the experiment unseen
     assert len(MINIWOB_PAGES) == 28
 
 
@@ -108,7 +108,7 @@ def test_miniwob_pages_are_menu_solvable_and_the_oracle_recovers_from_the_interv
 def test_the_family_presets_use_the_plans():
     from baselines.budgetmix import parse_args
     from baselines.config import intervention_runs
-    from baselines.experiment import check_interventions
+    from baselines.experiment.run import check_interventions
 
     for preset, plan in (("tooluse", PLANS["tooluse"]), ("miniwob", PLANS["miniwob"])):
         args = parse_args(["--preset", preset])
@@ -122,7 +122,7 @@ def test_the_family_presets_use_the_plans():
 
 def test_a_fault_that_cannot_bite_fails_the_experiment_before_training():
     from baselines.budgetmix import parse_args
-    from baselines.experiment import check_interventions
+    from baselines.experiment.run import check_interventions
 
     args = parse_args(["--preset", "miniwob", "--eval-interventions", "tool_error@turn=1,state_drift@mutation=1"])
     with pytest.raises(ConfigError, match="no mutation events"):
@@ -134,8 +134,8 @@ def test_the_experiment_trains_a_family_only_on_its_no_oracle_menu():
     import dataclasses
 
     from baselines.budgetmix import parse_args
-    from baselines.experiment import check_family_wiring
-    from baselines.trainer import make_env
+    from baselines.experiment.run import check_family_wiring
+    from baselines.policy.train import make_env
 
     args = parse_args(["--preset", "tooluse", "--backend", "local"])
     env = make_env(args.env_ids, None, backend="local")()
@@ -149,7 +149,7 @@ def test_the_experiment_trains_a_family_only_on_its_no_oracle_menu():
 
 
 def test_miniwob_eval_lists_hold_the_plans_pages_only():
-    from baselines.eval_lists import split_task_ids
+    from baselines.experiment.eval_lists import split_task_ids
 
     ids = split_task_ids("agentgym/MiniWoB-v0", "test", None)
     assert {t.split("/")[1] for t in ids} == set(MINIWOB_PAGES)

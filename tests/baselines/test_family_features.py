@@ -1,4 +1,4 @@
-"""Family-neutral policy inputs (`baselines.family_features`): Coding's shapes, public events only,
+"""Family-neutral policy inputs (`baselines.policy.family_features`): Coding's shapes, public events only,
 the budget's slack."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import torch
 
 from agentgym.envs.tooluse import ToolUseEnv
 from agentgym.wrappers import ToolFailureInjector, TurnLimit
-from baselines.family_features import (
+from baselines.policy.family_features import (
     BUDGET_NAMES,
     EXTRA_NAMES,
     PROGRESS_NAMES,
@@ -18,8 +18,8 @@ from baselines.family_features import (
     slack_budget_features,
     structure_features,
 )
-from baselines.features import EpisodeMemory, stack_steps
-from baselines.policy import MenuPolicy
+from baselines.policy.features import EpisodeMemory, stack_steps
+from baselines.policy.model import MenuPolicy
 
 DIM = 32
 

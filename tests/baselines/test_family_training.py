@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from agentgym.errors import ConfigError
-from baselines.agent import PolicyAgent, load_policy, save_checkpoint
 from baselines.config import Args
-from baselines.family_features import FamilyMemory, episode_memory, features_tag
-from baselines.features import FEATURES_VERSION, EpisodeMemory
-from baselines.policy import MenuPolicy
+from baselines.policy.agent import PolicyAgent, load_policy, save_checkpoint
+from baselines.policy.family_features import FamilyMemory, episode_memory, features_tag
+from baselines.policy.features import FEATURES_VERSION, EpisodeMemory
+from baselines.policy.model import MenuPolicy
 from support.docker import require_docker
 
 TINY = {
@@ -40,8 +40,8 @@ def _tiny_args(preset: str, tmp_path, **over) -> Args:
 
 
 def _train_and_check(args: Args) -> None:
-    from baselines.env_pool import close_idle
-    from baselines.trainer import train
+    from baselines.policy.env_pool import close_idle
+    from baselines.policy.train import train
 
     try:
         summary = train(args, "tiny")
@@ -55,8 +55,8 @@ def _train_and_check(args: Args) -> None:
 
 
 def test_the_trainer_trains_tooluse_on_its_no_oracle_menu_with_the_family_encoder(tmp_path):
-    from baselines.rollout import EpisodeCollector
-    from baselines.trainer import make_env
+    from baselines.policy.rollout import EpisodeCollector
+    from baselines.policy.train import make_env
 
     args = _tiny_args("tooluse", tmp_path, backend="local")
     collector = EpisodeCollector(
@@ -124,7 +124,7 @@ def test_the_evaluation_agent_encodes_with_its_familys_encoder_and_refuses_anoth
 
 
 def test_the_forced_state_probe_skips_the_families_it_has_no_states_for():
-    from baselines.probe import budget_probe
+    from baselines.experiment.probe import budget_probe
 
     assert (
         budget_probe({"p": MenuPolicy(dim=16, hidden=8)}, "agentgym/ToolUse-v0", max_actions=8, turns_left=[1, 2]) == {}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import agentgym
-from baselines.budget_env import RECOVER_ENV_ID
-from baselines.policy import MenuPolicy
-from baselines.rollout import EpisodeCollector, parse_start_patch
+from baselines.experiment.budget_env import RECOVER_ENV_ID
+from baselines.policy.model import MenuPolicy
+from baselines.policy.rollout import EpisodeCollector, parse_start_patch
 
 DIM, MAX_ACTIONS = 32, 16
 
@@ -15,7 +15,7 @@ DIM, MAX_ACTIONS = 32, 16
 def _starts(spec: str, episodes: int = 40, budget: int = 8) -> list[tuple[bool, int, str]]:
     """(first patch right, turns spent, last observation) of ``episodes`` forced starts."""
     collector = EpisodeCollector(
-        [lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=budget)],
+        [lambda: agentgym.make(f"baselines.experiment.budget_env:{RECOVER_ENV_ID}", budget=budget)],
         MenuPolicy(dim=DIM, hidden=16),
         dim=DIM,
         max_actions=MAX_ACTIONS,
@@ -66,7 +66,7 @@ def test_every_budget_gets_forced_starts_that_leave_the_policy_a_turn(budget: in
 
 def test_a_budget_of_one_gets_no_forced_start() -> None:
     collector = EpisodeCollector(
-        [lambda: agentgym.make(f"baselines.budget_env:{RECOVER_ENV_ID}", budget=1)],
+        [lambda: agentgym.make(f"baselines.experiment.budget_env:{RECOVER_ENV_ID}", budget=1)],
         MenuPolicy(dim=DIM, hidden=16),
         dim=DIM,
         max_actions=MAX_ACTIONS,

@@ -1,4 +1,5 @@
-"""`baselines.grid`: jobs in order whatever runs them, and an experiment that does not depend on where it ran."""
+"""`baselines.experiment.grid`:
+jobs in order whatever runs them, and an experiment that does not depend on where it ran."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from agentgym.errors import ConfigError
 from baselines.config import Args, default_workers
-from baselines.grid import land_checkpoint, run_jobs
+from baselines.experiment.grid import land_checkpoint, run_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +40,7 @@ def test_run_jobs_spawns_when_another_thread_runs(monkeypatch: pytest.MonkeyPatc
     import multiprocessing
     import threading
 
-    import baselines.grid as grid
+    import baselines.experiment.grid as grid
 
     methods: list[str] = []
     real = multiprocessing.get_context
@@ -158,7 +159,7 @@ def _fails() -> None:
 
 
 def test_run_graph_starts_a_job_after_those_it_waits_for_with_their_results() -> None:
-    from baselines.grid import Job, run_graph
+    from baselines.experiment.grid import Job, run_graph
 
     jobs = [
         Job("train", _tagged, ("train",), cost=5.0),
@@ -179,7 +180,7 @@ def test_run_graph_starts_a_job_after_those_it_waits_for_with_their_results() ->
 
 
 def test_priorities_are_a_jobs_cost_plus_its_costliest_chain() -> None:
-    from baselines.grid import Job, priorities
+    from baselines.experiment.grid import Job, priorities
 
     jobs = [
         Job("a", print, cost=1),
@@ -191,7 +192,7 @@ def test_priorities_are_a_jobs_cost_plus_its_costliest_chain() -> None:
 
 
 def test_run_graph_raises_a_jobs_error_and_refuses_bad_graphs() -> None:
-    from baselines.grid import Job, run_graph
+    from baselines.experiment.grid import Job, run_graph
 
     with pytest.raises(ValueError, match="job failed"):
         run_graph([Job("x", _fails), Job("y", _tagged, ("y",))], workers=2)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import agentgym
-from baselines.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
+from baselines.policy.heuristics import BudgetAwareAgent, CarefulAgent, HastyAgent
 
 
 def _episode(agent, budget: int, task: str) -> tuple[list[str], dict]:
@@ -48,8 +48,8 @@ def test_strategies_differ_by_budget() -> None:
 def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
     import torch
 
-    from baselines.heuristics import LearnedPickAgent
-    from baselines.policy import MenuPolicy
+    from baselines.policy.heuristics import LearnedPickAgent
+    from baselines.policy.model import MenuPolicy
 
     task = _one_bug_task()
     torch.manual_seed(0)
@@ -60,7 +60,7 @@ def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
     finally:
         env.close()
     patches = [a for a in info["admissible_actions"] if a.startswith("patch")]
-    from baselines.features import EpisodeMemory, stack_steps
+    from baselines.policy.features import EpisodeMemory, stack_steps
 
     step = EpisodeMemory(32, 32).encode(obs, info)
     with torch.no_grad():
@@ -77,8 +77,8 @@ def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
 def test_pick_loop_reference_uses_the_first_seeds_policies() -> None:
     from types import SimpleNamespace
 
-    from baselines.experiment import pick_loop_agents
-    from baselines.heuristics import LearnedPickAgent
+    from baselines.experiment.run import pick_loop_agents
+    from baselines.policy.heuristics import LearnedPickAgent
 
     policies = {seed: SimpleNamespace(eval=lambda seed=seed: f"policy-{seed}") for seed in (5, 1, 3, 2)}
     trained = {seed: SimpleNamespace(policy=p, max_actions=32) for seed, p in policies.items()}

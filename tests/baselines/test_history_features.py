@@ -7,8 +7,8 @@ import pytest
 
 import agentgym
 from agentgym import events as ev
-from baselines.budget_env import RECOVER_ENV_ID
-from baselines.features import (
+from baselines.experiment.budget_env import RECOVER_ENV_ID
+from baselines.policy.features import (
     CANDIDATE_KINDS,
     HISTORY_NAMES,
     PROGRESS_NAMES,
@@ -116,7 +116,7 @@ def test_history_is_the_same_for_envs_whose_answers_differ() -> None:
 
 def test_mentioned_words_are_exact_and_public() -> None:
     """A candidate naming a word of the observations is flagged exactly (no hash collisions)."""
-    from baselines.features import MENTION_NAMES
+    from baselines.policy.features import MENTION_NAMES
 
     mem = EpisodeMemory(DIM, MAX_ACTIONS)
     step = mem.encode(

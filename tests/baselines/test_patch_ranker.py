@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from baselines.patch_ranker import candidate_sets, main, rank_accuracy
+from baselines.policy.patch_ranker import candidate_sets, main, rank_accuracy
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from baselines.features import (
+from baselines.policy.features import (
     BUDGET_FEATURES,
     CANDIDATE_EXTRAS,
     CANDIDATE_KINDS,
@@ -16,7 +16,7 @@ from baselines.features import (
     change_features,
     stack_steps,
 )
-from baselines.policy import MenuPolicy, masked_categorical, pick_device
+from baselines.policy.model import MenuPolicy, masked_categorical, pick_device
 
 DIM, MAX_ACTIONS = 32, 6
 
@@ -235,7 +235,7 @@ def test_progress_reads_the_verdict_and_unverified_edits_from_public_events_only
 
 def test_checkpoint_round_trip_and_an_old_feature_version_is_refused(tmp_path) -> None:
     from agentgym.errors import ConfigError
-    from baselines.agent import load_policy, save_checkpoint
+    from baselines.policy.agent import load_policy, save_checkpoint
 
     policy = MenuPolicy(dim=DIM, hidden=16)
     path = tmp_path / "checkpoint.pt"

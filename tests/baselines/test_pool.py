@@ -1,4 +1,4 @@
-"""`python -m baselines.pool`: parts of one experiment with different seeds, analysed as one."""
+"""`python -m baselines.experiment.pool`: parts of one experiment with different seeds, analysed as one."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines.compare import compare_runs
-from baselines.pool import main, pool_runs, pooled_report
+from baselines.experiment.compare import compare_runs
+from baselines.experiment.pool import main, pool_runs, pooled_report
 from experiment_folders import TASKS, experiment_folder
 
 SCHEDULES = {"fixed-T3": 0.5, "fixed-T12": 0.25, "budgetmix": 0.5, "curriculum": 0.25}

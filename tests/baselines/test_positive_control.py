@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import agentgym
-from baselines.budget_env import ENV_ID, optimum
-from baselines.positive_control import EASY_CONTROL_ENV
+from baselines.experiment.budget_env import ENV_ID, optimum
+from baselines.experiment.control import EASY_CONTROL_ENV
 
 
 def _careful_then_commit(env, turns: int, episodes: int) -> float:
@@ -51,7 +51,7 @@ def test_optimum_is_what_the_known_best_strategy_scores(turns: int) -> None:
 
 @pytest.mark.slow
 def test_positive_control_runs_the_real_trainer() -> None:
-    from baselines.positive_control import run_control
+    from baselines.experiment.control import run_control
 
     result = run_control(steps=128, seeds=(1,), eval_ts=(2, 10), episodes=8, env_id=EASY_CONTROL_ENV)
     assert set(result["by_T"]) == {
@@ -71,14 +71,14 @@ def test_positive_control_runs_the_real_trainer() -> None:
 )
 def test_recover_optimum_is_what_the_known_best_policy_scores(turns: int) -> None:
     """The dynamic programme's value is what its policy scores when played on the env."""
-    from baselines.budget_env import recover_optimum
-    from baselines.positive_control import best_policy_score
+    from baselines.experiment.budget_env import recover_optimum
+    from baselines.experiment.control import best_policy_score
 
     assert best_policy_score(turns, 1500) == pytest.approx(recover_optimum(turns), abs=0.04)
 
 
 def test_recovery_needs_a_revert_and_a_failing_test_is_evidence() -> None:
-    from baselines.budget_env import (
+    from baselines.experiment.budget_env import (
         RECOVER_ENV_ID,
         recover_best_action,
         recover_optimum,
@@ -121,10 +121,10 @@ def test_the_trainer_learns_the_short_budget_best_policy_of_the_faithful_control
     retry) is not learned reliably at this size (docs/baselines.md, positive control)."""
     import dataclasses
 
-    from baselines.agent import load_policy
     from baselines.config import PRESETS, Args
-    from baselines.positive_control import CONTROL_ENV, _score
-    from baselines.trainer import train
+    from baselines.experiment.control import CONTROL_ENV, _score
+    from baselines.policy.agent import load_policy
+    from baselines.policy.train import train
 
     args = dataclasses.replace(
         Args(**{**PRESETS["quick"], "preset": "quick"}),
@@ -151,7 +151,7 @@ def test_action_values_agree_with_the_best_action() -> None:
     one of the highest-valued, whose value is the state's optimum."""
     from itertools import product
 
-    from baselines.budget_env import recover_action_values, recover_best_action, recover_optimum
+    from baselines.experiment.budget_env import recover_action_values, recover_best_action, recover_optimum
 
     for left, cur, fails in product(range(1, 11), (None, 0, 1), ((0,) * 5, (1, 0, 0, 0, 0), (1, 1, 0, 0, 0))):
         values = recover_action_values(left, cur, fails)
@@ -166,8 +166,8 @@ def test_the_cloned_optimum_scores_the_optimum() -> None:
     """The known best policy, behaviour-cloned into the trainer's network, plays it: a best action
     with probability >= 0.99 in almost every state it visits, and the optimum's success at T = 2, 5, 10
     when sampled by the evaluation agent (400-600 episodes: standard errors 0.02-0.025)."""
-    from baselines.budget_env import recover_optimum
-    from baselines.positive_control import _score, clone_optimum
+    from baselines.experiment.budget_env import recover_optimum
+    from baselines.experiment.control import _score, clone_optimum
 
     policy, fit = clone_optimum(64, 64)
     assert fit["share_p_best_ge_0.99"] >= 0.99 and fit["value_mse"] < 0.02
@@ -185,11 +185,11 @@ def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
 
     import torch
 
-    from baselines.agent import load_policy
     from baselines.config import PRESETS, Args
-    from baselines.policy import MenuPolicy
-    from baselines.positive_control import CONTROL_ENV, _start_from
-    from baselines.trainer import train
+    from baselines.experiment.control import CONTROL_ENV, _start_from
+    from baselines.policy.agent import load_policy
+    from baselines.policy.model import MenuPolicy
+    from baselines.policy.train import train
 
     torch.manual_seed(123)
     start = MenuPolicy(dim=64, hidden=64).state_dict()
@@ -218,7 +218,7 @@ def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
 def test_the_control_has_a_scratch_and_a_cloned_arm_at_a_tiny_budget() -> None:
     """The experiment's control: the three schedules from scratch with `CONTROL_SETTING`, and fixed-T10
     from the cloned optimum; every cell has its interval over seeds."""
-    from baselines.positive_control import CONTROL_SETTING, run_control
+    from baselines.experiment.control import CONTROL_SETTING, run_control
 
     result = run_control(steps=128, seeds=(1, 2), t_short=2, t_long=10, eval_ts=(2, 10), episodes=8)
     assert result["arms"] == {

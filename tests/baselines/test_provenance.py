@@ -1,4 +1,5 @@
-"""`baselines.provenance`: what an experiment folder records about the code, settings and tasks that made it."""
+"""`baselines.experiment.provenance`:
+what an experiment folder records about the code, settings and tasks that made it."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines import provenance
 from baselines.config import Args
+from baselines.experiment import provenance
 
 
 def test_the_record_keeps_what_decides_results_and_drops_where_it_ran() -> None:
@@ -58,7 +59,7 @@ def test_resume_refuses_a_folder_of_other_code(tmp_path: Path, monkeypatch: pyte
     rec["code"] = {"sources": "0" * 32, "git": "v0.1-3-gabcdef"}
     (out / provenance.FILE).write_text(json.dumps(rec))
 
-    from baselines import experiment
+    from baselines.experiment import run as experiment
 
     def train_all(*_, **__):  # never reached: the check comes before any training
         raise AssertionError("trained despite other code")

@@ -60,8 +60,8 @@ def test_a_family_without_first_commits_leaves_the_decisions_section_and_plot_ou
     """MiniWoB-v0's records label no first commitment: a table of dashes and an empty plot say nothing."""
     from types import SimpleNamespace
 
-    from baselines import report_plots
-    from baselines.report import decisions_section
+    from baselines.report import plots as report_plots
+    from baselines.report.markdown import decisions_section
 
     for other in ("_plot_success", "_plot_categories", "_plot_training"):
         monkeypatch.setattr(report_plots, other, lambda *a: None)

@@ -1,5 +1,5 @@
-"""The report's all-seed numbers and deployment table on hand-made episodes (`baselines.report_cells`,
-`baselines.report_deployment`): every expected value is worked out by hand in the comments."""
+"""The report's all-seed numbers and deployment table on hand-made episodes (`baselines.report.cells`,
+`baselines.report.deployment`): every expected value is worked out by hand in the comments."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from agentgym.eval.metrics import exhaustion_rate
-from baselines.report import fault_numbers
-from baselines.report_cells import at_each_t, category_share, fmt_interval, over_seeds, pass_at, task_cells
-from baselines.report_deployment import agent_costs, deployment, exposure, trained_decisions
+from baselines.report.cells import at_each_t, category_share, fmt_interval, over_seeds, pass_at, task_cells
+from baselines.report.deployment import agent_costs, deployment, exposure, trained_decisions
+from baselines.report.markdown import fault_numbers
 
 
 def ep(

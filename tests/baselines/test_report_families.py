@@ -1,4 +1,4 @@
-"""The per-family contrasts side by side and the hypothesis verdicts (`baselines.report_families`)."""
+"""The per-family contrasts side by side and the hypothesis verdicts (`baselines.report.families`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agentgym.errors import ConfigError
-from baselines.report_families import families_report, families_table, hypothesis_rows, hypothesis_table, verdict
+from baselines.report.families import families_report, families_table, hypothesis_rows, hypothesis_table, verdict
 
 
 def _row(label: str, diff: float, lo: float, hi: float, p_holm: float, equivalent: bool = False) -> dict:

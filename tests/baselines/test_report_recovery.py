@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from baselines.config import Args
-from baselines.contrasts import named_contrasts
-from baselines.report_recovery import after_cells, intervention_cells, recovery_rows, recovery_section
+from baselines.report.contrasts import named_contrasts
+from baselines.report.recovery import after_cells, intervention_cells, recovery_rows, recovery_section
 
 TASKS = [f"coding/one_bug/m{i % 4}/t{i}" for i in range(24)]
 IVS = "wrong-patch,tool_error@turn=1"
@@ -105,7 +105,7 @@ def test_an_intervention_the_family_lacks_fails_before_training() -> None:
     import pytest
 
     from agentgym.errors import ConfigError
-    from baselines.experiment import check_interventions
+    from baselines.experiment.run import check_interventions
 
     args = Args(workers=1)  # the default: Coding-v0's wrong-patch first
     check_interventions(args, "agentgym/Coding-v0")

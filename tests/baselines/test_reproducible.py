@@ -1,7 +1,7 @@
 """What the docs claim of a rerun, tested: on the same machine and commit, the experiment's smoke-size
 training on Coding-v0 repeats bit for bit (weights, optimizer moments, RNG state, summary, per-update
 metrics), the second run's test verdicts coming from the result cache the first one filled. Across
-machines it does not (another CPU's floating-point kernels change training), so `baselines.provenance`
+machines it does not (another CPU's floating-point kernels change training), so `baselines.experiment.provenance`
 records which machine made which bits; the experiment folder's record is checked here too."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import torch
 
-from baselines import provenance
 from baselines.config import PRESETS, Args
-from baselines.trainer import train
+from baselines.experiment import provenance
+from baselines.policy.train import train
 
 TIMING = ("seconds", "per_second", "SPS", "step_ms", "straggler", "checkpoint", "result_cache")
 """Keys that measure time, name the run's folder, or count result-cache hits (a hit gives what a run gives):

@@ -9,7 +9,7 @@ import pytest
 
 import agentgym
 from agentgym.errors import ConfigError
-from baselines.schedules import parse_schedule
+from baselines.policy.schedules import parse_schedule
 from budget_env import ENV_ID
 
 
@@ -79,7 +79,7 @@ def test_bad_specs_raise_config_errors(bad: str) -> None:
 
 
 def test_make_env_stacks_process_reward_and_faults() -> None:
-    from baselines.trainer import make_env
+    from baselines.policy.train import make_env
 
     env = make_env("agentgym/Coding-v0", 3, backend="local", process_reward=0.5, faults="tool_error@turn=1")()
     try:

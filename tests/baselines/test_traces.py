@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentgym import events as ev
-from baselines.decisions import (
+from baselines.report.decisions import (
     after_failing_test,
     decision_rates,
     right_first_failures,

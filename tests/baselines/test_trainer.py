@@ -13,9 +13,9 @@ import torch
 import agentgym
 from agentgym.errors import SandboxCrashed
 from baselines.config import PPOConfig
-from baselines.policy import MenuPolicy
-from baselines.ppo import episode_advantages, gae, make_optimizer, ppo_update
-from baselines.rollout import Episode, EpisodeCollector
+from baselines.policy.model import MenuPolicy
+from baselines.policy.ppo import episode_advantages, gae, make_optimizer, ppo_update
+from baselines.policy.rollout import Episode, EpisodeCollector
 from budget_env import ENV_ID, BudgetChoiceEnv
 
 DIM, MAX_ACTIONS = 32, 12
@@ -259,7 +259,7 @@ def test_make_optimizer_is_adam_with_the_same_steps() -> None:
 def test_head_lr_scale_gives_the_scoring_terms_a_larger_step() -> None:
     """--head-lr-scale: the linear and bilinear scoring terms in their own group at lr x scale;
     every other parameter keeps the base rate, and the group says its scale (the trainer anneals by it)."""
-    from baselines.ppo import HEADS
+    from baselines.policy.ppo import HEADS
 
     policy = MenuPolicy(dim=16, hidden=8)
     opt = make_optimizer(policy, 1e-3, head_lr_scale=10.0)

@@ -1,4 +1,4 @@
-"""`baselines.trainer.train`, whole runs on the sandbox-free budget env: a run depends only on its seed and
+"""`baselines.policy.train.train`, whole runs on the sandbox-free budget env: a run depends only on its seed and
 settings (bit for bit, in lockstep collection), and ``--resume`` continues a run or skips a finished one."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import torch
 
 from baselines.config import PRESETS, Args
-from baselines.positive_control import CONTROL_ENV
-from baselines.trainer import train
+from baselines.experiment.control import CONTROL_ENV
+from baselines.policy.train import train
 
 TIMING = ("seconds", "per_second", "SPS", "step_ms", "straggler", "checkpoint")
 """Summary and history keys that measure time (or name the run folder): the rest must repeat exactly."""
@@ -91,6 +91,6 @@ def test_resume_continues_a_run_and_skips_a_finished_one(tmp_path: Path) -> None
 
 def test_the_command_line_module_trains_with_the_same_function() -> None:
     import baselines.budgetmix as budgetmix
-    import baselines.trainer as trainer
+    import baselines.policy.train as trainer
 
     assert budgetmix.train is trainer.train

@@ -11,9 +11,9 @@ import agentgym  # noqa: F401
 from agentgym.envs.coding.result_cache import DiskStore, ResultCache
 from agentgym.errors import ConfigError
 from baselines.config import Args
-from baselines.eval_lists import split_task_ids
-from baselines.trainer import coding_kwargs
-from baselines.warm_cache import prefill
+from baselines.experiment.eval_lists import split_task_ids
+from baselines.experiment.warm_cache import prefill
+from baselines.policy.train import coding_kwargs
 
 
 def test_a_filled_cache_serves_every_state_one_patch_away() -> None:

@@ -90,7 +90,7 @@ BUILT: list[str] = []
 
 
 def _pooled_base_env(env_id, **kwargs):
-    """A lender of bare envs, as `baselines.env_pool.borrow` is: counts what it builds."""
+    """A lender of bare envs, as `baselines.policy.env_pool.borrow` is: counts what it builds."""
     from agentgym.eval.stack import make_base_env
 
     BUILT.append(env_id)

@@ -3,9 +3,9 @@
 `write_report` reads as its table of contents: it gathers every number once (`gather`:
 success with its intervals, the named contrasts, Pass@(K,T) and failure categories over all
 seeds, first decisions and recovery, trace tallies, the deployment metrics and costs), draws the
-plots (`baselines.report_plots`), saves the numbers for machines (``contrasts.json``,
+plots (`baselines.report.plots`), saves the numbers for machines (``contrasts.json``,
 ``summary.json``), then writes the sections in order, each a function below it or in
-`baselines.report_deployment` and `baselines.report_recovery`: setup and
+`baselines.report.deployment` and `baselines.report.recovery`: setup and
 throughput; training exposure per run; success (pass@1) per schedule and T; the named contrasts;
 recovery by intervention; multi-bug tasks; Pass@(K,T) tables; failure categories per T; recovery under injected faults;
 first-commit accuracy against recovery rate; cost per success and the deployment metrics;
@@ -26,25 +26,8 @@ from typing import Any
 import numpy as np
 
 from agentgym.eval.metrics import CATEGORIES
-from baselines.config import NO_STARTS, Args
-from baselines.contrasts import (
-    Agent,
-    cells_from_records,
-    contrast_table,
-    named_contrasts,
-    success_at,
-)
-from baselines.decisions import (
-    FOLLOW_UPS,
-    RIGHT_FIRST_FATES,
-    after_failing_test,
-    decision_stats,
-    has_commitments,
-    right_first_failures,
-)
-from baselines.eval_lists import unit_of
-from baselines.grid import describe
-from baselines.report_cells import (
+from baselines.config import NO_STARTS, Args, describe
+from baselines.report.cells import (
     Records,
     at_each_t,
     category_share,
@@ -57,7 +40,23 @@ from baselines.report_cells import (
     pooled,
     task_cells,
 )
-from baselines.report_deployment import (
+from baselines.report.contrasts import (
+    Agent,
+    cells_from_records,
+    contrast_table,
+    named_contrasts,
+    success_at,
+    task_unit,
+)
+from baselines.report.decisions import (
+    FOLLOW_UPS,
+    RIGHT_FIRST_FATES,
+    after_failing_test,
+    decision_stats,
+    has_commitments,
+    right_first_failures,
+)
+from baselines.report.deployment import (
     Deployment,
     agent_costs,
     costs_section,
@@ -66,9 +65,9 @@ from baselines.report_deployment import (
     exposure,
     exposure_section,
 )
-from baselines.report_families import ALPHA, FLOOR, hypothesis_table
-from baselines.report_plots import draw_plots, plot_control
-from baselines.report_recovery import intervention_cells, recovery_rows, recovery_section
+from baselines.report.families import ALPHA, FLOOR, hypothesis_table
+from baselines.report.plots import draw_plots, plot_control
+from baselines.report.recovery import intervention_cells, recovery_rows, recovery_section
 
 __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
@@ -151,7 +150,7 @@ class Numbers:
     runs: list[tuple[str, int, dict[str, Any]]]
     """(schedule name, seed, training summary) of every training run"""
     evals: dict[str, dict[int, dict[str, Any]]]
-    """per agent and seed: its evaluations (`baselines.experiment.evaluate_agent`)"""
+    """per agent and seed: its evaluations (`baselines.experiment.run.evaluate_agent`)"""
     training: dict[str, dict[int, dict[str, Any]]]
     records: dict[str, Records]
     """per agent and seed: the clean scored episodes on the headline list"""
@@ -195,9 +194,9 @@ def gather(
     evals: dict[str, dict[int, dict[str, Any]]],
     task_lists: dict[str, list[str]],
 ) -> Numbers:
-    """Success with its intervals and the named contrasts (`baselines.contrasts`), Pass@(K,T) and the
-    failure categories over all seeds (`baselines.report_cells`), first decisions, recovery and trace
-    tallies (`baselines.decisions`), then the deployment metrics and costs (`baselines.report_deployment`)."""
+    """Success with its intervals and the named contrasts (`baselines.report.contrasts`), Pass@(K,T) and the
+    failure categories over all seeds (`baselines.report.cells`), first decisions, recovery and trace
+    tallies (`baselines.report.decisions`), then the deployment metrics and costs (`baselines.report.deployment`)."""
     ts = [int(t) for t in str(args.eval_ts).split(",")]
     primary = task_lists.get("primary") or sorted(
         {r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]}
@@ -221,7 +220,7 @@ def gather(
     # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
     after = intervention_cells(args, evals)
     recovery_family, recovery_described = recovery_rows(
-        args, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=unit_of
+        args, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=task_unit
     )
     contrasts = named_contrasts(
         cells,
@@ -232,7 +231,7 @@ def gather(
         mix="budgetmix",
         curricula=[n for n in names if n.startswith("curriculum")],
         no_starts=NO_STARTS if NO_STARTS in schedules else None,
-        unit_of=unit_of,
+        unit_of=task_unit,
         more=recovery_family,
     )
     success = success_of(cells, primary, ts)
@@ -342,7 +341,7 @@ def setup_section(n: Numbers) -> list[str]:
         "modules never trained on when the split is `heldout`), the same for every agent and seed, "
         f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
         "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
-        "(`baselines/contrasts.py`).",
+        "(`baselines/report/contrasts.py`).",
         "",
     ]
 
@@ -433,7 +432,7 @@ def success_section(n: Numbers) -> list[str]:
 
 
 def contrasts_section(n: Numbers) -> list[str]:
-    """The contrasts named in advance (`baselines.contrasts.named_contrasts`), with p-values."""
+    """The contrasts named in advance (`baselines.report.contrasts.named_contrasts`), with p-values."""
     return [
         "## Contrasts named in advance (paired by task, seeds resampled)",
         "",
@@ -451,7 +450,7 @@ def contrasts_section(n: Numbers) -> list[str]:
 
 def hypotheses_section(n: Numbers) -> list[str]:
     """This family's hypotheses tested by (a), (g), (f), (b), with the verdict by the rule named in advance
-    (`baselines.report_families`); ``python -m baselines.report_families`` puts several families side by side."""
+    (`baselines.report.families`); ``python -m baselines.report.families`` puts several families side by side."""
     family = [e for e in n.args.env_ids.split(",") if e][0].rsplit("/", 1)[-1]
     return [
         f"## Hypotheses on {family} (held / not supported / open)",
@@ -670,8 +669,8 @@ def traces_section(n: Numbers) -> list[str]:
     return [
         "## Traces: what follows a failing test, and why a right first patch fails (all seeds)",
         "",
-        "From each episode's trace (`baselines/decisions.py`; it reads the task's solution to label patches, which "
-        "the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
+        "From each episode's trace (`baselines/report/decisions.py`; it reads the task's solution to label patches, "
+        "which the agent never sees): `P+` a right patch, `P-` a wrong one, `*` the same change applied before in the "
         "episode, `!` it did not apply, `T+`/`T-` a passing/failing visible test, `R` revert, `S` submit, `V` view.",
         "",
         "**After a failing visible test** (share of failing tests followed by each action; *patch on top*: a new "
@@ -691,7 +690,7 @@ def traces_section(n: Numbers) -> list[str]:
 
 
 def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
-    """Forced-state tables: P(action | state, turns left) per policy (`baselines.probe`)."""
+    """Forced-state tables: P(action | state, turns left) per policy (`baselines.experiment.probe`)."""
     tl = sorted({int(t) for d in probe.values() for t in d["p"]["submit"]["opening"]})
     asks = [
         ("revert", "failing test"),
@@ -725,7 +724,7 @@ def probe_section(probe: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def control_section(control: dict[str, Any], png: Path) -> list[str]:
-    """The positive control (`baselines.positive_control`): success per schedule and T against the
+    """The positive control (`baselines.experiment.control`): success per schedule and T against the
     known optimum, with recovery counts and how often a failing test was followed by a revert."""
     ts = sorted({int(t) for by_t in control["by_T"].values() for t in by_t})
     best = control.get("best_policy") or {}
@@ -755,8 +754,9 @@ def control_section(control: dict[str, Any], png: Path) -> list[str]:
         f"`{control.get('env', '?')}`: one of five patches fixes the bug, the instruction's clue names it 60% of the "
         "time, a patch on top of another breaks the code until `revert` undoes it, and the right patch's test fails "
         "10% of the time (a failing test is evidence, not proof). The optimum is an exact dynamic programme over what "
-        "the agent can know (`baselines.budget_env.recover_optimum`). The same trainer, features and start-state "
-        f"curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. Cells: success with its 95% "
+        "the agent can know (`baselines.experiment.budget_env.recover_optimum`). The same trainer, features and "
+        f"start-state curriculum, {control['steps']} env steps per run, seeds {control['seeds']}. "
+        "Cells: success with its 95% "
         "interval over seeds (rec: recovered / wrong first patch; revert: reverts right after a failing test / failing "
         "tests). *from the optimum*: PPO started from the optimal policy cloned into the network (does it keep it?).",
         "",

@@ -6,18 +6,18 @@
    the stepwise ``curriculum-steps`` with the same number of environment steps, once per
    training seed (``--seeds``);
 2. evaluates every trained policy, the random menu policy and the scripted references on one
-   fixed list of tasks shared by all of them (``--eval-list``, `baselines.eval_lists`): one-bug tasks of modules
-   never trained on (``--eval-split heldout``) over the T grid; then the second split (new
+   fixed list of tasks shared by all of them (``--eval-list``, `baselines.experiment.eval_lists`): one-bug tasks
+   of modules never trained on (``--eval-split heldout``) over the T grid; then the second split (new
    mutants of training modules) at a few T, multi-bug held-out tasks when asked, and an
    injected fault when asked;
 3. estimates success with intervals over seeds and tasks, and the contrasts named in advance
-   (`baselines.contrasts.named_contrasts`) paired by task; probes each policy on forced states
-   (`baselines.probe`); writes ``OUT/report.md`` with its plots (`baselines.report`).
+   (`baselines.report.contrasts.named_contrasts`) paired by task; probes each policy on forced states
+   (`baselines.experiment.probe`); writes ``OUT/report.md`` with its plots (`baselines.report.markdown`).
 
 Every step resumes: finished runs and episodes are skipped with ``--resume``.
 
 Training runs, agent evaluations, the probe and the positive control's runs are jobs of one
-`baselines.grid.run_graph`: ``--workers`` processes (the machine's cores by default) or Ray tasks
+`baselines.experiment.grid.run_graph`: ``--workers`` processes (the machine's cores by default) or Ray tasks
 (``--executor ray``), with the same results either way. An agent's evaluation starts as soon as its
 training run is done, the probe as soon as the first seed's are, and the control's clone and runs
 fill the cores beside them; the job with the most work still behind it starts first (`JOB_COSTS`),
@@ -42,24 +42,24 @@ from agentgym.agents import RandomAgent
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
-from baselines import provenance
-from baselines.agent import PolicyAgent, load_policy
 from baselines.config import NO_STARTS, Args, intervention_runs
-from baselines.decisions import DecisionRecorder
-from baselines.env_pool import borrow, close_idle
-from baselines.eval_lists import seeded_list, split_task_ids, task_list
-from baselines.families import check_family_interventions, family_env_kwargs, plan_for
-from baselines.grid import Job, describe, in_parallel, land_checkpoint, run_graph, train_job
-from baselines.heuristics import (
+from baselines.experiment import provenance
+from baselines.experiment.control import CONTROL_ENV, control_jobs
+from baselines.experiment.eval_lists import seeded_list, split_task_ids, task_list
+from baselines.experiment.grid import Job, describe, in_parallel, land_checkpoint, run_graph, train_job
+from baselines.experiment.probe import budget_probe
+from baselines.policy.agent import PolicyAgent, load_policy
+from baselines.policy.env_pool import borrow, close_idle
+from baselines.policy.families import check_family_interventions, family_env_kwargs, plan_for
+from baselines.policy.heuristics import (
     BudgetAwareAgent,
     CarefulAgent,
     HastyAgent,
     LearnedPickAgent,
 )
-from baselines.positive_control import CONTROL_ENV, control_jobs
-from baselines.probe import budget_probe
-from baselines.report import write_report
-from baselines.trainer import coding_kwargs, make_env, progress_bar
+from baselines.policy.train import coding_kwargs, make_env, progress_bar
+from baselines.report.decisions import DecisionRecorder
+from baselines.report.markdown import write_report
 
 __all__ = [
     "run_experiment",
@@ -112,7 +112,7 @@ def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> 
 def check_interventions(args: Args, env_id: str) -> None:
     """Fail before training when ``--eval-interventions`` names a forced start ``env_id`` does not
     define (Coding-v0's ``wrong-patch`` on another family), or a fault that cannot bite on its
-    family (`baselines.families`), rather than at its first evaluation."""
+    family (`baselines.policy.families`), rather than at its first evaluation."""
     check_family_interventions(env_id, [name for name, _, _ in intervention_runs(args)])
     forced = [how["intervention"] for _, how, _ in intervention_runs(args) if "intervention" in how]
     if not forced:
@@ -132,7 +132,7 @@ def check_interventions(args: Args, env_id: str) -> None:
 
 
 def check_family_wiring(args: Args, env_id: str) -> None:
-    """Fail before training when ``env_id``'s family plan (`baselines.families`) would not hold: the
+    """Fail before training when ``env_id``'s family plan (`baselines.policy.families`) would not hold: the
     trainer's envs must get the plan's menu (a policy trained on a menu that holds the oracle's
     action learns where the answer sits, not the task), and Coding's forced starts (a patch and its
     test) do not exist there, so ``--recovery-starts`` would train nothing it says."""
@@ -152,7 +152,7 @@ def check_family_wiring(args: Args, env_id: str) -> None:
     if menu != plan.env_kwargs["menu"]:
         raise ConfigError(
             f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
-            "(baselines/families.py); baselines.trainer.make_env must pass family_env_kwargs(env_id)"
+            "(baselines/policy/families.py); baselines.policy.train.make_env must pass family_env_kwargs(env_id)"
         )
 
 
@@ -316,7 +316,7 @@ def evaluate_agent(
 JOB_COSTS = {"train_step": 2.5, "eval_episode": 22.0, "probe": 12_000.0}
 """CPU milliseconds (a 2-core x86 machine, Docker sandboxes, benchmarks/experiment_timeline.py) of a
 training env step, of an evaluation episode and of the probe: what orders the jobs
-(`baselines.grid.priorities`; the positive control's are `baselines.positive_control.CONTROL_COSTS`).
+(`baselines.experiment.grid.priorities`; the positive control's are `baselines.experiment.control.CONTROL_COSTS`).
 Only their ratios matter, and only roughly: they decide which ready job starts first."""
 
 
@@ -517,7 +517,7 @@ def run_experiment(args: Args) -> int:
         if changed:
             raise ConfigError(
                 f"--resume of {out}, written by other code: {'; '.join(changed)}; start a new --out "
-                "(and pool the folders with `python -m baselines.pool`)"
+                "(and pool the folders with `python -m baselines.experiment.pool`)"
             )
 
     check_interventions(args, [e for e in args.env_ids.split(",") if e][0])

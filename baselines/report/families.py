@@ -2,7 +2,7 @@
 
 Each family's experiment (``python -m baselines.budgetmix``, ``--preset tooluse``, ``--preset
 miniwob``) is its own run with its own Holm family: the named contrasts of that run
-(`baselines.contrasts.named_contrasts`, written to its ``contrasts.json``), Holm-adjusted over that
+(`baselines.report.contrasts.named_contrasts`, written to its ``contrasts.json``), Holm-adjusted over that
 run's rows only, since the families are separate questions with separate task lists. This module
 puts them side by side:
 
@@ -10,16 +10,16 @@ puts them side by side:
   verdict by the rule named before any family run (`verdict`): **held** when the Holm-adjusted
   p-value is below 0.05 and the difference has the predicted sign; **not supported** when the 95%
   interval lies wholly on the other side of 0, or the equivalence test puts the difference within
-  +-`baselines.contrasts.EQUIVALENCE_MARGIN` of 0; **open** otherwise (too wide to tell), and
+  +-`baselines.report.contrasts.EQUIVALENCE_MARGIN` of 0; **open** otherwise (too wide to tell), and
   also when every success the contrast compares is below `FLOOR` (nothing succeeded, so nothing
   could collapse or be kept: a floor, not evidence either way);
 - `families_table`: one row per contrast, one column per family;
 - `families_report`: both, for several run folders.
 
-The experiment's own report shows its family's hypothesis table (`baselines.report`); the
+The experiment's own report shows its family's hypothesis table (`baselines.report.markdown`); the
 side-by-side table needs the runs of every family:
 
-    python -m baselines.report_families runs/budgetmix runs/i39-tooluse runs/i39-miniwob --out runs/families.md
+    python -m baselines.report.families runs/budgetmix runs/i39-tooluse runs/i39-miniwob --out runs/families.md
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines.contrasts import EQUIVALENCE_MARGIN
+from baselines.report.contrasts import EQUIVALENCE_MARGIN
 
 __all__ = [
     "HYPOTHESES",
@@ -186,7 +186,7 @@ def families_report(folders: Sequence[str | Path]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m baselines.report_families", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m baselines.report.families", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", help="the --out folders of finished experiments, one per family")
     parser.add_argument("--out", default="", help="write the markdown here as well as to stdout")
     args = parser.parse_args(argv)

@@ -37,20 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines.config import EXECUTORS, Args, default_workers
-from baselines.trainer import train
+from baselines.config import EXECUTORS, Args, default_workers, describe, in_parallel
+from baselines.policy.train import train
 
 __all__ = ["describe", "in_parallel", "run_jobs", "run_graph", "Job", "priorities", "train_job", "land_checkpoint"]
-
-
-def in_parallel(workers: int, executor: str) -> bool:
-    """Whether jobs run outside this process (then their own progress bars are off)."""
-    return workers > 1 or executor == "ray"
-
-
-def describe(workers: int, executor: str) -> str:
-    """``2 worker processes`` or ``2 Ray CPUs``: where the jobs run, for progress lines and reports."""
-    return f"{workers} {'Ray CPUs' if executor == 'ray' else 'worker processes'}"
 
 
 @dataclass(frozen=True)
@@ -273,7 +263,7 @@ def _ray(workers: int, address: str | None) -> Any:
 
 
 def train_job(args: Args, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
-    """One training run (`baselines.trainer.train`); with ``ship_checkpoint`` the summary carries
+    """One training run (`baselines.policy.train.train`); with ``ship_checkpoint`` the summary carries
     the checkpoint's bytes (``checkpoint_bytes``), for a run on another machine."""
 
     summary = train(args, run_name)

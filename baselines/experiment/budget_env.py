@@ -10,10 +10,10 @@ turns only "patch the clue, submit" can succeed.
 It emits agentgym's info keys and events and implements ``end_by_budget`` and
 ``reference_action``, so the agentgym wrappers work on it. Registered as
 ``agentgym-test/BudgetChoice-v0`` when this module is imported (``agentgym.make`` does that for
-``"baselines.budget_env:agentgym-test/BudgetChoice-v0"``).
+``"baselines.experiment.budget_env:agentgym-test/BudgetChoice-v0"``).
 
 Its right answers are known (`optimum`), which makes it the positive control of the trainer
-(`baselines.positive_control`): with five patches and a clue right 60% of the time, patching the
+(`baselines.experiment.control`): with five patches and a clue right 60% of the time, patching the
 clue and submitting scores 0.6 at any T; patching and testing candidates in turn, committing
 to the last one patched when turns run out, scores 0.6 + 0.4 * min(k - 1, 4) / 4 where k
 = (T - 2) // 2 + 1 patches fit (T = 8: 0.9; T >= 10: 1.0).
@@ -210,7 +210,7 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         clue = self.answer if clue_ok else int((self.answer + 1 + self.np_random.integers(self.n - 1)) % self.n)
         self.applied: int | None = None
         self.stack = []
-        # what `baselines.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task);
+        # what `baselines.report.decisions.DecisionRecorder` reads to label patches (as Coding-v0's task);
         # the agent never sees it
         self.task = _Task(solution=(f"patch {self.names[self.answer]}", "run tests", "submit"))
         self.turn, self._done = 0, False
@@ -292,7 +292,7 @@ class BudgetChoiceEnv(gym.Env[dict[str, Any], str]):
         return self._done
 
 
-_ENTRY_POINT = "baselines.budget_env:BudgetChoiceEnv"  # a string, so specs serialise
+_ENTRY_POINT = "baselines.experiment.budget_env:BudgetChoiceEnv"  # a string, so specs serialise
 if ENV_ID not in gym.registry:
     gym.register(ENV_ID, entry_point=_ENTRY_POINT, disable_env_checker=True)
 SMALL_RECOVER_ENV_ID = "agentgym-test/BudgetRecoverSmall-v0"

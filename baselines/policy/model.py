@@ -17,7 +17,7 @@ from torch import nn
 from torch.distributions import Categorical
 from torch.nn import functional as F
 
-from baselines.features import (
+from baselines.policy.features import (
     BUDGET_FEATURES,
     CANDIDATE_EXTRAS,
     FEATURES_VERSION,
@@ -71,7 +71,7 @@ class MenuPolicy(nn.Module):
     and value (B,). `forward_batch` takes the dict `stack_steps` builds.
 
     ``features`` names the encoder whose inputs it learned (Coding's `EpisodeMemory`, version
-    `FEATURES_VERSION`, or ``"family-v<N>"`` for `baselines.family_features.FamilyMemory`): the
+    `FEATURES_VERSION`, or ``"family-v<N>"`` for `baselines.policy.family_features.FamilyMemory`): the
     shapes are the same, the meaning is not, so checkpoints record it and loading checks it.
     """
 

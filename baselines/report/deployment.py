@@ -12,7 +12,7 @@ its training cost against what it earns across budgets.
 
 The statistics are `agentgym.eval.metrics`'s (DESIGN section 6): `cell_costs`, `latency_percentiles`,
 `success_at_cost` and `cost_at_success` (on the all-seed Pass@(K,T) grid), `exhaustion_rate` (per
-task, through `baselines.report_cells.task_cells`).
+task, through `baselines.report.cells.task_cells`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ import numpy as np
 
 from agentgym.eval.metrics import cell_costs, cost_at_success, exhaustion_rate, latency_percentiles, success_at_cost
 from agentgym.eval.summary import SUCCESS_TARGETS
-from baselines.contrasts import Agent
-from baselines.report_cells import (
+from baselines.report.cells import (
     Records,
     at_each_t,
     fmt,
@@ -36,6 +35,7 @@ from baselines.report_cells import (
     pooled,
     task_cells,
 )
+from baselines.report.contrasts import Agent
 
 __all__ = [
     "Deployment",

@@ -20,9 +20,9 @@ import torch
 from torch import nn
 
 from baselines.config import PPOConfig
-from baselines.features import stack_steps
-from baselines.policy import MenuPolicy
-from baselines.rollout import Episode
+from baselines.policy.features import stack_steps
+from baselines.policy.model import MenuPolicy
+from baselines.policy.rollout import Episode
 
 __all__ = ["gae", "episode_advantages", "make_optimizer", "ppo_update"]
 

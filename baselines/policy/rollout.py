@@ -44,9 +44,9 @@ import torch
 
 from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError, InfrastructureError
-from baselines.family_features import episode_memory
-from baselines.features import EncodedStep, stack_steps
-from baselines.policy import MenuPolicy
+from baselines.policy.family_features import episode_memory
+from baselines.policy.features import EncodedStep, stack_steps
+from baselines.policy.model import MenuPolicy
 
 __all__ = ["Episode", "EpisodeCollector", "FALLBACK_ACTION", "COLLECT_MODES", "parse_start_patch"]
 

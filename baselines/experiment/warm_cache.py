@@ -24,8 +24,8 @@ from agentgym.envs.coding.result_cache import (
 )
 from agentgym.errors import ConfigError
 from baselines.config import Args
-from baselines.eval_lists import split_task_ids, task_list
-from baselines.trainer import coding_kwargs
+from baselines.experiment.eval_lists import split_task_ids, task_list
+from baselines.policy.train import coding_kwargs
 
 __all__ = ["prefill", "fill_task"]
 

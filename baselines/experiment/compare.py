@@ -1,14 +1,14 @@
 """Two experiment folders compared schedule by schedule, paired by task: does a training knob matter?
 
-    python -m baselines.compare runs/turncost runs/budgetmix          # A - B for every shared schedule and T
-    python -m baselines.compare A B --agents budgetmix,fixed-T12 --ts 2,16 --out compare.md
+    python -m baselines.experiment.compare runs/turncost runs/budgetmix          # A - B for every shared schedule and T
+    python -m baselines.experiment.compare A B --agents budgetmix,fixed-T12 --ts 2,16 --out compare.md
 
 Each folder is the ``--out`` of one `python -m baselines.budgetmix` run. For every trained
 schedule both folders evaluated (``eval/NAME-sSEED/grid/episodes.jsonl``) and every budget T,
-it prints A - B with the experiment's own paired interval (`baselines.contrasts.contrast`:
+it prints A - B with the experiment's own paired interval (`baselines.report.contrasts.contrast`:
 seeds resampled per side, tasks resampled jointly). The two folders must have evaluated the same
 task list (``eval_tasks.json``); a different list is an error, not a smaller table. They must also
-have run the same code and trained on the same tasks (``provenance.json``, `baselines.provenance`),
+have run the same code and trained on the same tasks (``provenance.json``, `baselines.experiment.provenance`),
 or a difference would be the code's, not the knob's; the settings that differ (the knobs compared)
 head the table. ``--unchecked`` compares folders written before records were kept.
 """
@@ -26,8 +26,8 @@ from typing import Any
 
 from agentgym.errors import ConfigError
 from agentgym.eval.episodes import read_episodes
-from baselines import provenance
-from baselines.contrasts import Agent, cells_from_records, contrast
+from baselines.experiment import provenance
+from baselines.report.contrasts import Agent, cells_from_records, contrast
 
 __all__ = ["load_trained", "primary_tasks", "compare_runs", "knobs_compared", "print_table", "main"]
 
@@ -125,7 +125,7 @@ def _markdown(rows: list[dict[str, Any]], a: str, b: str, knobs: list[str] | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m baselines.compare", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m baselines.experiment.compare", description=__doc__.splitlines()[0])
     parser.add_argument("a", help="experiment folder A (the --out of a baselines.budgetmix run)")
     parser.add_argument("b", help="experiment folder B, evaluated on the same task list")
     parser.add_argument("--agents", default="", help="comma-separated schedules (default: every one in both)")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "task_unit",
     "contrast_table",
     "cells_from_records",
     "Agent",
@@ -238,7 +239,7 @@ Decisions = dict[int, dict[tuple[str, int], tuple[float, float, float]]]
 def decision_cells_from_records(
     records: Iterable[Mapping[str, Any]],
 ) -> dict[tuple[str, int], tuple[float, float, float]]:
-    """Per (task, T) over clean episodes: the first commit right (`baselines.decisions`: an episode
+    """Per (task, T) over clean episodes: the first commit right (`baselines.report.decisions`: an episode
     that never committed counts as not right), success, and both."""
     acc: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
     for r in records:
@@ -514,7 +515,7 @@ def _fmt(x: float | None, p: bool = False) -> str:
 
 def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     """The named contrasts as a markdown table (A, B, A - B, 95% interval, half-width, p, Holm p,
-    tasks), then the equivalence rows of (d): one layout for the report and `baselines.pool`."""
+    tasks), then the equivalence rows of (d): one layout for the report and `baselines.experiment.pool`."""
     lines = [
         "|  | contrast | A | B | A - B | 95% interval | half-width | held-out units' interval | p | p (Holm) | tasks |",
         "|" + "---|" * 11,
@@ -543,3 +544,8 @@ def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
         if c["label"] == "d"
     ]
     return "\n".join(lines)
+
+
+def task_unit(task_id: str) -> str:
+    """A task's held-out unit: its id without the last part (``coding/one_bug/<module>``)."""
+    return task_id.rsplit("/", 1)[0]

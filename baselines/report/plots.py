@@ -1,4 +1,4 @@
-"""The experiment report's plots (`baselines.report`), every one over all seeds:
+"""The experiment report's plots (`baselines.report.markdown`), every one over all seeds:
 
 - `draw_plots`: ``success_vs_T.png`` (success against T per agent, seed-and-task intervals as error
   bars), ``failure_categories.png`` (stacked category shares per T, each share's interval as a
@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from agentgym.eval.metrics import CATEGORIES
-from baselines.decisions import has_commitments
+from baselines.report.decisions import has_commitments
 
 __all__ = ["draw_plots", "plot_control"]
 

@@ -1,9 +1,9 @@
 """Positive control: the BudgetMix trainer on the sandbox-free budget env, where the answers are known.
 
-    python -m baselines.positive_control            # about a minute on one core
-    python -m baselines.positive_control --steps 4000 --seeds 1
+    python -m baselines.experiment.control            # about a minute on one core
+    python -m baselines.experiment.control --steps 4000 --seeds 1
 
-`baselines.budget_env` is Coding-v0's menu task in miniature with a known optimum per budget.
+`baselines.experiment.budget_env` is Coding-v0's menu task in miniature with a known optimum per budget.
 The control runs on its faithful variant (`RECOVER_ENV_ID`: a patch on top of another breaks
 the code until ``revert``, the right patch's test fails 10% of the time), whose optimum is an
 exact dynamic programme (`recover_optimum`: 0.60 / 0.69 / 0.80 at T = 2 / 5 / 10); ``--easy``
@@ -38,14 +38,20 @@ import numpy as np
 import torch
 
 import agentgym
-from baselines.agent import PolicyAgent, load_policy, save_checkpoint
-from baselines.budget_env import BudgetChoiceEnv, optimum, recover_action_values, recover_best_action, recover_optimum
 from baselines.config import PRESETS, Args
-from baselines.features import EncodedStep, EpisodeMemory, stack_steps
-from baselines.grid import Job, run_graph
-from baselines.policy import MenuPolicy
-from baselines.ppo import make_optimizer
-from baselines.trainer import train
+from baselines.experiment.budget_env import (
+    BudgetChoiceEnv,
+    optimum,
+    recover_action_values,
+    recover_best_action,
+    recover_optimum,
+)
+from baselines.experiment.grid import Job, run_graph
+from baselines.policy.agent import PolicyAgent, load_policy, save_checkpoint
+from baselines.policy.features import EncodedStep, EpisodeMemory, stack_steps
+from baselines.policy.model import MenuPolicy
+from baselines.policy.ppo import make_optimizer
+from baselines.policy.train import train
 
 __all__ = [
     "run_control",
@@ -58,10 +64,10 @@ __all__ = [
     "clone_optimum",
 ]
 
-CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetRecover-v0"
+CONTROL_ENV = "baselines.experiment.budget_env:agentgym-test/BudgetRecover-v0"
 """The faithful variant (recovery needs a revert; a failing test is evidence, not proof); the
 original, where a new patch replaces the old and the test is perfect, is `EASY_CONTROL_ENV`."""
-EASY_CONTROL_ENV = "baselines.budget_env:agentgym-test/BudgetChoice-v0"
+EASY_CONTROL_ENV = "baselines.experiment.budget_env:agentgym-test/BudgetChoice-v0"
 
 
 def _optimum(env_id: str, t: int) -> float:
@@ -132,7 +138,7 @@ def optimum_demonstrations(
     alike), and the programme's value of the state (the success the best policy then reaches).
 
     A share ``forced_share`` of the episodes with T >= 5 begins as the trainer's start-state curriculum
-    begins them (`baselines.rollout.EpisodeCollector._forced_start`: a patch, right in a share
+    begins them (`baselines.policy.rollout.EpisodeCollector._forced_start`: a patch, right in a share
     ``forced_right``, its test, and a revert half the time the test failed), so the clone also knows
     the best move in the states PPO's forced starts put it in; those steps are not demonstrations.
     """
@@ -313,7 +319,8 @@ def _control_job(
     env_id: str,
     start: dict[str, Any] | None = None,
 ) -> dict[int, dict[str, Any]]:
-    """Train one control run (from ``start``'s weights when given) and score it at each T (a `baselines.grid` job)."""
+    """Train one control run (from ``start``'s weights when given) and score it at each T (a
+    `baselines.experiment.grid` job)."""
 
     config = dataclasses.replace(base, schedule=spec, seed=seed)
     if start is not None:
@@ -326,7 +333,7 @@ def _control_job(
 CONTROL_SETTING: dict[str, Any] = {"learning_rate": 3e-4, "head_lr_scale": 10.0}
 """The trainer settings the control runs with, over the experiment's `Args` (benchmarks/positive_control.py
 measures them): the network's trunk at a tenth of the trainer's learning rate, its linear and
-bilinear scoring terms (`baselines.ppo.HEADS`) at the trainer's 3e-3. At 3e-3 everywhere PPO does
+bilinear scoring terms (`baselines.policy.ppo.HEADS`) at the trainer's 3e-3. At 3e-3 everywhere PPO does
 not keep the optimum it is handed: from the cloned optimum it falls to "patch the clue, submit"
 (0.6) within a few updates, as it converges there from scratch; with this setting it keeps it."""
 
@@ -375,11 +382,11 @@ def run_control(
     from_optimum: bool = True,
     **overrides: Any,
 ) -> dict[str, Any]:
-    """Train the three schedules per seed on the budget env with `baselines.trainer.train`;
+    """Train the three schedules per seed on the budget env with `baselines.policy.train.train`;
     success per T against the optimum.
 
     ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
-    its ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.grid`).
+    its ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.experiment.grid`).
     ``setting``: trainer settings over ``base`` for every run (default `CONTROL_SETTING`; ``{}``:
     ``base`` as it is); ``overrides`` win over both. ``from_optimum`` (faithful env only): also run
     fixed-T-long from the known best policy cloned into the network (`clone_optimum`), with the same
@@ -416,7 +423,8 @@ def run_control(
 CONTROL_COSTS = {"step": 1.6, "scored_episode": 2.0, "clone": 30_000.0, "best_policy_episode": 0.3}
 """CPU milliseconds (a 2-core x86 machine, benchmarks/experiment_timeline.py) of a control run's env step
 (rollout and update), of a scored episode, of `clone_optimum` at 100 demonstrations per T, and of an
-episode of `best_policy_score`: what orders the control's jobs among the experiment's (`baselines.grid.priorities`)."""
+episode of `best_policy_score`: what orders the control's jobs among the experiment's
+(`baselines.experiment.grid.priorities`)."""
 
 
 def control_jobs(
@@ -435,7 +443,7 @@ def control_jobs(
     prefix: str = "control:",
     **overrides: Any,
 ) -> tuple[list[Job], Callable[[dict[str, Any]], dict[str, Any]]]:
-    """`run_control`'s work as `baselines.grid` jobs (named with ``prefix``, ``out`` the runs' folder),
+    """`run_control`'s work as `baselines.experiment.grid` jobs (named with ``prefix``, ``out`` the runs' folder),
     and the function that turns their results (job name -> result) into `run_control`'s dict. The
     experiment runs these jobs in its own graph, beside its training runs and evaluations: the clone
     and the scoring of the cloned start, which ran here one after another, are jobs like the runs."""

@@ -12,7 +12,7 @@ seeded per episode), so they isolate the value of *verifying* against *committin
   highest among those not yet tried: a learned pick with a scripted test-and-revert loop, the
   measured ceiling of a policy that would learn the loop.
 
-``python -m agentgym eval --agent baselines.heuristics:careful`` runs one with the harness.
+``python -m agentgym eval --agent baselines.policy.heuristics:careful`` runs one with the harness.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from baselines.features import EpisodeMemory, stack_steps
+from baselines.policy.features import EpisodeMemory, stack_steps
 
 __all__ = ["HastyAgent", "CarefulAgent", "BudgetAwareAgent", "LearnedPickAgent", "hasty", "careful", "budget_aware"]
 

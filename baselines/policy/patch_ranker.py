@@ -3,12 +3,12 @@
 A supervised upper reference for the RL policy's first decision on Coding-v0: a linear ranker
 (softmax over each task's candidate patches) trained on the train split with the true fixes as
 labels, then scored on the test split. It compares three feature sets the policy could use: the
-hashed tokens of the whole diff, the change features (`baselines.features.change_features`),
+hashed tokens of the whole diff, the change features (`baselines.policy.features.change_features`),
 and both. No sandbox is needed: candidates and labels come from the task data.
 
-    python -m baselines.patch_ranker                    # 600 train tasks, 300 test tasks
-    python -m baselines.patch_ranker --test-split heldout   # scored on modules never trained on
-    python -m baselines.patch_ranker --train 100 --test 60 --json
+    python -m baselines.policy.patch_ranker                    # 600 train tasks, 300 test tasks
+    python -m baselines.policy.patch_ranker --test-split heldout   # scored on modules never trained on
+    python -m baselines.policy.patch_ranker --train 100 --test 60 --json
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from agentgym.envs.coding.tasks import CodingTasks
-from baselines.features import change_features, text_features
+from baselines.policy.features import change_features, text_features
 
 __all__ = ["FEATURE_SETS", "candidate_sets", "rank_accuracy", "main"]
 
@@ -109,7 +109,9 @@ def rank_accuracy(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m baselines.patch_ranker", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.policy.patch_ranker", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--train", type=int, default=600, help="train-split tasks to fit on")
     parser.add_argument("--test", type=int, default=300, help="test-split tasks to score")
     parser.add_argument(

@@ -29,9 +29,9 @@ import torch
 
 import agentgym
 from agentgym.core import AgentEnv
-from baselines.families import plan_for
-from baselines.features import EpisodeMemory, stack_steps
-from baselines.policy import MenuPolicy
+from baselines.policy.families import plan_for
+from baselines.policy.features import EpisodeMemory, stack_steps
+from baselines.policy.model import MenuPolicy
 
 __all__ = ["budget_probe", "forced_states", "SUBMIT", "STATES"]
 
@@ -113,7 +113,7 @@ def budget_probe(
     """Per policy: ``p[action][state][turns_left]`` (mean probability), ``states`` (count per state),
     and ``tv_min_max`` (mean total-variation distance between the smallest and largest turns left).
 
-    Empty for a family with a plan (`baselines.families`: ToolUse-v0, MiniWoB-v0): the states are
+    Empty for a family with a plan (`baselines.policy.families`: ToolUse-v0, MiniWoB-v0): the states are
     Coding's (a patch, its test, a revert), and those families' recovery is measured by intervention.
     """
     if plan_for(env_id) is not None:

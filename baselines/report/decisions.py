@@ -16,7 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from baselines.features import patch_key
+from baselines.policy.features import patch_key
 
 __all__ = [
     "DecisionRecorder",
@@ -95,7 +95,7 @@ def trace_label(
     """One step of an episode trace (diagnosis only: it reads the task's solution, which the agent never sees).
 
     ``P+`` a patch of the reference solution, ``P-`` a wrong one, ``*`` appended when the same
-    change (`baselines.features.patch_key`) was applied before in the episode, ``!`` when the
+    change (`baselines.policy.features.patch_key`) was applied before in the episode, ``!`` when the
     patch did not apply; ``T+`` / ``T-`` a test that passed / failed (``T?``: its verdict
     unseen, the episode's last step); ``R`` revert, ``S`` submit, ``V`` view, ``O`` anything
     else. ``events`` None: the step's events are unknown (the last step).

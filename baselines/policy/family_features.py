@@ -1,11 +1,11 @@
-"""Family-neutral policy inputs: the same arrays as `baselines.features`, built from what every family shares.
+"""Family-neutral policy inputs: the same arrays as `baselines.policy.features`, built from what every family shares.
 
-`baselines.features.EpisodeMemory` is Coding-v0's encoder: its candidate side reads unified
+`baselines.policy.features.EpisodeMemory` is Coding-v0's encoder: its candidate side reads unified
 diffs (what a patch adds and removes), its history is an edit stack of patches and ``revert``,
 its action kinds are Coding's verbs. On ToolUse-v0, MiniWoB-v0, Browser-v0 or BFCL-v0 those
 inputs are zeros. `FamilyMemory` fills the *same shapes* (`EncodedStep`: observation ``3 * dim``,
 budget `BUDGET_FEATURES`, progress `PROGRESS_FEATURES`, candidates ``2 * dim``, candidate extras
-`CANDIDATE_EXTRAS`), so `baselines.policy.MenuPolicy` takes either unchanged, from:
+`CANDIDATE_EXTRAS`), so `baselines.policy.model.MenuPolicy` takes either unchanged, from:
 
 - **the parsed action** (`agentgym.actions.parse_action`, the grammar every tool-calling family
   shares): each candidate's hashed text, and hashed *structure* tokens: its verb, its argument
@@ -37,7 +37,7 @@ import numpy as np
 
 from agentgym.actions import GrammarError, parse_action
 from agentgym.features import hash_tokens
-from baselines.features import (
+from baselines.policy.features import (
     BUDGET_FEATURES,
     CANDIDATE_EXTRAS,
     FEATURES_VERSION,
@@ -69,7 +69,7 @@ __all__ = [
 
 FAMILY_FEATURES_VERSION = 1
 """Bumped when `FamilyMemory`'s encoding changes; a checkpoint trained with it records
-``features="family-v<N>"`` (Coding's record `baselines.features.FEATURES_VERSION`)."""
+``features="family-v<N>"`` (Coding's record `baselines.policy.features.FEATURES_VERSION`)."""
 
 NEUTRAL_FAMILIES = ("tooluse", "miniwob", "browser", "bfcl")
 """Families encoded by `FamilyMemory`; every other one (Coding-v0, the budget env) by `EpisodeMemory`."""

@@ -13,8 +13,8 @@ drawn by the rule below from tasks no spent list holds. The rule is fixed before
 - ``tuning-1``: the list the experiment used before (100 held-out one-bug Coding-v0 tasks drawn
   with seed 2026), on which attempts A1-B8 and `benchmarks/recovery_probe.py` were scored.
 
-`unit_of` names a task's held-out unit (its Coding-v0 module, a ToolUse template...): tasks of
-one unit are not independent, so intervals that resample units sit beside the task-level ones.
+`baselines.report.contrasts.task_unit` names a task's held-out unit (its Coding-v0 module, a ToolUse
+template...): tasks of one unit are not independent, so intervals that resample units sit beside the task-level ones.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import numpy as np
 
 from agentgym.core import AgentEnv  # importing agentgym registers the agentgym/* ids
 from agentgym.errors import ConfigError
-from baselines.families import family_env_kwargs
+from baselines.policy.families import family_env_kwargs
 
-__all__ = ["SPENT_FILE", "split_task_ids", "seeded_list", "spent_lists", "fresh_list", "task_list", "unit_of"]
+__all__ = ["SPENT_FILE", "split_task_ids", "seeded_list", "spent_lists", "fresh_list", "task_list"]
 
 SPENT_FILE = Path(__file__).with_name("eval_lists.json")
 """The spent lists, per env id and ``split/tiers``: name -> {"rule", "ids"}."""
@@ -39,7 +39,7 @@ SPENT_FILE = Path(__file__).with_name("eval_lists.json")
 
 def split_task_ids(env_id: str, split: str, tiers: tuple[str, ...] | None) -> list[str]:
     """Every task id of ``split`` (and ``tiers``), sorted; of the experiment's pages only where its
-    family plan narrows them (`baselines.families`: MiniWoB-v0's menu-solvable controls pages)."""
+    family plan narrows them (`baselines.policy.families`: MiniWoB-v0's menu-solvable controls pages)."""
     kwargs: dict[str, Any] = {**family_env_kwargs(env_id), **({"tiers": tiers} if tiers else {})}
     env = gym.make(env_id, split=split, backend="local", disable_env_checker=True, **kwargs)
     try:
@@ -93,8 +93,3 @@ def task_list(name: str, env_id: str, split: str, tiers: tuple[str, ...] | None,
         f"--eval-list {name!r} for {env_id} {_key(split, tiers)}: choose fresh-N (N >= 1), seeded, "
         f"or a spent list: {sorted(spent) or 'none recorded'}"
     )
-
-
-def unit_of(task_id: str) -> str:
-    """A task's held-out unit: its id without the last part (``coding/one_bug/<module>``)."""
-    return task_id.rsplit("/", 1)[0]

@@ -5,7 +5,7 @@ BudgetMix (every seed) and the budget-aware script, and played on the headline l
 
 - `after_cells`: an agent's success after one intervention, per seed and (task, T): R_A(T);
   `intervention_cells`: those of every intervention, computed once for the rows and the section;
-- `recovery_rows`: the primary intervention's (h1)-(h4) (`baselines.contrasts.recovery_contrasts`),
+- `recovery_rows`: the primary intervention's (h1)-(h4) (`baselines.report.contrasts.recovery_contrasts`),
   which join the Holm family of the named contrasts, and the other interventions' (h1)-(h3),
   reported beside them as descriptive rows (outside the family);
 - `recovery_section`: R_A(T) with intervals beside each agent's clean success at the same T, the
@@ -21,7 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from baselines.config import Args, intervention_runs
-from baselines.contrasts import (
+from baselines.policy.families import plan_for
+from baselines.report.contrasts import (
     RECOVERY_SHARE_THRESHOLD,
     Agent,
     cells_from_records,
@@ -29,7 +30,6 @@ from baselines.contrasts import (
     recovery_contrasts,
     success_at,
 )
-from baselines.families import plan_for
 
 __all__ = ["after_cells", "intervention_cells", "recovery_rows", "recovery_section"]
 

@@ -1,8 +1,8 @@
 """The trained policy as an `agentgym.agents.Agent`, so the evaluation harness can drive it.
 
-``--agent baselines.agent:load`` with ``checkpoint=PATH`` loads a BudgetMix checkpoint for
+``--agent baselines.policy.agent:load`` with ``checkpoint=PATH`` loads a BudgetMix checkpoint for
 ``agentgym eval``; the experiment builds `PolicyAgent` directly. It encodes observations with
-the encoder training used for the env's family (`baselines.family_features.episode_memory`:
+the encoder training used for the env's family (`baselines.policy.family_features.episode_memory`:
 Coding's `EpisodeMemory`, or `FamilyMemory`), so it sees the turns left the harness's budget
 gives it; a policy is refused an env whose encoder is not the one it was trained on.
 """
@@ -16,10 +16,10 @@ import gymnasium as gym
 import torch
 
 from agentgym.errors import ConfigError
-from baselines.family_features import FAMILY_FEATURES_VERSION, FamilyMemory, encoder_for, family_of, features_tag
-from baselines.features import FEATURES_VERSION, EpisodeMemory, stack_steps
-from baselines.policy import MenuPolicy, pick_device
-from baselines.rollout import FALLBACK_ACTION
+from baselines.policy.family_features import FAMILY_FEATURES_VERSION, FamilyMemory, encoder_for, family_of, features_tag
+from baselines.policy.features import FEATURES_VERSION, EpisodeMemory, stack_steps
+from baselines.policy.model import MenuPolicy, pick_device
+from baselines.policy.rollout import FALLBACK_ACTION
 
 __all__ = ["PolicyAgent", "load", "save_checkpoint", "load_policy"]
 
@@ -102,7 +102,7 @@ def load_policy(
     """The policy stored in a checkpoint, and the checkpoint dict.
 
     Refused: a checkpoint whose encoder this code no longer builds (an older features version), and,
-    given ``features`` (`baselines.family_features.features_tag` of the env it is for), one trained
+    given ``features`` (`baselines.policy.family_features.features_tag` of the env it is for), one trained
     on another encoder: a Coding checkpoint for ToolUse-v0 or the reverse.
     """
     ckpt = torch.load(path, map_location=pick_device(device), weights_only=False)
@@ -127,6 +127,6 @@ def load_policy(
 
 
 def load(checkpoint: str, greedy: bool = False, device: str = "cpu", **_: Any) -> PolicyAgent:
-    """Factory for ``agentgym eval --agent baselines.agent:load`` (pass ``checkpoint=PATH``)."""
+    """Factory for ``agentgym eval --agent baselines.policy.agent:load`` (pass ``checkpoint=PATH``)."""
     policy, ckpt = load_policy(checkpoint, device)
     return PolicyAgent(policy, max_actions=int(ckpt.get("max_actions", 32)), greedy=greedy)

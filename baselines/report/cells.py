@@ -1,11 +1,11 @@
 """All-seed numbers for the report: any per-episode measure as cells per seed and (task, T), with the
-seed-and-task interval of `baselines.contrasts.success_at`, and plain intervals over seeds.
+seed-and-task interval of `baselines.report.contrasts.success_at`, and plain intervals over seeds.
 
 Contents:
 - `headline_records`: per agent and seed, the clean scored episodes of the headline list.
 - `task_cells`: per seed and (task, T), a statistic of `agentgym.eval.metrics` computed on that
   task's episodes (`exhaustion_rate`; `pass_at`: pass@K; `category_share`: one failure category):
-  the `baselines.contrasts.Agent` cells that `success_at` bootstraps.
+  the `baselines.report.contrasts.Agent` cells that `success_at` bootstraps.
 - `at_each_t`: `success_at` of such cells at every T.
 - `over_seeds`: the mean of one value per seed with a 95% bootstrap interval over the seeds
   (`agentgym.eval.metrics.bootstrap_mean`).
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agentgym.eval.metrics import bootstrap_mean, category_breakdown, pass_grid, scored
-from baselines.contrasts import Agent, success_at
+from baselines.report.contrasts import Agent, success_at
 
 __all__ = [
     "Records",

@@ -1,8 +1,8 @@
 """What produced an experiment folder, so that parts of one experiment can be checked before they are
 pooled or compared: the code version, the settings, and the task lists.
 
-`run_experiment` writes ``OUT/provenance.json`` (`record`); `baselines.pool` refuses parts whose
-record differs (`differences`) and `baselines.compare` refuses folders of different code or task
+`run_experiment` writes ``OUT/provenance.json`` (`record`); `baselines.experiment.pool` refuses parts whose
+record differs (`differences`) and `baselines.experiment.compare` refuses folders of different code or task
 lists and names the settings that differ (the knob being compared).
 
 - ``code``: a digest of every file of the packages that ran (``agentgym``, its envs and wrappers,

@@ -12,10 +12,10 @@
    progress bar) and `checkpoint`;
 5. `summarize`: the run's summary, also written to ``summary.json``.
 
-The model (`baselines.policy`), its features (`baselines.features`), the episode collector
-(`baselines.rollout`) and the PPO update (`baselines.ppo`) live in their own modules because the
+The model (`baselines.policy.model`), its features (`baselines.policy.features`), the episode collector
+(`baselines.policy.rollout`) and the PPO update (`baselines.policy.ppo`) live in their own modules because the
 evaluation agent and the probe use the same ones. ``args`` is `baselines.config.Args`; this
-module imports neither `baselines.budgetmix` nor `baselines.experiment`, so both can import it.
+module imports neither `baselines.budgetmix` nor `baselines.experiment.run`, so both can import it.
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ import torch
 
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.make import wrap
-from baselines.agent import load_policy, save_checkpoint
 from baselines.config import Args
-from baselines.env_pool import borrow
-from baselines.families import family_env_kwargs
-from baselines.family_features import features_tag
-from baselines.policy import MenuPolicy, pick_device
-from baselines.ppo import make_optimizer, ppo_update
-from baselines.rollout import Episode, EpisodeCollector
-from baselines.schedules import BudgetSchedule, parse_schedule
+from baselines.policy.agent import load_policy, save_checkpoint
+from baselines.policy.env_pool import borrow
+from baselines.policy.families import family_env_kwargs
+from baselines.policy.family_features import features_tag
+from baselines.policy.model import MenuPolicy, pick_device
+from baselines.policy.ppo import make_optimizer, ppo_update
+from baselines.policy.rollout import Episode, EpisodeCollector
+from baselines.policy.schedules import BudgetSchedule, parse_schedule
 
 __all__ = ["train", "make_env", "coding_kwargs"]
 
@@ -111,13 +111,13 @@ def make_env(
     tiers: str = "",
 ) -> Callable[[], gym.Env]:
     """A thunk building one training env: the agentgym wrapper stack with this budget, around a
-    bare env borrowed from `baselines.env_pool` (closing the stack lends it back, sandbox warm).
+    bare env borrowed from `baselines.policy.env_pool` (closing the stack lends it back, sandbox warm).
 
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
     decoy ends in a time sized from measured test runs, not the env's 10 s default;
     ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
     restricts Coding-v0's training tasks to those tiers (`Args.train_tier`). Another family gets
-    its plan's arguments (`baselines.families`: the menu that does not hand out the answer, and
+    its plan's arguments (`baselines.policy.families`: the menu that does not hand out the answer, and
     MiniWoB-v0's pages), the same the evaluation gives it.
     """
     env_kwargs = {**coding_kwargs(env_id, test_timeout, result_cache), **family_env_kwargs(env_id)}

@@ -1,15 +1,15 @@
 """Several experiment folders with the same knobs and different seeds, analysed as one experiment.
 
-    python -m baselines.pool runs/long-4k-8 runs/long-4k-8b            # seeds 1-8 and 9-16 together
-    python -m baselines.pool A B --out pooled.md
+    python -m baselines.experiment.pool runs/long-4k-8 runs/long-4k-8b            # seeds 1-8 and 9-16 together
+    python -m baselines.experiment.pool A B --out pooled.md
 
 A device window or a session may not fit every seed, so an experiment can run in parts
 (``--seeds 1,...,8``, then ``--seeds 9,...,16``) and be pooled here: success at each T and the
-contrasts named in advance (`baselines.contrasts.named_contrasts`), with intervals that resample
+contrasts named in advance (`baselines.report.contrasts.named_contrasts`), with intervals that resample
 the seeds of all parts. The parts must have evaluated the same task list and trained the same
 schedules, and no seed may appear twice (a seed run twice is a replicate, not a new sample: compare
-replicates with `python -m baselines.compare`). Their records (``provenance.json``,
-`baselines.provenance`) must match: the same code, the same settings but ``--seeds`` (and what only
+replicates with `python -m baselines.experiment.compare`). Their records (``provenance.json``,
+`baselines.experiment.provenance`) must match: the same code, the same settings but ``--seeds`` (and what only
 says where or how fast a part ran), the same task lists; a part that differs is refused with the
 difference named. ``--unchecked`` pools folders written before records were kept.
 """
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines import provenance
-from baselines.compare import load_trained, primary_tasks, print_table
-from baselines.contrasts import Agent, contrast_table, named_contrasts, success_at
+from baselines.experiment import provenance
+from baselines.experiment.compare import load_trained, primary_tasks, print_table
+from baselines.report.contrasts import Agent, contrast_table, named_contrasts, success_at
 
 __all__ = ["pool_runs", "pooled_report", "main"]
 
@@ -34,7 +34,7 @@ _FIXED = re.compile(r"^fixed-T(\d+)$")
 
 def pool_runs(folders: list[str | Path], *, check: bool = True) -> tuple[dict[str, Agent], list[str]]:
     """Every trained schedule's cells over the seeds of all ``folders``, and their shared task list;
-    ``check``: refuse parts whose code, settings or task lists differ (`baselines.provenance`)."""
+    ``check``: refuse parts whose code, settings or task lists differ (`baselines.experiment.provenance`)."""
     if len(folders) < 2:
         raise ConfigError("pool needs at least two experiment folders")
     runs = [load_trained(f) for f in folders]  # raises a ConfigError for a folder that is not an experiment
@@ -64,7 +64,7 @@ def pool_runs(folders: list[str | Path], *, check: bool = True) -> tuple[dict[st
             if twice:
                 raise ConfigError(
                     f"{name} seed(s) {twice} appear in more than one folder ({folder}); pooled seeds "
-                    "must be independent (compare replicates with `python -m baselines.compare`)"
+                    "must be independent (compare replicates with `python -m baselines.experiment.compare`)"
                 )
             pooled[name].update(run[name])
     return pooled, lists[0]
@@ -126,7 +126,7 @@ def _markdown(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m baselines.pool", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m baselines.experiment.pool", description=__doc__.splitlines()[0])
     parser.add_argument(
         "folders", nargs="+", help="experiment folders (the --out of `python -m baselines.budgetmix` runs)"
     )
