@@ -27,7 +27,7 @@ import json
 import sys
 from pathlib import Path
 
-from baselines.config import PRESET_SUITES, PRESETS, Args, add_field_flags
+from baselines.config import PRESET_SUITES, PRESETS, Args, TrainSettings, add_field_flags
 from baselines.experiment.run import run_experiment
 from baselines.experiment.warm_cache import prefill
 from baselines.policy.train import train
@@ -79,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(prefill(args), indent=1))
         return 0
     if args.schedule:
-        summary = train(args, f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}")
+        summary = train(
+            TrainSettings.from_args(args),
+            f"{args.exp_name}-{args.schedule.replace(':', '-').replace(',', '_').replace('@', '_w')}",
+        )
         print(json.dumps({k: v for k, v in summary.items() if k != "history"}, indent=1))
         return 0
     return run_experiment(args)

@@ -21,13 +21,17 @@ import inspect
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from agentgym.errors import ConfigError
 
 __all__ = [
     "PPOConfig",
     "Args",
+    "StageSettings",
+    "TrainSettings",
+    "EvalSettings",
+    "ReportSettings",
     "PRESETS",
     "PRESET_SUITES",
     "EXECUTORS",
@@ -274,6 +278,123 @@ class Args(PPOConfig):
         self.workers = self.workers or default_workers()
 
 
+class StageSettings:
+    """What one stage of the experiment reads, built once from the command line's `Args`.
+
+    Each stage (one training run, one agent's evaluations, the report) takes the small settings
+    object it needs rather than every flag, so a reader of a stage sees what it depends on and a
+    caller that is not the command line (a benchmark, a test, the positive control) builds only that.
+    """
+
+    @classmethod
+    def from_args(cls, args: Any, **changes: Any) -> Self:
+        """The fields of ``cls`` read from ``args`` (an `Args`, or anything with those attributes),
+        then ``changes``."""
+        values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{**values, **changes})
+
+
+@dataclass(kw_only=True)
+class TrainSettings(PPOConfig, StageSettings):
+    """What one training run reads (`baselines.policy.train.train`): the PPO update's knobs
+    (`PPOConfig`) and these; each field's meaning is the `Args` field of the same name."""
+
+    out: str
+    seed: int
+    schedule: str
+    env_ids: str
+    backend: str
+    device: str
+    torch_threads: int
+    track: bool
+    progress: bool
+    resume: bool
+    curriculum_ramp: float
+    process_reward: float
+    train_faults: str
+    total_env_steps: int
+    num_envs: int
+    env_threads: int
+    collect_mode: str
+    test_timeout: float
+    result_cache: bool
+    steps_per_update: int
+    learning_rate: float
+    recovery_start_patch: str
+    head_lr_scale: float
+    anneal_lr: bool
+    turn_cost: float
+    train_tasks: int
+    group_size: int
+    dim: int
+    hidden: int
+    max_actions: int
+    train_tier: str
+    recovery_starts: float
+
+
+@dataclass(kw_only=True)
+class EvalSettings(StageSettings):
+    """What one agent's evaluations read (`baselines.experiment.evaluation`); each field's meaning
+    is the `Args` field of the same name."""
+
+    env_ids: str
+    backend: str
+    test_timeout: float
+    result_cache: bool
+    progress: bool
+    resume: bool
+    harness_reports: bool
+    eval_tier: str
+    eval_split: str
+    eval_ts: str
+    eval_ks: str
+    eval_n: int
+    eval_split2: str
+    eval_split2_ts: str
+    eval_faults: str
+    eval_fault_ts: str
+    eval_interventions: str
+    eval_intervention_ts: str
+    eval_variant_ts: str
+
+    @property
+    def env_id(self) -> str:
+        """The env evaluated on: the first of ``env_ids``."""
+        return [e for e in self.env_ids.split(",") if e][0]
+
+
+@dataclass(kw_only=True)
+class ReportSettings(StageSettings):
+    """What the report reads of the command line (`baselines.report.markdown.write_report`): the
+    evaluation's design and the training settings it states; each field is the `Args` field of the
+    same name."""
+
+    preset: str
+    env_ids: str
+    gamma: float
+    turn_cost: float
+    total_env_steps: int
+    num_envs: int
+    steps_per_update: int
+    collect_mode: str
+    test_timeout: float
+    workers: int
+    executor: str
+    eval_tier: str
+    eval_split: str
+    eval_ts: str
+    eval_ks: str
+    eval_n: int
+    eval_split2: str
+    eval_split2_ts: str
+    eval_faults: str
+    eval_fault_ts: str
+    eval_interventions: str
+    eval_intervention_ts: str
+    eval_variant_ts: str
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": {},
     "smoke": {
@@ -413,7 +534,7 @@ NO_STARTS = "budgetmix-nostarts"
 what the start-state curriculum contributes."""
 
 
-def intervention_runs(args: Args) -> list[tuple[str, dict[str, str], str]]:
+def intervention_runs(args: Args | EvalSettings | ReportSettings) -> list[tuple[str, dict[str, str], str]]:
     """(name, `agentgym.eval.evaluate` keyword, budgets) of each ``--eval-interventions`` entry: an
     env's forced start (``intervention=``) or a fault spec (``faults=``: an entry with an ``@``).
     The first is the primary one, of the recovery contrasts, at ``--eval-intervention-ts``; the

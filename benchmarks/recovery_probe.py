@@ -7,7 +7,7 @@
 Issue 24's fast loop, between full runs of the experiment (`python -m baselines.budgetmix`,
 about 12 minutes). Each seed trains `baselines.policy.train.train` with the quick preset's settings
 (``--set FIELD=VALUE`` overrides any `Args` field), then evaluates the checkpoint with the
-experiment's own machinery (`baselines.experiment.run.evaluate_agent`: the harness, a
+experiment's own machinery (`baselines.experiment.evaluation.evaluate_agent`: the harness, a
 `DecisionRecorder` per episode) at a few budgets T on one fixed task list:
 
 - ``coding``: the tuning list ``tuning-1`` (100 held-out one-bug Coding-v0 tasks, `baselines.experiment.eval_lists`;
@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agentgym.errors import ConfigError  # noqa: E402
-from baselines.config import PRESETS, Args, with_overrides  # noqa: E402
+from baselines.config import PRESETS, Args, EvalSettings, TrainSettings, with_overrides  # noqa: E402
 from baselines.policy.train import train  # noqa: E402
 from baselines.report.decisions import RATES, decision_rates, decision_stats  # noqa: E402
 
@@ -114,7 +114,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: Args, env: str, seeds: list[int], n: int, keep: str | None) -> dict[str, Any]:
-    from baselines.experiment.run import evaluate_agent
+    from baselines.experiment.evaluation import evaluate_agent
     from baselines.policy.agent import PolicyAgent, load_policy
 
     result: dict[str, Any] = {"env": env, "schedule": args.schedule, "steps": args.total_env_steps, "seeds": {}}
@@ -129,11 +129,13 @@ def run(args: Args, env: str, seeds: list[int], n: int, keep: str | None) -> dic
         for seed in seeds:
             run_args = dataclasses.replace(args, seed=seed, out=str(out), eval_n=n)
             t0 = time.perf_counter()
-            summary = train(run_args, f"probe-s{seed}")
+            summary = train(TrainSettings.from_args(run_args), f"probe-s{seed}")
             t1 = time.perf_counter()
             policy, ckpt = load_policy(summary["checkpoint"])
             agent = PolicyAgent(policy, max_actions=int(ckpt["max_actions"]), seed=seed)
-            evaluated = evaluate_agent(run_args, f"eval-s{seed}", agent, out, {"primary": tasks})
+            evaluated = evaluate_agent(
+                EvalSettings.from_args(run_args), f"eval-s{seed}", agent, out, {"primary": tasks}
+            )
             pooled += evaluated["records"]
             result["seeds"][seed] = {
                 "train_s": round(t1 - t0, 1),

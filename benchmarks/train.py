@@ -60,7 +60,7 @@ is the last ``/nocache`` configuration's, and ``cached_over_uncached`` their rat
 
 ``--grid SxN`` (default ``3x2``: the first S schedules of the experiment, fixed-T3, fixed-T12 and
 BudgetMix, times N seeds, ``--grid-steps`` each, default 2,048) measures the whole grid as the experiment trains it
-(`baselines.experiment.run.train_all`): ``grid_env_steps_per_s`` is the grid's env steps per wall
+(`baselines.experiment.jobs.train_grid`): ``grid_env_steps_per_s`` is the grid's env steps per wall
 second, run by run interleaved in these configurations, each ``--grid-repeats`` times:
 
 - ``before``: one process, runs one after another, async collection, the result cache in memory
@@ -92,7 +92,7 @@ import numpy as np
 import baselines.policy.train as trainer
 from agentgym.envs.coding.result_cache import DiskStore
 from agentgym.errors import ConfigError
-from baselines.config import PRESETS, Args, with_overrides
+from baselines.config import PRESETS, Args, TrainSettings, with_overrides
 from baselines.policy.train import train
 
 
@@ -340,7 +340,7 @@ def one_run(
         BREAKDOWN.take(1)  # what came before this run (a fill run) is not its own
     started, cpu_before, stats_before = time.perf_counter(), cpu_seconds(), process_cache().stats()
     try:
-        summary = train(args, f"{mode}-{args.test_timeout:g}-{cache or 'memory'}-{tag}")
+        summary = train(TrainSettings.from_args(args), f"{mode}-{args.test_timeout:g}-{cache or 'memory'}-{tag}")
     finally:
         trainer.make_env = _MAKE_ENV
         if cache == "disk-cold":
@@ -412,11 +412,12 @@ GRID_CONFIGS = ("before", "cold", "warm", "warm-1")
 
 
 def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers: int, cache_dir: str | None) -> dict:
-    """One pass over the grid (`train_all`) in ``config``; its env steps per wall second."""
+    """One pass over the grid (`train_grid`) in ``config``; its env steps per wall second."""
     import contextlib
 
     from agentgym.envs.coding.result_cache import process_cache
-    from baselines.experiment.run import experiment_schedules, train_all
+    from baselines.experiment.arms import experiment_schedules
+    from baselines.experiment.jobs import train_grid
 
     n_schedules, n_seeds = grid
     schedules = dict(list(experiment_schedules(base).items())[:n_schedules])
@@ -435,8 +436,8 @@ def grid_run(base: Args, config: str, grid: tuple[int, int], steps: int, workers
     load = os.getloadavg()[0]
     started = time.perf_counter()
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # train_all's progress lines; stdout keeps the JSON
-            training = train_all(args, schedules, list(range(1, n_seeds + 1)))
+        with contextlib.redirect_stdout(sys.stderr):  # the runs' progress lines; stdout keeps the JSON
+            training = train_grid(args, schedules, list(range(1, n_seeds + 1)))
     finally:
         shutil.rmtree(args.out, ignore_errors=True)
     wall = time.perf_counter() - started

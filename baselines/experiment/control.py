@@ -30,6 +30,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, cast
@@ -38,7 +39,7 @@ import numpy as np
 import torch
 
 import agentgym
-from baselines.config import PRESETS, Args
+from baselines.config import PRESETS, Args, TrainSettings
 from baselines.experiment.budget_env import (
     BudgetChoiceEnv,
     optimum,
@@ -282,7 +283,7 @@ def _score(
     }
 
 
-def _start_from(config: Args, run_name: str, start: dict[str, Any]) -> Args:
+def _start_from(config: TrainSettings, run_name: str, start: dict[str, Any]) -> TrainSettings:
     """``config`` set to begin PPO from the policy weights ``start`` instead of a fresh network: a
     checkpoint at step 0 in the run's folder (a fresh optimizer, the torch RNG where a fresh run's
     would be), continued by the trainer's own ``--resume`` path, so the PPO that follows is the
@@ -331,7 +332,7 @@ def _control_job(
 
 
 CONTROL_SETTING: dict[str, Any] = {"learning_rate": 3e-4, "head_lr_scale": 10.0}
-"""The trainer settings the control runs with, over the experiment's `Args` (benchmarks/positive_control.py
+"""The trainer settings the control runs with, over the experiment's `TrainSettings` (benchmarks/positive_control.py
 measures them): the network's trunk at a tenth of the trainer's learning rate, its linear and
 bilinear scoring terms (`baselines.policy.ppo.HEADS`) at the trainer's 3e-3. At 3e-3 everywhere PPO does
 not keep the optimum it is handed: from the cloned optimum it falls to "patch the clue, submit"
@@ -376,8 +377,11 @@ def run_control(
     episodes: int = 200,
     out: str | None = None,
     env_id: str = CONTROL_ENV,
-    base: Any = None,
+    base: TrainSettings | None = None,
     *,
+    workers: int = 1,
+    executor: str = "local",
+    ray_address: str | None = None,
     setting: dict[str, Any] | None = None,
     from_optimum: bool = True,
     **overrides: Any,
@@ -385,8 +389,8 @@ def run_control(
     """Train the three schedules per seed on the budget env with `baselines.policy.train.train`;
     success per T against the optimum.
 
-    ``base``: the trainer's `Args` (the experiment passes its own; by default the quick preset's);
-    its ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.experiment.grid`).
+    ``base``: the trainer's settings (the experiment passes its own; by default the quick preset's);
+    ``workers`` and ``executor`` run the control's jobs in parallel (`baselines.experiment.grid`).
     ``setting``: trainer settings over ``base`` for every run (default `CONTROL_SETTING`; ``{}``:
     ``base`` as it is); ``overrides`` win over both. ``from_optimum`` (faithful env only): also run
     fixed-T-long from the known best policy cloned into the network (`clone_optimum`), with the same
@@ -400,7 +404,7 @@ def run_control(
     """
 
     if base is None:
-        base = Args(**{**PRESETS["quick"], "preset": "quick"})
+        base = TrainSettings.from_args(Args(**{**PRESETS["quick"], "preset": "quick"}))
     with tempfile.TemporaryDirectory() as tmp:
         jobs, assemble = control_jobs(
             steps,
@@ -416,7 +420,7 @@ def run_control(
             from_optimum=from_optimum,
             **overrides,
         )
-        results, _ = run_graph(jobs, workers=base.workers, executor=base.executor, ray_address=base.ray_address or None)
+        results, _ = run_graph(jobs, workers=workers, executor=executor, ray_address=ray_address)
     return assemble(results)
 
 
@@ -436,17 +440,17 @@ def control_jobs(
     episodes: int,
     out: str,
     env_id: str,
-    base: Any,
+    base: TrainSettings,
     *,
     setting: dict[str, Any] | None = None,
     from_optimum: bool = True,
     prefix: str = "control:",
     **overrides: Any,
 ) -> tuple[list[Job], Callable[[dict[str, Any]], dict[str, Any]]]:
-    """`run_control`'s work as `baselines.experiment.grid` jobs (named with ``prefix``, ``out`` the runs' folder),
-    and the function that turns their results (job name -> result) into `run_control`'s dict. The
-    experiment runs these jobs in its own graph, beside its training runs and evaluations: the clone
-    and the scoring of the cloned start, which ran here one after another, are jobs like the runs."""
+    """`run_control`'s work as `baselines.experiment.grid` jobs (named with ``prefix``, ``out`` the runs'
+    folder), and the function that turns their results (job name -> result) into `run_control`'s dict.
+    The experiment runs these jobs in its own graph, beside its training runs and evaluations: the clone
+    and the scoring of the cloned start are jobs like the runs."""
 
     setting = dict(CONTROL_SETTING if setting is None else setting)
     schedules = {
@@ -455,7 +459,6 @@ def control_jobs(
         "budgetmix": f"uniform:{t_short}-{t_long}",
     }
     arms = {name: "scratch" for name in schedules}
-    cloned = f"fixed-T{t_long} from the optimum"
     from_optimum = from_optimum and env_id == CONTROL_ENV
     head: dict[str, Any] = {
         "env": env_id,
@@ -464,7 +467,56 @@ def control_jobs(
         "schedules": dict(schedules),
         "setting": {**setting, **overrides},
     }
-    config = dataclasses.replace(
+    config = _control_settings(base, env_id, steps, out, {**setting, **overrides})
+    plan = _ControlPlan(
+        prefix, seeds, eval_ts, episodes, env_id, schedules, arms, from_optimum, f"fixed-T{t_long} from the optimum"
+    )
+    jobs: list[Job] = []
+    if from_optimum:
+        schedules[plan.cloned], arms[plan.cloned] = f"fixed:{t_long}", "cloned"
+        jobs += _clone_jobs(plan, config)
+    jobs += _run_jobs(plan, config, steps)
+    if env_id == CONTROL_ENV:
+        jobs += [
+            Job(
+                f"{prefix}best-policy-T{t}",
+                best_policy_score,
+                (t, episodes * len(seeds)),
+                cost=CONTROL_COSTS["best_policy_episode"] * episodes * len(seeds),
+            )
+            for t in eval_ts
+        ]
+    return jobs, partial(_assemble, plan, head)
+
+
+@dataclass(frozen=True)
+class _ControlPlan:
+    """What the control's jobs and their assembly share: names, seeds, budgets and arms."""
+
+    prefix: str
+    seeds: tuple[int, ...]
+    eval_ts: tuple[int, ...]
+    episodes: int
+    env_id: str
+    schedules: dict[str, str]
+    arms: dict[str, str]
+    from_optimum: bool
+    cloned: str
+    """the arm started from the cloned optimum"""
+
+    @property
+    def clone(self) -> str:
+        return f"{self.prefix}clone"
+
+    @property
+    def runs(self) -> list[tuple[str, int]]:
+        """(arm, seed) of every control run, seed-major."""
+        return [(name, seed) for seed in self.seeds for name in self.schedules]
+
+
+def _control_settings(base: TrainSettings, env_id: str, steps: int, out: str, setting: dict[str, Any]) -> TrainSettings:
+    """The trainer's settings for a control run: the sandbox-free env, a smaller network, ``setting`` over all."""
+    return dataclasses.replace(
         base,
         env_ids=env_id,
         backend="local",
@@ -476,77 +528,72 @@ def control_jobs(
         collect_mode="async",
         env_threads=1,
         out=out,
-        **{**setting, **overrides},
+        **setting,
     )
-    costs = CONTROL_COSTS
-    jobs: list[Job] = []
-    clone = f"{prefix}clone"
-    if from_optimum:
-        schedules[cloned], arms[cloned] = f"fixed:{t_long}", "cloned"
-        # demonstrations per T: the evaluation's episodes, at most 100 (a smoke run's clone is cheap)
-        demos = min(100, episodes)
-        jobs.append(
+
+
+def _clone_jobs(plan: _ControlPlan, config: TrainSettings) -> list[Job]:
+    """The clone of the known optimum, and the cloned start's own score at each T before PPO."""
+    # demonstrations per T: the evaluation's episodes, at most 100 (a smoke run's clone is cheap)
+    demos = min(100, plan.episodes)
+    scored = plan.episodes * len(plan.seeds)
+    return [
+        Job(
+            plan.clone,
+            _clone_job,
+            (config.dim, config.hidden, demos, config.max_actions),
+            cost=CONTROL_COSTS["clone"] * demos / 100,
+        ),
+        *(
             Job(
-                clone,
-                _clone_job,
-                (config.dim, config.hidden, demos, config.max_actions),
-                cost=costs["clone"] * demos / 100,
-            )
-        )
-        jobs += [
-            Job(
-                f"{prefix}cloned-start-T{t}",
+                f"{plan.prefix}cloned-start-T{t}",
                 _cloned_start_job,
-                partial(_with_clone, clone, (config.max_actions, t, episodes * len(seeds)), weights=False),
-                after=(clone,),
-                cost=costs["scored_episode"] * episodes * len(seeds),
+                partial(_with_clone, plan.clone, (config.max_actions, t, scored), weights=False),
+                after=(plan.clone,),
+                cost=CONTROL_COSTS["scored_episode"] * scored,
             )
-            for t in eval_ts
-        ]
-    runs = [(name, seed) for seed in seeds for name in schedules]
-    run_cost = costs["step"] * steps + costs["scored_episode"] * episodes * len(eval_ts)
-    for name, seed in runs:
-        job_args = (config, schedules[name], seed, _run_name(name, seed), eval_ts, episodes, env_id)
-        if arms[name] == "cloned":
-            jobs.append(
-                Job(
-                    f"{prefix}{_run_name(name, seed)}",
-                    _control_job,
-                    partial(_with_clone, clone, job_args),
-                    after=(clone,),
-                    cost=run_cost,
-                )
+            for t in plan.eval_ts
+        ),
+    ]
+
+
+def _run_jobs(plan: _ControlPlan, config: TrainSettings, steps: int) -> list[Job]:
+    """A job per control run (arm and seed): train, then score at each T; the cloned arm after the clone."""
+    run_cost = CONTROL_COSTS["step"] * steps + CONTROL_COSTS["scored_episode"] * plan.episodes * len(plan.eval_ts)
+    jobs = []
+    for name, seed in plan.runs:
+        job_args = (config, plan.schedules[name], seed, _run_name(name, seed), plan.eval_ts, plan.episodes, plan.env_id)
+        if plan.arms[name] == "cloned":
+            job = Job(
+                f"{plan.prefix}{_run_name(name, seed)}",
+                _control_job,
+                partial(_with_clone, plan.clone, job_args),
+                after=(plan.clone,),
+                cost=run_cost,
             )
         else:
-            jobs.append(Job(f"{prefix}{_run_name(name, seed)}", _control_job, job_args, cost=run_cost))
-    if env_id == CONTROL_ENV:
-        jobs += [
-            Job(
-                f"{prefix}best-policy-T{t}",
-                best_policy_score,
-                (t, episodes * len(seeds)),
-                cost=costs["best_policy_episode"] * episodes * len(seeds),
-            )
-            for t in eval_ts
-        ]
+            job = Job(f"{plan.prefix}{_run_name(name, seed)}", _control_job, job_args, cost=run_cost)
+        jobs.append(job)
+    return jobs
 
-    def assemble(done: dict[str, Any]) -> dict[str, Any]:
-        results = {**head, "by_T": {}}
-        if from_optimum:
-            results["clone_fit"] = done[clone][1]
-            results["cloned_start"] = {str(t): done[f"{prefix}cloned-start-T{t}"] for t in eval_ts}
-        results["arms"] = arms
-        scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in schedules}
-        for name, seed in runs:  # seed-major, as the runs were listed
-            by_t = done[f"{prefix}{_run_name(name, seed)}"]
-            for t in eval_ts:
-                scores[name][t].append(by_t[t])
-        if env_id == CONTROL_ENV:
-            results["best_policy"] = {str(t): done[f"{prefix}best-policy-T{t}"] for t in eval_ts}
-        results["by_T"] = {name: _cells(by_t) for name, by_t in scores.items()}
-        return results
 
-    return jobs, assemble
+def _assemble(plan: _ControlPlan, head: dict[str, Any], done: dict[str, Any]) -> dict[str, Any]:
+    """`run_control`'s dict from the control's finished jobs (job name -> result)."""
+    prefix, eval_ts = plan.prefix, plan.eval_ts
+    results = {**head, "by_T": {}}
+    if plan.from_optimum:
+        results["clone_fit"] = done[plan.clone][1]
+        results["cloned_start"] = {str(t): done[f"{prefix}cloned-start-T{t}"] for t in eval_ts}
+    results["arms"] = plan.arms
+    scores: dict[str, dict[int, list[dict[str, Any]]]] = {n: {t: [] for t in eval_ts} for n in plan.schedules}
+    for name, seed in plan.runs:  # seed-major, as the runs were listed
+        by_t = done[f"{prefix}{_run_name(name, seed)}"]
+        for t in eval_ts:
+            scores[name][t].append(by_t[t])
+    if plan.env_id == CONTROL_ENV:
+        results["best_policy"] = {str(t): done[f"{prefix}best-policy-T{t}"] for t in eval_ts}
+    results["by_T"] = {name: _cells(by_t) for name, by_t in scores.items()}
+    return results
 
 
 def _clone_job(dim: int, hidden: int, episodes: int, max_actions: int) -> tuple[MenuPolicy, dict[str, float]]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.errors import ConfigError
-from baselines.config import EXECUTORS, Args, default_workers, describe, in_parallel
+from baselines.config import EXECUTORS, TrainSettings, default_workers, describe, in_parallel
 from baselines.policy.train import train
 
 __all__ = ["describe", "in_parallel", "run_jobs", "run_graph", "Job", "priorities", "train_job", "land_checkpoint"]
@@ -262,11 +262,11 @@ def _ray(workers: int, address: str | None) -> Any:
     return ray
 
 
-def train_job(args: Args, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
+def train_job(settings: TrainSettings, run_name: str, ship_checkpoint: bool = False) -> dict[str, Any]:
     """One training run (`baselines.policy.train.train`); with ``ship_checkpoint`` the summary carries
     the checkpoint's bytes (``checkpoint_bytes``), for a run on another machine."""
 
-    summary = train(args, run_name)
+    summary = train(settings, run_name)
     if ship_checkpoint:
         summary = {**summary, "checkpoint_bytes": Path(summary["checkpoint"]).read_bytes()}
     return summary

@@ -1,6 +1,6 @@
 """One BudgetMix training run: PPO on menu tasks under a turn-budget schedule, read top to bottom.
 
-`train(args, run_name)` is a short list of named stages, in the order they happen:
+`train(settings, run_name)` is a short list of named stages, in the order they happen:
 
 1. `start_run`: the run folder, seeding and TensorBoard writer (with ``--resume``, a finished
    run is returned as it is);
@@ -14,7 +14,7 @@
 
 The model (`baselines.policy.model`), its features (`baselines.policy.features`), the episode collector
 (`baselines.policy.rollout`) and the PPO update (`baselines.policy.ppo`) live in their own modules because the
-evaluation agent and the probe use the same ones. ``args`` is `baselines.config.Args`; this
+evaluation agent and the probe use the same ones. ``settings`` is `baselines.config.TrainSettings`; this
 module imports neither `baselines.budgetmix` nor `baselines.experiment.run`, so both can import it.
 """
 
@@ -35,7 +35,7 @@ import torch
 
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.make import wrap
-from baselines.config import Args
+from baselines.config import TrainSettings
 from baselines.policy.agent import load_policy, save_checkpoint
 from baselines.policy.env_pool import borrow
 from baselines.policy.families import family_env_kwargs
@@ -48,42 +48,42 @@ from baselines.policy.schedules import BudgetSchedule, parse_schedule
 __all__ = ["train", "make_env", "coding_kwargs"]
 
 
-def train(args: Args, run_name: str) -> dict[str, Any]:
-    """Train one policy with ``args.schedule``; returns its training summary (also in summary.json)."""
-    run = start_run(args, run_name)
+def train(settings: TrainSettings, run_name: str) -> dict[str, Any]:
+    """Train one policy with ``settings.schedule``; returns its training summary (also in summary.json)."""
+    run = start_run(settings, run_name)
     if run.finished is not None:
         return {**run.finished, "skipped": True}  # --resume never retrains a finished run
-    schedule, env_fns = make_envs(args)
-    policy, optimizer = make_policy(args, run)
-    rng = np.random.default_rng(args.seed + run.update)  # the PPO update's minibatch order
+    schedule, env_fns = make_envs(settings)
+    policy, optimizer = make_policy(settings, run)
+    rng = np.random.default_rng(settings.seed + run.update)  # the PPO update's minibatch order
     collector = EpisodeCollector(
         env_fns,
         policy,
-        dim=args.dim,
-        max_actions=args.max_actions,
-        seed=args.seed * 1000 + run.update,
-        threads=args.env_threads,
-        group_size=args.group_size,
-        task_pool=args.train_tasks,
-        mode=args.collect_mode,
-        recovery_starts=args.recovery_starts,
-        recovery_start_patch=args.recovery_start_patch,
+        dim=settings.dim,
+        max_actions=settings.max_actions,
+        seed=settings.seed * 1000 + run.update,
+        threads=settings.env_threads,
+        group_size=settings.group_size,
+        task_pool=settings.train_tasks,
+        mode=settings.collect_mode,
+        recovery_starts=settings.recovery_starts,
+        recovery_start_patch=settings.recovery_start_patch,
     )
-    run.start_clock(args)
+    run.start_clock(settings)
     try:
-        while run.global_step < args.total_env_steps:
-            anneal(optimizer, schedule, args, run.global_step / args.total_env_steps)
-            batch = collect(collector, args, run)
+        while run.global_step < settings.total_env_steps:
+            anneal(optimizer, schedule, settings, run.global_step / settings.total_env_steps)
+            batch = collect(collector, settings, run)
             if not batch.episodes:
                 continue
-            losses = update(policy, optimizer, batch.episodes, args, rng, run)
+            losses = update(policy, optimizer, batch.episodes, settings, rng, run)
             log_update(run, batch, losses, collector, optimizer)
-            checkpoint(run, policy, optimizer, args)
+            checkpoint(run, policy, optimizer, settings)
     finally:
         run.collector_timing = collector.timing()
         collector.close()
         run.close()
-    return summarize(run, args, schedule, collector)
+    return summarize(run, settings, schedule, collector)
 
 
 # ---------------------------------------------------------------------- the envs
@@ -116,7 +116,7 @@ def make_env(
     ``test_timeout`` goes to Coding-v0 (its ``test_timeout`` and ``shell_timeout``), so a looping
     decoy ends in a time sized from measured test runs, not the env's 10 s default;
     ``result_cache`` turns on Coding-v0's per-process result cache; ``tiers`` (comma-separated)
-    restricts Coding-v0's training tasks to those tiers (`Args.train_tier`). Another family gets
+    restricts Coding-v0's training tasks to those tiers (`TrainSettings.train_tier`). Another family gets
     its plan's arguments (`baselines.policy.families`: the menu that does not hand out the answer, and
     MiniWoB-v0's pages), the same the evaluation gives it.
     """
@@ -172,10 +172,14 @@ class Run:
     def summary_path(self) -> Path:
         return self.dir / "summary.json"
 
-    def start_clock(self, args: Args) -> None:
+    def start_clock(self, settings: TrainSettings) -> None:
         """The progress bar, the result cache's counts and the clock, from this session's first step."""
-        self.bar = progress_bar(args)(
-            total=args.total_env_steps, initial=self.global_step, desc=self.name, unit="step", disable=not args.progress
+        self.bar = progress_bar(settings.progress)(
+            total=settings.total_env_steps,
+            initial=self.global_step,
+            desc=self.name,
+            unit="step",
+            disable=not settings.progress,
         )
         self.cache_before = _cache_stats()
         self.start_time, self.start_step = time.perf_counter(), self.global_step
@@ -187,60 +191,60 @@ class Run:
 
 
 # ---------------------------------------------------------------------- 1-3: set up
-def start_run(args: Args, run_name: str) -> Run:
+def start_run(settings: TrainSettings, run_name: str) -> Run:
     """The run folder, the seeds of every generator and the TensorBoard writer."""
-    run = Run(run_name, Path(args.out) / run_name)
+    run = Run(run_name, Path(settings.out) / run_name)
     run.dir.mkdir(parents=True, exist_ok=True)
-    if args.resume and run.summary_path.exists():
+    if settings.resume and run.summary_path.exists():
         finished = json.loads(run.summary_path.read_text())
-        if finished["env_steps"] >= args.total_env_steps:
+        if finished["env_steps"] >= settings.total_env_steps:
             run.finished = finished
             return run
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, args.torch_threads))
-    if args.track:
+    random.seed(settings.seed)
+    np.random.seed(settings.seed)
+    torch.manual_seed(settings.seed)
+    torch.set_num_threads(max(1, settings.torch_threads))
+    if settings.track:
         from torch.utils.tensorboard import SummaryWriter
 
         run.writer = SummaryWriter(str(run.dir / "tb"))
         run.writer.add_text(
-            "hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(args).items())
+            "hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in vars(settings).items())
         )
     return run
 
 
-def make_envs(args: Args) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
+def make_envs(settings: TrainSettings) -> tuple[BudgetSchedule, list[Callable[[], gym.Env]]]:
     """The budget schedule, and one env thunk per env (the env ids taken in turn), all sampling T from it."""
-    schedule = parse_schedule(args.schedule, ramp=args.curriculum_ramp)
+    schedule = parse_schedule(settings.schedule, ramp=settings.curriculum_ramp)
     budget = schedule.budget_arg()
-    env_ids = _env_ids(args)
+    env_ids = _env_ids(settings)
     env_fns = [
         make_env(
             env_ids[i % len(env_ids)],
             budget,
-            backend=args.backend,
-            process_reward=args.process_reward,
-            faults=args.train_faults,
-            test_timeout=args.test_timeout,
-            result_cache=args.result_cache,
-            tiers=args.train_tier,
+            backend=settings.backend,
+            process_reward=settings.process_reward,
+            faults=settings.train_faults,
+            test_timeout=settings.test_timeout,
+            result_cache=settings.result_cache,
+            tiers=settings.train_tier,
         )
-        for i in range(args.num_envs)
+        for i in range(settings.num_envs)
     ]
     return schedule, env_fns
 
 
-def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
+def make_policy(settings: TrainSettings, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer]:
     """A fresh policy and optimizer on the run's device, or (``--resume``) the checkpoint's,
     with its step counters and torch RNG."""
-    run.device = pick_device(args.device)
-    features = features_tag(_env_ids(args)[0])  # the encoder its checkpoints record (Coding's, or family-v<N>)
-    policy = MenuPolicy(dim=args.dim, hidden=args.hidden, features=features).to(run.device)
-    optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
-    if args.resume and run.checkpoint_path.exists():
+    run.device = pick_device(settings.device)
+    features = features_tag(_env_ids(settings)[0])  # the encoder its checkpoints record (Coding's, or family-v<N>)
+    policy = MenuPolicy(dim=settings.dim, hidden=settings.hidden, features=features).to(run.device)
+    optimizer = make_optimizer(policy, settings.learning_rate, settings.head_lr_scale)
+    if settings.resume and run.checkpoint_path.exists():
         policy, ckpt = load_policy(run.checkpoint_path, str(run.device), features=features)
-        optimizer = make_optimizer(policy, args.learning_rate, args.head_lr_scale)
+        optimizer = make_optimizer(policy, settings.learning_rate, settings.head_lr_scale)
         optimizer.load_state_dict(ckpt["optimizer"])
         run.global_step, run.update, run.history = ckpt["global_step"], ckpt["update"], ckpt["history"]
         torch.set_rng_state(ckpt["torch_rng"])
@@ -248,11 +252,13 @@ def make_policy(args: Args, run: Run) -> tuple[MenuPolicy, torch.optim.Optimizer
 
 
 # ---------------------------------------------------------------------- 4: the loop
-def anneal(optimizer: torch.optim.Optimizer, schedule: BudgetSchedule, args: Args, progress: float) -> None:
+def anneal(
+    optimizer: torch.optim.Optimizer, schedule: BudgetSchedule, settings: TrainSettings, progress: float
+) -> None:
     """The learning rate down linearly to 0 (``--anneal-lr``); a curriculum's budget up with ``progress``."""
-    if args.anneal_lr:
+    if settings.anneal_lr:
         for group in optimizer.param_groups:
-            group["lr"] = args.learning_rate * group.get("lr_scale", 1.0) * (1.0 - progress)
+            group["lr"] = settings.learning_rate * group.get("lr_scale", 1.0) * (1.0 - progress)
     schedule.update(progress)
 
 
@@ -268,19 +274,21 @@ class Batch:
     """the collector's infrastructure failures before this batch"""
 
 
-def collect(collector: EpisodeCollector, args: Args, run: Run) -> Batch:
+def collect(collector: EpisodeCollector, settings: TrainSettings, run: Run) -> Batch:
     """Whole episodes for one update; infrastructure failures are masked out by the collector.
 
     ``--turn-cost`` is charged here, in training only: success is what the env says.
     """
     started, infra_before = time.perf_counter(), collector.infra_failures
-    episodes = collector.collect(min(args.steps_per_update, args.total_env_steps - run.global_step), run.bar.update)
+    episodes = collector.collect(
+        min(settings.steps_per_update, settings.total_env_steps - run.global_step), run.bar.update
+    )
     run.rollout_seconds += time.perf_counter() - started
     run.global_step = run.start_step + collector.env_steps
     run.update += 1
-    if args.turn_cost:
+    if settings.turn_cost:
         for ep in episodes:
-            ep.rewards = [r - args.turn_cost for r in ep.rewards]
+            ep.rewards = [r - settings.turn_cost for r in ep.rewards]
     return Batch(episodes, sum(len(ep) for ep in episodes), started, infra_before)
 
 
@@ -288,13 +296,15 @@ def update(
     policy: MenuPolicy,
     optimizer: torch.optim.Optimizer,
     episodes: list[Episode],
-    args: Args,
+    settings: TrainSettings,
     rng: np.random.Generator,
     run: Run,
 ) -> dict[str, float]:
     """One PPO update on the batch (in async mode, open episodes keep stepping meanwhile); its losses."""
     started = time.perf_counter()
-    losses = ppo_update(policy, optimizer, episodes, args, args.max_actions, rng)  # Args is a PPOConfig
+    losses = ppo_update(
+        policy, optimizer, episodes, settings, settings.max_actions, rng
+    )  # TrainSettings is a PPOConfig
     run.update_seconds += time.perf_counter() - started
     return losses
 
@@ -331,7 +341,7 @@ def log_update(
     run.bar.set_postfix(success=f"{success:.2f}", T=f"{row['charts/budget_mean']:.1f}", sps=f"{sps:.0f}")
 
 
-def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, args: Args) -> None:
+def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, settings: TrainSettings) -> None:
     """Everything ``--resume`` needs to continue from here, written atomically."""
     save_checkpoint(
         run.checkpoint_path,
@@ -341,13 +351,15 @@ def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, a
         update=run.update,
         history=run.history,
         torch_rng=torch.get_rng_state(),
-        max_actions=args.max_actions,
-        args=dataclasses.asdict(args),
+        max_actions=settings.max_actions,
+        settings=dataclasses.asdict(settings),
     )
 
 
 # ---------------------------------------------------------------------- 5: the summary
-def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: EpisodeCollector) -> dict[str, Any]:
+def summarize(
+    run: Run, settings: TrainSettings, schedule: BudgetSchedule, collector: EpisodeCollector
+) -> dict[str, Any]:
     """The run's summary (throughput, where the time went, the result cache, final training success),
     also written to summary.json."""
     elapsed = time.perf_counter() - run.start_time
@@ -358,7 +370,7 @@ def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: Episode
         "run": run.name,
         "schedule": str(schedule),
         "schedule_mean_T": schedule.mean,
-        "env_ids": _env_ids(args),
+        "env_ids": _env_ids(settings),
         "env_steps": run.global_step,
         "updates": run.update,
         "seconds": elapsed,
@@ -367,14 +379,14 @@ def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: Episode
         "rollout_steps_per_second": steps / max(run.rollout_seconds, 1e-9),
         "rollout_seconds": run.rollout_seconds,
         "update_seconds": run.update_seconds,
-        "collect_mode": args.collect_mode,
-        "test_timeout": args.test_timeout,
+        "collect_mode": settings.collect_mode,
+        "test_timeout": settings.test_timeout,
         **run.collector_timing,
         "infra_failures_masked": collector.infra_failures,
         "trained_decisions": int(sum(r.get("charts/decisions", 0) for r in run.history)),
         "forced_start_episodes": collector.forced_episodes,
         "forced_start_steps": collector.forced_steps,
-        "result_cache": _cache_delta(run.cache_before, _cache_stats()) if args.result_cache else None,
+        "result_cache": _cache_delta(run.cache_before, _cache_stats()) if settings.result_cache else None,
         "final_train_success": float(np.mean([r["charts/success_rate"] for r in tail])) if tail else float("nan"),
         "checkpoint": str(run.checkpoint_path),
         "device": str(device),
@@ -385,8 +397,8 @@ def summarize(run: Run, args: Args, schedule: BudgetSchedule, collector: Episode
 
 
 # ---------------------------------------------------------------------- small helpers of the stages
-def _env_ids(args: Args) -> list[str]:
-    return [e for e in args.env_ids.split(",") if e]
+def _env_ids(settings: TrainSettings) -> list[str]:
+    return [e for e in settings.env_ids.split(",") if e]
 
 
 def _cache_stats() -> dict[str, dict[str, int]]:
@@ -402,10 +414,10 @@ def _cache_delta(before: dict[str, dict[str, int]], after: dict[str, dict[str, i
     return out
 
 
-def progress_bar(args: Args) -> Callable[..., Any]:
-    """tqdm, or a bar that shows nothing without ``--progress`` (tqdm need not be installed:
-    the GPU machine lacks it)."""
-    if not args.progress:
+def progress_bar(show: bool) -> Callable[..., Any]:
+    """tqdm, or (``show`` false: no ``--progress``) a bar that shows nothing; tqdm need not be
+    installed then (the GPU machine lacks it)."""
+    if not show:
         return _NoBar
     from tqdm import tqdm
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agentgym.eval.metrics import CATEGORIES
-from baselines.config import NO_STARTS, Args, describe
+from baselines.config import NO_STARTS, ReportSettings, describe
 from baselines.report.cells import (
     Records,
     at_each_t,
@@ -74,7 +74,7 @@ __all__ = ["write_report", "experiment_summary", "SUMMARY_SCHEMA"]
 
 def write_report(
     out: Path,
-    args: Args,
+    settings: ReportSettings,
     schedules: dict[str, str],
     training: dict[str, dict[int, dict[str, Any]]],
     evals: dict[str, dict[int, dict[str, Any]]],
@@ -90,7 +90,7 @@ def write_report(
     are not trained). Every table and plot uses every seed, with intervals over seeds (and tasks
     where the numbers are per task); the probe alone is of the first seed's policies.
     """
-    n = gather(args, schedules, training, evals, task_lists or {})
+    n = gather(settings, schedules, training, evals, task_lists or {})
     draw_plots(
         out,
         success=n.success,
@@ -104,13 +104,13 @@ def write_report(
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
     sections = [
         setup_section(n),
-        throughput_section(n, args, timing, eval_cache),
+        throughput_section(n, settings, timing, eval_cache),
         exposure_section(n.exposure),
         success_section(n),
         contrasts_section(n),
         hypotheses_section(n),
         recovery_section(
-            args,
+            settings,
             n.after,
             n.cells,
             n.primary,
@@ -140,7 +140,7 @@ def write_report(
 class Numbers:
     """Every number the report shows, and the inputs its sections read."""
 
-    args: Args
+    settings: ReportSettings
     schedules: dict[str, str]
     ts: list[int]
     """the evaluation budgets T"""
@@ -188,7 +188,7 @@ class Numbers:
 
 
 def gather(
-    args: Args,
+    settings: ReportSettings,
     schedules: dict[str, str],
     training: dict[str, dict[int, dict[str, Any]]],
     evals: dict[str, dict[int, dict[str, Any]]],
@@ -197,11 +197,11 @@ def gather(
     """Success with its intervals and the named contrasts (`baselines.report.contrasts`), Pass@(K,T) and the
     failure categories over all seeds (`baselines.report.cells`), first decisions, recovery and trace
     tallies (`baselines.report.decisions`), then the deployment metrics and costs (`baselines.report.deployment`)."""
-    ts = [int(t) for t in str(args.eval_ts).split(",")]
+    ts = [int(t) for t in str(settings.eval_ts).split(",")]
     primary = task_lists.get("primary") or sorted(
         {r["task"] for by in evals.values() for ev in by.values() for r in ev["records"]}
     )
-    ts2 = [int(t) for t in str(args.eval_split2_ts).split(",") if t] if args.eval_split2 else []
+    ts2 = [int(t) for t in str(settings.eval_split2_ts).split(",") if t] if settings.eval_split2 else []
     multi_tasks = task_lists.get("multi") or []
 
     def cells_of(key: str) -> dict[str, Agent]:
@@ -218,9 +218,9 @@ def gather(
     cells_multi = cells_of("multi_records") if multi_tasks else {}
     names = list(schedules)
     # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
-    after = intervention_cells(args, evals)
+    after = intervention_cells(settings, evals)
     recovery_family, recovery_described = recovery_rows(
-        args, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=task_unit
+        settings, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=task_unit
     )
     contrasts = named_contrasts(
         cells,
@@ -238,7 +238,7 @@ def gather(
     success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
     success_multi = success_of(cells_multi, multi_tasks, ts)
     decisions, traces = _decision_numbers(evals, ts)
-    ks = [int(k) for k in str(args.eval_ks).split(",")]
+    ks = [int(k) for k in str(settings.eval_ks).split(",")]
     records = headline_records(evals)
     pass_k, categories = {}, {}
     for name, recs in records.items():
@@ -249,7 +249,7 @@ def gather(
     runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
     exposed = exposure(runs)
     return Numbers(
-        args=args,
+        settings=settings,
         schedules=schedules,
         ts=ts,
         ks=ks,
@@ -323,23 +323,24 @@ def _decision_numbers(
 # ---------------------------------------------------------------------- sections, in the report's order
 def setup_section(n: Numbers) -> list[str]:
     """The command, seeds and device; the protocol: steps, the task list, how intervals are made."""
-    args, runs = n.args, n.runs
+    settings, runs = n.settings, n.runs
     seeds = sorted({seed for _, seed, _ in runs})
     return [
         "# BudgetMix experiment: fixed-T against mixed budgets",
         "",
-        f"Command: `python -m baselines.budgetmix --preset {args.preset}`. Envs: {args.env_ids}. "
+        f"Command: `python -m baselines.budgetmix --preset {settings.preset}`. Envs: {settings.env_ids}. "
         f"Training seeds {seeds}. Device: {runs[0][2]['device'] if runs else '?'}.",
         "",
         "## Protocol",
         "",
-        f"- Every schedule trained for {args.total_env_steps} environment steps per seed ({args.num_envs} envs, "
-        f"{args.steps_per_update} steps per PPO update, gamma {args.gamma:g}, turn cost {args.turn_cost:g}, "
-        f"collection `{args.collect_mode}`, test timeout {args.test_timeout:g} s).",
-        f"- Headline: one fixed list of **{len(n.primary)} `{args.eval_split}` tasks** "
-        f"(tier `{args.eval_tier or 'all'}`; "
+        f"- Every schedule trained for {settings.total_env_steps} environment steps per seed "
+        f"({settings.num_envs} envs, {settings.steps_per_update} steps per PPO update, gamma {settings.gamma:g}, "
+        f"turn cost {settings.turn_cost:g}, "
+        f"collection `{settings.collect_mode}`, test timeout {settings.test_timeout:g} s).",
+        f"- Headline: one fixed list of **{len(n.primary)} `{settings.eval_split}` tasks** "
+        f"(tier `{settings.eval_tier or 'all'}`; "
         "modules never trained on when the split is `heldout`), the same for every agent and seed, "
-        f"{args.eval_n} episode(s) per task and T, T in {{{args.eval_ts}}}. The list is in `eval_tasks.json`.",
+        f"{settings.eval_n} episode(s) per task and T, T in {{{settings.eval_ts}}}. The list is in `eval_tasks.json`.",
         "- Intervals: 95% two-level bootstrap (seeds, then tasks). Contrasts are paired by task "
         "(`baselines/report/contrasts.py`).",
         "",
@@ -347,7 +348,7 @@ def setup_section(n: Numbers) -> list[str]:
 
 
 def throughput_section(
-    n: Numbers, args: Any, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None
+    n: Numbers, settings: Any, timing: dict[str, float], eval_cache: dict[str, dict[str, int]] | None
 ) -> list[str]:
     """Per training run: steps, seconds and where they went; wall time per phase; the result cache's hits."""
     runs = n.runs
@@ -394,7 +395,7 @@ def throughput_section(
             "Training throughput of the whole grid: "
             f"**{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
             f"env steps/s** ({timing['train_env_steps']:,} env steps in {timing['train_seconds']:.0f} s of wall time, "
-            f"{describe(args.workers, args.executor)}, evaluations of finished runs sharing the workers); "
+            f"{describe(settings.workers, settings.executor)}, evaluations of finished runs sharing the workers); "
             if timing.get("train_env_steps")
             else ""
         )
@@ -412,8 +413,8 @@ def throughput_section(
 
 def success_section(n: Numbers) -> list[str]:
     """The headline: success per agent and T with intervals over seeds and tasks, then the second split."""
-    args = n.args
-    header = ["agent", "seeds"] + [f"T={t}" for t in n.ts] + [f"{args.eval_split2} T={t}" for t in n.ts2]
+    settings = n.settings
+    header = ["agent", "seeds"] + [f"T={t}" for t in n.ts] + [f"{settings.eval_split2} T={t}" for t in n.ts2]
     rows = [
         [name, str(len(agent))]
         + [fmt_interval(n.success[name][t]) for t in n.ts]
@@ -421,8 +422,8 @@ def success_section(n: Numbers) -> list[str]:
         for name, agent in n.cells.items()
     ]
     return [
-        f"## Success at each budget T (pass@1 on the {args.eval_split} list; "
-        f"last columns: the {args.eval_split2 or '–'} split)",
+        f"## Success at each budget T (pass@1 on the {settings.eval_split} list; "
+        f"last columns: the {settings.eval_split2 or '–'} split)",
         "",
         md_table(header, rows),
         "",
@@ -451,7 +452,7 @@ def contrasts_section(n: Numbers) -> list[str]:
 def hypotheses_section(n: Numbers) -> list[str]:
     """This family's hypotheses tested by (a), (g), (f), (b), with the verdict by the rule named in advance
     (`baselines.report.families`); ``python -m baselines.report.families`` puts several families side by side."""
-    family = [e for e in n.args.env_ids.split(",") if e][0].rsplit("/", 1)[-1]
+    family = [e for e in n.settings.env_ids.split(",") if e][0].rsplit("/", 1)[-1]
     return [
         f"## Hypotheses on {family} (held / not supported / open)",
         "",
@@ -473,7 +474,7 @@ def multi_bug_section(n: Numbers) -> list[str]:
         for name, agent in n.cells_multi.items()
     ]
     return [
-        f"## Multi-bug tasks ({len(n.multi_tasks)} {n.args.eval_split} tasks, reported apart)",
+        f"## Multi-bug tasks ({len(n.multi_tasks)} {n.settings.eval_split} tasks, reported apart)",
         "",
         md_table(["agent", "seeds"] + [f"T={t}" for t in n.ts], rows),
         "",
@@ -513,8 +514,8 @@ def categories_section(n: Numbers) -> list[str]:
 
 def faults_section(n: Numbers) -> list[str]:
     """Success with an injected fault against the paired clean episode, all seeds (none without ``--eval-faults``)."""
-    args = n.args
-    fts = [int(t) for t in str(args.eval_fault_ts).split(",") if t] if args.eval_faults else []
+    settings = n.settings
+    fts = [int(t) for t in str(settings.eval_fault_ts).split(",") if t] if settings.eval_faults else []
     if not fts:
         return []
     rows = []
@@ -536,10 +537,10 @@ def faults_section(n: Numbers) -> list[str]:
     return [
         "## Recovery under injected faults (all seeds)",
         "",
-        f"Fault `{args.eval_faults}` at T in {{{args.eval_fault_ts}}}, paired with the clean episode of the same task, "
-        "T, sample and seeds. Successes and pairs summed over seeds; *with fault - clean*: the mean over seeds of each "
-        "seed's difference, with a 95% bootstrap interval over seeds; *paired rate* = successes with the fault / "
-        "successes without it.",
+        f"Fault `{settings.eval_faults}` at T in {{{settings.eval_fault_ts}}}, paired with the clean episode of the "
+        "same task, T, sample and seeds. Successes and pairs summed over seeds; *with fault - clean*: the mean over "
+        "seeds of each seed's difference, with a 95% bootstrap interval over seeds; *paired rate* = successes with "
+        "the fault / successes without it.",
         "",
         md_table(
             [
@@ -831,8 +832,8 @@ def experiment_summary(n: Numbers) -> dict[str, Any]:
         }
     return {
         "schema": SUMMARY_SCHEMA,
-        "split": n.args.eval_split,
-        "tier": n.args.eval_tier,
+        "split": n.settings.eval_split,
+        "tier": n.settings.eval_tier,
         "tasks": len(n.primary),
         "ts": list(n.ts),
         "interval": "95% bootstrap, seeds then tasks (intervals over seeds for costs)",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from baselines.config import Args, intervention_runs
+from baselines.config import ReportSettings, intervention_runs
 from baselines.policy.families import plan_for
 from baselines.report.contrasts import (
     RECOVERY_SHARE_THRESHOLD,
@@ -54,9 +54,9 @@ def after_cells(evals: Evals, intervention: str) -> dict[str, Agent]:
     return out
 
 
-def intervention_cells(args: Args, evals: Evals) -> dict[str, dict[str, Agent]]:
+def intervention_cells(settings: ReportSettings, evals: Evals) -> dict[str, dict[str, Agent]]:
     """Intervention -> `after_cells`, for every intervention of ``--eval-interventions``."""
-    return {iv: after_cells(evals, iv) for iv, _, _ in intervention_runs(args)}
+    return {iv: after_cells(evals, iv) for iv, _, _ in intervention_runs(settings)}
 
 
 def _ts(spec: str) -> list[int]:
@@ -64,7 +64,7 @@ def _ts(spec: str) -> list[int]:
 
 
 def recovery_rows(
-    args: Args,
+    settings: ReportSettings,
     evals: Evals,
     after: Mapping[str, Mapping[str, Agent]],
     tasks: Sequence[str],
@@ -77,7 +77,7 @@ def recovery_rows(
     """(rows of the Holm family: the primary intervention's (h1)-(h4); descriptive rows: the other
     interventions' (h1)-(h3), labelled ``h1'`` ...). ``after``: `intervention_cells`; ``evals``
     gives (h4) its clean episodes' first decisions."""
-    runs = intervention_runs(args)
+    runs = intervention_runs(settings)
     if not runs:
         return [], []
     decisions = {
@@ -85,7 +85,7 @@ def recovery_rows(
         for name, by_seed in evals.items()
         if name in (short, long)
     }
-    if plan_for([e for e in args.env_ids.split(",") if e][0]) is not None:
+    if plan_for([e for e in settings.env_ids.split(",") if e][0]) is not None:
         # (h4) splits (f) by whether the first commit (Coding-v0's first patch) was right; other
         # families' records carry no first commit, so every success would count as recovery
         decisions = {}
@@ -121,7 +121,7 @@ def _cell(s: Mapping[str, Any]) -> str:
 
 
 def recovery_section(
-    args: Args,
+    settings: ReportSettings,
     after: Mapping[str, Mapping[str, Agent]],
     clean: Mapping[str, Agent],
     tasks: Sequence[str],
@@ -130,7 +130,7 @@ def recovery_section(
 ) -> list[str]:
     """The report's section: R_A(T) beside clean success, (h1)-(h4) with their Holm p (``family``
     rows as they came back from the named contrasts), the variants' rows, (h4)'s decomposition."""
-    runs = intervention_runs(args)
+    runs = intervention_runs(settings)
     if not runs:
         return []
     lines = [

@@ -80,7 +80,10 @@ def report_inputs(out: Path) -> dict[str, Any]:
     d = json.loads(INPUTS.read_text())
     for key in BY_SEED:
         d[key] = {name: {int(seed): v for seed, v in by.items()} for name, by in d[key].items()}
-    return {**d, "out": out, "args": SimpleNamespace(**d["args"])}
+    from baselines.config import ReportSettings
+
+    settings = d.pop("settings", None) or d.pop("args")  # stored as the whole Args before the report took settings
+    return {**d, "out": out, "settings": ReportSettings.from_args(SimpleNamespace(**settings))}
 
 
 def render(out: Path) -> Path:
@@ -113,7 +116,7 @@ def capture(out: Path, flags: list[str]) -> None:
         bound = inspect.signature(real).bind(*args, **kwargs)
         d = dict(bound.arguments)
         d.pop("out")
-        d["args"] = dataclasses.asdict(d["args"])
+        d["settings"] = dataclasses.asdict(d["settings"])
         for by_seed in d["training"].values():
             for summary in by_seed.values():
                 summary["checkpoint"] = Path(summary["checkpoint"]).name

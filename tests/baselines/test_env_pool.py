@@ -9,6 +9,7 @@ import pytest
 
 from agentgym.errors import SandboxTimeout
 from agentgym.make import wrap
+from baselines.config import TrainSettings
 from baselines.policy import env_pool
 
 ENV = "agentgym/Coding-v0"
@@ -136,7 +137,7 @@ def test_a_run_on_borrowed_envs_trains_exactly_as_one_on_new_envs(tmp_path):
         hidden=16,
         out=str(tmp_path),
     )
-    runs = [train(args, name) for name in ("fresh", "borrowed")]
+    runs = [train(TrainSettings.from_args(args), name) for name in ("fresh", "borrowed")]
     assert env_pool.idle_count() == 2  # both runs' envs: lent back
     weights = [torch.load(r["checkpoint"], weights_only=False)["policy"] for r in runs]
     assert weights[0].keys() == weights[1].keys()

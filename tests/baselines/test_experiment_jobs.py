@@ -1,13 +1,15 @@
-"""`baselines.experiment.run.experiment_jobs`: the experiment as one job graph, each job after what it needs."""
+"""`baselines.experiment.jobs.experiment_jobs`: the experiment as one job graph, each job after what it needs."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
-from baselines.config import NO_STARTS, PRESETS, Args
+from baselines.config import NO_STARTS, PRESETS, Args, EvalSettings
+from baselines.experiment.arms import experiment_runs, experiment_schedules
+from baselines.experiment.evaluation import eval_episodes
 from baselines.experiment.grid import priorities
-from baselines.experiment.run import eval_episodes, experiment_jobs, experiment_runs, experiment_schedules
+from baselines.experiment.jobs import experiment_jobs
 
 
 def _graph(tmp_path: Path, **overrides: object) -> tuple[list, dict, Args]:
@@ -57,5 +59,7 @@ def test_eval_episodes_counts_the_grid_the_second_split_and_the_interventions(tm
     _, _, args = _graph(tmp_path)
     lists = {"primary": ["a", "b"], "split2": ["c"], "multi": []}
     plain = 2 * 2 * args.eval_n + 1 * 1 + 2 * 1 * args.eval_n  # grid (T=2,6), split2 (T=6), faults (T=6)
-    assert eval_episodes(args, lists, intervene=False) == plain
-    assert eval_episodes(args, lists, intervene=True) == plain + 4 * 2 * 1 * args.eval_n  # four interventions at T=6
+    assert eval_episodes(EvalSettings.from_args(args), lists, intervene=False) == plain
+    assert (
+        eval_episodes(EvalSettings.from_args(args), lists, intervene=True) == plain + 4 * 2 * 1 * args.eval_n
+    )  # four interventions at T=6

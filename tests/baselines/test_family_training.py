@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from agentgym.errors import ConfigError
-from baselines.config import Args
+from baselines.config import Args, TrainSettings
 from baselines.policy.agent import PolicyAgent, load_policy, save_checkpoint
 from baselines.policy.family_features import FamilyMemory, episode_memory, features_tag
 from baselines.policy.features import FEATURES_VERSION, EpisodeMemory
@@ -44,7 +44,7 @@ def _train_and_check(args: Args) -> None:
     from baselines.policy.train import train
 
     try:
-        summary = train(args, "tiny")
+        summary = train(TrainSettings.from_args(args), "tiny")
     finally:
         close_idle()
     assert summary["env_steps"] >= args.total_env_steps and summary["updates"] >= 1

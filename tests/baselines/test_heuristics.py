@@ -77,7 +77,7 @@ def test_learned_pick_takes_the_policys_favourite_patch_then_loops() -> None:
 def test_pick_loop_reference_uses_the_first_seeds_policies() -> None:
     from types import SimpleNamespace
 
-    from baselines.experiment.run import pick_loop_agents
+    from baselines.experiment.arms import pick_loop_agents
     from baselines.policy.heuristics import LearnedPickAgent
 
     policies = {seed: SimpleNamespace(eval=lambda seed=seed: f"policy-{seed}") for seed in (5, 1, 3, 2)}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import agentgym
+from baselines.config import TrainSettings
 from baselines.experiment.budget_env import ENV_ID, optimum
 from baselines.experiment.control import EASY_CONTROL_ENV
 
@@ -140,7 +141,7 @@ def test_the_trainer_learns_the_short_budget_best_policy_of_the_faithful_control
         seed=1,
         out=str(tmp_path),
     )
-    policy, ckpt = load_policy(train(args, "control")["checkpoint"])
+    policy, ckpt = load_policy(train(TrainSettings.from_args(args), "control")["checkpoint"])
     score = _score(policy, int(ckpt["max_actions"]), 2, 300, seed=7)
     assert score["optimum"] == pytest.approx(0.6) and score["success"] >= 0.5
 
@@ -208,7 +209,7 @@ def test_ppo_from_a_start_policy_begins_at_its_weights(tmp_path) -> None:
         out=str(tmp_path),
         learning_rate=0.0,
     )
-    summary = train(_start_from(args, "from-start", start), "from-start")
+    summary = train(_start_from(TrainSettings.from_args(args), "from-start", start), "from-start")
     policy, _ = load_policy(summary["checkpoint"])
     assert summary["env_steps"] >= 128 and summary["updates"] >= 1
     assert all(torch.equal(policy.state_dict()[k], v) for k, v in start.items())

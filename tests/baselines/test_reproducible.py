@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from baselines.config import PRESETS, Args
+from baselines.config import PRESETS, Args, TrainSettings
 from baselines.experiment import provenance
 from baselines.policy.train import train
 
@@ -40,7 +40,7 @@ def _untimed(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(out: Path, seed: int = 1) -> dict[str, Any]:
-    summary = train(_args(out, seed), "run")
+    summary = train(TrainSettings.from_args(_args(out, seed)), "run")
     ckpt = torch.load(summary["checkpoint"], weights_only=False)
     return {
         "checkpoint": {k: v for k, v in ckpt.items() if k not in ("args", "history")},

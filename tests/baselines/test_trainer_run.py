@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from baselines.config import PRESETS, Args
+from baselines.config import PRESETS, Args, TrainSettings
 from baselines.experiment.control import CONTROL_ENV
 from baselines.policy.train import train
 
@@ -69,7 +69,7 @@ def test_same_seed_same_run_bit_for_bit(tmp_path: Path) -> None:
     """Policy, optimizer moments, summary and per-update metrics repeat exactly; another seed differs."""
     # 384 steps: forced starts at every budget (equal exposure) count as env steps, so 256 made only 3 updates
     runs = [
-        _state(train(_args(tmp_path / name, seed=seed, total_env_steps=384), "run"))
+        _state(train(TrainSettings.from_args(_args(tmp_path / name, seed=seed, total_env_steps=384)), "run"))
         for name, seed in (("a", 3), ("b", 3), ("c", 4))
     ]
     assert runs[0]["summary"]["env_steps"] >= 384 and runs[0]["summary"]["updates"] == len(runs[0]["history"]) >= 4
@@ -78,14 +78,16 @@ def test_same_seed_same_run_bit_for_bit(tmp_path: Path) -> None:
 
 
 def test_resume_continues_a_run_and_skips_a_finished_one(tmp_path: Path) -> None:
-    first = train(_args(tmp_path, total_env_steps=128), "run")
-    resumed = train(_args(tmp_path, resume=True), "run")
+    first = train(TrainSettings.from_args(_args(tmp_path, total_env_steps=128)), "run")
+    resumed = train(TrainSettings.from_args(_args(tmp_path, resume=True)), "run")
     assert first["env_steps"] >= 128 and resumed["env_steps"] >= 256
     assert resumed["history"][: len(first["history"])] == json.loads(json.dumps(first["history"]))
     assert resumed["updates"] == len(resumed["history"]) > len(first["history"])
     ckpt = Path(resumed["checkpoint"])
     written = ckpt.stat().st_mtime_ns
-    again = train(_args(tmp_path, resume=True), "run")  # finished: returned from summary.json, nothing retrained
+    again = train(
+        TrainSettings.from_args(_args(tmp_path, resume=True)), "run"
+    )  # finished: returned from summary.json, nothing retrained
     assert ckpt.stat().st_mtime_ns == written and again == {**json.loads(json.dumps(resumed)), "skipped": True}
 
 
