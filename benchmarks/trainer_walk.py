@@ -146,6 +146,9 @@ class Walker:
         self.here: str | None = None  # the file being read now
         self.caller_returns = 0
         """the functions being read, caller first"""
+        self.parents: dict[tuple[str, str], tuple[str, str] | None] = {}
+        """each function read, by key: the function whose call took the reader there (None: the start)"""
+        self.reading: list[Func] = []
         self.visits: list[tuple[str, bool]] = []
         """each call that crosses into another file: (file, whether it jumps back to a file read and left)"""
 
@@ -244,6 +247,7 @@ class Walker:
             return
         self.seen.add(func.key)
         self.route.append(func)
+        self.parents[func.key] = self.reading[-1].key if self.reading else None
         path = func.module.path
         caller = self.stack[-1] if self.stack else None
         mark = ""
@@ -256,11 +260,13 @@ class Walker:
             caller.last_target = path
         self.marks.append("  " * len(self.stack) + f"{func.key[0]}:{func.key[1]}" + mark)
         self.stack.append(_Frame(path))
+        self.reading.append(func)
         self.here = path
         try:
             self._read_body(func)
         finally:
             self.stack.pop()
+            self.reading.pop()
         if caller is not None and self.here != caller.file:  # back to the caller's file to read on
             self.caller_returns += 1
             self.marks.append("  " * len(self.stack) + f"<< {Path(caller.file).name}")
@@ -337,7 +343,46 @@ def _self_attr(expr: ast.expr) -> str | None:
     return None
 
 
-def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budgetmix:main") -> dict[str, Any]:
+def target_route(walker: Walker, target: str) -> dict[str, Any]:
+    """The route of one call of ``target`` (``module:function``): the chain of calls that leads from
+    the start to it, then everything it calls, in reading order; the files it crosses and how often
+    the reader re-enters each (a file read, left and entered again)."""
+    module, name = target.split(":")
+    path = module.replace(".", "/") + ".py"
+    key = next((k for k in walker.parents if k == (path, name)), None)
+    if key is None:
+        return {"target": target, "reached": False}
+    chain, k = set(), key
+    while k is not None:
+        chain.add(k)
+        k = walker.parents[k]
+
+    def under(k: tuple[str, str] | None) -> bool:
+        while k is not None:
+            if k == key:
+                return True
+            k = walker.parents[k]
+        return False
+
+    route = [f.key for f in walker.route if f.key in chain or under(f.key)]
+    entries = Counter(p for i, (p, _) in enumerate(route) if i == 0 or route[i - 1][0] != p)
+    return {
+        "target": target,
+        "reached": True,
+        "functions": len(route),
+        "files": len(entries),
+        "reentries_per_file": {p: n - 1 for p, n in entries.most_common()},
+        "max_reentries": max(entries.values()) - 1,
+        "route": [f"{p}:{n}" for p, n in route],
+    }
+
+
+def walk(
+    root: Path = ROOT,
+    rev: str | None = None,
+    start: str = "baselines.budgetmix:main",
+    target: str = "baselines.policy.ppo:ppo_update",
+) -> dict[str, Any]:
     """The route from ``start`` and its counts (see the module docstring)."""
     source = Source(root, rev)
     module_name, func_name = start.split(":")
@@ -360,6 +405,8 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
         "visits_per_file": dict(Counter(visits).most_common()),
         "returns_per_file": dict(Counter(path for path, back in walker.visits if back).most_common()),
         "longest_functions": {f"{f.key[0]}:{f.key[1]}": f.lines for f in longest},
+        "over_60_lines": {f"{f.key[0]}:{f.key[1]}": f.lines for f in walker.route if f.lines > 60},
+        "target_route": target_route(walker, target),
         "trail": walker.marks,
     }
 
@@ -367,10 +414,17 @@ def walk(root: Path = ROOT, rev: str | None = None, start: str = "baselines.budg
 def _line(r: dict[str, Any]) -> str:
     top = ", ".join(f"{Path(p).name} x{n}" for p, n in list(r["returns_per_file"].items())[:4])
     long = ", ".join(f"{k.split(':')[1]} {n}" for k, n in list(r["longest_functions"].items())[:3])
+    route = r["target_route"]
+    reached = (
+        f"{route['files']} files, at most {route['max_reentries']} re-entries of one file"
+        if route["reached"]
+        else "not reached"
+    )
     return (
         f"{r['rev']}: {r['functions']} functions, {r['files']} files, {r['visits']} visits, "
         f"{r['returns']} returns to files already left (most: {top or '-'}), {r['caller_returns']} returns to "
-        f"the caller, {r['all_returns']} in all; longest: {long} lines"
+        f"the caller, {r['all_returns']} in all; longest: {long} lines; {len(r['over_60_lines'])} functions over "
+        f"60 lines; the route of {route['target'].split(':')[1]}: {reached}"
     )
 
 
@@ -379,12 +433,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default=None, help="a git revision to read instead of the working tree")
     parser.add_argument("--compare", action="store_true", help="also walk the working tree, after --rev")
     parser.add_argument("--start", default="baselines.budgetmix:main", help="module:function to start from")
+    parser.add_argument(
+        "--target",
+        default="baselines.policy.ppo:ppo_update",
+        help="module:function whose route from the start to count",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--trail", action="store_true", help="include the whole route")
     opts = parser.parse_args(argv)
-    results = [walk(ROOT, opts.rev, opts.start)]
+    results = [walk(ROOT, opts.rev, opts.start, opts.target)]
     if opts.compare and opts.rev:
-        results.append(walk(ROOT, None, opts.start))
+        results.append(walk(ROOT, None, opts.start, opts.target))
     if not opts.trail:
         for r in results:
             r.pop("trail")
