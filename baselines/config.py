@@ -72,6 +72,7 @@ class PPOConfig:
     """The update's knobs, declared once: `baselines.config.Args` extends this class, so each is
     also a command-line flag with the docstring line under it as its help (CleanRL's names)."""
 
+    # the PPO update
     gamma: float = 1.0
     """discount; below 1 a turn spent costs value even when the budget allows it"""
     gae_lambda: float = 0.95
@@ -100,6 +101,7 @@ class PPOConfig:
 class Args(PPOConfig):
     """Every knob of the trainer and the experiment; the PPO update's own (gamma, clip, ...) come from `PPOConfig`."""
 
+    # the run: where it writes, seeds, device, workers
     exp_name: str = "budgetmix"
     """the name of this experiment (prefix of the run folder)"""
     out: str = "runs/budgetmix"
@@ -569,18 +571,40 @@ def converter(field: dataclasses.Field) -> Callable[[str], Any]:
     return {"int": int, "float": float}.get(kind, str)
 
 
+def field_groups(cls: type) -> dict[str, str]:
+    """Field name -> the title of its group: the ``# title`` comment above it in the class body (a
+    base class's first fields under its own first comment), for ``--help`` in sections."""
+    groups: dict[str, str] = {}
+    for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+        lines = inspect.getsource(klass).splitlines()
+        body = ast.parse("\n".join(lines)).body[0].body  # type: ignore[attr-defined]
+        fields = {n.lineno - 1: n.target.id for n in body if isinstance(n, ast.AnnAssign)}  # type: ignore[union-attr]
+        title = "other settings"
+        for i, line in enumerate(lines):
+            if line.startswith("    # "):
+                title = line[6:].strip()
+            elif i in fields:
+                groups[fields[i]] = title
+    return groups
+
+
 def add_field_flags(parser: argparse.ArgumentParser, cls: type) -> None:
     """A ``--field-name VALUE`` flag per field of dataclass ``cls`` (``--flag/--no-flag`` for a bool),
-    its help the field's docstring line, its default None so a caller can tell what was given."""
-    docs = field_docs(cls)
+    its help the field's docstring line, its default None so a caller can tell what was given; the
+    flags in argument groups, one per ``# title`` comment of the class body."""
+    docs, groups = field_docs(cls), field_groups(cls)
+    sections: dict[str, argparse._ArgumentGroup] = {}
     for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
+        title = groups.get(f.name, "other settings")
+        if title not in sections:
+            sections[title] = parser.add_argument_group(title)
+        group, flag = sections[title], "--" + f.name.replace("_", "-")
         if f.type in (bool, "bool"):
-            parser.add_argument(
+            group.add_argument(
                 flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=docs.get(f.name)
             )
         else:
-            parser.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
+            group.add_argument(flag, dest=f.name, type=converter(f), default=None, help=docs.get(f.name))
 
 
 def with_overrides(args: Args, overrides: Iterable[str]) -> Args:
