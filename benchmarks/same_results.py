@@ -1,6 +1,10 @@
 """Whether two experiment folders hold the same results, apart from what measures time.
 
     python benchmarks/same_results.py OUT_A OUT_B      # exit 1 and list the differences, if any
+    python benchmarks/same_results.py OUT_A OUT_B --renamed baselines.budget_env=baselines.experiment.budget_env
+
+``--renamed OLD=NEW`` (repeatable) reads OLD as NEW in A's JSON files: a module moved between the
+two runs renames the env ids that name it (``MODULE:agentgym-test/...``), and nothing else.
 
 Compares what a change to scheduling or speed must keep bit for bit (issue 34 item 7): every
 trained policy's weights (``*/checkpoint.pt``), ``summary.json``, ``contrasts.json``,
@@ -85,7 +89,19 @@ def _episodes(path: Path, strict: bool = True) -> list[str]:
     return sorted(rows)
 
 
-def differences(a: Path, b: Path, strict: bool = False) -> list[str]:
+def _renamed(value: Any, renames: dict[str, str]) -> Any:
+    """``value`` with every string's OLD parts replaced by NEW (``renames``)."""
+    if isinstance(value, dict):
+        return {_renamed(k, renames): _renamed(v, renames) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, renames) for v in value]
+    if isinstance(value, str):
+        for old, new in renames.items():
+            value = value.replace(old, new)
+    return value
+
+
+def differences(a: Path, b: Path, strict: bool = False, renames: dict[str, str] | None = None) -> list[str]:
     out: list[str] = []
     ckpts = sorted(p.relative_to(a) for p in a.glob("*/checkpoint.pt"))
     if ckpts != sorted(p.relative_to(b) for p in b.glob("*/checkpoint.pt")):
@@ -94,7 +110,7 @@ def differences(a: Path, b: Path, strict: bool = False) -> list[str]:
     for name in ("summary.json", "contrasts.json", "control.json", "eval_tasks.json"):
         if (a / name).exists() != (b / name).exists():
             out.append(f"{name}: in one folder only")
-        elif (a / name).exists() and untimed(json.loads((a / name).read_text())) != untimed(
+        elif (a / name).exists() and _renamed(untimed(json.loads((a / name).read_text())), renames or {}) != untimed(
             json.loads((b / name).read_text())
         ):
             out.append(f"{name} differs")
@@ -118,9 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
     parser.add_argument("--strict", action="store_true", help="compare the cache-dependent cost fields too")
+    parser.add_argument(
+        "--renamed", action="append", default=[], metavar="OLD=NEW", help="read OLD as NEW in A's JSON files"
+    )
     opts = parser.parse_args(argv)
     a, b = opts.a, opts.b
-    diffs = differences(a, b, opts.strict)
+    renames = dict(item.split("=", 1) for item in opts.renamed)
+    diffs = differences(a, b, opts.strict, renames)
     episodes = sum(len(_episodes(p)) for p in (a / "eval").rglob("episodes.jsonl")) if (a / "eval").exists() else 0
     print(
         json.dumps(
@@ -130,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                 "episodes_compared": episodes,
                 "checkpoints_compared": len(list(a.glob("*/checkpoint.pt"))),
                 "strict": opts.strict,
+                "renamed": renames,
                 "differences": diffs,
             },
             indent=1,
