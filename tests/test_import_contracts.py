@@ -19,11 +19,26 @@ ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 BREAKS = {
-    "Families never import each other": ("envs/tooluse/_probe.py", "import agentgym.envs.coding\n"),
-    "The kit, world kit, sandbox and wrappers never import": ("agentgym/world/_probe.py", "import agentgym.eval\n"),
-    "The client never imports the server": ("agentgym/wire/_probe.py", "from agentgym.serve import sessions\n"),
-    "baselines runs one way": ("baselines/config.py", "\nimport baselines.policy.train\n"),
+    "Families never import each other": ("envs/tooluse/_probe.py", "import agentgym.envs.coding\n", 1),
+    "The kit, world kit, sandbox and wrappers never import": ("agentgym/world/_probe.py", "import agentgym.eval\n", 1),
+    "The client never imports the server": ("agentgym/wire/_probe.py", "from agentgym.serve import sessions\n", 1),
+    "baselines runs one way": ("baselines/config.py", "\nimport baselines.policy.train\n", 1),
+    # the report below the experiment: it may not reach back up for a task list or the job graph
+    "baselines runs one way ": ("baselines/report/_probe.py", "import baselines.experiment.grid\n", 1),
+    # the next two are also layer breaks (the layers imply them), so two contracts break at once
+    "The menu policy never imports the report": (
+        "baselines/policy/_probe.py",
+        "import baselines.report.contrasts\n",
+        2,
+    ),
+    "The language-model BudgetMix trainer is a command line": (
+        "baselines/experiment/_probe.py",
+        "import baselines.llm.budgetmix\n",
+        2,
+    ),
 }
+"""Contract -> (file, the import added to it, how many contracts that breaks). A name may end in spaces
+to break one contract in two ways."""
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess[str]:
@@ -63,7 +78,7 @@ def test_the_tree_keeps_every_contract(tree: Path) -> None:
 
 @pytest.mark.parametrize("contract", sorted(BREAKS))
 def test_each_contract_fails_when_broken(tree: Path, contract: str) -> None:
-    rel, line = BREAKS[contract]
+    rel, line, count = BREAKS[contract]
     path = tree / rel
     before = path.read_text() if path.exists() else None
     path.write_text((before or "") + line)
@@ -73,4 +88,4 @@ def test_each_contract_fails_when_broken(tree: Path, contract: str) -> None:
         path.unlink() if before is None else path.write_text(before)
     assert run.returncode != 0, run.stdout[-3000:]
     broken = run.stdout.split("Broken contracts")[-1]
-    assert contract in broken and "1 broken" in run.stdout, run.stdout[-3000:]
+    assert contract.strip() in broken and f"{count} broken" in run.stdout, run.stdout[-3000:]
