@@ -114,7 +114,13 @@ def envs_page() -> str:
     for env_id, (family_id, fixed) in sorted(task_ids().items()):
         with_ = ", ".join(f"`{k}={v!r}`" for k, v in fixed.items())
         lines.append(f"| `{env_id}` | `{family_id}` | {with_} |")
-    lines += ["", "## Action grammars", "", "What `help` shows in each family (the first observation holds it too).", ""]
+    lines += [
+        "",
+        "## Action grammars",
+        "",
+        "What `help` shows in each family (the first observation holds it too).",
+        "",
+    ]
     return "\n".join(lines + grammars)
 
 
@@ -183,7 +189,7 @@ class _DoctestFences(Preprocessor):
 
 
 class DoctestExtension(Extension):
-    def extendMarkdown(self, md: Any) -> None:  # noqa: N802 (Python-Markdown's name)
+    def extendMarkdown(self, md: Any) -> None:  # Python-Markdown's name for the hook
         md.preprocessors.register(_DoctestFences(md), "agentgym_doctests", 40)
 
 
