@@ -8,6 +8,8 @@ An HTML comment on the line just above the fence marks a snippet, and the reason
 - ``<!-- test: docker -->``: needs the Docker backend; run with Docker (skipped without it, failed
   under ``CI=true``, as every Docker test is);
 - ``<!-- test: continue -->``: runs after the previous snippet of the same page, as one program;
+- ``<!-- test: serve ARGS -->``: runs against ``agentgym serve ARGS`` started for it on the local
+  backend (the snippet's ``http://127.0.0.1:8000`` is pointed at that server's port);
 - ``<!-- test: skip: REASON -->``: not run (a GPU, a long training run, a model endpoint); the reason is
   required and stated on the page's source.
 
@@ -19,8 +21,15 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
+import shlex
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +114,7 @@ def test_marks() -> None:
     bad = []
     for snippet, _ in ALL:
         mark = snippet.mark
-        if mark in ("", "docker", "continue"):
+        if mark in ("", "docker", "continue") or (mark.startswith("serve ") and len(mark.split()) >= 2):
             continue
         if mark.startswith("skip:") and len(mark[5:].strip()) >= 10:
             continue
@@ -125,6 +134,40 @@ def _params() -> list:
     return params
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(args: str, env: dict[str, str]) -> Iterator[str]:
+    """``agentgym serve ARGS`` on a free loopback port, local backend; yields its URL."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "agentgym", "serve", *shlex.split(args), "--port", str(port), "--backend", "local"]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    out = server.stdout.read() if server.stdout else ""
+                    pytest.fail(f"agentgym serve {args} did not come up:\n{out[-3000:]}")
+                time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 @pytest.mark.parametrize(("snippet", "code"), _params())
 def test_snippet_runs(snippet: Snippet, code: str, tmp_path: Path) -> None:
     env = dict(os.environ)
@@ -135,15 +178,20 @@ def test_snippet_runs(snippet: Snippet, code: str, tmp_path: Path) -> None:
         env.pop("AGENTGYM_BACKEND", None)
     else:
         env["AGENTGYM_BACKEND"] = "local"
-    proc = subprocess.run(
-        [sys.executable, "-c", code + CALL_TESTS],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
+    if snippet.mark.startswith("serve "):
+        env["AGENTGYM_SERVE_TOKEN"] = secrets.token_hex(16)
+        env.pop("AGENTGYM_SERVE_TOKEN_FILE", None)
+        with served(snippet.mark[len("serve ") :], env) as url:
+            proc = _run(code.replace("http://127.0.0.1:8000", url), env, tmp_path)
+    else:
+        proc = _run(code, env, tmp_path)
     assert proc.returncode == 0, (
         f"{snippet.id} failed (exit {proc.returncode})\n--- code\n{code}\n--- stdout\n{proc.stdout[-3000:]}"
         f"\n--- stderr\n{proc.stderr[-5000:]}"
+    )
+
+
+def _run(code: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code + CALL_TESTS], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
     )
