@@ -15,6 +15,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "benchmarks" / "results"
 MARKER = "<!-- benchmark-records -->"
+CALL = re.compile(r"\b[a-z_]+\((id|[a-z_]+=|[a-z_]+: )")  # click(id: ...), get_order(order_id=...), name(arg=...)
 
 
 # ---------------------------------------------------------------- the command line
@@ -73,6 +75,7 @@ def _family_class(entry_point: str) -> Any:
 def envs_page() -> str:
     import warnings
 
+    from agentgym.core import AgentEnv
     from agentgym.registration import ENV_IDS, task_ids
 
     lines = [
@@ -82,8 +85,8 @@ def envs_page() -> str:
         "Every id takes the same options (`budget=`, `faults=`, `labels=`, `backend=`, ...; see",
         "[Budgets](../how-to/budgets.md)); `agentgym list` prints this table in a terminal.",
         "",
-        "| id | family | tasks per split | tiers | backends | family page |",
-        "|---|---|---|---|---|---|",
+        "| id | family | tasks per split | tiers | action form | backends | family page |",
+        "|---|---|---|---|---|---|---|",
     ]
     grammars = []
     for env_id, entry_point in ENV_IDS.items():
@@ -92,7 +95,6 @@ def envs_page() -> str:
         counts = ", ".join(f"{split} {len(tasks.ids(split=split)):,}" for split in tasks.splits)
         backends = ", ".join(getattr(cls, "backends", ("docker", "local")))
         page = f"[{cls.family}](families/{cls.family}.md)"
-        lines.append(f"| `{env_id}` | {cls.family} | {counts} | {', '.join(tasks.all_tiers)} | {backends} | {page} |")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             env = cls(backend="local")  # the sandbox starts at the first reset only: nothing runs here
@@ -100,6 +102,11 @@ def envs_page() -> str:
                 grammar = env.help_text()
             finally:
                 env.close()
+        form = "tool calls" if CALL.search(grammar) else "command lines"
+        if cls._admissible is not AgentEnv._admissible:  # a family that offers a menu for small policies
+            form += " + menu"
+        tiers = ", ".join(tasks.all_tiers)
+        lines.append(f"| `{env_id}` | {cls.family} | {counts} | {tiers} | {form} | {backends} | {page} |")
         grammars += [f"### `{env_id}`", "", "```text", grammar.strip(), "```", ""]
     lines += [
         "",
