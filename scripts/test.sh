@@ -5,8 +5,9 @@
 # agentgym's own dependencies, then starts a Docker engine and builds the sandbox images (`agentgym
 # setup`) in the background while it installs torch (CPU build, pinned so nothing pulls a newer one)
 # and agentgym with every extra (with uv, scripts/install.py); runs the static checks (ruff, format, mypy,
-# import contracts), then pytest (two workers on two cores) and, alone, the tests that restart the engine.
-# On a fresh 2-core machine: about 15 minutes, 2-2.5 of them before pytest starts (README, "Tests").
+# import contracts) and the docs build (mkdocs --strict), then pytest (two workers on two cores) and,
+# alone, the tests that restart the engine.
+# On a fresh 2-core machine: about 15 minutes, 2-2.5 of them before pytest starts (docs/performance.md).
 # Extra arguments go to pytest. Settings such as CI=true come from the caller's environment:
 # with CI=true a Docker test that would skip fails instead.
 set -euo pipefail
@@ -82,6 +83,15 @@ if ! "$bin/lint-imports"; then
     echo "an import contract is broken: run 'lint-imports' to see which import, and DESIGN.md section 1 for the rules" >&2
     exit 1
 fi
+# the documentation site (README, "Documentation"): a broken link, a page missing from the nav, a docstring
+# mkdocstrings cannot render or a reference page the hooks cannot generate fails here, as in CI
+step "docs: mkdocs build --strict"
+docs_site="$(mktemp -d)"
+if ! NO_MKDOCS_2_WARNING=1 "$PYTHON" -m mkdocs build --strict --quiet --site-dir "$docs_site"; then
+    echo "the documentation does not build: run \`mkdocs build --strict\` to see why (\`mkdocs serve\` to look)" >&2
+    exit 1
+fi
+rm -rf "$docs_site"
 step "agentgym setup (started during the install)"
 setup_ok=1
 wait "$setup_pid" || setup_ok=0
