@@ -15,6 +15,7 @@ import warnings
 from importlib import metadata
 from typing import Any
 
+from agentgym.distribution import installed_version
 from agentgym.errors import AgentGymError, ConfigError
 from agentgym.sandbox import BACKENDS, make_sandbox, resolve_backend
 from agentgym.sandbox.docker import docker_client, gc
@@ -146,7 +147,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     report: dict[str, Any] = {
         "versions": {
-            "agentgym": _version("agentgym"),
+            "agentgym": installed_version(),
             "python": platform.python_version(),
             "gymnasium": _version("gymnasium"),
             "docker_sdk": _version("docker"),

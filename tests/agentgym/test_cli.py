@@ -125,7 +125,7 @@ def test_registered_commands_get_their_exit_code(monkeypatch):
 
 
 def test_pytest_is_a_runtime_dependency_for_the_local_backend():
-    """A plain `pip install agentgym` must run Coding-v0 on the local backend, which imports pytest."""
+    """A plain install (no extras) must run Coding-v0 on the local backend, which imports pytest."""
     import tomllib
 
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
