@@ -190,4 +190,4 @@ def test_every_command_names_the_sandbox_backend_backend():
             if action.dest == "backend" or "--backend" in action.option_strings:
                 assert action.type is sandbox_backend, (path, action.option_strings)
                 with_backend.append(" ".join(path))
-    assert {"eval", "serve", "sandbox run"} <= set(with_backend)
+    assert {"eval", "serve", "sandbox run", "play"} <= set(with_backend)
