@@ -1,5 +1,7 @@
 """Arguments several ``agentgym`` commands share, defined once so every command spells and checks them alike.
 
+- `int_at_least`: the type of a whole-number option with a floor (a budget, a seed), whose error
+  says what the number is.
 - `add_backend_argument`: ``--backend {auto,docker,local}``, the sandbox backend: what ``backend=``
   means in `agentgym.make` and every env. ``agentgym eval`` once called it ``--sandbox``; that
   spelling is still read, with a notice on stderr and a `DeprecationWarning`.
@@ -10,16 +12,32 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentgym.sandbox import BACKENDS
 
-__all__ = ["add_backend_argument", "sandbox_backend"]
+__all__ = ["add_backend_argument", "int_at_least", "sandbox_backend"]
 
 EXECUTORS = ("ray",)
 """Values that name where episodes run (``agentgym eval --executor``), not a sandbox: ``--backend ray``
 was that once, and is refused with a message that says so."""
+
+
+def int_at_least(low: int, what: str) -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number ``>= low``; ``what`` names it in the error
+    (``'0': the turn budget T is a whole number >= 1``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text!r}: {what} is a whole number >= {low}")
+        return value
+
+    return parse
 
 
 def sandbox_backend(text: str) -> str:

@@ -17,7 +17,7 @@ from agentgym.agents.base import seed_agent
 from agentgym.agents.human import HumanAgent, StopPlaying
 from agentgym.agents.simple import OracleAgent, RandomAgent
 from agentgym.catalog import describe
-from agentgym.cli_args import add_backend_argument
+from agentgym.cli_args import add_backend_argument, int_at_least
 from agentgym.errors import ConfigError
 from agentgym.make import make
 
@@ -127,26 +127,6 @@ def play_episode(
         env.close()
 
 
-def _budget(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: the turn budget T is a whole number, e.g. 8") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: the turn budget T is at least 1")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a non-negative integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a non-negative integer")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``play`` to the ``agentgym`` parser (`agentgym.cli`)."""
     p = subparsers.add_parser(
@@ -160,9 +140,18 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("env_id", metavar="ID", help="a registered id, e.g. agentgym/ToolUse-v0")
     p.add_argument("--agent", choices=AGENTS, default="human", help="who acts (default human: you)")
-    p.add_argument("--seed", type=_seed, default=0, help="episode seed: picks the task and its randomness (default 0)")
     p.add_argument(
-        "--budget", type=_budget, default=DEFAULT_BUDGET, metavar="T", help=f"turn budget T (default {DEFAULT_BUDGET})"
+        "--seed",
+        type=int_at_least(0, "a seed"),
+        default=0,
+        help="episode seed: picks the task and its randomness (default 0)",
+    )
+    p.add_argument(
+        "--budget",
+        type=int_at_least(1, "the turn budget T"),
+        default=DEFAULT_BUDGET,
+        metavar="T",
+        help=f"turn budget T (default {DEFAULT_BUDGET})",
     )
     p.add_argument("--split", default="test", help="task split (default test)")
     p.add_argument("--task", default=None, metavar="TASK_ID", help="play this task instead of a seeded draw")

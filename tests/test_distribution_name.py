@@ -100,3 +100,21 @@ def test_no_install_instruction_fetches_the_other_agentgym(area):
         f"install instructions that fetch the unrelated 'agentgym' from the index (write "
         f"'{DISTRIBUTION}[EXTRA]' or -e '.[EXTRA]'): {found}"
     )
+
+
+def test_the_installed_version_is_asked_of_the_new_name(monkeypatch):
+    """`agentgym doctor` reports the version of agentgym-budget, never of whatever "agentgym" is installed."""
+    from agentgym import __version__, distribution
+
+    asked = []
+
+    def version(name):
+        asked.append(name)
+        if name == "agentgym-budget":
+            return "9.9.9"
+        raise distribution.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(distribution.metadata, "version", version)
+    assert distribution.installed_version() == "9.9.9" and asked == ["agentgym-budget"]
+    monkeypatch.setattr(distribution.metadata, "version", lambda name: version("not-installed"))
+    assert distribution.installed_version() == f"{__version__} (agentgym-budget not installed)"

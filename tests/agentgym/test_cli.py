@@ -38,7 +38,7 @@ def test_python_m_agentgym_lists_the_commands():
         [sys.executable, "-m", "agentgym", "--help"], capture_output=True, text=True, timeout=120, cwd=REPO
     )
     assert r.returncode == 0
-    for command in ("setup", "doctor", "sandbox"):
+    for command in ("list", "play", "setup", "doctor", "sandbox", "eval", "serve"):
         assert command in r.stdout
 
 

@@ -147,9 +147,9 @@ def test_play_refuses_bad_arguments_and_says_what_to_pass(agentgym_cmd):
     assert code == 1 and "UnknownEnvId" in err and "did you mean agentgym/Coding-v0" in err
     assert "Traceback" not in err
     code, _, err = agentgym_cmd("play", "agentgym/Coding-v0", "--budget", "0")
-    assert code == 2 and "the turn budget T is at least 1" in err
+    assert code == 2 and "the turn budget T is a whole number >= 1" in err
     code, _, err = agentgym_cmd("play", "agentgym/Coding-v0", "--seed", "-1")
-    assert code == 2 and "non-negative" in err
+    assert code == 2 and "a seed is a whole number >= 0" in err
     code, _, err = agentgym_cmd("play", "agentgym/Coding-v0", "--agent", "nobody")
     assert code == 2 and "invalid choice" in err
     code, _, err = agentgym_cmd("play", "agentgym/Coding-v0", "--backend", "ray")
