@@ -55,8 +55,9 @@ class EpisodeOutcome:
             f"episode over ({how}): reward {self.reward:g}, "
             f"failure category {self.failure_category}, turns used {self.turns} of {self.budget}"
         ]
-        if self.failure_flags:
-            lines.append(f"failure flags: {', '.join(self.failure_flags)}")
+        also = [flag for flag in self.failure_flags if flag != self.failure_category]
+        if also:  # the other conditions FailureLabeler found (the category is the first that held)
+            lines.append(f"also flagged: {', '.join(also)}")
         return "\n".join(lines)
 
 
