@@ -18,7 +18,14 @@ from agentgym.errors import AgentGymError
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
-COMMAND_MODULES = ("agentgym.setup.commands", "agentgym.eval.cli", "agentgym.serve.cli", "agentgym.cache")
+COMMAND_MODULES = (
+    "agentgym.catalog",
+    "agentgym.play",
+    "agentgym.setup.commands",
+    "agentgym.eval.cli",
+    "agentgym.serve.cli",
+    "agentgym.cache",
+)
 
 
 def _import_optional(name: str) -> ModuleType | None:

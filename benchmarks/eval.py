@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from agentgym.agents import OracleAgent
+from agentgym.cli_args import add_backend_argument
 from agentgym.eval import evaluate
 
 
@@ -97,7 +98,7 @@ def run(
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", default="agentgym/ToolUse-v0")
-    p.add_argument("--sandbox", default="auto")
+    add_backend_argument(p, old_names=("--sandbox",))
     p.add_argument("--tasks", type=int, default=8)
     p.add_argument("--t", default="4,16", help="turn budgets")
     p.add_argument("--n", type=int, default=8, help="episodes per task and T")
@@ -116,7 +117,7 @@ def main() -> int:
         scenarios["model_latency_bound"] = args.model_delay
     report: dict = {
         "env": args.env,
-        "sandbox": args.sandbox,
+        "sandbox": args.backend,
         "cpus": os.cpu_count(),
         "load_avg_1m_start": os.getloadavg()[0],
     }
@@ -124,7 +125,7 @@ def main() -> int:
         runs: dict[int, list[dict]] = {1: [], 2: []}
         for i in range(args.repeats):
             for workers in (1, 2):
-                runs[workers].append(run(args.env, args.tasks, ts, args.n, workers, args.sandbox, seed=i, delay=delay))
+                runs[workers].append(run(args.env, args.tasks, ts, args.n, workers, args.backend, seed=i, delay=delay))
 
         def med(w: int, key: str, runs: dict[int, list[dict]] = runs) -> float:
             return statistics.median(r[key] for r in runs[w])

@@ -31,6 +31,7 @@ sys.path.insert(0, ROOT)
 
 from agentgym.agents.hf import HFAgent  # noqa: E402
 from agentgym.agents.models import load_tokenizer, tiny_causal_lm  # noqa: E402
+from agentgym.cli_args import add_backend_argument  # noqa: E402
 from agentgym.eval import evaluate  # noqa: E402
 
 
@@ -73,7 +74,7 @@ def measure(args: argparse.Namespace, k: int) -> dict[str, Any]:
             ts=[args.t],
             n=k,
             tasks=args.tasks,
-            sandbox=args.sandbox,
+            sandbox=args.backend,
             out=out,
             progress=False,
             report=False,
@@ -116,7 +117,7 @@ def main() -> None:
     p.add_argument("--tasks", type=int, default=3)
     p.add_argument("--max-new-tokens", type=int, default=48)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--sandbox", default="auto")
+    add_backend_argument(p, old_names=("--sandbox",))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args()

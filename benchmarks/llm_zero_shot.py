@@ -26,6 +26,7 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from agentgym.cli_args import add_backend_argument  # noqa: E402
 from agentgym.eval import evaluate  # noqa: E402
 from agentgym.eval.episodes import read_episodes  # noqa: E402
 from agentgym.eval.metrics import pass_grid  # noqa: E402
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace, family: str, agent: str) -> dict[str, Any]:
         ts=ts,
         n=args.n,
         tasks=_tasks(spec, tasks),
-        sandbox=args.sandbox,
+        sandbox=args.backend,
         out=out,
         agent_kwargs=agent_kwargs,
         env_kwargs=spec["env_kwargs"],
@@ -154,7 +155,7 @@ def main() -> None:
     p.add_argument("--temperature", type=float, default=0.7)
     p.add_argument("--max-new-tokens", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--sandbox", default="auto")
+    add_backend_argument(p, old_names=("--sandbox",))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--agents", default="oracle,hf", help="which rows to run (the oracle's, the model's or both)")
     p.add_argument("--table-only", action="store_true", help="tabulate the episodes already in --out (runs nothing)")

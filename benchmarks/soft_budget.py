@@ -1,6 +1,6 @@
 """What a soft budget buys (issue 28): hard against soft turn limits, paired, on Coding-v0 and Browser-v0.
 
-    nice python -m benchmarks.soft_budget --tasks 40 --t 2,3,5,8 --out runs/soft-budget [--sandbox local]
+    nice python -m benchmarks.soft_budget --tasks 40 --t 2,3,5,8 --out runs/soft-budget [--backend local]
 
 Runs each policy through `agentgym.eval.evaluate(budget_mode="soft")`: every episode once under a
 turn limit of T and once under T made soft (a warning at ``--warn-at`` turns left, and an
@@ -30,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `python benchmarks/soft_budget.py` too; workers import this module by name
     sys.path.insert(0, str(ROOT))
+
+from agentgym.cli_args import add_backend_argument  # noqa: E402
 
 ENVS = {
     "agentgym/Coding-v0": {
@@ -113,7 +115,7 @@ def run(env_id: str, policy: str, agent: str, args: argparse.Namespace) -> dict[
         split="test",
         tasks=args.tasks,
         seed=args.seed,
-        sandbox=args.sandbox,
+        sandbox=args.backend,
         workers=args.workers,
         out=Path(args.out) / env_id.split("/")[1] / policy,
         progress=False,
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warn-at", type=int, default=2, help="warn when this many turns are left")
     parser.add_argument("--env", action="append", choices=sorted(ENVS), help="env ids (default both)")
     parser.add_argument("--out", default="runs/soft-budget")
-    parser.add_argument("--sandbox", default="auto", choices=["auto", "docker", "local"])
+    add_backend_argument(parser, old_names=("--sandbox",))
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

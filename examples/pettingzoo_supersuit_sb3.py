@@ -1,6 +1,6 @@
 """PettingZoo `KAttemptsEnv` (K attempts at one task) vectorised by SuperSuit into SB3 PPO.
 
-    pip install 'agentgym[examples]'
+    pip install 'agentgym-budget[examples]'
     python examples/pettingzoo_supersuit_sb3.py --k 4 --total-timesteps 4096
 
 ``numeric=True`` gives each attempt Discrete actions over the menu, ``flatten=True`` one Box

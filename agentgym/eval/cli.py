@@ -12,6 +12,7 @@ import shlex
 import sys
 from typing import Any
 
+from agentgym.cli_args import add_backend_argument
 from agentgym.errors import AgentGymError
 from agentgym.eval.agent_identity import public_kwargs, redact_text
 from agentgym.eval.compare import compare
@@ -151,15 +152,9 @@ def register(subparsers: Any) -> None:
         "--executor",
         choices=("local", "ray"),
         default=None,
-        help="where episodes run: a local process pool or Ray actors (default local)",
+        help="where episodes run: a local process pool or Ray actors (default local); the sandbox is --backend",
     )
-    p.add_argument(
-        "--sandbox",
-        choices=("auto", "docker", "local"),
-        default="auto",
-        help="sandbox backend, what backend= means elsewhere in agentgym (default auto)",
-    )
-    p.add_argument("--backend", choices=("local", "ray"), default=None, help=argparse.SUPPRESS)  # old --executor
+    add_backend_argument(p, old_names=("--sandbox",))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retries", type=int, default=2, help="retries of an episode after an infrastructure failure")
     p.add_argument("--t-ref", type=int, default=None, help="budget extrapolation reference T (default the largest T)")
@@ -223,11 +218,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.backend is not None:
-        print(
-            "agentgym eval: --backend is now --executor (where episodes run); the sandbox is --sandbox", file=sys.stderr
-        )
-        args.executor = args.executor or args.backend
     args.executor = args.executor or "local"
     soft = _soft_options(args)
     if soft is not None and args.budget_mode != "soft":
@@ -253,7 +243,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         executor=args.executor,
         seed=args.seed,
         out=args.out,
-        sandbox=args.sandbox,
+        sandbox=args.backend,
         agent_kwargs=agent_kwargs,
         env_kwargs=dict(args.env_kwarg) or None,
         retries=args.retries,
@@ -330,7 +320,7 @@ def _command_line(args: argparse.Namespace) -> str:
         ("--intervention", args.intervention),
         ("--workers", args.workers),
         ("--executor", args.executor),
-        ("--sandbox", args.sandbox),
+        ("--backend", args.backend),
         ("--seed", args.seed),
         ("--t-ref", args.t_ref),
         ("--out", args.out),

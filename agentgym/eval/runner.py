@@ -27,6 +27,7 @@ from agentgym.core import AgentEnv
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.stack import make_base_env, wrap_for_eval
+from agentgym.registration import unknown_env_id
 
 __all__ = [
     "AgentSpec",
@@ -99,10 +100,7 @@ def env_entry(env_id: str) -> tuple[Any, dict[str, Any]]:
     try:
         spec = gym.spec(resolve_env_id(env_id))
     except gym.error.Error as exc:
-        raise ConfigError(
-            f"unknown env id {env_id!r}: {exc}. Registered agentgym ids: "
-            f"{sorted(k for k in gym.registry if k.startswith('agentgym/'))}"
-        ) from exc
+        raise unknown_env_id(env_id, str(exc)) from exc
     return spec.entry_point, dict(spec.kwargs)
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from agentgym.cli_args import add_backend_argument
 from agentgym.core import FAULT_KINDS
 from agentgym.errors import ConfigError
 
@@ -30,7 +31,7 @@ def register(subparsers: Any) -> None:
         metavar="JSON",
         help='env kwargs and agentgym.make options for every session, e.g. \'{"budget": 8, "split": "test"}\'',
     )
-    p.add_argument("--backend", default=None, help="sandbox backend (auto, docker, local); same as kwargs backend")
+    add_backend_argument(p, default=None, also="; the same as --kwargs backend")
     p.add_argument(
         "--budget",
         type=int,

@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from agentgym.distribution import install_hint
 from agentgym.errors import ConfigError
 from agentgym.serve.app import ServeConfig, create_app
 from agentgym.serve.sessions import EnvEndpoint
@@ -28,7 +29,7 @@ def _uvicorn() -> Any:
     try:
         import uvicorn
     except ImportError:
-        raise ConfigError("agentgym serve needs its extra: pip install 'agentgym[serve]'") from None
+        raise ConfigError(f"agentgym serve needs its extra: {install_hint('serve')}") from None
     return uvicorn
 
 

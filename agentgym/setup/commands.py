@@ -15,8 +15,10 @@ import warnings
 from importlib import metadata
 from typing import Any
 
+from agentgym.cli_args import add_backend_argument
+from agentgym.distribution import installed_version
 from agentgym.errors import AgentGymError, ConfigError
-from agentgym.sandbox import BACKENDS, make_sandbox, resolve_backend
+from agentgym.sandbox import make_sandbox, resolve_backend
 from agentgym.sandbox.docker import docker_client, gc
 from agentgym.setup import engine, images
 from agentgym.setup.images import BASE_IMAGE
@@ -146,7 +148,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     report: dict[str, Any] = {
         "versions": {
-            "agentgym": _version("agentgym"),
+            "agentgym": installed_version(),
             "python": platform.python_version(),
             "gymnasium": _version("gymnasium"),
             "docker_sdk": _version("docker"),
@@ -275,7 +277,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("sandbox", help="run a command in a sandbox, or remove leftover containers")
     sub = p.add_subparsers(dest="sandbox_command", metavar="{run,gc}", required=True)
     r = sub.add_parser("run", help="run one command in a fresh sandbox", description=cmd_sandbox_run.__doc__)
-    r.add_argument("--backend", default="auto", choices=BACKENDS)
+    add_backend_argument(r)
     r.add_argument("--image", default=BASE_IMAGE)
     r.add_argument("--timeout", type=float, default=60.0, help="seconds before the command's process group is killed")
     r.add_argument("--max-output", type=int, default=1 << 20, help="bytes of output kept before the truncation marker")

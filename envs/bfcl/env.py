@@ -146,6 +146,8 @@ class BFCLEnv(AgentEnv):
     """
 
     family: ClassVar[str] = "bfcl"
+    action_form: ClassVar[str] = 'API calls: NAME(arg=value) or JSON; reply("...") to the user'
+    """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = BFCL_IMAGE
     sandbox_modules = _MODULES
     call_timeout: float = 10.0

@@ -78,6 +78,8 @@ class BrowserEnv(WebEnv, WorldEnv):
     """
 
     family: ClassVar[str] = "browser"
+    action_form: ClassVar[str] = 'browser actions: click(12), fill(12, "text"), goto("/path"), finish("answer")'
+    """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = "agentgym/browser:latest"
     _oracle: dict[str, str]
     _menu: list[str]

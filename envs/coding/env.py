@@ -91,6 +91,8 @@ class CodingEnv(AgentEnv):
     """
 
     family = "coding"
+    action_form = "commands: view, run, replace, patch, test, revert, submit"
+    """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = "agentgym/coding:latest"
     sandbox_modules = (RUNNER_MODULE, verifier.HARNESS_MODULE)
     submit_text = "Submitted; the hidden tests decide."

@@ -92,6 +92,8 @@ class MiniWoBEnv(WebEnv):
     """
 
     family: ClassVar[str] = "miniwob"
+    action_form: ClassVar[str] = 'browser actions on one page: click(12), fill(12, "text"), press(12, "Enter")'
+    """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     backends: ClassVar[tuple[str, ...]] = ("docker",)
     """The sandbox backends this family runs on (the pages and Chromium live in the image)."""
     image = IMAGE

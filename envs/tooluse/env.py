@@ -98,6 +98,8 @@ class ToolUseEnv(WorldEnv):
     """
 
     family: ClassVar[str] = "tooluse"
+    action_form: ClassVar[str] = 'tool calls: NAME(arg="value") or JSON; finish("answer")'
+    """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = "agentgym/tooluse:latest"
     _view: tuple[int, dict[str, Any]] | None
     """The oracle's view of the world and the epoch it was read in (read again after a change)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -37,7 +38,7 @@ def test_python_m_agentgym_lists_the_commands():
         [sys.executable, "-m", "agentgym", "--help"], capture_output=True, text=True, timeout=120, cwd=REPO
     )
     assert r.returncode == 0
-    for command in ("setup", "doctor", "sandbox"):
+    for command in ("list", "play", "setup", "doctor", "sandbox", "eval", "serve"):
         assert command in r.stdout
 
 
@@ -125,7 +126,7 @@ def test_registered_commands_get_their_exit_code(monkeypatch):
 
 
 def test_pytest_is_a_runtime_dependency_for_the_local_backend():
-    """A plain `pip install agentgym` must run Coding-v0 on the local backend, which imports pytest."""
+    """A plain install (no extras) must run Coding-v0 on the local backend, which imports pytest."""
     import tomllib
 
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
@@ -165,3 +166,28 @@ def test_cache_info_and_clear(agentgym, tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTGYM_DISK_CACHE", "0")
     assert "off" in agentgym("cache", "info").stdout
     assert agentgym("cache").returncode == 2  # an action is required
+
+
+def _commands(parser, prefix=()):
+    """Every (command path, parser) under ``parser``, nested subcommands included."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*prefix, name), sub
+                yield from _commands(sub, (*prefix, name))
+
+
+def test_every_command_names_the_sandbox_backend_backend():
+    """One flag name, one definition: `agentgym.cli_args.add_backend_argument` (the old --sandbox is
+    read, not shown)."""
+    from agentgym.cli_args import sandbox_backend
+
+    with_backend = []
+    for path, parser in _commands(cli.build_parser()):
+        shown = {s for a in parser._actions if a.help != argparse.SUPPRESS for s in a.option_strings}
+        assert "--sandbox" not in shown, path
+        for action in parser._actions:
+            if action.dest == "backend" or "--backend" in action.option_strings:
+                assert action.type is sandbox_backend, (path, action.option_strings)
+                with_backend.append(" ".join(path))
+    assert {"eval", "serve", "sandbox run", "play"} <= set(with_backend)

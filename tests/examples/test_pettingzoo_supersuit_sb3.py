@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("supersuit", reason="pip install 'agentgym[examples]'")
+pytest.importorskip("supersuit", reason="pip install 'agentgym-budget[examples]'")
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("sb3_contrib", reason="pip install 'agentgym[examples]'")
+pytest.importorskip("sb3_contrib", reason="pip install 'agentgym-budget[examples]'")
 
 
 @pytest.mark.slow

@@ -212,7 +212,7 @@ def test_eval_cli_runs_a_model_folder(tokenizer, tmp_path, capsys):
             "2",
             "--tasks",
             "1",
-            "--sandbox",
+            "--backend",
             "local",
             "--max-new-tokens",
             "4",

@@ -123,16 +123,25 @@ def test_cli_errors_are_typed_and_say_what_to_do(tmp_path, capsys):
 
 
 def test_cli_names_the_executor_apart_from_the_sandbox(tmp_path, capsys):
+    """``--executor`` is where episodes run; ``--backend`` the sandbox, as in every agentgym command; the
+    old ``--sandbox`` still works, with a notice; ``--backend ray`` (the executor once) says what to pass."""
     from agentgym.cli import build_parser, main
 
     help_text = build_parser()._subparsers._group_actions[0].choices["eval"].format_help()
-    assert "--executor" in help_text and "--backend" not in help_text
+    assert "--executor" in help_text and "--backend" in help_text and "--sandbox" not in help_text
     base = ["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--t", "8", "--tasks", "1", "--no-progress"]
-    assert main([*base, "--executor", "local", "--out", str(tmp_path / "a")]) == 0
-    assert json.loads((tmp_path / "a" / "summary.json").read_text())["config"]["executor"] == "local"
+    assert main([*base, "--executor", "local", "--backend", "local", "--out", str(tmp_path / "a")]) == 0
+    config = json.loads((tmp_path / "a" / "summary.json").read_text())["config"]
+    assert config["executor"] == "local" and config["sandbox"] == "local"
+    assert "--backend local" in (tmp_path / "a" / "report.md").read_text()  # the command line, as retyped
     capsys.readouterr()
-    assert main([*base, "--backend", "local", "--out", str(tmp_path / "b"), "--no-report"]) == 0
-    assert "--backend is now --executor" in capsys.readouterr().err
+    with pytest.warns(DeprecationWarning, match="--sandbox is deprecated, use --backend"):
+        assert main([*base, "--sandbox", "local", "--out", str(tmp_path / "b"), "--no-report"]) == 0
+    assert "--sandbox is deprecated, use --backend" in capsys.readouterr().err
+    assert json.loads((tmp_path / "b" / "summary.json").read_text())["config"]["sandbox"] == "local"
+    with pytest.raises(SystemExit):
+        main([*base, "--backend", "ray", "--out", str(tmp_path / "c")])
+    assert "pass --executor ray" in capsys.readouterr().err
 
 
 def test_cli_env_kwargs_reach_every_env_and_the_command_line(tmp_path, capsys):

@@ -129,7 +129,7 @@ def test_coding_wrong_patch_tested_through_the_cli(tmp_path, capsys):
             "2,6",
             "--tasks",
             "2",
-            "--sandbox",
+            "--backend",
             "local",
             "--intervention",
             "wrong-patch-tested",

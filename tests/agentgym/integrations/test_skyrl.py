@@ -112,5 +112,5 @@ def test_missing_skyrl_gym_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "skyrl_gym", None)
     monkeypatch.setitem(sys.modules, "skyrl_gym.envs.base_text_env", None)
     monkeypatch.delitem(sys.modules, "agentgym.integrations.skyrl")
-    with pytest.raises(ConfigError, match=r"pip install 'agentgym\[trainers\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'agentgym(-budget)?\[trainers\]'"):
         importlib.import_module("agentgym.integrations.skyrl")

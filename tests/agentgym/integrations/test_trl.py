@@ -213,7 +213,7 @@ def test_missing_trainer_package_names_the_extra(monkeypatch):
     from agentgym.errors import ConfigError
 
     monkeypatch.setitem(sys.modules, "datasets", None)
-    with pytest.raises(ConfigError, match=r"pip install 'agentgym\[trainers\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'agentgym(-budget)?\[trainers\]'"):
         agtrl.dataset("agentgym/Coding-v0", n=1)
 
 
