@@ -10,7 +10,7 @@
 - `agentgym.integrations.skyrl`: a skyrl-gym ``BaseTextEnv`` registered per agentgym id.
 
 verifiers needs no adapter: its OpenEnv task set drives ``agentgym serve`` (docs/trainers.md).
-The trainers are optional (``pip install 'agentgym[trainers]'``); they are imported only in the
+The trainers are optional (``pip install 'agentgym-budget[trainers]'``); they are imported only in the
 module that adapts to them, and a missing one is a `ConfigError` naming that command. These
 modules use the core, `agentgym.make` and `agentgym.remote` (a served env), never the server.
 """
@@ -20,11 +20,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from agentgym.distribution import install_hint
 from agentgym.errors import ConfigError
 
 __all__ = ["require"]
 
-INSTALL = "pip install 'agentgym[trainers]'"
+INSTALL = install_hint("trainers")
 
 
 def require(module: str, why: str) -> ModuleType:
