@@ -107,79 +107,94 @@ def run_graph(
     here, one after another) or Ray tasks, the ready job with the highest `priorities` first (ties:
     in the order listed). Returns the results by job name and the timeline: per job, in the order
     they finished, ``job``, ``after``, ``cost``, ``pid``, ``start`` and ``end`` (seconds since the
-    graph started) and ``cpu_s``. ``on_done(name, result)`` runs here as each job finishes, before the jobs waiting for
-    it are given their arguments. A job that raises stops the graph and the error is raised here.
+    graph started) and ``cpu_s``. ``on_done(name, result)`` runs here as each job finishes, before
+    the jobs waiting for it are given their arguments. A job that raises stops the graph and the
+    error is raised here.
     """
+    _check_graph(jobs, workers, executor)
+    graph = _Graph(jobs, on_done)
+    if executor == "ray":
+        _graph_on_ray(workers, ray_address, graph.ready, graph.take, graph.finish, graph.pending)
+    elif workers == 1 or len(jobs) <= 1:
+        while graph.pending:
+            job = graph.ready()[0]  # a graph without cycles always has a ready job here
+            result, stats = _timed(job.fn, graph.take(job))
+            graph.finish(job.name, result, stats)
+    else:
+        _graph_in_pool(graph, workers)
+    return graph.results, graph.timeline
+
+
+def _check_graph(jobs: Sequence[Job], workers: int, executor: str) -> None:
+    """Fail before any job runs: an unknown executor, no workers, a repeated name, a missing job waited for."""
     if executor not in EXECUTORS:
         raise ConfigError(f"executor={executor!r}; choose one of {EXECUTORS}")
     if workers < 1:
         raise ConfigError(f"workers={workers}; give at least 1 (default: the machine's cores, {default_workers()})")
-    by_name = {job.name: job for job in jobs}
-    if len(by_name) != len(jobs):
-        raise ConfigError(f"job names repeat: {sorted(n for n in by_name if sum(j.name == n for j in jobs) > 1)}")
-    unknown = sorted({b for job in jobs for b in job.after if b not in by_name})
+    names = [job.name for job in jobs]
+    if len(set(names)) != len(jobs):
+        raise ConfigError(f"job names repeat: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    unknown = sorted({b for job in jobs for b in job.after if b not in names})
     if unknown:
         raise ConfigError(f"jobs wait for jobs the graph lacks: {unknown}")
-    rank = priorities(jobs)
-    order = {job.name: i for i, job in enumerate(jobs)}
-    pending = dict(by_name)
-    results: dict[str, Any] = {}
-    timeline: list[dict[str, Any]] = []
-    started = time.time()
 
-    def ready() -> list[Job]:
+
+class _Graph:
+    """A job graph being run: the jobs still pending, the results and the timeline so far."""
+
+    def __init__(self, jobs: Sequence[Job], on_done: Callable[[str, Any], None] | None) -> None:
+        self.by_name = {job.name: job for job in jobs}
+        self.rank = priorities(jobs)
+        self.order = {job.name: i for i, job in enumerate(jobs)}
+        self.pending = dict(self.by_name)
+        self.results: dict[str, Any] = {}
+        self.timeline: list[dict[str, Any]] = []
+        self.on_done = on_done
+        self.started = time.time()
+
+    def ready(self) -> list[Job]:
         """The pending jobs whose jobs before are done, highest priority first."""
-        now = [job for job in pending.values() if all(b in results for b in job.after)]
-        return sorted(now, key=lambda job: (-rank[job.name], order[job.name]))
+        now = [job for job in self.pending.values() if all(b in self.results for b in job.after)]
+        return sorted(now, key=lambda job: (-self.rank[job.name], self.order[job.name]))
 
-    def take(job: Job) -> tuple[Any, ...]:
-        del pending[job.name]
-        return job.args({b: results[b] for b in job.after}) if callable(job.args) else job.args
+    def take(self, job: Job) -> tuple[Any, ...]:
+        """``job`` out of the pending ones, with its arguments (built from the results it waited for)."""
+        del self.pending[job.name]
+        return job.args({b: self.results[b] for b in job.after}) if callable(job.args) else job.args
 
-    def finish(name: str, result: Any, stats: dict[str, Any]) -> None:
-        results[name] = result
-        timeline.append(
-            {
-                "job": name,
-                "after": list(by_name[name].after),
-                "cost": by_name[name].cost,
-                **stats,
-                "start": stats["start"] - started,
-                "end": stats["end"] - started,
-            }
+    def finish(self, name: str, result: Any, stats: dict[str, Any]) -> None:
+        """Keep a finished job's result and its row of the timeline, then tell ``on_done``."""
+        self.results[name] = result
+        job = self.by_name[name]
+        start, end = stats["start"] - self.started, stats["end"] - self.started
+        self.timeline.append(
+            {"job": name, "after": list(job.after), "cost": job.cost, **stats, "start": start, "end": end}
         )
-        if on_done is not None:
-            on_done(name, result)
+        if self.on_done is not None:
+            self.on_done(name, result)
 
-    if executor == "ray":
-        _graph_on_ray(workers, ray_address, ready, take, finish, pending)
-    elif workers == 1 or len(jobs) <= 1:
-        while pending:
-            job = ready()[0]  # a graph without cycles always has a ready job here
-            result, stats = _timed(job.fn, take(job))
-            finish(job.name, result, stats)
-    else:
-        # fork shares what this process imported (torch, agentgym) and costs milliseconds; it is
-        # safe only while this process runs one thread
-        method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
-        done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
-        with mp.get_context(method).Pool(min(workers, len(jobs))) as pool:
-            running = 0
-            while pending or running:
-                # a job is handed to the pool only when a worker is free, so the pool's own queue
-                # never decides the order
-                for job in ready()[: max(0, workers - running)]:
-                    ok, failed = _replies(job.name, done)
-                    pool.apply_async(_timed, (job.fn, take(job)), callback=ok, error_callback=failed)
-                    running += 1
-                if not running:
-                    raise ConfigError(f"jobs wait for each other in a cycle: {sorted(pending)}")
-                name, outcome, error = done.get()
-                running -= 1
-                if error is not None:
-                    raise error
-                finish(name, *outcome)
-    return results, timeline
+
+def _graph_in_pool(graph: _Graph, workers: int) -> None:
+    """Run the graph in a pool of ``workers`` processes, handing a job over only when a worker is free,
+    so the pool's own queue never decides the order."""
+    # fork shares what this process imported (torch, agentgym) and costs milliseconds; it is
+    # safe only while this process runs one thread
+    method = "fork" if "fork" in mp.get_all_start_methods() and threading.active_count() == 1 else "spawn"
+    done: queue.SimpleQueue[tuple[str, Any, BaseException | None]] = queue.SimpleQueue()
+    with mp.get_context(method).Pool(min(workers, len(graph.by_name))) as pool:
+        running = 0
+        while graph.pending or running:
+            for job in graph.ready()[: max(0, workers - running)]:
+                ok, failed = _replies(job.name, done)
+                pool.apply_async(_timed, (job.fn, graph.take(job)), callback=ok, error_callback=failed)
+                running += 1
+            if not running:
+                raise ConfigError(f"jobs wait for each other in a cycle: {sorted(graph.pending)}")
+            name, outcome, error = done.get()
+            running -= 1
+            if error is not None:
+                raise error
+            graph.finish(name, *outcome)
 
 
 def _replies(

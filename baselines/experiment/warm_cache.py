@@ -53,6 +53,22 @@ def fill_task(env: Any, task_id: str, depth: int) -> int:
     return len(seen)
 
 
+def _fill_jobs(args: Args, env_id: str) -> list[tuple[str, tuple[str, ...] | None, str]]:
+    """(split, tiers, task id) of every task to fill: the training split's, then the evaluation list's
+    (each the first ``--warm-cache-tasks`` when given)."""
+    train_tiers = tuple(t for t in str(args.train_tier).split(",") if t) or None
+    eval_tiers = (args.eval_tier,) if args.eval_tier else None
+    limit = args.warm_cache_tasks or None
+    jobs: list[tuple[str, tuple[str, ...] | None, str]] = [
+        ("train", train_tiers, t) for t in split_task_ids(env_id, "train", train_tiers)[:limit]
+    ]
+    jobs += [
+        (args.eval_split, eval_tiers, t)
+        for t in task_list(args.eval_list, env_id, args.eval_split, eval_tiers, args.eval_tasks)[:limit]
+    ]
+    return jobs
+
+
 def prefill(args: Args) -> dict[str, Any]:
     """Fill the disk cache for the training split and the evaluation list of ``args`` (`baselines.config.Args`)."""
     import gymnasium as gym
@@ -62,14 +78,7 @@ def prefill(args: Args) -> dict[str, Any]:
         raise ConfigError(f"--warm-cache fills Coding-v0's result cache; the env is {env_id}")
     if not disk_enabled():
         raise ConfigError("--warm-cache with AGENTGYM_DISK_CACHE=0 would fill nothing that lasts: unset it")
-    train_tiers = tuple(t for t in str(args.train_tier).split(",") if t) or None
-    eval_tiers = (args.eval_tier,) if args.eval_tier else None
-    limit = args.warm_cache_tasks or None
-    jobs = [("train", train_tiers, t) for t in split_task_ids(env_id, "train", train_tiers)[:limit]]
-    jobs += [
-        (args.eval_split, eval_tiers, t)
-        for t in task_list(args.eval_list, env_id, args.eval_split, eval_tiers, args.eval_tasks)[:limit]
-    ]
+    jobs = _fill_jobs(args, env_id)
     kwargs = coding_kwargs(env_id, args.test_timeout, True)
     local = threading.local()
     envs: list[Any] = []

@@ -230,33 +230,11 @@ class EpisodeCollector:
         room = None if budget is None else int(budget) - 1  # turns a start may spend
         if room is not None and room < 1:
             return obs, info
-        base = self.envs[i].unwrapped
-        oracle = getattr(base, "reference_action", None)
-        fix = oracle() if callable(oracle) else None
-        menu = list(info.get("admissible_actions") or [])
-        patches = [a for a in menu if a.split(None, 1)[0] == "patch"]
-        # "any": a blind pick (right as often as a blind pick is), so "patch alone" is an honest start
-        if self.recovery_start_patch == "any":
-            candidates = patches
-        elif self.recovery_start_right > 0 and fix in patches and self._start_rng.random() < self.recovery_start_right:
-            candidates = [fix]
-        else:
-            candidates = [a for a in patches if a != fix]
-        tests = [a for a in menu if a in ("test", "run tests")]
-        if not candidates or not tests:
+        actions = self._start_actions(i, info, room)
+        if actions is None:
             return obs, info
-        # 2: the patch and its test; 3: and a revert if it failed; with "any", also 1: the patch alone
-        length = (
-            (1 + int(self._start_rng.integers(3)))
-            if self.recovery_start_patch == "any"
-            else (2 + int(self._start_rng.integers(2)))
-        )
         memory = self.memories[i]
-        if room is not None:
-            length = min(length, room)
-        for k, action in enumerate(
-            (candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]
-        ):
+        for k, action in enumerate(actions):
             if k == 2 and not any(
                 e.get("kind") == "verification" and not e.get("ok") for e in info.get("events") or []
             ):
@@ -272,6 +250,36 @@ class EpisodeCollector:
                 )
         self.forced_episodes += 1
         return obs, info
+
+    def _start_actions(self, i: int, info: dict[str, Any], room: int | None) -> tuple[str, ...] | None:
+        """A forced start's actions, at most ``room`` of them: a menu patch (the oracle's fix in a share
+        ``recovery_start_right`` of the starts, else a wrong one; with ``any`` a blind pick), its test,
+        and a revert; None when the menu has no such patch or no test. The draws from the start RNG come
+        in a fixed order (the fix or not, the length, the patch), so a run depends only on its seed."""
+        base = self.envs[i].unwrapped
+        oracle = getattr(base, "reference_action", None)
+        fix = oracle() if callable(oracle) else None
+        menu = list(info.get("admissible_actions") or [])
+        patches = [a for a in menu if a.split(None, 1)[0] == "patch"]
+        # "any": a blind pick (right as often as a blind pick is), so "patch alone" is an honest start
+        if self.recovery_start_patch == "any":
+            candidates = patches
+        elif self.recovery_start_right > 0 and fix in patches and self._start_rng.random() < self.recovery_start_right:
+            candidates = [fix]
+        else:
+            candidates = [a for a in patches if a != fix]
+        tests = [a for a in menu if a in ("test", "run tests")]
+        if not candidates or not tests:
+            return None
+        # 2: the patch and its test; 3: and a revert if it failed; with "any", also 1: the patch alone
+        length = (
+            (1 + int(self._start_rng.integers(3)))
+            if self.recovery_start_patch == "any"
+            else (2 + int(self._start_rng.integers(2)))
+        )
+        if room is not None:
+            length = min(length, room)
+        return (candidates[int(self._start_rng.integers(len(candidates)))], tests[0], "revert")[:length]
 
     def _safe(self, fn: Callable[[], Any]) -> BaseException | None:
         try:

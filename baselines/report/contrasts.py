@@ -263,6 +263,22 @@ def _parts(
         return a, rs / a, (s - rs) / (1 - a), s
 
 
+def _share_terms(parts_l: tuple[np.ndarray, ...], parts_s: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+    """The midpoint split of the gain between two agents' (accuracy, follow-through, recovery, success)
+    parts, and the recovery share of it (`recovery_share`)."""
+    (al, fl, rl, sl), (as_, fs, rs, ss) = parts_l, parts_s
+    a_bar, f_bar, r_bar = (al + as_) / 2, (fl + fs) / 2, (rl + rs) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = {
+            "accuracy": (al - as_) * (f_bar - r_bar),
+            "follow_through": a_bar * (fl - fs),
+            "recovery": (1 - a_bar) * (rl - rs),
+            "gain": sl - ss,
+        }
+        terms["share"] = terms["recovery"] / terms["gain"]
+    return terms
+
+
 def recovery_share(
     decisions: Mapping[str, Decisions],
     long: str,
@@ -283,31 +299,12 @@ def recovery_share(
     is (1 - A) dR / dS. Seeds are resampled per agent and tasks jointly, as in `contrast`; the
     p-value is one-sided for "the share is at most ``threshold``".
     """
-    mats = {}
-    for name in (long, short):
-        agent = decisions[name]
-        mats[name] = [
-            np.array([[agent[sd].get((task, t), (np.nan,) * 3)[k] for task in tasks] for sd in sorted(agent)])
-            for k in range(3)
-        ]
+    mats = {name: _decision_matrices(decisions[name], tasks, t) for name in (long, short)}
     keep = _common_tasks(*(m for ms in mats.values() for m in ms))
     mats = {n: [m[:, keep] for m in ms] for n, ms in mats.items()}
     if not keep.any():
         return {"share": None, "lo": None, "hi": None, "tasks": 0, "p": None, "held": False}
-
-    def split(parts_l: tuple[np.ndarray, ...], parts_s: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
-        (al, fl, rl, sl), (as_, fs, rs, ss) = parts_l, parts_s
-        a_bar, f_bar, r_bar = (al + as_) / 2, (fl + fs) / 2, (rl + rs) / 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = {
-                "accuracy": (al - as_) * (f_bar - r_bar),
-                "follow_through": a_bar * (fl - fs),
-                "recovery": (1 - a_bar) * (rl - rs),
-                "gain": sl - ss,
-            }
-            terms["share"] = terms["recovery"] / terms["gain"]
-        return terms
-
+    split = _share_terms
     point = split(_parts(*(m.mean(axis=0) for m in mats[long])), _parts(*(m.mean(axis=0) for m in mats[short])))
     rng = np.random.default_rng(seed)
     n = int(keep.sum())
@@ -318,7 +315,19 @@ def recovery_share(
         return _parts(*(np.take_along_axis(m[s_idx].mean(axis=1), t_idx, axis=1) for m in ms))
 
     boot = split(resampled(mats[long]), resampled(mats[short]))["share"]
-    boot = boot[np.isfinite(boot)]
+    return _share_result(point, boot[np.isfinite(boot)], n, threshold)
+
+
+def _decision_matrices(agent: Decisions, tasks: Sequence[str], t: int) -> list[np.ndarray]:
+    """An agent's (accuracy, follow-through, recovery) per seed and task at ``t``: three seeds x tasks arrays."""
+    return [
+        np.array([[agent[sd].get((task, t), (np.nan,) * 3)[k] for task in tasks] for sd in sorted(agent)])
+        for k in range(3)
+    ]
+
+
+def _share_result(point: dict[str, np.ndarray], boot: np.ndarray, n: int, threshold: float) -> dict[str, Any]:
+    """`recovery_share`'s answer from the point split and the finite bootstrap shares."""
     if boot.size == 0 or not np.isfinite(point["share"]):
         return {
             "share": None,
@@ -386,27 +395,29 @@ def recovery_contrasts(
     add("h2", "recovery: BudgetMix at the longest vs the shortest T", mix, hi_t, mix, lo_t)
     add("h3", "recovery: BudgetMix vs fixed-T_long at the longest T", mix, hi_t, long, hi_t)
     if decisions and long in decisions and short in decisions:
-        share = recovery_share(decisions, long, short, tasks, hi_t, resamples=resamples)
         out.append(
-            {
-                "label": "h4",
-                "name": (
-                    "share of (f) that comes through recovery "
-                    f"(held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})"
-                ),
-                "a": f"{long} @T={hi_t}",
-                "b": f"{short} @T={hi_t}",
-                "diff": share["share"],
-                "lo": share["lo"],
-                "hi": share["hi"],
-                "p": share["p"],
-                "tasks": share["tasks"],
-                "mean_a": None,
-                "mean_b": None,
-                "decomposition": share,
-            }
+            _share_row(recovery_share(decisions, long, short, tasks, hi_t, resamples=resamples), long, short, hi_t)
         )
     return out
+
+
+def _share_row(share: dict[str, Any], long: str, short: str, hi_t: int) -> dict[str, Any]:
+    """(h4) as a row of the contrast table: the recovery share of (f) with its interval."""
+    return {
+        "label": "h4",
+        "name": "share of (f) that comes through recovery "
+        f"(held if > {share.get('threshold', RECOVERY_SHARE_THRESHOLD):g})",
+        "a": f"{long} @T={hi_t}",
+        "b": f"{short} @T={hi_t}",
+        "diff": share["share"],
+        "lo": share["lo"],
+        "hi": share["hi"],
+        "p": share["p"],
+        "tasks": share["tasks"],
+        "mean_a": None,
+        "mean_b": None,
+        "decomposition": share,
+    }
 
 
 def holm(ps: Sequence[float | None]) -> list[float | None]:
@@ -436,7 +447,7 @@ def named_contrasts(
     unit_of: Callable[[str], str] | None = None,
     more: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """The contrasts named in advance (issue #15), each with its paired 95% interval.
+    """The contrasts named in advance, each with its paired 95% interval.
 
     (a) collapse: fixed-T_long at the smallest T minus itself at the largest T;
     (b) BudgetMix - fixed-T_long at the smallest T;
@@ -461,50 +472,73 @@ def named_contrasts(
     """
     lo_t, hi_t = min(ts), max(ts)
     out: list[dict[str, Any]] = []
-
-    def add(label: str, name: str, a: str, ta: int, b: str, tb: int) -> None:
+    for label, name, a, ta, b, tb in _named_pairs(agents, tasks, ts, short, long, mix, curricula, no_starts):
         if a in agents and b in agents:
             c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
             out.append({"label": label, "name": name, "a": f"{a} @T={ta}", "b": f"{b} @T={tb}", **c})
+    if long in agents and short in agents:
+        out.append(_did_row(agents, tasks, long, short, lo_t, hi_t, resamples, unit_of))
+    out += [dict(row) for row in more]
+    for c, adj in zip(out, holm([c.get("p") for c in out])):
+        c["p_holm"] = adj
+    return out
 
-    add("a", "collapse of the long-budget specialist", long, lo_t, long, hi_t)
-    add("b", "BudgetMix vs fixed-T_long at the shortest T", mix, lo_t, long, lo_t)
-    add("c", "BudgetMix vs fixed-T_short at the longest T", mix, hi_t, short, hi_t)
+
+def _named_pairs(
+    agents: Mapping[str, Agent],
+    tasks: Sequence[str],
+    ts: Sequence[int],
+    short: str,
+    long: str,
+    mix: str,
+    curricula: Sequence[str],
+    no_starts: str | None,
+) -> list[tuple[str, str, str, int, str, int]]:
+    """(label, name, agent a, its T, agent b, its T) of the paired contrasts (a)-(f), in the report's order."""
+    lo_t, hi_t = min(ts), max(ts)
+    pairs = [
+        ("a", "collapse of the long-budget specialist", long, lo_t, long, hi_t),
+        ("b", "BudgetMix vs fixed-T_long at the shortest T", mix, lo_t, long, lo_t),
+        ("c", "BudgetMix vs fixed-T_short at the longest T", mix, hi_t, short, hi_t),
+    ]
     for t in ts:
         best = max(
             (short, long),
             key=lambda n: success_at(agents[n], tasks, t, resamples=1)["mean"] or -1.0 if n in agents else -1.0,
         )
-        add("d", f"BudgetMix vs the best fixed-T specialist at T={t}", mix, t, best, t)
+        pairs.append(("d", f"BudgetMix vs the best fixed-T specialist at T={t}", mix, t, best, t))
     for cur in curricula:
-        for t in (lo_t, hi_t):
-            add("e", f"BudgetMix vs {cur} at T={t}", mix, t, cur, t)
+        pairs += [("e", f"BudgetMix vs {cur} at T={t}", mix, t, cur, t) for t in (lo_t, hi_t)]
     if no_starts:
-        for t in (lo_t, hi_t):
-            add("e", f"BudgetMix vs BudgetMix without forced starts at T={t}", mix, t, no_starts, t)
-    add("f", "fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t)
-    if long in agents and short in agents:
-        terms = [(long, hi_t, 1.0), (long, lo_t, -1.0), (short, hi_t, -1.0), (short, lo_t, 1.0)]
-        c = linear_contrast(agents, terms, tasks, resamples=resamples, unit_of=unit_of)
-        out.append(
-            {
-                "label": "g",
-                "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
-                "a": f"{long} @T={hi_t} - @T={lo_t}",
-                "b": f"{short} @T={hi_t} - @T={lo_t}",
-                "mean_a": None
-                if c["diff"] is None
-                else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
-                "mean_b": None
-                if c["diff"] is None
-                else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
-                **c,
-            }
-        )
-    out += [dict(row) for row in more]
-    for c, adj in zip(out, holm([c.get("p") for c in out])):
-        c["p_holm"] = adj
-    return out
+        pairs += [
+            ("e", f"BudgetMix vs BudgetMix without forced starts at T={t}", mix, t, no_starts, t) for t in (lo_t, hi_t)
+        ]
+    pairs.append(("f", "fixed-T_long vs fixed-T_short at the longest T", long, hi_t, short, hi_t))
+    return pairs
+
+
+def _did_row(
+    agents: Mapping[str, Agent],
+    tasks: Sequence[str],
+    long: str,
+    short: str,
+    lo_t: int,
+    hi_t: int,
+    resamples: int,
+    unit_of: Callable[[str], str] | None,
+) -> dict[str, Any]:
+    """(g): fixed-T_long's drop from the largest to the smallest T minus fixed-T_short's."""
+    terms = [(long, hi_t, 1.0), (long, lo_t, -1.0), (short, hi_t, -1.0), (short, lo_t, 1.0)]
+    c = linear_contrast(agents, terms, tasks, resamples=resamples, unit_of=unit_of)
+    return {
+        "label": "g",
+        "name": "H1 difference-in-differences: fixed-T_long's drop minus fixed-T_short's",
+        "a": f"{long} @T={hi_t} - @T={lo_t}",
+        "b": f"{short} @T={hi_t} - @T={lo_t}",
+        "mean_a": None if c["diff"] is None else c["terms"][f"{long} @T={hi_t}"] - c["terms"][f"{long} @T={lo_t}"],
+        "mean_b": None if c["diff"] is None else c["terms"][f"{short} @T={hi_t}"] - c["terms"][f"{short} @T={lo_t}"],
+        **c,
+    }
 
 
 def _fmt(x: float | None, p: bool = False) -> str:

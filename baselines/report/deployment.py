@@ -284,6 +284,22 @@ def deployment_section(
 ) -> list[str]:
     """Per agent and T: success, exhaustion, cost per episode and per success, latency percentiles; then
     success at fixed cost and average cost at fixed success."""
+    return [
+        "## Cost per success and deployment metrics (all seeds)",
+        "",
+        "Every seed's clean episodes on the headline list (seeds per agent as in the success table). "
+        "*exhausted*: the share the turn limit cut off (interval over seeds and tasks, as for success); *turns*: agent "
+        "turns (model calls) per episode; *env ms*: milliseconds the env spent per episode; */ success*: that cost "
+        "divided by the success rate; *P50/P95/P99*: end-to-end episode latency in milliseconds.",
+        "",
+        _deployment_table(d, success, ts),
+        "",
+        *_fixed_cost_tables(d),
+    ]
+
+
+def _deployment_table(d: Deployment, success: Mapping[str, Mapping[int, Mapping[str, Any]]], ts: Sequence[int]) -> str:
+    """Per agent and T: success, exhaustion, turns and env time per episode and per success, latency."""
     rows = []
     for name, by_t in d.by_t.items():
         for t in ts:
@@ -305,6 +321,25 @@ def deployment_section(
                     _ms(lat.get("p99")),
                 ]
             )
+    header = [
+        "agent",
+        "T",
+        "episodes",
+        "success",
+        "exhausted",
+        "turns",
+        "turns / success",
+        "env ms",
+        "env ms / success",
+        "P50 ms",
+        "P95 ms",
+        "P99 ms",
+    ]
+    return md_table(header, rows)
+
+
+def _fixed_cost_tables(d: Deployment) -> list[str]:
+    """Success at fixed cost, and average cost at fixed success, in turns and in env time."""
     at_turns = [[name] + [_cell(by["turns"].get(c)) for c in d.turn_budgets] for name, by in d.at_cost.items()]
     at_seconds = [
         [name] + [_cell(by["env_seconds"].get(c)) for c in d.second_budgets] for name, by in d.at_cost.items()
@@ -315,31 +350,6 @@ def deployment_section(
         [name] + [_cell(by["env_seconds"].get(t), "cost", None) for t in targets] for name, by in d.at_success.items()
     ]
     return [
-        "## Cost per success and deployment metrics (all seeds)",
-        "",
-        "Every seed's clean episodes on the headline list (seeds per agent as in the success table). "
-        "*exhausted*: the share the turn limit cut off (interval over seeds and tasks, as for success); *turns*: agent "
-        "turns (model calls) per episode; *env ms*: milliseconds the env spent per episode; */ success*: that cost "
-        "divided by the success rate; *P50/P95/P99*: end-to-end episode latency in milliseconds.",
-        "",
-        md_table(
-            [
-                "agent",
-                "T",
-                "episodes",
-                "success",
-                "exhausted",
-                "turns",
-                "turns / success",
-                "env ms",
-                "env ms / success",
-                "P50 ms",
-                "P95 ms",
-                "P99 ms",
-            ],
-            rows,
-        ),
-        "",
         "**Success at fixed cost**: the best Pass@(K,T) (all seeds) over the (T, K) cells whose cost is at most C, "
         "with the cell that gives it. In turns a cell costs its budget K x T; in env seconds, K x the mean env "
         "seconds of an episode at T.",

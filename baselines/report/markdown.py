@@ -102,7 +102,23 @@ def write_report(
     )
     (out / "contrasts.json").write_text(json.dumps(n.contrasts + n.recovery_described, indent=1))
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
-    sections = [
+    path = out / "report.md"
+    sections = _sections(n, settings, timing, eval_cache, probe, control, out)
+    path.write_text("\n".join(line for section in sections for line in section) + "\n")
+    return path
+
+
+def _sections(
+    n: Numbers,
+    settings: ReportSettings,
+    timing: dict[str, float],
+    eval_cache: dict[str, dict[str, int]] | None,
+    probe: dict[str, dict[str, Any]] | None,
+    control: dict[str, Any] | None,
+    out: Path,
+) -> list[list[str]]:
+    """The report's sections, in order, each a list of lines."""
+    return [
         setup_section(n),
         throughput_section(n, settings, timing, eval_cache),
         exposure_section(n.exposure),
@@ -130,9 +146,6 @@ def write_report(
         control_section(control, out / "positive_control.png") if control else [],
         training_section(),
     ]
-    path = out / "report.md"
-    path.write_text("\n".join(line for section in sections for line in section) + "\n")
-    return path
 
 
 # ---------------------------------------------------------------------- the numbers, computed once
@@ -203,49 +216,16 @@ def gather(
     )
     ts2 = [int(t) for t in str(settings.eval_split2_ts).split(",") if t] if settings.eval_split2 else []
     multi_tasks = task_lists.get("multi") or []
-
-    def cells_of(key: str) -> dict[str, Agent]:
-        """Per agent and seed: success per (task, T) from the records under ``key``."""
-        return {
-            name: {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
-            for name, by_seed in evals.items()
-        }
-
-    def success_of(cells: dict[str, Agent], tasks: list[str], at: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
-        return {name: {t: success_at(agent, tasks, t) for t in at} for name, agent in cells.items()}
-
-    cells, cells2 = cells_of("records"), cells_of("split2_records")
-    cells_multi = cells_of("multi_records") if multi_tasks else {}
-    names = list(schedules)
-    # (h1)-(h4) join the Holm family of the named contrasts; the other interventions' rows are described beside it
-    after = intervention_cells(settings, evals)
-    recovery_family, recovery_described = recovery_rows(
-        settings, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=task_unit
-    )
-    contrasts = named_contrasts(
-        cells,
-        primary,
-        ts,
-        short=names[0],
-        long=names[1],
-        mix="budgetmix",
-        curricula=[n for n in names if n.startswith("curriculum")],
-        no_starts=NO_STARTS if NO_STARTS in schedules else None,
-        unit_of=task_unit,
-        more=recovery_family,
-    )
-    success = success_of(cells, primary, ts)
-    success2 = success_of(cells2, task_lists.get("split2") or [], ts2)
-    success_multi = success_of(cells_multi, multi_tasks, ts)
+    cells, cells2 = _cells_of(evals, "records"), _cells_of(evals, "split2_records")
+    cells_multi = _cells_of(evals, "multi_records") if multi_tasks else {}
+    after, contrasts, recovery_described = _contrasts(settings, schedules, evals, cells, primary, ts)
+    success = _success_of(cells, primary, ts)
+    success2 = _success_of(cells2, task_lists.get("split2") or [], ts2)
+    success_multi = _success_of(cells_multi, multi_tasks, ts)
     decisions, traces = _decision_numbers(evals, ts)
     ks = [int(k) for k in str(settings.eval_ks).split(",")]
     records = headline_records(evals)
-    pass_k, categories = {}, {}
-    for name, recs in records.items():
-        by_k = {k: at_each_t(task_cells(recs, pass_at(k)), primary, ts) for k in ks}
-        by_cat = {cat: at_each_t(task_cells(recs, category_share(cat)), primary, ts) for cat in CATEGORIES}
-        pass_k[name] = {t: {k: by_k[k][t] for k in ks} for t in ts}
-        categories[name] = {t: {cat: by_cat[cat][t] for cat in CATEGORIES} for t in ts}
+    pass_k, categories = _pass_and_categories(records, primary, ts, ks)
     runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
     exposed = exposure(runs)
     return Numbers(
@@ -277,6 +257,63 @@ def gather(
         decisions=decisions,
         traces=traces,
     )
+
+
+def _cells_of(evals: dict[str, dict[int, dict[str, Any]]], key: str) -> dict[str, Agent]:
+    """Per agent and seed: success per (task, T) from the records under ``key``."""
+    return {
+        name: {seed: cells_from_records(ev.get(key) or []) for seed, ev in by_seed.items()}
+        for name, by_seed in evals.items()
+    }
+
+
+def _success_of(cells: dict[str, Agent], tasks: list[str], at: list[int]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Per agent and T in ``at``: success on ``tasks`` with its seed-and-task interval."""
+    return {name: {t: success_at(agent, tasks, t) for t in at} for name, agent in cells.items()}
+
+
+def _contrasts(
+    settings: ReportSettings,
+    schedules: dict[str, str],
+    evals: dict[str, dict[int, dict[str, Any]]],
+    cells: dict[str, Agent],
+    primary: list[str],
+    ts: list[int],
+) -> tuple[dict[str, dict[str, Agent]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Success after each intervention, the named contrasts, and the other interventions' rows: (h1)-(h4)
+    join the Holm family of the named contrasts; the other interventions' rows are described beside it."""
+    names = list(schedules)
+    after = intervention_cells(settings, evals)
+    recovery_family, recovery_described = recovery_rows(
+        settings, evals, after, primary, short=names[0], long=names[1], mix="budgetmix", unit_of=task_unit
+    )
+    contrasts = named_contrasts(
+        cells,
+        primary,
+        ts,
+        short=names[0],
+        long=names[1],
+        mix="budgetmix",
+        curricula=[n for n in names if n.startswith("curriculum")],
+        no_starts=NO_STARTS if NO_STARTS in schedules else None,
+        unit_of=task_unit,
+        more=recovery_family,
+    )
+    return after, contrasts, recovery_described
+
+
+def _pass_and_categories(
+    records: dict[str, Records], primary: list[str], ts: list[int], ks: list[int]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per agent, T and K: Pass@(K,T); per agent, T and failure category: its share (all seeds)."""
+    pass_k: dict[str, Any] = {}
+    categories: dict[str, Any] = {}
+    for name, recs in records.items():
+        by_k = {k: at_each_t(task_cells(recs, pass_at(k)), primary, ts) for k in ks}
+        by_cat = {cat: at_each_t(task_cells(recs, category_share(cat)), primary, ts) for cat in CATEGORIES}
+        pass_k[name] = {t: {k: by_k[k][t] for k in ks} for t in ts}
+        categories[name] = {t: {cat: by_cat[cat][t] for cat in CATEGORIES} for t in ts}
+    return pass_k, categories
 
 
 def _decision_numbers(
@@ -352,45 +389,60 @@ def throughput_section(
 ) -> list[str]:
     """Per training run: steps, seconds and where they went; wall time per phase; the result cache's hits."""
     runs = n.runs
-    total_steps = sum(s["env_steps"] for _, _, s in runs)
-    train_s = sum(s["seconds"] for _, _, s in runs)
     return [
         "## Throughput",
         "",
-        md_table(
-            [
-                "run",
-                "seed",
-                "schedule",
-                "env steps",
-                "train s",
-                "env steps/s",
-                "rollout s",
-                "update s",
-                "straggler s",
-                "test timeouts",
-                "infra masked",
-                "train success (last)",
-            ],
-            [
-                [
-                    name,
-                    str(seed),
-                    s["schedule"],
-                    str(s["env_steps"]),
-                    f"{s['seconds']:.0f}",
-                    f"{s['steps_per_second']:.0f}",
-                    f"{s.get('rollout_seconds', float('nan')):.0f}",
-                    f"{s.get('update_seconds', float('nan')):.0f}",
-                    f"{s.get('straggler_seconds', float('nan')):.1f}",
-                    str(s.get("timeouts", "–")),
-                    str(s["infra_failures_masked"]),
-                    fmt(s["final_train_success"]),
-                ]
-                for name, seed, s in runs
-            ],
-        ),
+        _runs_table(runs),
         "",
+        _wall_time_line(runs, settings, timing),
+        "",
+        "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
+        "",
+    ]
+
+
+def _runs_table(runs: list[tuple[str, int, dict[str, Any]]]) -> str:
+    """One row per training run: env steps, seconds and where they went, final training success."""
+    return md_table(
+        [
+            "run",
+            "seed",
+            "schedule",
+            "env steps",
+            "train s",
+            "env steps/s",
+            "rollout s",
+            "update s",
+            "straggler s",
+            "test timeouts",
+            "infra masked",
+            "train success (last)",
+        ],
+        [
+            [
+                name,
+                str(seed),
+                s["schedule"],
+                str(s["env_steps"]),
+                f"{s['seconds']:.0f}",
+                f"{s['steps_per_second']:.0f}",
+                f"{s.get('rollout_seconds', float('nan')):.0f}",
+                f"{s.get('update_seconds', float('nan')):.0f}",
+                f"{s.get('straggler_seconds', float('nan')):.1f}",
+                str(s.get("timeouts", "–")),
+                str(s["infra_failures_masked"]),
+                fmt(s["final_train_success"]),
+            ]
+            for name, seed, s in runs
+        ],
+    )
+
+
+def _wall_time_line(runs: list[tuple[str, int, dict[str, Any]]], settings: Any, timing: dict[str, float]) -> str:
+    """The grid's training throughput over wall time, per run, and the wall time of each phase."""
+    total_steps = sum(s["env_steps"] for _, _, s in runs)
+    train_s = sum(s["seconds"] for _, _, s in runs)
+    return (
         (
             "Training throughput of the whole grid: "
             f"**{timing['train_env_steps'] / max(timing['train_seconds'], 1e-9):.0f} "
@@ -404,11 +456,8 @@ def throughput_section(
         f"graph and overlap, so they add up to more than the total): training {timing['train_seconds']:.0f} s, "
         f"evaluation {timing['eval_seconds']:.0f} s, probe {timing.get('probe_seconds', float('nan')):.0f} s, "
         f"positive control {timing.get('control_seconds', float('nan')):.0f} s; total {timing['total_seconds']:.0f} s "
-        "(`timeline.json` holds every job's start, end and CPU).",
-        "",
-        "Coding-v0 result cache (`--result-cache`): " + _cache_line(runs, eval_cache),
-        "",
-    ]
+        "(`timeline.json` holds every job's start, end and CPU)."
+    )
 
 
 def success_section(n: Numbers) -> list[str]:

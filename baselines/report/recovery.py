@@ -144,50 +144,63 @@ def recovery_section(
         "",
     ]
     for iv, _, ts in runs:
-        at = _ts(ts)
-        lines += [
-            f"**`{iv}`**",
-            "",
-            "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
-            "|---|" + "---|---|" * len(at) + "---|",
-        ]
-        for name, agent in after[iv].items():
-            cells = [success_at(agent, tasks, t) for t in at]
-            base = [success_at(clean[name], tasks, t) if name in clean else {} for t in at]
-            lines.append(
-                f"| {name} | "
-                + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))
-                + f" | {cells[-1].get('tasks', 0)} |"
-            )
-        lines.append("")
+        lines += _after_table(iv, _ts(ts), after[iv], clean, tasks)
     rows = list(family) + list(described)
     if rows:
         lines += ["| | contrast | A | B | A - B | 95% interval | modules' interval | p | p (Holm) |", "|" + "---|" * 9]
-        for r in rows:
-            unit = f"[{_f(r.get('lo_unit'))}, {_f(r.get('hi_unit'))}]" if r.get("lo_unit") is not None else "–"
-            p = r.get("p")
-            holm = r.get("p_holm")
-            lines.append(
-                f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
-                f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
-                f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')}"
-                " |"
-            )
-        lines.append("")
+        lines += [_contrast_line(r) for r in rows] + [""]
     h4 = next((r for r in family if r["label"] == "h4"), None)
     if h4 is not None:
-        d = h4["decomposition"]
-        verdict = "held" if d.get("held") else "not supported"
-        lines += [
-            "**(h4) Where (f) comes from** (clean episodes at the longest T): success = accuracy x follow-through "
-            "+ (1 - accuracy) x recovery, split exactly with midpoint weights.",
-            "",
-            "| gain (f) | through first-commit accuracy | through follow-through | through recovery | recovery share | "
-            "95% interval | verdict |",
-            "|---|---|---|---|---|---|---|",
-            f"| {_f(d.get('gain'))} | {_f(d.get('accuracy'))} | {_f(d.get('follow_through'))} | "
-            f"{_f(d.get('recovery'))} | {_f(d.get('share'))} | [{_f(d.get('lo'))}, {_f(d.get('hi'))}] | "
-            f"{verdict} (threshold {RECOVERY_SHARE_THRESHOLD:g}, named before the run) |",
-            "",
-        ]
+        lines += _h4_table(h4["decomposition"])
     return lines
+
+
+def _after_table(
+    iv: str, at: list[int], after: Mapping[str, Agent], clean: Mapping[str, Agent], tasks: Sequence[str]
+) -> list[str]:
+    """Success after intervention ``iv`` beside clean success, per agent, at each T in ``at``."""
+    lines = [
+        f"**`{iv}`**",
+        "",
+        "| agent | " + " | ".join(f"R(T={t}) | clean T={t}" for t in at) + " | tasks |",
+        "|---|" + "---|---|" * len(at) + "---|",
+    ]
+    for name, agent in after.items():
+        cells = [success_at(agent, tasks, t) for t in at]
+        base = [success_at(clean[name], tasks, t) if name in clean else {} for t in at]
+        lines.append(
+            f"| {name} | "
+            + " | ".join(f"{_cell(a)} | {_cell(b)}" for a, b in zip(cells, base))
+            + f" | {cells[-1].get('tasks', 0)} |"
+        )
+    return lines + [""]
+
+
+def _contrast_line(r: Mapping[str, Any]) -> str:
+    """One recovery contrast as a table row: its difference, intervals, p and Holm p."""
+    unit = f"[{_f(r.get('lo_unit'))}, {_f(r.get('hi_unit'))}]" if r.get("lo_unit") is not None else "–"
+    p = r.get("p")
+    holm = r.get("p_holm")
+    return (
+        f"| {r['label']} | {r['name']} | {r['a']} | {r['b']} | {_f(r.get('diff'))} | "
+        f"[{_f(r.get('lo'))}, {_f(r.get('hi'))}] | {unit} | {'–' if p is None else f'{p:.3f}'} | "
+        f"{'outside the family' if r['label'].endswith(chr(39)) else ('–' if holm is None else f'{holm:.3f}')}"
+        " |"
+    )
+
+
+def _h4_table(d: Mapping[str, Any]) -> list[str]:
+    """(h4)'s decomposition of (f): through accuracy, follow-through and recovery, and the verdict."""
+    verdict = "held" if d.get("held") else "not supported"
+    return [
+        "**(h4) Where (f) comes from** (clean episodes at the longest T): success = accuracy x follow-through "
+        "+ (1 - accuracy) x recovery, split exactly with midpoint weights.",
+        "",
+        "| gain (f) | through first-commit accuracy | through follow-through | through recovery | recovery share | "
+        "95% interval | verdict |",
+        "|---|---|---|---|---|---|---|",
+        f"| {_f(d.get('gain'))} | {_f(d.get('accuracy'))} | {_f(d.get('follow_through'))} | "
+        f"{_f(d.get('recovery'))} | {_f(d.get('share'))} | [{_f(d.get('lo'))}, {_f(d.get('hi'))}] | "
+        f"{verdict} (threshold {RECOVERY_SHARE_THRESHOLD:g}, named before the run) |",
+        "",
+    ]
