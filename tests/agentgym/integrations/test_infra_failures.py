@@ -244,3 +244,217 @@ def test_over_http_a_dead_sandbox_closes_the_session_and_says_so(monkeypatch):
         wait_until(lambda: not open_sessions(srv) and session.env is None, 10, "the dead session closed")
         status, again = post("/step", {"session_id": reset["session_id"], "action": action})
         assert "unknown session_id" in again["error"]["message"]
+
+
+# ---------------------------------------------------------------------------------------- SkyRL
+
+
+def skyrl_generate(envs, policies, *, skip_failed_rollouts: bool) -> list[dict]:
+    """SkyRL's ``SkyRLGymGenerator.generate``, reduced to what decides a failed rollout's fate: the
+    rollouts of a batch gathered with asyncio (``env.init``, then ``env.step`` until done, in worker
+    threads), the first exception aborting the step; with ``skip_failed_rollouts`` (SkyRL #1613: not
+    in SkyRL 0.3.0) a rollout that raised becomes a placeholder with reward 0, its loss masked and
+    ``stop_reason="rollout_error"``, and ``generate/num_rollout_errors`` counts them."""
+    import asyncio
+
+    async def rollout(env, policy) -> dict:
+        await asyncio.to_thread(env.init, [{"role": "user", "content": "Solve the task."}])
+        reward, turns = 0.0, 0
+        for _ in range(40):
+            out = await asyncio.to_thread(env.step, policy(env))
+            reward, turns = reward + out["reward"], turns + 1
+            if out["done"]:
+                break
+        return {"reward": reward, "turns": turns, "loss_mask": 1, "stop_reason": "stop"}
+
+    async def contained(env, policy) -> dict:
+        try:
+            return await rollout(env, policy)
+        except Exception as exc:  # what skip_failed_rollouts catches
+            return {"reward": 0.0, "loss_mask": 0, "stop_reason": "rollout_error", "error": exc}
+
+    async def batch() -> list[dict]:
+        wrap = contained if skip_failed_rollouts else rollout
+        return list(await asyncio.gather(*(wrap(e, p) for e, p in zip(envs, policies))))
+
+    return asyncio.run(batch())
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("where", ["in process", "served"])
+def test_skyrl_gets_a_typed_error_its_skip_option_drops(where, monkeypatch):
+    """Two rollouts of one batch through SkyRL's text env; one's container is killed mid-episode. Its
+    ``step`` raises the `InfrastructureError` (typed, with a note naming SkyRL's setting), never a
+    reward of 0; without the skip option the step stops (SkyRL 0.3.0's behaviour), with it the other
+    rollout's reward stands and only the dead one is masked."""
+    skyrl_gym = pytest.importorskip("skyrl_gym")
+    import contextlib
+
+    import agentgym.integrations.skyrl as agskyrl
+
+    require_docker(IMAGES["agentgym/ToolUse-v0"])
+    srv = served(["agentgym/ToolUse-v0"], monkeypatch) if where == "served" else contextlib.nullcontext()
+    with srv:
+        env_config = {"remote": srv.url} if where == "served" else {"kwargs": {"backend": "docker"}}
+
+        def base_of(env):  # the env whose oracle plays: in process, or the server's session of this episode
+            if where == "in process":
+                return env.episode.env.unwrapped
+            episode_id = env.episode.env.unwrapped.state()["episode_id"]
+            (session,) = srv.table.find(lambda s: not s.closed and s.episode_id == episode_id)
+            return session.env.unwrapped
+
+        def oracle(env) -> str:
+            return base_of(env).reference_action()
+
+        def killer(env) -> str:
+            action = oracle(env)
+            if env.episode.turns == 1:
+                kill_sandbox_container(base_of(env).sandbox)
+            return action
+
+        for skip in (False, True):
+            extras = {"seed": 2, "budget": 20, "max_turns": 99}
+            envs = [skyrl_gym.make("agentgym/ToolUse-v0", env_config=env_config, extras=extras) for _ in range(2)]
+            try:
+                if not skip:
+                    with pytest.raises(InfrastructureError) as caught:
+                        skyrl_generate(envs, [killer, oracle], skip_failed_rollouts=False)
+                    assert agskyrl.SKIP_NOTE in getattr(caught.value, "__notes__", [])
+                    assert envs[0].get_metrics()["infra_failures"] == 1
+                    continue
+                killed, solved = skyrl_generate(envs, [killer, oracle], skip_failed_rollouts=True)
+                assert killed["stop_reason"] == "rollout_error" and killed["loss_mask"] == 0
+                assert isinstance(killed["error"], InfrastructureError)
+                assert solved["reward"] == 1.0 and solved["stop_reason"] == "stop"
+                assert envs[0].get_metrics()["infra_failures"] == 1 and envs[1].get_metrics()["infra_failures"] == 0
+                after = envs[0].step("help")  # SkyRL would not step it again; if it did, nothing happens
+                assert after["done"] and after["reward"] == 0.0
+            finally:
+                for env in envs:
+                    env.close()
+        if where == "served":
+            wait_until(lambda: not open_sessions(srv), 10, "every session closed")
+
+
+# ---------------------------------------------------------------------------------------- TRL GRPO
+
+
+def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, base_of) -> tuple[object, list[dict]]:
+    """One real GRPO step of TRL 1.16 on Coding-v0 (Docker sandboxes): one prompt, three rollouts.
+    Rollout 0's container is killed before its second tool call, after which it calls three more
+    tools; rollout 1 plays the oracle (solves it); rollout 2 submits at once (fails). ``base_of(env)``
+    is the family env whose oracle and sandbox a rollout uses (the server's, over the wire)."""
+    import torch
+    import trl.trainer.utils
+    from trl import GRPOConfig, GRPOTrainer
+
+    from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer, tiny_model
+
+    monkeypatch.setattr(trl.trainer.utils, "_use_triton", lambda device: True)  # as test_trl.run_grpo
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.set_num_threads(2)
+    tokenizer = smollm2_tokenizer()
+    model = tiny_model(tokenizer, hidden=16)
+    env_id = "agentgym/Coding-v0"
+    factory = agtrl.environment_factory(env_id, remote=remote) if remote else agtrl.environment_factory(env_id)
+    rows = agtrl.dataset(env_id, n=1, budget=12, seed=0)
+    killed: list[str] = []
+
+    def policy(env, index: int) -> tuple[str, dict] | None:
+        episode = env.episode
+        if index == 0 and episode.infra_failures:  # three more calls, as a model that keeps going would
+            return ("test", {}) if episode.calls_after_end < 3 else None
+        if episode.done:
+            return None
+        if index == 2:
+            return ("submit", {})
+        base = base_of(env)
+        call = action_call("coding", base.reference_action(), tool_schemas(episode.env, family="coding"))
+        if index == 0 and episode.turns == 1:
+            killed.append(kill_sandbox_container(base.sandbox))
+        return call
+
+    def turn_cost(environments, **_):  # a user's own reward function: fewer turns score higher
+        return [-0.01 * e.episode.turns for e in environments]
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        max_steps=1,
+        per_device_train_batch_size=3,
+        num_generations=3,
+        max_completion_length=4096,
+        max_tool_calling_iterations=12,
+        learning_rate=1e-2,
+        beta=0.0,
+        activation_checkpointing=False,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=0,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[agtrl.skip_infra_failures(turn_cost), agtrl.log_infra_failures],
+        args=args,
+        train_dataset=rows,
+        processing_class=tokenizer,
+        environment_factory=factory,
+    )
+    ScriptedToolCalls(tokenizer, lambda: trainer.environments, policy).install(trainer.model)
+    before = [p.detach().clone() for p in trainer.model.parameters()]
+    try:
+        trainer.train()
+        summaries = [e.episode.summary() for e in trainer.environments]
+    finally:
+        for instance in trainer.environments or []:
+            instance.episode.close()
+    assert trainer.state.global_step == 1 and len(killed) == 1
+    assert any((p.detach() != b).any() for p, b in zip(trainer.model.parameters(), before)), "no weight moved"
+    return trainer, summaries
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("where", ["in process", "served"])
+def test_grpo_survives_a_killed_rollout(where, tmp_path, monkeypatch, capsys):
+    """The step completes; the killed completion is unscorable (every reward function None), so its
+    advantage is 0 and it is out of the group's baseline; the other two train on their own rewards
+    (one solved, one failed: advantages of opposite signs), and the count is logged."""
+    require_docker(IMAGES["agentgym/Coding-v0"])
+    import contextlib
+
+    srv = served(["agentgym/Coding-v0"], monkeypatch) if where == "served" else contextlib.nullcontext()
+    with srv:
+
+        def base_of(env):
+            if where == "in process":
+                return env.episode.env.unwrapped
+            episode_id = env.episode.env.unwrapped.state()["episode_id"]
+            (session,) = srv.table.find(lambda s: not s.closed and s.episode_id == episode_id)
+            return session.env.unwrapped
+
+        trainer, summaries = grpo_step_with_a_killed_rollout(
+            tmp_path, monkeypatch, srv.url if where == "served" else None, base_of
+        )
+    killed, solved, failed = summaries
+    assert killed["infra_failures"] == 1 and killed["calls_after_end"] == 3 and not killed["success"]
+    assert solved["success"] and not failed["success"] and solved["infra_failures"] == failed["infra_failures"] == 0
+    rewards = {name: list(values) for name, values in trainer._logs["rewards"].items()}
+    advantages = list(trainer._logs["advantages"])
+    get_reward = rewards[next(n for n in rewards if n.startswith("AgentGym"))]
+    assert get_reward[1:] == [1.0, 0.0] and get_reward[0] != get_reward[0]  # NaN: TRL's None
+    assert all(r != r for r in rewards["log_infra_failures"])  # the logging hook scores nothing
+    assert rewards["turn_cost"][0] != rewards["turn_cost"][0]  # the user's reward skipped it too
+    assert advantages[0] == 0.0 and advantages[1] > 0 > advantages[2], advantages
+    # without the dead rollout in the baseline, the two live ones are centred on their own mean
+    assert abs(advantages[1] + advantages[2]) < 1e-4, advantages
+    logged = [m for m in trainer.state.log_history if "agentgym/infra_failures" in m]
+    assert logged and logged[0]["agentgym/infra_failures"] == 1.0 and logged[0]["agentgym/reset_retries"] == 0.0
+    with capsys.disabled():
+        print(f"\n[{where}] GRPO advantages {advantages}, rewards {get_reward}, logged {logged[0]['agentgym/infra_failures']}")
