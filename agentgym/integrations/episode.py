@@ -107,15 +107,10 @@ class Episode:
 
     def _discard(self) -> None:
         """Close the env (its sandbox or server session is dead or dying); the next reset builds a fresh one."""
-        env, self.env = self.env, None
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = None
-        if env is not None:
-            try:
-                env.close()
-            except Exception:  # closing what already failed: the sandbox's own reaper is the backstop
-                pass
+        try:
+            self.close()
+        except Exception:  # closing what already failed: the sandbox's own reaper is the backstop
+            pass
 
     def reset(
         self,

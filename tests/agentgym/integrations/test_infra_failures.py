@@ -23,6 +23,7 @@ from agentgym.integrations import trl as agtrl
 from agentgym.integrations.episode import EPISODE_OVER, INFRA_FAILURE, Episode
 from agentgym.integrations.tools import action_call, tool_schemas
 from support.docker import kill_sandbox_container, require_docker
+from support.procs import wait_until
 
 IMAGES = {"agentgym/Coding-v0": "agentgym/coding:latest", "agentgym/ToolUse-v0": "agentgym/tooluse:latest"}
 
@@ -103,7 +104,8 @@ def test_a_reset_that_keeps_failing_raises_with_its_causes(unused_port, monkeypa
     between them) `ResetFailed` names each cause, and the episode is left unscorable."""
     monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", secrets.token_urlsafe(32))
     env, _row = instance("agentgym/Coding-v0", backend="local")
-    episode = Episode("agentgym/Coding-v0", remote=f"http://127.0.0.1:{unused_port}", reset_attempts=3, reset_backoff=0.1)
+    url = f"http://127.0.0.1:{unused_port}"
+    episode = Episode("agentgym/Coding-v0", remote=url, reset_attempts=3, reset_backoff=0.1)
     start = time.monotonic()
     with pytest.raises(ResetFailed) as caught:
         episode.reset(seed=0)
@@ -171,14 +173,6 @@ def served(env_ids: list[str], monkeypatch, **config):
 
 def open_sessions(srv) -> list:
     return srv.table.find(lambda s: not s.closed)
-
-
-def wait_until(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 @pytest.mark.docker
@@ -347,9 +341,9 @@ def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, b
     is the family env whose oracle and sandbox a rollout uses (the server's, over the wire)."""
     import torch
     import trl.trainer.utils
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
-    from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer, tiny_model
+    from support.tiny_lm import ScriptedToolCalls, cpu_grpo_config, smollm2_tokenizer, tiny_model
 
     monkeypatch.setattr(trl.trainer.utils, "_use_triton", lambda device: True)  # as test_trl.run_grpo
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -378,24 +372,8 @@ def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, b
     def turn_cost(environments, **_):  # a user's own reward function: fewer turns score higher
         return [-0.01 * e.episode.turns for e in environments]
 
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        max_steps=1,
-        per_device_train_batch_size=3,
-        num_generations=3,
-        max_completion_length=4096,
-        max_tool_calling_iterations=12,
-        learning_rate=1e-2,
-        beta=0.0,
-        activation_checkpointing=False,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=True,
-        bf16=False,
-        seed=0,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
+    args = cpu_grpo_config(
+        tmp_path, max_steps=1, per_device_train_batch_size=3, num_generations=3, max_tool_calling_iterations=12
     )
     trainer = GRPOTrainer(
         model=model,
@@ -456,5 +434,6 @@ def test_grpo_survives_a_killed_rollout(where, tmp_path, monkeypatch, capsys):
     assert abs(advantages[1] + advantages[2]) < 1e-4, advantages
     logged = [m for m in trainer.state.log_history if "agentgym/infra_failures" in m]
     assert logged and logged[0]["agentgym/infra_failures"] == 1.0 and logged[0]["agentgym/reset_retries"] == 0.0
-    with capsys.disabled():
-        print(f"\n[{where}] GRPO advantages {advantages}, rewards {get_reward}, logged {logged[0]['agentgym/infra_failures']}")
+    with capsys.disabled():  # the figures, for the record
+        count = logged[0]["agentgym/infra_failures"]
+        print(f"\n[{where}] GRPO advantages {advantages}, get_reward {get_reward}, infra_failures logged {count}")
