@@ -36,10 +36,21 @@ def trl_call(env, name: str, args: dict) -> object:
         return {"error": str(e)}
 
 
-def oracle_call(env) -> tuple[str, dict]:
-    episode = env.episode
-    base = episode.env.unwrapped
-    return action_call(base.family, base.reference_action(), tool_schemas(episode.env, probed=base.tools()))
+def family_env(env, srv=None):
+    """The family env behind an adapter's episode (a TRL instance's, a SkyRL env's): its own in
+    process, or, behind ``srv`` (a `ServerThread`), the server's session of this very episode."""
+    if srv is None:
+        return env.episode.env.unwrapped
+    episode_id = env.episode.env.unwrapped.state()["episode_id"]
+    (session,) = srv.table.find(lambda s: not s.closed and s.episode_id == episode_id)
+    return session.env.unwrapped
+
+
+def oracle_call(env, srv=None) -> tuple[str, dict]:
+    """The oracle's next action as a tool call of ``env`` (a TRL instance)."""
+    base = family_env(env, srv)
+    schemas = tool_schemas(env.episode.env, probed=base.tools(), family=base.family)
+    return action_call(base.family, base.reference_action(), schemas)
 
 
 def instance(env_id: str, remote: str | None = None, **kwargs):
@@ -47,6 +58,22 @@ def instance(env_id: str, remote: str | None = None, **kwargs):
     row = agtrl.dataset(env_id, n=1, seed=0)[0]
     cls = factory[row["environment"]] if isinstance(factory, dict) else factory
     return cls(), row
+
+
+def served(env_ids: list[str], monkeypatch, **config):
+    """``agentgym serve`` on loopback (Docker sandboxes), the token in the environment as users set it."""
+    from agentgym.serve.app import ServeConfig
+    from agentgym.serve.server import ServerThread
+    from agentgym.serve.sessions import ClientBounds
+
+    token = secrets.token_urlsafe(32)
+    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", token)
+    config.setdefault("client", ClientBounds(budget=(2, 32)))
+    return ServerThread(env_ids, {"backend": "docker"}, token=token, config=ServeConfig(**config))
+
+
+def open_sessions(srv) -> list:
+    return srv.table.find(lambda s: not s.closed)
 
 
 @pytest.mark.docker
@@ -77,26 +104,35 @@ def test_a_sandbox_killed_mid_episode_leaves_the_completion_unscorable(env_id):
 
 
 @pytest.mark.docker
-def test_a_reset_that_fails_once_costs_the_trainer_nothing_but_time():
+@pytest.mark.parametrize("where", ["in process", "served"])
+def test_a_reset_that_fails_once_costs_the_trainer_nothing_but_time(where, monkeypatch):
     """The container dies between two episodes: the next reset meets the dead sandbox, is tried again
-    on a fresh env, and the episode runs and is scored as any other (the oracle still solves it)."""
+    on a fresh env (over the wire: a new session), and the episode runs and is scored as any other
+    (the oracle still solves it)."""
+    import contextlib
+
     require_docker(IMAGES["agentgym/ToolUse-v0"])
-    env, row = instance("agentgym/ToolUse-v0", reset_backoff=0.2)
-    try:
-        env.reset(**row)
-        old_env = env.episode.env
-        kill_sandbox_container(old_env.unwrapped.sandbox)
-        start = time.monotonic()
-        first = env.reset(**row)
-        took = time.monotonic() - start
-        assert env.episode.reset_retries == 1 and env.episode.env is not old_env and first.strip()
-        assert env.episode.summary()["infra_failures"] == 0  # retried, not failed: the episode is whole
-        while not env.episode.done:
-            trl_call(env, *oracle_call(env))
-        assert env.get_reward() == 1.0 and env.episode.summary()["success"]
-        assert took < 30, f"the retried reset took {took:.1f} s"
-    finally:
-        env.episode.close()
+    srv = served(["agentgym/ToolUse-v0"], monkeypatch) if where == "served" else contextlib.nullcontext()
+    with srv:
+        remote = srv.url if where == "served" else None
+        env, row = instance("agentgym/ToolUse-v0", remote=remote, reset_backoff=0.2)
+        try:
+            env.reset(**row)
+            old_env = env.episode.env
+            kill_sandbox_container(family_env(env, srv if remote else None).sandbox)
+            start = time.monotonic()
+            first = env.reset(**row)
+            took = time.monotonic() - start
+            assert env.episode.reset_retries == 1 and env.episode.env is not old_env and first.strip()
+            assert env.episode.summary()["infra_failures"] == 0  # retried, not failed: the episode is whole
+            while not env.episode.done:
+                trl_call(env, *oracle_call(env, srv if remote else None))
+            assert env.get_reward() == 1.0 and env.episode.summary()["success"]
+            assert took < 30, f"the retried reset took {took:.1f} s"
+            if remote:
+                assert len(open_sessions(srv)) == 1  # the dead session was closed, not left to the idle reaper
+        finally:
+            env.episode.close()
 
 
 def test_a_reset_that_keeps_failing_raises_with_its_causes(unused_port, monkeypatch):
@@ -157,22 +193,6 @@ def test_an_agent_that_crashes_its_own_sandbox_earns_no_exclusion(monkeypatch):
         assert env.episode.summary()["infra_failures"] == 0 and env.episode.info["sandbox_crashed"] is True
     finally:
         env.episode.close()
-
-
-def served(env_ids: list[str], monkeypatch, **config):
-    """``agentgym serve`` on loopback (Docker sandboxes), the token in the environment as users set it."""
-    from agentgym.serve.app import ServeConfig
-    from agentgym.serve.server import ServerThread
-    from agentgym.serve.sessions import ClientBounds
-
-    token = secrets.token_urlsafe(32)
-    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", token)
-    config.setdefault("client", ClientBounds(budget=(2, 32)))
-    return ServerThread(env_ids, {"backend": "docker"}, token=token, config=ServeConfig(**config))
-
-
-def open_sessions(srv) -> list:
-    return srv.table.find(lambda s: not s.closed)
 
 
 @pytest.mark.docker
@@ -292,11 +312,7 @@ def test_skyrl_gets_a_typed_error_its_skip_option_drops(where, monkeypatch):
         env_config = {"remote": srv.url} if where == "served" else {"kwargs": {"backend": "docker"}}
 
         def base_of(env):  # the env whose oracle plays: in process, or the server's session of this episode
-            if where == "in process":
-                return env.episode.env.unwrapped
-            episode_id = env.episode.env.unwrapped.state()["episode_id"]
-            (session,) = srv.table.find(lambda s: not s.closed and s.episode_id == episode_id)
-            return session.env.unwrapped
+            return family_env(env, srv if where == "served" else None)
 
         def oracle(env) -> str:
             return base_of(env).reference_action()
@@ -334,13 +350,17 @@ def test_skyrl_gets_a_typed_error_its_skip_option_drops(where, monkeypatch):
 # ---------------------------------------------------------------------------------------- TRL GRPO
 
 
-def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, base_of) -> tuple[object, list[dict]]:
-    """One real GRPO step of TRL 1.16 on Coding-v0 (Docker sandboxes): one prompt, three rollouts.
-    Rollout 0's container is killed before its second tool call, after which it calls three more
-    tools; rollout 1 plays the oracle (solves it); rollout 2 submits at once (fails). ``base_of(env)``
-    is the family env whose oracle and sandbox a rollout uses (the server's, over the wire)."""
+def grpo_steps_with_killed_sandboxes(tmp_path, monkeypatch, remote: str | None, base_of) -> tuple[object, list[dict]]:
+    """Two real GRPO steps of TRL 1.16 on Coding-v0 (Docker sandboxes), each on one prompt and three
+    rollouts. In each step rollout 0's container is killed before its second tool call, after which
+    it calls three more tools; rollout 1 plays the oracle (solves it); rollout 2 submits at once
+    (fails). Between the steps rollout 1's container is killed too, so the second step's reset of
+    that instance meets a dead sandbox. ``base_of(env)`` is the family env whose oracle and sandbox
+    a rollout uses (the server's, over the wire). Returns the trainer and, per step, the episodes'
+    summaries, TRL's advantages and its reward columns (as TRL logged them for that step)."""
     import torch
     import trl.trainer.utils
+    from transformers import TrainerCallback
     from trl import GRPOTrainer
 
     from support.tiny_lm import ScriptedToolCalls, cpu_grpo_config, smollm2_tokenizer, tiny_model
@@ -373,7 +393,7 @@ def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, b
         return [-0.01 * e.episode.turns for e in environments]
 
     args = cpu_grpo_config(
-        tmp_path, max_steps=1, per_device_train_batch_size=3, num_generations=3, max_tool_calling_iterations=12
+        tmp_path, max_steps=2, per_device_train_batch_size=3, num_generations=3, max_tool_calling_iterations=12
     )
     trainer = GRPOTrainer(
         model=model,
@@ -384,16 +404,30 @@ def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, b
         environment_factory=factory,
     )
     ScriptedToolCalls(tokenizer, lambda: trainer.environments, policy).install(trainer.model)
+    steps: list[dict] = []
+
+    class BetweenSteps(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            steps.append(
+                {
+                    "episodes": [e.episode.summary() for e in trainer.environments],
+                    "advantages": list(trainer._logs["advantages"]),
+                    "rewards": {name: list(values) for name, values in trainer._logs["rewards"].items()},
+                }
+            )
+            if state.global_step == 1:  # the next step's reset of rollout 1 meets a dead sandbox
+                killed.append(kill_sandbox_container(base_of(trainer.environments[1]).sandbox))
+
+    trainer.add_callback(BetweenSteps())
     before = [p.detach().clone() for p in trainer.model.parameters()]
     try:
         trainer.train()
-        summaries = [e.episode.summary() for e in trainer.environments]
     finally:
         for instance in trainer.environments or []:
             instance.episode.close()
-    assert trainer.state.global_step == 1 and len(killed) == 1
+    assert trainer.state.global_step == 2 and len(killed) == 3 and len(steps) == 2
     assert any((p.detach() != b).any() for p, b in zip(trainer.model.parameters(), before)), "no weight moved"
-    return trainer, summaries
+    return trainer, steps
 
 
 @pytest.mark.slow
@@ -401,9 +435,10 @@ def grpo_step_with_a_killed_rollout(tmp_path, monkeypatch, remote: str | None, b
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("where", ["in process", "served"])
 def test_grpo_survives_a_killed_rollout(where, tmp_path, monkeypatch, capsys):
-    """The step completes; the killed completion is unscorable (every reward function None), so its
+    """Each step completes; the killed completion is unscorable (every reward function None), so its
     advantage is 0 and it is out of the group's baseline; the other two train on their own rewards
-    (one solved, one failed: advantages of opposite signs), and the count is logged."""
+    (one solved, one failed: advantages of opposite signs), and the count is logged. The second
+    step's reset that met a dead sandbox was retried: that rollout solved its task as before."""
     require_docker(IMAGES["agentgym/Coding-v0"])
     import contextlib
 
@@ -411,29 +446,28 @@ def test_grpo_survives_a_killed_rollout(where, tmp_path, monkeypatch, capsys):
     with srv:
 
         def base_of(env):
-            if where == "in process":
-                return env.episode.env.unwrapped
-            episode_id = env.episode.env.unwrapped.state()["episode_id"]
-            (session,) = srv.table.find(lambda s: not s.closed and s.episode_id == episode_id)
-            return session.env.unwrapped
+            return family_env(env, srv if where == "served" else None)
 
-        trainer, summaries = grpo_step_with_a_killed_rollout(
+        trainer, steps = grpo_steps_with_killed_sandboxes(
             tmp_path, monkeypatch, srv.url if where == "served" else None, base_of
         )
-    killed, solved, failed = summaries
-    assert killed["infra_failures"] == 1 and killed["calls_after_end"] == 3 and not killed["success"]
-    assert solved["success"] and not failed["success"] and solved["infra_failures"] == failed["infra_failures"] == 0
-    rewards = {name: list(values) for name, values in trainer._logs["rewards"].items()}
-    advantages = list(trainer._logs["advantages"])
-    get_reward = rewards[next(n for n in rewards if n.startswith("AgentGym"))]
-    assert get_reward[1:] == [1.0, 0.0] and get_reward[0] != get_reward[0]  # NaN: TRL's None
-    assert all(r != r for r in rewards["log_infra_failures"])  # the logging hook scores nothing
-    assert rewards["turn_cost"][0] != rewards["turn_cost"][0]  # the user's reward skipped it too
-    assert advantages[0] == 0.0 and advantages[1] > 0 > advantages[2], advantages
-    # without the dead rollout in the baseline, the two live ones are centred on their own mean
-    assert abs(advantages[1] + advantages[2]) < 1e-4, advantages
     logged = [m for m in trainer.state.log_history if "agentgym/infra_failures" in m]
-    assert logged and logged[0]["agentgym/infra_failures"] == 1.0 and logged[0]["agentgym/reset_retries"] == 0.0
-    with capsys.disabled():  # the figures, for the record
-        count = logged[0]["agentgym/infra_failures"]
-        print(f"\n[{where}] GRPO advantages {advantages}, get_reward {get_reward}, infra_failures logged {count}")
+    assert len(logged) == 2
+    for step, log in zip(steps, logged):
+        killed, solved, failed = step["episodes"]
+        assert killed["infra_failures"] == 1 and killed["calls_after_end"] == 3 and not killed["success"]
+        assert solved["success"] and not failed["success"] and solved["infra_failures"] == failed["infra_failures"] == 0
+        rewards, advantages = step["rewards"], step["advantages"]
+        get_reward = rewards[next(n for n in rewards if n.startswith("AgentGym"))]
+        assert get_reward[1:] == [1.0, 0.0] and get_reward[0] != get_reward[0]  # NaN: TRL's None
+        assert all(r != r for r in rewards["log_infra_failures"])  # the logging hook scores nothing
+        assert rewards["turn_cost"][0] != rewards["turn_cost"][0]  # the user's reward skipped it too
+        assert advantages[0] == 0.0 and advantages[1] > 0 > advantages[2], advantages
+        # without the dead rollout in the baseline, the two live ones are centred on their own mean
+        assert abs(advantages[1] + advantages[2]) < 1e-4, advantages
+        assert log["agentgym/infra_failures"] == 1.0
+        with capsys.disabled():  # the figures, for the record
+            counts = {k: v for k, v in log.items() if k.startswith("agentgym/")}
+            print(f"\n[{where}] step advantages {advantages}, get_reward {get_reward}, logged {counts}")
+    assert [log["agentgym/reset_retries"] for log in logged] == [0.0, 1.0]
+    assert [s["episodes"][1]["reset_retries"] for s in steps] == [0, 1]
