@@ -155,6 +155,45 @@ def test_a_reset_that_keeps_failing_raises_with_its_causes(unused_port, monkeypa
     assert env.get_reward() is None
 
 
+def test_trl_reward_helpers_follow_the_episode(unused_port, monkeypatch):
+    """`skip_infra_failures` turns a reward function's value into None exactly for the completions whose
+    episode met an infrastructure failure (a real one: a reset against a server that is not there),
+    and `log_infra_failures` scores nothing and logs the counts through TRL's ``log_metric``."""
+    from agentgym.errors import ConfigError
+
+    monkeypatch.setenv("AGENTGYM_SERVE_TOKEN", secrets.token_urlsafe(32))
+    cls = agtrl.environment_factory("agentgym/Coding-v0", backend="local", reset_backoff=0.0)
+    healthy, broken = cls(), cls()
+    try:
+        healthy.reset(seed=0)
+        healthy.test()
+        broken.episode = Episode("agentgym/Coding-v0", remote=f"http://127.0.0.1:{unused_port}", reset_backoff=0.0)
+        with pytest.raises(ResetFailed):
+            broken.reset(seed=0)
+        environments = [healthy, broken]
+
+        def turns(prompts, completions, environments, **kwargs):
+            return [float(e.episode.turns) for e in environments]
+
+        scored = agtrl.skip_infra_failures(turns)
+        assert scored.__name__ == "turns"  # TRL names the reward column after the function
+        assert scored(prompts=["a", "b"], completions=["", ""], environments=environments) == [1.0, None]
+        assert [e.get_reward() for e in environments] == [0.0, None]
+        metrics: dict[str, float] = {}
+        out = agtrl.log_infra_failures(prompts=["a", "b"], environments=environments, log_metric=metrics.__setitem__)
+        assert out == [None, None] and metrics == {"agentgym/infra_failures": 1.0, "agentgym/reset_retries": 0.0}
+
+        async def judged(**kwargs):
+            return [0.0]
+
+        with pytest.raises(ConfigError, match="coroutine"):
+            agtrl.skip_infra_failures(judged)
+        with pytest.raises(ConfigError, match="reset_attempts=0"):
+            agtrl.environment_factory("agentgym/Coding-v0", backend="local", reset_attempts=0)
+    finally:
+        healthy.episode.close()
+
+
 @pytest.fixture
 def unused_port() -> int:
     import socket
