@@ -15,6 +15,7 @@ __all__ = [
     "SandboxStartFailed",
     "SandboxCrashed",
     "SandboxTimeout",
+    "ResetFailed",
     "ProtocolError",
     "SandboxClosed",
     "SandboxOpError",
@@ -73,6 +74,18 @@ class SandboxCrashed(InfrastructureError):
 
 class SandboxTimeout(InfrastructureError):
     """The step server did not answer within its deadline (the command's own timeout is not this)."""
+
+
+class ResetFailed(InfrastructureError):
+    """An episode's reset failed on a fresh env at every attempt (`agentgym.integrations.episode.Episode`);
+    the last attempt's error is the cause (``__cause__``) and every attempt's is listed."""
+
+    def __init__(self, env_id: str, failures: list[str]) -> None:
+        self.env_id, self.failures = env_id, list(failures)
+        super().__init__(
+            f"{env_id}: reset failed on a fresh env {len(failures)} time(s): {'; '.join(failures)}. "
+            "Check the engine and images with `agentgym setup`, or the server with `agentgym serve`."
+        )
 
 
 class ProtocolError(SandboxCrashed):

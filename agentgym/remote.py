@@ -14,8 +14,8 @@ or for an option key the env does not read, the server refuses and this raises `
 
 Failures are typed: a server that cannot be reached, dies mid-episode or stops answering
 raises `ServerUnreachable`, a server-side sandbox failure `RemoteInfrastructureError`, and an
-env call past the server's deadline `RemoteCallTimeout` (the server closed that session; the
-next ``reset`` opens a new one). All are `agentgym.errors.InfrastructureError`, so the harness
+env call past the server's deadline `RemoteCallTimeout` (for both the server closed that session;
+the next ``reset`` opens a new one, on a fresh env). All are `agentgym.errors.InfrastructureError`, so the harness
 retries instead of scoring them;
 a refused token is `RemoteAuthError` (a `ConfigError`). Every wait has a deadline.
 """
@@ -43,7 +43,7 @@ from agentgym.errors import (
 from agentgym.registration import ENV_IDS
 from agentgym.wire.auth import client_token
 from agentgym.wire.codec import from_json, space_from_json, to_json
-from agentgym.wire.protocol import CALL_TIMEOUT
+from agentgym.wire.protocol import CALL_TIMEOUT, SESSION_CLOSED
 
 __all__ = [
     "RemoteEnv",
@@ -270,6 +270,8 @@ class RemoteEnv(gym.Env[Any, Any]):
             self._drop()
             raise RemoteCallTimeout(f"{kind} failed on the server: {message}")
         if error.get("infrastructure"):
+            if error.get(SESSION_CLOSED):  # the server closed the session: the next reset opens a new one
+                self._drop()
             raise RemoteInfrastructureError(f"{kind} failed on the server: {message}")
         if error_type == "ConfigError":
             raise ConfigError(message)

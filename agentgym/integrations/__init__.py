@@ -9,7 +9,10 @@
   `~agentgym.integrations.trl.dataset` (rows with T drawn per row: BudgetMix).
 - `agentgym.integrations.skyrl`: a skyrl-gym ``BaseTextEnv`` registered per agentgym id.
 
-verifiers needs no adapter: its OpenEnv task set drives ``agentgym serve`` (docs/trainers.md).
+verifiers needs no adapter: its OpenEnv task set drives ``agentgym serve`` (docs/how-to/llm-trainers.md).
+An infrastructure failure (a dead sandbox or server, never an agent's own crash) reaches each
+trainer in its own terms: TRL an unscorable completion, SkyRL a typed error, verifiers an error on
+the rollout (`Episode` records it; docs/how-to/failures.md).
 The trainers are optional (``pip install 'agentgym-budget[trainers]'``); they are imported only in the
 module that adapts to them, and a missing one is a `ConfigError` naming that command. These
 modules use the core, `agentgym.make` and `agentgym.remote` (a served env), never the server.

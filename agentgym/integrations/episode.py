@@ -6,23 +6,38 @@ terminated (submit, finish) or truncated (the budget T), every further action an
 `EPISODE_OVER` and changes nothing; `Episode.calls_after_end` counts them. The env is built at
 the first reset (TRL builds its instances before any reset), in process or against a server
 (``remote=URL``).
+
+Infrastructure failures (`agentgym.errors.InfrastructureError`: a sandbox or server that died, no
+agent action's doing; an agent that crashes its own sandbox gets an ordinary failed step from the
+env instead) are recorded here for every adapter: a reset that fails is tried again on a fresh env
+(``reset_attempts``, with a backoff) and then raises `agentgym.errors.ResetFailed`; a step that fails
+ends the episode, closes its env (the next reset builds a fresh one) and re-raises, each adapter
+then speaking its trainer's contract. `Episode.infra_failures` lists this episode's, and
+`summary()` counts them.
 """
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 
-from agentgym.errors import ConfigError
+from agentgym.errors import ConfigError, InfrastructureError, ResetFailed
 from agentgym.make import make
 
-__all__ = ["Episode", "EPISODE_OVER", "reset_options", "step_text"]
+__all__ = ["Episode", "EPISODE_OVER", "INFRA_FAILURE", "reset_options", "step_text"]
 
 EPISODE_OVER = "The episode is over; nothing was done. Reply with your final message, without a tool call."
 """What every action after the episode's end answers."""
+
+INFRA_FAILURE = (
+    "The environment failed on its side (nothing you did caused it); the episode is over. "
+    "Reply with your final message, without a tool call."
+)
+"""What a tool-calling adapter answers for the call that met an infrastructure failure."""
 
 
 def reset_options(
@@ -47,12 +62,28 @@ class Episode:
     ``env_id`` and ``make_kwargs`` go to `agentgym.make` (or ``remote=URL`` for a server's env).
     After each step, `info` is the env's info, `reward` the episode's summed reward, `done`
     whether it ended, and `summary()` what a trainer logs (success, failure category, turns,
-    budget, tool calls).
+    budget, tool calls, infrastructure failures and reset retries). ``reset_attempts`` and
+    ``reset_backoff`` (seconds, doubled after each failed attempt) bound the retries of a reset
+    that meets an infrastructure failure.
     """
 
-    def __init__(self, env_id: str, *, remote: str | None = None, **make_kwargs: Any) -> None:
+    def __init__(
+        self,
+        env_id: str,
+        *,
+        remote: str | None = None,
+        reset_attempts: int = 3,
+        reset_backoff: float = 1.0,
+        **make_kwargs: Any,
+    ) -> None:
+        if isinstance(reset_attempts, bool) or not isinstance(reset_attempts, int) or reset_attempts < 1:
+            raise ConfigError(f"reset_attempts={reset_attempts!r}; expected an int >= 1")
+        if not reset_backoff >= 0:
+            raise ConfigError(f"reset_backoff={reset_backoff!r}; expected seconds >= 0")
         self.env_id, self.remote, self.make_kwargs = env_id, remote, dict(make_kwargs)
+        self.reset_attempts, self.reset_backoff = reset_attempts, float(reset_backoff)
         self.env: gym.Env | None = None
+        self._finalizer: Any = None
         self.info: dict[str, Any] = {}
         self.reward = 0.0
         self.done = False
@@ -60,6 +91,10 @@ class Episode:
         self.turns = 0
         self.calls_after_end = 0
         self.last_text = ""
+        self.infra_failures: list[str] = []
+        """This episode's infrastructure failures (``"Type: message"``); any makes it unscorable."""
+        self.reset_retries = 0
+        """Resets of this episode that failed and were tried again on a fresh env."""
 
     def _build(self) -> gym.Env:
         if self.env is None:
@@ -67,8 +102,15 @@ class Episode:
                 self.env = make(self.env_id, remote=self.remote, **self.make_kwargs)
             else:
                 self.env = make(self.env_id, **self.make_kwargs)
-            weakref.finalize(self, self.env.close)  # trainers never close their env instances
+            self._finalizer = weakref.finalize(self, self.env.close)  # trainers never close their env instances
         return self.env
+
+    def _discard(self) -> None:
+        """Close the env (its sandbox or server session is dead or dying); the next reset builds a fresh one."""
+        try:
+            self.close()
+        except Exception:  # closing what already failed: the sandbox's own reaper is the backstop
+            pass
 
     def reset(
         self,
@@ -79,29 +121,55 @@ class Episode:
         faults: Any = None,
         options: Mapping[str, Any] | None = None,
     ) -> str:
-        """Start an episode; returns the first observation's text (the task, the budget)."""
-        env = self._build()
+        """Start an episode; returns the first observation's text (the task, the budget).
+
+        A reset that raises `InfrastructureError` is tried again on a fresh env, up to
+        ``reset_attempts`` times in all, waiting ``reset_backoff`` seconds, then twice that, and so
+        on; then `ResetFailed` is raised from the last attempt's error, and the episode stays over
+        with its failures listed (unscorable)."""
         if seed is not None and (isinstance(seed, bool) or not float(seed).is_integer()):
             raise ConfigError(f"seed={seed!r}; expected an int")
-        obs, info = env.reset(
-            seed=None if seed is None else int(seed),
-            options=reset_options(task_id=task_id, budget=budget, faults=faults, options=options),
-        )
-        self.info, self.reward, self.done = info, 0.0, False
+        chosen = reset_options(task_id=task_id, budget=budget, faults=faults, options=options)
+        self.info, self.reward, self.done = {}, 0.0, False
         self.terminated = self.truncated = False
-        self.turns = self.calls_after_end = 0
-        self.last_text = _text(obs)
-        return self.last_text
+        self.turns = self.calls_after_end = self.reset_retries = 0
+        self.infra_failures = []
+        failures: list[str] = []
+        last: InfrastructureError | None = None
+        for attempt in range(self.reset_attempts):
+            if attempt:
+                time.sleep(self.reset_backoff * 2 ** (attempt - 1))
+            try:
+                obs, info = self._build().reset(seed=None if seed is None else int(seed), options=chosen)
+            except InfrastructureError as exc:
+                failures.append(f"{type(exc).__name__}: {exc}")
+                self._discard()
+                last = exc
+                continue
+            self.info, self.reset_retries = info, len(failures)
+            self.last_text = _text(obs)
+            return self.last_text
+        self.infra_failures, self.done, self.last_text = failures, True, INFRA_FAILURE
+        raise ResetFailed(self.env_id, failures) from last
 
     def step(self, action: str) -> str:
-        """One action; the observation's text (with the turns left), or `EPISODE_OVER` after the end."""
-        if self.env is None:
-            raise ConfigError("Episode.step before reset: the trainer must reset the env first")
+        """One action; the observation's text (with the turns left), or `EPISODE_OVER` after the end.
+
+        An `InfrastructureError` (in the action or the verdict) ends the episode, is listed in
+        `infra_failures`, and is raised again for the adapter to speak its trainer's contract."""
         if self.done:
             self.calls_after_end += 1
             self.last_text = EPISODE_OVER
             return EPISODE_OVER
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        if self.env is None:
+            raise ConfigError("Episode.step before reset: the trainer must reset the env first")
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(action)
+        except InfrastructureError as exc:
+            self.infra_failures.append(f"{type(exc).__name__}: {exc}")
+            self.done, self.last_text = True, INFRA_FAILURE
+            self._discard()
+            raise
         self.turns += 1
         self.info, self.reward = info, self.reward + float(reward)
         self.terminated, self.truncated = bool(terminated), bool(truncated)
@@ -123,10 +191,16 @@ class Episode:
             "reward": self.reward,
             "failure_category": info.get("failure_category"),
             "calls_after_end": self.calls_after_end,
+            "infra_failures": len(self.infra_failures),
+            "infra_error": self.infra_failures[-1] if self.infra_failures else None,
+            "reset_retries": self.reset_retries,
         }
 
     def close(self) -> None:
         env, self.env = self.env, None
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
         if env is not None:
             env.close()
 

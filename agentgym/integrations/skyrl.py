@@ -14,6 +14,13 @@
   ``{"tool": NAME, "args": {...}}`` or ``NAME(arg=...)``; Coding's commands); the observation comes
   back as one user message with the turns left; ``done`` is terminated or truncated; ``metadata``
   is the env's info with the episode summary. After the end a step answers `EPISODE_OVER`.
+- Infrastructure failures (a sandbox or server that died; never an agent's own crash) raise, typed:
+  ``init`` tries a failed reset again on a fresh env (``env_config``'s ``reset_attempts``,
+  ``reset_backoff``) and then raises `agentgym.errors.ResetFailed`; ``step`` raises the
+  `agentgym.errors.InfrastructureError` it met, with a note saying so. SkyRL's generator stops
+  the training step on any rollout's exception unless told to drop that rollout
+  (``generator.skip_failed_rollouts=true``: SkyRL issue #1613, not in SkyRL 0.3.0): a reward of 0
+  returned instead would train the policy on the sandbox's death. ``get_metrics()`` counts them.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agentgym.errors import InfrastructureError
 from agentgym.integrations import require
 from agentgym.integrations.episode import EPISODE_OVER, Episode
 from agentgym.registration import ENV_IDS
@@ -30,9 +38,15 @@ _skyrl_gym = require("skyrl_gym", "agentgym.integrations.skyrl")
 BaseTextEnv = _base.BaseTextEnv
 BaseTextEnvStepOutput = _base.BaseTextEnvStepOutput
 
-__all__ = ["AgentGymTextEnv", "register_envs", "EPISODE_OVER", "ENTRY_POINT"]
+__all__ = ["AgentGymTextEnv", "register_envs", "EPISODE_OVER", "ENTRY_POINT", "SKIP_NOTE"]
 
 ENTRY_POINT = "agentgym.integrations.skyrl:AgentGymTextEnv"
+
+SKIP_NOTE = (
+    "agentgym: an infrastructure failure (the sandbox or server died), not the policy's; drop this rollout "
+    "with SkyRL's generator.skip_failed_rollouts=true where your SkyRL has it, never score it as 0"
+)
+"""The note an `InfrastructureError` raised from ``init`` or ``step`` carries."""
 
 
 def _get(config: Any, key: str, default: Any = None) -> Any:
@@ -54,19 +68,29 @@ class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
         if not env_id:
             raise ValueError("AgentGymTextEnv needs env_id (registered per id by agentgym.integrations.skyrl)")
         kwargs = dict(_get(env_config, "kwargs", None) or {})
-        self.episode = Episode(str(env_id), remote=_get(env_config, "remote"), **kwargs)
+        self.episode = Episode(
+            str(env_id),
+            remote=_get(env_config, "remote"),
+            reset_attempts=int(_get(env_config, "reset_attempts", 3)),
+            reset_backoff=float(_get(env_config, "reset_backoff", 1.0)),
+            **kwargs,
+        )
         self.extras = dict(extras or {})
         budget = self.extras.get("budget")
         self.max_turns = int(budget) if budget is not None else int(self.extras.get("max_turns", 1))
 
     def init(self, prompt: list[dict[str, str]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
         """Reset from ``extras``; the first observation is appended to the prompt's last user message."""
-        text = self.episode.reset(
-            seed=self.extras.get("seed"),
-            task_id=self.extras.get("task_id"),
-            budget=self.extras.get("budget"),
-            faults=self.extras.get("faults"),
-        )
+        try:
+            text = self.episode.reset(
+                seed=self.extras.get("seed"),
+                task_id=self.extras.get("task_id"),
+                budget=self.extras.get("budget"),
+                faults=self.extras.get("faults"),
+            )
+        except InfrastructureError as exc:
+            exc.add_note(SKIP_NOTE)
+            raise
         self.turns = 0
         if self.episode.info.get("budget") is not None:
             self.max_turns = int(self.episode.info["budget"])
@@ -87,7 +111,11 @@ class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
                 metadata={"episode": self.episode.summary()},
             )
         reward_before = self.episode.reward
-        text = self.episode.step(action)
+        try:
+            text = self.episode.step(action)
+        except InfrastructureError as exc:  # the episode recorded it and closed its env
+            exc.add_note(SKIP_NOTE)
+            raise
         self.turns += 1
         metadata = {**self.episode.info, "episode": self.episode.summary()}
         return BaseTextEnvStepOutput(
@@ -104,6 +132,8 @@ class AgentGymTextEnv(BaseTextEnv):  # type: ignore[misc, valid-type]
             "turns": s["turns"],
             "budget": s["budget"] or 0,
             "truncated": float(s["truncated"]),
+            "infra_failures": s["infra_failures"],
+            "reset_retries": s["reset_retries"],
         }
 
     def close(self) -> None:

@@ -13,11 +13,20 @@
   Each class has one typed method with an ``Args:`` docstring per tool (`agentgym.integrations.tools`),
   ``reset(**row)`` reading ``seed``, ``task_id``, ``budget`` and ``faults``, and ``get_reward()``;
   ``.episode`` (`agentgym.integrations.episode.Episode`) holds the info for ``reward_funcs`` and logs.
+- Infrastructure failures (a sandbox or server that died; never an agent's own crash): the tool call
+  that met one answers `INFRA_FAILURE` (a short neutral text, not the exception), every later call
+  `EPISODE_OVER`, and ``get_reward()`` returns None, so TRL counts the completion unscorable (every
+  reward function None: out of the group's baseline, advantage 0). A reset that fails is tried again
+  on a fresh env (``reset_attempts``, ``reset_backoff``), then raises `agentgym.errors.ResetFailed`.
+  `skip_infra_failures` makes a reward function of yours return None for those completions too;
+  `log_infra_failures` (a reward function that scores nothing) logs their count per step.
 - `dataset(env_id, split=, n=, budget=, faults=, seed=)`: rows with a task and a seed each, T drawn
   per row from a `RandomBudget` spec (BudgetMix: ``{"uniform": [lo, hi]}``, ``{"loguniform": ...}``),
   faults cycled over a list of specs (a fault sweep).
 
-TRL's tool loop never asks the env whether to stop: it stops at a reply without a tool call, at
+TRL's tool loop catches every exception a tool method raises and shows the model
+``{"error": str(e)}``: an adapter that let an infrastructure failure through would have it scored
+as the policy's. TRL's tool loop never asks the env whether to stop: it stops at a reply without a tool call, at
 ``max_tool_calling_iterations`` or at the length limits. The env's state and reward are fixed at
 the episode's end (every later call answers `EPISODE_OVER`), but tokens can still be spent: set
 ``max_tool_calling_iterations`` to the largest T. TRL itself is not imported here; `dataset`
@@ -26,6 +35,7 @@ needs ``datasets`` (a TRL dependency).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import keyword
 from collections.abc import Mapping, Sequence
@@ -33,14 +43,25 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agentgym.errors import ConfigError
+from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.integrations import require
-from agentgym.integrations.episode import EPISODE_OVER, Episode
+from agentgym.integrations.episode import EPISODE_OVER, INFRA_FAILURE, Episode
 from agentgym.integrations.tools import GRAMMAR_TOOLS, call_action, function, tool_schemas
 from agentgym.make import make
 from agentgym.wrappers.budget import draw_turns, parse_budget
 
-__all__ = ["environment_factory", "dataset", "AgentGymToolEnv", "tool_method", "chat_tools", "EPISODE_OVER", "PROMPT"]
+__all__ = [
+    "environment_factory",
+    "dataset",
+    "AgentGymToolEnv",
+    "tool_method",
+    "chat_tools",
+    "skip_infra_failures",
+    "log_infra_failures",
+    "EPISODE_OVER",
+    "INFRA_FAILURE",
+    "PROMPT",
+]
 
 PROMPT = "Solve the task below with the tools. Call one tool per turn."
 """The user message every row starts with; ``reset`` appends the task's first observation to it."""
@@ -68,9 +89,17 @@ class AgentGymToolEnv:
     make_kwargs: Mapping[str, Any] = {}
     family: str = ""
     group: str | None = None
+    reset_attempts: int = 3
+    reset_backoff: float = 1.0
 
     def __init__(self) -> None:
-        self.episode = Episode(self.env_id, remote=self.remote, **self.make_kwargs)
+        self.episode = Episode(
+            self.env_id,
+            remote=self.remote,
+            reset_attempts=self.reset_attempts,
+            reset_backoff=self.reset_backoff,
+            **self.make_kwargs,
+        )
 
     def reset(self, **row: Any) -> str:
         """Start the row's episode: ``seed``, ``task_id``, ``budget`` (T) and ``faults`` from the row."""
@@ -78,12 +107,16 @@ class AgentGymToolEnv:
             seed=row.get("seed"), task_id=row.get("task_id"), budget=row.get("budget"), faults=row.get("faults")
         )
 
-    def get_reward(self) -> float:
-        """The episode's reward (the verifier's verdict; 0 for work never submitted)."""
-        return float(self.episode.reward)
+    def get_reward(self) -> float | None:
+        """The episode's reward (the verifier's verdict; 0 for work never submitted), or None after an
+        infrastructure failure: TRL then leaves the completion out of the group's baseline, advantage 0."""
+        return None if self.episode.infra_failures else float(self.episode.reward)
 
     def _call(self, name: str, args: Mapping[str, Any]) -> str:
-        return self.episode.step(call_action(self.family, name, args))
+        try:
+            return self.episode.step(call_action(self.family, name, args))
+        except InfrastructureError:  # recorded by the episode; the model sees a neutral text, not the error
+            return INFRA_FAILURE
 
 
 def tool_method(schema: Mapping[str, Any]) -> Any:
@@ -127,11 +160,14 @@ def _tool_class(
     group: str | None,
     remote: str | None,
     make_kwargs: Mapping[str, Any],
+    retries: tuple[int, float] = (3, 1.0),
 ) -> type[AgentGymToolEnv]:
     body: dict[str, Any] = {
         "env_id": env_id,
         "remote": remote,
         "make_kwargs": dict(make_kwargs),
+        "reset_attempts": retries[0],
+        "reset_backoff": retries[1],
         "family": family,
         "group": group,
         "__module__": __name__,
@@ -163,17 +199,67 @@ def chat_tools(tool_env: AgentGymToolEnv | tuple[str, Sequence[Mapping[str, Any]
     ]
 
 
+def _infra_failed(environment: Any) -> bool:
+    episode = getattr(environment, "episode", None)
+    return bool(getattr(episode, "infra_failures", None))
+
+
+def skip_infra_failures(reward_func: Any) -> Any:
+    """``reward_func`` (a TRL reward function) answering None for every completion whose episode met an
+    infrastructure failure, so that, with ``get_reward``'s None, every reward function says None and
+    TRL leaves the completion unscored. Wrap each of your ``reward_funcs`` that scores episodes::
+
+        GRPOTrainer(..., reward_funcs=[skip_infra_failures(my_reward), log_infra_failures], ...)
+    """
+    if inspect.iscoroutinefunction(reward_func):
+        raise ConfigError(f"skip_infra_failures({reward_func!r}): wrap a plain function, not a coroutine function")
+
+    @functools.wraps(reward_func)
+    def scored(*args: Any, **kwargs: Any) -> list[Any]:
+        rewards = list(reward_func(*args, **kwargs))
+        environments = kwargs.get("environments")
+        if not environments:
+            return rewards
+        return [None if _infra_failed(env) else r for env, r in zip(environments, rewards, strict=True)]
+
+    return scored
+
+
+def log_infra_failures(
+    prompts: Sequence[Any] | None = None,
+    environments: Sequence[Any] | None = None,
+    log_metric: Any = None,
+    **_: Any,
+) -> list[None]:
+    """A TRL reward function that scores nothing (None for every completion, so it never changes a
+    reward) and logs, through TRL's ``log_metric``, ``agentgym/infra_failures`` (completions of the
+    batch whose episode met an infrastructure failure) and ``agentgym/reset_retries`` (resets tried
+    again); TRL averages them over each logging step."""
+    episodes = [getattr(env, "episode", None) for env in environments or []]
+    if log_metric is not None:
+        log_metric("agentgym/infra_failures", float(sum(bool(getattr(e, "infra_failures", None)) for e in episodes)))
+        log_metric("agentgym/reset_retries", float(sum(getattr(e, "reset_retries", 0) for e in episodes)))
+    return [None] * (len(prompts) if prompts is not None else len(episodes))
+
+
 _CACHE: dict[tuple[Any, ...], Any] = {}
 
 
 def environment_factory(
-    env_id: str, *, remote: str | None = None, **make_kwargs: Any
+    env_id: str,
+    *,
+    remote: str | None = None,
+    reset_attempts: int = 3,
+    reset_backoff: float = 1.0,
+    **make_kwargs: Any,
 ) -> type[AgentGymToolEnv] | dict[str, type[AgentGymToolEnv]]:
     """TRL's ``environment_factory`` for an agentgym id: a class, or a dict of classes keyed by group.
 
     ``remote``: an ``agentgym serve`` URL (the token from ``AGENTGYM_SERVE_TOKEN[_FILE]``); else the
     env is built in process with ``make_kwargs`` (`agentgym.make`'s: ``budget``, ``faults``,
     ``split``, ``backend``...; a row's ``budget``/``faults`` override them per episode).
+    ``reset_attempts``, ``reset_backoff``: a reset that meets an infrastructure failure is tried
+    again on a fresh env, this many times in all, waiting this many seconds (doubled each time).
 
     Tools the env knows before a reset (Browser, MiniWoB) or a grammar's verbs (Coding) give one
     class. Tools that are the task's (ToolUse: the domain's; BFCL: the API classes') are read by
@@ -182,21 +268,23 @@ def environment_factory(
     """
     if remote is None:  # a served env's text is the server's: serve it with help_in_observation=False
         make_kwargs.setdefault("help_in_observation", False)  # TRL renders the tools' schemas itself
-    key = (env_id, remote, repr(sorted(make_kwargs.items())))
+    Episode(env_id, reset_attempts=reset_attempts, reset_backoff=reset_backoff)  # checks both now, not per rollout
+    retries = (reset_attempts, float(reset_backoff))
+    key = (env_id, remote, retries, repr(sorted(make_kwargs.items())))
     if key in _CACHE:
         return _CACHE[key]
     local = make(env_id, **({} if remote is not None else make_kwargs))  # no sandbox starts before a reset
     family = getattr(local.unwrapped, "family", "")
     try:
         if not _tools_per_task(local):
-            out: Any = _tool_class(env_id, family, tool_schemas(local), None, remote, make_kwargs)
+            out: Any = _tool_class(env_id, family, tool_schemas(local), None, remote, make_kwargs, retries)
         else:
             probed = _probe_groups(env_id, local, remote, make_kwargs)
             if list(probed) == [""]:  # no groups: the first task's tools stand for all
-                out = _tool_class(env_id, family, probed[""], None, remote, make_kwargs)
+                out = _tool_class(env_id, family, probed[""], None, remote, make_kwargs, retries)
             else:
                 out = {
-                    group: _tool_class(env_id, family, schemas, group, remote, make_kwargs)
+                    group: _tool_class(env_id, family, schemas, group, remote, make_kwargs, retries)
                     for group, schemas in probed.items()
                 }
     finally:

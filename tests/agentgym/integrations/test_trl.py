@@ -253,14 +253,14 @@ def run_grpo(
     (against ``remote``, an ``agentgym serve`` URL, when given)."""
     import torch
     import trl.trainer.utils
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     # Without Triton, TRL's fused LM head scores every position (prompt and padding too, to keep tile
     # shapes fixed for compilers) and masks the rest to 0 afterwards; on a 49k vocabulary that is most
     # of a CPU step. Scoring only the completion's positions, as it does on GPUs, gives the same values.
     monkeypatch.setattr(trl.trainer.utils, "_use_triton", lambda device: True)
 
-    from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer, tiny_model
+    from support.tiny_lm import ScriptedToolCalls, cpu_grpo_config, smollm2_tokenizer, tiny_model
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.set_num_threads(2)
@@ -277,24 +277,12 @@ def run_grpo(
             return [-0.1 * e.episode.turns for e in environments]
         return [0.0] * len(environments)
 
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
+    args = cpu_grpo_config(
+        tmp_path,
         max_steps=2,
         per_device_train_batch_size=2,
         num_generations=2,
-        max_completion_length=4096,
         max_tool_calling_iterations=max_iterations,
-        learning_rate=1e-2,
-        beta=0.0,
-        activation_checkpointing=False,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        use_cpu=True,
-        bf16=False,
-        seed=0,
-        dataloader_num_workers=0,
-        disable_tqdm=True,
     )
     trainer = GRPOTrainer(
         model=model,

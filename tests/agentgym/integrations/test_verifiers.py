@@ -37,3 +37,38 @@ def test_vf_eval_plays_oracle_episodes_with_per_task_budgets(tmp_path):
     assert len(solved["calls"]) > 3
     assert cut["rewards"]["openenv_reward"]["score"] == 0.0 and len(cut["calls"]) == 3  # T=3 honoured
     assert len(chat.actions) == len(solved["calls"]) + 3
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+def test_vf_eval_records_a_killed_sandbox_as_the_rollouts_error(tmp_path):
+    """The first task's sandbox container is killed before the model's second action: verifiers
+    records the server's infrastructure error on that rollout (its ``errors``, ``ok`` false; never an
+    ``openenv_reward`` of 0 as if the policy had failed), the server closes that session at once,
+    and the second task, on a fresh sandbox, is solved as usual."""
+    from support.docker import kill_sandbox_container, require_docker
+
+    require_docker("agentgym/tooluse:latest")
+    vpython = build_venv(sys.executable)
+    token = secrets.token_urlsafe(32)
+    config = ServeConfig(client=ClientBounds(budget=(2, 32)), idle_timeout=600.0)
+    resets = [{"seed": 2, "options": {"budget": 16}}, {"seed": 3, "options": {"budget": 16}}]
+    killed: list[str] = []
+
+    def kill_second(session, n: int) -> None:
+        if n == 1:
+            killed.append(kill_sandbox_container(session.env.unwrapped.sandbox))
+
+    with ServerThread(["agentgym/ToolUse-v0"], {"backend": "docker"}, token=token, config=config) as srv:
+        proc, traces, _chat = run_vf_eval(vpython, srv, token, resets, tmp_path / "out", before_reply=kill_second)
+        assert not srv.table.find(lambda s: not s.closed)  # the dead one closed at its error, the other at the end
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert len(killed) == 1
+    by_seed = {t["task"]["data"]["reset"]["seed"]: t for t in traces}
+    assert sorted(by_seed) == [2, 3]
+    dead, alive = by_seed[2], by_seed[3]
+    errors = [e for source in (dead, *dead["traces"]) for e in source.get("errors") or []]
+    assert errors and any("infrastructure failure, not the agent's" in e["message"] for e in errors), dead
+    assert dead["traces"] and dead["ok"] is False and all(t["ok"] is False for t in dead["traces"])
+    assert all("openenv_reward" not in (t.get("rewards") or {}) for t in dead["traces"])
+    assert not alive["traces"][0]["errors"] and alive["traces"][0]["rewards"]["openenv_reward"]["score"] == 1.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,9 @@ def stream_reply(handler: Any, content: str, model: str) -> None:
     handler.wfile.write(data)
 
 
-def oracle_chat(table: Any) -> type[ScriptedChat]:
-    """A chat model that answers with the open session's oracle action (one session at a time)."""
+def oracle_chat(table: Any, before_reply: Callable[[Any, int], None] | None = None) -> type[ScriptedChat]:
+    """A chat model that answers with the open session's oracle action (one session at a time);
+    ``before_reply(session, n)`` runs before the n-th reply (from 0), once the action is chosen."""
 
     class Oracle(ScriptedChat):
         requests: list[dict] = []
@@ -67,6 +68,8 @@ def oracle_chat(table: Any) -> type[ScriptedChat]:
             sessions = table.find(lambda s: s.env is not None and not s.closed and s.task_id is not None)
             assert len(sessions) == 1, f"{len(sessions)} sessions open"
             action = sessions[0].env.unwrapped.reference_action()
+            if before_reply is not None:
+                before_reply(sessions[0], len(type(self).actions))
             type(self).actions.append(action)
             content = json.dumps({"action": action})
             if body.get("stream"):
@@ -102,10 +105,16 @@ def program_env(vpython: str, home: Path) -> dict[str, str]:
 
 
 def run_vf_eval(
-    vpython: str, server: Any, token: str, resets: Sequence[dict[str, Any]], out: Path, timeout: float = 600
+    vpython: str,
+    server: Any,
+    token: str,
+    resets: Sequence[dict[str, Any]],
+    out: Path,
+    timeout: float = 600,
+    before_reply: Callable[[Any, int], None] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], list[dict], type[ScriptedChat]]:
     """Run ``vf-eval`` on ``resets`` with the oracle model; returns the process, the traces and the model."""
-    chat = oracle_chat(server.table)
+    chat = oracle_chat(server.table, before_reply)
     with serve(chat) as chat_url:
         config = eval_config(server.url, token, chat_url, resets)
         config["output_dir"] = str(out)

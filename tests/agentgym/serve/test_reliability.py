@@ -29,16 +29,9 @@ from agentgym.serve.server import ServerThread
 from agentgym.serve.sessions import EnvEndpoint
 from serve_helpers import RELEASE, TOKEN, TOY_ID, HangingEnv, http, leftovers, mcp_client, rpc, start, ws
 from support.docker import require_docker
+from support.procs import wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-
-def wait_until(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 @contextlib.contextmanager
