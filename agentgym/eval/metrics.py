@@ -35,6 +35,7 @@ from agentgym.wrappers.labels import CATEGORIES  # the taxonomy, in precedence o
 
 __all__ = [
     "CATEGORIES",
+    "subtask_correctness",
     "pass_at_k",
     "pass_hat_k",
     "time_to_recover",
@@ -301,6 +302,26 @@ def exhaustion_rate(records: Iterable[Record]) -> dict[int, float]:
     for r in scored(records):
         acc[int(r["T"])].append(bool(r.get("budget_exhausted")))
     return {t: float(np.mean(v)) for t, v in sorted(acc.items())}
+
+
+def subtask_correctness(records: Iterable[Record]) -> dict[int, dict[str, Any]]:
+    """Per T: the mean share of a task's subtasks done at the episode's end (``all``), and apart for
+    the episodes that submitted (``submitted``) and those the turn limit cut off (``cut_off``), over the
+    scored episodes whose task has subtasks; with success beside it, a policy that makes progress
+    without finishing shows as such. None where no episode of that kind was played."""
+    acc: dict[int, dict[str, list[float]]] = defaultdict(lambda: {"all": [], "submitted": [], "cut_off": []})
+    for r in scored(records):
+        sub = r.get("subtasks")
+        if not sub or not sub.get("total"):
+            continue
+        share = sub["done"] / sub["total"]
+        row = acc[int(r["T"])]
+        row["all"].append(share)
+        row["submitted" if r.get("submitted") else "cut_off"].append(share)
+    return {
+        t: {**{k: float(np.mean(v)) if v else None for k, v in row.items()}, "episodes": len(row["all"])}
+        for t, row in sorted(acc.items())
+    }
 
 
 def category_breakdown(records: Iterable[Record]) -> dict[int, dict[str, float]]:

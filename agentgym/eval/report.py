@@ -110,6 +110,30 @@ def _soft_budget_section(summary: Mapping[str, Any]) -> list[str]:
     return L
 
 
+def _subtask_section(clean: Mapping[str, Any], ts: list[int]) -> list[str]:
+    """Subtask correctness beside success: what share of a task's subtasks was done at the end, apart
+    for submitted episodes and those the turn limit cut off (empty when the tasks have no subtasks)."""
+    by_t = clean.get("subtasks") or {}
+    if not by_t:
+        return []
+    lines = [
+        "## Subtask correctness",
+        "",
+        "The mean share of a task's subtasks done at the episode's end, beside success: high subtask "
+        "correctness with low success is progress that was never finished or submitted.",
+        "",
+        "| T | pass@1 | subtasks done | when submitted | when cut off | episodes |",
+        "|---|---|---|---|---|---|",
+    ]
+    for t in ts:
+        row = by_t.get(str(t)) or by_t.get(t) or {}
+        lines.append(
+            f"| {t} | {_f(clean['success'].get(str(t)))} | {_f(row.get('all'))} | {_f(row.get('submitted'))} | "
+            f"{_f(row.get('cut_off'))} | {row.get('episodes', 0)} |"
+        )
+    return lines + [""]
+
+
 def _intervention_section(summary: Mapping[str, Any]) -> list[str]:
     """Recovery by intervention: the forced start against the clean episode, paired by task, sample and seeds."""
     iv = summary.get("intervention")
@@ -246,6 +270,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
                 row = faulted["categories"].get(str(t), {})
                 L.append(f"| {t} | " + " | ".join(_f(row.get(cat, 0.0)) for cat in CATEGORIES) + " |")
         L += ["", f"![failure categories per T]({PLOT_FILES['failures_per_t']})", ""]
+        L += _subtask_section(clean, ts)
 
     rec = summary.get("recovery", {}).get(group, {}).get("by_t", {})
     L += [

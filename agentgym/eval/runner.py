@@ -129,7 +129,7 @@ def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
-    trace = _Trace(spec, info, start)
+    trace = _Trace(spec, info, start, _subtask_names(env))
     forced = trace.planned = forced_start(env, agent, spec)
     if forced is None:
         return trace.no_candidate()
@@ -158,7 +158,7 @@ def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec])
         obs.append(o)
         infos.append(info)
     agent.reset_batch(envs, obs, infos, [spec.agent_seed for spec in specs])
-    traces = [_Trace(spec, info, start) for spec, info in zip(specs, infos)]
+    traces = [_Trace(spec, info, start, _subtask_names(env)) for spec, info, env in zip(specs, infos, envs)]
     forced = [forced_start(env, agent, spec) for env, spec in zip(envs, specs, strict=True)]
     if any(f is None for f in forced):  # one task per cell: no candidate for one is none for all
         return [trace.no_candidate() for trace in traces]
@@ -185,11 +185,21 @@ def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec])
     return [trace.record(info, cost) for trace, info, cost in zip(traces, infos, costs, strict=True)]
 
 
-class _Trace:
-    """One episode's bookkeeping while it runs (turns, errors, faults, warnings), then its record."""
+def _subtask_names(env: gym.Env) -> tuple[str, ...]:
+    """The episode's task's subtasks (what `ProcessReward` rewards), empty when its env names none."""
+    task = getattr(env.unwrapped, "task", None)
+    return tuple(str(n) for n in (getattr(task, "subtasks", ()) or ()))
 
-    def __init__(self, spec: EpisodeSpec, info: Mapping[str, Any], start: float) -> None:
+
+class _Trace:
+    """One episode's bookkeeping while it runs (turns, errors, faults, warnings, subtasks), then its record."""
+
+    def __init__(
+        self, spec: EpisodeSpec, info: Mapping[str, Any], start: float, subtasks: tuple[str, ...] = ()
+    ) -> None:
         self.spec, self.start = spec, start
+        self.subtasks = subtasks
+        self.subtask_done: dict[str, bool] = {}
         soft = dict(info.get("extensions") or {})
         self.cap = spec.T + int(soft.get("extra", 0)) * int(soft.get("max_requests", 0)) + 8
         self.warnings = sum(e["kind"] == "budget_warning" for e in info.get("events", ()))
@@ -219,6 +229,8 @@ class _Trace:
                 self.fault_turn = turn if self.fault_turn is None else self.fault_turn
             elif ev.is_error(e):
                 self.n_errors += 1
+            if e["kind"] == "subtask":
+                self.subtask_done[str(e.get("name"))] = bool(e.get("done"))
             self.warnings += e["kind"] == "budget_warning"
         self.terminated, self.truncated = bool(terminated), bool(truncated)
         if terminated or truncated:
@@ -250,6 +262,15 @@ class _Trace:
             "infra_error": None,
             "attempts": 1,
         }
+
+    def _subtask_fields(self) -> dict[str, Any]:
+        """``subtasks``: how many of the task's subtasks the latest events say are done at the episode's
+        end (its submission, or where the turn limit cut it off), of how many; absent without subtasks.
+        Subtask correctness beside success: a policy that farms subtasks without finishing shows."""
+        names = self.subtasks or tuple(self.subtask_done)
+        if not names:
+            return {}
+        return {"subtasks": {"done": sum(self.subtask_done.get(n, False) for n in names), "total": len(names)}}
 
     def record(self, info: Mapping[str, Any], agent_usage: Mapping[str, Any]) -> dict[str, Any]:
         spec = self.spec
@@ -283,6 +304,7 @@ class _Trace:
             "infra_error": None,
             "attempts": 1,
             "budget_mode": spec.budget_mode,
+            **self._subtask_fields(),
             **_soft_fields(info, self.warnings),
             # intervened episodes only (clean records stay as they were): the whole forced start, and
             # how many of its turns were played (fewer when T ended the episode first)

@@ -160,6 +160,7 @@ def _group_stats(
         "extrapolation": metrics.budget_extrapolation(success, t_ref),
         "exhaustion": metrics.exhaustion_rate(rs),
         "categories": metrics.category_breakdown(rs),
+        "subtasks": metrics.subtask_correctness(rs),
         "latency": metrics.latency_percentiles(rs),
         "cost": cost,
         "success_at_cost": {
