@@ -44,6 +44,8 @@ __all__ = [
     "with_overrides",
     "intervention_runs",
     "NO_STARTS",
+    "PROCESS_WEIGHT",
+    "PROCESS_SUFFIX",
 ]
 
 EXECUTORS = ("local", "ray")
@@ -135,6 +137,7 @@ class Args(PPOConfig):
     preset: str = "quick"
     """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family,
     baselines/policy/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores),
+    process / tooluse-process / miniwob-process (the same with the process-reward arms, --process-arms),
     or all-full (every family on 16 cores with Docker, one after another)"""
 
     # the task and the budget
@@ -218,6 +221,11 @@ class Args(PPOConfig):
     no_starts_seeds: int = 4
     """also train BudgetMix without forced starts (budgetmix-nostarts) on the first this many seeds:
     what the start-state curriculum contributes (0: skip)"""
+    process_arms: float = 0.0
+    """also train fixed-T_long and BudgetMix with ProcessReward of this weight (fixed-T<long>+pr, budgetmix+pr):
+    process supervision against budget design, contrasts (p1)-(p5); 0: no such arms (the --preset process does)"""
+    process_seeds: int = 4
+    """training seeds (the first ones) of the process-reward arms"""
 
     # the evaluation
     eval_ts: str = "2,3,5,8,12,16"
@@ -531,9 +539,26 @@ PRESET_SUITES: dict[str, tuple[str, ...]] = {"all-full": ("full", "tooluse-full"
 contrasts side by side (`baselines.report.families`, ``OUT/families.md``): every family on one 16-core machine."""
 
 
+PROCESS_WEIGHT = 0.5
+"""The process-reward arms' ``--process-arms`` weight in the presets, named before their first run: a
+task's subtasks all done are worth half the final reward, so the dense signal is large enough to shape
+each step's credit while success, worth twice as much, stays what the policy is trained for. With the
+trainer's potential-based shaping (``gamma`` 1, running out of turns terminal) the bonuses of an
+episode telescope, so the weight moves credit between its steps and never changes its return."""
+
+PROCESS_SUFFIX = "+pr"
+"""The name of a process-reward arm is its schedule's arm name with this suffix (``budgetmix+pr``)."""
+
 NO_STARTS = "budgetmix-nostarts"
 """The experiment's BudgetMix arm trained without forced starts (``--no-starts-seeds``):
 what the start-state curriculum contributes."""
+
+# process supervision against budget design: the quick preset (and the ToolUse and MiniWoB ones) with the
+# process-reward arms on the first seeds (four on Coding-v0, three elsewhere); run apart because the default
+# must finish in 12 minutes
+PRESETS["process"] = {"process_arms": PROCESS_WEIGHT}
+PRESETS["tooluse-process"] = {**PRESETS["tooluse"], "process_arms": PROCESS_WEIGHT, "process_seeds": 3}
+PRESETS["miniwob-process"] = {**PRESETS["miniwob"], "process_arms": PROCESS_WEIGHT, "process_seeds": 3}
 
 
 def intervention_runs(args: Args | EvalSettings | ReportSettings) -> list[tuple[str, dict[str, str], str]]:

@@ -3,7 +3,10 @@ built from trained policies.
 
 The schedules are fixed-T-short, fixed-T-long, BudgetMix and the curricula, each trained once per
 seed at the same environment steps; BudgetMix without forced starts (`baselines.config.NO_STARTS`)
-on the first few seeds tells what the start-state curriculum contributes. The pick+loop reference
+on the first few seeds tells what the start-state curriculum contributes. With ``--process-arms W``,
+fixed-T-long and BudgetMix are also trained with `ProcessReward` of weight W on the first
+``--process-seeds`` seeds (``fixed-T<long>+pr``, ``budgetmix+pr``): process supervision against
+budget design. The pick+loop reference
 puts a trained policy's patch pick inside the scripted test-and-revert loop.
 """
 
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from baselines.config import NO_STARTS, Args
+from baselines.config import NO_STARTS, PROCESS_SUFFIX, Args
 from baselines.policy.heuristics import LearnedPickAgent
 
 __all__ = [
@@ -37,23 +40,34 @@ def experiment_schedules(args: Args) -> dict[str, str]:
         out["curriculum-steps"] = args.curriculum_steps
     if args.no_starts_seeds and args.recovery_starts:
         out[NO_STARTS] = args.mix
+    if args.process_arms:
+        out[f"fixed-T{args.t_long}{PROCESS_SUFFIX}"] = f"fixed:{args.t_long}"
+        out[f"budgetmix{PROCESS_SUFFIX}"] = args.mix
     return out
 
 
-def run_settings(name: str) -> dict[str, Any]:
-    """What a run of schedule ``name`` changes in the training settings besides its schedule and seed."""
-    return {"recovery_starts": 0.0} if name == NO_STARTS else {}
+def run_settings(name: str, process_weight: float = 0.0) -> dict[str, Any]:
+    """What a run of schedule ``name`` changes in the training settings besides its schedule and seed:
+    no forced starts for `NO_STARTS`, the process reward for a ``+pr`` arm."""
+    if name == NO_STARTS:
+        return {"recovery_starts": 0.0}
+    if name.endswith(PROCESS_SUFFIX):
+        return {"process_reward": process_weight}
+    return {}
 
 
 def experiment_runs(args: Args, schedules: dict[str, str], seeds: list[int]) -> list[tuple[str, str, int]]:
     """(name, spec, seed) of every training run, seed-major; the no-starts arm on the first
-    ``--no-starts-seeds`` seeds only."""
-    return [
-        (name, spec, seed)
-        for seed in seeds
-        for name, spec in schedules.items()
-        if name != NO_STARTS or seed in seeds[: args.no_starts_seeds]
-    ]
+    ``--no-starts-seeds`` seeds only, the process-reward arms on the first ``--process-seeds``."""
+
+    def trained(name: str, seed: int) -> bool:
+        if name == NO_STARTS:
+            return seed in seeds[: args.no_starts_seeds]
+        if name.endswith(PROCESS_SUFFIX):
+            return seed in seeds[: args.process_seeds]
+        return True
+
+    return [(name, spec, seed) for seed in seeds for name, spec in schedules.items() if trained(name, seed)]
 
 
 def training_seeds(seeds: str) -> list[int]:

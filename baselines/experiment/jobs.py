@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.envs.coding.result_cache import process_cache
-from baselines.config import NO_STARTS, Args, EvalSettings, TrainSettings, in_parallel
+from baselines.config import NO_STARTS, PROCESS_SUFFIX, Args, EvalSettings, TrainSettings, in_parallel
 from baselines.experiment.arms import experiment_runs, pick_loop_seeds, run_settings, training_seeds
 from baselines.experiment.control import CONTROL_ENV, control_jobs
 from baselines.experiment.evaluation import eval_episodes, evaluate_agent
@@ -101,7 +101,9 @@ def _train_jobs(args: Args, runs: list[tuple[str, str, int]]) -> list[Job]:
             f"train:{name}-s{seed}",
             train_job,
             (
-                TrainSettings.from_args(args, schedule=spec, seed=seed, progress=progress, **run_settings(name)),
+                TrainSettings.from_args(
+                    args, schedule=spec, seed=seed, progress=progress, **run_settings(name, args.process_arms)
+                ),
                 f"{name}-s{seed}",
                 args.executor == "ray",
             ),
@@ -150,10 +152,15 @@ def _eval_jobs(
     """An ``eval:`` job per agent and seed, after the run it evaluates; and each job's (agent, seed).
 
     The recovery contrasts' agents also play every intervention (the same forced start for all), and
-    BudgetMix without forced starts: does the start-state curriculum cause the recovery?"""
+    BudgetMix without forced starts (does the start-state curriculum cause the recovery?) and the
+    process-reward arms (does process supervision teach local recovery?)."""
     settings = eval_settings(args)
     intervened = (
-        set(list(schedules)[:2]) | {"budgetmix", NO_STARTS, "script:budget-aware"} if args.eval_interventions else set()
+        set(list(schedules)[:2])
+        | {"budgetmix", NO_STARTS, "script:budget-aware"}
+        | {name for name in schedules if name.endswith(PROCESS_SUFFIX)}
+        if args.eval_interventions
+        else set()
     )
     jobs: list[Job] = []
     labels: dict[str, tuple[str, int]] = {}

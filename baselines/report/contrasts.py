@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "task_unit",
+    "process_contrasts",
     "contrast_table",
     "cells_from_records",
     "Agent",
@@ -471,14 +472,77 @@ def named_contrasts(
     ("BudgetMix matches the specialist").
     """
     lo_t, hi_t = min(ts), max(ts)
-    out: list[dict[str, Any]] = []
-    for label, name, a, ta, b, tb in _named_pairs(agents, tasks, ts, short, long, mix, curricula, no_starts):
-        if a in agents and b in agents:
-            c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
-            out.append({"label": label, "name": name, "a": f"{a} @T={ta}", "b": f"{b} @T={tb}", **c})
+    pairs = _named_pairs(agents, tasks, ts, short, long, mix, curricula, no_starts)
+    out = _pair_rows(agents, pairs, tasks, resamples, unit_of)
     if long in agents and short in agents:
         out.append(_did_row(agents, tasks, long, short, lo_t, hi_t, resamples, unit_of))
     out += [dict(row) for row in more]
+    for c, adj in zip(out, holm([c.get("p") for c in out])):
+        c["p_holm"] = adj
+    return out
+
+
+def _pair_rows(
+    agents: Mapping[str, Agent],
+    pairs: Sequence[tuple[str, str, str, int, str, int]],
+    tasks: Sequence[str],
+    resamples: int,
+    unit_of: Callable[[str], str] | None,
+) -> list[dict[str, Any]]:
+    """A contrast row (paired by task, seeds resampled) per (label, name, a, its T, b, its T) whose agents both ran."""
+    out = []
+    for label, name, a, ta, b, tb in pairs:
+        if a in agents and b in agents:
+            c = contrast(agents[a], ta, agents[b], tb, tasks, same_agent=a == b, resamples=resamples, unit_of=unit_of)
+            out.append({"label": label, "name": name, "a": f"{a} @T={ta}", "b": f"{b} @T={tb}", **c})
+    return out
+
+
+def process_contrasts(
+    agents: Mapping[str, Agent],
+    after: Mapping[str, Agent] | None,
+    tasks: Sequence[str],
+    ts: Sequence[int],
+    *,
+    long: str,
+    mix: str,
+    suffix: str,
+    intervention_ts: Sequence[int] = (),
+    intervention: str = "",
+    resamples: int = 2000,
+    unit_of: Callable[[str], str] | None = None,
+) -> list[dict[str, Any]]:
+    """Process supervision against budget design, named before the run; ``long + suffix`` and ``mix +
+    suffix`` are the arms trained with the process reward, ``after`` success after the primary intervention.
+
+    (p1) the process reward's effect on the long specialist at the longest T;
+    (p2) the collapse of the long specialist trained with process reward: itself at the shortest T
+         minus at the longest;
+    (p3) budget design against process supervision at the shortest T: BudgetMix minus the long
+         specialist trained with process reward;
+    (p4) whether they combine: BudgetMix with process reward minus BudgetMix, at the shortest and the
+         longest T;
+    (p5) local recovery, the (h1) protocol: after the intervention, the long specialist with process
+         reward minus without, at the intervention's longest T.
+
+    Holm-adjusted over these rows alone (their own family), as ``p_holm``. Empty without the arms.
+    """
+    long_pr, mix_pr = long + suffix, mix + suffix
+    if long_pr not in agents and mix_pr not in agents:
+        return []
+    lo_t, hi_t = min(ts), max(ts)
+    pairs = [
+        ("p1", "process reward's effect on the long-budget specialist at the longest T", long_pr, hi_t, long, hi_t),
+        ("p2", "collapse of the long-budget specialist trained with process reward", long_pr, lo_t, long_pr, hi_t),
+        ("p3", "budget design vs process supervision at the shortest T", mix, lo_t, long_pr, lo_t),
+        ("p4", f"process reward added to BudgetMix at T={lo_t}", mix_pr, lo_t, mix, lo_t),
+        ("p4", f"process reward added to BudgetMix at T={hi_t}", mix_pr, hi_t, mix, hi_t),
+    ]
+    out = _pair_rows(agents, pairs, tasks, resamples, unit_of)
+    if after and intervention_ts:
+        t_iv = max(intervention_ts)
+        recovery = [("p5", f"recovery with process reward (after {intervention})", long_pr, t_iv, long, t_iv)]
+        out += _pair_rows(after, recovery, tasks, resamples, unit_of)
     for c, adj in zip(out, holm([c.get("p") for c in out])):
         c["p_holm"] = adj
     return out

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from agentgym.eval.metrics import CATEGORIES
-from baselines.config import NO_STARTS, ReportSettings, describe
+from agentgym.eval.metrics import CATEGORIES, subtask_correctness
+from baselines.config import NO_STARTS, PROCESS_SUFFIX, ReportSettings, describe, intervention_runs
 from baselines.report.cells import (
     Records,
     at_each_t,
@@ -45,6 +45,7 @@ from baselines.report.contrasts import (
     cells_from_records,
     contrast_table,
     named_contrasts,
+    process_contrasts,
     success_at,
     task_unit,
 )
@@ -100,7 +101,7 @@ def write_report(
         decisions=n.decisions,
         training=n.training,
     )
-    (out / "contrasts.json").write_text(json.dumps(n.contrasts + n.recovery_described, indent=1))
+    (out / "contrasts.json").write_text(json.dumps(n.contrasts + n.recovery_described + n.process, indent=1))
     (out / "summary.json").write_text(json.dumps(experiment_summary(n), indent=1))
     path = out / "report.md"
     sections = _sections(n, settings, timing, eval_cache, probe, control, out)
@@ -125,6 +126,8 @@ def _sections(
         success_section(n),
         contrasts_section(n),
         hypotheses_section(n),
+        process_section(n),
+        subtask_section(n),
         recovery_section(
             settings,
             n.after,
@@ -198,6 +201,11 @@ class Numbers:
     """per agent and T: first-commit accuracy, success if right, recovery (all seeds pooled)"""
     traces: dict[str, dict[int, dict[str, Any]]]
     """per agent and T (all seeds): what followed each failing test, how right first patches ended"""
+    process: list[dict[str, Any]]
+    """(p1)-(p5): process supervision against budget design, their own Holm family (empty without the arms)"""
+    subtasks: dict[str, dict[int, dict[str, Any]]]
+    """per agent and T (all seeds): the share of subtasks done at the end
+    (`agentgym.eval.metrics.subtask_correctness`)"""
 
 
 def gather(
@@ -226,6 +234,8 @@ def gather(
     ks = [int(k) for k in str(settings.eval_ks).split(",")]
     records = headline_records(evals)
     pass_k, categories = _pass_and_categories(records, primary, ts, ks)
+    process = _process_contrasts(settings, schedules, cells, after, primary, ts)
+    subtasks = {name: subtask_correctness(r for by in recs.values() for r in by) for name, recs in records.items()}
     runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
     exposed = exposure(runs)
     return Numbers(
@@ -256,6 +266,8 @@ def gather(
         costs=agent_costs(exposed, records, cells, primary, ts),
         decisions=decisions,
         traces=traces,
+        process=process,
+        subtasks=subtasks,
     )
 
 
@@ -300,6 +312,33 @@ def _contrasts(
         more=recovery_family,
     )
     return after, contrasts, recovery_described
+
+
+def _process_contrasts(
+    settings: ReportSettings,
+    schedules: dict[str, str],
+    cells: dict[str, Agent],
+    after: dict[str, dict[str, Agent]],
+    primary: list[str],
+    ts: list[int],
+) -> list[dict[str, Any]]:
+    """(p1)-(p5) when the process-reward arms ran (``--process-arms``); empty otherwise."""
+    if not any(name.endswith(PROCESS_SUFFIX) for name in schedules):
+        return []
+    runs = intervention_runs(settings)
+    iv, iv_ts = (runs[0][0], [int(t) for t in runs[0][2].split(",") if t]) if runs else ("", [])
+    return process_contrasts(
+        cells,
+        after.get(iv),
+        primary,
+        ts,
+        long=list(schedules)[1],
+        mix="budgetmix",
+        suffix=PROCESS_SUFFIX,
+        intervention_ts=iv_ts,
+        intervention=iv,
+        unit_of=task_unit,
+    )
 
 
 def _pass_and_categories(
@@ -510,6 +549,54 @@ def hypotheses_section(n: Numbers) -> list[str]:
         f"when every success rate compared is below {FLOOR:g} (a floor: nothing to collapse or keep).",
         "",
         hypothesis_table(n.contrasts),
+        "",
+    ]
+
+
+def process_section(n: Numbers) -> list[str]:
+    """(p1)-(p5): process supervision against budget design, in their own Holm family (none without the arms)."""
+    if not n.process:
+        return []
+    return [
+        "## Process supervision against budget design (paired by task, seeds resampled)",
+        "",
+        "The long-budget specialist and BudgetMix also trained with the process reward (`+pr`: potential-based "
+        "subtask progress, the same env steps and forced starts as every arm, on the first seeds only). (p1) its "
+        "effect on the long specialist at the longest T; (p2) that specialist's own collapse, shortest T minus "
+        "longest; (p3) BudgetMix against it at the shortest T: budget design against process supervision; (p4) "
+        "the process reward added to BudgetMix; (p5) recovery after the primary intervention, with against without "
+        "the process reward. *p (Holm)*: adjusted over these rows alone.",
+        "",
+        contrast_table(n.process),
+        "",
+    ]
+
+
+def subtask_section(n: Numbers) -> list[str]:
+    """Subtask correctness beside success, per agent and T (none when the tasks name no subtasks)."""
+    if not any(by_t for by_t in n.subtasks.values()):
+        return []
+    rows = []
+    for name, by_t in n.subtasks.items():
+        for label, key in (("all", "all"), ("cut off", "cut_off")):
+            rows.append(
+                [name, label]
+                + [
+                    f"{fmt(n.success[name][t]['mean'])} / {fmt((by_t.get(t) or {}).get(key))}"
+                    if label == "all"
+                    else fmt((by_t.get(t) or {}).get(key))
+                    for t in n.ts
+                ]
+            )
+    return [
+        "## Subtask correctness (all seeds)",
+        "",
+        "The share of a task's subtasks done at the episode's end (the process reward's own measure), beside "
+        "success: *all*: success / subtasks done over every clean episode; *cut off*: subtasks done in the episodes "
+        "the turn limit ended before a submission. High subtask correctness with low success is local progress "
+        "that was never finished.",
+        "",
+        md_table(["agent", "which episodes"] + [f"T={t}" for t in n.ts], rows),
         "",
     ]
 
@@ -861,6 +948,7 @@ def experiment_summary(n: Numbers) -> dict[str, Any]:
                 "recovered": int(d.get("recovered", 0)),
                 "wrong_first": int(d.get("wrong_first", 0)),
                 "recovery_rate": d.get("recovery_rate"),
+                "subtasks_done": n.subtasks.get(name, {}).get(t),
                 "committed": int(d.get("committed", 0)),
                 "episodes": int(d.get("episodes", 0)),
                 "pass_at_k": {str(k): _span(c) for k, c in n.pass_k[name][t].items()},
