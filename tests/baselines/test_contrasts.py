@@ -200,3 +200,55 @@ def test_recovery_contrasts_name_h1_to_h4_and_join_the_holm_family() -> None:
         {"task": "t0", "T": 16, "success": True, "intervention": "wrong_patch", "cost": {}},
     ]
     assert decision_cells_from_records(records) == {("t0", 16): (0.5, 0.5, 0.5)}
+
+
+def _two_t(p_lo: np.ndarray, p_hi: np.ndarray, lo: int = 2, hi: int = 16, seeds: int = 3) -> dict:
+    return {
+        seed: {
+            **{(task, lo): float(p_lo[i]) for i, task in enumerate(TASKS)},
+            **{(task, hi): float(p_hi[i]) for i, task in enumerate(TASKS)},
+        }
+        for seed in range(seeds)
+    }
+
+
+def test_process_contrasts_name_their_rows_and_adjust_over_their_own_family() -> None:
+    """(p1)-(p5): the long specialist with process reward still collapses (p2 < 0), BudgetMix beats it at
+    the shortest T (p3 > 0), and the Holm adjustment runs over these rows only."""
+    from baselines.report.contrasts import process_contrasts
+
+    n = len(TASKS)
+    ones, zeros, half = np.ones(n), np.zeros(n), (np.arange(n) % 2).astype(float)
+    agents = {
+        "fixed-T12": _two_t(zeros, ones),
+        "fixed-T12+pr": _two_t(zeros, ones),
+        "budgetmix": _two_t(half, ones),
+        "budgetmix+pr": _two_t(half, ones),
+    }
+    after = {"fixed-T12": _two_t(zeros, half), "fixed-T12+pr": _two_t(zeros, ones)}
+    rows = process_contrasts(
+        agents,
+        after,
+        TASKS,
+        [2, 16],
+        long="fixed-T12",
+        mix="budgetmix",
+        suffix="+pr",
+        intervention_ts=[5, 16],
+        intervention="wrong-patch",
+        resamples=200,
+    )
+    by = {(r["label"], r["b"]): r for r in rows}
+    assert [r["label"] for r in rows] == ["p1", "p2", "p3", "p4", "p4", "p5"]
+    assert by[("p1", "fixed-T12 @T=16")]["diff"] == 0.0
+    p2 = by[("p2", "fixed-T12+pr @T=16")]
+    assert p2["diff"] == -1.0 and p2["hi"] < 0  # the collapse stays
+    assert by[("p3", "fixed-T12+pr @T=2")]["diff"] == pytest.approx(0.5)
+    assert by[("p5", "fixed-T12 @T=16")]["diff"] == pytest.approx(0.5)
+    assert all(r["p_holm"] >= r["p"] for r in rows if r["p"] is not None)
+    assert (
+        process_contrasts(
+            {"fixed-T12": agents["fixed-T12"]}, None, TASKS, [2, 16], long="fixed-T12", mix="budgetmix", suffix="+pr"
+        )
+        == []
+    )

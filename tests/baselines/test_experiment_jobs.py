@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from baselines.config import NO_STARTS, PRESETS, Args, EvalSettings
 from baselines.experiment.arms import experiment_runs, experiment_schedules
 from baselines.experiment.evaluation import eval_episodes
@@ -63,3 +65,20 @@ def test_eval_episodes_counts_the_grid_the_second_split_and_the_interventions(tm
     assert (
         eval_episodes(EvalSettings.from_args(args), lists, intervene=True) == plain + 4 * 2 * 1 * args.eval_n
     )  # four interventions at T=6
+
+
+def test_process_arms_train_on_the_first_seeds_with_the_process_reward(tmp_path: Path) -> None:
+    """--process-arms W: fixed-T_long+pr and budgetmix+pr on the first --process-seeds seeds, each with
+    ProcessReward W in its training settings, and both play the interventions (recovery, (p5))."""
+    jobs, labels, args = _graph(tmp_path, process_arms=0.5, process_seeds=1)
+    train = {job.name: job for job in jobs if job.name.startswith("train:")}
+    long_pr = f"fixed-T{args.t_long}+pr"
+    assert {f"train:{long_pr}-s1", "train:budgetmix+pr-s1"} <= set(train)
+    assert f"train:{long_pr}-s2" not in train and "train:budgetmix+pr-s2" not in train
+    assert train[f"train:{long_pr}-s1"].args[0].process_reward == 0.5
+    assert train["train:budgetmix-s1"].args[0].process_reward == 0.0
+    evals = {job.name: job for job in jobs if job.name.startswith("eval:")}
+    assert evals["eval:budgetmix+pr-s1"].after == ("train:budgetmix+pr-s1",)
+    settings = EvalSettings.from_args(args)
+    lists = {"primary": ["a", "b"], "split2": ["c"], "multi": []}
+    assert evals["eval:budgetmix+pr-s1"].cost == pytest.approx(22.0 * eval_episodes(settings, lists, intervene=True))
