@@ -30,6 +30,7 @@ __all__ = [
     "Args",
     "StageSettings",
     "TrainSettings",
+    "EvalDesign",
     "EvalSettings",
     "ReportSettings",
     "PRESETS",
@@ -344,17 +345,11 @@ class TrainSettings(PPOConfig, StageSettings):
 
 
 @dataclass(kw_only=True)
-class EvalSettings(StageSettings):
-    """What one agent's evaluations read (`baselines.experiment.evaluation`); each field's meaning
-    is the `Args` field of the same name."""
+class EvalDesign(StageSettings):
+    """The evaluation's design, which the evaluations and the report both read: the split and tier of
+    the headline list, the T grid, K and samples, the second split, the fault and the interventions;
+    each field's meaning is the `Args` field of the same name."""
 
-    env_ids: str
-    backend: str
-    test_timeout: float
-    result_cache: bool
-    progress: bool
-    resume: bool
-    harness_reports: bool
     eval_tier: str
     eval_split: str
     eval_ts: str
@@ -368,6 +363,20 @@ class EvalSettings(StageSettings):
     eval_intervention_ts: str
     eval_variant_ts: str
 
+
+@dataclass(kw_only=True)
+class EvalSettings(EvalDesign):
+    """What one agent's evaluations read (`baselines.experiment.evaluation`): the design, and how the
+    envs are built and the runs shown."""
+
+    env_ids: str
+    backend: str
+    test_timeout: float
+    result_cache: bool
+    progress: bool
+    resume: bool
+    harness_reports: bool
+
     @property
     def env_id(self) -> str:
         """The env evaluated on: the first of ``env_ids``."""
@@ -375,7 +384,7 @@ class EvalSettings(StageSettings):
 
 
 @dataclass(kw_only=True)
-class ReportSettings(StageSettings):
+class ReportSettings(EvalDesign):
     """What the report reads of the command line (`baselines.report.markdown.write_report`): the
     evaluation's design and the training settings it states; each field is the `Args` field of the
     same name."""
@@ -391,18 +400,6 @@ class ReportSettings(StageSettings):
     test_timeout: float
     workers: int
     executor: str
-    eval_tier: str
-    eval_split: str
-    eval_ts: str
-    eval_ks: str
-    eval_n: int
-    eval_split2: str
-    eval_split2_ts: str
-    eval_faults: str
-    eval_fault_ts: str
-    eval_interventions: str
-    eval_intervention_ts: str
-    eval_variant_ts: str
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -561,7 +558,7 @@ PRESETS["tooluse-process"] = {**PRESETS["tooluse"], "process_arms": PROCESS_WEIG
 PRESETS["miniwob-process"] = {**PRESETS["miniwob"], "process_arms": PROCESS_WEIGHT, "process_seeds": 3}
 
 
-def intervention_runs(args: Args | EvalSettings | ReportSettings) -> list[tuple[str, dict[str, str], str]]:
+def intervention_runs(args: Args | EvalDesign) -> list[tuple[str, dict[str, str], str]]:
     """(name, `agentgym.eval.evaluate` keyword, budgets) of each ``--eval-interventions`` entry: an
     env's forced start (``intervention=``) or a fault spec (``faults=``: an entry with an ``@``).
     The first is the primary one, of the recovery contrasts, at ``--eval-intervention-ts``; the
