@@ -44,6 +44,10 @@ CAPTURE_FLAGS = [
     "2",
     "--workers",
     "2",
+    "--process-arms",
+    "0.5",
+    "--process-seeds",
+    "1",
 ]
 """The smoke run whose `write_report` inputs are stored: two seeds, every section on."""
 BY_SEED = ("training", "evals")
@@ -65,6 +69,7 @@ RECORD_KEYS = (
     "no_candidate",
     "sample",
     "submitted",
+    "subtasks",
     "success",
     "task",
     "turns",

@@ -37,6 +37,8 @@ def test_report_sections_come_in_reading_order(tmp_path: Path) -> None:
         "## Success at each budget T",
         "## Contrasts named in advance",
         "## Hypotheses on",
+        "## Process supervision against budget design",
+        "## Subtask correctness",
         "## Recovery by intervention",
         "## Multi-bug tasks",
         "## Pass@(K,T)",
