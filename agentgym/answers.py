@@ -35,6 +35,11 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "ANSWER_RULE",
+    "CLAIMS",
+    "DONE",
+    "NOT_DONE",
+    "BOTH",
+    "NEITHER",
     "KINDS",
     "MAX_ANSWER_CHARS",
     "SANDBOX_NAME",
@@ -196,6 +201,9 @@ _FILLER = frozenset(
 _SENTENCE = re.compile(r"[.;!?\n]+(?:\s|$)|:\s")
 _VALUE_NOUN = re.compile(r"\b(?:amount|price|total|fare|fee|charge|sum|figure|value|number|rate|cost)\b")
 _THIS, _GENERAL = "this", "general"
+DONE, NOT_DONE, BOTH, NEITHER = "done", "not_done", "both", "neither"
+CLAIMS = (DONE, NOT_DONE, BOTH, NEITHER)
+"""What a final message can claim about the task's own action (`Reading.claim`)."""
 _DETERMINERS = frozenset(
     "it this that these those the your my our his her their a an any anything everything them "
     "you so both all each every either neither".split()
@@ -277,6 +285,99 @@ _HEDGES = re.compile(
 )
 
 
+# A clause about having checked something (the policy, the record, the user) claims nothing about the
+# task's own action: "I checked it against the policy and then made the update" claims the update.
+_CHECK_VERB = re.compile(
+    r"\b(?:double[- ]?|cross[- ]|re-?)?(?:check(?:s|ed|ing)?(?!\s+out\b)|verif(?:y|ies|ied|ying)|"
+    r"review(?:s|ed|ing)?|confirm(?:s|ed|ing)?|consult(?:s|ed|ing)?|compar(?:e|es|ed|ing)|validat(?:e|es|ed|ing)|"
+    r"look(?:s|ed|ing)?\s+(?:up|at|into|over)|pull(?:s|ed|ing)?\s+up|(?:go|goes|went|going)\s+over)\b"
+)
+_CHECK_SUBJECT = re.compile(
+    r"(?:^|(?<=[\s,;:(*\-]))(?:i|we)(?:'ve|'d)?(?:\s+(?:have|had|also|first|just|already|carefully|then|did|"
+    r"quickly|now|personally|will|'ll|thoroughly))*\s+$"
+)
+_CHECK_LEAD = re.compile(r"\b(?:after|before|upon|on|when|while|by|once|having|first)\s+$")
+_CLAUSE_START = re.compile(r"(?:^|[.;:!?,\n(*\-\u2022]|\band|\bthen|\bfirst|\balso)\s*$")
+_CHECK_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot|\bunable to|\bno)\s+(?:\w+\s+){0,1}$")
+_CONTENT = frozenset(
+    "is are was were has have had did does do went can could will would should must may might been be isn't "
+    "aren't wasn't weren't hasn't haven't hadn't didn't doesn't don't can't cannot couldn't won't wouldn't "
+    "not never no nothing unable it's that's there's they're we're i'm i've".split()
+)
+_COORDINATOR = re.compile(r"\s*,?\s*(?:(?:and|but|so)(?:\s+(?:then|also|so|finally))?|then)\b\s*,?\s*")
+_SUBJECT_WORDS = frozenset(
+    "i we it that this there they he she you nothing everything your our my its the his her their "
+    "it's that's there's i'm we're i've we've i'd i'll".split()
+)
+_PREP_AFTER_THAT = re.compile(r"\s+(?:against|with|per|under|to|in|on)\b")
+_CHECK_STOPS = frozenset("and but so then before after because since which while or as".split())
+_MAX_CHECK_OBJECT = 9  # words: "your account against our cancellation policy for basic economy"
+
+
+def _without_checks(text: str) -> str:
+    """``text`` (folded) without its clauses about having checked something, so that what the check was
+    against ("I checked it against the policy") is never read as what the message claims. A check's
+    own content stays ("I verified that nothing was changed" keeps "nothing was changed")."""
+    for _ in range(12):  # a message holds a few checks at most; each pass removes one
+        for m in _CHECK_VERB.finditer(text):
+            before = text[: m.start()]
+            if _CHECK_NEGATED.search(before):
+                continue
+            subject = _CHECK_SUBJECT.search(before)
+            lead = None if subject else _CHECK_LEAD.search(before)
+            if not (subject or lead or _CLAUSE_START.search(before)):
+                continue
+            start = subject.start() if subject else lead.start() if lead else m.start()
+            cut = _check_end(text, m.end())
+            if cut is None:  # the check's object is a claim ("I verified the change went through"): keep it
+                text = text[:start] + text[m.end() :]
+                break
+            end, content = cut
+            if content:  # "I confirmed that nothing was changed": the content is a clause of its own
+                text = text[:start] + text[end:]
+                break
+            joint = _COORDINATOR.match(text, end)
+            after = text[joint.end() if joint else end :]
+            nxt = re.match(r"[\s,]*([a-z']+)", after)
+            shares_subject = (
+                subject is not None
+                and nxt is not None
+                and nxt.group(1) not in _SUBJECT_WORDS
+                and not re.match(r"\s*[.;:!?\n]", text[end:])
+            )
+            if shares_subject:  # "I checked the policy and then made the update": "I made the update"
+                text = text[: m.start()] + after.lstrip(" ,")
+            else:
+                text = text[:start] + (after if joint else text[end:])
+            break
+        else:
+            return text
+    return text
+
+
+def _check_end(text: str, at: int) -> tuple[int, bool] | None:
+    """Where the object of a check verb ending at ``at`` ends (at punctuation, a conjunction or a
+    complementiser), and whether a content clause follows there ("that nothing was changed"); None
+    when the object itself states something (a finite verb or a negation in it)."""
+    words = list(re.finditer(r"[^\s,.;:!?()\n]+", text[at:]))
+    prev = 0  # where the object's last word ends, relative to ``at``
+    for n, w in enumerate(words[:_MAX_CHECK_OBJECT]):
+        word = w.group(0)
+        if re.search(r"[,.;:!?()\n]", text[at + prev : at + w.start()]) or word in _CHECK_STOPS:
+            return at + prev, False
+        if n == 0 and word in ("that", "whether", "if") and not _PREP_AFTER_THAT.match(text, at + w.end()):
+            if word == "that":  # what was checked is a claim of its own: keep it
+                return at + w.end(), True
+            stop = re.search(r"[,.;:!?\n]", text[at + w.start() :])  # a question claims nothing
+            return (at + w.start() + stop.start() if stop else len(text)), False
+        if word in _CONTENT:
+            return None
+        prev = w.end()
+    if len(words) > _MAX_CHECK_OBJECT:
+        return None
+    return at + prev, False
+
+
 def _stem(word: str) -> str:
     """A crude lemma, enough to compare a verb with the request's: cancelled/cancels -> cancel, made -> make."""
     w = _IRREGULAR.get(word, word)
@@ -321,15 +422,27 @@ class Reading:
         self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
         self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
         self.done = False
-        sentences = [s for s in _SENTENCE.split(_fold(text)) if s.strip()]
+        folded = _without_checks(_fold(text))  # what was checked, and against what, is no claim
+        sentences = [s for s in _SENTENCE.split(folded) if s.strip()]
         cannot_be = any(self._cannot_be(s) for s in sentences)
         self.declines = self.failed = cannot_be
-        for clause in _clauses(text or ""):
+        for clause in _clauses(folded):
             declines = self._declines(clause)  # None, GENERAL or THIS
             self.declines |= declines is not None
             self.failed |= declines == _THIS or any(p.search(clause) for p in _UNCHANGED)
             self.done |= self._done(clause)
-        self.hedged = bool(_HEDGES.search(_fold(text)))
+        self.hedged = bool(_HEDGES.search(folded))
+
+    @property
+    def claim(self) -> str:
+        """What the message claims about the task's own action, as one of `CLAIMS`: ``done`` (and
+        says nothing that it was not), ``not_done`` (declined, forbidden or failed, and no claim it
+        was done), ``both`` (it says both: a contradiction, which passes no task) or ``neither``
+        (no claim: politeness, caveats, checks). A first-person limit on a kind of thing ("we can't
+        refund shipping fees") is ``not_done`` alone and a caveat beside a claim of the work."""
+        if self.done:
+            return BOTH if self.failed else DONE
+        return NOT_DONE if self.declines or self.failed else NEITHER
 
     def _in_scope(self, word: str, rest: str) -> bool:
         return _stem(word) in self.scope and not _ELSEWHERE.search(rest)
@@ -355,7 +468,7 @@ class Reading:
                     if self._in_scope(words[k], " ".join(rest)):
                         return _GENERAL if _general(rest) else _THIS
                     break
-        if any(p.search(clause) for p in _PROHIBITED):
+        if any(_forbids(p, clause) for p in _PROHIBITED):
             return _THIS
         return _THIS if any(p.search(clause) for p in _UNCHANGED[:2]) else None
 
@@ -428,6 +541,15 @@ class Reading:
             ):
                 return True
         return False
+
+
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:be\s+|really\s+|actually\s+)?$")
+
+
+def _forbids(pattern: re.Pattern[str], clause: str) -> bool:
+    """``pattern`` (one of `_PROHIBITED`) says the request is forbidden, not negated: "that is not
+    against the policy" and "it doesn't violate the rules" forbid nothing."""
+    return any(not _NOT_BEFORE.search(clause[: m.start()]) for m in pattern.finditer(clause))
 
 
 def _general(rest: list[str]) -> bool:
@@ -706,4 +828,4 @@ def check_final(
         )
     if refused is False:
         return True
-    return not read(answer, actions).failed and not read(value, actions).failed
+    return read(answer, actions).claim in (DONE, NEITHER) and not read(value, actions).failed
