@@ -29,9 +29,8 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
-
 from pathlib import Path
+from typing import Any, cast
 
 import gymnasium as gym
 
