@@ -237,6 +237,10 @@ _PROHIBITED = (
     ),
     re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed|no can do|not an option)\b"),
     re.compile(
+        r"\bfalls? outside\b|\boutside (?:of )?what (?:the |our )?(?:polic(?:y|ies)|rules?|terms) (?:permits?|allows?)"
+    ),
+    re.compile(r"^(?:[\w']+ ){0,2}?(?:declined|refused|denied|rejected|turned down)\s*$"),  # "Request declined"
+    re.compile(
         r"\b(?:not (?:something|anything)|nothing) (?:that )?(?:i|we) (?:can|could|am able to|'m able to|"
         r"are able to)\b"
     ),  # "that's not something I can do", "there is nothing we can do"
@@ -281,6 +285,7 @@ _HEDGES = re.compile(
     r"guess|somewhere|either)\b|\b(?:might|may|could) be\b|\bnot (?:sure|certain|100%|positive|confident)\b|"
     r"\b(?:can't|cannot|can not|couldn't|unable to|not able to) (?:be )?"
     r"(?:sure|certain|confirm|verify|tell for sure)\b|"
+    r"(?:\d|@[\w-]+(?:\.[\w-]+)+)\s*\?|"  # "$45.00?": the value asked back, not stated
     r"\bor (?:something|so)\b|\bi (?:think|believe|suppose)\b|\b(?:around|about|at least|at most|nearly|almost)\s+\$?\d"
 )
 
@@ -422,7 +427,7 @@ class Reading:
         self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
         self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
         self.done = False
-        folded = _without_checks(_fold(text))  # what was checked, and against what, is no claim
+        folded = _without_checks(_TEAM.sub("we", _fold(text)))  # what was checked, and against what, is no claim
         sentences = [s for s in _SENTENCE.split(folded) if s.strip()]
         cannot_be = any(self._cannot_be(s) for s in sentences)
         self.declines = self.failed = cannot_be
@@ -451,7 +456,9 @@ class Reading:
         """`_THIS` when the clause declines this request now; `_GENERAL` when it states a rule or a
         limit in the first person ("we can't refund shipping fees", "I can't change it afterwards"):
         a refusal on a refusal task, no claim of failure on a write task; else None."""
-        words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", clause)
+        if clause.strip(" -*#\u2022") in _BARE_NO:  # "No, the thread is locked."
+            return _THIS
+        words = _with_subject(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", clause), _elided_decline)
         for i, w in enumerate(words):
             if w not in _FIRST_PERSON or _NEGATED_SUBJECT & set(words[max(0, i - 2) : i]):  # "nothing I cannot do"
                 continue
@@ -487,11 +494,21 @@ class Reading:
                 return True
         return False
 
+    def _reports_write(self, words: list[str]) -> bool:
+        """The words open with a past write of the request's and its object or nothing ("cancelled it",
+        "moved the thread."), not an adjective ("cancelled orders can't be refunded")."""
+        verb = words[0]
+        return (
+            (verb.endswith("ed") or verb in _IRREGULAR)
+            and _stem(verb) in self.writes
+            and (len(words) == 1 or words[1] in _DETERMINERS or words[1] in ("for", "as", "just", "now"))
+        )
+
     def _done(self, clause: str) -> bool:
         for m in _DONE.finditer(clause):
             if _asserted(clause, m.start()):
                 return True
-        words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)
+        words = _with_subject(re.findall(r"[a-z]+(?:'[a-z]+)?", clause), self._reports_write)
         for i, w in enumerate(words):  # "I cancelled it", "we've gone ahead and booked it"
             if w in _FIRST_PERSON:
                 j = i + 1
@@ -543,6 +560,7 @@ class Reading:
         return False
 
 
+_TEAM = re.compile(r"\b(?:our|my) (?:support |customer service |service )?(?:team|staff|agents|department)\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:be\s+|really\s+|actually\s+)?$")
 
 
@@ -550,6 +568,28 @@ def _forbids(pattern: re.Pattern[str], clause: str) -> bool:
     """``pattern`` (one of `_PROHIBITED`) says the request is forbidden, not negated: "that is not
     against the policy" and "it doesn't violate the rules" forbid nothing."""
     return any(not _NOT_BEFORE.search(clause[: m.start()]) for m in pattern.finditer(clause))
+
+
+_INTERJECTIONS = frozenset(
+    "no nope sorry unfortunately sadly so ok okay hmm and then also but just yeah yep well ah oh alas afraid".split()
+)
+_BARE_NO = frozenset(("no", "nope", "nah", "no can do"))  # a clause that is only "no": the request declined
+
+
+def _with_subject(words: list[str], verb_ok) -> list[str]:
+    """``words`` with the first-person subject a terse message leaves out put back ("can't.",
+    "didn't cancel it", "cancelled it", "declined it"): when, after interjections, the clause opens
+    with a word ``verb_ok`` accepts."""
+    i = 0
+    while i < len(words) and words[i] in _INTERJECTIONS:
+        i += 1
+    return ["i", *words[i:]] if i < len(words) and verb_ok(words[i:]) else words
+
+
+def _elided_decline(words: list[str]) -> bool:
+    """A clause that opens with a negation or a decline, its subject left out ("can't.", "won't do it",
+    "declined it"); a passive ("cannot be changed online") has a subject of its own, said before."""
+    return (words[0] in _NEGATIONS or words[0] in _DECLINES) and words[1:2] not in (["be"], ["been"])
 
 
 def _general(rest: list[str]) -> bool:
@@ -601,8 +641,7 @@ def check_refusal(answer: str | None, value: str | None = None, refused: bool | 
         return False
     if refused is not None:
         return refused is True
-    reading = read(answer, actions)
-    return reading.declines and not reading.done
+    return read(answer, actions).claim == NOT_DONE
 
 
 # ---------------------------------------------------------------------------- answers
