@@ -232,7 +232,7 @@ _PROHIBITED = (
     ),
     re.compile(r"\b(?:polic(?:y|ies)|rules?)\s+(?:forbids?|prohibits?|disallows?|prevents?|rules? out)\b"),
     re.compile(
-        r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|forbidden|prohibited|"
+        r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|turned down|forbidden|prohibited|"
         r"blocked|disallowed)\b"
     ),
     re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed|no can do|not an option)\b"),
@@ -264,6 +264,7 @@ _UNCHANGED = (
         r"\bnothing (?!else\b)(?:[\w']+ ){0,2}?(?:was|has been|have been|got|is|were|'s been)\s+"
         r"(?:\w+ed|done|made|set|taken)\b"
     ),
+    re.compile(r"\b(?:is|are|was|were)\s+(?:still\s+)?(?:unchanged|untouched|as (?:it|they) (?:was|were)|as before)\b"),
     re.compile(r"\bno (?:changes?|updates?|action)\s+(?:[\w']+ ){0,2}?(?:made|done|taken)\b"),
     re.compile(
         r"\b(?:did not|didn't|does not|doesn't|has not|hasn't|have not|haven't|was not|wasn't|were not|"
@@ -434,7 +435,7 @@ class Reading:
         for clause in _clauses(folded):
             declines = self._declines(clause)  # None, GENERAL or THIS
             self.declines |= declines is not None
-            self.failed |= declines == _THIS or any(p.search(clause) for p in _UNCHANGED)
+            self.failed |= declines == _THIS or _unchanged(clause, _UNCHANGED)
             self.done |= self._done(clause)
         self.hedged = bool(_HEDGES.search(folded))
 
@@ -477,7 +478,7 @@ class Reading:
                     break
         if any(_forbids(p, clause) for p in _PROHIBITED):
             return _THIS
-        return _THIS if any(p.search(clause) for p in _UNCHANGED[:2]) else None
+        return _THIS if _unchanged(clause, _UNCHANGED[:2]) else None
 
     def _cannot_be(self, sentence: str) -> bool:
         """An example: "It can no longer be cancelled": the request said to be impossible; "it can't be undone",
@@ -560,6 +561,18 @@ class Reading:
         return False
 
 
+def _unchanged(clause: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
+    """The clause says the request's work did not happen ("nothing was changed", "your account is
+    unchanged"); about the rest it is a caveat ("everything else remains unchanged", "your other
+    orders are untouched")."""
+    return any(
+        not _ELSEWHERE.search(clause[: m.end()]) and not _REST.search(clause[: m.end()])
+        for p in patterns
+        for m in p.finditer(clause)
+    )
+
+
+_REST = re.compile(r"\b(?:rest|remaining)\b")
 _TEAM = re.compile(r"\b(?:our|my) (?:support |customer service |service )?(?:team|staff|agents|department)\b")
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:be\s+|really\s+|actually\s+)?$")
 

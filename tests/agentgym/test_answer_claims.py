@@ -163,6 +163,8 @@ NEUTRAL = (
     "Is there anything else I can help you with?",
     "You should get a confirmation email shortly.",
     "Have a great day!",
+    "Everything else remains unchanged.",
+    "Your other orders are untouched.",
 )
 CHECKS = (
     "I checked it against the policy",
