@@ -51,7 +51,7 @@ from agentgym.testing.verdicts import (
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "417f7a0"  # main before final messages were read for their claims
-FAMILIES = {
+FAMILIES: dict[str, tuple[str, dict[str, Any]]] = {
     "tooluse": ("agentgym/ToolUse-v0", {}),
     "browser": ("agentgym/Browser-v0", {}),
     "browser-chromium": ("agentgym/Browser-v0", {"browser": "chromium"}),

@@ -207,26 +207,23 @@ def message(draw) -> tuple[tuple[str, ...], str]:
 def with_check(draw, base: str) -> str:
     """``base`` with a clause about having checked something added, as a sentence or joined to it."""
     check = draw(st.sampled_from(CHECKS))
+    check = check[:1].upper() + check[1:]
     what = draw(st.sampled_from(CHECK_OBJECTS))
     low = base[:1].lower() + base[1:] if not base.startswith("I ") else base
-    body = base.rstrip(".!? ")
-    form = draw(st.integers(0, 8))
-    if form >= 7 and base.startswith(("I ", "We ")) and check.lower().startswith(base.split()[0].lower() + " "):
+    forms = [
+        f"{check}. {base}",
+        f"{base} {check}.",
+        f"{check}, and then {low}",
+        f"{check} and {low}",
+        f"{base.rstrip('.!? ')} after checking {what}.",
+        f"After checking {what}, {low}",
+        f"Having verified {what}, {low}",
+    ]
+    subject = base.split(" ", 1)[0]
+    if subject in ("I", "We") and check.lower().startswith(subject.lower() + " "):
         rest = base.split(" ", 1)[1]  # one subject for both verbs: "I checked the policy and then made the update"
-        return f"{check[:1].upper()}{check[1:]}{' and then' if form == 7 else ', then'} {rest}"
-    if form == 0:
-        return f"{check[:1].upper()}{check[1:]}. {base}"
-    if form == 1:
-        return f"{base} {check[:1].upper()}{check[1:]}."
-    if form == 2:
-        return f"{check[:1].upper()}{check[1:]}, and then {low}"
-    if form == 3:
-        return f"{check[:1].upper()}{check[1:]} and {low}"
-    if form == 4:
-        return f"{body} after checking {what}."
-    if form == 5:
-        return f"After checking {what}, {low}"
-    return f"Having verified {what}, {low}"
+        forms += [f"{check} and then {rest}", f"{check}, then {rest}"]
+    return draw(st.sampled_from(forms))
 
 
 @st.composite
@@ -246,6 +243,14 @@ def _refusal_ok(text: str, verbs: tuple[str, ...]) -> bool:
     return check_final(text, refusal=True, actions=verbs)
 
 
+def _among(data: st.DataObject, claim: st.SearchStrategy[str], opposite: st.SearchStrategy[str]) -> str:
+    """One ``claim`` (after a clause about a check, or not) among up to three other sentences: the
+    ``opposite`` claim, reasons and neutral ones, in any order."""
+    first = data.draw(st.one_of(claim, checked_then(claim)))
+    others = data.draw(st.lists(st.one_of(opposite, st.sampled_from(REASONS), st.sampled_from(NEUTRAL)), max_size=3))
+    return " ".join(data.draw(st.permutations([first, *others])))
+
+
 @SETTINGS
 @given(message())
 def test_no_message_passes_both_as_a_completed_write_and_as_a_refusal(got):
@@ -257,11 +262,7 @@ def test_no_message_passes_both_as_a_completed_write_and_as_a_refusal(got):
 @given(st.data())
 def test_a_first_person_claim_of_the_action_done_never_passes_as_a_refusal(data):
     verbs = data.draw(actions)
-    claim = data.draw(st.one_of(done_claim(verbs), checked_then(done_claim(verbs))))
-    others = data.draw(
-        st.lists(st.one_of(refusal_claim(verbs), st.sampled_from(REASONS), st.sampled_from(NEUTRAL)), max_size=3)
-    )
-    text = " ".join(data.draw(st.permutations([claim, *others])))
+    text = _among(data, done_claim(verbs), refusal_claim(verbs))
     assert read(text, verbs).done, text
     assert not _refusal_ok(text, verbs), text
 
@@ -270,11 +271,7 @@ def test_a_first_person_claim_of_the_action_done_never_passes_as_a_refusal(data)
 @given(st.data())
 def test_a_clear_first_person_refusal_never_passes_as_a_completed_write(data):
     verbs = data.draw(actions)
-    refusal = data.draw(st.one_of(refusal_claim(verbs), checked_then(refusal_claim(verbs))))
-    others = data.draw(
-        st.lists(st.one_of(done_claim(verbs), st.sampled_from(REASONS), st.sampled_from(NEUTRAL)), max_size=3)
-    )
-    text = " ".join(data.draw(st.permutations([refusal, *others])))
+    text = _among(data, refusal_claim(verbs), done_claim(verbs))
     assert not _write_ok(text, verbs), text
 
 
@@ -320,29 +317,19 @@ def test_reporting_the_update_after_a_check_passes_a_write_and_fails_a_refusal(t
 
 
 @pytest.mark.parametrize(
-    "text",
+    "text,declines",
     [
-        "I checked it against the policy and cannot make the update you asked for.",
-        "I checked your request against the policy, and that goes against the policy, so I won't do it.",
-        "I looked up the record: it is not allowed.",
-        "After checking the policy, I have to decline.",
+        ("I checked it against the policy and cannot make the update you asked for.", True),
+        ("I checked your request against the policy, and that goes against the policy, so I won't do it.", True),
+        ("I looked up the record: it is not allowed.", True),
+        ("After checking the policy, I have to decline.", True),
+        ("That is not against the policy, so I made the update.", False),  # a negated prohibition forbids nothing
+        ("It doesn't violate the rules: I updated it.", False),
     ],
 )
-def test_a_refusal_after_a_check_is_still_a_refusal(text):
+def test_a_refusal_after_a_check_is_a_refusal_and_a_negated_prohibition_is_none(text, declines):
     verbs = ("change", "update")
-    assert _refusal_ok(text, verbs) and not _write_ok(text, verbs)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "That is not against the policy, so I made the update.",
-        "It doesn't violate the rules: I updated it.",
-    ],
-)
-def test_a_negated_prohibition_is_no_refusal(text):
-    verbs = ("change", "update")
-    assert _write_ok(text, verbs) and not _refusal_ok(text, verbs)
+    assert (_refusal_ok(text, verbs), _write_ok(text, verbs)) == (declines, not declines)
 
 
 def test_a_general_rule_alone_is_a_refusal_not_a_report_of_work_done():
