@@ -14,15 +14,21 @@ among them and no other candidate of that kind is. Why: "the expected value appe
 answer" (WebArena's ``must_include``, tau-bench's output check) lets a policy win by listing
 every value it saw. A hedged value ("maybe $45.00") is no answer.
 
-**Refusals.** ``finish(answer="why", refused=true)`` says it exactly, as ``value`` does for values
-(``refused=false`` says the message is no refusal); the text is then not read for one. Without the
-flag the text is read clause by clause, with scope: a refusal is the agent declining or being
-unable to do what was asked ("I can't cancel it", "I won't be able to do that", "I have not made the
-change"), or the request itself said to be forbidden ("that goes against the policy", "it can no
-longer be cancelled"); a "cannot" about something else is a caveat ("note it can't be undone", "I
-can't promise when the email arrives", "I didn't change anything else"). What was asked is the
-``actions`` the family passes (the verbs of the task's writes; none for a lookup, whose request is
-to tell). A refusal that also gives a value, or also claims the work was done, fails both ways.
+**Claims, not phrases.** ``finish(answer="why", refused=true)`` declines exactly, as ``value`` is
+exact for values (``refused=false`` says the message is no refusal); the text is then not read for
+one. Without the flag the text is read for what it claims about the task's own action (`CLAIMS`,
+`Reading.claim`): ``done`` ("I cancelled it", "your order has been cancelled", "cancelled it"),
+``not_done`` (the agent declines or cannot: "I can't cancel it", "can't.", "I have to decline"; the
+request said to be forbidden: "that goes against the policy", "it can no longer be cancelled"; or
+not to have happened: "nothing was changed"), ``both`` (a contradiction) or ``neither``. Each clause
+is read for its subject, polarity and tense, about the ``actions`` the family passes (the verbs of
+the task's writes; none for a lookup, whose request is to tell), never for a phrase wherever it
+stands: a clause about having checked something ("I checked it against the policy and then made
+the update") is removed before reading, what it was checked against included, so it never
+changes a verdict; a "cannot" about something else is a caveat ("note it can't be undone", "I
+didn't change anything else"); a negated prohibition ("it is not against the policy") forbids
+nothing. A write task passes on ``done`` or ``neither``, a refusal task only on ``not_done``, so
+no message passes both. A refusal that also gives a value fails both ways.
 
 Stdlib only: the verdict runs inside the sandbox's step server, where this file is loaded under
 its own name (`SANDBOX_NAME`), so family code imports it as here: ``from agentgym import answers``.
@@ -648,8 +654,9 @@ def claims_done(text: str | None, actions=None) -> bool:
 
 
 def check_refusal(answer: str | None, value: str | None = None, refused: bool | None = None, actions=None) -> bool:
-    """A refusal and nothing else: no structured value; ``refused=True``, or a text that declines and
-    does not claim the work was done."""
+    """A refusal and nothing else: no structured value; ``refused=True``, or a text whose claim is
+    ``not_done`` (it declines, or says the request is forbidden or was not carried out, and claims
+    nowhere that the work was done)."""
     if value is not None:
         return False
     if refused is not None:
@@ -864,9 +871,10 @@ def check_final(
 
     ``refusal``: a refusal and nothing else (`check_refusal`). ``expected``: that value and no other
     of its kind (`check_answer`). Otherwise (a request carried out, which the state shows) the
-    message must not say it failed or refuse ("I cannot do that", "it did not go through"); no
-    particular words are needed. ``refused``: the agent's structured flag, which replaces reading
-    the text for a refusal. ``actions``: the verbs of the task's writes (None: `DEFAULT_ACTIONS`).
+    message's claim must be ``done`` or ``neither``: it must not say it failed or refuse ("I cannot
+    do that", "it did not go through"); no particular words are needed. ``refused``: the agent's
+    structured flag, which replaces reading the text for a refusal. ``actions``: the verbs of the
+    task's writes (None: `DEFAULT_ACTIONS`).
     """
     if len(str(answer or "")) > MAX_ANSWER_CHARS or len(str(value or "")) > MAX_ANSWER_CHARS:
         return False  # fails unread, whatever the task

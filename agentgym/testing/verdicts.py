@@ -19,7 +19,9 @@ passes and every adversarial one fails. Works on any env whose tasks have tiers 
 
 `final_messages` makes the messages from a `Truth` (what the oracle's run showed), so the sets
 can be inspected, or judged by another rule (the benchmark in ``benchmarks/verdicts.py`` judges
-them by the old rule too).
+them by the old rule too). `family_messages` adds the template families of a families file
+(`load_families`; the repository's is ``benchmarks/verdict_families.json``), each marked
+``design`` or ``heldout`` so a rule is measured on wordings it was not written against.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ class Final:
     "adversarial" (must fail); ``style`` names what it does; ``blind`` finishes at reset, before
     the oracle has read anything (a refusal not grounded in what the agent saw). ``batch`` 1 is
     the set the rule of issue 36 was designed against; batch 2 was written after it (unseen at its
-    first run, then four phrasings fixed); batch 3 was written after those fixes, unseen by the rule."""
+    first run, then four phrasings fixed); batch 3 was written after those fixes, unseen by the rule.
+    ``family``: the template family of a message read from the families file (`family_messages`);
+    the generator's own are ``batch<n>`` (`family_name`)."""
 
     label: str
     style: str
