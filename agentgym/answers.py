@@ -322,11 +322,18 @@ _SUBJECT_WORDS = frozenset(
     "it's that's there's i'm we're i've we've i'd i'll".split()
 )
 _PREP_AFTER_THAT = re.compile(r"\s+(?:against|with|per|under|to|in|on)\b")
+_CHECKED_THINGS = frozenset(
+    "policy policies rules terms record records identity account details guidelines page system database".split()
+)
+_NOUN_GOES_ON = _CHECKED_THINGS | frozenset(
+    "of for on about regarding with against to in and or page entry history file section settings status".split()
+)
+_NEW_CLAUSE = frozenset("i we you they he she that which who i've we've i'd we'd".split())
 _CHECK_STOPS = frozenset("and but so then before after because since which while or as".split())
 _MAX_CHECK_OBJECT = 9  # words: "your account against our cancellation policy for basic economy"
 
 
-def _without_checks(text: str) -> str:
+def _without_checks(text: str, writes: frozenset[str] = frozenset()) -> str:
     """``text`` (folded) without its clauses about having checked something, so that what the check was
     against ("I checked it against the policy") is never read as what the message claims. A check's
     own content stays ("I verified that nothing was changed" keeps "nothing was changed")."""
@@ -340,7 +347,7 @@ def _without_checks(text: str) -> str:
             if not (subject or lead or _CLAUSE_START.search(before)):
                 continue
             start = subject.start() if subject else lead.start() if lead else m.start()
-            cut = _check_end(text, m.end())
+            cut = _check_end(text, m.end(), writes)
             if cut is None:  # the check's object is a claim ("I verified the change went through"): keep it
                 text = text[:start] + text[m.end() :]
                 break
@@ -367,7 +374,7 @@ def _without_checks(text: str) -> str:
     return text
 
 
-def _check_end(text: str, at: int) -> tuple[int, bool] | None:
+def _check_end(text: str, at: int, writes: frozenset[str] = frozenset()) -> tuple[int, bool] | None:
     """Where the object of a check verb ending at ``at`` ends (at punctuation, a conjunction or a
     complementiser), and whether a content clause follows there ("that nothing was changed"); None
     when the object itself states something (a finite verb or a negation in it)."""
@@ -382,9 +389,19 @@ def _check_end(text: str, at: int) -> tuple[int, bool] | None:
                 return at + w.end(), True
             stop = re.search(r"[,.;:!?\n]", text[at + w.start() :])  # a question claims nothing
             return (at + w.start() + stop.start() if stop else len(text)), False
-        if word in _CONTENT:
+        if n and word in _NEW_CLAUSE:  # "having checked the policy I cancelled it": a clause of its own
+            return at + prev, True
+        if word in _CONTENT or ((word.endswith("ed") or word in _IRREGULAR) and _stem(word) in writes):
             return None
         prev = w.end()
+        nxt = words[n + 1] if n + 1 < len(words) else None
+        if (  # a run-on: "having checked the policy the thread is locked" (punctuation and "and" end it above)
+            word in _CHECKED_THINGS
+            and nxt is not None
+            and nxt.group(0) not in _NOUN_GOES_ON | _CHECK_STOPS
+            and not text[at + w.end() : at + nxt.start()].strip()
+        ):
+            return at + prev, True
     if len(words) > _MAX_CHECK_OBJECT:
         return None
     return at + prev, False
@@ -434,7 +451,9 @@ class Reading:
         self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
         self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
         self.done = False
-        folded = _without_checks(_TEAM.sub("we", _fold(text)))  # what was checked, and against what, is no claim
+        folded = _without_checks(
+            _TEAM.sub("we", _fold(text)), self.writes
+        )  # what was checked, and against what, is no claim
         sentences = [s for s in _SENTENCE.split(folded) if s.strip()]
         cannot_be = any(self._cannot_be(s) for s in sentences)
         self.declines = self.failed = cannot_be

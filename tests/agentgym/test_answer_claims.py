@@ -218,6 +218,8 @@ def with_check(draw, base: str) -> str:
         f"{base.rstrip('.!? ')} after checking {what}.",
         f"After checking {what}, {low}",
         f"Having verified {what}, {low}",
+        f"Having verified {what} {low}",  # no comma: the check's object must not swallow the claim
+        f"After checking {what} {low}",
     ]
     subject = base.split(" ", 1)[0]
     if subject in ("I", "We") and check.lower().startswith(subject.lower() + " "):
