@@ -284,7 +284,7 @@ _DONE = re.compile(
 )
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|has been|have been|had been|'s been|has now been|have now been|is now|"
-    r"are now|now|got|has already been|have already been)\s+(?:now\s+|successfully\s+|already\s+|"
+    r"are now|now|got|has already been|have already been|'s|'re)\s+(?:now\s+|successfully\s+|already\s+|"
     r"just\s+)?([a-z]+)"
 )
 _HEDGES = re.compile(

@@ -101,6 +101,7 @@ def done_claim(draw, verbs: tuple[str, ...]) -> str:
                 "I processed your request.",
                 "I have completed your request.",
                 "I took care of it.",
+                "I double-checked the order and it's {pp} now.",
             )
         )
     )
