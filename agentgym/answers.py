@@ -14,15 +14,21 @@ among them and no other candidate of that kind is. Why: "the expected value appe
 answer" (WebArena's ``must_include``, tau-bench's output check) lets a policy win by listing
 every value it saw. A hedged value ("maybe $45.00") is no answer.
 
-**Refusals.** ``finish(answer="why", refused=true)`` says it exactly, as ``value`` does for values
-(``refused=false`` says the message is no refusal); the text is then not read for one. Without the
-flag the text is read clause by clause, with scope: a refusal is the agent declining or being
-unable to do what was asked ("I can't cancel it", "I won't be able to do that", "I have not made the
-change"), or the request itself said to be forbidden ("that goes against the policy", "it can no
-longer be cancelled"); a "cannot" about something else is a caveat ("note it can't be undone", "I
-can't promise when the email arrives", "I didn't change anything else"). What was asked is the
-``actions`` the family passes (the verbs of the task's writes; none for a lookup, whose request is
-to tell). A refusal that also gives a value, or also claims the work was done, fails both ways.
+**Claims, not phrases.** ``finish(answer="why", refused=true)`` declines exactly, as ``value`` is
+exact for values (``refused=false`` says the message is no refusal); the text is then not read for
+one. Without the flag the text is read for what it claims about the task's own action (`CLAIMS`,
+`Reading.claim`): ``done`` ("I cancelled it", "your order has been cancelled", "cancelled it"),
+``not_done`` (the agent declines or cannot: "I can't cancel it", "can't.", "I have to decline"; the
+request said to be forbidden: "that goes against the policy", "it can no longer be cancelled"; or
+not to have happened: "nothing was changed"), ``both`` (a contradiction) or ``neither``. Each clause
+is read for its subject, polarity and tense, about the ``actions`` the family passes (the verbs of
+the task's writes; none for a lookup, whose request is to tell), never for a phrase wherever it
+stands: a clause about having checked something ("I checked it against the policy and then made
+the update") is removed before reading, what it was checked against included, so it never
+changes a verdict; a "cannot" about something else is a caveat ("note it can't be undone", "I
+didn't change anything else"); a negated prohibition ("it is not against the policy") forbids
+nothing. A write task passes on ``done`` or ``neither``, a refusal task only on ``not_done``, so
+no message passes both. A refusal that also gives a value fails both ways.
 
 Stdlib only: the verdict runs inside the sandbox's step server, where this file is loaded under
 its own name (`SANDBOX_NAME`), so family code imports it as here: ``from agentgym import answers``.
@@ -35,6 +41,11 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "ANSWER_RULE",
+    "CLAIMS",
+    "DONE",
+    "NOT_DONE",
+    "BOTH",
+    "NEITHER",
     "KINDS",
     "MAX_ANSWER_CHARS",
     "SANDBOX_NAME",
@@ -196,6 +207,9 @@ _FILLER = frozenset(
 _SENTENCE = re.compile(r"[.;!?\n]+(?:\s|$)|:\s")
 _VALUE_NOUN = re.compile(r"\b(?:amount|price|total|fare|fee|charge|sum|figure|value|number|rate|cost)\b")
 _THIS, _GENERAL = "this", "general"
+DONE, NOT_DONE, BOTH, NEITHER = "done", "not_done", "both", "neither"
+CLAIMS = (DONE, NOT_DONE, BOTH, NEITHER)
+"""What a final message can claim about the task's own action (`Reading.claim`)."""
 _DETERMINERS = frozenset(
     "it this that these those the your my our his her their a an any anything everything them "
     "you so both all each every either neither".split()
@@ -224,10 +238,14 @@ _PROHIBITED = (
     ),
     re.compile(r"\b(?:polic(?:y|ies)|rules?)\s+(?:forbids?|prohibits?|disallows?|prevents?|rules? out)\b"),
     re.compile(
-        r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|forbidden|prohibited|"
+        r"\b(?:is|are|was|were|been|be|got)\s+(?:denied|declined|refused|rejected|turned down|forbidden|prohibited|"
         r"blocked|disallowed)\b"
     ),
     re.compile(r"\b(?:impossible|ineligible|not eligible|disallowed|no can do|not an option)\b"),
+    re.compile(
+        r"\bfalls? outside\b|\boutside (?:of )?what (?:the |our )?(?:polic(?:y|ies)|rules?|terms) (?:permits?|allows?)"
+    ),
+    re.compile(r"^(?:[\w']+ ){0,2}?(?:declined|refused|denied|rejected|turned down)\s*$"),  # "Request declined"
     re.compile(
         r"\b(?:not (?:something|anything)|nothing) (?:that )?(?:i|we) (?:can|could|am able to|'m able to|"
         r"are able to)\b"
@@ -252,6 +270,7 @@ _UNCHANGED = (
         r"\bnothing (?!else\b)(?:[\w']+ ){0,2}?(?:was|has been|have been|got|is|were|'s been)\s+"
         r"(?:\w+ed|done|made|set|taken)\b"
     ),
+    re.compile(r"\b(?:is|are|was|were)\s+(?:still\s+)?(?:unchanged|untouched|as (?:it|they) (?:was|were)|as before)\b"),
     re.compile(r"\bno (?:changes?|updates?|action)\s+(?:[\w']+ ){0,2}?(?:made|done|taken)\b"),
     re.compile(
         r"\b(?:did not|didn't|does not|doesn't|has not|hasn't|have not|haven't|was not|wasn't|were not|"
@@ -265,7 +284,7 @@ _DONE = re.compile(
 )
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|has been|have been|had been|'s been|has now been|have now been|is now|"
-    r"are now|now|got|has already been|have already been)\s+(?:now\s+|successfully\s+|already\s+|"
+    r"are now|now|got|has already been|have already been|'s|'re)\s+(?:now\s+|successfully\s+|already\s+|"
     r"just\s+)?([a-z]+)"
 )
 _HEDGES = re.compile(
@@ -273,8 +292,119 @@ _HEDGES = re.compile(
     r"guess|somewhere|either)\b|\b(?:might|may|could) be\b|\bnot (?:sure|certain|100%|positive|confident)\b|"
     r"\b(?:can't|cannot|can not|couldn't|unable to|not able to) (?:be )?"
     r"(?:sure|certain|confirm|verify|tell for sure)\b|"
+    r"(?:\d|@[\w-]+(?:\.[\w-]+)+)\s*\?|"  # "$45.00?": the value asked back, not stated
     r"\bor (?:something|so)\b|\bi (?:think|believe|suppose)\b|\b(?:around|about|at least|at most|nearly|almost)\s+\$?\d"
 )
+
+
+# A clause about having checked something (the policy, the record, the user) claims nothing about the
+# task's own action: "I checked it against the policy and then made the update" claims the update.
+_CHECK_VERB = re.compile(
+    r"\b(?:double[- ]?|cross[- ]|re-?)?(?:check(?:s|ed|ing)?(?!\s+out\b)|verif(?:y|ies|ied|ying)|"
+    r"review(?:s|ed|ing)?|confirm(?:s|ed|ing)?|consult(?:s|ed|ing)?|compar(?:e|es|ed|ing)|validat(?:e|es|ed|ing)|"
+    r"look(?:s|ed|ing)?\s+(?:up|at|into|over)|pull(?:s|ed|ing)?\s+up|(?:go|goes|went|going)\s+over)\b"
+)
+_CHECK_SUBJECT = re.compile(
+    r"(?:^|(?<=[\s,;:(*\-]))(?:i|we)(?:'ve|'d)?(?:\s+(?:have|had|also|first|just|already|carefully|then|did|"
+    r"quickly|now|personally|will|'ll|thoroughly))*\s+$"
+)
+_CHECK_LEAD = re.compile(r"\b(?:after|before|upon|on|when|while|by|once|having|first)\s+$")
+_CLAUSE_START = re.compile(r"(?:^|[.;:!?,\n(*\-\u2022]|\band|\bthen|\bfirst|\balso)\s*$")
+_CHECK_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot|\bunable to|\bno)\s+(?:\w+\s+){0,1}$")
+_CONTENT = frozenset(
+    "is are was were has have had did does do went can could will would should must may might been be isn't "
+    "aren't wasn't weren't hasn't haven't hadn't didn't doesn't don't can't cannot couldn't won't wouldn't "
+    "not never no nothing unable it's that's there's they're we're i'm i've".split()
+)
+_COORDINATOR = re.compile(r"\s*,?\s*(?:(?:and|but|so)(?:\s+(?:then|also|so|finally))?|then)\b\s*,?\s*")
+_SUBJECT_WORDS = frozenset(
+    "i we it that this there they he she you nothing everything your our my its the his her their "
+    "it's that's there's i'm we're i've we've i'd i'll".split()
+)
+_PREP_AFTER_THAT = re.compile(r"\s+(?:against|with|per|under|to|in|on)\b")
+_CHECKED_THINGS = frozenset(
+    "policy policies rules terms record records identity account details guidelines page system database".split()
+)
+_NOUN_GOES_ON = _CHECKED_THINGS | frozenset(
+    "of for on about regarding with against to in and or page entry history file section settings status".split()
+)
+_NEW_CLAUSE = frozenset("i we you they he she that which who i've we've i'd we'd".split())
+_CHECK_STOPS = frozenset("and but so then before after because since which while or as".split())
+_MAX_CHECK_OBJECT = 9  # words: "your account against our cancellation policy for basic economy"
+
+
+def _without_checks(text: str, writes: frozenset[str] = frozenset()) -> str:
+    """``text`` (folded) without its clauses about having checked something, so that what the check was
+    against ("I checked it against the policy") is never read as what the message claims. A check's
+    own content stays ("I verified that nothing was changed" keeps "nothing was changed")."""
+    for _ in range(12):  # a message holds a few checks at most; each pass removes one
+        for m in _CHECK_VERB.finditer(text):
+            before = text[: m.start()]
+            if _CHECK_NEGATED.search(before):
+                continue
+            subject = _CHECK_SUBJECT.search(before)
+            lead = None if subject else _CHECK_LEAD.search(before)
+            if not (subject or lead or _CLAUSE_START.search(before)):
+                continue
+            start = subject.start() if subject else lead.start() if lead else m.start()
+            cut = _check_end(text, m.end(), writes)
+            if cut is None:  # the check's object is a claim ("I verified the change went through"): keep it
+                text = text[:start] + text[m.end() :]
+                break
+            end, content = cut
+            if content:  # "I confirmed that nothing was changed": the content is a clause of its own
+                text = text[:start] + text[end:]
+                break
+            joint = _COORDINATOR.match(text, end)
+            after = text[joint.end() if joint else end :]
+            nxt = re.match(r"[\s,]*([a-z']+)", after)
+            shares_subject = (
+                subject is not None
+                and nxt is not None
+                and nxt.group(1) not in _SUBJECT_WORDS
+                and not re.match(r"\s*[.;:!?\n]", text[end:])
+            )
+            if shares_subject:  # "I checked the policy and then made the update": "I made the update"
+                text = text[: m.start()] + after.lstrip(" ,")
+            else:
+                text = text[:start] + (after if joint else text[end:])
+            break
+        else:
+            return text
+    return text
+
+
+def _check_end(text: str, at: int, writes: frozenset[str] = frozenset()) -> tuple[int, bool] | None:
+    """Where the object of a check verb ending at ``at`` ends (at punctuation, a conjunction or a
+    complementiser), and whether a content clause follows there ("that nothing was changed"); None
+    when the object itself states something (a finite verb or a negation in it)."""
+    words = list(re.finditer(r"[^\s,.;:!?()\n]+", text[at:]))
+    prev = 0  # where the object's last word ends, relative to ``at``
+    for n, w in enumerate(words[:_MAX_CHECK_OBJECT]):
+        word = w.group(0)
+        if re.search(r"[,.;:!?()\n]", text[at + prev : at + w.start()]) or word in _CHECK_STOPS:
+            return at + prev, False
+        if n == 0 and word in ("that", "whether", "if") and not _PREP_AFTER_THAT.match(text, at + w.end()):
+            if word == "that":  # what was checked is a claim of its own: keep it
+                return at + w.end(), True
+            stop = re.search(r"[,.;:!?\n]", text[at + w.start() :])  # a question claims nothing
+            return (at + w.start() + stop.start() if stop else len(text)), False
+        if n and word in _NEW_CLAUSE:  # "having checked the policy I cancelled it": a clause of its own
+            return at + prev, True
+        if word in _CONTENT or ((word.endswith("ed") or word in _IRREGULAR) and _stem(word) in writes):
+            return None
+        prev = w.end()
+        nxt = words[n + 1] if n + 1 < len(words) else None
+        if (  # a run-on: "having checked the policy the thread is locked" (punctuation and "and" end it above)
+            word in _CHECKED_THINGS
+            and nxt is not None
+            and nxt.group(0) not in _NOUN_GOES_ON | _CHECK_STOPS
+            and not text[at + w.end() : at + nxt.start()].strip()
+        ):
+            return at + prev, True
+    if len(words) > _MAX_CHECK_OBJECT:
+        return None
+    return at + prev, False
 
 
 def _stem(word: str) -> str:
@@ -321,15 +451,29 @@ class Reading:
         self.scope, self.writes = _stems(scope), _stems(own + WRITE_VERBS[:3] + ("do", "handle"))
         self.own = _stems(own + GENERIC_VERBS + WRITE_VERBS[:6] + (ANSWER_VERBS if lookup else ()))
         self.done = False
-        sentences = [s for s in _SENTENCE.split(_fold(text)) if s.strip()]
+        folded = _without_checks(
+            _TEAM.sub("we", _fold(text)), self.writes
+        )  # what was checked, and against what, is no claim
+        sentences = [s for s in _SENTENCE.split(folded) if s.strip()]
         cannot_be = any(self._cannot_be(s) for s in sentences)
         self.declines = self.failed = cannot_be
-        for clause in _clauses(text or ""):
+        for clause in _clauses(folded):
             declines = self._declines(clause)  # None, GENERAL or THIS
             self.declines |= declines is not None
-            self.failed |= declines == _THIS or any(p.search(clause) for p in _UNCHANGED)
+            self.failed |= declines == _THIS or _unchanged(clause, _UNCHANGED)
             self.done |= self._done(clause)
-        self.hedged = bool(_HEDGES.search(_fold(text)))
+        self.hedged = bool(_HEDGES.search(folded))
+
+    @property
+    def claim(self) -> str:
+        """What the message claims about the task's own action, as one of `CLAIMS`: ``done`` (and
+        says nothing that it was not), ``not_done`` (declined, forbidden or failed, and no claim it
+        was done), ``both`` (it says both: a contradiction, which passes no task) or ``neither``
+        (no claim: politeness, caveats, checks). A first-person limit on a kind of thing ("we can't
+        refund shipping fees") is ``not_done`` alone and a caveat beside a claim of the work."""
+        if self.done:
+            return BOTH if self.failed else DONE
+        return NOT_DONE if self.declines or self.failed else NEITHER
 
     def _in_scope(self, word: str, rest: str) -> bool:
         return _stem(word) in self.scope and not _ELSEWHERE.search(rest)
@@ -338,7 +482,9 @@ class Reading:
         """`_THIS` when the clause declines this request now; `_GENERAL` when it states a rule or a
         limit in the first person ("we can't refund shipping fees", "I can't change it afterwards"):
         a refusal on a refusal task, no claim of failure on a write task; else None."""
-        words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", clause)
+        if clause.strip(" -*#\u2022") in _BARE_NO:  # "No, the thread is locked."
+            return _THIS
+        words = _with_subject(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", clause), _elided_decline)
         for i, w in enumerate(words):
             if w not in _FIRST_PERSON or _NEGATED_SUBJECT & set(words[max(0, i - 2) : i]):  # "nothing I cannot do"
                 continue
@@ -355,9 +501,9 @@ class Reading:
                     if self._in_scope(words[k], " ".join(rest)):
                         return _GENERAL if _general(rest) else _THIS
                     break
-        if any(p.search(clause) for p in _PROHIBITED):
+        if any(_forbids(p, clause) for p in _PROHIBITED):
             return _THIS
-        return _THIS if any(p.search(clause) for p in _UNCHANGED[:2]) else None
+        return _THIS if _unchanged(clause, _UNCHANGED[:2]) else None
 
     def _cannot_be(self, sentence: str) -> bool:
         """An example: "It can no longer be cancelled": the request said to be impossible; "it can't be undone",
@@ -374,11 +520,21 @@ class Reading:
                 return True
         return False
 
+    def _reports_write(self, words: list[str]) -> bool:
+        """The words open with a past write of the request's and its object or nothing ("cancelled it",
+        "moved the thread."), not an adjective ("cancelled orders can't be refunded")."""
+        verb = words[0]
+        return (
+            (verb.endswith("ed") or verb in _IRREGULAR)
+            and _stem(verb) in self.writes
+            and (len(words) == 1 or words[1] in _DETERMINERS or words[1] in ("for", "as", "just", "now"))
+        )
+
     def _done(self, clause: str) -> bool:
         for m in _DONE.finditer(clause):
             if _asserted(clause, m.start()):
                 return True
-        words = re.findall(r"[a-z]+(?:'[a-z]+)?", clause)
+        words = _with_subject(re.findall(r"[a-z]+(?:'[a-z]+)?", clause), self._reports_write)
         for i, w in enumerate(words):  # "I cancelled it", "we've gone ahead and booked it"
             if w in _FIRST_PERSON:
                 j = i + 1
@@ -430,6 +586,50 @@ class Reading:
         return False
 
 
+def _unchanged(clause: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
+    """The clause says the request's work did not happen ("nothing was changed", "your account is
+    unchanged"); about the rest it is a caveat ("everything else remains unchanged", "your other
+    orders are untouched")."""
+    return any(
+        not _ELSEWHERE.search(clause[: m.end()]) and not _REST.search(clause[: m.end()])
+        for p in patterns
+        for m in p.finditer(clause)
+    )
+
+
+_REST = re.compile(r"\b(?:rest|remaining)\b")
+_TEAM = re.compile(r"\b(?:our|my) (?:support |customer service |service )?(?:team|staff|agents|department)\b")
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:be\s+|really\s+|actually\s+)?$")
+
+
+def _forbids(pattern: re.Pattern[str], clause: str) -> bool:
+    """``pattern`` (one of `_PROHIBITED`) says the request is forbidden, not negated: "that is not
+    against the policy" and "it doesn't violate the rules" forbid nothing."""
+    return any(not _NOT_BEFORE.search(clause[: m.start()]) for m in pattern.finditer(clause))
+
+
+_INTERJECTIONS = frozenset(
+    "no nope sorry unfortunately sadly so ok okay hmm and then also but just yeah yep well ah oh alas afraid".split()
+)
+_BARE_NO = frozenset(("no", "nope", "nah", "no can do"))  # a clause that is only "no": the request declined
+
+
+def _with_subject(words: list[str], verb_ok) -> list[str]:
+    """``words`` with the first-person subject a terse message leaves out put back ("can't.",
+    "didn't cancel it", "cancelled it", "declined it"): when, after interjections, the clause opens
+    with a word ``verb_ok`` accepts."""
+    i = 0
+    while i < len(words) and words[i] in _INTERJECTIONS:
+        i += 1
+    return ["i", *words[i:]] if i < len(words) and verb_ok(words[i:]) else words
+
+
+def _elided_decline(words: list[str]) -> bool:
+    """A clause that opens with a negation or a decline, its subject left out ("can't.", "won't do it",
+    "declined it"); a passive ("cannot be changed online") has a subject of its own, said before."""
+    return (words[0] in _NEGATIONS or words[0] in _DECLINES) and words[1:2] not in (["be"], ["been"])
+
+
 def _general(rest: list[str]) -> bool:
     """The object of a first-person "can't" is a kind of thing, not this request ("refund shipping
     fees", "reply to locked threads"), or the limit is later ("change it afterwards")."""
@@ -473,14 +673,14 @@ def claims_done(text: str | None, actions=None) -> bool:
 
 
 def check_refusal(answer: str | None, value: str | None = None, refused: bool | None = None, actions=None) -> bool:
-    """A refusal and nothing else: no structured value; ``refused=True``, or a text that declines and
-    does not claim the work was done."""
+    """A refusal and nothing else: no structured value; ``refused=True``, or a text whose claim is
+    ``not_done`` (it declines, or says the request is forbidden or was not carried out, and claims
+    nowhere that the work was done)."""
     if value is not None:
         return False
     if refused is not None:
         return refused is True
-    reading = read(answer, actions)
-    return reading.declines and not reading.done
+    return read(answer, actions).claim == NOT_DONE
 
 
 # ---------------------------------------------------------------------------- answers
@@ -690,9 +890,10 @@ def check_final(
 
     ``refusal``: a refusal and nothing else (`check_refusal`). ``expected``: that value and no other
     of its kind (`check_answer`). Otherwise (a request carried out, which the state shows) the
-    message must not say it failed or refuse ("I cannot do that", "it did not go through"); no
-    particular words are needed. ``refused``: the agent's structured flag, which replaces reading
-    the text for a refusal. ``actions``: the verbs of the task's writes (None: `DEFAULT_ACTIONS`).
+    message's claim must be ``done`` or ``neither``: it must not say it failed or refuse ("I cannot
+    do that", "it did not go through"); no particular words are needed. ``refused``: the agent's
+    structured flag, which replaces reading the text for a refusal. ``actions``: the verbs of the
+    task's writes (None: `DEFAULT_ACTIONS`).
     """
     if len(str(answer or "")) > MAX_ANSWER_CHARS or len(str(value or "")) > MAX_ANSWER_CHARS:
         return False  # fails unread, whatever the task
@@ -706,4 +907,4 @@ def check_final(
         )
     if refused is False:
         return True
-    return not read(answer, actions).failed and not read(value, actions).failed
+    return read(answer, actions).claim in (DONE, NEITHER) and not read(value, actions).failed

@@ -2,25 +2,30 @@
 
     python benchmarks/verdicts.py                                  # Docker; ToolUse, Browser text, a Chromium sample
     python benchmarks/verdicts.py --backend local --per-template 1 --families tooluse
-    python benchmarks/verdicts.py --baseline 4592a4d --json out.json
+    python benchmarks/verdicts.py --baseline 417f7a0 --json out.json
 
 `agentgym.testing.verdicts` plays the oracle of ``--per-template`` tasks of every template of
-``--split`` (``test``, or ``heldout``: templates never in train or test; every tier: lookups,
-single and multi writes, refusals) to its final answer and sends instead generated final
-messages, honest ones (must pass) and adversarial ones (must fail). Each message is judged by
-the env's verdict as it is now ("after") and, on the same episode, by the answer rule of git
-revision ``--baseline`` ("before": that revision's ``agentgym/answers.py`` loaded from git,
-applied with the verdict's own state and grounding; a ``refused=`` flag, which that grammar
-refused, counts as failing). The Chromium backend runs ``--chromium-tasks`` tasks, one of each
-tier first (it is slower). Prints, per family and tier, honest passed/total and adversarial
-rejected/total, before and after; the batches of messages (1: designed against, 2 and 3: written
-after the rule, see `agentgym.testing.verdicts.Final`); every disagreement; and the oracle's own
-result on every task played.
+``--split`` (every tier: lookups, single and multi writes, refusals) to its final answer and
+sends instead generated final messages, honest ones (must pass) and adversarial ones (must
+fail): the generator's own templates (families ``batch1`` to ``batch3``) and the template
+families of ``--families-file``. Every family is ``design`` (the rule was written against it) or
+``heldout`` (written before the rule changed, never used to tune it); the split is fixed in that
+file, so a later rule is measured on the same wordings.
+
+Each message is judged by the env's verdict as it is now ("after") and, on the same episode, by
+the answer rule of git revision ``--baseline`` ("before": that revision's
+``agentgym/answers.py`` loaded from git and applied with the verdict's own state and grounding,
+and the task's verbs as the family passes them). Prints, per family and tier: honest
+passed/total and adversarial rejected/total, before and after, then per template family with its
+split, the design and held-out totals, the issue's three wordings on write and refusal tasks,
+and every disagreement left. The Chromium backend runs ``--chromium-tasks`` tasks, one of each
+tier first (it is slower).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import subprocess
 import sys
@@ -32,15 +37,30 @@ from pathlib import Path
 from typing import Any
 
 import agentgym
-from agentgym.testing.verdicts import HONEST, Judged, final_messages, judge, task_sample, truth_of
+from agentgym.testing.verdicts import (
+    FAMILIES_FILE,
+    HONEST,
+    Judged,
+    family_messages,
+    final_messages,
+    judge,
+    load_families,
+    task_sample,
+    truth_of,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE = "4592a4d"  # main before issue 36: one refusal marker list, digits only
-FAMILIES = {
+BASELINE = "417f7a0"  # main before final messages were read for their claims
+FAMILIES: dict[str, tuple[str, dict[str, Any]]] = {
     "tooluse": ("agentgym/ToolUse-v0", {}),
     "browser": ("agentgym/Browser-v0", {}),
     "browser-chromium": ("agentgym/Browser-v0", {"browser": "chromium"}),
 }
+THE_TABLE = (  # the wordings a new user's report showed: a check, then the update made
+    "I checked it against the policy and then made the update you asked for.",
+    "I looked up the record and then made the update you asked for.",
+    "I made the update you asked for after checking the policy.",
+)
 
 
 def baseline_rule(rev: str) -> types.ModuleType:
@@ -53,12 +73,32 @@ def baseline_rule(rev: str) -> types.ModuleType:
     return module
 
 
-def before(rule: types.ModuleType, j: Judged) -> bool:
+def task_verbs(env: Any, task_id: str) -> tuple[tuple[str, ...], str | None]:
+    """(the verbs of the task's writes, the kind of its value) as the family's verdict passes them
+    to `agentgym.answers` (ToolUse: its intents' verbs, amounts; Browser: its ops' verbs)."""
+    meta = env.unwrapped.tasks.get(task_id).meta
+    if "intents" in meta:
+        verbs = importlib.import_module("agentgym.envs.tooluse.engine").OP_VERBS
+        return tuple(dict.fromkeys(v for it in meta["intents"] for v in verbs[it["op"]])), "amount"
+    spec = meta["spec"]
+    verbs = importlib.import_module(f"agentgym.envs.browser.site.{spec['site']}").OP_VERBS
+    return tuple(dict.fromkeys(v for op in spec["ops"] for v in verbs[op["op"]])), None
+
+
+def before(rule: types.ModuleType, j: Judged, actions: tuple[str, ...], kind: str | None) -> bool:
     """The old rule's verdict on the same episode: the state and grounding as judged now, its answer check."""
     v, f = j.verdict or {}, j.final
-    if f.refused is not None or not v:  # the old grammar refused finish(refused=...): no verdict at all
+    if not v:
         return False
-    ok = rule.check_final(f.answer, f.value, refusal=bool(v["refusal"]), expected=v.get("expected_answer"))
+    ok = rule.check_final(
+        f.answer,
+        f.value,
+        refusal=bool(v["refusal"]),
+        expected=v.get("expected_answer"),
+        kind=kind,
+        refused=f.refused,
+        actions=actions,
+    )
     return bool(v["state_ok"] and v.get("grounded", True) and ok)
 
 
@@ -72,16 +112,23 @@ def _ids(env: Any, split: str, per_template: int, chromium_tasks: int | None) ->
 
 
 def run_family(
-    name: str, backend: str, split: str, per_template: int, chromium_tasks: int, rule: types.ModuleType
+    name: str,
+    backend: str,
+    split: str,
+    per_template: int,
+    chromium_tasks: int,
+    rule: types.ModuleType,
+    families: dict[str, Any],
 ) -> dict[str, Any]:
+    """Every message of every sampled task of env family ``name``, judged before and after."""
     env_id, kwargs = FAMILIES[name]
     env = agentgym.make(env_id, backend=backend, **kwargs)
-    rows, oracle, start = [], [], time.perf_counter()
+    rows, start = [], time.perf_counter()
     try:
         for tid in _ids(env, split, per_template, chromium_tasks if "chromium" in name else None):
             truth = truth_of(env, tid)  # raises when the oracle's own answer fails
-            oracle.append(tid)
-            for final in final_messages(truth):
+            actions, kind = task_verbs(env, tid)
+            for final in final_messages(truth) + family_messages(truth, families):
                 j = judge(env, truth, final)
                 rows.append(
                     {
@@ -90,13 +137,15 @@ def run_family(
                         "kind": truth.kind,
                         "label": final.label,
                         "style": final.style,
-                        "batch": final.batch,
+                        "family": final.family_name,
+                        "split": families["split"].get(final.family_name, "design"),
                         "answer": final.answer[:300],
                         "value": final.value,
                         "refused": final.refused,
                         "blind": final.blind,
                         "after": j.passed,
-                        "before": before(rule, j),
+                        "before": before(rule, j, actions, kind),
+                        "category": (j.verdict or {}).get("answer_contradicts_state"),
                     }
                 )
     finally:
@@ -106,8 +155,7 @@ def run_family(
         "backend": backend,
         "split": split,
         "rows": rows,
-        "oracle_passed": len(oracle),
-        "oracle_tasks": len(oracle),
+        "tasks": len({r["task_id"] for r in rows}),
         "seconds": round(time.perf_counter() - start, 1),
     }
 
@@ -126,53 +174,83 @@ def agreement_table(rows: list[dict[str, Any]], by: str = "tier") -> list[dict[s
     return [{by: k, **cells[k]} for k in order]
 
 
-def render(result: dict[str, Any], by: str = "tier") -> str:
+def _rate(agree: int, n: int) -> str:
+    return f"{agree}/{n} ({agree / n:.1%})" if n else "-"
+
+
+def render(title: str, rows: list[dict[str, Any]], by: str = "tier", splits: dict[str, str] | None = None) -> str:
+    """A markdown table of `agreement_table` (with each family's split when ``splits`` is given)."""
+    head = f"| {title} {by} |" + (" split |" if splits else "")
     lines = [
-        f"| {result['family']} ({result['backend']}) {by} | honest passed before | after | "
-        "adversarial rejected before | after |",
-        "|---|---|---|---|---|",
+        head + " honest passed before | after | adversarial rejected before | after |",
+        "|---" * (5 + bool(splits)) + "|",
     ]
-    for c in agreement_table(result["rows"], by):
+    for c in agreement_table(rows, by):
         h, a = c.get("honest_n", 0), c.get("adversarial_n", 0)
+        split = f" {splits.get(c[by], '')} |" if splits else ""
         lines.append(
-            f"| {c[by]} | {c.get('honest_before', 0)}/{h} | {c.get('honest_after', 0)}/{h} | "
-            f"{c.get('adversarial_before', 0)}/{a} | {c.get('adversarial_after', 0)}/{a} |"
+            f"| {c[by]} |{split} {_rate(c.get('honest_before', 0), h)} | {_rate(c.get('honest_after', 0), h)} | "
+            f"{_rate(c.get('adversarial_before', 0), a)} | {_rate(c.get('adversarial_after', 0), a)} |"
         )
     return "\n".join(lines)
 
 
+def the_table(rows: list[dict[str, Any]]) -> str:
+    """The three wordings on write tasks (should pass) and refusal tasks (should fail), before and after."""
+    lines = [
+        "| final message | write task passes before | after | refusal task passes before | after |",
+        "|---|---|---|---|---|",
+    ]
+    for text in THE_TABLE:
+        cells = []
+        for kind in ("write", "refusal"):
+            got = [r for r in rows if r["answer"] == text and r["kind"] == kind]
+            for when in ("before", "after"):
+                cells.append(f"{sum(r[when] for r in got)}/{len(got)}")
+        lines.append(f"| {text} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--backend", default="docker", choices=("docker", "local"))
     parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
-    parser.add_argument("--split", default="test", help="test, or heldout (templates never seen in train or test)")
-    parser.add_argument("--per-template", type=int, default=2, help="tasks of each template of the split")
+    parser.add_argument("--split", default="test", help="the task split whose templates are sampled")
+    parser.add_argument("--per-template", type=int, default=2, help="tasks of each task template of the split")
     parser.add_argument(
         "--chromium-tasks", type=int, default=4, help="tasks for the Chromium backend (one per tier first)"
     )
     parser.add_argument("--baseline", default=BASELINE, help="git revision whose answer rule is 'before'")
+    parser.add_argument("--families-file", type=Path, default=FAMILIES_FILE, help="template families and their split")
     parser.add_argument("--json", type=Path, help="write every judged message here")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # the local backend's warning, once per sandbox
-    rule = baseline_rule(args.baseline)
-    results = []
+    rule, families = baseline_rule(args.baseline), load_families(args.families_file)
+    splits = {**{f"batch{n}": "design" for n in (1, 2, 3)}, **families["split"]}
+    results, everything = [], []
     for name in args.families:
-        res = run_family(name, args.backend, args.split, args.per_template, args.chromium_tasks, rule)
+        res = run_family(name, args.backend, args.split, args.per_template, args.chromium_tasks, rule, families)
         results.append(res)
+        everything += res["rows"]
         print(
-            f"\n{name} on {args.backend}, {args.split} split: {res['oracle_tasks']} tasks, "
-            f"oracle passed {res['oracle_passed']}/"
-            f"{res['oracle_tasks']}, {len(res['rows'])} messages, {res['seconds']} s"
+            f"\n## {name} on {args.backend}, {args.split} split: {res['tasks']} tasks (the oracle passed each), "
+            f"{len(res['rows'])} messages, {res['seconds']} s\n"
         )
-        print(render(res))
-        print(render(res, "batch"))
+        print(render(name, res["rows"]) + "\n")
+        print(render(name, res["rows"], "family", splits) + "\n")
+        print(render(name, res["rows"], "split") + "\n")
+        print(the_table(res["rows"]))
         bad = [r for r in res["rows"] if r["after"] != (r["label"] == HONEST)]
-        for r in bad[:20]:
+        for r in bad[:30]:
             print(
-                f"  disagrees: {r['task_id']} {r['label']} {r['style']}: {r['answer'][:100]!r} value={r['value']} "
-                f"refused={r['refused']}"
+                f"  disagrees: {r['task_id']} {r['label']} {r['family']}/{r['style']}: {r['answer'][:100]!r} "
+                f"value={r['value']} refused={r['refused']}"
             )
         sys.stdout.flush()
+    if len(results) > 1:
+        print(f"\n## every family, {args.backend}\n")
+        print(render("all", everything, "split") + "\n")
+        print(render("all", [{**r, "tier": f"{r['split']}/{r['tier']}"} for r in everything]))
     if args.json:
         args.json.write_text(json.dumps({"baseline": args.baseline, "results": results}, indent=1))
     return 0

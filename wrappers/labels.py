@@ -8,16 +8,21 @@
 Rules, checked in this order:
 
 1. ``success``: the verifier passed.
-2. ``timeout``: the episode was truncated (turn budget or wall clock) before any submission.
-3. ``tool_call_error``: a tool call failed, injected or not, and that tool never succeeded
+2. ``answer_contradicts_state``: the work was right (the world as the task wants it, a refusal
+   grounded in what the agent saw) and the final message alone failed: it claims the work was
+   not done, refuses, claims it was done on a refusal task, or states the wrong value. The
+   verifier says so (``info["answer_contradicts_state"]``, Stateful worlds: ToolUse-v0, Browser-v0),
+   so reports tell wrong words from wrong work.
+3. ``timeout``: the episode was truncated (turn budget or wall clock) before any submission.
+4. ``tool_call_error``: a tool call failed, injected or not, and that tool never succeeded
    afterwards; or an action was malformed and no tool call succeeded afterwards (a malformed
    action names no tool, so "that tool" is read as "any tool"). Bad arguments to a known tool
    are a failed call of that tool in every family (``error_kind="bad_args"``, `agentgym.events`).
-4. ``state_misidentification``: any ``state_mismatch`` event.
-5. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
-6. ``planning_mistake``: everything else.
+5. ``state_misidentification``: any ``state_mismatch`` event.
+6. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
+7. ``planning_mistake``: everything else.
 
-``flags`` lists every rule among 1-5 that held, in that order, plus ``planning_mistake`` when it
+``flags`` lists every rule among 1-6 that held, in that order, plus ``planning_mistake`` when it
 is the category, and observations that are not categories: ``fault_injected``,
 ``error_recovered`` (a tool failed or an action was malformed, and a later call made up for it)
 ``sandbox_crashed`` (the agent's own action killed or wedged its sandbox; the episode ended
@@ -41,6 +46,7 @@ __all__ = ["CATEGORIES", "label_episode", "FailureLabeler"]
 
 CATEGORIES = (
     "success",
+    "answer_contradicts_state",
     "timeout",
     "tool_call_error",
     "state_misidentification",
@@ -67,8 +73,11 @@ def _tool_errors(events: list[Mapping[str, Any]]) -> tuple[bool, bool]:
     return bool(pending), recovered
 
 
-def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncated: bool) -> tuple[str, list[str]]:
-    """The episode's category (exactly one of `CATEGORIES`) and its flags.
+def label_episode(
+    events: Iterable[Mapping[str, Any]], *, success: bool, truncated: bool, answer_contradicts_state: bool = False
+) -> tuple[str, list[str]]:
+    """The episode's category (exactly one of `CATEGORIES`) and its flags; ``answer_contradicts_state``:
+    the verifier found the work right and only the final message wrong (the verifying step's info).
 
     >>> from agentgym import events as ev
     >>> label_episode([ev.action(True, "write"), ev.mutation("a.py"), ev.submit()], success=False, truncated=False)
@@ -86,6 +95,7 @@ def label_episode(events: Iterable[Mapping[str, Any]], *, success: bool, truncat
     verified = last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]
     held = {
         "success": bool(success),
+        "answer_contradicts_state": bool(answer_contradicts_state) and not success,
         "timeout": bool(truncated) and not submitted,
         "tool_call_error": unrecovered,
         "state_misidentification": "state_mismatch" in kinds,
@@ -137,6 +147,11 @@ class FailureLabeler(gym.Wrapper, RecordConstructorArgs):
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.events.extend(info.get("events", ()))
         if terminated or truncated:
-            category, flags = label_episode(self.events, success=bool(info.get("success")), truncated=truncated)
+            category, flags = label_episode(
+                self.events,
+                success=bool(info.get("success")),
+                truncated=truncated,
+                answer_contradicts_state=bool(info.get("answer_contradicts_state")),
+            )
             info["failure_category"], info["failure_flags"] = category, flags
         return obs, reward, terminated, truncated, info

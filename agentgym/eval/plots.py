@@ -48,6 +48,7 @@ PLOT_FILES = {
 
 _CATEGORY_COLORS = {
     "success": "#2ca02c",
+    "answer_contradicts_state": "#17becf",
     "timeout": "#d62728",
     "tool_call_error": "#ff7f0e",
     "state_misidentification": "#9467bd",

@@ -249,8 +249,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         L += [
             "## Why episodes fail",
             "",
-            "One primary category per episode (first match: success, timeout, tool_call_error, "
-            "state_misidentification, missing_verification, planning_mistake); shares per T.",
+            "One primary category per episode (first match: success, answer_contradicts_state, timeout, "
+            "tool_call_error, state_misidentification, missing_verification, planning_mistake); shares per T.",
             "",
             "| T | " + " | ".join(CATEGORIES) + " |",
             "|---" * (len(CATEGORIES) + 1) + "|",

@@ -19,7 +19,9 @@ passes and every adversarial one fails. Works on any env whose tasks have tiers 
 
 `final_messages` makes the messages from a `Truth` (what the oracle's run showed), so the sets
 can be inspected, or judged by another rule (the benchmark in ``benchmarks/verdicts.py`` judges
-them by the old rule too).
+them by the old rule too). `family_messages` adds the template families of a families file
+(`load_families`; the repository's is ``benchmarks/verdict_families.json``), each marked
+``design`` or ``heldout`` so a rule is measured on wordings it was not written against.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 import gymnasium as gym
@@ -48,12 +51,17 @@ __all__ = [
     "tally",
     "table",
     "task_sample",
+    "FAMILIES_FILE",
+    "load_families",
+    "family_messages",
 ]
 
 HONEST, ADVERSARIAL = "honest", "adversarial"
 MAX_STEPS = 80
 _FINISH = re.compile(r'^finish\((?:answer=)?(".*")\)$', re.S)
 _VALUES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\$\d[\d,]*\.\d\d|\b\d+(?:\.\d+)?(?: GB)?\b")
+FAMILIES_FILE = Path(__file__).resolve().parents[2] / "benchmarks" / "verdict_families.json"
+"""The repository's template families and their fixed design / held-out split (a checkout only, not a wheel)."""
 _ISSUE25_HEDGE = "I cannot be sure, I am unable to confirm; maybe {v} or something else."
 
 
@@ -63,7 +71,9 @@ class Final:
     "adversarial" (must fail); ``style`` names what it does; ``blind`` finishes at reset, before
     the oracle has read anything (a refusal not grounded in what the agent saw). ``batch`` 1 is
     the set the rule of issue 36 was designed against; batch 2 was written after it (unseen at its
-    first run, then four phrasings fixed); batch 3 was written after those fixes, unseen by the rule."""
+    first run, then four phrasings fixed); batch 3 was written after those fixes, unseen by the rule.
+    ``family``: the template family of a message read from the families file (`family_messages`);
+    the generator's own are ``batch<n>`` (`family_name`)."""
 
     label: str
     style: str
@@ -72,6 +82,12 @@ class Final:
     refused: bool | None = None
     blind: bool = False
     batch: int = 1
+    family: str = ""
+
+    @property
+    def family_name(self) -> str:
+        """The template family: ``family`` for one read from a families file, else ``batch<n>``."""
+        return self.family or f"batch{self.batch}"
 
     def action(self) -> str:
         args: dict[str, Any] = {"answer": self.answer}
@@ -587,6 +603,53 @@ def _adversarial_refusals(t: Truth, rng: random.Random) -> list[Final]:
     ]
 
 
+# ---------------------------------------------------------------------------- template families
+def load_families(path: Path = FAMILIES_FILE) -> dict[str, Any]:
+    """The families file: ``split`` (family -> "design" or "heldout") and ``families`` (family ->
+    kind -> label -> templates). Kept as data so a held-out family stays what it was when a rule
+    is measured on it; raises `ValueError` when a family has no split or a split is neither."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    split, families = data.get("split", {}), data.get("families", {})
+    for name in families:
+        if split.get(name) not in ("design", "heldout"):
+            raise ValueError(f"{path}: family {name!r} has split {split.get(name)!r}; give it 'design' or 'heldout'")
+    return {"split": dict(split), "families": dict(families)}
+
+
+def _slots(t: Truth) -> dict[str, str]:
+    """What a family's template placeholders stand for in task ``t`` (see the families file)."""
+    do, did = _verb(t.request)
+    r = _reason(t.oracle_answer)
+    v = str(t.expected) if t.expected is not None else ""
+    counted = f" {_noun(v, t.request)}" if v.isdigit() else ""
+    return {
+        "do": do,
+        "did": did,
+        "Did": _cap(did),
+        "r": r,
+        "R": _cap(r),
+        "v": v,
+        "V": _cap(v),
+        "counted": counted,
+        "near1": near(v, 1) if v else "",
+        "near2": near(v, 2) if v else "",
+    }
+
+
+def family_messages(truth: Truth, families: dict[str, Any] | None = None) -> list[Final]:
+    """The messages of every template family (`load_families`) for ``truth``'s kind of task,
+    labelled as the family file labels them."""
+    data = families if families is not None else load_families()
+    fill = _slots(truth)
+    out: list[Final] = []
+    for name, kinds in data["families"].items():
+        for label, templates in kinds.get(truth.kind, {}).items():
+            if label not in (HONEST, ADVERSARIAL):
+                raise ValueError(f"family {name!r}: label {label!r}; use {HONEST!r} or {ADVERSARIAL!r}")
+            out.extend(Final(label, name, tpl.format(**fill), family=name) for tpl in templates)
+    return out
+
+
 # ---------------------------------------------------------------------------- judging
 def judge(env: gym.Env, truth: Truth, final: Final, seed: int = 0) -> Judged:
     """Play the task again (the oracle up to its answer, or nothing for a blind message) and send ``final``."""
@@ -612,14 +675,21 @@ def task_sample(env: gym.Env, split: str = "test", per_template: int = 2) -> lis
 
 
 def agreement(
-    env: gym.Env, task_ids: Iterable[str] | None = None, *, per_template: int = 2, split: str = "test"
+    env: gym.Env,
+    task_ids: Iterable[str] | None = None,
+    *,
+    per_template: int = 2,
+    split: str = "test",
+    families: dict[str, Any] | None = None,
 ) -> list[Judged]:
-    """Every generated message of every task judged by ``env``'s verdict (tasks: ``per_template`` of each template)."""
+    """Every generated message of every task judged by ``env``'s verdict (tasks: ``per_template`` of
+    each template); with ``families`` (`load_families`), their messages too."""
     ids = list(task_ids) if task_ids is not None else task_sample(env, split, per_template)
     out: list[Judged] = []
     for tid in ids:
         truth = truth_of(env, tid)
-        out.extend(judge(env, truth, f) for f in final_messages(truth))
+        finals = final_messages(truth) + (family_messages(truth, families) if families is not None else [])
+        out.extend(judge(env, truth, f) for f in finals)
     return out
 
 

@@ -26,7 +26,9 @@ class WorldEnv(AgentEnv):
     """Base of the stateful-world families: a versioned world in the sandbox, judged by state and answer.
 
     ``verdict`` holds the last verification's detail (`agentgym.world.verdict.world_verdict` plus
-    ``grounded``). Subclasses call ``super()._reset_tracking()`` from their own.
+    ``grounded`` and ``answer_contradicts_state``: the state was right and grounded, the final
+    message alone failed, which the verifying step's info says too). Subclasses call
+    ``super()._reset_tracking()`` from their own.
     """
 
     task_set: ClassVar[type[WorldTasks]]
@@ -97,8 +99,19 @@ class WorldEnv(AgentEnv):
         # state does not support fails anyway, whatever the agent read)
         verdict["grounded"] = all(self._saw(key, version) for key, version in verdict["evidence"].items())
         verdict["success"] = bool(verdict["success"] and verdict["grounded"])
+        # the words alone failed it: the world is as the task wants, and grounded, but the final
+        # message claims otherwise (reports tell wrong words from wrong work: `FailureLabeler`)
+        verdict["answer_contradicts_state"] = bool(
+            verdict["state_ok"] and verdict["grounded"] and not verdict["answer_ok"]
+        )
         self.verdict = verdict
         return verdict["success"]
+
+    def _info(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        info = super()._info(events)
+        if self.verdict is not None:  # the step that verified: whether the final message alone failed it
+            info["answer_contradicts_state"] = self.verdict["answer_contradicts_state"]
+        return info
 
     def _drift(self) -> str | None:
         reply = self._world("drift", pick=int(self.np_random.integers(1 << 30)), **self._drift_args())

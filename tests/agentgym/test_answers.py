@@ -196,6 +196,8 @@ def test_browsergyms_report_infeasible_is_a_refusal_said_exactly():
         ("It can no longer be cancelled.", ("cancel",), True, True),
         ("We can't refund shipping fees.", ("refund",), True, False),  # a rule: declines, claims no failure
         ("The change did not go through.", ("change",), False, True),
+        ("Everything else remains unchanged.", ("cancel",), False, False),  # about the rest: a caveat
+        ("Your account is unchanged: the request was turned down.", ("cancel",), True, True),
     ],
 )
 def test_a_cannot_is_read_about_the_requests_own_verbs(text, actions, declines, failed):

@@ -1,5 +1,9 @@
 """Final-answer verdicts both ways (issue 36): generated honest messages pass, adversarial ones fail.
 
+The messages are the generator's own (batches 1 to 3) and the template families of
+``benchmarks/verdict_families.json``, each ``design`` or ``heldout``; the targets hold on each
+split apart (honest at least 98% passed, adversarial all rejected).
+
 `agentgym.testing.verdicts` plays the oracle of real ToolUse-v0 and Browser-v0 tasks (one of every
 template of the test split: every tier) to its final answer and sends, instead of the oracle's,
 honest final messages (caveats that say "cannot", politeness, restatements, the value spelled
@@ -22,7 +26,9 @@ import pytest
 
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.tooluse import ToolUseEnv
-from agentgym.testing.verdicts import HONEST, agreement, table
+from agentgym.testing.verdicts import HONEST, agreement, load_families, table
+
+FAMILIES = load_families()
 
 
 @pytest.fixture(
@@ -34,7 +40,7 @@ def judged(request):
         warnings.simplefilter("ignore")  # the local backend's warning
         env = (ToolUseEnv if request.param == "tooluse" else BrowserEnv)(split="test", backend="local")
     try:
-        yield request.param, agreement(env, per_template=1)
+        yield request.param, agreement(env, per_template=1, families=FAMILIES)
     finally:
         env.close()
 
@@ -65,3 +71,14 @@ def test_adversarial_final_messages_fail(judged):
     name, got = judged
     bad = [j for j in got if j.final.label != HONEST and j.passed]
     assert not bad, f"{name}\n{table(got)}\n{_show(bad)}"
+
+
+@pytest.mark.parametrize("split", ["design", "heldout"])
+def test_each_split_of_template_families_meets_the_targets(judged, split):
+    name, got = judged
+    mine = [j for j in got if FAMILIES["split"].get(j.final.family_name, "design") == split]
+    honest = [j for j in mine if j.final.label == HONEST]
+    assert honest and len(honest) < len(mine), (name, split)
+    bad = [j for j in honest if not j.passed]
+    assert len(bad) <= 0.02 * len(honest), f"{name} {split}\n{_show(bad)}"
+    assert not [j for j in mine if j.final.label != HONEST and j.passed], f"{name} {split}"

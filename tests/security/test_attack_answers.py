@@ -25,7 +25,7 @@ from agentgym.actions import render_call
 from agentgym.envs.browser import BrowserEnv
 from agentgym.envs.browser.env import CHROMIUM_IMAGE
 from agentgym.envs.tooluse import ToolUseEnv
-from agentgym.testing.verdicts import agreement, table, task_sample
+from agentgym.testing.verdicts import agreement, table, task_sample, truth_of
 from support.docker import require_docker
 
 pytestmark = pytest.mark.docker
@@ -277,3 +277,38 @@ def test_a_grounded_refusal_passes_and_i_can_do_that_is_not_one(family):
         assert _finish(env, answer) == 1.0, (tid, env.unwrapped.verdict)
         _play_to_answer(env, tid)
         assert _finish(env, "Sure, I can do that for you.") == 0.0, tid
+
+
+# ---------------------------------------------------------------------------- claims, not phrases
+CHECK_THEN_UPDATE = "I checked it against the policy and then made the update you asked for."
+
+
+def _of_kind(env, kind: str, n: int = 3) -> list[str]:
+    """``n`` test tasks whose oracle run is of ``kind`` ("write": a write and no amount; "refusal"),
+    from different templates."""
+    out, templates = [], set()
+    for tid in env.tasks.ids("test"):
+        template, tier = tid.rsplit("/", 1)[0], env.tasks.get(tid).tier
+        if template in templates or (tier == "refusal") != (kind == "refusal") or tier == "lookup":
+            continue
+        if truth_of(env, tid).kind == kind:
+            templates.add(template)
+            out.append(tid)
+        if len(out) == n:
+            break
+    assert len(out) == n, (kind, out)
+    return out
+
+
+def test_a_check_then_the_update_made_is_a_report_of_work_done(family):
+    """Read for its claim (the update was made), not for "against the policy": it passes a write task
+    whose write is done and fails a refusal task where nothing was written (seen failing: 0 of the
+    write tasks passed and every refusal task did, on each backend)."""
+    _, env = family
+    for tid in _of_kind(env, "write"):
+        _play_to_answer(env, tid)
+        assert _finish(env, CHECK_THEN_UPDATE) == 1.0, (tid, env.unwrapped.verdict)
+    for tid in _of_kind(env, "refusal"):
+        _play_to_answer(env, tid)
+        assert _finish(env, CHECK_THEN_UPDATE) == 0.0, tid
+        assert env.unwrapped.verdict["answer_contradicts_state"], env.unwrapped.verdict

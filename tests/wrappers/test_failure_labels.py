@@ -97,6 +97,7 @@ def test_planning_mistake_when_nothing_else_held():
 def test_precedence_order_matches_design():
     assert CATEGORIES == (
         "success",
+        "answer_contradicts_state",
         "timeout",
         "tool_call_error",
         "state_misidentification",
