@@ -345,26 +345,22 @@ def _self_attr(expr: ast.expr) -> str | None:
 
 def target_route(walker: Walker, target: str) -> dict[str, Any]:
     """The route of one call of ``target`` (``module:function``): the chain of calls that leads from
-    the start to it, then everything it calls, in reading order; the files it crosses and how often
-    the reader re-enters each (a file read, left and entered again)."""
+    the start to it, then everything it calls (read afresh, so a function the reader met earlier on
+    another path still counts), in reading order; the files it crosses and how often the reader
+    re-enters each (a file read, left and entered again)."""
     module, name = target.split(":")
     path = module.replace(".", "/") + ".py"
     key = next((k for k in walker.parents if k == (path, name)), None)
     if key is None:
         return {"target": target, "reached": False}
-    chain, k = set(), key
+    chain: list[tuple[str, str]] = []
+    k = walker.parents[key]
     while k is not None:
-        chain.add(k)
+        chain.insert(0, k)
         k = walker.parents[k]
-
-    def under(k: tuple[str, str] | None) -> bool:
-        while k is not None:
-            if k == key:
-                return True
-            k = walker.parents[k]
-        return False
-
-    route = [f.key for f in walker.route if f.key in chain or under(f.key)]
+    fresh = Walker(walker.source)
+    fresh.read(next(f for f in walker.route if f.key == key))
+    route = chain + [f.key for f in fresh.route]
     entries = Counter(p for i, (p, _) in enumerate(route) if i == 0 or route[i - 1][0] != p)
     return {
         "target": target,

@@ -101,3 +101,22 @@ def test_an_unknown_start_is_an_error(tmp_path: Path, trainer_walk) -> None:
     (tmp_path / "baselines").mkdir()
     with pytest.raises(SystemExit, match="no such function"):
         trainer_walk.walk(tmp_path, None, "baselines.main:main")
+
+
+def test_the_route_of_one_target_is_its_call_chain_and_what_it_calls(tmp_path: Path, trainer_walk) -> None:
+    """``--target``: main -> loop.train -> Model.step -> helpers.tidy, and nothing read beside that chain."""
+    (tmp_path / "baselines").mkdir()
+    for name, text in FILES.items():
+        (tmp_path / "baselines" / name).write_text(text)
+    r = trainer_walk.walk(tmp_path, None, "baselines.main:main", target="baselines.model:Model.step")
+    route = r["target_route"]
+    assert route["reached"] and route["route"] == [
+        "baselines/main.py:main",
+        "baselines/loop.py:train",
+        "baselines/model.py:Model.step",
+        "baselines/helpers.py:tidy",  # read before, under loop.train, and still part of step's route
+    ]
+    assert route["files"] == 4 and route["max_reentries"] == 0
+    assert trainer_walk.walk(tmp_path, None, "baselines.main:main", target="baselines.model:nothing")[
+        "target_route"
+    ] == {"target": "baselines.model:nothing", "reached": False}
