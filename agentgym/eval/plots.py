@@ -23,6 +23,7 @@ from matplotlib.ticker import NullFormatter
 from agentgym.eval.metrics import CATEGORIES
 
 __all__ = [
+    "CATEGORY_COLORS",
     "PLOT_FILES",
     "plot_all",
     "plot_pass_heatmap",
@@ -46,7 +47,7 @@ PLOT_FILES = {
     "latency": "latency_vs_t.png",
 }
 
-_CATEGORY_COLORS = {
+CATEGORY_COLORS = {  # one colour per failure category, in every plot that shows them
     "success": "#2ca02c",
     "answer_contradicts_state": "#17becf",
     "timeout": "#d62728",
@@ -228,7 +229,7 @@ def plot_failures_per_t(summary: Mapping[str, Any], path: str | os.PathLike[str]
         bottom = np.zeros(len(ts))
         for cat in CATEGORIES:
             share = np.array([_num(cats.get(str(t), {}).get(cat, 0.0)) for t in ts])
-            ax.bar([str(t) for t in ts], share, bottom=bottom, color=_CATEGORY_COLORS[cat], label=cat)
+            ax.bar([str(t) for t in ts], share, bottom=bottom, color=CATEGORY_COLORS[cat], label=cat)
             bottom += np.nan_to_num(share)
         ax.set_ylim(0, 1.0)
         ax.set_xlabel("turn budget T")

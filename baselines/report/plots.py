@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from agentgym.eval.metrics import CATEGORIES
+from agentgym.eval.plots import CATEGORY_COLORS
 from baselines.report.decisions import has_commitments
 
 __all__ = ["draw_plots", "plot_control"]
@@ -124,7 +125,7 @@ def _plot_categories(
     names = list(categories)
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.6), sharey=True)
     axes = axes if len(names) > 1 else [axes]
-    colors = dict(zip(CATEGORIES, ["tab:green", "tab:orange", "tab:red", "tab:purple", "tab:brown", "tab:grey"]))
+    colors = CATEGORY_COLORS
     for ax, name in zip(axes, names):
         bottom = np.zeros(len(ts))
         for cat in CATEGORIES:
