@@ -1,0 +1,139 @@
+"""``agentgym view`` in a real browser: headless Chromium opens the page from disk for a run of every
+family, with no console error; the heatmap and the episode list are drawn; a scripted click filters to
+the failures at the smallest T and opens one episode, turn by turn, to its verdict. Records in a chunk
+folder load on demand from ``file://``; two runs show side by side.
+
+Needs Debian's ``chromium`` (``apt-get install -y chromium``; scripts/test.sh installs it): skipped
+locally without it, failed under CI=true. MiniWoB-v0 needs its Docker image, as everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import agentgym
+from agentgym.eval import evaluate
+from agentgym.eval.harness import select_tasks
+from agentgym.testing.browser import Chromium, find_chromium
+from agentgym.view import build_view
+from agentgym.view import page as page_module
+from support.docker import IN_CI, require_docker
+
+FAMILIES = sorted(agentgym.ENV_IDS)
+
+FILTER_FAILURES_AT_SMALLEST_T = """(function () {
+  var o = document.getElementById('f-outcome'); o.value = 'fail'; o.dispatchEvent(new Event('change'));
+  var t = document.getElementById('f-T'); t.value = t.options[1].value; t.dispatchEvent(new Event('change'));
+  return t.value;
+})()"""
+
+SHOW_FAULTED = """(function () {
+  document.getElementById('f-clear').click();
+  var f = document.getElementById('f-fault');
+  f.value = Array.prototype.filter.call(f.options, function (o) { return o.text === 'tool_error@turn=1'; })[0].value;
+  f.dispatchEvent(new Event('change'));
+})()"""
+
+LISTED = """Array.prototype.map.call(document.querySelectorAll('#episode-list tbody tr'), function (tr) {
+  return [tr.children[3].textContent, tr.children[5].textContent];
+})"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chromium]:
+    if find_chromium() is None:
+        why = "no Chromium: apt-get install -y chromium (scripts/test.sh does)"
+        if IN_CI:
+            pytest.fail(f"CI=true requires the browser test: {why}")
+        pytest.skip(why)
+    with Chromium() as chromium:
+        yield chromium
+
+
+def _family_run(env_id: str, out: Path) -> tuple[Path, int]:
+    """An oracle run with a fault on 2 test tasks at T below and at the tasks' minimum turns."""
+    probe = gym.make(env_id, split="test", backend="local")
+    image, tasks = probe.unwrapped.image, probe.unwrapped.tasks
+    probe.close()
+    sandbox = "local"
+    if env_id == "agentgym/MiniWoB-v0":
+        require_docker(image)
+        sandbox = "docker"
+    ids = select_tasks(env_id, "test", 2, seed=0)
+    needed = [tasks.get(t).min_turns for t in ids]
+    ts = sorted({max(1, min(needed) - 1), max(needed) + 2})
+    evaluate(
+        env_id, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, sandbox=sandbox, faults="tool_error@turn=1",
+        out=out, progress=False, report=False, turn_log=500,
+    )
+    return out, ts[0]
+
+
+def _check_page(browser: Chromium, page: Path, smallest_t: int, ks: int, ts: int) -> None:
+    browser.errors.clear()
+    browser.open(page.resolve().as_uri())
+    browser.wait_for("document.body.dataset.ready === '1'")
+    assert browser.evaluate("document.querySelectorAll('#heatmap rect.cell').length") == ks * ts
+    assert browser.evaluate("document.querySelectorAll('#episode-list tbody tr').length") > 0
+    assert browser.evaluate(FILTER_FAILURES_AT_SMALLEST_T) == str(smallest_t)
+    listed = browser.evaluate(LISTED)
+    assert listed, "no failure listed at the smallest T"
+    assert all(t == str(smallest_t) and outcome == "failure" for t, outcome in listed), listed
+    browser.evaluate("document.querySelector('#episode-list tbody tr').click()")
+    verdict = browser.wait_for("(document.querySelector('#episode .verdict') || {}).textContent")
+    assert verdict.startswith("verdict: failure"), verdict
+    assert browser.evaluate("document.querySelectorAll('#episode .turn').length") >= 2  # the start and a turn
+    assert browser.evaluate("document.querySelector('#episode .turn pre').textContent.length") > 0
+    assert not browser.errors, browser.errors
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_every_family_in_chromium(env_id: str, browser: Chromium, tmp_path: Path) -> None:
+    run, smallest = _family_run(env_id, tmp_path / "run")
+    page = build_view([run], tmp_path / "view.html").page
+    _check_page(browser, page, smallest, ks=2, ts=2)
+    # an episode with the injected fault shows the turn it struck
+    browser.evaluate(SHOW_FAULTED)
+    browser.evaluate("document.querySelector('#episode-list tbody tr').click()")
+    browser.wait_for("document.querySelector('#episode .verdict') !== null")
+    assert browser.evaluate("document.querySelectorAll('#episode .turn.faulted').length") == 1
+    assert "a fault struck here" in browser.evaluate("document.querySelector('#episode .turn.faulted h4').textContent")
+    assert not browser.errors, browser.errors
+
+
+def test_chunks_load_from_disk_and_runs_side_by_side(
+    browser: Chromium, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, smallest = _family_run("agentgym/ToolUse-v0", tmp_path / "a")
+    second = tmp_path / "b"
+    evaluate(
+        "agentgym/ToolUse-v0", "random", ks=[1, 2], ts=[smallest, 12], n=2, tasks=2, sandbox="local",
+        faults="tool_error@turn=1", out=second, progress=False, report=False, turn_log=500,
+    )
+    monkeypatch.setattr(page_module, "INLINE_LIMIT", 0)  # every record in the chunk folder
+    out = build_view([first, second], tmp_path / "ab.html")
+    assert out.chunk_dir is not None
+    _check_page(browser, out.page, smallest, ks=2, ts=2)
+    assert browser.evaluate("document.querySelectorAll('#pair-table a[data-pair]').length") > 0
+    twins = browser.evaluate("document.querySelectorAll('#twin option').length")
+    assert twins > 1, "the opened episode has no twin to set beside it"
+    browser.evaluate(
+        "(function(){var s=document.getElementById('twin');s.value=s.options[1].value;"
+        "s.dispatchEvent(new Event('change'));})()"
+    )
+    browser.wait_for("document.querySelectorAll('.episodes-side .verdict').length === 2")
+    assert not browser.errors, browser.errors
+
+
+def test_a_broken_page_fails_the_check(browser: Chromium, tmp_path: Path) -> None:
+    """The check is not vacuous: a page whose script throws is caught."""
+    run, smallest = _family_run("agentgym/ToolUse-v0", tmp_path / "run")
+    page = build_view([run], tmp_path / "view.html").page
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("drawRuns(); selectRun(0);", "drawRuns(); selectRun(0); null.boom;"))
+    with pytest.raises((AssertionError, TimeoutError)):
+        _check_page(browser, page, smallest, ks=2, ts=2)
