@@ -54,7 +54,9 @@ def build(run: str, out: Path) -> dict[str, float]:
     """One build in a child process: its wall time and peak RSS (MiB)."""
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "agentgym", "view", run, "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "agentgym", "view", run, "--out", str(out)], check=True, stdout=subprocess.DEVNULL
+    )
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {"seconds": seconds, "peak_mib": max(peak, before) / 1024}
@@ -125,7 +127,14 @@ def main() -> None:
         print(json.dumps(result, indent=1))
         return
     print(f"{result['episodes']} episodes; page {result['page_mib']:.1f} MiB, chunks {result['chunks_mib']:.1f} MiB")
-    for key in ("build_seconds", "build_peak_mib", "load_event_seconds", "ready_seconds", "js_heap_mib", "open_episode_seconds"):
+    for key in (
+        "build_seconds",
+        "build_peak_mib",
+        "load_event_seconds",
+        "ready_seconds",
+        "js_heap_mib",
+        "open_episode_seconds",
+    ):
         s = result[key]
         print(f"  {key:<22} median {s['median']:8.3f}   p95 {s['p95']:8.3f}   (n={s['n']})")
     print(f"  console errors: {errors or 'none'}; load average {result['load_average']}")

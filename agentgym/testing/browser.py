@@ -64,7 +64,13 @@ class Chromium:
         self._from_browser, from_browser_w = os.pipe()
         # the browser reads commands on fd 3 and writes replies on fd 4
         self._proc = subprocess.Popen(
-            [exe, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile}", f"--window-size={width},{height}", "about:blank"],
+            [
+                exe,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={self._profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
             pass_fds=(3, 4),  # kept open after preexec_fn has put the pipe ends there
             preexec_fn=lambda: (os.dup2(to_browser_r, 3), os.dup2(from_browser_w, 4)),
             stdin=subprocess.DEVNULL,
@@ -106,8 +112,9 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def _call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-              timeout: float = 60.0) -> dict[str, Any]:
+    def _call(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None, timeout: float = 60.0
+    ) -> dict[str, Any]:
         self._next_id += 1
         msg: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:
@@ -128,7 +135,9 @@ class Chromium:
             details = params.get("exceptionDetails", {})
             self.errors.append(f"exception: {details.get('exception', {}).get('description') or details.get('text')}")
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            self.errors.append("console: " + " ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
+            self.errors.append(
+                "console: " + " ".join(str(a.get("value", a.get("description"))) for a in params.get("args", []))
+            )
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
             self.errors.append(f"log: {entry.get('text')} {entry.get('url', '')}".strip())
@@ -156,7 +165,9 @@ class Chromium:
         )
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
-            raise RuntimeError(f"{expression!r}: {details.get('exception', {}).get('description') or details.get('text')}")
+            raise RuntimeError(
+                f"{expression!r}: {details.get('exception', {}).get('description') or details.get('text')}"
+            )
         return result.get("result", {}).get("value")
 
     def wait_for(self, expression: str, timeout: float = 30.0) -> Any:

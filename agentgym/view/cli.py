@@ -15,7 +15,7 @@ from typing import Any
 
 from agentgym.view.page import build_view
 
-__all__ = ["register", "serve"]
+__all__ = ["register", "serve", "make_server"]
 
 
 def register(subparsers: Any) -> None:
@@ -49,7 +49,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     where = f" and {out.chunk_dir}" if out.chunk_dir else ""
     print(
         f"wrote {out.page}{where}: {out.runs} run(s), {out.episodes} episodes, "
-        f"{out.bytes / 2**20:.1f} MB in {out.seconds:.1f} s"
+        f"{out.size / 2**20:.1f} MB in {out.seconds:.1f} s"
     )
     if args.serve:
         serve(out.page, args.port)
@@ -58,12 +58,16 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def make_server(page: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
+    """A server of ``page``'s folder bound to 127.0.0.1 only (``port`` 0 picks a free one)."""
+    handler = functools.partial(_QuietHandler, directory=str(page.parent.resolve()))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
 def serve(page: Path, port: int) -> None:
     """Serve ``page``'s folder on 127.0.0.1:``port`` until interrupted (loopback only, read-only)."""
-    handler = functools.partial(_QuietHandler, directory=str(page.parent.resolve()))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
-        host, real_port = server.server_address[:2]
-        print(f"serving on http://{host}:{real_port}/{page.name} (Ctrl-C stops)", flush=True)
+    with make_server(page, port) as server:
+        print(f"serving on http://127.0.0.1:{server.server_address[1]}/{page.name} (Ctrl-C stops)", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:

@@ -46,8 +46,9 @@ def digest_run(run: Run) -> dict[str, Any]:
     envs = list(config["envs"])
     group = "all" if len(envs) > 1 else envs[0]
     results = summary["results"]
-    clean = results.get("clean", {}).get(group) or next(iter(results.get("faulted", {}).values()), {})
-    faulted = results.get("faulted", {}).get(group) or {}
+    # a run of faulted episodes only (no clean twin) still has a grid to draw
+    clean: dict[str, Any] = results.get("clean", {}).get(group) or results.get("faulted", {}).get(group) or {}
+    faulted: dict[str, Any] = results.get("faulted", {}).get(group) or {}
     recovery = summary.get("recovery", {}).get(group, {}).get("by_t", {})
     intervention = summary.get("intervention", {})
     out: dict[str, Any] = {

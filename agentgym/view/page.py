@@ -48,7 +48,8 @@ class ViewOutput:
     chunk_dir: Path | None
     episodes: int
     runs: int
-    bytes: int
+    size: int
+    """Bytes of the page and its chunks."""
     seconds: float
 
 
@@ -72,8 +73,9 @@ def write_page(runs: Sequence[Run], out: Path, *, single_file: bool = False, tit
     chunk_dir = out.with_name(out.stem + "_files")
     if chunk_dir.exists():
         shutil.rmtree(chunk_dir)
+    page_title = title or (runs[0].label if len(runs) == 1 else f"{len(runs)} runs")
     meta = {
-        "title": title or (runs[0].label if len(runs) == 1 else f"{len(runs)} runs"),
+        "title": page_title,
         "chunks": len(chunks),
         "inline": inline,
         "dir": chunk_dir.name,
@@ -81,9 +83,9 @@ def write_page(runs: Sequence[Run], out: Path, *, single_file: bool = False, tit
         "categories": list(CATEGORIES),
     }
     parts = [
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n",
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
-        f"<title>agentgym view: {html.escape(meta['title'])}</title>\n",
+        f"<title>agentgym view: {html.escape(page_title)}</title>\n",
         f"<style>\n{_static('view.css')}</style>\n</head><body>\n",
         _static("view.html"),
         _script_json("ag-meta", meta),
@@ -106,7 +108,7 @@ def write_page(runs: Sequence[Run], out: Path, *, single_file: bool = False, tit
         chunk_dir=None if inline else chunk_dir,
         episodes=sum(len(r.records) for r in runs),
         runs=len(runs),
-        bytes=size,
+        size=size,
         seconds=time.perf_counter() - started,
     )
 

@@ -67,8 +67,18 @@ def _family_run(env_id: str, out: Path) -> tuple[Path, int]:
     needed = [tasks.get(t).min_turns for t in ids]
     ts = sorted({max(1, min(needed) - 1), max(needed) + 2})
     evaluate(
-        env_id, "oracle", ks=[1, 2], ts=ts, n=2, tasks=ids, sandbox=sandbox, faults="tool_error@turn=1",
-        out=out, progress=False, report=False, turn_log=500,
+        env_id,
+        "oracle",
+        ks=[1, 2],
+        ts=ts,
+        n=2,
+        tasks=ids,
+        sandbox=sandbox,
+        faults="tool_error@turn=1",
+        out=out,
+        progress=False,
+        report=False,
+        turn_log=500,
     )
     return out, ts[0]
 
@@ -111,8 +121,18 @@ def test_chunks_load_from_disk_and_runs_side_by_side(
     first, smallest = _family_run("agentgym/ToolUse-v0", tmp_path / "a")
     second = tmp_path / "b"
     evaluate(
-        "agentgym/ToolUse-v0", "random", ks=[1, 2], ts=[smallest, 12], n=2, tasks=2, sandbox="local",
-        faults="tool_error@turn=1", out=second, progress=False, report=False, turn_log=500,
+        "agentgym/ToolUse-v0",
+        "random",
+        ks=[1, 2],
+        ts=[smallest, 12],
+        n=2,
+        tasks=2,
+        sandbox="local",
+        faults="tool_error@turn=1",
+        out=second,
+        progress=False,
+        report=False,
+        turn_log=500,
     )
     monkeypatch.setattr(page_module, "INLINE_LIMIT", 0)  # every record in the chunk folder
     out = build_view([first, second], tmp_path / "ab.html")

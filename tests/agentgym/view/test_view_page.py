@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from agentgym.eval import evaluate
 from agentgym.eval.episodes import read_episodes
 from agentgym.view import build_view, find_runs
 from agentgym.view import page as page_module
+from agentgym.view.cli import make_server
 from agentgym.view.episodes import CHUNK_EPISODES, episode_chunks, episode_index, fault_of, tier_of
 from agentgym.view.page import CATEGORY_REASONS
 from agentgym.view.runs import load_runs
@@ -29,8 +32,18 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small oracle run with a fault, every turn logged: failures at T=2, successes at T=12."""
     out = tmp_path_factory.mktemp("run")
     evaluate(
-        ENV, "oracle", ks=[1, 2], ts=[2, 12], n=2, tasks=3, sandbox="local", faults="tool_error@turn=1",
-        out=out, progress=False, report=False, turn_log=300,
+        ENV,
+        "oracle",
+        ks=[1, 2],
+        ts=[2, 12],
+        n=2,
+        tasks=3,
+        sandbox="local",
+        faults="tool_error@turn=1",
+        out=out,
+        progress=False,
+        report=False,
+        turn_log=300,
     )
     return out
 
@@ -128,3 +141,18 @@ def test_cli_writes_the_page(run_dir: Path, tmp_path: Path, capsys: pytest.Captu
     assert agentgym_main(["view", str(run_dir), "--out", str(tmp_path / "v.html")]) == 0
     printed = capsys.readouterr().out
     assert "file://" in printed and (tmp_path / "v.html").is_file()
+
+
+def test_serve_answers_on_loopback_only(run_dir: Path, tmp_path: Path) -> None:
+    page = build_view([run_dir], tmp_path / "v.html").page
+    with make_server(page) as server:
+        assert server.server_address[0] == "127.0.0.1"
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/v.html"
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                assert b'id="ag-index"' in reply.read()
+        finally:
+            server.shutdown()
+            thread.join(timeout=10)
