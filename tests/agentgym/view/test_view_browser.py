@@ -14,9 +14,9 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from small_runs import small_run
 
 import agentgym
-from agentgym.eval import evaluate
 from agentgym.eval.harness import select_tasks
 from agentgym.testing.browser import Chromium, find_chromium
 from agentgym.view import build_view
@@ -66,20 +66,7 @@ def _family_run(env_id: str, out: Path) -> tuple[Path, int]:
     ids = select_tasks(env_id, "test", 2, seed=0)
     needed = [tasks.get(t).min_turns for t in ids]
     ts = sorted({max(1, min(needed) - 1), max(needed) + 2})
-    evaluate(
-        env_id,
-        "oracle",
-        ks=[1, 2],
-        ts=ts,
-        n=2,
-        tasks=ids,
-        sandbox=sandbox,
-        faults="tool_error@turn=1",
-        out=out,
-        progress=False,
-        report=False,
-        turn_log=500,
-    )
+    small_run(env_id, "oracle", out, ts, ids, sandbox)
     return out, ts[0]
 
 
@@ -119,21 +106,7 @@ def test_chunks_load_from_disk_and_runs_side_by_side(
     browser: Chromium, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first, smallest = _family_run("agentgym/ToolUse-v0", tmp_path / "a")
-    second = tmp_path / "b"
-    evaluate(
-        "agentgym/ToolUse-v0",
-        "random",
-        ks=[1, 2],
-        ts=[smallest, 12],
-        n=2,
-        tasks=2,
-        sandbox="local",
-        faults="tool_error@turn=1",
-        out=second,
-        progress=False,
-        report=False,
-        turn_log=500,
-    )
+    second = small_run("agentgym/ToolUse-v0", "random", tmp_path / "b", [smallest, 12], 2)
     monkeypatch.setattr(page_module, "INLINE_LIMIT", 0)  # every record in the chunk folder
     out = build_view([first, second], tmp_path / "ab.html")
     assert out.chunk_dir is not None

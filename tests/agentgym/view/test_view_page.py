@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from small_runs import small_run
 
 from agentgym.cli import main as agentgym_main
 from agentgym.errors import ConfigError
@@ -30,22 +31,7 @@ ENV = "agentgym/ToolUse-v0"
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small oracle run with a fault, every turn logged: failures at T=2, successes at T=12."""
-    out = tmp_path_factory.mktemp("run")
-    evaluate(
-        ENV,
-        "oracle",
-        ks=[1, 2],
-        ts=[2, 12],
-        n=2,
-        tasks=3,
-        sandbox="local",
-        faults="tool_error@turn=1",
-        out=out,
-        progress=False,
-        report=False,
-        turn_log=300,
-    )
-    return out
+    return small_run(ENV, "oracle", tmp_path_factory.mktemp("run"), [2, 12], 3)
 
 
 def _page_data(page: Path, element: str) -> object:
@@ -60,9 +46,9 @@ def test_records_keep_every_turn(run_dir: Path) -> None:
     for r in records:
         log = r["turn_log"]
         assert [t["turn"] for t in log] == list(range(len(r["actions"]) + 1))
-        assert [t["action"] for t in log[1:]] == [a[:300] for a in r["actions"]]
+        assert [t["action"] for t in log[1:]] == [a[:500] for a in r["actions"]]
         assert len(r["turn_seconds"]) == len(r["actions"])
-        assert all(len(t["obs"]) <= 300 for t in log)
+        assert all(len(t["obs"]) <= 500 for t in log)
         assert log[0]["turns_left"] == r["T"]
         fired = [e for t in log for e in t["events"] if e["kind"] == "fault_injected"]
         assert len(fired) == r["n_faults"]
