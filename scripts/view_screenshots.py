@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The screenshots of ``agentgym view`` in the README and docs/how-to/view.md, taken in headless Chromium.
 
-    python scripts/view_screenshots.py AGENT_FOLDER        # e.g. an agent folder of the experiment: runs/budgetmix/eval/budgetmix-s17
+    python scripts/view_screenshots.py runs/budgetmix/eval/budgetmix-s17   # an agent folder of the experiment
 
 ``docs/assets/view-grid.png``: the page of AGENT_FOLDER (its runs, the Pass@(K,T) heatmap, success against
 T). ``docs/assets/view-episode.png``: an oracle and a random agent on the same ToolUse-v0 tasks (local
