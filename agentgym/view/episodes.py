@@ -10,6 +10,7 @@ records reads about 4 MB, not 140.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -107,5 +108,21 @@ def _shown(record: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _dump(records: list[dict[str, Any]]) -> str:
-    # "</" would end the inline <script> that may hold the chunk
-    return json.dumps(records, separators=(",", ":"), allow_nan=False, default=str).replace("</", "<\\/")
+    # no "<" at all: "</script>" or "<!--" in an observation would end or derail the <script> holding
+    # the chunk ("<" occurs only inside JSON strings, where \u003c reads back the same)
+    try:
+        text = json.dumps(records, separators=(",", ":"), allow_nan=False, default=str)
+    except ValueError:  # a NaN or infinity somewhere: JSON has none, JSON.parse would refuse the chunk
+        text = json.dumps(_finite(records), separators=(",", ":"), default=str)
+    return text.replace("<", "\\u003c")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value

@@ -58,7 +58,7 @@ def _static(name: str) -> str:
 
 
 def _script_json(element_id: str, data: Any) -> str:
-    text = json.dumps(data, separators=(",", ":"), default=str).replace("</", "<\\/")
+    text = json.dumps(data, separators=(",", ":"), default=str).replace("<", "\\u003c")
     return f'<script type="application/json" id="{element_id}">{text}</script>\n'
 
 

@@ -379,30 +379,30 @@
   }
   function renderEpisode(i, r) {
     var h = '<div class="ep-head"><b>#' + i + "</b> " + esc(IDX.runs[C.run[i]]) + " · <b>" + esc(r.task) + "</b> · " + esc(r.env) +
-      " · T=" + r.T + " · sample " + r.sample + " · injected: " + esc(TB.fault[C.fault[i]]) + "<br>" +
-      "turns " + r.turns + " of " + r.T + (r.min_turns ? " (the task needs at least " + r.min_turns + ")" : "") +
-      " · errors " + (r.n_errors || 0) + " · faults fired " + (r.faults_fired || []).length +
-      " · latency " + fmtNum(r.latency_s || 0) + " s" + (r.cost && r.cost.model_calls !== undefined ? " · model calls " + r.cost.model_calls : "") +
-      (r.cost && r.cost.prompt_tokens !== undefined ? " · tokens " + r.cost.prompt_tokens + " in, " + (r.cost.completion_tokens || 0) + " out" : "") + "</div>";
+      " · T=" + esc(r.T) + " · sample " + esc(r.sample) + " · injected: " + esc(TB.fault[C.fault[i]]) + "<br>" +
+      "turns " + esc(r.turns) + " of " + esc(r.T) + (r.min_turns ? " (the task needs at least " + esc(r.min_turns) + ")" : "") +
+      " · errors " + esc(r.n_errors || 0) + " · faults fired " + (r.faults_fired || []).length +
+      " · latency " + fmtNum(r.latency_s || 0) + " s" + (r.cost && r.cost.model_calls !== undefined ? " · model calls " + esc(r.cost.model_calls) : "") +
+      (r.cost && r.cost.prompt_tokens !== undefined ? " · tokens " + esc(r.cost.prompt_tokens) + " in, " + esc(r.cost.completion_tokens || 0) + " out" : "") + "</div>";
     var log = r.turn_log, secs = r.turn_seconds || [];
     if (log && log.length) {
       log.forEach(function (t) {
         var faulted = (t.events || []).some(function (e) { return e.kind === "fault_injected"; });
         h += '<div class="turn' + (faulted ? " faulted" : "") + (t.forced ? " forced" : "") + '"><h4>' +
-          (t.turn === 0 ? "start (what the agent saw first)" : "turn " + t.turn) +
-          (t.turns_left !== undefined ? " · turns left " + t.turns_left : "") +
-          (t.tokens !== undefined ? " · tokens " + t.tokens : "") +
+          (t.turn === 0 ? "start (what the agent saw first)" : "turn " + esc(t.turn)) +
+          (t.turns_left !== undefined ? " · turns left " + esc(t.turns_left) : "") +
+          (t.tokens !== undefined ? " · tokens " + esc(t.tokens) : "") +
           (t.turn > 0 && secs[t.turn - 1] !== undefined ? " · " + fmtNum(secs[t.turn - 1]) + " s" : "") +
           (t.forced ? " · forced start" : "") + (faulted ? ' · <span class="bad">a fault struck here</span>' : "") + "</h4>";
         if (t.action !== undefined) h += "<div><b>action</b></div><pre>" + esc(t.action) + "</pre>";
         if ((t.events || []).length) h += "<div>" + t.events.map(evChip).join("") + "</div>";
-        h += "<div><b>observation</b>" + (t.obs_cut ? ' <span class="muted">(first ' + t.obs.length + " of " + t.obs_cut + " characters)</span>" : "") + "</div><pre>" + esc(t.obs) + "</pre></div>";
+        h += "<div><b>observation</b>" + (t.obs_cut ? ' <span class="muted">(first ' + esc(t.obs.length) + " of " + esc(t.obs_cut) + " characters)</span>" : "") + "</div><pre>" + esc(t.obs) + "</pre></div>";
       });
     } else {
       h += '<p class="muted">This run kept the actions only (observations and events were not recorded: <code>agentgym eval --turn-log CHARS</code> keeps them).</p>';
       (r.actions || []).forEach(function (a, n) {
         var forced = n < (r.forced_turns || 0);
-        h += '<div class="turn' + (forced ? " forced" : "") + '"><h4>turn ' + (n + 1) + " · turns left " + (r.T - n - 1) + (forced ? " · forced start" : "") + "</h4><pre>" + esc(a) + "</pre></div>";
+        h += '<div class="turn' + (forced ? " forced" : "") + '"><h4>turn ' + (n + 1) + " · turns left " + esc(r.T - n - 1) + (forced ? " · forced start" : "") + "</h4><pre>" + esc(a) + "</pre></div>";
       });
       if (r.faults_fired && r.faults_fired.length) h += '<p class="bad">faults fired: ' + esc(r.faults_fired.join(", ")) + "</p>";
     }

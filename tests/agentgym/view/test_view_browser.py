@@ -9,6 +9,8 @@ locally without it, failed under CI=true. MiniWoB-v0 needs its Docker image, as 
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,3 +132,30 @@ def test_a_broken_page_fails_the_check(browser: Chromium, tmp_path: Path) -> Non
     page.write_text(text.replace("drawRuns(); selectRun(0);", "drawRuns(); selectRun(0); null.boom;"))
     with pytest.raises((AssertionError, TimeoutError)):
         _check_page(browser, page, smallest, ks=2, ts=2)
+
+
+PAYLOAD = '</script><!--<script>--><img src=x onerror="document.body.dataset.pwned=1"><b id="injected">x</b>'
+
+
+def test_what_an_agent_writes_stays_text(browser: Chromium, tmp_path: Path) -> None:
+    """An agent's action, an observation or a task id that holds markup is shown, never run: it cannot
+    end the page's data script, add an element or run an event handler."""
+    run = small_run("agentgym/ToolUse-v0", "random", tmp_path / "run", [3], 1)
+    lines = (run / "episodes.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record["task"] = "tooluse/" + PAYLOAD
+    record["actions"][0] = record["turn_log"][1]["action"] = PAYLOAD
+    record["turn_log"][1]["obs"] = PAYLOAD
+    (run / "episodes.jsonl").write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
+    page = build_view([run], tmp_path / "view.html").page
+    browser.errors.clear()
+    browser.open(page.resolve().as_uri())
+    browser.wait_for("document.body.dataset.ready === '1'")
+    browser.evaluate("document.querySelector('#episode-list tbody tr').click()")
+    browser.wait_for("document.querySelector('#episode .verdict') !== null")
+    time.sleep(0.3)  # an injected image would have failed to load and fired its handler by now
+    assert browser.evaluate("document.body.dataset.pwned === undefined")
+    assert browser.evaluate("document.getElementById('injected') === null")
+    shown = browser.evaluate("document.querySelectorAll('#episode .turn')[1].querySelector('pre').textContent")
+    assert shown == PAYLOAD
+    assert PAYLOAD in browser.evaluate("document.querySelector('#episode-list tbody tr').textContent")

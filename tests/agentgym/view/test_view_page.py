@@ -142,3 +142,41 @@ def test_serve_answers_on_loopback_only(run_dir: Path, tmp_path: Path) -> None:
         finally:
             server.shutdown()
             thread.join(timeout=10)
+
+
+class _CountingAgent:
+    """An oracle that reports model tokens as an LLM agent does (``cost()``: usage so far this episode)."""
+
+    def __init__(self) -> None:
+        from agentgym.agents import OracleAgent
+
+        self.oracle = OracleAgent()
+        self.calls = 0
+
+    def reset(self, env, obs, info):  # type: ignore[no-untyped-def]
+        self.calls = 0
+        self.oracle.reset(env, obs, info)
+
+    def act(self, obs, info):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return self.oracle.act(obs, info)
+
+    def cost(self) -> dict[str, int]:
+        return {"prompt_tokens": 100 * self.calls, "completion_tokens": 7 * self.calls}
+
+
+def test_tokens_per_turn_are_the_agents_usage_differences(tmp_path: Path) -> None:
+    result = evaluate(
+        ENV,
+        _CountingAgent(),
+        ts=[12],
+        tasks=1,
+        sandbox="local",
+        out=tmp_path,
+        progress=False,
+        report=False,
+        turn_log=50,
+    )
+    (record,) = result.records
+    assert [t.get("tokens") for t in record["turn_log"]] == [None] + [107.0] * record["turns"]
+    assert record["cost"]["prompt_tokens"] == 100 * record["turns"]
