@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "agentgym.play",
     "agentgym.setup.commands",
     "agentgym.eval.cli",
+    "agentgym.view.cli",
     "agentgym.serve.cli",
     "agentgym.cache",
 )

@@ -35,8 +35,20 @@ setup_log="$(mktemp)"
 typecheck_pid=""
 compile_pid=""
 trap 'kill $venv_pid $setup_pid $typecheck_pid $compile_pid 2>/dev/null || true' EXIT
-start_setup() {  # `agentgym setup` (Docker engine, base image, family images: 1.5-2 min fresh) in the background
-    "$PYTHON" -m agentgym setup >"$setup_log" 2>&1 &
+install_chromium() {  # the browser test's headless Chromium (Debian's package), only where it is missing
+    if command -v chromium >/dev/null 2>&1; then
+        echo "chromium is installed: $(command -v chromium)"
+    elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q --no-install-recommends chromium \
+            || { apt-get update -q && apt-get install -y -q --no-install-recommends chromium; }
+    else
+        echo "no chromium and no root apt-get: tests/agentgym/view/test_view_browser.py skips (fails with CI=true)"
+    fi
+}
+start_setup() {  # `agentgym setup` (Docker engine, base image, family images: 1.5-2 min fresh), then Chromium
+    # (after the set-up, whose own apt-get would otherwise wait on the lock), in the background
+    { "$PYTHON" -m agentgym setup && install_chromium; } >"$setup_log" 2>&1 &
     setup_pid=$!
 }
 
@@ -92,12 +104,12 @@ if ! NO_MKDOCS_2_WARNING=1 "$PYTHON" -m mkdocs build --strict --quiet --site-dir
     exit 1
 fi
 rm -rf "$docs_site"
-step "agentgym setup (started during the install)"
+step "agentgym setup and Chromium (started during the install)"
 setup_ok=1
 wait "$setup_pid" || setup_ok=0
 cat "$setup_log"
 if [ "$setup_ok" -eq 0 ]; then
-    echo "agentgym setup failed (its log is above): run \`python -m agentgym setup\` to retry it" >&2
+    echo "agentgym setup or the Chromium install failed (its log is above): run \`python -m agentgym setup\` (and \`apt-get install -y chromium\`) to retry" >&2
     exit 1
 fi
 step "verifiers venv for the tests (built alongside the set-up)"

@@ -21,6 +21,11 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 BREAKS = {
     "Families never import each other": ("envs/tooluse/_probe.py", "import agentgym.envs.coding\n", 1),
     "The kit, world kit, sandbox and wrappers never import": ("agentgym/world/_probe.py", "import agentgym.eval\n", 1),
+    "The kit, world kit, sandbox and wrappers never import ": (
+        "agentgym/wrappers/_probe.py",
+        "import agentgym.view\n",
+        1,
+    ),
     "The client never imports the server": ("agentgym/wire/_probe.py", "from agentgym.serve import sessions\n", 1),
     "baselines runs one way": ("baselines/config.py", "\nimport baselines.policy.train\n", 1),
     # the report below the experiment: it may not reach back up for a task list or the job graph

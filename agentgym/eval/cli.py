@@ -156,6 +156,14 @@ def register(subparsers: Any) -> None:
     )
     add_backend_argument(p, old_names=("--sandbox",))
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--turn-log",
+        type=int,
+        default=2000,
+        metavar="CHARS",
+        help="keep each turn's observation (first CHARS characters), events, turns left and time in the "
+        "records, for `agentgym view` (default 2000; 0 keeps the actions only)",
+    )
     p.add_argument("--retries", type=int, default=2, help="retries of an episode after an infrastructure failure")
     p.add_argument("--t-ref", type=int, default=None, help="budget extrapolation reference T (default the largest T)")
     p.add_argument("--out", required=True, help="output folder (an existing run there is resumed)")
@@ -254,6 +262,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         budget_mode=args.budget_mode,
         soft_budget=soft,
         intervention=args.intervention,
+        turn_log=args.turn_log,
     )
     counts = result.summary["counts"]
     print(
@@ -265,6 +274,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             f"  T={t:<3} "
             + "  ".join(f"pass@{k}={v:.2f}" if v is not None else f"pass@{k}=–" for k, v in sorted(row.items()))
         )
+    if result.out is not None:
+        print(f"see the episodes: agentgym view {shlex.quote(str(result.out))}")
     return 0
 
 

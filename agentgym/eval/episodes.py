@@ -33,7 +33,7 @@ __all__ = [
     "TIMING_FIELDS",
 ]
 
-TIMING_FIELDS = ("latency_s", "startup_s", "worker")
+TIMING_FIELDS = ("latency_s", "startup_s", "worker", "turn_seconds")
 """Record fields that vary between identical runs (wall-clock timings, which worker ran it)."""
 
 _SEED_MOD = 2**31 - 1

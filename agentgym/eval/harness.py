@@ -208,6 +208,7 @@ def evaluate(
     soft_budget: Mapping[str, Any] | None = None,
     intervention: str | None = None,
     base_env: Callable[..., Any] | None = None,
+    turn_log: int = 0,
 ) -> EvalResult:
     """Evaluate ``agent`` on ``env_ids`` over the K x T grid; see the module docstring.
 
@@ -230,6 +231,8 @@ def evaluate(
     ``base_env``: builds each worker's bare envs in place of `agentgym.eval.stack.make_base_env`
     (same arguments), e.g. a pool that lends warm envs (``baselines.policy.env_pool.borrow``); the episodes
     are the same, the sandbox start-ups fewer.
+    ``turn_log``: keep every turn (observation cut to that many characters, events, turns left, tokens,
+    time) in each record, what ``agentgym view`` shows turn by turn; 0 (the default) keeps the actions only.
     """
     started = time.perf_counter()
     envs = [resolve_env_id(e) for e in ([env_ids] if isinstance(env_ids, str) else list(env_ids))]
@@ -304,6 +307,7 @@ def evaluate(
         soft_budget=soft,
         batch=batches(agent_obj),
         base_env=base_env,
+        turn_log=int(turn_log),
     )
     run = _executor(executor)
     fresh: list[dict[str, Any]] = []

@@ -74,6 +74,9 @@ class WorkerConfig:
     """The soft budget of ``budget_mode="soft"`` episodes (`agentgym.eval.stack.wrap_for_eval`'s ``soft``)."""
     batch: bool = False
     """Hand a cell's samples to the agent as one batch (agents with ``act_batch``, such as ``hf``)."""
+    turn_log: int = 0
+    """Keep each turn's observation (its first ``turn_log`` characters), events, turns left, tokens and
+    time in the record (``turn_log``, `turn_entry`), for ``agentgym view``; 0 keeps only the actions."""
     base_env: Callable[..., gym.Env] | None = None
     """Builds a worker's bare envs (``make_base_env``'s arguments; default `make_base_env`): a pool
     that lends warm envs (``baselines.policy.env_pool.borrow``) saves a sandbox start per evaluation.
@@ -117,35 +120,43 @@ def forced_start(env: gym.Env, agent: Any, spec: EpisodeSpec) -> list[str] | Non
     return None if forced is None else [str(a) for a in forced]
 
 
-def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec) -> dict[str, Any]:
+def run_episode(env: gym.Env, agent: Any, spec: EpisodeSpec, turn_log: int = 0) -> dict[str, Any]:
     """Play one episode of ``spec`` and return its record (without worker bookkeeping).
 
     An intervention's forced actions come first, each shown to the agent (``agent.forced``) and
     played through the whole stack, so they count against T and emit their events. The turn limit
     in the env's stack ends the episode; ``spec.T`` turns (and every extension a soft budget may
-    grant) plus a margin is a backstop against a stack that lacks one.
+    grant) plus a margin is a backstop against a stack that lacks one. ``turn_log`` > 0 keeps every
+    turn (`turn_entry`) with observations cut to that many characters.
     """
     seed_agent(agent, spec.agent_seed)
     start = time.perf_counter()
     obs, info = env.reset(seed=spec.env_seed, options={"task_id": spec.task})
     agent.reset(env, obs, info)
-    trace = _Trace(spec, info, start, _subtask_names(env))
+    trace = _Trace(spec, info, start, turn_log, obs, _subtask_names(env))
     forced = trace.planned = forced_start(env, agent, spec)
     if forced is None:
         return trace.no_candidate()
     for action in forced:
         agent.forced(obs, info, action)
         obs, _, terminated, truncated, info = env.step(action)
-        if trace.step(action, info, terminated, truncated, forced=True):
+        if trace.step(action, info, terminated, truncated, forced=True, obs=obs, usage=_usage(agent, turn_log)):
             return trace.record(info, agent_cost(agent))
     while True:
         action = agent.act(obs, info)
         obs, _, terminated, truncated, info = env.step(action)
-        if trace.step(action, info, terminated, truncated):
+        if trace.step(action, info, terminated, truncated, obs=obs, usage=_usage(agent, turn_log)):
             return trace.record(info, agent_cost(agent))
 
 
-def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
+def _usage(agent: Any, turn_log: int) -> Mapping[str, Any] | None:
+    """The agent's usage so far, read only when turns are logged (its tokens per turn)."""
+    return agent_cost(agent) if turn_log else None
+
+
+def run_group(
+    envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec], turn_log: int = 0
+) -> list[dict[str, Any]]:
     """Play the episodes of ``specs`` (the K samples of one cell, one env each) in lock-step, the agent
     choosing every live episode's action in one call (``reset_batch`` / ``act_batch`` / ``cost_batch``).
 
@@ -158,7 +169,10 @@ def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec])
         obs.append(o)
         infos.append(info)
     agent.reset_batch(envs, obs, infos, [spec.agent_seed for spec in specs])
-    traces = [_Trace(spec, info, start, _subtask_names(env)) for spec, info, env in zip(specs, infos, envs)]
+    traces = [
+        _Trace(spec, info, start, turn_log, o, _subtask_names(env))
+        for spec, info, o, env in zip(specs, infos, obs, envs)
+    ]
     forced = [forced_start(env, agent, spec) for env, spec in zip(envs, specs, strict=True)]
     if any(f is None for f in forced):  # one task per cell: no candidate for one is none for all
         return [trace.no_candidate() for trace in traces]
@@ -171,14 +185,14 @@ def run_group(envs: Sequence[gym.Env], agent: Any, specs: Sequence[EpisodeSpec])
         agent.forced_batch([obs[i] for i in now], [infos[i] for i in now], now, actions)
         for i, action in zip(now, actions, strict=True):
             obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
-            if traces[i].step(action, infos[i], terminated, truncated, forced=True):
+            if traces[i].step(action, infos[i], terminated, truncated, forced=True, obs=obs[i]):
                 live.remove(i)
     while live:
         actions = agent.act_batch([obs[i] for i in live], [infos[i] for i in live], live)
         still = []
         for i, action in zip(live, actions, strict=True):
             obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
-            if not traces[i].step(action, infos[i], terminated, truncated):
+            if not traces[i].step(action, infos[i], terminated, truncated, obs=obs[i]):
                 still.append(i)
         live = still
     costs = agent.cost_batch()
@@ -192,12 +206,24 @@ def _subtask_names(env: gym.Env) -> tuple[str, ...]:
 
 
 class _Trace:
-    """One episode's bookkeeping while it runs (turns, errors, faults, warnings, subtasks), then its record."""
+    """One episode's bookkeeping while it runs (turns, errors, faults, warnings, subtasks, the turn log),
+    then its record."""
 
     def __init__(
-        self, spec: EpisodeSpec, info: Mapping[str, Any], start: float, subtasks: tuple[str, ...] = ()
+        self,
+        spec: EpisodeSpec,
+        info: Mapping[str, Any],
+        start: float,
+        turn_log: int = 0,
+        obs: Any = None,
+        subtasks: tuple[str, ...] = (),
     ) -> None:
         self.spec, self.start = spec, start
+        self.log_chars = int(turn_log)
+        # turn 0 is the reset: what the agent was shown first
+        self.turn_log = [turn_entry(0, None, obs, info, None, turn_log)] if turn_log else []
+        self.turn_seconds: list[float] = []
+        self.tokens_seen = 0.0
         self.subtasks = subtasks
         self.subtask_done: dict[str, bool] = {}
         soft = dict(info.get("extensions") or {})
@@ -214,10 +240,25 @@ class _Trace:
         self.latency = 0.0
 
     def step(
-        self, action: Any, info: Mapping[str, Any], terminated: bool, truncated: bool, forced: bool = False
+        self,
+        action: Any,
+        info: Mapping[str, Any],
+        terminated: bool,
+        truncated: bool,
+        forced: bool = False,
+        obs: Any = None,
+        usage: Mapping[str, Any] | None = None,
     ) -> bool:
         """Account for one step (``forced``: an intervention's); True when the episode is over."""
         self.actions.append(str(action)[:500])
+        if self.log_chars:
+            tokens = None
+            if usage is not None and ("prompt_tokens" in usage or "completion_tokens" in usage):
+                total = float(usage.get("prompt_tokens", 0) or 0) + float(usage.get("completion_tokens", 0) or 0)
+                tokens, self.tokens_seen = total - self.tokens_seen, total
+            now = time.perf_counter() - self.start
+            self.turn_seconds.append(round(now - sum(self.turn_seconds), 6))
+            self.turn_log.append(turn_entry(len(self.actions), action, obs, info, tokens, self.log_chars, forced))
         if forced:
             self.forced.append(str(action)[:500])
         turn = len(self.actions)
@@ -306,6 +347,7 @@ class _Trace:
             "budget_mode": spec.budget_mode,
             **self._subtask_fields(),
             **_soft_fields(info, self.warnings),
+            **({"turn_log": self.turn_log, "turn_seconds": self.turn_seconds} if self.log_chars else {}),
             # intervened episodes only (clean records stay as they were): the whole forced start, and
             # how many of its turns were played (fewer when T ended the episode first)
             **(
@@ -318,6 +360,52 @@ class _Trace:
                 else {}
             ),
         }
+
+
+def turn_entry(
+    turn: int,
+    action: Any,
+    obs: Any,
+    info: Mapping[str, Any],
+    tokens: float | None,
+    chars: int,
+    forced: bool = False,
+) -> dict[str, Any]:
+    """One turn as ``agentgym view`` shows it: the action, what the agent saw next (cut to ``chars``),
+    that step's events (long values cut), the turns left and the model tokens the turn took. Its time
+    is kept apart, in the record's ``turn_seconds`` (a timing field, like ``latency_s``)."""
+    text = obs.get("text") if isinstance(obs, Mapping) else obs
+    text = "" if text is None else str(text)
+    left = obs.get("turns_left") if isinstance(obs, Mapping) else None
+    entry: dict[str, Any] = {
+        "turn": turn,
+        "obs": text[:chars],
+        "events": [_short_event(e, chars) for e in info.get("events", ())],
+    }
+    if len(text) > chars:
+        entry["obs_cut"] = len(text)
+    if action is not None:
+        entry["action"] = str(action)[:chars]
+    if left is not None:
+        entry["turns_left"] = int(left if not hasattr(left, "item") else left.reshape(-1)[0].item())
+    if tokens is not None:
+        entry["tokens"] = tokens
+    if forced:
+        entry["forced"] = True
+    return entry
+
+
+def _short_event(event: Mapping[str, Any], chars: int) -> dict[str, Any]:
+    """An event with JSON-safe values, long strings cut to ``chars``."""
+    out: dict[str, Any] = {}
+    for k, v in event.items():
+        if isinstance(v, str):
+            out[k] = v[:chars]
+        elif isinstance(v, bool | int | float) or v is None:
+            out[k] = v
+        else:
+            out[k] = str(v)[:chars]
+    return out
 
 
 def _soft_fields(info: Mapping[str, Any], warnings: int) -> dict[str, Any]:
@@ -405,7 +493,9 @@ class EpisodeWorker:
         if len(specs) < 2 or not hasattr(self.agent, "act_batch"):
             return [self.run(spec) for spec in specs]
         try:
-            records = run_group([self.env_for(spec, slot) for slot, spec in enumerate(specs)], self.agent, specs)
+            records = run_group(
+                [self.env_for(spec, slot) for slot, spec in enumerate(specs)], self.agent, specs, self.config.turn_log
+            )
         except InfrastructureError:
             self.drop(specs[0])
             return [self.run(spec) for spec in specs]
@@ -426,7 +516,7 @@ class EpisodeWorker:
         errors: list[str] = []
         for attempt in range(1, self.config.retries + 2):
             try:
-                record = run_episode(self.env_for(spec), self.agent, spec)
+                record = run_episode(self.env_for(spec), self.agent, spec, self.config.turn_log)
             except InfrastructureError as exc:
                 errors.append(f"{type(exc).__name__}: {exc}")
                 self.drop(spec)

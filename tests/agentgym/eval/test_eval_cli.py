@@ -176,3 +176,20 @@ def test_cli_env_kwargs_reach_every_env_and_the_command_line(tmp_path, capsys):
     config = json.loads((out / "summary.json").read_text())["config"]
     assert config["env_kwargs"] == {"crash_once": str(flag), "always_crash": ["no-such-task"]}
     assert f"--env-kwarg 'crash_once=\"{flag}\"'" in config["command"]
+
+
+def test_cli_keeps_every_turn_and_says_how_to_view_it(tmp_path, capsys):
+    """``agentgym eval`` keeps the turn log by default (``--turn-log 0`` drops it) and ends by printing
+    the ``agentgym view`` command of its folder, which then writes the page."""
+    from agentgym.cli import main
+
+    base = ["eval", "--env", "test/EvalKV-v0", "--agent", "oracle", "--t", "8", "--tasks", "1", "--no-progress"]
+    assert main([*base, "--backend", "local", "--no-report", "--out", str(tmp_path / "a")]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last == f"see the episodes: agentgym view {tmp_path / 'a'}"
+    record = json.loads((tmp_path / "a" / "episodes.jsonl").read_text().splitlines()[0])
+    assert len(record["turn_log"]) == record["turns"] + 1 and record["turn_log"][1]["action"] == record["actions"][0]
+    assert main(last.split(": ", 1)[1].split()[1:]) == 0
+    assert (tmp_path / "a" / "view.html").is_file()
+    assert main([*base, "--backend", "local", "--no-report", "--turn-log", "0", "--out", str(tmp_path / "b")]) == 0
+    assert "turn_log" not in (tmp_path / "b" / "episodes.jsonl").read_text()
