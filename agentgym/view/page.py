@@ -31,6 +31,8 @@ INLINE_LIMIT = 24 * 2**20
 
 CATEGORY_REASONS = {
     "success": "the verifier passed",
+    "answer_contradicts_state": "the work was right, but the final message contradicts it (claims it was not done, "
+    "refuses, or states the wrong value)",
     "timeout": "the turn budget ran out before the agent submitted (a budget-induced failure)",
     "tool_call_error": "an action was malformed or a tool call failed, and that tool never succeeded afterwards",
     "state_misidentification": "the agent acted on a state that was not the current one (a state_mismatch event)",

@@ -26,7 +26,7 @@
     return "hsl(" + h + ",65%," + (78 - 18 * Math.abs(v - 0.5)) + "%)";
   }
   var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
-  var CATCOL = { success: "#2e7d32", timeout: "#f9a825", tool_call_error: "#c62828", state_misidentification: "#6a1b9a",
+  var CATCOL = { success: "#2e7d32", answer_contradicts_state: "#00838f", timeout: "#f9a825", tool_call_error: "#c62828", state_misidentification: "#6a1b9a",
     missing_verification: "#1565c0", planning_mistake: "#5d4037" };
 
   // ---- tooltips -------------------------------------------------------------------------------
