@@ -613,7 +613,8 @@ def _fmt(x: float | None, p: bool = False) -> str:
 
 def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     """The named contrasts as a markdown table (A, B, A - B, 95% interval, half-width, p, Holm p,
-    tasks), then the equivalence rows of (d): one layout for the report and `baselines.experiment.pool`."""
+    tasks), then the equivalence rows of (d) when the family has them: one layout for the report and
+    `baselines.experiment.pool`."""
     lines = [
         "|  | contrast | A | B | A - B | 95% interval | half-width | held-out units' interval | p | p (Holm) | tasks |",
         "|" + "---|" * 11,
@@ -627,6 +628,9 @@ def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
             f"{units} | {_fmt(c.get('p'), True)} | "
             f"{_fmt(c.get('p_holm'), True)} | {c['tasks']} |"
         )
+    equivalence = [c for c in contrasts if c["label"] == "d"]
+    if not equivalence:  # a family without (d), such as (p1)-(p5)
+        return "\n".join(lines)
     lines += [
         "",
         f'**Equivalence test for (d)** ("BudgetMix matches the specialist"): two one-sided tests with margin '
@@ -638,8 +642,7 @@ def contrast_table(contrasts: Sequence[Mapping[str, Any]]) -> str:
     lines += [
         f"| {c['name']} | {_fmt(c['diff'])} | [{_fmt(c.get('lo90'))}, {_fmt(c.get('hi90'))}] | "
         f"{_fmt(c.get('p_equiv'), True)} | {'yes' if c.get('equivalent') else 'no'} |"
-        for c in contrasts
-        if c["label"] == "d"
+        for c in equivalence
     ]
     return "\n".join(lines)
 
