@@ -234,8 +234,6 @@ def gather(
     ks = [int(k) for k in str(settings.eval_ks).split(",")]
     records = headline_records(evals)
     pass_k, categories = _pass_and_categories(records, primary, ts, ks)
-    process = _process_contrasts(settings, schedules, cells, after, primary, ts)
-    subtasks = {name: subtask_correctness(r for by in recs.values() for r in by) for name, recs in records.items()}
     runs = [(n, seed, s) for n, by_seed in training.items() for seed, s in sorted(by_seed.items())]
     exposed = exposure(runs)
     return Numbers(
@@ -266,8 +264,8 @@ def gather(
         costs=agent_costs(exposed, records, cells, primary, ts),
         decisions=decisions,
         traces=traces,
-        process=process,
-        subtasks=subtasks,
+        process=_process_contrasts(settings, schedules, cells, after, primary, ts),
+        subtasks={name: subtask_correctness(r for by in recs.values() for r in by) for name, recs in records.items()},
     )
 
 

@@ -120,3 +120,12 @@ def test_the_route_of_one_target_is_its_call_chain_and_what_it_calls(tmp_path: P
     assert trainer_walk.walk(tmp_path, None, "baselines.main:main", target="baselines.model:nothing")[
         "target_route"
     ] == {"target": "baselines.model:nothing", "reached": False}
+
+
+def test_the_trainer_keeps_its_targets(trainer_walk) -> None:
+    """The layout's targets on the real tree: no function over 60 lines on the experiment's path, and
+    one PPO update reached from ``main`` through at most 10 files, none re-entered more than twice."""
+    r = trainer_walk.walk(ROOT, None, "baselines.budgetmix:main")
+    assert r["over_60_lines"] == {}
+    route = r["target_route"]
+    assert route["reached"] and route["files"] <= 10 and route["max_reentries"] <= 2, route
