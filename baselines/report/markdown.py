@@ -187,16 +187,18 @@ class Numbers:
     recovery_described: list[dict[str, Any]]
     """the other interventions' (h1)-(h3), outside the family"""
     after: dict[str, dict[str, Agent]]
-    """per intervention and agent: success after it, per seed and (task, T) (`report_recovery.intervention_cells`)"""
+    """per intervention and agent: success after it, per seed and (task, T)
+    (`baselines.report.recovery.intervention_cells`)"""
     pass_k: dict[str, dict[int, dict[int, dict[str, Any]]]]
     """per agent, T and K: Pass@(K,T) over all seeds with its seed-and-task interval"""
     categories: dict[str, dict[int, dict[str, dict[str, Any]]]]
     """per agent, T and failure category: the share of episodes, all seeds, with its interval"""
     exposure: list[dict[str, Any]]
-    """per training run: env steps, updates, trained decisions, forced starts (`report_deployment.exposure`)"""
+    """per training run: env steps, updates, trained decisions, forced starts
+    (`baselines.report.deployment.exposure`)"""
     deployment: Deployment
     costs: dict[str, dict[str, Any]]
-    """per agent: training cost, inference cost, cross-budget success (`report_deployment.agent_costs`)"""
+    """per agent: training cost, inference cost, cross-budget success (`baselines.report.deployment.agent_costs`)"""
     decisions: dict[str, dict[int, dict[str, Any]]]
     """per agent and T: first-commit accuracy, success if right, recovery (all seeds pooled)"""
     traces: dict[str, dict[int, dict[str, Any]]]
