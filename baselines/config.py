@@ -138,7 +138,7 @@ class Args(PPOConfig):
     preset: str = "quick"
     """quick (CPU, <= 15 min), full (16 cores), smoke (seconds), tooluse / miniwob (the experiment on that family,
     baselines/policy/families.py; 2 cores, <= 15 min), tooluse-full / miniwob-full (16 cores),
-    process / tooluse-process / miniwob-process (the same with the process-reward arms, --process-arms),
+    process / tooluse-process (the same with the process-reward arms, --process-arms),
     or all-full (every family on 16 cores with Docker, one after another)"""
 
     # the task and the budget
@@ -550,12 +550,12 @@ NO_STARTS = "budgetmix-nostarts"
 """The experiment's BudgetMix arm trained without forced starts (``--no-starts-seeds``):
 what the start-state curriculum contributes."""
 
-# process supervision against budget design: the quick preset (and the ToolUse and MiniWoB ones) with the
-# process-reward arms on the first seeds (four on Coding-v0, three elsewhere); run apart because the default
-# must finish in 12 minutes
+# process supervision against budget design: the quick preset (and the ToolUse one) with the process-reward
+# arms on the first seeds (four on Coding-v0, three on ToolUse-v0); run apart because the default must finish
+# in 12 minutes. None for MiniWoB-v0: its pages name no subtasks, so the process reward is 0 there
+# (`baselines.experiment.run.check_process_arms`)
 PRESETS["process"] = {"process_arms": PROCESS_WEIGHT}
 PRESETS["tooluse-process"] = {**PRESETS["tooluse"], "process_arms": PROCESS_WEIGHT, "process_seeds": 3}
-PRESETS["miniwob-process"] = {**PRESETS["miniwob"], "process_arms": PROCESS_WEIGHT, "process_seeds": 3}
 
 
 def intervention_runs(args: Args | EvalDesign) -> list[tuple[str, dict[str, str], str]]:

@@ -56,7 +56,7 @@ from baselines.policy.heuristics import BudgetAwareAgent, CarefulAgent, HastyAge
 from baselines.policy.train import make_env, progress_bar
 from baselines.report.markdown import write_report
 
-__all__ = ["run_experiment", "check_interventions", "check_family_wiring"]
+__all__ = ["run_experiment", "check_interventions", "check_family_wiring", "check_process_arms"]
 
 
 def run_experiment(args: Args) -> int:
@@ -72,6 +72,7 @@ def run_experiment(args: Args) -> int:
     _check_resume(args, out)
     check_interventions(args, env_id)
     check_family_wiring(args, env_id)
+    check_process_arms(args, env_id)
     task_lists = _task_lists(args, env_id, out)
 
     schedules, seeds = experiment_schedules(args), training_seeds(args.seeds)
@@ -177,6 +178,26 @@ def check_family_wiring(args: Args, env_id: str) -> None:
         raise ConfigError(
             f"{env_id}: the trainer builds its envs with menu={menu!r}, not {plan.env_kwargs['menu']!r} "
             "(baselines/policy/families.py); baselines.policy.train.make_env must pass family_env_kwargs(env_id)"
+        )
+
+
+def check_process_arms(args: Args, env_id: str) -> None:
+    """Fail before training when ``--process-arms`` asks for process-reward arms on a family whose
+    tasks name no subtasks (MiniWoB-v0's pages score themselves): the process reward would be 0 on
+    every step and the arms would train the plain arms' policies again, bit for bit."""
+    if not args.process_arms:
+        return
+    env = gym.make(env_id, backend=args.backend, disable_env_checker=True)  # no sandbox until reset
+    try:
+        tasks = env.unwrapped.tasks  # type: ignore[attr-defined]
+        named = any(tasks.get(task_id).subtasks for task_id in list(tasks.ids("train"))[:20])
+    finally:
+        env.close()
+    if not named:
+        raise ConfigError(
+            f"--process-arms {args.process_arms:g}: {env_id}'s tasks name no subtasks, so the process reward is 0 "
+            "and its arms would repeat the plain ones; pass --process-arms 0 (or a family with subtasks: Coding-v0, "
+            "ToolUse-v0, Browser-v0)"
         )
 
 

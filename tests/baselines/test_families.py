@@ -153,3 +153,15 @@ def test_miniwob_eval_lists_hold_the_plans_pages_only():
 
     ids = split_task_ids("agentgym/MiniWoB-v0", "test", None)
     assert {t.split("/")[1] for t in ids} == set(MINIWOB_PAGES)
+
+
+def test_process_arms_refuse_a_family_without_subtasks() -> None:
+    """MiniWoB-v0's pages name no subtasks: process-reward arms there would be the plain arms again (a
+    run with them trained bit-identical policies), so the experiment refuses them before training."""
+    from baselines.budgetmix import parse_args
+    from baselines.experiment.run import check_process_arms
+
+    with pytest.raises(ConfigError, match="name no subtasks"):
+        check_process_arms(parse_args(["--preset", "miniwob", "--process-arms", "0.5"]), "agentgym/MiniWoB-v0")
+    check_process_arms(parse_args(["--preset", "tooluse-process"]), "agentgym/ToolUse-v0")  # subtasks: no error
+    check_process_arms(parse_args(["--preset", "quick"]), "agentgym/MiniWoB-v0")  # no arms asked for
