@@ -76,13 +76,15 @@ def parse_json(stdout: str) -> object:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if "--" not in argv:
-        print("usage: record.py NAME [--title TEXT] -- COMMAND...", file=sys.stderr)
-        return 2
-    split = argv.index("--")
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], usage="record.py NAME [--title TEXT] -- COMMAND..."
+    )
     parser.add_argument("name", help="file name under benchmarks/results/ (without .json)")
     parser.add_argument("--title", default="", help="the heading the docs show (default: the name)")
+    if "--" not in argv:
+        parser.parse_args(argv)  # --help answers here; anything else lacks the command
+        parser.error("give the command to run after --")
+    split = argv.index("--")
     args = parser.parse_args(argv[:split])
     command = argv[split + 1 :]
     before = load()

@@ -352,7 +352,7 @@ def checkpoint(run: Run, policy: MenuPolicy, optimizer: torch.optim.Optimizer, s
         history=run.history,
         torch_rng=torch.get_rng_state(),
         max_actions=settings.max_actions,
-        settings=dataclasses.asdict(settings),
+        args=dataclasses.asdict(settings),  # the key older checkpoints use
     )
 
 

@@ -1,4 +1,4 @@
-"""`baselines.llm_budgetmix`: the oracle's warm-start data replays to success, the schedules draw the
+"""`baselines.llm.budgetmix`: the oracle's warm-start data replays to success, the schedules draw the
 right T per row on the same tasks, the exposure accounting, and the real CLI's smoke preset."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ pytest.importorskip("datasets")
 
 from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
-from baselines import llm_budgetmix as lbm
+from baselines.llm import budgetmix as lbm
 
 ROOT = Path(__file__).resolve().parents[2]
 RETAIL = {"domains": ["retail"], "tiers": ["single"], "backend": "local"}

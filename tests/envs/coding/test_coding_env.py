@@ -332,13 +332,14 @@ def test_a_crashed_test_runner_is_a_tool_error(env):
 
 
 def test_the_docs_example_runs():
-    """docs/coding.md's first example, on the local backend (it names a real task id, so keep it real)."""
+    """docs/reference/families/coding.md's first example, on the local backend (it names a real task id,
+    so keep it real)."""
     from pathlib import Path
 
-    doc = (Path(__file__).resolve().parents[3] / "docs" / "coding.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "reference" / "families" / "coding.md").read_text()
     code = doc.split("```python\n", 1)[1].split("```", 1)[0]
     code = code.replace('split="test")', 'split="test", backend="local")', 1).replace("print(", "str(")
-    exec(compile(code, "docs/coding.md", "exec"), {})
+    exec(compile(code, "docs/reference/families/coding.md", "exec"), {})
 
 
 def test_edits_echo_the_changed_lines_bounded():
