@@ -19,7 +19,10 @@ Rules, checked in this order:
    action names no tool, so "that tool" is read as "any tool"). Bad arguments to a known tool
    are a failed call of that tool in every family (``error_kind="bad_args"``, `agentgym.events`).
 5. ``state_misidentification``: any ``state_mismatch`` event.
-6. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
+6. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``, or
+   after a ``wrong_value`` fault with no cross-check since: no later successful call of the faulted
+   tool and no ``verification``. The faulted call itself succeeded (the tool answered, in its usual
+   format), so a wrong value is never a ``tool_call_error``: what failed is the agent's checking.
 7. ``planning_mistake``: everything else.
 
 ``flags`` lists every rule among 1-6 that held, in that order, plus ``planning_mistake`` when it
@@ -73,6 +76,21 @@ def _tool_errors(events: list[Mapping[str, Any]]) -> tuple[bool, bool]:
     return bool(pending), recovered
 
 
+def _unchecked_wrong_value(events: list[Mapping[str, Any]]) -> bool:
+    """A ``wrong_value`` fault after which the agent neither called that tool again successfully nor
+    verified anything: it went on with the wrong value it was shown."""
+    for i, e in enumerate(events):
+        if e.get("kind") == "fault_injected" and e.get("fault") == "wrong_value":
+            tool = e.get("tool")
+            if not any(
+                later.get("kind") == "verification"
+                or (later.get("kind") == "tool_call" and later.get("ok") and later.get("name") == tool)
+                for later in events[i + 1 :]
+            ):
+                return True
+    return False
+
+
 def label_episode(
     events: Iterable[Mapping[str, Any]], *, success: bool, truncated: bool, answer_contradicts_state: bool = False
 ) -> tuple[str, list[str]]:
@@ -92,7 +110,7 @@ def label_episode(
     submitted = "submit" in kinds
     unrecovered, recovered = _tool_errors(events)
     last_mutation = max((i for i, k in enumerate(kinds) if k == "mutation"), default=-1)
-    verified = last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]
+    verified = (last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]) and not _unchecked_wrong_value(events)
     held = {
         "success": bool(success),
         "answer_contradicts_state": bool(answer_contradicts_state) and not success,
