@@ -35,19 +35,21 @@ class _Rng(Protocol):
 
 
 def shift_number(value: int | float, rng: _Rng, decimals: int | None = None) -> int | float:
-    """Another plausible number: moved by 5-30% (at least one unit of its last decimal), the same
-    type and number of decimals, never negative when ``value`` is not, never ``value`` itself."""
+    """Another plausible number: moved by 5-30% (at least one unit of its last decimal), with the same
+    type, number of decimals and number of digits before the point (a shape check cannot tell it),
+    never negative when ``value`` is not, never ``value`` itself."""
     places = decimals if decimals is not None else (0 if isinstance(value, int) else _places(value))
     unit = 10.0**-places
     step = max(unit, abs(value) * int(rng.integers(5, 31)) / 100)
-    down = bool(int(rng.integers(2))) and (value < 0 or value - step >= 0)
-    sign = -1 if down else 1
-    moved = round(value + sign * step, places)
-    if moved == value:
-        moved = round(value + unit, places)
-    if isinstance(value, int):
-        return int(moved)
-    return float(moved)
+    first = -1 if int(rng.integers(2)) else 1
+    candidates = [round(value + d * s, places) for s in (step, unit) for d in (first, -first)]
+    moved = next((c for c in candidates if c != value and _same_form(c, value)), round(value + unit, places))
+    return int(moved) if isinstance(value, int) else float(moved)
+
+
+def _same_form(moved: float, value: float) -> bool:
+    """Same sign (or both non-negative) and the same count of digits before the point."""
+    return (moved < 0) == (value < 0) and len(str(int(abs(moved)))) == len(str(int(abs(value))))
 
 
 def shift_date(text: str, rng: _Rng) -> str:
