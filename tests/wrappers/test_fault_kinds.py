@@ -133,3 +133,18 @@ def test_a_rate_limit_never_lifted_is_a_tool_call_error():
     events = [ev.tool_call("get", False, ev.RATE_LIMITED), ev.fault_injected("rate_limit", "get"), ev.submit()]
     category, flags = label_episode(events, success=False, truncated=False)
     assert category == "tool_call_error" and "fault_injected" in flags
+
+
+def test_acting_on_a_believed_wrong_value_is_state_misidentification():
+    """The agent looked up the wrong record's id it was shown: the not-found call is its misreading of the
+    state, not a tool failing; and a final message that repeats a believed value is not rule 2's."""
+    faulted = [ev.tool_call("find_user", True), ev.fault_injected("wrong_value", "find_user")]
+    lookup = [ev.tool_call("get_user", False, "not_found"), ev.state_mismatch("U4299 does not exist")]
+    category, flags = label_episode([*faulted, *lookup, ev.submit()], success=False, truncated=False)
+    assert category == "state_misidentification" and "tool_call_error" not in flags
+    category, flags = label_episode(
+        [*faulted, ev.submit()], success=False, truncated=False, answer_contradicts_state=True
+    )
+    assert category == "missing_verification" and "answer_contradicts_state" in flags
+    earlier = [ev.tool_call("set", False, "timeout")]  # a tool error before the fault is still one
+    assert label_episode([*earlier, *faulted, ev.submit()], success=False, truncated=False)[0] == "tool_call_error"
