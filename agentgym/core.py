@@ -3,9 +3,9 @@
 A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a verifier
 (`_verify`), its sandbox-side code (`sandbox_modules`, `sandbox_services`) and optionally a menu
 (`_admissible`), a state-drift hook (`_drift`), fault hooks (`fault_failure`,
-`corrupt_output`, `rate_limit_text`, `wrong_value`) and forced starts for interventions (`interventions`, `forced_start`). The base
-class owns everything that must be the same across families: the spaces, the episode
-bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
+`corrupt_output`, `rate_limit_text`, `wrong_value`) and forced starts for interventions
+(`interventions`, `forced_start`). The base class owns everything that must be the same across
+families: the spaces, the episode bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
 lifetime, and the actions every grammar shares: ``help``, ``finish``/``submit`` and a call whose
 arguments do not fit its tool (`BadArguments`), which never reach a family's `_execute`.
 """

@@ -21,7 +21,8 @@ scripted agents play each seed at each T:
   (a refusal must be grounded in records read): its losses are a lower bound on a real agent's.
 
 Prints success per family, kind, agent and slack, with the machine and load, and how the failed
-episodes were labelled (`FailureLabeler`); ``--json`` prints one object instead. Figures are quoted on docs/performance.md ("Fault kinds").
+episodes were labelled (`FailureLabeler`); ``--json`` prints one object instead. Figures are
+quoted on docs/performance.md ("Fault kinds").
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ if str(ROOT) not in sys.path:
 
 import agentgym  # noqa: E402
 from agentgym.agents import OracleAgent  # noqa: E402
-from agentgym.core import AgentEnv  # noqa: E402
 from agentgym.testing import run_episode  # noqa: E402
 
 KINDS = ("rate_limit", "wrong_value")
@@ -84,7 +84,9 @@ def _say(action: str, believed: list[tuple[str, str]]) -> str:
         if re.fullmatch(r"\d+(?:\.\d+)?", true) and re.fullmatch(r"\d+(?:\.\d+)?", shown):
             action = re.sub(
                 r"\d+(?:\.\d+)?",
-                lambda m, t=true, s=shown: _format_like(m.group(), float(s)) if float(m.group()) == float(t) else m.group(),
+                lambda m, t=true, s=shown: (
+                    _format_like(m.group(), float(s)) if float(m.group()) == float(t) else m.group()
+                ),
                 action,
             )
         elif len(true) > 2:

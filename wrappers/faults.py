@@ -298,7 +298,8 @@ def _parse_one(spec: str) -> dict[str, Any]:
                 retry_after = int(value)
             except ValueError:
                 raise ConfigError(
-                    f"fault spec {spec!r}: retry_after={value!r}; expected a number of turns >= 1, e.g. ':retry_after=2'"
+                    f"fault spec {spec!r}: retry_after={value!r}; expected a number of turns >= 1, "
+                    "e.g. ':retry_after=2'"
                 ) from None
         else:
             raise ConfigError(

@@ -159,7 +159,10 @@ class CodingEnv(AgentEnv):
         self._history = []
         self._tested = False
         self._last_edited = None
-        self._echoed: tuple[str, list[tuple[str, str, str]]] = ("", [])  # the last edit's (head, [(path, before, after)])
+        self._echoed: tuple[str, list[tuple[str, str, str]]] = (
+            "",
+            [],
+        )  # the last edit's (head, [(path, before, after)])
         self._reports: list[str] = []  # the visible tests' reports this episode, oldest first
         self._subtasks = {name: False for name in task.subtasks}
         self._changed()

@@ -74,7 +74,9 @@ def _play(env: Any, seed: int) -> list[tuple[str, str, list[dict[str, Any]]]]:
 def _faulted_pairs(env_id: str, kwargs: dict[str, Any], turn: int) -> list[tuple[str, str, str]]:
     """(action, faulted answer, true answer) for each seed where ``wrong_value@turn=N`` fired."""
     clean = agentgym.make(env_id, budget=40, backend="local", split="test", **kwargs)
-    faulted = agentgym.make(env_id, budget=40, backend="local", split="test", faults=f"wrong_value@turn={turn}", **kwargs)
+    faulted = agentgym.make(
+        env_id, budget=40, backend="local", split="test", faults=f"wrong_value@turn={turn}", **kwargs
+    )
     pairs = []
     try:
         for seed in SEEDS:
@@ -102,7 +104,9 @@ def test_another_records_value_is_one_the_world_holds():
     """A text field's wrong value is another record's value of that field: its length and form are
     drawn from the true values, so no string statistic tells it."""
     clean = agentgym.make("agentgym/ToolUse-v0", budget=40, backend="local", split="test")
-    faulted = agentgym.make("agentgym/ToolUse-v0", budget=40, backend="local", split="test", faults="wrong_value@turn=1")
+    faulted = agentgym.make(
+        "agentgym/ToolUse-v0", budget=40, backend="local", split="test", faults="wrong_value@turn=1"
+    )
     swapped = 0
     try:
         for seed in SEEDS:
@@ -141,20 +145,29 @@ def _strings(obj: Any) -> set[str]:
 # ---------------------------------------------------------------------------------------- rate limits
 def _limited(env_id: str, retry_after: int = 3, seed: int = 0, **kwargs: Any) -> Any:
     env = agentgym.make(
-        env_id, budget=40, backend="local", split="test", faults=f"rate_limit@turn=1:retry_after={retry_after}", **kwargs
+        env_id,
+        budget=40,
+        backend="local",
+        split="test",
+        faults=f"rate_limit@turn=1:retry_after={retry_after}",
+        **kwargs,
     )
     obs, info = env.reset(seed=seed)
     first = env.unwrapped.reference_action()
     obs, _, _, _, info = env.step(first)
     assert [e["fault"] for e in info["events"] if e["kind"] == "fault_injected"] == ["rate_limit"]
-    assert f"retry in {retry_after} turns" in obs["text"].lower() or f"retry-after: {retry_after}" in obs["text"].lower()
+    assert (
+        f"retry in {retry_after} turns" in obs["text"].lower() or f"retry-after: {retry_after}" in obs["text"].lower()
+    )
     return env, first
 
 
 def _refused(info: dict[str, Any]) -> bool:
     calls = [e for e in info["events"] if e["kind"] == "tool_call"]
-    return bool(calls) and all(not e["ok"] and e["error_kind"] == "rate_limit" for e in calls) and not any(
-        e["kind"] in ("mutation", "verification") for e in info["events"]
+    return (
+        bool(calls)
+        and all(not e["ok"] and e["error_kind"] == "rate_limit" for e in calls)
+        and not any(e["kind"] in ("mutation", "verification") for e in info["events"])
     )
 
 
@@ -302,7 +315,11 @@ def test_only_turns_open_a_limit():
 
 def test_a_persistent_rate_limit_keeps_refusing_that_tool():
     env = agentgym.make(
-        "agentgym/ToolUse-v0", budget=40, backend="local", split="test", faults="rate_limit@turn=1:persistent:retry_after=2"
+        "agentgym/ToolUse-v0",
+        budget=40,
+        backend="local",
+        split="test",
+        faults="rate_limit@turn=1:persistent:retry_after=2",
     )
     try:
         env.reset(seed=0)
