@@ -186,6 +186,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._retry_at = 0  # the first turn a tool call goes through again after a rate_limit fault
         self._parsed: tuple[str, ParsedAction | BaseException] | None = None  # what tool_of parsed, for step
         self._output_seen = True
+        self._faulting: str | None = None  # the fault kind applied to the action executing now
         self._ref_pos = self._ref_read = 0
         self._acted: list[tuple[str | None, bool]] = []  # (solution step or None, went through cleanly) per step
         self._env_calls = 0
@@ -281,6 +282,13 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         fault: the action ran, but the agent will not see its true result, so nothing it showed
         counts as read."""
         return self._output_seen
+
+    @property
+    def faulting(self) -> str | None:
+        """The fault kind applied to the action `_execute` runs now (None: none). A family whose
+        bookkeeping of what the agent read depends on `output_seen` checks it under ``wrong_value``:
+        a result with no value to falsify is shown as it is, so it counts as read."""
+        return self._faulting
 
     @property
     def rate_limited(self) -> int:
@@ -538,10 +546,11 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             mark["detail"] = f"retry after {retry_after} turns"
             return Outcome(self.rate_limit_text(tool, retry_after), [ev.tool_call(tool, False, ev.RATE_LIMITED), mark])
         self._output_seen = kind not in ("empty_output", "corrupted_output", "wrong_value")
+        self._faulting = kind
         try:
             outcome = self._dispatch(parsed)
         finally:
-            self._output_seen = True
+            self._output_seen, self._faulting = True, None
         if kind == "empty_output":
             outcome.text = ""
         elif kind == "corrupted_output":

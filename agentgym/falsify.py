@@ -10,6 +10,7 @@ host calls it on a tool's result, nothing here runs in a sandbox.
 
 - `wrong_json(obj, rng, pool)`: a copy of a decoded JSON result with one leaf changed, or None.
 - `wrong_text(text, rng)`: ``text`` with one amount, date or count token changed, or None.
+- `has_json_value(obj, pool)`, `has_text_value(text)`: whether those would change anything (no draw).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["wrong_json", "wrong_text", "shift_number", "shift_date"]
+__all__ = ["wrong_json", "wrong_text", "has_json_value", "has_text_value", "shift_number", "shift_date"]
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TOKENS = (
@@ -109,6 +110,20 @@ def _collect_pooled(
     elif isinstance(obj, list):
         for i, value in enumerate(obj):
             _collect_pooled(value, [*path, i], pool, seen, leaves)
+
+
+def has_json_value(obj: Any, pool: Mapping[str, Sequence[str]] | None = None) -> bool:
+    """Whether `wrong_json` finds a value to change in ``obj`` (no draw from any generator)."""
+    leaves: list[tuple[list[Any], str]] = []
+    _collect(obj, [], leaves)
+    if not leaves:
+        _collect_pooled(obj, [], pool or {}, set(), leaves)
+    return bool(leaves)
+
+
+def has_text_value(text: str) -> bool:
+    """Whether `wrong_text` finds a value to change in ``text`` (no draw from any generator)."""
+    return any(_valid(m.group()) for pattern in _TOKENS for m in pattern.finditer(text))
 
 
 def _collect(obj: Any, path: list[Any], leaves: list[tuple[list[Any], str]]) -> None:

@@ -16,7 +16,7 @@ from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
 from agentgym.errors import ConfigError
-from agentgym.falsify import wrong_text
+from agentgym.falsify import has_text_value, wrong_text
 from agentgym.tasks import Task
 from agentgym.web.env import WebEnv
 from agentgym.world.env import WorldEnv
@@ -118,11 +118,14 @@ class BrowserEnv(WebEnv, WorldEnv):
         return f"{task.instruction}\n\n{reply['text']}"
 
     def _execute(self, action: ParsedAction) -> Outcome:
-        if not self.output_seen:  # the oracle looks again before trusting anything
-            self._look = True
         args = {k: v for k, v in action.args.items()}
         reply = self._call("act", name=action.name, args=args)
-        seen = self.output_seen  # an emptied or garbled page: the action ran, the agent saw nothing
+        # an emptied, garbled or falsified page: the action ran, the agent did not see it as it is
+        # (a page with no value a wrong_value fault could change is shown as it is)
+        unchanged = not reply["ok"] or not has_text_value(reply["text"])  # what a wrong_value fault leaves alone
+        seen = self.output_seen or (self.faulting == "wrong_value" and unchanged)
+        if not seen:  # the oracle looks again before trusting anything
+            self._look = True
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
             events.append(ev.state_mismatch(reply["mismatch"]))

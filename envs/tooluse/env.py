@@ -18,7 +18,7 @@ from agentgym.core import FAULT_KINDS, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
-from agentgym.falsify import wrong_json
+from agentgym.falsify import has_json_value, wrong_json
 from agentgym.menus import NO_ORACLE, ORACLE
 from agentgym.tasks import Task
 from agentgym.world.env import WorldEnv
@@ -301,7 +301,11 @@ class ToolUseEnv(WorldEnv):
                 events.append(ev.state_mismatch(f"{reply['missing']} does not exist"))
             return Outcome(f"error ({reply['error_kind']}): {reply['error']}", events)
         events = [ev.tool_call(name, True)]
-        seen = self.output_seen  # an emptied or garbled result: the tool ran, the agent saw nothing
+        # an emptied, garbled or falsified result: the tool ran, the agent did not see it as it is (a
+        # result with no value a wrong_value fault could change is shown as it is)
+        seen = self.output_seen or (
+            self.faulting == "wrong_value" and not has_json_value(reply["result"], self._value_pool())
+        )
         if reply["wrote"]:
             self._epoch += 1
             self._view = (self._epoch, reply["view"])

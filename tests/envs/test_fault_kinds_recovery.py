@@ -88,3 +88,11 @@ def test_browser_chromium_backend_shows_and_recovers_from_both_kinds(kind):
     assert ok and ep.success and ep.faults == [kind] and ep.turns == clean + extra, ep.trace()
     if kind == "rate_limit":
         assert any("too many requests, retry in 2 turns" in t.lower() for t in ep.texts), ep.trace()
+
+
+def test_a_wrong_value_with_nothing_to_change_costs_nothing():
+    """A page with no amount, date or count (Browser-v0's moderation queue, seed 19) is shown as it is:
+    no fault is recorded, and it counts as seen, so the oracle does not look again after every click."""
+    ok, clean, _ = _turns("agentgym/Browser-v0", 19, 60, None, backend="local")
+    ok_faulted, used, faults = _turns("agentgym/Browser-v0", 19, clean, "wrong_value@turn=1", backend="local")
+    assert ok and ok_faulted and faults == [] and used == clean, (clean, used, faults)
