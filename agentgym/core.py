@@ -273,7 +273,8 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         a stale copy of a file), drawn from the seeded RNG. None when the result holds no value to
         falsify; then no fault is recorded and the schedule waits for the next call. Families that
         override it list ``wrong_value`` in `fault_kinds`; the family's own bookkeeping of what the
-        agent read is skipped for the step (`output_seen` is False), so its oracle reads again."""
+        agent read is skipped for the step (`output_seen` is False, `faulting` says why), so its
+        oracle reads again."""
         return None
 
     @property
