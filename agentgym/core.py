@@ -3,9 +3,9 @@
 A family supplies a task set, a grammar (`_parse`), an executor (`_execute`), a verifier
 (`_verify`), its sandbox-side code (`sandbox_modules`, `sandbox_services`) and optionally a menu
 (`_admissible`), a state-drift hook (`_drift`), fault hooks (`fault_failure`,
-`corrupt_output`) and forced starts for interventions (`interventions`, `forced_start`). The base
-class owns everything that must be the same across families: the spaces, the episode
-bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
+`corrupt_output`, `rate_limit_text`, `wrong_value`) and forced starts for interventions
+(`interventions`, `forced_start`). The base class owns everything that must be the same across
+families: the spaces, the episode bookkeeping, the info keys, garbage-action survival, fault application, the sandbox's
 lifetime, and the actions every grammar shares: ``help``, ``finish``/``submit`` and a call whose
 arguments do not fit its tool (`BadArguments`), which never reach a family's `_execute`.
 """
@@ -37,15 +37,21 @@ __all__ = [
     "BadArguments",
     "Outcome",
     "FAULT_KINDS",
+    "DEFAULT_RETRY_AFTER",
     "MAX_MENU",
     "HELP_ACTION",
     "SUBMIT_ACTIONS",
     "RESET_OPTIONS",
     "WRAPPER_OPTIONS",
     "menu_of",
+    "check_fault_kinds",
+    "check_retry_after",
 ]
 
 FAULT_KINDS = ev.FAULT_KINDS
+DEFAULT_RETRY_AFTER = 2
+"""Turns a ``rate_limit`` fault makes the agent wait when its schedule names none: the refused turn
+and one more, so the call goes through again two turns later."""
 MAX_MENU = 32
 """The most candidate actions a family's menu offers (``admissible_actions``): the Discrete space of
 `NumericView` and the baseline's policy is this wide by default."""
@@ -131,6 +137,10 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     """What the agent sees after ``finish``/``submit``; ``{answer}`` is its final answer."""
     max_action_length: ClassVar[int] = 16_384
     max_observation_length: ClassVar[int] = 32_768
+    fault_kinds: ClassVar[tuple[str, ...]] = tuple(k for k in FAULT_KINDS if k != "wrong_value")
+    """The fault kinds this family applies (`inject_fault` refuses the others). ``wrong_value`` needs
+    a family that knows what a plausible wrong answer of its tools looks like (`wrong_value`), so a
+    family lists it only when it overrides that hook."""
     interventions: ClassVar[tuple[str, ...]] = ()
     """Names of the forced starts `forced_start` plays (``agentgym eval --intervention NAME``)."""
 
@@ -172,9 +182,11 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.turn = 0
         self._done = False
         self._last_text = ""
-        self._pending_fault: tuple[str, bool, bool] | None = None  # (kind, transient, on_mutation)
+        self._pending_fault: tuple[str, bool, bool, int] | None = None  # (kind, transient, on_mutation, retry_after)
+        self._retry_at = 0  # the first turn a tool call goes through again after a rate_limit fault
         self._parsed: tuple[str, ParsedAction | BaseException] | None = None  # what tool_of parsed, for step
         self._output_seen = True
+        self._faulting: str | None = None  # the fault kind applied to the action executing now
         self._ref_pos = self._ref_read = 0
         self._acted: list[tuple[str | None, bool]] = []  # (solution step or None, went through cleanly) per step
         self._env_calls = 0
@@ -249,11 +261,46 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             chars[int(self.np_random.integers(len(chars)))] = "\ufffd"
         return "".join(chars) + "\n[output truncated]"
 
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        """What a ``rate_limit`` refusal shows: the call was not run, and tool calls go through again
+        in ``turns`` turns. Override to say it as the family's tools refuse (an API's 429, a page)."""
+        unit = "turn" if turns == 1 else "turns"
+        return f"error (rate_limit): {tool} refused: too many requests. Nothing was done; retry in {turns} {unit}."
+
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """A ``wrong_value`` fault's version of ``text``, the result ``action`` really produced: the
+        same format with plausible wrong content (another record's value, a shifted amount or date,
+        a stale copy of a file), drawn from the seeded RNG. None when the result holds no value to
+        falsify; then no fault is recorded and the schedule waits for the next call. Families that
+        override it list ``wrong_value`` in `fault_kinds`; the family's own bookkeeping of what the
+        agent read is skipped for the step (`output_seen` is False, `faulting` says why), so its
+        oracle reads again."""
+        return None
+
     @property
     def output_seen(self) -> bool:
-        """False while `_execute` runs under an ``empty_output`` or ``corrupted_output`` fault: the
-        action ran, but the agent will not see its result, so nothing it showed counts as read."""
+        """False while `_execute` runs under an ``empty_output``, ``corrupted_output`` or ``wrong_value``
+        fault: the action ran, but the agent will not see its true result, so nothing it showed
+        counts as read."""
         return self._output_seen
+
+    @property
+    def faulting(self) -> str | None:
+        """The fault kind applied to the action `_execute` runs now (None: none). A family whose
+        bookkeeping of what the agent read depends on `output_seen` checks it under ``wrong_value``:
+        a result with no value to falsify is shown as it is, so it counts as read."""
+        return self._faulting
+
+    @property
+    def rate_limited(self) -> int:
+        """Turns until tool calls go through again after a ``rate_limit`` fault (0: not limited). The
+        agent reads the same in the refusal's text; the oracle waits on it (`oracle_wait`)."""
+        return max(0, self._retry_at - (self.turn + 1)) if self.task is not None else 0
+
+    def oracle_wait(self) -> str | None:
+        """The oracle's harmless action while a rate limit holds (``help``: no tool, so never refused),
+        or None when tool calls go through. Every family's `reference_action` asks it first."""
+        return HELP_ACTION if self.rate_limited else None
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -272,6 +319,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self.turn = 0
         self._done = False
         self._pending_fault = self._parsed = None
+        self._retry_at = 0
         self._ref_pos = self._ref_read = 0
         self._acted = []
         self._env_calls = 0
@@ -343,17 +391,25 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
         self._parsed = (text, parsed)
         return parsed.tool if isinstance(parsed, ParsedAction) else None
 
-    def inject_fault(self, kind: str, *, transient: bool = True, on_mutation: bool = False) -> None:
+    def inject_fault(
+        self, kind: str, *, transient: bool = True, on_mutation: bool = False, retry_after: int | None = None
+    ) -> None:
         """Arm a fault for this step's action if it calls a tool (used by `ToolFailureInjector`).
 
         ``on_mutation`` (``state_drift`` only): drift only if the action changed task state (a
         ``mutation`` event), right after it, so the agent's own edit is what silently goes back;
-        otherwise the step runs clean and no fault is recorded."""
+        otherwise the step runs clean and no fault is recorded. ``retry_after`` (``rate_limit``
+        only, default `DEFAULT_RETRY_AFTER`): tool calls go through again that many turns after the
+        refused one; every tool call before then is refused, whatever tool or form it takes."""
         if kind not in FAULT_KINDS:
             raise ConfigError(f"fault kind {kind!r}; choose from {FAULT_KINDS}")
+        check_fault_kinds(type(self), (kind,))
         if on_mutation and kind != "state_drift":
             raise ConfigError(f"on_mutation applies to state_drift only, not {kind!r}")
-        self._pending_fault = (kind, transient, on_mutation)
+        if retry_after is not None and kind != "rate_limit":
+            raise ConfigError(f"retry_after={retry_after!r} applies to rate_limit only, not {kind!r}")
+        wait = check_retry_after(DEFAULT_RETRY_AFTER if retry_after is None else retry_after)
+        self._pending_fault = (kind, transient, on_mutation, wait)
 
     def forced_start(self, name: str) -> list[str] | None:
         """The actions intervention ``name`` forces at the start of this episode (after ``reset``,
@@ -411,7 +467,7 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             raise kept[1]
         return kept[1]
 
-    def _act(self, text: str, fault: tuple[str, bool, bool] | None) -> Outcome:
+    def _act(self, text: str, fault: tuple[str, bool, bool, int] | None) -> Outcome:
         try:
             parsed = self._parse_once(text)
         except ActionError as exc:
@@ -421,7 +477,11 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             return Outcome(f"error: {why}", [ev.action(False, error=why)])
         head = [ev.action(True, parsed.name)]
         try:
-            if fault is not None and parsed.tool is not None:
+            if parsed.tool is not None and self.turn < self._retry_at:  # a rate limit holds: every tool, every form
+                tool = parsed.tool or parsed.name
+                text = self.rate_limit_text(tool, self._retry_at - self.turn)
+                outcome = Outcome(text, [ev.tool_call(tool, False, ev.RATE_LIMITED)])
+            elif fault is not None and parsed.tool is not None:
                 outcome = self._apply_fault(parsed, *fault)
             else:
                 outcome = self._dispatch(parsed)
@@ -468,22 +528,43 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             [ev.action(True, name), ev.tool_call(name, False, "sandbox_crashed")],
         )
 
-    def _apply_fault(self, parsed: ParsedAction, kind: str, transient: bool, on_mutation: bool = False) -> Outcome:
+    def _apply_fault(
+        self,
+        parsed: ParsedAction,
+        kind: str,
+        transient: bool,
+        on_mutation: bool = False,
+        retry_after: int = DEFAULT_RETRY_AFTER,
+    ) -> Outcome:
         """The one place faults are applied; families shape them through the fault hooks above."""
         tool = parsed.tool or parsed.name
         mark = ev.fault_injected(kind, tool, transient)
         if kind in ("tool_error", "timeout"):  # the tool never ran
             error_kind, text = self.fault_failure(kind, tool)
             return Outcome(text, [ev.tool_call(tool, False, error_kind), mark])
-        self._output_seen = kind not in ("empty_output", "corrupted_output")
+        if kind == "rate_limit":  # the tool never ran, and no tool runs until the window has passed
+            self._retry_at = self.turn + retry_after
+            mark["detail"] = f"retry after {retry_after} turns"
+            return Outcome(self.rate_limit_text(tool, retry_after), [ev.tool_call(tool, False, ev.RATE_LIMITED), mark])
+        self._output_seen = kind not in ("empty_output", "corrupted_output", "wrong_value")
+        self._faulting = kind
         try:
             outcome = self._dispatch(parsed)
         finally:
-            self._output_seen = True
+            self._output_seen, self._faulting = True, None
         if kind == "empty_output":
             outcome.text = ""
         elif kind == "corrupted_output":
             outcome.text = self.corrupt_output(outcome.text)
+        elif kind == "wrong_value":
+            if any(ev.is_error(e) for e in outcome.events):
+                return outcome  # a failed call shows no value to falsify
+            wrong = self.wrong_value(parsed, outcome.text)
+            if wrong is None or wrong == outcome.text:
+                return outcome
+            outcome.text = wrong
+            # a check whose true result the agent never saw is no check (labels: missing_verification)
+            outcome.events = [e for e in outcome.events if e["kind"] != "verification"]
         elif kind == "state_drift":
             if on_mutation and not any(e["kind"] == "mutation" for e in outcome.events):
                 return outcome  # armed for an edit, and this action changed nothing
@@ -552,6 +633,22 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
             # timings stay out of info so same-seed episodes compare equal; CostTracker adds them
             "cost": {"env_calls": self._env_calls},
         }
+
+
+def check_fault_kinds(family: type[AgentEnv], kinds: Iterable[str]) -> None:
+    """Refuse fault kinds ``family`` does not apply (`AgentEnv.fault_kinds`), naming the ones it does."""
+    bad = [k for k in kinds if k not in family.fault_kinds]
+    if bad:
+        raise ConfigError(
+            f"fault kind {bad[0]!r} does not apply to {family.__name__}; its fault kinds: {family.fault_kinds}"
+        )
+
+
+def check_retry_after(value: Any) -> int:
+    """A rate limit's retry-after: an int of turns >= 1 (1: the very next turn goes through)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"retry_after={value!r}; expected a number of turns >= 1, e.g. 2")
+    return value
 
 
 def _check_reset_options(options: Mapping[str, Any]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "EVENT_KINDS",
     "FAULT_KINDS",
+    "RATE_LIMITED",
     "EventError",
     "action",
     "tool_call",
@@ -30,8 +31,24 @@ __all__ = [
 
 Event = dict[str, Any]
 
-FAULT_KINDS = ("tool_error", "timeout", "empty_output", "corrupted_output", "state_drift")
-"""Faults an env applies to a tool action when `AgentEnv.inject_fault` armed one."""
+FAULT_KINDS = (
+    "tool_error",
+    "timeout",
+    "empty_output",
+    "corrupted_output",
+    "state_drift",
+    "rate_limit",
+    "wrong_value",
+)
+"""Faults an env applies to a tool action when `AgentEnv.inject_fault` armed one.
+
+``rate_limit``: the call is refused with a retry-after of N turns, and every tool call before
+then is refused again (the env counts the turns; the fault event is recorded once, at the first
+refusal). ``wrong_value``: the tool runs and answers in its normal format with plausible wrong
+content; a second call shows the truth (docs/how-to/faults.md)."""
+
+RATE_LIMITED = "rate_limit"
+"""The ``error_kind`` of a tool call refused by a rate limit (the first refusal and every one after it)."""
 
 _OPT_STR = (str, type(None))
 # kind -> the fields it must carry and their types; other fields may be added (a drift's detail)

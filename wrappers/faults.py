@@ -4,11 +4,14 @@
   ``env.unwrapped.inject_fault`` before the steps its schedule picks.
 - `parse_faults(spec)`: the fault spec-string grammar, as `ToolFailureInjector` kwargs.
 
-Spec strings: ``KIND[+KIND...]@SCHEDULE[:persistent]``, SCHEDULE one of ``turn=2``,
-``turn=1,3``, ``first=K``, ``p=0.2``, ``mutation=1`` (``mutation=1,2``); several specs joined
-with ``;``. Examples: ``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``,
+Spec strings: ``KIND[+KIND...]@SCHEDULE[:persistent][:retry_after=N]``, SCHEDULE one of
+``turn=2``, ``turn=1,3``, ``first=K``, ``p=0.2``, ``mutation=1`` (``mutation=1,2``); several specs
+joined with ``;``. Examples: ``tool_error@turn=1``, ``timeout+empty_output@p=0.1:persistent``,
 ``state_drift@mutation=1`` (the agent's first edit silently undone right after it is made: the
-edit's output reads as usual, and the file is back to its initial content).
+edit's output reads as usual, and the file is back to its initial content),
+``rate_limit@turn=1:retry_after=3`` (the first tool call refused, and every tool call for the next
+two turns: tool calls go through again on turn 4), ``wrong_value@turn=2`` (the first tool call from
+turn 2 that shows a value shows a plausible wrong one, in the tool's normal format).
 
 The caller of ``reset`` may choose one episode's faults: ``reset(options={"faults": SPEC})``
 (a spec string or `ToolFailureInjector` kwargs; ``""`` for none), in place of the wrapper's own
@@ -24,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.utils import RecordConstructorArgs
 
-from agentgym.core import FAULT_KINDS, AgentEnv
+from agentgym.core import DEFAULT_RETRY_AFTER, FAULT_KINDS, AgentEnv, check_fault_kinds, check_retry_after
 from agentgym.errors import ConfigError
 from agentgym.wrappers.budget import take_option
 
@@ -47,6 +50,7 @@ class FaultRule:
         p: float | None = None,
         transient: bool = True,
         at_mutations: Iterable[int] | int | None = None,
+        retry_after: int | None = None,
     ) -> None:
         kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
         bad = [k for k in kinds if k not in FAULT_KINDS]
@@ -73,14 +77,29 @@ class FaultRule:
             raise ConfigError(f"first_k={first_k!r}; expected an int >= 1")
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0):
             raise ConfigError(f"p={p!r}; expected a probability in [0, 1]")
+        if retry_after is not None:
+            check_retry_after(retry_after)
+            if "rate_limit" not in kinds:
+                raise ConfigError(
+                    f"retry_after={retry_after!r} with kinds={kinds!r}: it is a rate_limit's wait, e.g. "
+                    "'rate_limit@turn=1:retry_after=3'"
+                )
         self.kinds, self.at_turns, self.first_k, self.p = kinds, at_turns, first_k, p
         self.at_mutations = at_mutations
         self.transient = bool(transient)
+        self.retry_after = retry_after
 
     def __repr__(self) -> str:
         when = {"at_turns": self.at_turns, "first_k": self.first_k, "p": self.p, "at_mutations": self.at_mutations}
         sched = ", ".join(f"{k}={v!r}" for k, v in when.items() if v is not None)
-        return f"FaultRule(kinds={self.kinds!r}, {sched}, transient={self.transient})"
+        wait = "" if self.retry_after is None else f", retry_after={self.retry_after}"
+        return f"FaultRule(kinds={self.kinds!r}, {sched}, transient={self.transient}{wait})"
+
+    def arm_kwargs(self, kind: str) -> dict[str, Any]:
+        """`AgentEnv.inject_fault`'s keyword arguments for a fault of ``kind`` drawn from this rule."""
+        if kind == "rate_limit":
+            return {"retry_after": DEFAULT_RETRY_AFTER if self.retry_after is None else self.retry_after}
+        return {}
 
 
 def _counts(name: str, value: Iterable[int] | int, what: str) -> tuple[int, ...]:
@@ -100,7 +119,10 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
     that changed task state, counting the episode's mutating steps (1: the agent's first edit,
     undone silently: its output reads as usual). A transient fault hits one call; a persistent
     one (``transient=False``) also fails every later call of the same tool in the episode, with
-    the same kind. Several kinds: each fault draws one. Several rules: ``rules=[{...}, {...}]``
+    the same kind. ``rate_limit`` refuses the call and every tool call for ``retry_after`` turns
+    (`agentgym.core.DEFAULT_RETRY_AFTER` when not given); ``wrong_value`` lets the call run and shows
+    a plausible wrong value in its place, for the families that list it in ``fault_kinds``.
+    Several kinds: each fault draws one. Several rules: ``rules=[{...}, {...}]``
     (what `parse_faults` gives for specs joined with ``;``). Draws come from the env's seeded
     generator; the env records each fault as a ``fault_injected`` event. Faults hit only
     actions that call a tool, so the wrapper parses the action with the family grammar first:
@@ -129,6 +151,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
         transient: bool = True,
         rules: Sequence[Mapping[str, Any]] | None = None,
         at_mutations: Iterable[int] | int | None = None,
+        retry_after: int | None = None,
     ) -> None:
         RecordConstructorArgs.__init__(
             self,
@@ -139,6 +162,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             transient=transient,
             rules=rules,
             at_mutations=at_mutations,
+            retry_after=retry_after,
         )
         gym.Wrapper.__init__(self, env)
         base = env.unwrapped
@@ -149,18 +173,28 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 "parses as tool calls"
             )
         self.base: AgentEnv = base  # what a fault needs of the env: tool_of, inject_fault, turn (its public API)
-        self.rules = fault_rules(kinds, at_turns, first_k, p, transient, rules, at_mutations)
+        self.rules = fault_rules(kinds, at_turns, first_k, p, transient, rules, at_mutations, retry_after)
+        self._check_kinds(self.rules)
         self._reset_episode(self.rules)
+
+    def _check_kinds(self, rules: list[FaultRule]) -> None:
+        """Refuse a kind the family below does not apply (MiniWoB-v0 has no ``wrong_value``)."""
+        check_fault_kinds(type(self.base), [k for rule in rules for k in rule.kinds])
 
     def _reset_episode(self, rules: list[FaultRule]) -> None:
         self.episode_rules = rules  # this episode's plan: the wrapper's own, or the one a reset chose
         self._hits = [0] * len(rules)  # faults each rule injected this episode
-        self._broken: dict[str, str] = {}  # tool -> kind, for persistent faults
+        self._broken: dict[str, tuple[str, dict[str, Any]]] = {}  # tool -> (kind, its arming kwargs), persistent
         self._mutations = 0  # steps this episode that changed task state (for at_mutations)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         spec, options = take_option(options, "faults")
         rules = self.rules if spec is None else chosen_faults(spec)  # refused before the env resets
+        if spec is not None:
+            try:
+                self._check_kinds(rules)
+            except ConfigError as exc:
+                raise ConfigError(f"reset options faults={spec!r}: {exc}") from None
         obs, info = self.env.reset(seed=seed, options=options)
         self._reset_episode(rules)
         return obs, info
@@ -177,15 +211,15 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
             if hit and rule is not None:
                 self._hits[rule] += 1
                 if not self.episode_rules[rule].transient and tool is not None:  # armed only on a tool call
-                    self._broken[tool] = kind
+                    self._broken[tool] = (kind, self.episode_rules[rule].arm_kwargs(kind))
         self._mutations += any(e.get("kind") == "mutation" for e in info.get("events", ()))
         return obs, reward, terminated, truncated, info
 
     def _arm(self, tool: str) -> tuple[int | None, str] | None:
         """Decide whether this tool call fails; arm the env if so. Returns (rule index, kind)."""
         if tool in self._broken:  # a persistent fault keeps this tool down
-            kind = self._broken[tool]
-            self.base.inject_fault(kind, transient=False)
+            kind, kwargs = self._broken[tool]
+            self.base.inject_fault(kind, transient=False, **kwargs)
             return None, kind
         for i, rule in enumerate(self.episode_rules):
             if rule.at_turns is not None:
@@ -206,7 +240,7 @@ class ToolFailureInjector(gym.Wrapper, RecordConstructorArgs):
                 kind = (
                     rule.kinds[0] if len(rule.kinds) == 1 else rule.kinds[int(self.np_random.integers(len(rule.kinds)))]
                 )
-                self.base.inject_fault(kind, transient=rule.transient)
+                self.base.inject_fault(kind, transient=rule.transient, **rule.arm_kwargs(kind))
                 return i, kind
         return None
 
@@ -223,11 +257,12 @@ def fault_rules(
     transient: bool = True,
     rules: Sequence[Mapping[str, Any]] | None = None,
     at_mutations: Iterable[int] | int | None = None,
+    retry_after: int | None = None,
 ) -> list[FaultRule]:
     """The validated plan `ToolFailureInjector`'s kwargs describe: one rule, or ``rules`` (``[]``: none)."""
     if rules is None:
-        return [FaultRule(kinds, at_turns, first_k, p, transient, at_mutations)]
-    if any(v is not None for v in (at_turns, first_k, p, at_mutations)):
+        return [FaultRule(kinds, at_turns, first_k, p, transient, at_mutations, retry_after)]
+    if any(v is not None for v in (at_turns, first_k, p, at_mutations, retry_after)):
         raise ConfigError(f"rules={rules!r} given together with a schedule; put every schedule in rules")
     if isinstance(rules, (str, Mapping)) or not isinstance(rules, Sequence):
         raise ConfigError(f"rules={rules!r}; expected a list of dicts of FaultRule kwargs")
@@ -252,15 +287,32 @@ def chosen_faults(spec: str | Mapping[str, Any]) -> list[FaultRule]:
 
 
 def _parse_one(spec: str) -> dict[str, Any]:
-    body, _, flag = spec.partition(":")
-    if flag not in ("", "persistent", "transient"):
-        raise ConfigError(f"fault spec {spec!r}: unknown flag {flag!r}; use ':persistent' or nothing")
+    body, *flags = spec.split(":")
+    transient, retry_after = True, None
+    for flag in flags:
+        name, eq, value = flag.strip().partition("=")
+        if not eq and name in ("persistent", "transient"):
+            transient = name != "persistent"
+        elif eq and name == "retry_after":
+            try:
+                retry_after = int(value)
+            except ValueError:
+                raise ConfigError(
+                    f"fault spec {spec!r}: retry_after={value!r}; expected a number of turns >= 1, "
+                    "e.g. ':retry_after=2'"
+                ) from None
+        else:
+            raise ConfigError(
+                f"fault spec {spec!r}: unknown flag {flag!r}; use ':persistent', ':retry_after=N' or nothing"
+            )
     kinds_text, at, schedule = body.partition("@")
     if not at:
         raise ConfigError(f"fault spec {spec!r}: expected KIND[+KIND]@SCHEDULE, e.g. 'tool_error@turn=1'")
     kinds = tuple(k.strip() for k in kinds_text.split("+"))
     key, eq, value = schedule.strip().partition("=")
-    out: dict[str, Any] = {"kinds": kinds, "transient": flag != "persistent"}
+    out: dict[str, Any] = {"kinds": kinds, "transient": transient}
+    if retry_after is not None:
+        out["retry_after"] = retry_after
     try:
         if key == "turn" and eq:
             out["at_turns"] = tuple(int(t) for t in value.split(","))
@@ -292,6 +344,8 @@ def parse_faults(spec: str) -> dict[str, Any]:
     {'kinds': ('timeout', 'empty_output'), 'transient': False, 'p': 0.1}
     >>> parse_faults("state_drift@mutation=1")
     {'kinds': ('state_drift',), 'transient': True, 'at_mutations': (1,)}
+    >>> parse_faults("rate_limit@turn=1:retry_after=3")
+    {'kinds': ('rate_limit',), 'transient': True, 'retry_after': 3, 'at_turns': (1,)}
     >>> len(parse_faults("tool_error@turn=1;timeout@first=2")["rules"])
     2
     """

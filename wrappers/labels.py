@@ -19,7 +19,15 @@ Rules, checked in this order:
    action names no tool, so "that tool" is read as "any tool"). Bad arguments to a known tool
    are a failed call of that tool in every family (``error_kind="bad_args"``, `agentgym.events`).
 5. ``state_misidentification``: any ``state_mismatch`` event.
-6. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``.
+6. ``missing_verification``: submitted with no ``verification`` after the last ``mutation``, or
+   after a ``wrong_value`` fault with no cross-check since: no later successful call of the faulted
+   tool and no ``verification``.
+
+A wrong value the agent never cross-checked is the agent's checking failing, never a tool's: the
+faulted call succeeded (the tool answered, in its usual format). So after such a fault, tool calls
+that fail (the agent looked up the wrong record's id) count as ``state_misidentification``, not
+``tool_call_error``, and a final message that states the believed value is filed there or under
+``missing_verification`` (with ``answer_contradicts_state`` as a flag), not under rule 2.
 7. ``planning_mistake``: everything else.
 
 ``flags`` lists every rule among 1-6 that held, in that order, plus ``planning_mistake`` when it
@@ -73,6 +81,21 @@ def _tool_errors(events: list[Mapping[str, Any]]) -> tuple[bool, bool]:
     return bool(pending), recovered
 
 
+def _unchecked_wrong_value(events: list[Mapping[str, Any]]) -> int | None:
+    """The index of the first ``wrong_value`` fault after which the agent neither called that tool
+    again successfully nor verified anything (it went on with the wrong value it was shown), or None."""
+    for i, e in enumerate(events):
+        if e.get("kind") == "fault_injected" and e.get("fault") == "wrong_value":
+            tool = e.get("tool")
+            if not any(
+                later.get("kind") == "verification"
+                or (later.get("kind") == "tool_call" and later.get("ok") and later.get("name") == tool)
+                for later in events[i + 1 :]
+            ):
+                return i
+    return None
+
+
 def label_episode(
     events: Iterable[Mapping[str, Any]], *, success: bool, truncated: bool, answer_contradicts_state: bool = False
 ) -> tuple[str, list[str]]:
@@ -92,19 +115,26 @@ def label_episode(
     submitted = "submit" in kinds
     unrecovered, recovered = _tool_errors(events)
     last_mutation = max((i for i, k in enumerate(kinds) if k == "mutation"), default=-1)
-    verified = last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]
+    believed = _unchecked_wrong_value(events)
+    verified = (last_mutation < 0 or "verification" in kinds[last_mutation + 1 :]) and believed is None
+    mismatch = "state_mismatch" in kinds
+    if believed is not None:  # what failed after a wrong value went unchecked is the checking, not a tool
+        unrecovered = _tool_errors(events[:believed])[0]
+        mismatch = mismatch or any(ev.is_error(e) for e in events[believed:])
     held = {
         "success": bool(success),
-        "answer_contradicts_state": bool(answer_contradicts_state) and not success,
+        "answer_contradicts_state": bool(answer_contradicts_state) and not success and believed is None,
         "timeout": bool(truncated) and not submitted,
         "tool_call_error": unrecovered,
-        "state_misidentification": "state_mismatch" in kinds,
+        "state_misidentification": mismatch,
         "missing_verification": submitted and not verified,
     }
     flags = [name for name in CATEGORIES[:-1] if held[name]]
     category = flags[0] if flags else "planning_mistake"
     if not flags:
         flags.append("planning_mistake")
+    if believed is not None and answer_contradicts_state and not success:
+        flags.append("answer_contradicts_state")  # the words repeat the value it believed
     if "fault_injected" in kinds:
         flags.append("fault_injected")
     if recovered:

@@ -200,8 +200,18 @@ def check_spec_round_trip(env_id: str, backend: str) -> None:
 
 
 def check_fault_recovery(env_id: str, backend: str, kind: str) -> None:
-    """A fault of ``kind`` fires on the first action and the oracle still succeeds; every event is valid."""
+    """A fault of ``kind`` fires on the first action and the oracle still succeeds; every event is valid.
+    A kind the family does not apply (`AgentEnv.fault_kinds`) must be refused, by name, when asked for."""
 
+    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
+    family = getattr(importlib.import_module(module), name)
+    if kind not in family.fault_kinds:
+        try:
+            agentgym.make(env_id, backend=backend, faults=f"{kind}@turn=1").close()
+        except ConfigError as exc:
+            assert repr(kind) in str(exc), exc
+            return
+        raise AssertionError(f"{env_id} does not apply {kind!r} ({family.fault_kinds}) but accepted it")
     with no_unexpected_warnings():
         episodes = assert_recovers(
             env_id, OracleAgent(), fault=f"{kind}@turn=1", budget=40, seeds=(0,), backend=backend, split="test"

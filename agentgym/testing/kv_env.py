@@ -21,7 +21,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from agentgym import events as ev
-from agentgym.core import ActionError, AgentEnv, Outcome, ParsedAction
+from agentgym.core import FAULT_KINDS, ActionError, AgentEnv, Outcome, ParsedAction
 from agentgym.spaces import AnyText
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
@@ -123,6 +123,7 @@ class ScriptedAgentEnv(AgentEnv):
     """The key-value task as an AgentEnv; its state is a dict, so no container or process starts."""
 
     family = "kv"
+    fault_kinds = FAULT_KINDS
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -183,10 +184,20 @@ class ScriptedAgentEnv(AgentEnv):
         data[key] = "drifted"
         return f"{key} overwritten"
 
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """``get``'s answer is another of the task's words: a value of the right kind, not the stored one."""
+        if action.name != "get" or text not in WORDS:
+            return None
+        self._checked = False  # the check the agent made showed it a wrong value: it checked nothing
+        others = [w for w in WORDS if w != text]
+        return others[int(self.np_random.integers(len(others)))]
+
     def reference_action(self) -> str:
         """State-aware oracle: fix the first wrong key, check once, then submit."""
         if self.task is None:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         targets = self.task.meta["targets"]
         for key, value in targets.items():
             if self.sandbox.data.get(key) != value:

@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 
 from agentgym import events as ev
 from agentgym.actions import builtin_or_call
-from agentgym.core import ActionError, AgentEnv, BadArguments, Outcome, ParsedAction, menu_of
+from agentgym.core import FAULT_KINDS, ActionError, AgentEnv, BadArguments, Outcome, ParsedAction, menu_of
 from agentgym.envs.bfcl import data
 from agentgym.envs.bfcl.tasks import INTRO, REPLY_CANNOT, REPLY_DONE, BFCLTasks
+from agentgym.falsify import wrong_json, wrong_text
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.setup.api_images import BFCL_IMAGE, CLASSES, IMAGE_ROOT, bfcl_root
 from agentgym.tasks import Task, TaskSet
@@ -146,6 +147,7 @@ class BFCLEnv(AgentEnv):
     """
 
     family: ClassVar[str] = "bfcl"
+    fault_kinds = FAULT_KINDS
     action_form: ClassVar[str] = 'API calls: NAME(arg=value) or JSON; reply("...") to the user'
     """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = BFCL_IMAGE
@@ -305,6 +307,26 @@ class BFCLEnv(AgentEnv):
         reached = all(self._turn_ok[j] is True for j in range(k + 1) if truth[j])
         return reached and not any(truth[k + 1 :])
 
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        """An error result as BFCL's executor records one (a dict with ``error``), saying 429 and when to retry."""
+        unit = "turn" if turns == 1 else "turns"
+        return json.dumps({"error": f"429 Too Many Requests: {tool} was not run; retry in {turns} {unit}"})
+
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """The result as the executor formats it, one value off: a dict result keeps its keys and
+        types (`agentgym.falsify.wrong_json`), a text result one amount, date or count. The call
+        ran and its true result is what BFCL's checks count; only what the agent reads is wrong."""
+        if action.name == "reply":
+            return None
+        try:
+            result = json.loads(text)
+        except ValueError:
+            return wrong_text(text, self.np_random)
+        if not isinstance(result, dict) or "error" in result:
+            return None
+        wrong = wrong_json(result, self.np_random)
+        return None if wrong is None else json.dumps(wrong)
+
     def _drift(self) -> str | None:
         if self._called_at != self.turn:  # this step's action ran no call (bad arguments): nothing to lose
             return None
@@ -364,6 +386,8 @@ class BFCLEnv(AgentEnv):
         after moving back to its directory when the agent is elsewhere; then ``reply``."""
         if self.entry is None or self._done:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         k = self.user_turn
         calls = self.entry.ground_truth[k]
         if self._progress >= len(calls):

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from agentgym import events as ev
-from agentgym.core import Outcome, ParsedAction
+from agentgym.core import FAULT_KINDS, Outcome, ParsedAction
 from agentgym.envs.browser.actions import BrowserActions
 from agentgym.envs.browser.site import CHROME_MODULE, CHROME_MODULES, MODULE, MODULES
 from agentgym.envs.browser.tasks import BrowserTasks
 from agentgym.errors import ConfigError
+from agentgym.falsify import has_text_value, wrong_text
 from agentgym.tasks import Task
 from agentgym.web.env import WebEnv
 from agentgym.world.env import WorldEnv
@@ -89,6 +90,7 @@ class BrowserEnv(WebEnv, WorldEnv):
     world_module = MODULE
     done_answer = DONE_ANSWER
     refusal_answer = REFUSAL_ANSWER
+    fault_kinds = FAULT_KINDS
 
     def __init__(
         self, *, browser: str = "text", sites: tuple[str, ...] | list[str] | None = None, **kwargs: Any
@@ -116,11 +118,14 @@ class BrowserEnv(WebEnv, WorldEnv):
         return f"{task.instruction}\n\n{reply['text']}"
 
     def _execute(self, action: ParsedAction) -> Outcome:
-        if not self.output_seen:  # the oracle looks again before trusting anything
-            self._look = True
         args = {k: v for k, v in action.args.items()}
         reply = self._call("act", name=action.name, args=args)
-        seen = self.output_seen  # an emptied or garbled page: the action ran, the agent saw nothing
+        # an emptied, garbled or falsified page: the action ran, the agent did not see it as it is
+        # (a page with no value a wrong_value fault could change is shown as it is)
+        unchanged = not reply["ok"] or not has_text_value(reply["text"])  # what a wrong_value fault leaves alone
+        seen = self.output_seen or (self.faulting == "wrong_value" and unchanged)
+        if not seen:  # the oracle looks again before trusting anything
+            self._look = True
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]
         if reply["mismatch"]:
             events.append(ev.state_mismatch(reply["mismatch"]))
@@ -140,6 +145,17 @@ class BrowserEnv(WebEnv, WorldEnv):
             "tool_error",
             "error: the page failed to load (HTTP 503 Service Unavailable); nothing changed. Try again.",
         )
+
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        """The site's 429 page: the request was refused, and says when to come back."""
+        return (
+            f"error: HTTP 429 Too Many Requests: too many requests, retry in {turns} turn{'s' * (turns != 1)}; "
+            "the site did not handle this request and nothing changed."
+        )
+
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """The same page with one amount, date or count off (a stale or mixed-up render; `agentgym.falsify`)."""
+        return wrong_text(text, self.np_random)
 
     # ------------------------------------------------------------------ the world kit's hooks
     def _saw(self, key: str, version: int) -> bool:
@@ -162,6 +178,8 @@ class BrowserEnv(WebEnv, WorldEnv):
         """A state-aware oracle: re-look after a spoiled page, reload a stale one, then the site's next step."""
         if self.task is None or self._done:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         if self._look:
             return "noop()"
         return self._oracle["action"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym import events as ev
-from agentgym.core import AgentEnv, Outcome, ParsedAction
+from agentgym.core import FAULT_KINDS, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
 from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.result_cache import (
@@ -91,6 +91,7 @@ class CodingEnv(AgentEnv):
     """
 
     family = "coding"
+    fault_kinds = FAULT_KINDS
     action_form = "commands: view, run, replace, patch, test, revert, submit"
     """What an action looks like, in a few words (`agentgym list`); ``help`` shows the whole grammar."""
     image = "agentgym/coding:latest"
@@ -158,6 +159,11 @@ class CodingEnv(AgentEnv):
         self._history = []
         self._tested = False
         self._last_edited = None
+        self._echoed: tuple[str, list[tuple[str, str, str]]] = (
+            "",
+            [],
+        )  # the last edit's (head, [(path, before, after)])
+        self._reports: list[str] = []  # the visible tests' reports this episode, oldest first
         self._subtasks = {name: False for name in task.subtasks}
         self._changed()
         return task.instruction
@@ -228,6 +234,46 @@ class CodingEnv(AgentEnv):
         self._changed()
         return f"{path} reverted to its initial content"
 
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        """The sandbox's command quota refusing the run: nothing ran, and when it will run again."""
+        what = {"shell": "command", "tests": "test run", "view": "read", "edit": "edit"}.get(tool, tool)
+        return (
+            f"error: {what} refused: too many requests to the sandbox (rate limit); nothing ran. "
+            f"Retry in {turns} turn{'s' * (turns != 1)}."
+        )
+
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """A stale copy: ``view`` shows the file as it was before its last change, an edit's echo the
+        lines as they read before the edit, ``test`` the previous different report. None when there
+        is no older state that differs (a file never edited, a first test run)."""
+        if action.name == "view":
+            path = action.args["path"]
+            stale = self._stale_copy(path)
+            if stale is None:
+                return None
+            return self._render_view(path, stale, action.args.get("start"), action.args.get("end"))
+        if action.name in ("patch", "replace"):
+            head, edits = self._echoed
+            if not edits:
+                return None
+            return head + "\n".join(_echo(p, after, before) for p, before, after in edits)
+        if action.name == "test":
+            older = [r for r in self._reports[:-1] if r != text]
+            if not older:
+                return None
+            self._tested = False  # the agent saw an old report: the oracle runs the tests again
+            return older[-1]
+        return None
+
+    def _stale_copy(self, path: str) -> str | None:
+        """The content ``path`` had before its last change (None: never changed, or it did not exist)."""
+        current = self._files.get(path)
+        for snapshot in reversed(self._history):
+            if path in snapshot and snapshot[path] != current:
+                return snapshot[path]
+        initial = self._episode_task.files.get(path)
+        return initial if initial != current else None
+
     def step(self, action: str) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self.result_cache is not None:
             self._cache_hit = False
@@ -293,6 +339,8 @@ class CodingEnv(AgentEnv):
         """
         if self.task is None:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         originals: dict[str, str] = self.task.meta["originals"]
         for path in sorted(originals):
             current, original = self._files.get(path), originals[path]
@@ -322,16 +370,27 @@ class CodingEnv(AgentEnv):
                 f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
                 [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"missing path {path}")],
             )
+        shown = self._render_view(path, text, start, end)
+        if shown is None:
+            lines = len(text.splitlines())
+            first, last = (start or 1), (end if end is not None else lines)
+            return Outcome(
+                f"error: {path} has {lines} lines; lines {first}-{last} are out of range.",
+                [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")],
+            )
+        return Outcome(shown, [ev.tool_call("view", True)])
+
+    @staticmethod
+    def _render_view(path: str, text: str, start: int | None, end: int | None) -> str | None:
+        """``view``'s numbered lines of ``text`` (None: the range is outside it): one format for the
+        true file and a ``wrong_value`` fault's stale copy."""
         lines = text.splitlines()
         first, last = (start or 1), (end if end is not None else len(lines))
         if start is not None and (first > len(lines) or last > len(lines)):
-            return Outcome(
-                f"error: {path} has {len(lines)} lines; lines {first}-{last} are out of range.",
-                [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")],
-            )
+            return None
         width = len(str(max(last, 1)))
         body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
-        return Outcome(f"{path} (lines {first}-{last} of {len(lines)}):\n{body}", [ev.tool_call("view", True)])
+        return f"{path} (lines {first}-{last} of {len(lines)}):\n{body}"
 
     def _do_run(self, command: str) -> Outcome:
         self._cache_ok = False  # a shell can change state the cache key does not see
@@ -374,6 +433,7 @@ class CodingEnv(AgentEnv):
             if end < start
             else f"replaced lines {start}-{end} with {len(lines)} line(s)"
         )
+        self._echoed = (f"{path}: {what}.\n", [(path, text, after)])
         return Outcome(
             f"{path}: {what}.\n{_echo(path, text, after)}",
             [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events(),
@@ -391,6 +451,10 @@ class CodingEnv(AgentEnv):
         self._cache_ok = self._cache_ok and self._menu_step  # only menu patches keep the cache valid
         self._write(new)
         hunks = sum(len(fp.hunks) for fp in patches)
+        self._echoed = (
+            f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n",
+            [(p, files.get(p) or "", new[p]) for p in sorted(new)],
+        )
         echoes = "\n".join(_echo(p, files.get(p) or "", new[p]) for p in sorted(new))
         return Outcome(
             f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n{echoes}",
@@ -431,6 +495,7 @@ class CodingEnv(AgentEnv):
                 [ev.tool_call("tests", False, "crash"), ev.verification(False, "visible tests")],
             )
         self._tested = True
+        self._reports.append(r.text.rstrip("\n"))
         result = r.value
         events = [ev.tool_call("tests", True), ev.verification(bool(result["passed"]), "visible tests")]
         return Outcome(r.text.rstrip("\n"), events + self._subtask_events(visible_tests=bool(result["passed"])))

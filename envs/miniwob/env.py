@@ -174,6 +174,12 @@ class MiniWoBEnv(WebEnv):
             "error: the browser failed to deliver the action (internal error); nothing changed. Try again.",
         )
 
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        return (
+            f"error: too many requests: the browser refused the action, retry in {turns} turn{'s' * (turns != 1)}; "
+            "nothing changed."
+        )
+
     def _admissible(self) -> list[str]:
         # as Browser-v0's menu, giving up is one of the choices
         if self.menu == NO_ORACLE:  # the solver is never asked: its action is there only if the page's elements make it
@@ -206,6 +212,8 @@ class MiniWoBEnv(WebEnv):
         """The scripted solver's next action for this page (`solvers.SOLVERS`); "" for a page without one."""
         if self.task is None or self._done:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         return solvers.next_action(self.task.meta["page"], self._reply, self._memory)
 
     # ------------------------------------------------------------------ internals

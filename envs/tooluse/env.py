@@ -14,10 +14,11 @@ from typing import Any, ClassVar
 from agentgym import answers
 from agentgym import events as ev
 from agentgym.actions import ToolSpec, parse_tool_action, render_call, tool_schema
-from agentgym.core import Outcome, ParsedAction
+from agentgym.core import FAULT_KINDS, Outcome, ParsedAction
 from agentgym.envs.tooluse.domains import DOMAINS, ENGINE_MODULE, MODULES, Domain, Known
 from agentgym.envs.tooluse.tasks import DONE_ANSWER, GRAMMAR_HINT, ToolUseTasks, finish_action, reread_action
 from agentgym.errors import ConfigError
+from agentgym.falsify import has_json_value, wrong_json
 from agentgym.menus import NO_ORACLE, ORACLE
 from agentgym.tasks import Task
 from agentgym.world.env import WorldEnv
@@ -108,6 +109,7 @@ class ToolUseEnv(WorldEnv):
     world_module = ENGINE_MODULE
     done_answer = DONE_ANSWER
     refusal_answer = REFUSAL_ANSWER
+    fault_kinds = FAULT_KINDS
     menu_modes = (ORACLE, NO_ORACLE)  # the domains' menus are built from the entities seen (domains/*.py, menu)
 
     def __init__(self, *, domains: tuple[str, ...] | list[str] | None = None, **kwargs: Any) -> None:
@@ -138,6 +140,33 @@ class ToolUseEnv(WorldEnv):
                 "nothing was done. Retry the call."
             )
         return super().fault_failure(kind, tool)
+
+    def rate_limit_text(self, tool: str, turns: int) -> str:
+        """An API's 429 with a Retry-After counted in turns; the call did nothing."""
+        return (
+            f"error (rate_limit): 429 Too Many Requests from the {tool} service (Retry-After: {turns} "
+            f"turn{'s' * (turns != 1)}); nothing was done. Any call before then is refused again."
+        )
+
+    def wrong_value(self, action: ParsedAction, text: str) -> str | None:
+        """The same JSON result with one value another record's, or an amount or date shifted (`agentgym.falsify`)."""
+        try:
+            result = json.loads(text)
+        except ValueError:
+            return None
+        wrong = wrong_json(result, self.np_random, self._value_pool())
+        return None if wrong is None else json.dumps(wrong, ensure_ascii=False)
+
+    def _value_pool(self) -> dict[str, list[str]]:
+        """Each text field of the task's tables -> its values across records (another record's value)."""
+        assert self.task is not None
+        pool: dict[str, set[str]] = {}
+        for rows in self.task.meta["tables"].values():
+            for row in rows if isinstance(rows, list) else ():
+                for key, value in row.items() if isinstance(row, dict) else ():
+                    if isinstance(value, str):
+                        pool.setdefault(key, set()).add(value)
+        return {k: sorted(v) for k, v in pool.items()}
 
     def corrupt_output(self, text: str) -> str:
         """A tool service's partial result: valid JSON with records missing, marked as partial."""
@@ -210,9 +239,14 @@ class ToolUseEnv(WorldEnv):
         return "Tools (JSON schema):\n" + json.dumps(self.tools(), indent=1)
 
     def reference_action(self) -> str:
-        """A state-aware oracle: read, re-read what changed, act as the policy allows, verify, finish."""
+        """A state-aware oracle: read, re-read what changed, act as the policy allows, verify, finish.
+
+        A read that showed a wrong value never counts as seen (`output_seen`), so it is read again;
+        under a rate limit it waits (`oracle_wait`)."""
         if self.task is None or self._done:
             return ""
+        if (wait := self.oracle_wait()) is not None:
+            return wait
         for action, _ in self._lookups:
             if action not in self._executed:
                 return action
@@ -267,7 +301,11 @@ class ToolUseEnv(WorldEnv):
                 events.append(ev.state_mismatch(f"{reply['missing']} does not exist"))
             return Outcome(f"error ({reply['error_kind']}): {reply['error']}", events)
         events = [ev.tool_call(name, True)]
-        seen = self.output_seen  # an emptied or garbled result: the tool ran, the agent saw nothing
+        # an emptied, garbled or falsified result: the tool ran, the agent did not see it as it is (a
+        # result with no value a wrong_value fault could change is shown as it is)
+        seen = self.output_seen or (
+            self.faulting == "wrong_value" and not has_json_value(reply["result"], self._value_pool())
+        )
         if reply["wrote"]:
             self._epoch += 1
             self._view = (self._epoch, reply["view"])
