@@ -203,8 +203,11 @@ def check_fault_recovery(env_id: str, backend: str, kind: str) -> None:
     """A fault of ``kind`` fires on the first action and the oracle still succeeds; every event is valid.
     A kind the family does not apply (`AgentEnv.fault_kinds`) must be refused, by name, when asked for."""
 
-    module, _, name = agentgym.ENV_IDS[env_id].partition(":")
-    family = getattr(importlib.import_module(module), name)
+    env = gym.make(env_id, backend=backend, disable_env_checker=True)  # no sandbox until reset
+    try:
+        family = cast(type[AgentEnv], type(env.unwrapped))  # any registered family: an agentgym id or a user's own
+    finally:
+        env.close()
     if kind not in family.fault_kinds:
         try:
             agentgym.make(env_id, backend=backend, faults=f"{kind}@turn=1").close()
