@@ -54,7 +54,14 @@ from agentgym.integrations import trl as agtrl
 from agentgym.integrations.tools import action_call, tool_schemas
 from agentgym.wrappers.budget import draw_turns, parse_budget
 from baselines.config import add_field_flags
-from baselines.report.contrasts import Agent, cells_from_records, contrast_table, holm, named_contrasts, success_at
+from baselines.report.contrasts import (
+    Agent,
+    cells_from_records,
+    contrast_table,
+    holm_family,
+    named_contrasts,
+    success_at,
+)
 
 __all__ = [
     "Args",
@@ -679,10 +686,7 @@ def llm_contrasts(
     rows = named_contrasts(
         agents, tasks, ts, short="fixed-short", long="fixed-long", mix="budgetmix", curricula=(), resamples=resamples
     )
-    rows = [dict(r) for r in rows if r["label"] in ("a", "b", "g")]
-    for r, adjusted in zip(rows, holm([r.get("p") for r in rows])):
-        r["p_holm"] = adjusted
-    return rows
+    return holm_family([dict(r) for r in rows if r["label"] in ("a", "b", "g")])
 
 
 # -------------------------------------------------------------------------------------- the run

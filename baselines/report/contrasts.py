@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "task_unit",
+    "holm_family",
     "process_contrasts",
     "contrast_table",
     "cells_from_records",
@@ -434,6 +435,13 @@ def holm(ps: Sequence[float | None]) -> list[float | None]:
     return out
 
 
+def holm_family(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with ``p_holm``: each row's ``p`` Holm-adjusted over these rows alone, as one family."""
+    for row, adjusted in zip(rows, holm([row.get("p") for row in rows])):
+        row["p_holm"] = adjusted
+    return rows
+
+
 def named_contrasts(
     agents: Mapping[str, Agent],
     tasks: Sequence[str],
@@ -477,9 +485,7 @@ def named_contrasts(
     if long in agents and short in agents:
         out.append(_did_row(agents, tasks, long, short, lo_t, hi_t, resamples, unit_of))
     out += [dict(row) for row in more]
-    for c, adj in zip(out, holm([c.get("p") for c in out])):
-        c["p_holm"] = adj
-    return out
+    return holm_family(out)
 
 
 def _pair_rows(
@@ -543,9 +549,7 @@ def process_contrasts(
         t_iv = max(intervention_ts)
         recovery = [("p5", f"recovery with process reward (after {intervention})", long_pr, t_iv, long, t_iv)]
         out += _pair_rows(after, recovery, tasks, resamples, unit_of)
-    for c, adj in zip(out, holm([c.get("p") for c in out])):
-        c["p_holm"] = adj
-    return out
+    return holm_family(out)
 
 
 def _named_pairs(
