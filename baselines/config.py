@@ -38,6 +38,7 @@ __all__ = [
     "EXECUTORS",
     "default_workers",
     "in_parallel",
+    "first_env_id",
     "describe",
     "field_docs",
     "converter",
@@ -58,6 +59,11 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def first_env_id(env_ids: str) -> str:
+    """The env an experiment evaluates on: the first of a comma-separated ``--env-ids``."""
+    return [e for e in env_ids.split(",") if e][0]
 
 
 def in_parallel(workers: int, executor: str) -> bool:
@@ -380,7 +386,7 @@ class EvalSettings(EvalDesign):
     @property
     def env_id(self) -> str:
         """The env evaluated on: the first of ``env_ids``."""
-        return [e for e in self.env_ids.split(",") if e][0]
+        return first_env_id(self.env_ids)
 
 
 @dataclass(kw_only=True)

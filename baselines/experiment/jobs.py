@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.envs.coding.result_cache import process_cache
-from baselines.config import NO_STARTS, PROCESS_SUFFIX, Args, EvalSettings, TrainSettings, in_parallel
+from baselines.config import NO_STARTS, PROCESS_SUFFIX, Args, EvalSettings, TrainSettings, first_env_id, in_parallel
 from baselines.experiment.arms import experiment_runs, pick_loop_seeds, run_settings, training_seeds
 from baselines.experiment.control import CONTROL_ENV, control_jobs
 from baselines.experiment.evaluation import eval_episodes, evaluate_agent
@@ -122,7 +122,7 @@ def _evaluated(
 ) -> list[tuple[str, int, tuple[str, int] | None]]:
     """(agent, seed, the training run it needs) of every evaluation: the references first, then
     seed-major as the report lists them, the pick+loop reference after its seed's BudgetMix."""
-    coding = "Coding" in [e for e in args.env_ids.split(",") if e][0]
+    coding = "Coding" in first_env_id(args.env_ids)
     refs = {r.strip() for r in str(args.eval_references).split(",") if r.strip()} if coding else set()
     picks = pick_loop_seeds(seeds, args.pick_loop_seeds) if "pick+loop" in refs and "budgetmix" in training else []
     evaluated: list[tuple[str, int, tuple[str, int] | None]] = [
@@ -186,7 +186,7 @@ def _eval_jobs(
 
 def _probe_job(args: Args, first: list[str], seed: int, agents: dict[str, dict[int, Any]]) -> Job:
     """Does each policy use the budget and the verdict? The probe of the first seed's policies."""
-    env_id = [e for e in args.env_ids.split(",") if e][0]
+    env_id = first_env_id(args.env_ids)
     tier = (args.eval_tier,) if args.eval_tier and "Coding" in env_id else None
     probe_kwargs = {
         "max_actions": args.max_actions,

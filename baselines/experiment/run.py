@@ -36,7 +36,7 @@ import gymnasium as gym
 from agentgym.agents import RandomAgent
 from agentgym.envs.coding.result_cache import process_cache
 from agentgym.errors import ConfigError
-from baselines.config import Args, ReportSettings, describe, in_parallel, intervention_runs
+from baselines.config import Args, ReportSettings, describe, first_env_id, in_parallel, intervention_runs
 from baselines.experiment import provenance
 from baselines.experiment.arms import (
     experiment_runs,
@@ -68,7 +68,7 @@ def run_experiment(args: Args) -> int:
     started = time.perf_counter()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env_id = [e for e in args.env_ids.split(",") if e][0]
+    env_id = first_env_id(args.env_ids)
     _check_resume(args, out)
     check_interventions(args, env_id)
     check_family_wiring(args, env_id)

@@ -23,7 +23,7 @@ from agentgym.envs.coding.result_cache import (
     workspace_digest,
 )
 from agentgym.errors import ConfigError
-from baselines.config import Args
+from baselines.config import Args, first_env_id
 from baselines.experiment.eval_lists import split_task_ids, task_list
 from baselines.policy.train import coding_kwargs
 
@@ -73,7 +73,7 @@ def prefill(args: Args) -> dict[str, Any]:
     """Fill the disk cache for the training split and the evaluation list of ``args`` (`baselines.config.Args`)."""
     import gymnasium as gym
 
-    env_id = [e for e in args.env_ids.split(",") if e][0]
+    env_id = first_env_id(args.env_ids)
     if "Coding" not in env_id:
         raise ConfigError(f"--warm-cache fills Coding-v0's result cache; the env is {env_id}")
     if not disk_enabled():

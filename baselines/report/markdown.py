@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agentgym.eval.metrics import CATEGORIES, subtask_correctness
-from baselines.config import NO_STARTS, PROCESS_SUFFIX, ReportSettings, describe, intervention_runs
+from baselines.config import NO_STARTS, PROCESS_SUFFIX, ReportSettings, describe, first_env_id, intervention_runs
 from baselines.report.cells import (
     Records,
     at_each_t,
@@ -540,7 +540,7 @@ def contrasts_section(n: Numbers) -> list[str]:
 def hypotheses_section(n: Numbers) -> list[str]:
     """This family's hypotheses tested by (a), (g), (f), (b), with the verdict by the rule named in advance
     (`baselines.report.families`); ``python -m baselines.report.families`` puts several families side by side."""
-    family = [e for e in n.settings.env_ids.split(",") if e][0].rsplit("/", 1)[-1]
+    family = first_env_id(n.settings.env_ids).rsplit("/", 1)[-1]
     return [
         f"## Hypotheses on {family} (held / not supported / open)",
         "",

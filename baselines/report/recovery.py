@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from baselines.config import ReportSettings, intervention_runs
+from baselines.config import ReportSettings, first_env_id, intervention_runs
 from baselines.policy.families import plan_for
 from baselines.report.contrasts import (
     RECOVERY_SHARE_THRESHOLD,
@@ -85,7 +85,7 @@ def recovery_rows(
         for name, by_seed in evals.items()
         if name in (short, long)
     }
-    if plan_for([e for e in settings.env_ids.split(",") if e][0]) is not None:
+    if plan_for(first_env_id(settings.env_ids)) is not None:
         # (h4) splits (f) by whether the first commit (Coding-v0's first patch) was right; other
         # families' records carry no first commit, so every success would count as recovery
         decisions = {}
