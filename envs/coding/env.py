@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import functools
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -11,7 +9,6 @@ from typing import Any
 from agentgym import events as ev
 from agentgym.core import FAULT_KINDS, AgentEnv, Outcome, ParsedAction
 from agentgym.envs.coding import grammar, verifier
-from agentgym.envs.coding.diffs import PatchMismatch, apply_patch
 from agentgym.envs.coding.result_cache import (
     ResultCache,
     TestRun,
@@ -23,6 +20,8 @@ from agentgym.envs.coding.result_cache import (
 )
 from agentgym.envs.coding.tasks import Candidate, default_taskset
 from agentgym.errors import ConfigError, SandboxOpError
+from agentgym.repo.diffs import PatchMismatch, apply_patch
+from agentgym.repo.views import echo, full_diff, render_view
 from agentgym.sandbox.modules import SandboxModule
 from agentgym.tasks import Task, TaskSet
 
@@ -251,12 +250,12 @@ class CodingEnv(AgentEnv):
             stale = self._stale_copy(path)
             if stale is None:
                 return None
-            return self._render_view(path, stale, action.args.get("start"), action.args.get("end"))
+            return render_view(path, stale, action.args.get("start"), action.args.get("end"))
         if action.name in ("patch", "replace"):
             head, edits = self._echoed
             if not edits:
                 return None
-            return head + "\n".join(_echo(p, after, before) for p, before, after in edits)
+            return head + "\n".join(echo(p, after, before) for p, before, after in edits)
         if action.name == "test":
             older = [r for r in self._reports[:-1] if r != text]
             if not older:
@@ -355,7 +354,7 @@ class CodingEnv(AgentEnv):
                     diff = cand.patch(current)
                     if diff is not None:
                         return "patch\n" + diff
-            return "patch\n" + _full_diff(path, current, original)
+            return "patch\n" + full_diff(path, current, original)
         return "submit" if self._tested else "test"
 
     # ------------------------------------------------------------------ actions
@@ -370,7 +369,7 @@ class CodingEnv(AgentEnv):
                 f"error: {path} does not exist. Files: {', '.join(self._existing())}.",
                 [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"missing path {path}")],
             )
-        shown = self._render_view(path, text, start, end)
+        shown = render_view(path, text, start, end)
         if shown is None:
             lines = len(text.splitlines())
             first, last = (start or 1), (end if end is not None else lines)
@@ -379,18 +378,6 @@ class CodingEnv(AgentEnv):
                 [ev.tool_call("view", False, "not_found"), ev.state_mismatch(f"lines {first}-{last} outside {path}")],
             )
         return Outcome(shown, [ev.tool_call("view", True)])
-
-    @staticmethod
-    def _render_view(path: str, text: str, start: int | None, end: int | None) -> str | None:
-        """``view``'s numbered lines of ``text`` (None: the range is outside it): one format for the
-        true file and a ``wrong_value`` fault's stale copy."""
-        lines = text.splitlines()
-        first, last = (start or 1), (end if end is not None else len(lines))
-        if start is not None and (first > len(lines) or last > len(lines)):
-            return None
-        width = len(str(max(last, 1)))
-        body = "\n".join(f"{n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1))
-        return f"{path} (lines {first}-{last} of {len(lines)}):\n{body}"
 
     def _do_run(self, command: str) -> Outcome:
         self._cache_ok = False  # a shell can change state the cache key does not see
@@ -435,7 +422,7 @@ class CodingEnv(AgentEnv):
         )
         self._echoed = (f"{path}: {what}.\n", [(path, text, after)])
         return Outcome(
-            f"{path}: {what}.\n{_echo(path, text, after)}",
+            f"{path}: {what}.\n{echo(path, text, after)}",
             [ev.tool_call("edit", True), ev.mutation(path)] + self._subtask_events(),
         )
 
@@ -455,7 +442,7 @@ class CodingEnv(AgentEnv):
             f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n",
             [(p, files.get(p) or "", new[p]) for p in sorted(new)],
         )
-        echoes = "\n".join(_echo(p, files.get(p) or "", new[p]) for p in sorted(new))
+        echoes = "\n".join(echo(p, files.get(p) or "", new[p]) for p in sorted(new))
         return Outcome(
             f"Patched {', '.join(sorted(new))} ({hunks} hunk{'s' * (hunks > 1)}).\n{echoes}",
             [ev.tool_call("edit", True)] + [ev.mutation(p) for p in sorted(new)] + self._subtask_events(),
@@ -585,37 +572,3 @@ class CodingEnv(AgentEnv):
             elif Candidate(fix.file, fix.line, fix.new, fix.old, False).locate(text) is not None:
                 state[bug.subtask] = True
         return ev.subtask_changes(self._subtasks, state)
-
-
-@functools.lru_cache(maxsize=4096)
-def _echo(path: str, before: str, after: str, context: int = 2, limit: int = 40) -> str:
-    """The edited lines as they now read, numbered, with a little context: no `view` needed after an edit.
-
-    Cached: a menu patch on a state seen before gives the same echo, and the line diff behind it was
-    about a fifth of the host's CPU per Coding-v0 step (benchmarks/coding_host.py)."""
-    old, new = before.splitlines(), after.splitlines()
-    spans: list[list[int]] = []
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        lo, hi = max(0, j1 - context), min(len(new), max(j2, j1 + 1) + context)
-        if spans and lo <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], hi)
-        else:
-            spans.append([lo, hi])
-    shown: list[str] = []
-    width = len(str(len(new)))
-    for lo, hi in spans:
-        if shown:
-            shown.append("...")
-        shown += [f"{n + 1:>{width}} | {new[n]}" for n in range(lo, hi)]
-    if not shown:
-        return f"{path}: no line changed."
-    more = len(shown) - limit
-    body = "\n".join(shown[:limit]) + (f"\n[{more} more line(s); `view {path}` shows them]" if more > 0 else "")
-    return f"{path} now reads:\n{body}"
-
-
-def _full_diff(path: str, current: str, original: str) -> str:
-    lines = difflib.unified_diff(current.splitlines(), original.splitlines(), f"a/{path}", f"b/{path}", lineterm="")
-    return "\n".join(lines)

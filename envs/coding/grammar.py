@@ -11,7 +11,7 @@ import re
 
 from agentgym.actions import strip_fence
 from agentgym.core import ActionError, BadArguments, ParsedAction
-from agentgym.envs.coding.diffs import PatchError, parse_patch
+from agentgym.repo.diffs import PatchError, parse_patch
 
 __all__ = ["HELP", "parse", "TOOLS"]
 

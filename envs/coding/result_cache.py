@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import agentgym.repo as repo_pkg
 import agentgym.sandbox as sandbox_pkg
 from agentgym.envs.coding.verifier import Verdict
 from agentgym.sandbox.docker import docker_client
@@ -232,11 +233,17 @@ FORMAT = 1
 
 
 def _code_digest() -> str:
-    """Every source file of the coding family and of the sandbox (runner, verifier, harness, env,
-    tasks, the step server and its backends): what turns a workspace into a stored outcome."""
+    """Every source file of the coding family, of the sandbox (runner, verifier, harness, env,
+    tasks, the step server and its backends) and of the diffs and views it shares with SWE-v0:
+    what turns a workspace into a stored outcome."""
 
     files = {}
-    for label, root in (("coding", Path(__file__).resolve().parent), ("sandbox", Path(sandbox_pkg.__file__).parent)):
+    roots = (
+        ("coding", Path(__file__).resolve().parent),
+        ("sandbox", Path(sandbox_pkg.__file__).parent),
+        ("repo", Path(repo_pkg.__file__).parent),
+    )
+    for label, root in roots:
         for path in sorted(root.rglob("*.py")):
             files[f"{label}/{path.relative_to(root)}"] = path.read_text("utf-8", "surrogateescape")
     return _digest({**files, "format": FORMAT})

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from agentgym.envs.coding.corpus_loader import CORPUS_DIR, SourceModule, load_corpus
-from agentgym.envs.coding.diffs import find_block, make_patch
 from agentgym.envs.coding.mutations import Mutant
 from agentgym.errors import ConfigError
+from agentgym.repo.diffs import find_block, make_patch
 from agentgym.tasks import Task, TaskSet, stable_hash, stable_split
 
 __all__ = [

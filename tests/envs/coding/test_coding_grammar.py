@@ -6,7 +6,7 @@ import pytest
 
 from agentgym.core import ActionError, BadArguments
 from agentgym.envs.coding import HELP
-from agentgym.envs.coding.diffs import PatchMismatch, apply_patch, make_patch, parse_patch
+from agentgym.repo.diffs import PatchMismatch, apply_patch, make_patch, parse_patch
 from agentgym.envs.coding.grammar import parse
 
 DIFF = """--- a/m.py

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentgym.envs.coding.build_tasks import build
-from agentgym.envs.coding.diffs import apply_patch, parse_patch
+from agentgym.repo.diffs import apply_patch, parse_patch
 from agentgym.envs.coding.tasks import TIERS, CodingTasks, StaleMutantData, default_taskset, module_is_heldout
 from agentgym.errors import ConfigError
 
