@@ -15,6 +15,7 @@ import gymnasium as gym
 
 from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id
 from agentgym.envs.miniwob.tasks import TASKS, task_env_id
+from agentgym.envs.swe.tasks import libraries, library_env_id
 from agentgym.errors import UnknownEnvId
 
 __all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids", "unknown_env_id"]
@@ -28,17 +29,20 @@ ENV_IDS = {
     "agentgym/Browser-v0": "agentgym.envs.browser:BrowserEnv",
     "agentgym/MiniWoB-v0": "agentgym.envs.miniwob:MiniWoBEnv",
     "agentgym/BFCL-v0": "agentgym.envs.bfcl:BFCLEnv",
+    "agentgym/SWE-v0": "agentgym.envs.swe:SWEEnv",
 }
 
 
 def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
     """Ids that are a family id with one task fixed, where Gymnasium users expect one id per task:
     ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``,
-    ``agentgym/BFCL-miss_func-v0`` is ``agentgym/BFCL-v0`` with ``categories=["miss_func"]``.
+    ``agentgym/BFCL-miss_func-v0`` is ``agentgym/BFCL-v0`` with ``categories=["miss_func"]``,
+    ``agentgym/SWE-boltons-v0`` is ``agentgym/SWE-v0`` with ``libraries=["boltons"]``.
     id -> (family id, its fixed arguments). The contract suite covers the family id; these share its code."""
 
     ids = {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
     ids.update({category_env_id(c): ("agentgym/BFCL-v0", {"categories": [c]}) for c in CATEGORIES})
+    ids.update({library_env_id(lib): ("agentgym/SWE-v0", {"libraries": [lib]}) for lib in libraries()})
     return ids
 
 

@@ -9,3 +9,21 @@ in the sandbox, show at least one test going from pass to fail and at least one 
 and a statement written from the failing tests; its verdict runs those tests again on a pristine
 copy of the test suite with only the agent's source changes applied (`verdict`).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["SWEEnv", "SWETasks"]
+
+
+def __getattr__(name: str) -> Any:  # lazy: the registry lists the libraries without loading the env
+    if name == "SWEEnv":
+        from agentgym.envs.swe.env import SWEEnv
+
+        return SWEEnv
+    if name == "SWETasks":
+        from agentgym.envs.swe.build import SWETasks
+
+        return SWETasks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,6 +33,7 @@ __all__ = [
     "pass_to_pass_sample",
     "records",
     "libraries",
+    "library_env_id",
     "split_of",
 ]
 
@@ -91,6 +92,11 @@ def records(tasks_dir: Path = TASKS_DIR) -> dict[str, TaskRecord]:
                 failures=dict(t.get("failures", {})),
             )
     return out
+
+
+def library_env_id(name: str) -> str:
+    """The per-library Gymnasium id, e.g. ``agentgym/SWE-boltons-v0``."""
+    return f"agentgym/SWE-{name}-v0"
 
 
 def libraries() -> tuple[str, ...]:

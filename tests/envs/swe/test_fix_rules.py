@@ -80,9 +80,7 @@ ATTACKS = {
     ),
     "frames": _with("best = -sys.maxsize", "best = -sys.maxsize\n    f = sys._getframe(1)"),
     "function globals": _with("    return value\n", "    return clamp.__globals__\n"),
-    "getattr with a built string": _with(
-        "    return value\n", "    return getattr(clamp, '__glo' + 'bals__')\n"
-    ),
+    "getattr with a built string": _with("    return value\n", "    return getattr(clamp, '__glo' + 'bals__')\n"),
     "a dunder string": _with("    return value\n", "    return '__globals__'\n"),
     "a traceback's frame": _with(
         "    return value\n", "    try:\n        1 / 0\n    except Exception as e:\n        return e.__traceback__\n"
