@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 from agentgym import events as ev
@@ -13,17 +12,17 @@ from agentgym.envs.swe import grammar, trees
 from agentgym.envs.swe.build import STATEMENTS, Candidate, default_taskset
 from agentgym.envs.swe.build import statement as write_statement
 from agentgym.envs.swe.fix_rules import check_fix
+from agentgym.envs.swe.libraries import IMAGE_ROOT, library
+from agentgym.envs.swe.sandboxing import RUNNER, RUNNER_MODULE, configure_runner
 from agentgym.envs.swe.verdict import Verdict, changed_sources, read_sources, verify
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.repo.diffs import PatchMismatch, apply_patch
 from agentgym.repo.views import echo, full_diff, render_view
-from agentgym.sandbox.modules import SandboxModule
+from agentgym.setup.swe_images import DEPS, swe_root
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["SWEEnv"]
 
-RUNNER_MODULE = SandboxModule.from_file("agentgym_swe_runner", Path(__file__).with_name("runner.py"))
-RUNNER = RUNNER_MODULE.name
 _MAX_SHELL_OUTPUT = 16_384
 _MAX_TEST_LINES = 40
 _MAX_SEARCH_LINES = 40
@@ -122,12 +121,15 @@ class SWEEnv(AgentEnv):
         self._library = None
 
     def _setup_task(self, task: Task) -> str:
-        library = task.meta["library"]
-        if self._library != library:
+        name = task.meta["library"]
+        if self._library != name:
             self.sandbox.restore("empty")
-            self.sandbox.write_files(trees.files(library))
+            self.sandbox.write_files(trees.files(name))
             self.sandbox.snapshot(_LIBRARY)
-            self._library = library
+            local = getattr(self.sandbox, "backend", self.backend) == "local"
+            deps = str(swe_root() / DEPS) if local else f"{IMAGE_ROOT}/{DEPS}"
+            configure_runner(self.sandbox, library(name), deps_root=deps)
+            self._library = name
         else:
             self.sandbox.restore(_LIBRARY)
         self.sandbox.write_files(task.files)

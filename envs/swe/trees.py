@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentgym.envs.swe.libraries import library
-from agentgym.setup.swe_images import library_root
+from agentgym.setup.swe_images import library_tree
 
 __all__ = ["files", "text", "source_paths", "listing", "baseline", "baseline_tests", "BASELINE_DIR"]
 
@@ -24,7 +24,7 @@ _LISTING_DEPTH = 2
 @functools.cache
 def files(name: str) -> dict[str, bytes]:
     """Every file of the library's tree, by path relative to its root (what the workspace starts as)."""
-    root = library_root(name)
+    root = library_tree(library(name))
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
@@ -39,13 +39,19 @@ def text(name: str, path: str) -> str:
 
 @functools.cache
 def source_paths(name: str) -> tuple[str, ...]:
-    """The library's own source files (``.py`` under its packages, tests excluded): what a fix may change."""
+    """The library's own source files (``.py`` of its packages or single modules, under its ``python_path``,
+    tests excluded): what a fix may change and the verdict carries over."""
     lib = library(name)
+    roots = [f"{p.rstrip('/')}/" for p in lib.python_path] or [""]
     out = []
     for path in files(name):
-        top = path.split("/", 1)[0]
-        if path.endswith(".py") and (top in lib.packages or path in lib.packages) and "/tests/" not in f"/{path}":
-            out.append(path)
+        if not path.endswith(".py") or "/tests/" in f"/{path}" or "/test/" in f"/{path}":
+            continue
+        for root in roots:
+            rel = path[len(root) :] if path.startswith(root) else None
+            if rel is not None and (rel.split("/", 1)[0] in lib.packages or rel[:-3] in lib.packages):
+                out.append(path)
+                break
     return tuple(sorted(out))
 
 
