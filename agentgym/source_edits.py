@@ -11,6 +11,7 @@ build on these helpers; stdlib only.
 from __future__ import annotations
 
 import ast
+import re
 
 __all__ = [
     "Edit",
@@ -25,6 +26,7 @@ __all__ = [
     "one_line",
     "owns_lines",
     "plus_minus",
+    "split_lines",
 ]
 
 Position = tuple[int, int]
@@ -34,12 +36,21 @@ Edit = tuple[Position, Position, str]
 """Replace the text from ``start`` to ``end`` with a string."""
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them, ends kept: ``str.splitlines`` would also split at
+    form feeds and other separators that real source files hold inside a line."""
+    return _LINE.findall(text)
+
+
 class Source:
     """Maps AST positions (UTF-8 byte columns) to text, and applies edits to whole lines."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_lines(text)
 
     def col(self, lineno: int, byte_col: int) -> int:
         return len(self.lines[lineno - 1].encode()[:byte_col].decode("utf-8", "replace"))
@@ -74,7 +85,7 @@ class Source:
 
         for a, b, text in sorted(edits, key=lambda e: flat(e[0]), reverse=True):
             block = block[: flat(a)] + text + block[flat(b) :]
-        return first, last, tuple(block.splitlines(keepends=True))
+        return first, last, tuple(split_lines(block))
 
 
 _ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict)

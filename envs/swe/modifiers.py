@@ -87,6 +87,7 @@ from agentgym.source_edits import (
     one_line,
     owns_lines,
     plus_minus,
+    split_lines,
 )
 
 __all__ = ["MIN_STATEMENTS", "MODIFIERS", "Modification", "enumerate_modifications", "is_test_path"]
@@ -142,7 +143,7 @@ class Modification:
     @cached_property
     def text(self) -> str:
         """The whole buggy file."""
-        lines = self.original.splitlines(keepends=True)
+        lines = split_lines(self.original)
         return "".join(lines[: self.first - 1] + list(self.new_lines) + lines[self.last :])
 
     @cached_property
@@ -158,9 +159,7 @@ class Modification:
 def unified_diff(old: str, new: str, path: str) -> str:
     """``diff -u`` of two texts of ``path``, with git's marker for a last line without a newline."""
     out = []
-    for line in difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}", n=3
-    ):
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), f"a/{path}", f"b/{path}", n=3):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
