@@ -18,6 +18,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agentgym.source_edits import (
+    Edit,
+    Source,
+    docstring_nodes,
+    drop_lines,
+    else_line,
+    int_value,
+    is_main_guard,
+    is_stringy,
+    node_end,
+    one_line,
+    owns_lines,
+    plus_minus,
+)
 from agentgym.tasks import stable_hash
 
 __all__ = ["Mutant", "MUTATION_KINDS", "enumerate_mutants", "select_mutants"]
@@ -76,50 +90,6 @@ class Mutant:
         return cls(d["kind"], d["func"], int(d["start"]), int(d["end"]), tuple(d["old"]), tuple(d["new"]), d["detail"])
 
 
-# --------------------------------------------------------------------------- source positions
-class _Source:
-    """Maps AST positions (UTF-8 byte columns) to text, and applies edits to whole lines."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = text.splitlines(keepends=True)
-
-    def col(self, lineno: int, byte_col: int) -> int:
-        return len(self.lines[lineno - 1].encode()[:byte_col].decode("utf-8", "replace"))
-
-    def start(self, node: ast.stmt | ast.expr) -> tuple[int, int]:
-        return node.lineno, self.col(node.lineno, node.col_offset)
-
-    def end(self, node: ast.stmt | ast.expr) -> tuple[int, int]:
-        line, col = _end(node)
-        return line, self.col(line, col)
-
-    def segment(self, a: tuple[int, int], b: tuple[int, int]) -> str:
-        if a[0] == b[0]:
-            return self.lines[a[0] - 1][a[1] : b[1]]
-        parts = [self.lines[a[0] - 1][a[1] :]] + self.lines[a[0] : b[0] - 1] + [self.lines[b[0] - 1][: b[1]]]
-        return "".join(parts)
-
-    def text_of(self, node: ast.stmt | ast.expr) -> str:
-        return self.segment(self.start(node), self.end(node))
-
-    def edit(self, edits: list[tuple[tuple[int, int], tuple[int, int], str]]) -> tuple[int, int, tuple[str, ...]]:
-        """Apply non-overlapping (start, end, replacement) edits; return (first, last, new lines)."""
-        first = min(a[0] for a, _, _ in edits)
-        last = max(b[0] for _, b, _ in edits)
-        block = "".join(self.lines[first - 1 : last])
-        offsets = [0]
-        for line in self.lines[first - 1 : last]:
-            offsets.append(offsets[-1] + len(line))
-
-        def flat(pos: tuple[int, int]) -> int:
-            return offsets[pos[0] - first] + pos[1]
-
-        for a, b, text in sorted(edits, key=lambda e: flat(e[0]), reverse=True):
-            block = block[: flat(a)] + text + block[flat(b) :]
-        return first, last, tuple(block.splitlines(keepends=True))
-
-
 _CMP_SYMBOL = {
     ast.Lt: "<",
     ast.LtE: "<=",
@@ -148,46 +118,6 @@ _CMP_TOKEN = re.compile(r"<=|>=|==|!=|<|>|not\s+in\b|is\s+not\b|\bin\b|\bis\b")
 _BIN_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
 _BIN_SWAPS = {"+": "-", "-": "+", "*": "//", "/": "*", "//": "/", "%": "//", "**": "*"}
 _BIN_TOKEN = re.compile(r"\*\*|//|[-+*/%]")
-_ATOMIC = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.List, ast.Tuple, ast.Dict)
-
-
-def _plus_minus(src: _Source, node: ast.expr, delta: int) -> str:
-    """Source text for ``node + delta``, folded into the literal when the node is an int literal."""
-    value = _int_value(node)
-    if value is not None:
-        return str(value + delta)
-    text = src.text_of(node)
-    if not (isinstance(node, _ATOMIC) or (isinstance(node, ast.BinOp) and type(node.op) in _BIN_SYMBOL)):
-        text = f"({text})"
-    return f"{text} {'+' if delta > 0 else '-'} {abs(delta)}"
-
-
-def _int_value(node: ast.AST) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant)
-        and type(node.operand.value) is int
-    ):
-        return -node.operand.value
-    return None
-
-
-def _end(node: ast.stmt | ast.expr) -> tuple[int, int]:
-    """Where a parsed node ends (line, byte column); typeshed allows None, for nodes built by hand."""
-    assert node.end_lineno is not None and node.end_col_offset is not None, ast.dump(node)[:80]
-    return node.end_lineno, node.end_col_offset
-
-
-def _one_line(node: ast.AST) -> bool:
-    lineno = getattr(node, "lineno", None)
-    return lineno is not None and lineno == getattr(node, "end_lineno", None)
-
-
-def _is_stringy(node: ast.AST) -> bool:
-    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)))
 
 
 # --------------------------------------------------------------------------- site walk
@@ -195,7 +125,7 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, str, list[ast.stmt] | Non
     """Yield (node, enclosing function name, the statement list holding it if a statement)."""
 
     def visit(node: ast.AST, func: str, body: list[ast.stmt] | None) -> Iterator:
-        if _is_main_guard(node):
+        if is_main_guard(node):
             return
         yield node, func, body
         inner = func
@@ -215,39 +145,13 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, str, list[ast.stmt] | Non
     yield from visit(tree, "<module>", None)
 
 
-def _is_main_guard(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.If)
-        and isinstance(node.test, ast.Compare)
-        and isinstance(node.test.left, ast.Name)
-        and node.test.left.id == "__name__"
-    )
-
-
-def _docstring_nodes(tree: ast.Module) -> set[int]:
-    ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                ids.add(id(first))
-    return ids
-
-
-Edit = tuple[tuple[int, int], tuple[int, int], str]
-
-
-def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit], str]]:
+def _sites(src: Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit], str]]:
     """Yield (kind, func, edits, detail) for every mutation site of every operator."""
-    docstrings = _docstring_nodes(tree)
+    docstrings = docstring_nodes(tree)
     handled_ints: set[int] = set()  # int literals an off-by-one already covers
     for node, func, body in _walk(tree):
         # ---- comparison flip
-        if isinstance(node, ast.Compare) and _one_line(node):
+        if isinstance(node, ast.Compare) and one_line(node):
             operands = [node.left, *node.comparators]
             for i, op in enumerate(node.ops):
                 gap_a, gap_b = src.end(operands[i]), src.start(operands[i + 1])
@@ -266,7 +170,7 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
             and node.func.id == "range"
             and node.args
             and not node.keywords
-            and _one_line(node)
+            and one_line(node)
             and len(node.args) <= 3
         ):
             stop = node.args[0] if len(node.args) == 1 else node.args[1]
@@ -274,14 +178,14 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                 yield (
                     "off_by_one",
                     func,
-                    [(src.start(stop), src.end(stop), _plus_minus(src, stop, delta))],
+                    [(src.start(stop), src.end(stop), plus_minus(src, stop, delta))],
                     f"range bound {'+' if delta > 0 else '-'}1",
                 )
-            if len(node.args) >= 2 and _int_value(node.args[0]) == 0:
+            if len(node.args) >= 2 and int_value(node.args[0]) == 0:
                 start = node.args[0]
                 yield "off_by_one", func, [(src.start(start), src.end(start), "1")], "range start 0 -> 1"
             handled_ints.update(id(a) for a in node.args)
-        if isinstance(node, ast.Subscript) and _one_line(node):
+        if isinstance(node, ast.Subscript) and one_line(node):
             index = node.slice
             if isinstance(index, ast.Slice):
                 for bound, name in ((index.lower, "lower"), (index.upper, "upper")):
@@ -292,26 +196,26 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                         yield (
                             "off_by_one",
                             func,
-                            [(src.start(bound), src.end(bound), _plus_minus(src, bound, delta))],
+                            [(src.start(bound), src.end(bound), plus_minus(src, bound, delta))],
                             f"slice {name} bound {'+' if delta > 0 else '-'}1",
                         )
-            elif _int_value(index) is not None or isinstance(index, ast.Name):
+            elif int_value(index) is not None or isinstance(index, ast.Name):
                 handled_ints.add(id(index))
-                value = _int_value(index)
+                value = int_value(index)
                 deltas = (1,) if value == 0 else (-1,) if value == -1 else (1, -1)
                 for delta in deltas:
                     yield (
                         "off_by_one",
                         func,
-                        [(src.start(index), src.end(index), _plus_minus(src, index, delta))],
+                        [(src.start(index), src.end(index), plus_minus(src, index, delta))],
                         f"index {'+' if delta > 0 else '-'}1",
                     )
         # ---- arithmetic operator swap
         if (
             isinstance(node, ast.BinOp)
             and type(node.op) in _BIN_SYMBOL
-            and _one_line(node)
-            and not (_is_stringy(node.left) or _is_stringy(node.right))
+            and one_line(node)
+            and not (is_stringy(node.left) or is_stringy(node.right))
         ):
             gap_a, gap_b = src.end(node.left), src.start(node.right)
             gap = src.segment(gap_a, gap_b)
@@ -328,8 +232,8 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
         if (
             isinstance(node, ast.AugAssign)
             and type(node.op) in (ast.Add, ast.Sub)
-            and _one_line(node)
-            and not _is_stringy(node.value)
+            and one_line(node)
+            and not is_stringy(node.value)
         ):
             gap_a, gap_b = src.end(node.target), src.start(node.value)
             gap = src.segment(gap_a, gap_b)
@@ -343,7 +247,7 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                     f"`{sym}=` -> `{new}=`",
                 )
         # ---- boolean operator swap, dropped `not`, dropped condition
-        if isinstance(node, ast.BoolOp) and _one_line(node):
+        if isinstance(node, ast.BoolOp) and one_line(node):
             old, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
             edits: list[Edit] = []
             for left, right in zip(node.values, node.values[1:]):
@@ -364,13 +268,13 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
                     [(src.start(node), src.end(node), text)],
                     f"dropped operand {drop + 1} of `{old}`",
                 )
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _one_line(node):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and one_line(node):
             text = src.text_of(node)
             rest = text[3:].lstrip() if text.startswith("not") else None
             if rest:
                 yield "boolean_swap", func, [(src.start(node), src.end(node), rest)], "dropped `not`"
         # ---- wrong constant
-        if isinstance(node, ast.Constant) and id(node) not in handled_ints and _one_line(node):
+        if isinstance(node, ast.Constant) and id(node) not in handled_ints and one_line(node):
             if type(node.value) is bool:
                 yield (
                     "wrong_constant",
@@ -390,7 +294,7 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
         if (
             isinstance(node, ast.Call)
             and len(node.args) >= 2
-            and _one_line(node)
+            and one_line(node)
             and not any(isinstance(a, ast.Starred) for a in node.args[:2])
         ):
             a, b = node.args[0], node.args[1]
@@ -407,15 +311,15 @@ def _sites(src: _Source, tree: ast.Module) -> Iterator[tuple[str, str, list[Edit
             yield from _statement_sites(src, node, func, body)
 
 
-def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stmt]) -> Iterator:
-    if isinstance(node, ast.If) and _owns_lines(src, node):
+def _statement_sites(src: Source, node: ast.stmt, func: str, body: list[ast.stmt]) -> Iterator:
+    if isinstance(node, ast.If) and owns_lines(src, node):
         if not node.orelse:
-            yield "dropped_branch", func, [_drop_lines(src, node, body)], "dropped an `if` block"
+            yield "dropped_branch", func, [drop_lines(src, node, body)], "dropped an `if` block"
         elif not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
-            else_line = _else_line(src, node)
-            if else_line:
-                a = (else_line, 0)
-                last = _end(node.orelse[-1])[0]
+            else_at = else_line(src, node)
+            if else_at:
+                a = (else_at, 0)
+                last = node_end(node.orelse[-1])[0]
                 b = (last, len(src.lines[last - 1]))
                 if b[0] == len(src.lines) or src.lines[b[0] - 1].endswith("\n"):
                     yield "dropped_branch", func, [(a, b, "")], "dropped an `else` branch"
@@ -424,13 +328,13 @@ def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stm
             line = src.lines[elif_node.lineno - 1]
             if line.lstrip().startswith("elif"):
                 a = (elif_node.lineno, 0)
-                last = _end(elif_node)[0]
+                last = node_end(elif_node)[0]
                 b = (last, len(src.lines[last - 1]))
                 yield "dropped_branch", func, [(a, b, "")], "dropped an `elif` branch"
-    if isinstance(node, (ast.AugAssign, ast.Expr)) and _owns_lines(src, node):
+    if isinstance(node, (ast.AugAssign, ast.Expr)) and owns_lines(src, node):
         if isinstance(node, ast.AugAssign) or isinstance(node.value, ast.Call):
-            yield "dropped_statement", func, [_drop_lines(src, node, body)], "dropped a statement"
-    if isinstance(node, ast.Return) and node.value is not None and _one_line(node):
+            yield "dropped_statement", func, [drop_lines(src, node, body)], "dropped a statement"
+    if isinstance(node, ast.Return) and node.value is not None and one_line(node):
         value = node.value
         if isinstance(value, ast.Constant) and type(value.value) is bool:
             new = str(not value.value)
@@ -445,38 +349,12 @@ def _statement_sites(src: _Source, node: ast.stmt, func: str, body: list[ast.stm
         yield "wrong_return", func, [(src.start(value), src.end(value), new)], f"returns `{new}`"
 
 
-def _owns_lines(src: _Source, node: ast.stmt) -> bool:
-    """True when the statement's lines hold nothing else (so they can be dropped whole)."""
-    before = src.lines[node.lineno - 1][: src.col(node.lineno, node.col_offset)]
-    end_line, end_col = _end(node)
-    after = src.lines[end_line - 1][src.col(end_line, end_col) :]
-    return not before.strip() and (not after.strip() or after.strip().startswith("#"))
-
-
-def _drop_lines(src: _Source, node: ast.stmt, body: list[ast.stmt]) -> Edit:
-    a = (node.lineno, 0)
-    end_line = _end(node)[0]
-    b = (end_line, len(src.lines[end_line - 1]))
-    if len(body) == 1:  # the block would be empty: keep it valid with `pass`
-        indent = src.lines[node.lineno - 1][: src.col(node.lineno, node.col_offset)]
-        return a, b, indent + "pass\n"
-    return a, b, ""
-
-
-def _else_line(src: _Source, node: ast.If) -> int | None:
-    for lineno in range(_end(node.body[-1])[0] + 1, node.orelse[0].lineno + 1):
-        stripped = src.lines[lineno - 1].strip()
-        if stripped.startswith("else") and stripped[4:].lstrip().startswith(":"):
-            return lineno
-    return None
-
-
 # --------------------------------------------------------------------------- public API
 def enumerate_mutants(source: str) -> list[Mutant]:
     """Every syntactically valid, AST-changing mutant of ``source``, in a fixed order."""
     tree = ast.parse(source)
     reference = ast.dump(tree)
-    src = _Source(source)
+    src = Source(source)
     out: list[Mutant] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
     for kind, func, edits, detail in _sites(src, tree):
