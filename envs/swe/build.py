@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from agentgym.envs.swe import trees
-from agentgym.envs.swe.bugs import buggy_files
+from agentgym.envs.swe.bugs import Bug, buggy_files
 from agentgym.envs.swe.fix_rules import RULE
+from agentgym.envs.swe.libraries import library
 from agentgym.envs.swe.modifiers import enumerate_modifications
 from agentgym.envs.swe.tasks import P2P_SAMPLE, TIERS, TaskRecord, libraries, pass_to_pass_sample, records, split_of
 from agentgym.errors import ConfigError
 from agentgym.repo.views import full_diff
+from agentgym.setup.swe_images import library_tree
 from agentgym.tasks import Task, TaskSet, stable_hash
 
 __all__ = ["SWETasks", "Candidate", "build_task", "statement", "default_taskset", "STATEMENTS", "DECOYS"]
@@ -83,7 +85,7 @@ def _decoys(task_id: str, path: str, buggy: str, function: str) -> list[str]:
 def build_task(rec: TaskRecord, split: str, kind: str = "full") -> Task:
     """The `Task` of a manifest record (``meta`` holds what the env's verdict and menu need)."""
     originals = {path: trees.text(rec.library, path) for path in rec.files}
-    files = buggy_files(rec.library, rec.bugs, originals)
+    files = buggy_files(rec.library, [Bug.from_json(b) for b in rec.bugs], library_tree(library(rec.library)))
     candidates = [Candidate(p, files[p], originals[p], True) for p in rec.files]
     for bug in rec.bugs:
         path = str(bug["path"])
