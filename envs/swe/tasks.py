@@ -7,10 +7,11 @@ passed) and excerpts of the failures. Library code is not in this repository: th
 rebuilt from the hash-checked host copy that ``agentgym setup --only swe`` lays out
 (`agentgym.envs.swe.bugs`), so listing tasks is a file read and building one needs the set-up.
 
-Splits: the libraries in `HELDOUT_LIBRARIES` form ``heldout`` (a whole library never trained on);
-the other libraries' source files are split into ``train`` and ``test`` by a hash of the file (held
-out by module), and a task whose bugs fall in files of both is in neither. Tiers: ``one_bug``,
-``two_bugs`` (two functions of one file), ``two_files``.
+Splits: the libraries `library_is_heldout` picks (a hash of the name: about a fifth) form
+``heldout``, whole libraries never trained on; the other libraries' source files are split into
+``train`` and ``test`` by a hash of the file (held out by module), and a task whose bugs fall in
+files of both is in neither. Tiers: ``one_bug``, ``two_bugs`` (two functions of one file),
+``two_files``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
     "TaskRecord",
     "TIERS",
     "TASKS_DIR",
-    "HELDOUT_LIBRARIES",
+    "library_is_heldout",
     "P2P_SAMPLE",
     "pass_to_pass_sample",
     "records",
@@ -39,9 +40,8 @@ __all__ = [
 
 TIERS = ("one_bug", "two_bugs", "two_files")
 TASKS_DIR = Path(__file__).with_name("data") / "tasks"
-HELDOUT_LIBRARIES = ("tabulate", "toolz")
-"""Whole libraries held out of training (``heldout``): about a fifth of the set, chosen by name
-before any result was seen."""
+HELDOUT_FRACTION = 0.2
+"""About a fifth of the libraries are held out whole (``heldout``), chosen by a hash of the name."""
 TEST_FRACTION = 0.25
 P2P_SAMPLE = 30
 """PASS_TO_PASS tests the verdict runs per task by default (a fixed sample, for speed)."""
@@ -66,9 +66,14 @@ class TaskRecord:
         return tuple(sorted({str(b["path"]) for b in self.bugs}))
 
 
+def library_is_heldout(name: str) -> bool:
+    """Whether a library is held out whole: a hash of its name, the same on every machine."""
+    return stable_split(f"swe-heldout/{name}", HELDOUT_FRACTION) == "test"
+
+
 def split_of(record: TaskRecord) -> str | None:
     """``heldout``, ``train`` or ``test``; None for a task whose files fall in both train and test."""
-    if record.library in HELDOUT_LIBRARIES:
+    if library_is_heldout(record.library):
         return "heldout"
     splits = {stable_split(f"swe-module/{record.library}/{path}", TEST_FRACTION) for path in record.files}
     return splits.pop() if len(splits) == 1 else None
