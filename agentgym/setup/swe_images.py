@@ -5,16 +5,20 @@ pinned archive of `agentgym.envs.swe.libraries.LIBRARIES` with the machine's own
 (``--no-deps``; ``--no-binary :all:`` for a source distribution), checks its sha256 (`fetch`
 deletes and refuses any other file), copies the paths the library keeps into a host tree
 (`extract_library`: regular files and folders only, no absolute path, no ``..``, no link) and
-builds ``agentgym/swe`` ``FROM`` the base image with no network, the trees read-only under
-``/opt/swe/<name>/``. The image is labelled with a hash of every pin, the base image and the
-Dockerfile, so an unchanged setup is skipped in milliseconds.
+builds ``agentgym/swe`` ``FROM`` the base image with no network. The image holds **no library
+source**: the pristine code of a library is the answer to every task made from it, so it exists only
+on the host, and a sandbox's workspace is written from the host copy (`agentgym.envs.swe.trees`).
+The image holds the test dependencies, if any library needs one, read-only under ``/opt/swe/_deps``,
+and drops the one library Debian's pytest brings along (``python3-more-itertools``, which pytest
+never imports); its build fails if any library's package can be imported in it. The image is
+labelled with a hash of every pin, the base image and the Dockerfile, so an unchanged setup is
+skipped in milliseconds.
 
 The host trees stay in the download cache (`swe_root`, one folder per library, each written to a
 temporary folder and renamed into place with a ``.complete`` marker holding its archive's hash):
-the local backend's sandbox copies its workspace from there, and the task generator reads the
-sources there.
+every sandbox's workspace is written from there, and the task generator reads the sources there.
 
-Layout (``<root>`` is ``/opt/swe`` in the image, `swe_root` on the host)::
+Layout (``<root>`` is `swe_root` on the host; only ``_deps`` is also in the image, under ``/opt/swe``)::
 
     <root>/<name>/       the library's package, tests, test configuration and LICENSE, as shipped
     <root>/_deps/        pure-Python test dependencies, unpacked wheels (only if a library has any)
@@ -66,7 +70,8 @@ DOCKERFILE = """\
 FROM {base}
 COPY swe {root}
 LABEL org.agentgym.family="swe" org.agentgym.source="{sources}"
-RUN chmod -R a+rX,go-w {root} && {checks}
+RUN chmod -R a+rX,go-w {root} && rm -rf /usr/lib/python3/dist-packages/more_itertools \\
+    /usr/lib/python3/dist-packages/more_itertools-* && python3 -c "{check}"
 """
 
 
@@ -270,14 +275,15 @@ def swe_trees(*, cache: Path | None = None, log: Log | None = None, download: bo
 
 # ---------------------------------------------------------------------------- image
 def _dockerfile() -> str:
-    # each library imports from its own tree in the image (nothing of it is compiled or written)
-    checks = " && ".join(
-        f"(cd {lib.root} && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH={':'.join([*lib.python_path, '.'])} "
-        f"python3 -c 'import {lib.packages[0]}')"
-        for lib in LIBRARIES
-    )
+    # no library may be importable in the image: its pristine code would be every task's answer
+    packages = sorted({p for lib in LIBRARIES for p in lib.packages})
+    check = (
+        "import importlib.util as u, sys; import pytest; "
+        f"found = [p for p in {packages!r} if u.find_spec(p)]; "
+        "sys.exit(found and 'library code in the image: %s' % found)"
+    ).replace('"', "'")
     sources = " ".join(f"{lib.name}=={lib.version}" for lib in LIBRARIES)
-    return DOCKERFILE.format(base=BASE_IMAGE, root=IMAGE_ROOT, sources=sources, checks=checks)
+    return DOCKERFILE.format(base=BASE_IMAGE, root=IMAGE_ROOT, sources=sources, check=check)
 
 
 def swe_image_digest(base_id: str) -> str:
@@ -295,7 +301,7 @@ def build_swe_image(
     image: str = SWE_IMAGE,
     log: Log = _stderr,
 ) -> bool:
-    """Build ``image`` (the base plus every library's tree) unless up to date; True when built.
+    """Build ``image`` (the base plus the test dependencies, no library source) unless up to date; True when built.
     The host trees are made either way (the local backend and the generator read them)."""
     base_id = image_id(client, BASE_IMAGE)
     if base_id is None:
@@ -309,12 +315,12 @@ def build_swe_image(
     root = swe_trees(cache=cache, log=log, download=True)
     temp = _temp_tag(image)
     with tempfile.TemporaryDirectory(prefix="agentgym-swe-") as ctx:
-        names = [lib.name for lib in LIBRARIES] + ([DEPS] if (root / DEPS).is_dir() else [])
-        for name in names:
-            shutil.copytree(root / name, Path(ctx, "swe", name), ignore=shutil.ignore_patterns(_COMPLETE))
+        Path(ctx, "swe").mkdir()
+        if (root / DEPS).is_dir():  # the test dependencies only: no library source enters the image
+            shutil.copytree(root / DEPS, Path(ctx, "swe", DEPS), ignore=shutil.ignore_patterns(_COMPLETE))
         Path(ctx, "Dockerfile").write_text(_dockerfile())
         files = sum(1 for p in Path(ctx, "swe").rglob("*") if p.is_file())
-        log(f"  {files} files from {len(LIBRARIES)} hash-checked archives")
+        log(f"  {len(LIBRARIES)} hash-checked libraries on the host; {files} test-dependency files in the image")
         with _building(client, temp, image, log):
             _docker_build(client, ctx, temp, labels={CONTEXT_LABEL: digest}, network_mode="none", log=log)
     log(f"swe image {image}: built in {time.monotonic() - start:.1f} s")

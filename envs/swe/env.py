@@ -12,13 +12,11 @@ from agentgym.envs.swe import grammar, trees
 from agentgym.envs.swe.build import STATEMENTS, Candidate, default_taskset
 from agentgym.envs.swe.build import statement as write_statement
 from agentgym.envs.swe.fix_rules import check_fix
-from agentgym.envs.swe.libraries import IMAGE_ROOT, library
-from agentgym.envs.swe.sandboxing import RUNNER, RUNNER_MODULE, configure_runner
+from agentgym.envs.swe.sandboxing import RUNNER, RUNNER_MODULE, load_library
 from agentgym.envs.swe.verdict import Verdict, changed_sources, read_sources, verify
 from agentgym.errors import ConfigError, SandboxOpError
 from agentgym.repo.diffs import PatchMismatch, apply_patch
 from agentgym.repo.views import echo, full_diff, render_view
-from agentgym.setup.swe_images import DEPS, swe_root
 from agentgym.tasks import Task, TaskSet
 
 __all__ = ["SWEEnv"]
@@ -124,11 +122,8 @@ class SWEEnv(AgentEnv):
         name = task.meta["library"]
         if self._library != name:
             self.sandbox.restore("empty")
-            self.sandbox.write_files(trees.files(name))
+            load_library(self.sandbox, name)
             self.sandbox.snapshot(_LIBRARY)
-            local = getattr(self.sandbox, "backend", self.backend) == "local"
-            deps = str(swe_root() / DEPS) if local else f"{IMAGE_ROOT}/{DEPS}"
-            configure_runner(self.sandbox, library(name), deps_root=deps)
             self._library = name
         else:
             self.sandbox.restore(_LIBRARY)
@@ -203,18 +198,16 @@ class SWEEnv(AgentEnv):
         return [c for _, c in sorted(enumerate(cands), key=lambda ic: (seed * (ic[0] + 1) * 2654435761) % (1 << 32))]
 
     def _failure_names(self) -> list[str]:
-        """Functions the failures' tracebacks show inside the library (the useful searches), at most two."""
+        """The useful searches, at most two: names the failures show (a traceback's frames, the calls in
+        the failing lines) that the library itself defines."""
         task = self._episode_task
         text = "\n".join(task.meta["record"].failures.values())
-        sources = {p.rsplit("/", 1)[-1] for p in task.meta["record"].files}
+        found = re.findall(r"\.py:\d+: in (\w+)", text) + re.findall(r"\b([A-Za-z_]\w*)\s*\(", text)
+        defined = trees.definitions(task.meta["library"])
         names: list[str] = []
-        for m in re.finditer(r"([\w/.-]+\.py):\d+: in (\w+)", text):
-            if (
-                m.group(1).rsplit("/", 1)[-1] in sources
-                and m.group(2) not in names
-                and not m.group(2).startswith("test")
-            ):
-                names.append(m.group(2))
+        for name in found:
+            if name in defined and not name.startswith("test") and name not in names:
+                names.append(name)
         return names[:2]
 
     # ------------------------------------------------------------------ the oracle

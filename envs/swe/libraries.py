@@ -86,11 +86,6 @@ class Library:
         return self.filename.endswith(".whl")
 
     @property
-    def root(self) -> str:
-        """The library's read-only tree in the image."""
-        return f"{IMAGE_ROOT}/{self.name}"
-
-    @property
     def top(self) -> str:
         """The folder an sdist's paths start with (empty for a wheel)."""
         return "" if self.is_wheel else self.filename[: -len(".tar.gz")]

@@ -15,24 +15,24 @@ library's tests the same way::
 docstring gives the report's shape); call ``sandbox.fork_call(RUNNER, "run", root=sandbox.workspace,
 ...)`` directly where the `ForkResult` itself is wanted (a time-out is then an answer, not an error).
 
-On the docker backend the tree is copied from the image's read-only ``/opt/swe/<name>``; on the
-local backend (no isolation) from the host copy `agentgym setup --only swe` left in the download
-cache (`agentgym.setup.swe_images.library_tree`).
+On both backends the tree is written into the workspace from the host copy ``agentgym setup --only
+swe`` left in the download cache (`agentgym.envs.swe.trees`): the image holds no library source, so
+nothing in a sandbox shows the code as it was before a bug.
 """
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
+from agentgym.envs.swe import trees
 from agentgym.envs.swe.libraries import IMAGE_ROOT, Library, library
 from agentgym.errors import SandboxOpError
 from agentgym.sandbox import Sandbox, make_sandbox, resolve_backend
 from agentgym.sandbox.modules import SandboxModule
-from agentgym.setup.swe_images import DEPS, SWE_IMAGE, library_tree, swe_root
+from agentgym.setup.swe_images import DEPS, SWE_IMAGE, swe_root
 
-__all__ = ["RUNNER", "RUNNER_MODULE", "open_library_sandbox", "configure_runner", "run_tests"]
+__all__ = ["RUNNER", "RUNNER_MODULE", "load_library", "open_library_sandbox", "configure_runner", "run_tests"]
 
 RUNNER = "agentgym_swe_runner"
 """The name the runner is loaded under in the step server (for `Sandbox.fork_call`)."""
@@ -54,29 +54,22 @@ def configure_runner(sandbox: Sandbox, lib: Library, *, deps_root: str = f"{IMAG
     )
 
 
+def load_library(sandbox: Sandbox, name: str) -> None:
+    """Write the library ``name``'s tree into ``sandbox``'s (empty) workspace from the host copy and
+    configure the runner for its suite (the runner is loaded too, if it is not yet)."""
+    deps_root = str(swe_root() / DEPS) if getattr(sandbox, "backend", "") == "local" else f"{IMAGE_ROOT}/{DEPS}"
+    sandbox.write_files(trees.files(name))
+    configure_runner(sandbox, library(name), deps_root=deps_root)
+
+
 def open_library_sandbox(name: str, backend: str = "docker", *, image: str = SWE_IMAGE, **options: Any) -> Sandbox:
     """Start a sandbox on ``image`` with the library ``name``'s tree as its workspace and the runner
     loaded and configured; ``options`` go to the backend (memory, cpus, ...). Close it when done."""
-    lib = library(name)
     concrete = resolve_backend(backend)
-    if concrete == "docker":
-        source, deps_root = lib.root, f"{IMAGE_ROOT}/{DEPS}"
-    else:  # the host's copy: the local backend runs on the host
-        source = str(library_tree(lib))
-        deps_root = str(swe_root() / DEPS)
+    trees.files(name)  # before the sandbox starts: a missing set-up raises SetupFailed saying what to run
     sandbox = make_sandbox(concrete, image=image, **options)
     try:
-        # each entry copied (not "SRC/." onto "."): the workspace folder itself is not the agent's to touch
-        src = shlex.quote(source)
-        copy = sandbox.run(
-            f"find {src} -mindepth 1 -maxdepth 1 -exec cp -a -t . {{}} + && rm -f .complete", timeout=120
-        )
-        if not copy.ok:
-            raise SandboxOpError(
-                f"copying {source} into the workspace failed (exit {copy.exit_code}): {copy.text[-500:]}; "
-                "run `agentgym setup --only swe` if the library is missing"
-            )
-        configure_runner(sandbox, lib, deps_root=deps_root)
+        load_library(sandbox, name)
     except BaseException:
         sandbox.close()
         raise

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentgym.envs.swe.libraries import library
 from agentgym.setup.swe_images import library_tree
 
-__all__ = ["files", "text", "source_paths", "listing", "baseline", "baseline_tests", "BASELINE_DIR"]
+__all__ = ["definitions", "files", "text", "source_paths", "listing", "baseline", "baseline_tests", "BASELINE_DIR"]
 
 BASELINE_DIR = Path(__file__).with_name("data") / "baseline"
 _LISTING_DEPTH = 2
+_DEFINITION = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 
 
 @functools.cache
@@ -53,6 +55,15 @@ def source_paths(name: str) -> tuple[str, ...]:
                 out.append(path)
                 break
     return tuple(sorted(out))
+
+
+@functools.cache
+def definitions(name: str) -> frozenset[str]:
+    """Every function and class name the library's sources define (``def NAME`` / ``class NAME``)."""
+    found: set[str] = set()
+    for path in source_paths(name):
+        found.update(_DEFINITION.findall(files(name)[path].decode("utf-8", "replace")))
+    return frozenset(found)
 
 
 @functools.cache

@@ -55,13 +55,14 @@ def env():
 
 @pytest.fixture(scope="module")
 def task_id() -> str:
-    """A one-bug test-split task whose failing tests are functions of a test module (not parametrized)."""
+    """A one-bug task whose failing tests are functions of a test module (not parametrized)."""
     ts = default_taskset()
-    for tid in ts.ids("test", tier="one_bug"):
-        task = ts.get(tid)
-        if all("[" not in t for t in task.meta["fail_to_pass"]):
-            return tid
-    pytest.fail("no one-bug SWE-v0 test task")
+    for split in ts.splits:
+        for tid in ts.ids(split, tier="one_bug"):
+            task = ts.get(tid)
+            if all("[" not in t for t in task.meta["fail_to_pass"]):
+                return tid
+    pytest.fail("no one-bug SWE-v0 task")
 
 
 def _reset(env, task_id):
@@ -160,7 +161,7 @@ def test_nothing_survives_reset(env, task_id):
     _reset(env, task_id)
     _shell(env, "echo left > /tmp/agentgym_left && echo left > left.txt && (sleep 300 &) ; echo started")
     _reset(env, task_id)
-    out = _shell(env, "ls /tmp/agentgym_left left.txt 2>&1; pgrep -f 'sleep 300' || echo no-process")
+    out = _shell(env, "ls /tmp/agentgym_left left.txt 2>&1; pgrep -x sleep || echo no-process")
     assert "No such file" in out and "no-process" in out
 
 
