@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 from typing import Any
@@ -67,6 +68,12 @@ class SWEEnv(AgentEnv):
     ``full_pass_to_pass`` (the verdict runs every PASS_TO_PASS test of the validated files instead of
     a fixed sample of 30), ``backend``, ``score_on_truncation``, ``sandbox_options``.
 
+    ## Interventions
+    Forced starts for ``agentgym eval --intervention``, chosen from the task alone: ``wrong-patch``
+    plays `wrong_patch` (a menu patch that fixes nothing) as the agent's first action;
+    ``wrong-patch-tested`` plays it and then ``test``. ``state_drift`` faults put the last edited
+    file back to its content at the task's start.
+
     ## Version History
     * v0: initial release.
     """
@@ -78,6 +85,7 @@ class SWEEnv(AgentEnv):
     sandbox_modules = (RUNNER_MODULE,)
     submit_text = "Submitted; the library's tests decide."
     verification_action = "test"
+    interventions = ("wrong-patch", "wrong-patch-tested")
 
     def __init__(
         self,
@@ -209,6 +217,28 @@ class SWEEnv(AgentEnv):
             if name in defined and not name.startswith("test") and name not in names:
                 names.append(name)
         return names[:2]
+
+    # ------------------------------------------------------------------ interventions
+    def wrong_patch(self) -> str | None:
+        """The wrong patch the interventions force: among the reset menu's patches that fix no bug, the
+        one with the lowest ``sha256(task_id + "\\n" + action)``; a function of the task alone. None
+        when the menu has no wrong patch."""
+        task = self._episode_task
+        wrong = [
+            a for c in task.meta["candidates"] if not c.fix and (a := c.action(task.files.get(c.path))) is not None
+        ]
+        if not wrong:
+            return None
+        return min(wrong, key=lambda a: hashlib.sha256(f"{task.task_id}\n{a}".encode()).hexdigest())
+
+    def forced_start(self, name: str) -> list[str] | None:
+        """``wrong-patch``: `wrong_patch`; ``wrong-patch-tested``: it, then ``test`` (see `AgentEnv.forced_start`)."""
+        if name not in self.interventions:
+            return super().forced_start(name)
+        patch = self.wrong_patch()
+        if patch is None:
+            return None
+        return [patch, "test"] if name == "wrong-patch-tested" else [patch]
 
     # ------------------------------------------------------------------ the oracle
     def reference_action(self) -> str:
