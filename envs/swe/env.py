@@ -329,7 +329,7 @@ class SWEEnv(AgentEnv):
         return Outcome(shown, [ev.tool_call("view", True)])
 
     def _do_search(self, pattern: str, path: str = ".") -> Outcome:
-        argv = ["grep", "-rnIE", "--include=*.py", "-e", pattern, "--", path]
+        argv = ["grep", "-rnHIE", "--include=*.py", "-e", pattern, "--", path]
         r = self.sandbox.run(argv, timeout=self.shell_timeout, max_output=_MAX_SHELL_OUTPUT)
         if r.timed_out:
             return Outcome(
