@@ -516,6 +516,35 @@ PRESETS: dict[str, dict[str, Any]] = {
         "control_steps": 0,
         "backend": "docker",
     },
+    # SWE-v0: the menu policy on real libraries' bugs, Coding-v0's menu shape (the true fix among
+    # other modifications of the same function, test, revert, submit) and its forced starts. A step
+    # that runs tests costs a pytest run in the sandbox (0.3-1 s, no result cache), so the preset is
+    # sized for about 30 minutes on a quiet 2-core machine: two seeds, few env steps, 32 held-out tasks.
+    "swe": {
+        "env_ids": "agentgym/SWE-v0",
+        "seeds": "1,2",
+        "total_env_steps": 1_200,
+        "num_envs": 4,
+        "env_threads": 2,
+        "t_short": 3,
+        "t_long": 12,
+        "mix": "uniform:3-12",
+        "curriculum": "curriculum:3-12",
+        "curriculum_steps": "steps:3,7,12",
+        "no_starts_seeds": 0,
+        "eval_split": "heldout",
+        "eval_tier": "one_bug",
+        "eval_tasks": 32,
+        "eval_list": "fresh-1",
+        "eval_ts": "3,5,8,12,16",
+        "eval_split2": "",
+        "eval_interventions": "wrong-patch",
+        "eval_intervention_ts": "8,16",
+        "eval_variant_ts": "16",
+        "eval_references": "budget-aware",
+        "control_steps": 0,
+        "backend": "docker",
+    },
 }
 # one 16-core machine with Docker (MiniWoB-v0's pages run in Chromium containers): the family
 # presets at about eight times the 2-core work (more seeds and steps, every held-out task), as
