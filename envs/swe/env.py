@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
-from typing import Any
+from typing import Any, ClassVar
 
 from agentgym import events as ev
 from agentgym.core import FAULT_KINDS, AgentEnv, Outcome, ParsedAction
@@ -86,6 +87,9 @@ class SWEEnv(AgentEnv):
     submit_text = "Submitted; the library's tests decide."
     verification_action = "test"
     interventions = ("wrong-patch", "wrong-patch-tested")
+    backends: ClassVar[tuple[str, ...]] = ("docker",)
+    """The sandbox backends this family runs on: the tasks were validated with the image's Python and
+    pytest, and a host's differ (another pytest can collect, order or report the same tests otherwise)."""
 
     def __init__(
         self,
@@ -121,6 +125,17 @@ class SWEEnv(AgentEnv):
     @classmethod
     def _taskset(cls) -> TaskSet:
         return default_taskset()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        chosen = os.environ.get("AGENTGYM_BACKEND") or "auto" if self.backend == "auto" else self.backend
+        if chosen not in (*self.backends, "auto"):
+            raise ConfigError(
+                f"backend={self.backend!r}: SWE-v0 runs only in Docker (its tasks were validated with the "
+                f"image's Python and pytest); use backend='docker' (or 'auto') after `agentgym setup --only swe`"
+            )
+        return super().reset(seed=seed, options=options)
 
     def _on_sandbox_start(self) -> None:
         self.sandbox.snapshot("empty")
