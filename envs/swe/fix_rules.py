@@ -168,7 +168,7 @@ def _units(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     yield f"{node.name}.{item.name}", item
                 else:
-                    yield f"{node.name}.<body {j}>", item
+                    yield f"{node.name}.<body {_statement_key(item, j)}>", item
         else:
             yield f"<module {_statement_key(node, i)}>", node
 
