@@ -110,27 +110,20 @@ def _safe(name: str, archive: Path) -> PurePosixPath:
     return path
 
 
-def _members(archive: Path) -> Iterator[tuple[PurePosixPath, bool, int, Any]]:
-    """(path, is a folder, size, handle) of every member; links and devices refused."""
+def _members(archive: Path) -> Iterator[tuple[PurePosixPath, str, int, Any]]:
+    """(path, kind, size, handle) of every member, kind "file", "dir" or "other" (a link, a device:
+    never written; refused where it would be kept). Every path is checked, kept or not."""
     if archive.name.endswith(".whl"):
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise SetupFailed(f"{archive.name} holds a link {info.filename!r}: refused")
-                yield (
-                    _safe(info.filename.rstrip("/") or info.filename, archive),
-                    info.is_dir(),
-                    info.file_size,
-                    (zf, info),
-                )
+                kind = "dir" if info.is_dir() else "other" if stat.S_ISLNK(info.external_attr >> 16) else "file"
+                path = _safe(info.filename.rstrip("/") or info.filename, archive)
+                yield path, kind, info.file_size, (zf, info)
         return
     with tarfile.open(archive, "r:gz") as tf:
         for member in tf:
-            path = _safe(member.name, archive)
-            if not (member.isfile() or member.isdir()):
-                raise SetupFailed(f"{archive.name} holds {member.name!r}, neither a file nor a folder: refused")
-            yield path, member.isdir(), member.size, (tf, member)
+            kind = "file" if member.isfile() else "dir" if member.isdir() else "other"
+            yield _safe(member.name, archive), kind, member.size, (tf, member)
 
 
 def _read(handle: Any) -> bytes:
@@ -159,15 +152,19 @@ def extract_library(lib: Library, archive: Path, dest: Path) -> int:
     the number of files. Every member is checked, kept or not, so a hostile archive is refused whole."""
     count = 0
     kept: set[str] = set()
-    for path, is_dir, size, handle in _members(archive):
+    for path, kind, size, handle in _members(archive):
         if lib.top:
             if path.parts[0] != lib.top:
                 raise SetupFailed(f"{archive.name} holds {path.as_posix()!r} outside its folder {lib.top}/: refused")
             path = PurePosixPath(*path.parts[1:]) if len(path.parts) > 1 else PurePosixPath(".")
-        if is_dir or not _under(path, lib.keep) or _under(path, lib.drop):
+        if kind == "dir" or not _under(path, lib.keep) or _under(path, lib.drop):
             continue
         if "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo", ".so", ".pyd"):
             continue
+        if kind != "file":
+            raise SetupFailed(
+                f"{archive.name} holds {path.as_posix()!r}, a link or device where files are kept: refused"
+            )
         if size > _MAX_MEMBER:
             raise SetupFailed(f"{archive.name}: {path.as_posix()} is {size} bytes, over {_MAX_MEMBER}: refused")
         _write(dest, path, _read(handle))
@@ -182,9 +179,11 @@ def extract_library(lib: Library, archive: Path, dest: Path) -> int:
 def extract_wheel(wheel: Path, dest: Path) -> int:
     """Unpack a pure-Python wheel (every member, safely) into ``dest``; the number of files."""
     count = 0
-    for path, is_dir, size, handle in _members(wheel):
-        if is_dir:
+    for path, kind, size, handle in _members(wheel):
+        if kind == "dir":
             continue
+        if kind != "file":
+            raise SetupFailed(f"{wheel.name} holds {path.as_posix()!r}, a link: refused")
         if size > _MAX_MEMBER:
             raise SetupFailed(f"{wheel.name}: {path.as_posix()} is {size} bytes, over {_MAX_MEMBER}: refused")
         _write(dest, path, _read(handle))
@@ -199,7 +198,11 @@ def swe_root(cache: Path | None = None) -> Path:
 
 
 def _marker(sources: Collection[Library | TestDependency]) -> str:
-    return "".join(f"{s.name}=={s.version} {s.sha256}\n" for s in sources)
+    """What a complete tree records: each archive's pin and a hash of the whole pin, so a change of
+    what is kept (not only of the archive) extracts the tree again."""
+    return "".join(
+        f"{s.name}=={s.version} {s.sha256} {hashlib.sha256(repr(s).encode()).hexdigest()[:16]}\n" for s in sources
+    )
 
 
 def _materialise(folder: Path, marker: str, fill: Any) -> Path:

@@ -10,11 +10,24 @@ folders, its package names). Every `run` happens in a forked child of that serve
 
 runs pytest in ``root`` on the node ids ``ids`` (``None``: every test of ``files``, or the whole
 suite) and returns ``{"outcomes": {nodeid: "passed" | "failed" | "error" | "skipped"}, "failures":
-{nodeid: text}, "collected": int, "seconds": float, "nonce": nonce}``. Node ids are pytest's,
-relative to ``root``, and the same on every run. An id that names no test is reported as an
-``"error"`` with the reason, never a crash, and the others still run (pytest alone would refuse
-the whole command line). Nothing pytest prints reaches the caller: outcomes and failure texts
-(``--tb=short``, each capped at ``max_failure_chars``) are read from pytest's own reports.
+{nodeid: text}, "collected": int, "seconds": float, "cpu_seconds": float, "nonce": nonce,
+"exit_code": int | None}`` (``seconds`` is wall time, ``cpu_seconds`` the CPU time it used).
+
+- Node ids are pytest's, relative to ``root``, and the same on every run. An id selects what it
+  selects on pytest's command line (a function id all its parametrizations, a class id its
+  tests); outcomes are keyed by the tests that ran. ``collected`` counts them.
+- An id that names nothing is reported as an ``"error"`` whose failure text starts with
+  ``"not found"``, never a crash, and the others still run (pytest alone would refuse the whole
+  command line). A test module that fails to import makes its ids (or, running files or the
+  suite, its path) ``"error"`` with the import error; the other modules still run.
+- ``"failed"`` is an assertion or exception in the test, ``"error"`` one in a fixture's setup or
+  teardown, ``"skipped"`` a skip or an expected failure (xfail): neither shows the code works.
+- Nothing pytest prints reaches the caller: outcomes and failure texts (``--tb=short``, memory
+  addresses blanked, each capped at ``max_failure_chars`` keeping its head and its tail) are read
+  from pytest's own reports. Should pytest itself refuse to start (a broken configuration file),
+  the reason is under ``failures["<pytest>"]``.
+- No bytecode is written into the workspace, and the library's modules are imported afresh from
+  ``root`` in every run.
 
 A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does)::
 
@@ -46,51 +59,34 @@ for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
     except Exception:  # optional extras the runs never need
         pass
 
-# Standard-library modules the libraries and their tests import: warm here, once per sandbox.
+# The standard-library modules the pinned libraries and their tests import (an AST scan of their
+# trees), warmed here once per sandbox: each run then skips importing them, and a run can import
+# them where the interpreter's own files are root's alone (the local backend as root). Codecs too:
+# pytest escapes parametrized ids with ``unicode_escape``.
 for _name in (
-    "argparse",
-    "ast",
-    "bisect",
-    "calendar",
-    "codecs",
-    "collections",
-    "collections.abc",
-    "contextlib",
-    "copy",
-    "dataclasses",
-    "datetime",
-    "decimal",
-    "difflib",
-    "doctest",
-    "enum",
-    "fractions",
-    "functools",
-    "heapq",
-    "inspect",
-    "itertools",
-    "json",
-    "locale",
-    "math",
-    "numbers",
-    "operator",
-    "pickle",
-    "random",
-    "statistics",
-    "string",
-    "struct",
-    "tempfile",
-    "textwrap",
-    "threading",
-    "typing",
-    "unicodedata",
-    "unittest",
-    "unittest.mock",
-    "warnings",
-    "weakref",
-):
+    "argparse", "array", "ast", "asyncio", "base64", "binascii", "bisect", "calendar", "cmath", "codecs",
+    "collections", "collections.abc", "concurrent.futures", "contextlib", "copy", "copyreg", "dataclasses",
+    "datetime", "decimal", "difflib", "doctest", "enum", "errno", "fcntl", "fnmatch", "fractions", "functools",
+    "getpass", "gettext", "glob", "gzip", "hashlib", "heapq", "html", "html.entities", "html.parser",
+    "importlib.machinery", "importlib.metadata", "importlib.resources", "importlib.util", "inspect", "io",
+    "itertools", "json", "keyword", "linecache", "logging", "math", "multiprocessing", "numbers", "operator",
+    "pathlib", "pdb", "pickle", "pkgutil", "platform", "pprint", "queue", "random", "re", "reprlib", "resource",
+    "runpy", "shlex", "shutil", "signal", "socket", "sqlite3", "stat", "statistics", "string", "struct",
+    "subprocess", "sysconfig", "tarfile", "tempfile", "textwrap", "threading", "time", "timeit", "tomllib",
+    "traceback", "tracemalloc", "types", "typing", "unicodedata", "unittest", "unittest.mock", "urllib.parse",
+    "urllib.request", "uuid", "warnings", "weakref", "xml.etree.ElementTree", "xml.parsers.expat", "zipfile",
+    "zlib", "zoneinfo",
+):  # fmt: skip
     try:
         importlib.import_module(_name)
     except ImportError:
+        pass
+import encodings  # noqa: E402
+
+for _info in pkgutil.iter_modules(encodings.__path__, "encodings."):
+    try:
+        importlib.import_module(_info.name)
+    except Exception:  # a codec of another platform (mbcs)
         pass
 
 import gc  # noqa: E402
@@ -104,21 +100,29 @@ _BASE_ARGS = [
     "--color=no",
     "-o",
     "console_output_style=classic",
+    "--continue-on-collection-errors",  # a test module that fails to import fails its tests, not the run
     "-p",
     "no:cacheprovider",  # nothing written to the tree between runs
     "-p",
     "no:pastebin",
 ]
 _SINK_CHARS = 1 << 16
-_CONFIG: dict = {"tests": [], "args": [], "python_path": [], "packages": []}
+_CONFIG: dict = {"tests": [], "args": [], "python_path": [], "extra_path": [], "packages": []}
 
 
-def configure(tests=(), args=(), python_path=(), packages=()):
+def configure(tests=(), args=(), python_path=(), packages=(), extra_path=()):
     """Record the sandbox's library: its suite (``tests``, paths relative to the root), extra
-    pytest ``args``, the folders put before the root on ``sys.path`` and the top-level
-    ``packages`` it provides. Called in the server (`Sandbox.call`), so every forked run inherits
-    it and nothing in the agent's workspace can change it."""
-    _CONFIG.update(tests=list(tests), args=list(args), python_path=list(python_path), packages=list(packages))
+    pytest ``args``, the folders put before the root on ``sys.path`` (``src``), the top-level
+    ``packages`` it provides, and folders appended to ``sys.path`` after everything (its test
+    dependencies, so nothing there shadows the workspace). Called in the server
+    (`Sandbox.call`), so every forked run inherits it and nothing in the workspace can change it."""
+    _CONFIG.update(
+        tests=list(tests),
+        args=list(args),
+        python_path=list(python_path),
+        packages=list(packages),
+        extra_path=list(extra_path),
+    )
     return dict(_CONFIG)
 
 
@@ -213,6 +217,12 @@ def _asked_by(nodeid, wanted):
             asked.add(nodeid[:cut])
 
 
+def _cpu(times):
+    """CPU seconds used (this process and its waited-for children): what a run costs whatever
+    else the machine is doing, where its wall time depends on the neighbours."""
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _file_of(nodeid):
     return nodeid.split("::", 1)[0]
 
@@ -226,7 +236,7 @@ def _forget_library():
 
 def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     """Run the library's tests in ``root`` (see the module docstring); the report dict."""
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), os.times()
     # No __pycache__ in the workspace: a .pyc is validated by the source's mtime in seconds and its
     # size, so an edit of the same size within the second of an earlier run would run stale code.
     sys.dont_write_bytecode = True
@@ -234,6 +244,7 @@ def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     os.chdir(root)
     paths = [os.path.join(root, p) for p in _CONFIG["python_path"]]
     sys.path[:0] = paths + [root]
+    sys.path.extend(_CONFIG["extra_path"])
     _forget_library()
     outcomes, failures = {}, {}
     wanted = None
@@ -294,6 +305,7 @@ def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
         "failures": dict(sorted(failures.items())),
         "collected": collector.collected,
         "seconds": round(time.perf_counter() - start, 3),
+        "cpu_seconds": round(_cpu(os.times()) - _cpu(cpu_start), 3),
         "nonce": nonce,
         "exit_code": exit_code,
     }

@@ -41,20 +41,10 @@ def text(name: str, path: str) -> str:
 
 @functools.cache
 def source_paths(name: str) -> tuple[str, ...]:
-    """The library's own source files (``.py`` of its packages or single modules, under its ``python_path``,
-    tests excluded): what a fix may change and the verdict carries over."""
+    """The library's own source files (`Library.is_source`: its packages' modules, tests excluded): what
+    a fix may change and the verdict carries over."""
     lib = library(name)
-    roots = [f"{p.rstrip('/')}/" for p in lib.python_path] or [""]
-    out = []
-    for path in files(name):
-        if not path.endswith(".py") or "/tests/" in f"/{path}" or "/test/" in f"/{path}":
-            continue
-        for root in roots:
-            rel = path[len(root) :] if path.startswith(root) else None
-            if rel is not None and (rel.split("/", 1)[0] in lib.packages or rel[:-3] in lib.packages):
-                out.append(path)
-                break
-    return tuple(sorted(out))
+    return tuple(sorted(path for path in files(name) if lib.is_source(path)))
 
 
 @functools.cache
