@@ -3,8 +3,8 @@
     python benchmarks/swe_setup.py [--repeats 3] [--only boltons,idna] [--no-cold] [--json out.json]
 
 - **cold setup** (``--no-cold`` skips it): what ``agentgym setup --only swe`` costs on a machine
-  that has only the base image: every pinned archive downloaded with pip (into a throwaway cache
-  folder, ``--no-cache-dir``), hash-checked, extracted into host trees, and the image built under a
+  that has only the base image: every pinned archive downloaded with pip, four at a time (into a
+  throwaway cache folder, ``--no-cache-dir``), hash-checked, extracted into host trees, and the image built under a
   throwaway tag (then removed) and checked in a sandbox. Reported per phase.
 - **per library** (docker backend, the env's): starting a sandbox on ``agentgym/swe`` with the
   library copied into the workspace and the runner loaded (`open_library_sandbox`); the whole
@@ -46,8 +46,7 @@ def cold_setup() -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="agentgym-swe-bench-") as cache_str:
         cache = Path(cache_str)
         start = time.perf_counter()
-        for source in [*LIBRARIES, *sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)]:
-            swe_images.fetch_archive(source, cache=cache, log=quiet)
+        swe_images.fetch_all(cache=cache, log=quiet)
         phases["download_s"] = time.perf_counter() - start
         start = time.perf_counter()
         swe_images.swe_trees(cache=cache, log=quiet)

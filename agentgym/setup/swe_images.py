@@ -33,6 +33,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
@@ -51,6 +52,8 @@ __all__ = [
     "extract_wheel",
     "swe_root",
     "swe_trees",
+    "pinned_archives",
+    "fetch_all",
     "library_tree",
     "swe_image_digest",
     "build_swe_image",
@@ -61,6 +64,7 @@ SWE_IMAGE = "agentgym/swe:latest"
 DEPS = "_deps"
 """The folder beside the libraries that holds their test dependencies (unpacked wheels)."""
 _COMPLETE = ".complete"
+_PARALLEL_DOWNLOADS = 4
 _MAX_MEMBER = 32 << 20  # no single file of these libraries comes near; a bigger one is refused
 DOCKERFILE = """\
 FROM {base}
@@ -247,7 +251,7 @@ def library_tree(lib: Library, *, cache: Path | None = None, log: Log | None = N
 
 
 def _deps_tree(cache: Path, log: Log | None, download: bool) -> Path | None:
-    deps = sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)
+    deps = [d for d in pinned_archives() if isinstance(d, TestDependency)]
     if not deps:
         return None
     for dep in deps:
@@ -262,9 +266,25 @@ def _deps_tree(cache: Path, log: Log | None, download: bool) -> Path | None:
     return _materialise(swe_root(cache) / DEPS, _marker(deps), fill)
 
 
+def pinned_archives() -> list[Library | TestDependency]:
+    """Every archive the image is built from: the libraries', then their test dependencies'."""
+    return [*LIBRARIES, *sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)]
+
+
+def fetch_all(*, cache: Path | None = None, log: Log | None = None) -> list[Path]:
+    """Every pinned archive in the cache, the missing ones downloaded `_PARALLEL_DOWNLOADS` at a
+    time (pip builds each sdist's metadata in its own build environment, so one at a time the
+    downloads took 131 s here), each hash-checked."""
+    folder = cache if cache is not None else cache_dir()
+    with ThreadPoolExecutor(_PARALLEL_DOWNLOADS) as pool:
+        return list(pool.map(lambda s: fetch_archive(s, cache=folder, log=log or _stderr), pinned_archives()))
+
+
 def swe_trees(*, cache: Path | None = None, log: Log | None = None, download: bool = False) -> Path:
     """Every library's host tree (and the test dependencies'), under `swe_root`; that folder."""
     folder = cache if cache is not None else cache_dir()
+    if download:
+        fetch_all(cache=folder, log=log)
     for lib in LIBRARIES:
         library_tree(lib, cache=folder, log=log, download=download)
     _deps_tree(folder, log, download)

@@ -26,8 +26,8 @@ suite) and returns ``{"outcomes": {nodeid: "passed" | "failed" | "error" | "skip
   addresses blanked, each capped at ``max_failure_chars`` keeping its head and its tail) are read
   from pytest's own reports. Should pytest itself refuse to start (a broken configuration file),
   the reason is under ``failures["<pytest>"]``.
-- No bytecode is written into the workspace, and the library's modules are imported afresh from
-  ``root`` in every run.
+- No bytecode is written into the workspace or read from it (a planted ``__pycache__`` is
+  ignored), and the library's modules are imported afresh from ``root`` in every run.
 
 A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does)::
 
@@ -237,9 +237,13 @@ def _forget_library():
 def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     """Run the library's tests in ``root`` (see the module docstring); the report dict."""
     start, cpu_start = time.perf_counter(), os.times()
-    # No __pycache__ in the workspace: a .pyc is validated by the source's mtime in seconds and its
-    # size, so an edit of the same size within the second of an earlier run would run stale code.
+    # No bytecode written into the workspace, and none read from it: a .pyc is validated by the
+    # source's mtime in seconds and its size, so an edit of the same size within the second of an
+    # earlier run would run stale code, and a .pyc the agent planted beside a pristine file (its
+    # mtime and size copied) would run instead of it. Under a pycache prefix Python looks for
+    # bytecode only there (pytest's rewritten tests too), and below /dev/null nothing can exist.
     sys.dont_write_bytecode = True
+    sys.pycache_prefix = "/dev/null/agentgym-no-bytecode"
     root = os.path.abspath(root)
     os.chdir(root)
     paths = [os.path.join(root, p) for p in _CONFIG["python_path"]]
