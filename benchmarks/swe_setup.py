@@ -1,10 +1,10 @@
 """SWE-v0's set-up cost and its libraries' test speed in the sandbox.
 
-    python benchmarks/swe_setup.py [--repeats 3] [--only boltons,idna] [--no-cold] [--json out.json]
+    python benchmarks/swe_setup.py [--repeats 3] [--only boltons,idna] [--no-cold | --cold-only] [--json out.json]
 
 - **cold setup** (``--no-cold`` skips it): what ``agentgym setup --only swe`` costs on a machine
-  that has only the base image: every pinned archive downloaded with pip, four at a time (into a
-  throwaway cache folder, ``--no-cache-dir``), hash-checked, extracted into host trees, and the image built under a
+  that has only the base image: every pinned archive downloaded with pip (into a throwaway cache
+  folder, ``--no-cache-dir``), hash-checked, extracted into host trees, and the image built under a
   throwaway tag (then removed) and checked in a sandbox. Reported per phase.
 - **per library** (docker backend, the env's): starting a sandbox on ``agentgym/swe`` with the
   library copied into the workspace and the runner loaded (`open_library_sandbox`); the whole
@@ -97,9 +97,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="whole-suite runs per library")
     parser.add_argument("--only", default="", help="these libraries only (comma-separated)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold setup measurement")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold setup measurement")
     parser.add_argument("--json", default="", help="also write the results to this file")
     args = parser.parse_args()
     names = [library(n).name for n in args.only.split(",") if n.strip()] or [lib.name for lib in LIBRARIES]
+    names = [] if args.cold_only else names
     result: dict[str, Any] = {"load_average_before": os.getloadavg()}
     if not args.no_cold:
         result["cold_setup"] = cold_setup()
