@@ -271,8 +271,8 @@ def pinned_archives() -> list[Library | TestDependency]:
 
 def fetch_all(*, cache: Path | None = None, log: Log | None = None) -> list[Path]:
     """Every pinned archive in the cache, the missing ones downloaded, each hash-checked. One at a
-    time: pip builds each sdist's metadata in its own build environment, which is CPU work, and
-    four at a time took 164 s here (2 busy cores) where one at a time took 131 s."""
+    time: pip builds each sdist's metadata in its own build environment, which is CPU work, and on
+    2 busy cores four at a time took 164 s where one at a time took 131 and 152 s."""
     folder = cache if cache is not None else cache_dir()
     return [fetch_archive(source, cache=folder, log=log or _stderr) for source in pinned_archives()]
 
