@@ -55,6 +55,8 @@ __all__ = [
     "extract_wheel",
     "swe_root",
     "swe_trees",
+    "pinned_archives",
+    "fetch_all",
     "library_tree",
     "swe_image_digest",
     "build_swe_image",
@@ -252,7 +254,7 @@ def library_tree(lib: Library, *, cache: Path | None = None, log: Log | None = N
 
 
 def _deps_tree(cache: Path, log: Log | None, download: bool) -> Path | None:
-    deps = sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)
+    deps = [d for d in pinned_archives() if isinstance(d, TestDependency)]
     if not deps:
         return None
     for dep in deps:
@@ -267,9 +269,24 @@ def _deps_tree(cache: Path, log: Log | None, download: bool) -> Path | None:
     return _materialise(swe_root(cache) / DEPS, _marker(deps), fill)
 
 
+def pinned_archives() -> list[Library | TestDependency]:
+    """Every archive the image is built from: the libraries', then their test dependencies'."""
+    return [*LIBRARIES, *sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)]
+
+
+def fetch_all(*, cache: Path | None = None, log: Log | None = None) -> list[Path]:
+    """Every pinned archive in the cache, the missing ones downloaded, each hash-checked. One at a
+    time: pip builds each sdist's metadata in its own build environment, which is CPU work, and on
+    2 busy cores four at a time took 164 s where one at a time took 131 and 152 s."""
+    folder = cache if cache is not None else cache_dir()
+    return [fetch_archive(source, cache=folder, log=log or _stderr) for source in pinned_archives()]
+
+
 def swe_trees(*, cache: Path | None = None, log: Log | None = None, download: bool = False) -> Path:
     """Every library's host tree (and the test dependencies'), under `swe_root`; that folder."""
     folder = cache if cache is not None else cache_dir()
+    if download:
+        fetch_all(cache=folder, log=log)
     for lib in LIBRARIES:
         library_tree(lib, cache=folder, log=log, download=download)
     _deps_tree(folder, log, download)

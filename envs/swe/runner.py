@@ -26,8 +26,8 @@ suite) and returns ``{"outcomes": {nodeid: "passed" | "failed" | "error" | "skip
   addresses blanked, each capped at ``max_failure_chars`` keeping its head and its tail) are read
   from pytest's own reports. Should pytest itself refuse to start (a broken configuration file),
   the reason is under ``failures["<pytest>"]``.
-- No bytecode is written into the workspace, and the library's modules are imported afresh from
-  ``root`` in every run.
+- No bytecode is written into the workspace or read from it (a planted ``__pycache__`` is
+  ignored), and the library's modules are imported afresh from ``root`` in every run.
 
 A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does)::
 
@@ -40,7 +40,10 @@ A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does):
     r.value["outcomes"]  # {"tests/test_strutils.py::test_strip_ansi": "passed"}
 """
 
+import ast
+import hashlib
 import importlib
+import importlib.machinery
 import io
 import os
 import pkgutil
@@ -92,6 +95,64 @@ for _info in pkgutil.iter_modules(encodings.__path__, "encodings."):
 import gc  # noqa: E402
 
 gc.freeze()  # forked runs then skip scanning the warm interpreter's objects
+
+# ---------------------------------------------------------------- the compile cache (`warm`)
+from _pytest.assertion import rewrite as _rewrite  # noqa: E402
+
+_CODE: dict = {}  # (kind, path, sha256 of the source) -> code object compiled in the server
+_plain_source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+_plain_rewrite_test = _rewrite._rewrite_test
+
+
+def _source_to_code(self, data, path, *, _optimize=-1):
+    code = _CODE.get(("plain", path, hashlib.sha256(data).digest())) if _optimize == -1 else None
+    return code if code is not None else _plain_source_to_code(self, data, path, _optimize=_optimize)
+
+
+def _rewrite_test(fn, config):
+    data = fn.read_bytes()
+    code = _CODE.get(("rewritten", str(fn), hashlib.sha256(data).digest()))
+    return (os.stat(fn), code) if code is not None else _plain_rewrite_test(fn, config)
+
+
+importlib.machinery.SourceFileLoader.source_to_code = _source_to_code  # type: ignore[method-assign]
+_rewrite._rewrite_test = _rewrite_test
+
+
+def _looks_like_test(path):
+    name = os.path.basename(path)
+    parts = path.split(os.sep)
+    return name == "conftest.py" or name.startswith("test") or name.endswith("_test.py") or "tests" in parts
+
+
+def warm(root):
+    """Compile every Python file under ``root`` once, here in the server (`Sandbox.call`), so
+    forked runs take the code instead of compiling it (no bytecode is cached on disk: see `run`);
+    test files are also compiled as pytest rewrites their assertions. The cache is keyed by each
+    file's whole content, so an edited file misses it and is compiled afresh in the run: call it
+    on the pristine tree, before the agent acts. The number of files compiled."""
+    count = 0
+    for folder, dirs, files in os.walk(os.path.abspath(root)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                digest = hashlib.sha256(data).digest()
+                _CODE[("plain", path, digest)] = compile(data, path, "exec", dont_inherit=True)
+                if _looks_like_test(path):
+                    tree = ast.parse(data, filename=path)
+                    _rewrite.rewrite_asserts(tree, data, path, None)
+                    _CODE[("rewritten", path, digest)] = compile(tree, path, "exec", dont_inherit=True)
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                continue  # compiled (and its error reported) in the run, as without the cache
+            count += 1
+    gc.freeze()
+    return count
+
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 _BASE_ARGS = [
@@ -237,9 +298,13 @@ def _forget_library():
 def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     """Run the library's tests in ``root`` (see the module docstring); the report dict."""
     start, cpu_start = time.perf_counter(), os.times()
-    # No __pycache__ in the workspace: a .pyc is validated by the source's mtime in seconds and its
-    # size, so an edit of the same size within the second of an earlier run would run stale code.
+    # No bytecode written into the workspace, and none read from it: a .pyc is validated by the
+    # source's mtime in seconds and its size, so an edit of the same size within the second of an
+    # earlier run would run stale code, and a .pyc the agent planted beside a pristine file (its
+    # mtime and size copied) would run instead of it. Under a pycache prefix Python looks for
+    # bytecode only there (pytest's rewritten tests too), and below /dev/null nothing can exist.
     sys.dont_write_bytecode = True
+    sys.pycache_prefix = "/dev/null/agentgym-no-bytecode"
     root = os.path.abspath(root)
     os.chdir(root)
     paths = [os.path.join(root, p) for p in _CONFIG["python_path"]]
