@@ -145,7 +145,7 @@ class SWEEnv(AgentEnv):
         name = task.meta["library"]
         if self._library != name:
             self.sandbox.restore("empty")
-            load_library(self.sandbox, name)
+            load_library(self.sandbox, name, warm=False)  # never: the pristine code would sit in test runs
             self.sandbox.snapshot(_LIBRARY)
             self._library = name
         else:

@@ -39,9 +39,15 @@ RUNNER = "agentgym_swe_runner"
 RUNNER_MODULE = SandboxModule.from_file(RUNNER, Path(__file__).with_name("runner.py"))
 
 
-def configure_runner(sandbox: Sandbox, lib: Library, *, deps_root: str = f"{IMAGE_ROOT}/{DEPS}") -> None:
-    """Load the runner into ``sandbox``'s step server, tell it how ``lib``'s suite runs, and let it
-    compile the workspace's (pristine) files once (`runner.warm`)."""
+def configure_runner(
+    sandbox: Sandbox, lib: Library, *, deps_root: str = f"{IMAGE_ROOT}/{DEPS}", warm: bool = True
+) -> None:
+    """Load the runner into ``sandbox``'s step server, tell it how ``lib``'s suite runs, and with
+    ``warm`` let it compile the workspace's (pristine) files once (`runner.warm`).
+
+    Never warm a sandbox an agent will act in: the compiled pristine code sits in the server's memory,
+    which every forked test run inherits, and it is the answer to every bug in that library
+    (`tests/security/test_attack_swe.py`). The generator and the baseline warm; the env does not."""
     sandbox.load_module(RUNNER, RUNNER_MODULE.source)
     sandbox.call(
         RUNNER,
@@ -53,15 +59,17 @@ def configure_runner(sandbox: Sandbox, lib: Library, *, deps_root: str = f"{IMAG
         packages=list(lib.packages),
         extra_path=[deps_root] if lib.deps else [],
     )
-    sandbox.call(RUNNER, "warm", timeout=120, root=sandbox.workspace)  # the pristine tree, compiled once
+    if warm:
+        sandbox.call(RUNNER, "warm", timeout=120, root=sandbox.workspace)  # the pristine tree, compiled once
 
 
-def load_library(sandbox: Sandbox, name: str) -> None:
+def load_library(sandbox: Sandbox, name: str, *, warm: bool = True) -> None:
     """Write the library ``name``'s tree into ``sandbox``'s (empty) workspace from the host copy and
-    configure the runner for its suite (the runner is loaded too, if it is not yet)."""
+    configure the runner for its suite (the runner is loaded too, if it is not yet); ``warm``: see
+    `configure_runner` (False wherever an agent will act)."""
     deps_root = str(swe_root() / DEPS) if getattr(sandbox, "backend", "") == "local" else f"{IMAGE_ROOT}/{DEPS}"
     sandbox.write_files(trees.files(name))
-    configure_runner(sandbox, library(name), deps_root=deps_root)
+    configure_runner(sandbox, library(name), deps_root=deps_root, warm=warm)
 
 
 def open_library_sandbox(name: str, backend: str = "docker", *, image: str = SWE_IMAGE, **options: Any) -> Sandbox:

@@ -157,6 +157,25 @@ def test_the_pristine_source_is_nowhere_in_the_sandbox(env, task_id):
     assert found == [], f"the original line {needle!r} is readable at {found}"
 
 
+# a conftest.py (loaded by the agent's own `test` run) that looks for compiled code of the library's files in
+# the memory the run inherited from the step server: a compile cache of the pristine tree would be the answer
+_READ_SERVER_CACHE = """\
+import sys
+runner = sys.modules.get("agentgym_swe_runner")
+cached = sorted(key[1] for key in getattr(runner, "_CODE", {}) if "/tests/" not in key[1])
+open("leak.txt", "w").write("\\n".join(cached))
+"""
+
+
+def test_no_compiled_pristine_code_in_the_memory_test_runs_inherit(env, task_id):
+    task = _reset(env, task_id)
+    (path,) = task.meta["record"].files
+    _write(env, "conftest.py", _READ_SERVER_CACHE)
+    env.step("test")
+    leaked = _shell(env, "cat leak.txt").splitlines()
+    assert not [line for line in leaked if line.endswith(path)], f"compiled pristine code in memory: {leaked[:5]}"
+
+
 def test_nothing_survives_reset(env, task_id):
     _reset(env, task_id)
     _shell(env, "echo left > /tmp/agentgym_left && echo left > left.txt && (sleep 300 &) ; echo started")
