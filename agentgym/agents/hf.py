@@ -1,17 +1,18 @@
 """`HFAgent`: a transformers causal LM acting in process, no server, offline.
 
-Each turn the episode's chat (`agentgym.agents.chat.Conversation`) is rendered with the model's
-chat template. A template that renders tools (Qwen2.5's, which TRL trains with) gets the family's
-tools (`agentgym.integrations.tools.tool_schemas`) and the reply's ``<tool_call>`` becomes the
-action; any other template (SmolLM2's ChatML) gets the command grammar from ``help`` in the system
-prompt and the reply is the action (`extract_action`). The env parses the action by its own rules,
-as it would any agent's text.
+Each turn the episode's chat in the language-model view every model path shares
+(`agentgym.llm.view.ChatView`: the tools or grammar and the task once, then each step's result) is
+rendered with the model's chat template. A template that renders tools (Qwen2.5's, which TRL trains
+with) gets the family's tools (`agentgym.llm.tools.tool_schemas`) and the reply's ``<tool_call>``
+becomes the action; any other template (SmolLM2's ChatML) gets the tools one line each (or a grammar
+family's commands) in the system prompt and the reply is the action (`extract_action`). The env
+parses the action by its own rules, as it would any agent's text.
 
 ``transcript="adapter"`` (``--agent-arg transcript=adapter``) plays in the TRL adapter's transcript
 format instead, the one GRPO trains on (`agentgym.integrations.trl`): the row's user message
 (`agentgym.integrations.trl.PROMPT` and the first observation), the tools as TRL hands them to the
 template (`agentgym.integrations.trl.chat_tools`), the model's own tokens for each reply, each step's
-result as a ``tool`` message (`agentgym.integrations.episode.step_text`) appended as TRL's tool loop
+result as a ``tool`` message (`agentgym.llm.view.result_text`) appended as TRL's tool loop
 appends it (its ``_get_tool_suffix_ids``), rendered with the template TRL renders with (the
 tokenizer's when it preserves prefixes, else TRL's training variant), and each reply parsed by TRL's
 ``parse_response``. The chat is never windowed and shows no menu. As in TRL's loop, a call naming no
@@ -50,25 +51,18 @@ from typing import Any
 
 import gymnasium as gym
 
-from agentgym.agents.chat import (
-    SYSTEM_PROMPT,
-    TOOL_SYSTEM_PROMPT,
-    Conversation,
-    env_grammar,
-    extract_action,
-    parse_tool_call,
-)
 from agentgym.agents.models import load_causal_lm, require_module
 from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
-from agentgym.integrations.episode import step_text
-from agentgym.integrations.tools import action_call, call_action, tool_schemas
+from agentgym.llm import view
+from agentgym.llm.tools import action_call, call_action, tool_schemas
+from agentgym.llm.view import SYSTEM_PROMPT, TOOL_SYSTEM_PROMPT, ChatView, extract_action, parse_tool_call
 
 __all__ = ["HFAgent"]
 
 _TOOLS_MODES = ("auto", "template", "grammar")
 TRANSCRIPTS = ("hf", "adapter")
-"""``hf``: this agent's own chat (system prompt, windowed history, menu); ``adapter``: the TRL adapter's."""
+"""``hf``: the view as a chat (`agentgym.llm.view.ChatView`); ``adapter``: the same view as TRL's transcript."""
 PASS = ""
 """The action of an episode the model has ended (adapter transcript): it changes nothing and costs a turn."""
 
@@ -77,7 +71,8 @@ PASS = ""
 class _Episode:
     """One episode's state inside the agent."""
 
-    chat: Conversation
+    chat: ChatView
+    env: gym.Env
     family: str
     tools: list[Any] | None  # JSON schemas; with the adapter transcript, TRL's tool methods
     generator: Any
@@ -115,9 +110,8 @@ class HFAgent:
         max_new_tokens: the longest reply; a reply cut there is still parsed.
         tools: ``auto`` uses the template's tool rendering when the template takes tools,
             ``template`` requires it, ``grammar`` always writes the grammar into the system prompt.
-        history: past exchanges kept after the first observation; fewer are kept when the prompt
+        history: past exchanges kept after the task (None: all); fewer are kept when the prompt
             would exceed ``max_prompt_tokens``.
-        show_menu, menu_limit: list ``admissible_actions`` when the env offers at most that many.
         threads: torch CPU threads (None leaves torch's setting).
         transcript: ``hf`` (this agent's chat) or ``adapter`` (the TRL adapter's transcript, see the module).
         max_tool_calls: with ``transcript="adapter"``, TRL's ``max_tool_calling_iterations``: the calls of
@@ -134,9 +128,7 @@ class HFAgent:
         top_p: float = 1.0,
         max_new_tokens: int = 128,
         tools: str = "auto",
-        history: int = 4,
-        show_menu: bool = True,
-        menu_limit: int = 40,
+        history: int | None = None,
         max_prompt_tokens: int = 6144,
         threads: int | None = None,
         system_prompt: str | None = None,
@@ -181,7 +173,7 @@ class HFAgent:
         self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if self.use_tools else SYSTEM_PROMPT)
         self.temperature, self.top_p = float(temperature), float(top_p)
         self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
-        self.history, self.show_menu, self.menu_limit = int(history), bool(show_menu), int(menu_limit)
+        self.history = None if history is None else int(history)
         self._stop_ids = {
             i
             for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
@@ -228,9 +220,9 @@ class HFAgent:
             base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no tools)
             family = str(getattr(base, "family", ""))
             schemas = tool_schemas(env, probed=base.tools()) if self.use_tools else None
-            system = self.system_prompt if self.use_tools else self.system_prompt.format(grammar=env_grammar(env, info))
+            system = view.system_prompt(env, info, template=self.system_prompt)
             generator = torch.Generator(device="cpu").manual_seed(int(seed))
-            chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
+            chat = ChatView(system, history=self.history)
             if self.transcript == "adapter" and getattr(base, "help_in_observation", False) and not self._warned:
                 self._warned = True  # the adapter's envs leave the help out: the template renders the tools
                 warnings.warn(
@@ -241,9 +233,9 @@ class HFAgent:
                 )
             if self.transcript == "adapter":  # the tools as TRL renders them: the adapter class's methods
                 tools: Any = agtrl.chat_tools((family, schemas or []))
-                self._episodes.append(_Episode(chat, family, tools, generator, schemas=list(schemas or [])))
+                self._episodes.append(_Episode(chat, env, family, tools, generator, schemas=list(schemas or [])))
             else:
-                self._episodes.append(_Episode(chat, family, schemas, generator))
+                self._episodes.append(_Episode(chat, env, family, schemas, generator))
 
     def act_batch(
         self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
@@ -254,7 +246,7 @@ class HFAgent:
         episodes = [self._episodes[i] for i in active]
         prompts = []
         for ep, o, info in zip(episodes, obs, infos, strict=True):
-            ep.chat.observe(o, info)
+            ep.chat.observe(ep.env, o, info)
             prompts.append(self._tokens(ep))
         self._generating = list(active)
         replies = self._generate(prompts, [ep.generator for ep in episodes])
@@ -292,7 +284,8 @@ class HFAgent:
             if self.transcript == "adapter":
                 self._adapter_forced(ep, o, info, action)
             else:
-                ep.chat.forced(o, info, self._reply_for(ep, action))
+                ep.chat.observe(ep.env, o, info)
+                ep.chat.reply(self._reply_for(ep, action))
 
     def cost_batch(self) -> list[dict[str, float]]:
         return [dict(ep.usage) for ep in self._episodes]
@@ -381,13 +374,12 @@ class HFAgent:
         """The first observation opens the transcript (the row's user message); a later one is the result
         of the call played last, shown with the others of its reply before the model's next turn."""
         if ep.ids is None:
-            text = str(obs.get("text", "")) if isinstance(obs, dict) else str(obs)
-            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + text}]
+            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + view.task_text(ep.env, obs)}]
             ep.ids = self._apply(messages, ep.tools, generation=True)
             other = self._apply([{"role": "user", "content": "-"}], ep.tools, generation=True)
             ep.head = min(_common_prefix([ep.ids, other]), len(ep.ids) - 1)  # the tools: shared by every task
         else:
-            ep.results.append({"role": "tool", "name": ep.last_call, "content": step_text(obs, info)})
+            ep.results.append({"role": "tool", "name": ep.last_call, "content": view.result_text(obs, info)})
 
     def _next_call(self, ep: _Episode) -> str | None:
         """The action of the next queued call (a call naming no tool is answered with TRL's error and
@@ -521,7 +513,8 @@ class HFAgent:
         system = self._render(ep.chat.messages[:1], ep.tools, generation=False)
         prefix = tuple(self._ids(system))
         rest: list[int] = []
-        for keep in range(self.history, -1, -1):
+        most = ep.chat.exchanges if self.history is None else min(self.history, ep.chat.exchanges)
+        for keep in range(most, -1, -1):
             messages = ep.chat.prompt(keep)
             full = self._render(messages, ep.tools, generation=True)
             if full.startswith(system):

@@ -22,7 +22,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from agentgym.eval.cli import main as eval_main
 from agentgym.eval.harness import select_tasks
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from support.docker import require_docker
 
 pytest.importorskip("transformers")

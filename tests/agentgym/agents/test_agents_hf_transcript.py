@@ -21,7 +21,7 @@ from agentgym.agents.hf import PASS, HFAgent
 from agentgym.agents.models import tiny_causal_lm
 from agentgym.eval import evaluate
 from agentgym.integrations import trl as agtrl
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer
 
 pytest.importorskip("trl")

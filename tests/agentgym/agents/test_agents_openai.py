@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 from agentgym.agents import ModelEndpointError, OpenAIChatAgent
-from agentgym.agents.chat import extract_action
+from agentgym.llm.view import extract_action
 from agentgym.eval import evaluate
 from agentgym.make import wrap
 from agentgym.testing.kv_env import KVTasks, ScriptedAgentEnv

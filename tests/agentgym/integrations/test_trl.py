@@ -20,7 +20,7 @@ pytest.importorskip("datasets")
 
 from agentgym.integrations import trl as agtrl
 from agentgym.integrations.episode import EPISODE_OVER
-from agentgym.integrations.tools import action_call, call_action, tool_schemas
+from agentgym.llm.tools import action_call, call_action, tool_schemas
 
 LOCAL = {"backend": "local"}
 

@@ -1,4 +1,9 @@
-"""A family's tools for trainers that call tools: OpenAI-style schemas, a call as an action, and back.
+"""The one tool surface: the tools every model path offers for an env, and a call as an action, and back.
+
+The TRL adapter's tool methods (`agentgym.integrations.trl`), the server's MCP tools
+(`agentgym.serve.sessions.mcp_tools`) and the model agents' prompts (`agentgym.llm.view`) all derive
+from `tool_schemas`, and all turn a call into the env's action with `call_action`, so a model sees the
+same tools, and a call means the same action, whichever way it reaches an env.
 
 - `tool_schemas(env)`: the env's tools (``tools()``: ToolUse, Browser, MiniWoB) or, for a grammar
   family, its verbs as tools (Coding: ``view``, ``run``, ``replace``, ``patch``, ``test``,
@@ -7,7 +12,9 @@
 - `call_action(family, name, args)`: a tool call as the action text the env parses (a bad call
   then costs its turn with the env's own error, exactly as the same text would);
 - `action_call(family, action, schemas)`: an action text as a tool call, e.g. to turn the oracle's
-  trajectories (``env.unwrapped.reference_action()``) into supervised tool-calling data.
+  trajectories (``env.unwrapped.reference_action()``) into supervised tool-calling data;
+- `tool_lines(schemas)`: the tools as a model reads them in a text prompt, one line each
+  (``name(arg: type, [optional: type]): description``), a fraction of the schemas' tokens.
 """
 
 from __future__ import annotations
@@ -19,7 +26,16 @@ from typing import Any
 
 from agentgym.actions import GrammarError, parse_action
 
-__all__ = ["GRAMMAR_TOOLS", "ACT_TOOL", "tool_schemas", "call_action", "action_call", "function"]
+__all__ = [
+    "GRAMMAR_TOOLS",
+    "ACT_TOOL",
+    "tool_schemas",
+    "family_tools",
+    "call_action",
+    "action_call",
+    "function",
+    "tool_lines",
+]
 
 
 def _fn(name: str, description: str, params: Mapping[str, tuple[str, str]] = {}, optional: Sequence[str] = ()) -> dict:
@@ -101,13 +117,44 @@ def tool_schemas(
     ``family``: the env's family when ``env`` cannot say (a `RemoteEnv`).
     """
     base = env.unwrapped
-    family = family or getattr(base, "family", "")
+    family = family or str(getattr(base, "family", ""))
     tools = list(probed) if probed is not None else list(base.tools())
+    return family_tools(family, tools)
+
+
+def family_tools(family: str, tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The surface from what an env reports: its own ``tools`` (ToolUse, BFCL, Browser, MiniWoB), else
+    its grammar's verbs (`GRAMMAR_TOOLS`: Coding), else one ``act`` tool taking an action in the grammar."""
     if tools:
         return [dict(t) for t in tools]
     if family in GRAMMAR_TOOLS:
         return [dict(t) for t in GRAMMAR_TOOLS[family]]
-    return [ACT_TOOL]
+    return [dict(ACT_TOOL)]
+
+
+def tool_lines(schemas: Sequence[Mapping[str, Any]]) -> str:
+    """One line per tool, ``name(arg, [optional], count: integer): description`` (BFCL-v0's own help form
+    and the kit's `agentgym.actions.signature`, ``string`` left unsaid): what a model needs to call it,
+    at a fraction of the JSON schemas' tokens. A description is cut to its first sentence; the rest, the
+    arguments' descriptions and the schemas are a ``help`` away."""
+    lines = []
+    for schema in schemas:
+        fn = function(schema)
+        params = fn.get("parameters") or {}
+        required = set(params.get("required") or ())
+        args = []
+        for name, prop in (params.get("properties") or {}).items():
+            kind = prop.get("type", "string") if isinstance(prop, Mapping) else "string"
+            if isinstance(prop, Mapping) and prop.get("enum"):
+                kind = "|".join(json.dumps(v) for v in prop["enum"])
+            arg = name if kind == "string" else f"{name}: {kind}"
+            args.append(arg if name in required else f"[{arg}]")
+        description = _FIRST_SENTENCE.split(" ".join(str(fn.get("description") or "").split()), maxsplit=1)[0]
+        lines.append(f"{fn.get('name')}({', '.join(args)})" + (f": {description}" if description else ""))
+    return "\n".join(lines)
+
+
+_FIRST_SENTENCE = re.compile(r"(?<=[a-z)][.!?])\s+(?=[A-Z])")
 
 
 def call_action(family: str, name: str, args: Mapping[str, Any]) -> str:
