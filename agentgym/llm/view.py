@@ -212,8 +212,8 @@ class ChatView:
 
     @property
     def exchanges(self) -> int:
-        """Past exchanges (reply and result) after the task."""
-        return max(0, (len(self.messages) - 2) // 2)
+        """Past exchanges (a reply and its result) after the task."""
+        return max(0, (len(self.messages) - 1) // 2)  # a reply not yet answered counts
 
 
 def system_prompt(

@@ -80,7 +80,7 @@ def test_an_openai_agent_keeps_the_forced_action_in_its_chat():
     agent.reset(env, obs, info)
     agent.forced(obs, info, FORCED)
     obs, *_, info = env.step(FORCED)
-    agent._chat.observe(obs, info)  # what act() does before it calls the endpoint
+    agent._chat.observe(env, obs, info)  # what act() does before it calls the endpoint
     prompt = agent._chat.prompt()
     assert [m["role"] for m in prompt] == ["system", "user", "assistant", "user"]
     assert prompt[2]["content"] == FORCED and agent.cost()["model_calls"] == 0

@@ -10,8 +10,8 @@ import gymnasium as gym
 import pytest
 
 from agentgym.agents import ModelEndpointError, OpenAIChatAgent
-from agentgym.llm.view import extract_action
 from agentgym.eval import evaluate
+from agentgym.llm.view import extract_action
 from agentgym.make import wrap
 from agentgym.testing.kv_env import KVTasks, ScriptedAgentEnv
 from support.fake_chat import reply, serve
