@@ -80,8 +80,10 @@ def test_agent_completes_an_episode_and_records_usage(server):
     body = first["body"]
     assert body["model"] == "fake-model" and body["seed"] == 5 and body["temperature"] == 0.0
     system, user = body["messages"][0], body["messages"][1]
-    assert system["role"] == "system" and "Command grammar" in system["content"]
-    assert "[turns left: 10]" in user["content"] and "Actions you may take now" in user["content"]
+    assert system["role"] == "system" and "set KEY VALUE | get KEY" in system["content"]  # the grammar, once
+    assert (
+        "[budget: 10 turns" in user["content"] and "Actions you may take now" not in user["content"]
+    )  # menu on request
     last_user = FakeChat.requests[-1]["body"]["messages"][-1]["content"]
     assert f"[turns left: {10 - turns + 1}]" in last_user
 

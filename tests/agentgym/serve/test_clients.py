@@ -79,7 +79,7 @@ def test_openenv_mcp_tool_client_plays_an_oracle_episode(url_of, env_id):
             await env.reset(seed=4)
             local.reset(seed=4)
             tools = [{"name": t.name, "inputSchema": t.input_schema} for t in await env.list_tools(use_cache=False)]
-            assert {"reset", "finish"} <= {t["name"] for t in tools}
+            assert "reset" in {t["name"] for t in tools}  # then the family's tools, as every model path has them
             for _ in range(60):
                 action = local.unwrapped.reference_action()
                 if not _listed(action, tools):  # the env's tools changed mid-episode (BFCL-v0's miss_func)
@@ -108,7 +108,7 @@ def test_mcp_sdk_client_plays_an_oracle_episode(url_of, env_id):
         http, client = await mcp_client(f"{url_of(env_id)}/mcp", TOKEN)
         async with http, client:
             before = {t.name for t in (await client.list_tools()).tools}
-            assert {"reset", "finish"} <= before
+            assert "reset" in before and len(before) >= 2  # before a reset: ``act``, or a grammar family's verbs
             result = await client.call_tool("reset", {"seed": 9})
             obs, _ = local.reset(seed=9)
             assert result.content[0].text == obs["text"] and not result.is_error
