@@ -49,7 +49,7 @@ ENDING = ("finish", "submit")
 """The oracle's actions that end an episode (MiniWoB's pages end themselves: its episodes are short)."""
 
 
-def _miniwob_pages() -> list[str]:
+def miniwob_pages() -> list[str]:
     sys.path.insert(0, str(ROOT))
     try:
         from baselines.policy.families import MINIWOB_PAGES
@@ -59,7 +59,7 @@ def _miniwob_pages() -> list[str]:
         return ["click-button", "click-link", "enter-text", "focus-text", "login-user"]
 
 
-def _tasks(spec: dict[str, Any], n: int) -> list[str]:
+def task_ids(spec: dict[str, Any], n: int) -> list[str]:
     """``n`` tasks by a fixed rule: the first of each (tier, group) in the catalog's order, round robin."""
     from agentgym.make import make
 
@@ -102,7 +102,7 @@ def _call_text(name: str, arguments: Any) -> str:
     return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}) + "\n</tool_call>"
 
 
-def _play_agent(path: str, spec: dict[str, Any], task: str, plain: Any, last: int) -> list[int]:
+def play_agent(path: str, spec: dict[str, Any], task: str, plain: Any, last: int) -> list[int]:
     """Prompt tokens of each decision of one episode through the ``hf`` or ``openai`` agent."""
     from agentgym.agents import HFAgent, OpenAIChatAgent
     from agentgym.agents.models import tiny_causal_lm
@@ -151,7 +151,7 @@ def _play_agent(path: str, spec: dict[str, Any], task: str, plain: Any, last: in
     return counts
 
 
-def _play_trl(spec: dict[str, Any], task: str, tool_tok: Any, last: int) -> list[int]:
+def play_trl(spec: dict[str, Any], task: str, tool_tok: Any, last: int) -> list[int]:
     """Prompt tokens of each decision of one episode as TRL's tool loop builds its transcript."""
     from agentgym.integrations import trl as agtrl
 
@@ -203,16 +203,16 @@ def measure(families: list[str], n_tasks: int, last: int = max(TURNS)) -> dict[s
     for family in families:
         spec = dict(FAMILIES[family])
         if family == "miniwob":
-            spec["kwargs"] = {"tasks": _miniwob_pages()}
-        tasks = _tasks(spec, n_tasks)
+            spec["kwargs"] = {"tasks": miniwob_pages()}
+        tasks = task_ids(spec, n_tasks)
         out["tasks"][family] = tasks
         per_path: dict[str, dict[int, list[int]]] = {p: {t: [] for t in TURNS} for p in PATHS}
         for task in tasks:
             for path in PATHS:
                 if path == "trl":
-                    counts = _play_trl(spec, task, tool_tok, last)
+                    counts = play_trl(spec, task, tool_tok, last)
                 else:
-                    counts = _play_agent(path, spec, task, plain, last)
+                    counts = play_agent(path, spec, task, plain, last)
                 for t in TURNS:
                     if len(counts) >= t:
                         per_path[path][t].append(counts[t - 1])

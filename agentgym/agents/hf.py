@@ -374,12 +374,15 @@ class HFAgent:
         """The first observation opens the transcript (the row's user message); a later one is the result
         of the call played last, shown with the others of its reply before the model's next turn."""
         if ep.ids is None:
-            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + view.task_text(ep.env, obs)}]
+            ep.chat.seen = view.Seen(ep.env)
+            task = ep.chat.seen.task(view.task_text(ep.env, obs))
+            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + task}]
             ep.ids = self._apply(messages, ep.tools, generation=True)
             other = self._apply([{"role": "user", "content": "-"}], ep.tools, generation=True)
             ep.head = min(_common_prefix([ep.ids, other]), len(ep.ids) - 1)  # the tools: shared by every task
         else:
-            ep.results.append({"role": "tool", "name": ep.last_call, "content": view.result_text(obs, info)})
+            text = view.result_text(obs, info, seen=ep.chat.seen)
+            ep.results.append({"role": "tool", "name": ep.last_call, "content": text})
 
     def _next_call(self, ep: _Episode) -> str | None:
         """The action of the next queued call (a call naming no tool is answered with TRL's error and

@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym.errors import ConfigError, InfrastructureError, ResetFailed
-from agentgym.llm.view import result_text, task_text
+from agentgym.llm.view import Seen, result_text, task_text
 from agentgym.make import make
 
 __all__ = ["Episode", "EPISODE_OVER", "INFRA_FAILURE", "reset_options"]
@@ -96,6 +96,8 @@ class Episode:
         """This episode's infrastructure failures (``"Type: message"``); any makes it unscorable."""
         self.reset_retries = 0
         """Resets of this episode that failed and were tried again on a fresh env."""
+        self.seen = Seen()
+        """What the model was shown this episode (`agentgym.llm.view.Seen`): a result says what changed."""
 
     def _build(self) -> gym.Env:
         if self.env is None:
@@ -148,7 +150,8 @@ class Episode:
                 last = exc
                 continue
             self.info, self.reset_retries = info, len(failures)
-            self.last_text = task_text(self.env, obs)
+            self.seen = Seen(self.env)
+            self.last_text = self.seen.task(task_text(self.env, obs))
             return self.last_text
         self.infra_failures, self.done, self.last_text = failures, True, INFRA_FAILURE
         raise ResetFailed(self.env_id, failures) from last
@@ -176,7 +179,9 @@ class Episode:
         self.info, self.reward = info, self.reward + float(reward)
         self.terminated, self.truncated = bool(terminated), bool(truncated)
         self.done = self.terminated or self.truncated
-        self.last_text = result_text(obs, info, terminated=self.terminated, truncated=self.truncated, turns=self.turns)
+        self.last_text = result_text(
+            obs, info, terminated=self.terminated, truncated=self.truncated, turns=self.turns, seen=self.seen
+        )
         return self.last_text
 
     def summary(self) -> dict[str, Any]:

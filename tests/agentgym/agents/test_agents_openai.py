@@ -85,7 +85,7 @@ def test_agent_completes_an_episode_and_records_usage(server):
         "[budget: 10 turns" in user["content"] and "Actions you may take now" not in user["content"]
     )  # menu on request
     last_user = FakeChat.requests[-1]["body"]["messages"][-1]["content"]
-    assert f"[turns left: {10 - turns + 1}]" in last_user
+    assert f"[{10 - turns + 1} turns left]" in last_user
 
 
 def test_harness_runs_the_openai_agent_and_keeps_token_costs(server, tmp_path):
