@@ -158,7 +158,7 @@ def test_a_long_chat_is_cut_to_fit(tokenizer):
     probe = HFAgent(model, max_new_tokens=2)
     _actions(probe, seed=0, turns=1)
     ep = probe._episodes[0]
-    system = len(probe._ids(probe._render(ep.chat.messages[:1], ep.tools, generation=False)))
+    system = len(probe._ids(probe.view._render(ep.chat.messages[:1], ep.tools, generation=False)))
     agent = HFAgent(model, max_new_tokens=2, max_prompt_tokens=system + 300, history=8)
     _actions(agent, seed=0, turns=6)
     usage = agent.cost()
