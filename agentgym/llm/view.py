@@ -330,6 +330,9 @@ class ChatView:
         self.history = history
         self.seen = Seen()
         """What the model was shown this episode (`Seen`): a result says only what changed."""
+        self.whole: dict[int, str] = {}
+        """A result shown as what changed, in full, by message index: what a window that leaves out what it
+        changed shows instead (`prompt`)."""
 
     def observe(self, env: gym.Env | None, obs: Any, info: Mapping[str, Any]) -> None:
         """The task (first call of an episode) or the last step's result, as a user message."""
@@ -341,6 +344,9 @@ class ChatView:
                 text += f"\n[{left} turns left]"
         else:
             text = result_text(obs, info, seen=self.seen)
+            whole = result_text(obs, info)
+            if whole != text:
+                self.whole[len(self.messages)] = whole
         self.messages.append({"role": "user", "content": text})
 
     def reply(self, text: str) -> None:
@@ -348,12 +354,19 @@ class ChatView:
         self.messages.append({"role": "assistant", "content": text})
 
     def prompt(self, history: int | None = None) -> list[dict[str, str]]:
-        """The messages to send: system, task, then the last ``history`` exchanges (all when None)."""
+        """The messages to send: system, task, then the last ``history`` exchanges (all when None). A window
+        that leaves exchanges out shows the results it keeps in full, not as what changed since one left out."""
         keep = self.history if history is None else int(history)
         if keep is None:
             return list(self.messages)
         head, rest = self.messages[:2], self.messages[2:]
-        return head + (rest[-(2 * keep) :] if keep and len(rest) > 2 * keep else rest if keep else rest[-1:])
+        kept = rest[-(2 * keep) :] if keep and len(rest) > 2 * keep else rest if keep else rest[-1:]
+        if len(kept) == len(rest):
+            return head + kept
+        first = len(self.messages) - len(kept)  # a window: what changed since a message it leaves out is shown whole
+        return head + [
+            {**m, "content": self.whole[i]} if i in self.whole else m for i, m in enumerate(kept, start=first)
+        ]
 
     @property
     def exchanges(self) -> int:
