@@ -50,7 +50,7 @@ __all__ = [
 PROMPT = "Solve the task below with the tools. Call one tool per turn."
 """The TRL adapter's user message, before the task (the template renders the tools)."""
 
-SYSTEM_PROMPT = """Reply with one action a turn, nothing else; `help` (a turn) gives the full rules.
+SYSTEM_PROMPT = """One action a turn, nothing else; `help` (a turn) gives the full rules.
 {grammar}"""
 """The system message when the model writes actions as text; ``{grammar}`` is `env_grammar`'s."""
 
