@@ -143,6 +143,9 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     family lists it only when it overrides that hook."""
     interventions: ClassVar[tuple[str, ...]] = ()
     """Names of the forced starts `forced_start` plays (``agentgym eval --intervention NAME``)."""
+    page_observations: ClassVar[bool] = False
+    """Each observation shows the whole current state (a web page), so a language-model view shows a
+    step's result as what changed on the page (`agentgym.llm.view.result_text`)."""
 
     def __init__(
         self,
@@ -239,6 +242,12 @@ class AgentEnv(gym.Env[dict[str, Any], str]):
     def _reset_help(self) -> str:
         """What the first observation adds after the instruction so no turn goes on ``help``."""
         return self.help_text()
+
+    def instruction_grammar(self) -> str:
+        """The sentences of the task's instruction that say how to act (the call form, how to end), which
+        ``help`` says in full: a language-model view that gives the tools once leaves them out of the task
+        (`agentgym.llm.view.task_text`). Empty when the instruction holds none."""
+        return ""
 
     # ------------------------------------------------------------------ fault hooks
     # `inject_fault` arms a fault (wrappers call it); the base applies it to the next tool action.

@@ -51,7 +51,7 @@ from serve import _ms, server  # noqa: E402
 import agentgym  # noqa: E402
 from agentgym.integrations import trl as agtrl  # noqa: E402
 from agentgym.integrations.episode import Episode  # noqa: E402
-from agentgym.integrations.tools import action_call, tool_schemas  # noqa: E402
+from agentgym.llm.tools import action_call, tool_schemas  # noqa: E402
 
 IDS = ["agentgym/ToolUse-v0", "agentgym/Coding-v0"]
 

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
 
     env = agentgym.make(args.env, budget=args.budget, backend=args.backend, split="test")
-    agent = OpenAIChatAgent(args.base_url, args.model, api_key=os.environ.get("OPENAI_API_KEY"), show_menu=False)
+    agent = OpenAIChatAgent(args.base_url, args.model, api_key=os.environ.get("OPENAI_API_KEY"))
     obs, info = env.reset(seed=args.seed)
     agent.reset(env, obs, info)
     print(obs["text"])

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
 
-    agent = OpenAIChatAgent(args.base_url, args.model, api_key=os.environ.get("OPENAI_API_KEY"), show_menu=False)
+    agent = OpenAIChatAgent(args.base_url, args.model, api_key=os.environ.get("OPENAI_API_KEY"))
     if args.transport == "websocket":
         env: Any = gym.make(args.env, remote=args.server)  # token from AGENTGYM_SERVE_TOKEN(_FILE)
         obs, info = env.reset(seed=args.seed)

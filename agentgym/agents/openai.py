@@ -1,8 +1,9 @@
 """An agent for any OpenAI-compatible chat endpoint (vLLM, llama.cpp server, Ollama, ...).
 
-Standard library only (``urllib``), so evaluating a served model adds no dependency. The
-prompt gives the model the env's command grammar, the observation and the turns left; the
-reply is the action. Token usage from the endpoint's ``usage`` field is recorded as cost.
+Standard library only (``urllib``), so evaluating a served model adds no dependency. The prompt is
+the language-model view every model path shares (`agentgym.llm.view.ChatView`): the tools or the
+grammar and the task once, then each step's result; the reply is the action. Token usage from the
+endpoint's ``usage`` field is recorded as cost.
 
 An endpoint that cannot be reached after ``retries`` attempts raises `ModelEndpointError`, an
 `InfrastructureError`: the harness retries the episode and never scores it as an agent failure.
@@ -18,8 +19,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from agentgym.agents.chat import SYSTEM_PROMPT, Conversation, env_grammar, extract_action
 from agentgym.agents.http import ModelEndpointError, ModelEndpointTimeout, ModelReplyError, post_json
+from agentgym.llm.view import SYSTEM_PROMPT, ChatView, extract_action, system_prompt
 
 __all__ = [
     "OpenAIChatAgent",
@@ -40,8 +41,7 @@ class OpenAIChatAgent:
         api_key: sent as a bearer token; defaults to the ``OPENAI_API_KEY`` environment variable if set.
         temperature, max_tokens: sampling settings (temperature 0 and the per-episode ``seed`` keep
             runs as repeatable as the server allows).
-        history: how many past exchanges to keep in the prompt (the first observation is always kept).
-        show_menu: list ``admissible_actions`` in the prompt when the env offers at most ``menu_limit``.
+        history: how many past exchanges to keep in the prompt (None: all; the task is always kept).
         timeout, retries: the total deadline of one request in seconds (connect, send, and the
             whole reply: a server that drips bytes cannot stretch it) and attempts before giving up.
         max_reply_bytes: a reply body over this size is refused (`ModelReplyError`).
@@ -57,9 +57,7 @@ class OpenAIChatAgent:
         api_key: str | None = None,
         temperature: float = 0.0,
         max_tokens: int = 512,
-        history: int = 16,
-        show_menu: bool = True,
-        menu_limit: int = 40,
+        history: int | None = None,
         timeout: float = 120.0,
         retries: int = 3,
         system_prompt: str = SYSTEM_PROMPT,
@@ -70,15 +68,14 @@ class OpenAIChatAgent:
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
-        self.history = int(history)
-        self.show_menu = bool(show_menu)
-        self.menu_limit = int(menu_limit)
+        self.history = None if history is None else int(history)
         self.timeout = float(timeout)
         self.retries = max(1, int(retries))
         self.system_prompt = system_prompt
         self.max_reply_bytes = int(max_reply_bytes)
         self._seed: int | None = None
-        self._chat = Conversation(system_prompt)
+        self._chat = ChatView(system_prompt)
+        self._env: gym.Env | None = None
         self._usage: dict[str, float] = {}
 
     # ------------------------------------------------------------------ Agent protocol
@@ -86,20 +83,17 @@ class OpenAIChatAgent:
         self._seed = int(seed)
 
     def reset(self, env: gym.Env, obs: dict[str, Any], info: dict[str, Any]) -> None:
-        self._chat = Conversation(
-            self.system_prompt.format(grammar=env_grammar(env, info)),
-            history=self.history,
-            show_menu=self.show_menu,
-            menu_limit=self.menu_limit,
-        )
+        self._env = env
+        self._chat = ChatView(system_prompt(env, info, template=self.system_prompt), history=self.history)
         self._usage = {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "model_seconds": 0.0}
 
     def forced(self, obs: dict[str, Any], info: dict[str, Any], action: str) -> None:
         """An intervention's forced action, kept in the chat as the model's own reply to ``obs``."""
-        self._chat.forced(obs, info, action)
+        self._chat.observe(self._env, obs, info)
+        self._chat.reply(action)
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> str:
-        self._chat.observe(obs, info)
+        self._chat.observe(self._env, obs, info)
         reply = self._complete(self._chat.prompt())
         self._chat.reply(reply)
         return extract_action(reply)

@@ -3,8 +3,8 @@
 - `agentgym.integrations.episode`: `Episode`, one env driven by a trainer's rollout (reset from a
   dataset row's ``seed``/``task_id``/``budget``/``faults``, then actions until the end; after the
   end every action answers `EPISODE_OVER` and changes nothing). The adapters below share it.
-- `agentgym.integrations.tools`: a family's tools as typed schemas (Coding's grammar verbs as
-  tools too), a tool call as an action in the family's grammar, and back.
+- the tools and the text a model reads come from `agentgym.llm` (the one tool surface and view that
+  the agents and the server use too).
 - `agentgym.integrations.trl`: TRL's ``GRPOTrainer(environment_factory=...)`` classes and
   `~agentgym.integrations.trl.dataset` (rows with T drawn per row: BudgetMix).
 - `agentgym.integrations.skyrl`: a skyrl-gym ``BaseTextEnv`` registered per agentgym id.

@@ -26,9 +26,10 @@ from typing import Any
 import gymnasium as gym
 
 from agentgym.errors import ConfigError, InfrastructureError, ResetFailed
+from agentgym.llm.view import Seen, result_text, task_text
 from agentgym.make import make
 
-__all__ = ["Episode", "EPISODE_OVER", "INFRA_FAILURE", "reset_options", "step_text"]
+__all__ = ["Episode", "EPISODE_OVER", "INFRA_FAILURE", "reset_options"]
 
 EPISODE_OVER = "The episode is over; nothing was done. Reply with your final message, without a tool call."
 """What every action after the episode's end answers."""
@@ -95,6 +96,8 @@ class Episode:
         """This episode's infrastructure failures (``"Type: message"``); any makes it unscorable."""
         self.reset_retries = 0
         """Resets of this episode that failed and were tried again on a fresh env."""
+        self.seen = Seen()
+        """What the model was shown this episode (`agentgym.llm.view.Seen`): a result says what changed."""
 
     def _build(self) -> gym.Env:
         if self.env is None:
@@ -147,13 +150,15 @@ class Episode:
                 last = exc
                 continue
             self.info, self.reset_retries = info, len(failures)
-            self.last_text = _text(obs)
+            self.seen = Seen(self.env)
+            self.last_text = self.seen.task(task_text(self.env, obs))
             return self.last_text
         self.infra_failures, self.done, self.last_text = failures, True, INFRA_FAILURE
         raise ResetFailed(self.env_id, failures) from last
 
     def step(self, action: str) -> str:
-        """One action; the observation's text (with the turns left), or `EPISODE_OVER` after the end.
+        """One action; its result in the language-model view (`agentgym.llm.view.result_text`: the
+        observation's text and the turns left), or `EPISODE_OVER` after the end.
 
         An `InfrastructureError` (in the action or the verdict) ends the episode, is listed in
         `infra_failures`, and is raised again for the adapter to speak its trainer's contract."""
@@ -174,7 +179,9 @@ class Episode:
         self.info, self.reward = info, self.reward + float(reward)
         self.terminated, self.truncated = bool(terminated), bool(truncated)
         self.done = self.terminated or self.truncated
-        self.last_text = step_text(obs, info, terminated=self.terminated, truncated=self.truncated, turns=self.turns)
+        self.last_text = result_text(
+            obs, info, terminated=self.terminated, truncated=self.truncated, turns=self.turns, seen=self.seen
+        )
         return self.last_text
 
     def summary(self) -> dict[str, Any]:
@@ -203,23 +210,3 @@ class Episode:
             self._finalizer = None
         if env is not None:
             env.close()
-
-
-def step_text(
-    obs: Any, info: Mapping[str, Any], *, terminated: bool = False, truncated: bool = False, turns: int = 0
-) -> str:
-    """What a step answers a trainer: the observation's text, then the turns left (``[turns left: N]``)
-    or, when the budget ended the episode, that it is over. `agentgym.agents.hf.HFAgent` renders a
-    step's result with it in the adapter's transcript format."""
-    text = _text(obs)
-    if truncated and not terminated:
-        text += f"\n[the budget of {info.get('budget', turns)} turns is spent: the episode is over]"
-    elif not (terminated or truncated) and "turns_left" in info:
-        text += f"\n[turns left: {info['turns_left']}]"
-    return text
-
-
-def _text(obs: Any) -> str:
-    if isinstance(obs, Mapping):
-        return str(obs.get("text", ""))
-    return str(obs)

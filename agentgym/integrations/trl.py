@@ -10,7 +10,7 @@
   rollout (``Cls()``), or, when the env's tools are the task's (ToolUse: one tool set per domain;
   BFCL: per set of API classes), a dict of classes keyed by tool group (`TaskSet.tool_groups`) that
   TRL selects with the dataset's ``environment`` column.
-  Each class has one typed method with an ``Args:`` docstring per tool (`agentgym.integrations.tools`),
+  Each class has one typed method with an ``Args:`` docstring per tool (`agentgym.llm.tools`),
   ``reset(**row)`` reading ``seed``, ``task_id``, ``budget`` and ``faults``, and ``get_reward()``;
   ``.episode`` (`agentgym.integrations.episode.Episode`) holds the info for ``reward_funcs`` and logs.
 - Infrastructure failures (a sandbox or server that died; never an agent's own crash): the tool call
@@ -46,7 +46,8 @@ import numpy as np
 from agentgym.errors import ConfigError, InfrastructureError
 from agentgym.integrations import require
 from agentgym.integrations.episode import EPISODE_OVER, INFRA_FAILURE, Episode
-from agentgym.integrations.tools import GRAMMAR_TOOLS, call_action, function, tool_schemas
+from agentgym.llm.tools import GRAMMAR_TOOLS, brief, call_action, function, tool_schemas
+from agentgym.llm.view import PROMPT  # the row's user message; ``reset`` appends the task to it
 from agentgym.make import make
 from agentgym.wrappers.budget import draw_turns, parse_budget
 
@@ -63,8 +64,6 @@ __all__ = [
     "PROMPT",
 ]
 
-PROMPT = "Solve the task below with the tools. Call one tool per turn."
-"""The user message every row starts with; ``reset`` appends the task's first observation to it."""
 
 _JSON_TYPES: dict[str, Any] = {
     "string": str,
@@ -139,16 +138,16 @@ def tool_method(schema: Mapping[str, Any]) -> Any:
         annotations[arg] = hint
         default = inspect.Parameter.empty if arg in required else None
         signature.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
-        doc_args.append(f"    {arg}: {' '.join(str(prop.get('description') or arg).split())}")
-    annotations["return"] = str
+        doc_args.append(f"    {arg}: {brief(prop.get('description')) or arg}")
+    # no return annotation: transformers would render a ``"return": {"type": "string"}`` per tool, every turn
 
     def method(self: AgentGymToolEnv, **kwargs: Any) -> str:
         return self._call(name, kwargs)
 
     method.__name__ = method.__qualname__ = name
-    method.__signature__ = inspect.Signature(signature, return_annotation=str)  # type: ignore[attr-defined]
+    method.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
     method.__annotations__ = annotations
-    description = " ".join(str(fn.get("description") or name).split())
+    description = brief(fn.get("description")) or name  # the view's: the first sentence, the rest in `help`
     method.__doc__ = description + ("\n\nArgs:\n" + "\n".join(doc_args) if doc_args else "")
     return method
 

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import queue
 import secrets
@@ -39,6 +38,7 @@ from gymnasium.error import ResetNeeded
 from agentgym import __version__
 from agentgym.core import FAULT_KINDS
 from agentgym.errors import AgentGymError, ConfigError, InfrastructureError
+from agentgym.llm.tools import call_action, family_tools, function
 from agentgym.wire.codec import from_json, space_to_json, to_json
 from agentgym.wire.protocol import CALL_TIMEOUT, SESSION_CLOSED
 from agentgym.wrappers.budget import parse_budget
@@ -60,7 +60,8 @@ __all__ = [
 
 log = logging.getLogger("agentgym.serve")
 
-RESERVED_TOOLS = ("reset", "finish", "act")
+RESERVED_TOOLS = ("reset",)
+"""The server's own tool names: a family tool of the same name is not listed over MCP."""
 
 
 class RequestError(Exception):
@@ -245,6 +246,7 @@ class EnvEndpoint:
             doc = (type(probe.unwrapped).__doc__ or "").strip()
             self.description = doc.splitlines()[0] if doc else self.env_id
             self.render_modes = list(probe.unwrapped.metadata.get("render_modes", []))
+            self.family = str(getattr(probe.unwrapped, "family", ""))  # what `mcp_tools` derives a grammar's verbs from
         finally:
             probe.close()
 
@@ -367,8 +369,9 @@ class Session:
 
 
 def mcp_tools(session: Session) -> list[dict[str, Any]]:
-    """The session's tools in MCP's shape: ``reset``; the family's tools (from ``tools()`` at the
-    last reset) or, for grammar families, ``act``; and ``finish``."""
+    """The session's tools in MCP's shape: ``reset``, then the env's tools as every model path offers
+    them (`agentgym.llm.tools.family_tools`: the family's tools from ``tools()`` at the last reset, a
+    grammar family's verbs, or ``act``)."""
     reset_args: dict[str, Any] = {
         "seed": {"type": "integer", "minimum": 0, "description": "episode seed (same seed, same task)"},
         "task_id": {"type": "string", "description": "a task id of this env, instead of sampling one"},
@@ -394,33 +397,15 @@ def mcp_tools(session: Session) -> list[dict[str, Any]]:
             "inputSchema": {"type": "object", "properties": reset_args},
         }
     ]
-    family = [t.get("function", t) for t in session.tools]
-    names = {f.get("name") for f in family}
-    for fn in family:
-        if fn.get("name") in ("reset", "act"):
-            continue  # reserved: they mean the server's own tools
+    for schema in family_tools(session.endpoint.family, session.tools):  # the one tool surface
+        fn = function(schema)
+        if fn.get("name") == "reset":
+            continue  # reserved: it means the server's own tool
         out.append(
             {
                 "name": str(fn.get("name")),
                 "description": str(fn.get("description", "")),
                 "inputSchema": dict(fn.get("parameters") or {"type": "object", "properties": {}}),
-            }
-        )
-    if not family:
-        grammar = session.help.strip().splitlines()[0] if session.help.strip() else "see reset's observation"
-        out.append(
-            {
-                "name": "act",
-                "description": f"Take one action in the env's command grammar ({grammar[:200]}).",
-                "inputSchema": {"type": "object", "properties": {"action": {"type": "string"}}, "required": ["action"]},
-            }
-        )
-    if "finish" not in names:
-        out.append(
-            {
-                "name": "finish",
-                "description": "Submit the work: the verifier decides the reward.",
-                "inputSchema": {"type": "object", "properties": {}},
             }
         )
     return out
@@ -429,13 +414,7 @@ def mcp_tools(session: Session) -> list[dict[str, Any]]:
 def tool_action(session: Session, name: str, arguments: Mapping[str, Any] | None) -> str:
     """The action string a tool call stands for, in the family's own grammar (the env parses and
     checks it, so a bad call costs its turn exactly as the same text would)."""
-    arguments = dict(arguments or {})
-    if name == "act":
-        return str(arguments.get("action", ""))
-    names = {t.get("function", t).get("name") for t in session.tools}
-    if name == "finish" and "finish" not in names:
-        return "submit"
-    return json.dumps({"tool": name, "args": arguments}, ensure_ascii=False)
+    return call_action(session.endpoint.family, name, dict(arguments or {}))
 
 
 class _Job:

@@ -26,6 +26,7 @@ class WebEnv(AgentEnv):
 
     actions: ClassVar[BrowserActions] = BrowserActions()
     """The family's action set: what parses, what ``help`` says, the tool schemas."""
+    page_observations: ClassVar[bool] = True
     _module: str = ""
     """The sandbox module `_call` calls (an instance may choose it: Browser-v0's backends differ)."""
 

@@ -7,7 +7,7 @@ each) and `PRESETS`, then the stages `main` runs in order:
 1. **Warm start** (`oracle_transcripts`, `warm_start`): the oracle (``env.unwrapped.reference_action()``)
    plays training-split tasks through the very TRL tool classes GRPO uses, so every observation,
    ``[turns left: N]`` note and tool schema is the text the model later sees; each action becomes a
-   tool call (`agentgym.integrations.tools.action_call`) in the Qwen2.5 tool template, and only the
+   tool call (`agentgym.llm.tools.action_call`) in the Qwen2.5 tool template, and only the
    assistant's tokens carry the loss (TRL's training variant of that template marks them).
 2. **GRPO** (`train_schedule`): TRL's ``GRPOTrainer`` with agentgym's adapter
    (`agentgym.integrations.trl`), K rollouts per task, T drawn per dataset row by the schedule
@@ -51,7 +51,7 @@ import numpy as np
 from agentgym.agents.models import load_causal_lm, load_tokenizer, pick_device, tiny_causal_lm
 from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from agentgym.wrappers.budget import draw_turns, parse_budget
 from baselines.config import add_field_flags
 from baselines.report.contrasts import (
@@ -629,8 +629,6 @@ def evaluate_policy(model: Any, tokenizer: Any, args: Args, label: str, out: Pat
             temperature=args.eval_temperature,
             top_p=1.0,
             max_new_tokens=args.max_new_tokens,
-            show_menu=False,
-            history=16,
         )
     env_kwargs = {**_env_kwargs(args), "help_in_observation": False}  # the tools go to the template, as in training
     backend = env_kwargs.pop("backend", "auto")

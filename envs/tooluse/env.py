@@ -234,6 +234,9 @@ class ToolUseEnv(WorldEnv):
     def tools(self) -> list[dict[str, Any]]:
         return self.tool_schemas(self.task.meta["domain"]) if self.task is not None else []
 
+    def instruction_grammar(self) -> str:
+        return GRAMMAR_HINT  # every task's instruction ends its header with it; `help_text` says it too
+
     def _reset_help(self) -> str:
         # the instruction already holds the policy and the call grammar: add only the schemas
         return "Tools (JSON schema):\n" + json.dumps(self.tools(), indent=1)

@@ -56,8 +56,8 @@ def test_strip_fence_leaves_unfenced_text_alone() -> None:
 
 def test_one_fence_rule_for_every_family_and_the_llm_agent() -> None:
     """Coding bodies keep indentation and trailing newlines; a one-word first line is a language tag."""
-    from agentgym.agents.chat import extract_action
     from agentgym.envs.coding.grammar import parse as coding_parse
+    from agentgym.llm.view import extract_action
 
     assert strip_fence("```run ls```") == "run ls"  # one line: nothing to drop
     assert strip_fence("```test\n```") == "test\n"  # a lone word is the action, not a tag

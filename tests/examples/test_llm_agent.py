@@ -30,6 +30,6 @@ def test_llm_agent_plays_an_episode_from_text_help_and_schemas(run_example, serv
     first = FakeChat.requests[0]["messages"]
     system = next(m["content"] for m in first if m["role"] == "system")
     user = next(m["content"] for m in first if m["role"] == "user")
-    assert '"parameters"' in system  # the tools as JSON schemas
+    assert "finish(answer, [value], [refused: boolean])" in system  # the tools, one line each (schemas: help)
     assert "[budget: 6 turns" in user  # the budget, stated in the observation text
     assert "admissible" not in user.lower()  # no menu: text, help and schemas only

@@ -56,7 +56,7 @@ def test_an_hf_agent_sees_the_forced_action_as_its_own_turn(tokenizer):
     assert messages[3]["content"].startswith("ok")  # then what the forced action led to
     assert record["forced_turns"] == 1 and record["turns"] == 3
     assert agent.cost()["model_calls"] == 2  # a forced turn calls no model
-    prefix, rest = agent._tokens(agent._episodes[0])
+    prefix, rest = agent.view._tokens(agent._episodes[0])
     prompt = tokenizer.decode(list(prefix) + rest)
     assert f"<|im_start|>assistant\n{FORCED}<|im_end|>" in prompt  # the model conditions on it as its own
 
@@ -70,7 +70,7 @@ def test_with_a_tool_template_the_forced_turn_is_a_tool_call_read_back_as_the_ac
     play(agent, turns=2)
     ep = agent._episodes[0]
     reply = ep.chat.messages[2]["content"]
-    assert reply.startswith("<tool_call>") and agent._action(ep, reply) == FORCED
+    assert reply.startswith("<tool_call>") and agent.view._action(ep, reply) == FORCED
 
 
 def test_an_openai_agent_keeps_the_forced_action_in_its_chat():
@@ -80,7 +80,7 @@ def test_an_openai_agent_keeps_the_forced_action_in_its_chat():
     agent.reset(env, obs, info)
     agent.forced(obs, info, FORCED)
     obs, *_, info = env.step(FORCED)
-    agent._chat.observe(obs, info)  # what act() does before it calls the endpoint
+    agent._chat.observe(env, obs, info)  # what act() does before it calls the endpoint
     prompt = agent._chat.prompt()
     assert [m["role"] for m in prompt] == ["system", "user", "assistant", "user"]
     assert prompt[2]["content"] == FORCED and agent.cost()["model_calls"] == 0

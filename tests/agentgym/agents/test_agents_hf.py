@@ -22,7 +22,7 @@ from agentgym.errors import ConfigError
 from agentgym.eval import evaluate
 from agentgym.eval.cli import main as eval_main
 from agentgym.eval.harness import select_tasks
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from support.docker import require_docker
 
 pytest.importorskip("transformers")
@@ -158,7 +158,7 @@ def test_a_long_chat_is_cut_to_fit(tokenizer):
     probe = HFAgent(model, max_new_tokens=2)
     _actions(probe, seed=0, turns=1)
     ep = probe._episodes[0]
-    system = len(probe._ids(probe._render(ep.chat.messages[:1], ep.tools, generation=False)))
+    system = len(probe._ids(probe.view._render(ep.chat.messages[:1], ep.tools, generation=False)))
     agent = HFAgent(model, max_new_tokens=2, max_prompt_tokens=system + 300, history=8)
     _actions(agent, seed=0, turns=6)
     usage = agent.cost()

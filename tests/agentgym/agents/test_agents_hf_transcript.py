@@ -21,7 +21,7 @@ from agentgym.agents.hf import PASS, HFAgent
 from agentgym.agents.models import tiny_causal_lm
 from agentgym.eval import evaluate
 from agentgym.integrations import trl as agtrl
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from support.tiny_lm import ScriptedToolCalls, smollm2_tokenizer
 
 pytest.importorskip("trl")
@@ -191,7 +191,7 @@ def test_prompts_are_token_for_token_those_of_a_trl_rollout(tokenizer, tmp_path,
             f"turn {turn}: first difference at token {next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)}"
         )
     text = tokenizer.decode(ours[-1])
-    assert "<tool_response>" in text and "[turns left:" in text and "# Tools" in text
+    assert "<tool_response>" in text and " turns left]" in text and "# Tools" in text
 
 
 def test_oracle_calls_solve_episodes_in_batches(tokenizer, tmp_path):
@@ -256,7 +256,7 @@ def test_a_bad_call_is_answered_and_a_reply_without_a_call_ends_the_models_episo
     second = tokenizer.decode(agent.prompts[0][1])
     assert "{'error': 'Tool fly_away not found.'}" in second and "[turns left:" not in second
     third = tokenizer.decode(agent.prompts[0][2])
-    assert "[turns left: 3]" in third
+    assert "[3 turns left]" in third
 
 
 def test_an_env_that_shows_its_help_is_warned_about(tokenizer):

@@ -10,8 +10,8 @@ import gymnasium as gym
 import pytest
 
 from agentgym.agents import ModelEndpointError, OpenAIChatAgent
-from agentgym.agents.chat import extract_action
 from agentgym.eval import evaluate
+from agentgym.llm.view import extract_action
 from agentgym.make import wrap
 from agentgym.testing.kv_env import KVTasks, ScriptedAgentEnv
 from support.fake_chat import reply, serve
@@ -80,10 +80,12 @@ def test_agent_completes_an_episode_and_records_usage(server):
     body = first["body"]
     assert body["model"] == "fake-model" and body["seed"] == 5 and body["temperature"] == 0.0
     system, user = body["messages"][0], body["messages"][1]
-    assert system["role"] == "system" and "Command grammar" in system["content"]
-    assert "[turns left: 10]" in user["content"] and "Actions you may take now" in user["content"]
+    assert system["role"] == "system" and "set KEY VALUE | get KEY" in system["content"]  # the grammar, once
+    assert (
+        "[budget: 10 turns" in user["content"] and "Actions you may take now" not in user["content"]
+    )  # menu on request
     last_user = FakeChat.requests[-1]["body"]["messages"][-1]["content"]
-    assert f"[turns left: {10 - turns + 1}]" in last_user
+    assert f"[{10 - turns + 1} turns left]" in last_user
 
 
 def test_harness_runs_the_openai_agent_and_keeps_token_costs(server, tmp_path):

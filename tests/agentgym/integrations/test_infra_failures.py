@@ -21,7 +21,7 @@ pytest.importorskip("datasets")
 from agentgym.errors import InfrastructureError, ResetFailed
 from agentgym.integrations import trl as agtrl
 from agentgym.integrations.episode import EPISODE_OVER, INFRA_FAILURE, Episode
-from agentgym.integrations.tools import action_call, tool_schemas
+from agentgym.llm.tools import action_call, tool_schemas
 from support.docker import kill_sandbox_container, require_docker
 from support.procs import wait_until
 

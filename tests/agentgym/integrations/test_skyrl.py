@@ -64,9 +64,10 @@ def test_budget_from_extras_truncates_whatever_the_model_says():
         assert (
             outputs[-1]["reward"] == 0.0 and "budget of 3 turns is spent" in outputs[-1]["observations"][0]["content"]
         )
-        assert [
-            o["observations"][0]["content"].endswith(f"[turns left: {n}]") for o, n in zip(outputs[:2], (2, 1))
-        ] == [True, True]
+        assert [o["observations"][0]["content"].endswith(f"[{n} turns left]") for o, n in zip(outputs[:2], (2, 1))] == [
+            True,
+            True,
+        ]
     finally:
         env.close()
 

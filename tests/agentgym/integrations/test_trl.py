@@ -20,7 +20,7 @@ pytest.importorskip("datasets")
 
 from agentgym.integrations import trl as agtrl
 from agentgym.integrations.episode import EPISODE_OVER
-from agentgym.integrations.tools import action_call, call_action, tool_schemas
+from agentgym.llm.tools import action_call, call_action, tool_schemas
 
 LOCAL = {"backend": "local"}
 
@@ -129,7 +129,7 @@ def test_bfcl_oracle_episode_through_a_class_hands_each_user_turn_back():
     assert len(replies) == len(turns)
     for k, text in enumerate(replies[:-1], start=1):
         assert text.startswith(f"User: {turns[k]}" if turns[k] else f"User: {ADDED_FUNCTIONS_PROMPT}"), text
-        assert "[turns left:" in text
+        assert " turns left]" in text
     assert replies[-1].startswith("The user has no more requests")
     assert env.get_reward() == 1.0 and env.episode.summary()["success"] and env.episode.terminated
     assert env.reply(message="more?") == EPISODE_OVER

@@ -1,4 +1,9 @@
-"""A family's tools for trainers that call tools: OpenAI-style schemas, a call as an action, and back.
+"""The one tool surface: the tools every model path offers for an env, and a call as an action, and back.
+
+The TRL adapter's tool methods (`agentgym.integrations.trl`), the server's MCP tools
+(`agentgym.serve.sessions.mcp_tools`) and the model agents' prompts (`agentgym.llm.view`) all derive
+from `tool_schemas`, and all turn a call into the env's action with `call_action`, so a model sees the
+same tools, and a call means the same action, whichever way it reaches an env.
 
 - `tool_schemas(env)`: the env's tools (``tools()``: ToolUse, Browser, MiniWoB) or, for a grammar
   family, its verbs as tools (Coding: ``view``, ``run``, ``replace``, ``patch``, ``test``,
@@ -7,7 +12,11 @@
 - `call_action(family, name, args)`: a tool call as the action text the env parses (a bad call
   then costs its turn with the env's own error, exactly as the same text would);
 - `action_call(family, action, schemas)`: an action text as a tool call, e.g. to turn the oracle's
-  trajectories (``env.unwrapped.reference_action()``) into supervised tool-calling data.
+  trajectories (``env.unwrapped.reference_action()``) into supervised tool-calling data;
+- `tool_lines(schemas)`: the tools as a model reads them in a text prompt, one line each
+  (``name(arg: type, [optional: type]): description``), a fraction of the schemas' tokens;
+- `brief(description)`: a description as every path shows it (its first sentence): the text prompt's
+  lines and the TRL adapter's tool methods, which the chat template renders as schemas.
 """
 
 from __future__ import annotations
@@ -19,7 +28,17 @@ from typing import Any
 
 from agentgym.actions import GrammarError, parse_action
 
-__all__ = ["GRAMMAR_TOOLS", "ACT_TOOL", "tool_schemas", "call_action", "action_call", "function"]
+__all__ = [
+    "GRAMMAR_TOOLS",
+    "ACT_TOOL",
+    "tool_schemas",
+    "family_tools",
+    "call_action",
+    "action_call",
+    "function",
+    "tool_lines",
+    "brief",
+]
 
 
 def _fn(name: str, description: str, params: Mapping[str, tuple[str, str]] = {}, optional: Sequence[str] = ()) -> dict:
@@ -101,13 +120,86 @@ def tool_schemas(
     ``family``: the env's family when ``env`` cannot say (a `RemoteEnv`).
     """
     base = env.unwrapped
-    family = family or getattr(base, "family", "")
+    family = family or str(getattr(base, "family", ""))
     tools = list(probed) if probed is not None else list(base.tools())
+    return family_tools(family, tools)
+
+
+def family_tools(family: str, tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The surface from what an env reports: its own ``tools`` (ToolUse, BFCL, Browser, MiniWoB), else
+    its grammar's verbs (`GRAMMAR_TOOLS`: Coding), else one ``act`` tool taking an action in the grammar."""
     if tools:
         return [dict(t) for t in tools]
     if family in GRAMMAR_TOOLS:
         return [dict(t) for t in GRAMMAR_TOOLS[family]]
-    return [ACT_TOOL]
+    return [dict(ACT_TOOL)]
+
+
+def tool_lines(schemas: Sequence[Mapping[str, Any]]) -> str:
+    """One line per tool, ``name(arg, [optional], count: integer): description`` (BFCL-v0's own help form
+    and the kit's `agentgym.actions.signature`, ``string`` left unsaid): what a model needs to call it,
+    at a fraction of the JSON schemas' tokens. A description is cut to `brief`'s; sentences every tool's
+    description starts with are said once, first; the rest, the arguments' descriptions and the schemas
+    are a ``help`` away."""
+    texts = [" ".join(str(function(s).get("description") or "").split()) for s in schemas]
+    lines, said = [], ""
+    for schema, (head, text) in zip(schemas, _shared_heads(texts), strict=True):
+        if head != said:
+            lines.append(head or "Other tools:")
+            said = head
+        fn = function(schema)
+        params = fn.get("parameters") or {}
+        required = set(params.get("required") or ())
+        args = []
+        for name, prop in (params.get("properties") or {}).items():
+            kind = prop.get("type", "string") if isinstance(prop, Mapping) else "string"
+            if isinstance(prop, Mapping) and prop.get("enum"):
+                values = [json.dumps(v) for v in prop["enum"]]  # plain words need no quotes to be read
+                kind = "|".join(v[1:-1] if _WORDS.match(v) else v for v in values)
+            arg = name if kind == "string" else f"{name}: {kind}"
+            args.append(arg if name in required else f"[{arg}]")
+        description = brief(text)
+        lines.append(f"{fn.get('name')}({', '.join(args)})" + (f": {description}" if description else ""))
+    return "\n".join(lines)
+
+
+_FIRST_SENTENCE = re.compile(r"(?<=[a-z)][.!?])\s+(?=[A-Z])")
+
+
+_WORDS = re.compile(r'^"[A-Za-z][A-Za-z ]*"$')
+_CLAUSE = re.compile(r"[;:]\s")
+_EXAMPLE = re.compile(r",? e\.g\.,? [^;:]*?(?=\.\s+[A-Z]|[.;]?$|; )")
+
+
+def brief(description: Any) -> str:
+    """A tool's or argument's description as every model path shows it: its first sentence, on one line,
+    without an example (``, e.g. ...``), up to its first ``;`` or ``:`` when that leaves three words or more
+    (``One order in full: items with ...`` says ``One order in full``); the rest is a ``help`` away."""
+    text = _EXAMPLE.sub("", " ".join(str(description or "").split()))  # before: "e.g. U1" is no sentence's end
+    text = _FIRST_SENTENCE.split(text, maxsplit=1)[0]
+    head = _CLAUSE.split(text, maxsplit=1)[0]
+    return head if head != text and len(head.split()) >= 3 else text
+
+
+def _shared_heads(descriptions: Sequence[str]) -> list[tuple[str, str]]:
+    """``(head, rest)`` per description: ``head`` the first sentence (and a label ending in ``: ``) that the
+    description shares with its neighbours (BFCL-v0's ``This tool belongs to the travel system, ...
+    Tool description:``), to be said once above them, not once per tool; else ``""``."""
+    split = [(_FIRST_SENTENCE.split(d, maxsplit=1) + [""])[:2] for d in descriptions]
+    out = []
+    for i, (first, rest) in enumerate(split):
+        run = [r for f, r in split if f == first]
+        if len(run) < 2 or not rest:
+            out.append(("", descriptions[i]))
+            continue
+        label = _LABEL.match(rest)
+        if label and all(r.startswith(label.group(0)) for r in run):
+            rest = rest[label.end() :]  # the label says nothing once the sentence above says whose tools they are
+        out.append((first, rest))
+    return out
+
+
+_LABEL = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)?: ")
 
 
 def call_action(family: str, name: str, args: Mapping[str, Any]) -> str:
