@@ -7,8 +7,8 @@ same tools, and a call means the same action, whichever way it reaches an env.
 
 - `tool_schemas(env)`: the env's tools (``tools()``: ToolUse, Browser, MiniWoB) or, for a grammar
   family, its verbs as tools (Coding: ``view``, ``run``, ``replace``, ``patch``, ``test``,
-  ``revert``, ``submit``; TRL advises against one generic ``step(action)`` tool), or else one
-  ``act`` tool taking an action in the grammar;
+  ``revert``, ``submit``; SWE-v0 adds ``search`` and ``find``; TRL advises against one generic
+  ``step(action)`` tool), or else one ``act`` tool taking an action in the grammar;
 - `call_action(family, name, args)`: a tool call as the action text the env parses (a bad call
   then costs its turn with the env's own error, exactly as the same text would);
 - `action_call(family, action, schemas)`: an action text as a tool call, e.g. to turn the oracle's
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -98,6 +99,26 @@ GRAMMAR_TOOLS: dict[str, list[dict[str, Any]]] = {
         _fn("submit", "Finish: the hidden tests decide success."),
     ],
 }
+# SWE-v0's grammar (envs/swe/grammar.py, HELP): Coding's editing verbs, search and find, and test by node id
+GRAMMAR_TOOLS["swe"] = [
+    *(t for t in GRAMMAR_TOOLS["coding"] if t["function"]["name"] not in ("test", "submit")),
+    _fn(
+        "search",
+        "Grep the repository's .py files for an extended regular expression.",
+        {"pattern": ("string", "the pattern"), "path": ("string", "a folder or file to search (default: all)")},
+        optional=("path",),
+    ),
+    _fn("find", "Files named NAME, and where def NAME / class NAME are.", {"name": ("string", "a name")}),
+    _fn(
+        "test",
+        "Run these tests (pytest node ids, space-separated); none: the failing tests the report names.",
+        {"ids": ("string", "pytest node ids, e.g. tests/test_x.py::test_y")},
+        optional=("ids",),
+    ),
+    _fn("submit", "Finish: the library's tests decide success."),
+]
+CODE_FAMILIES = ("coding", "swe")
+"""The families whose grammar is commands with a body on the following lines (`agentgym.repo.grammar`)."""
 
 ACT_TOOL = _fn(
     "act",
@@ -207,7 +228,7 @@ def call_action(family: str, name: str, args: Mapping[str, Any]) -> str:
     args = {k: v for k, v in args.items() if v is not None}
     if name == "act":
         return str(args.get("action", ""))
-    if family == "coding":
+    if family in CODE_FAMILIES:
         return _coding_action(name, args)
     return json.dumps({"tool": name, "args": args}, ensure_ascii=False)
 
@@ -227,6 +248,12 @@ def _coding_action(name: str, args: Mapping[str, Any]) -> str:
         )
     if name == "patch":
         return f"patch\n{args.get('diff', '')}"
+    if name == "search":
+        return f"search {shlex.quote(str(args.get('pattern', '')))}" + (f" {args['path']}" if args.get("path") else "")
+    if name == "find":
+        return f"find {args.get('name', '')}"
+    if name == "test" and set(args) <= {"ids"}:
+        return f"test {args['ids']}".rstrip() if args.get("ids") else "test"
     if name in ("test", "revert", "submit", "help") and not args:
         return name
     return f"{name} {json.dumps(dict(args))}" if args else name  # the grammar explains what is wrong
@@ -239,7 +266,7 @@ def action_call(family: str, action: str, schemas: Sequence[Mapping[str, Any]]) 
     """``(tool name, arguments)`` for an action text; `call_action` of it gives the same action back
     (up to the grammar's spelling). Raises `ValueError` for text that names no tool."""
     names = [function(s)["name"] for s in schemas]
-    if family == "coding" and "view" in names:
+    if family in CODE_FAMILIES and "view" in names:
         head, _, body = action.lstrip("\n").partition("\n")
         verb, _, rest = head.strip().partition(" ")
         rest = rest.strip()
@@ -264,9 +291,16 @@ def action_call(family: str, action: str, schemas: Sequence[Mapping[str, Any]]) 
             }
         if verb == "patch":
             return "patch", {"diff": (rest + "\n" + body) if rest else body}
+        if verb == "search" and verb in names:
+            words = shlex.split(rest)
+            return "search", {"pattern": words[0], **({"path": words[1]} if len(words) > 1 else {})}
+        if verb == "find" and verb in names:
+            return "find", {"name": rest}
+        if verb == "test" and rest and verb in names:
+            return "test", {"ids": rest}
         if verb in names:
             return verb, {}
-        raise ValueError(f"not a Coding command: {action[:80]!r}")
+        raise ValueError(f"not a {family} command: {action[:80]!r}")
     if names == ["act"]:
         return "act", {"action": action}
     try:
