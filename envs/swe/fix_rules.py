@@ -157,8 +157,16 @@ class Refusal:
 
 
 def _units(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    """(qualname, node) of every top-level statement, function, class body statement and method:
-    the pieces a fix is compared by (nested functions belong to their enclosing unit)."""
+    """(key, node) of every top-level statement, function, class body statement and method: the pieces
+    a fix is compared by (nested functions belong to their enclosing unit). A key repeated in the file
+    (two ``from . import *``, a function defined twice) gets its occurrence number."""
+    seen: dict[str, int] = {}
+    for key, node in _raw_units(tree):
+        seen[key] = seen.get(key, 0) + 1
+        yield (key if seen[key] == 1 else f"{key}#{seen[key]}"), node
+
+
+def _raw_units(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
     for i, node in enumerate(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield node.name, node

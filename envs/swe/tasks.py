@@ -92,7 +92,7 @@ def records(tasks_dir: Path = TASKS_DIR) -> dict[str, TaskRecord]:
                 version=data["version"],
                 tier=t["tier"],
                 bugs=tuple(t["bugs"]),
-                fail_to_pass=tuple(t["fail_to_pass"]),
+                fail_to_pass=tuple(t["FAIL_TO_PASS"]),
                 test_files=tuple(t["test_files"]),
                 failures=dict(t.get("failures", {})),
             )

@@ -114,3 +114,10 @@ def test_attacks_are_refused(fixed):
 def test_a_refusal_says_where_and_what():
     (refusal, *_) = check_fix("lib/mod.py", ORIGINAL, ATTACKS["import os and exit"])
     assert str(refusal).startswith("lib/mod.py:") and "clamp" in str(refusal) and "import" in str(refusal)
+
+
+def test_repeated_module_statements_are_told_apart():
+    """``from .a import *`` twice (toolz's __init__): each is compared with its own original."""
+    original = "from .a import *\nfrom .b import *\n\n\ndef f(x):\n    return x + 1\n"
+    assert check_fix("pkg/__init__.py", original, original.replace("x + 1", "x + 2")) == []
+    assert check_fix("pkg/__init__.py", original, original.replace("from .b import *", "from .c import *"))
