@@ -144,12 +144,14 @@ class SWEEnv(AgentEnv):
     def _setup_task(self, task: Task) -> str:
         name = task.meta["library"]
         if self._library != name:
+            # preparing the sandbox for a library is its start-up, as starting it is: not the episode's cost
+            before = getattr(self.sandbox, "calls", 0)
             self.sandbox.restore("empty")
             load_library(self.sandbox, name, warm=False)  # never: the pristine code would sit in test runs
             self.sandbox.snapshot(_LIBRARY)
             self._library = name
-        else:
-            self.sandbox.restore(_LIBRARY)
+            self._env_calls -= getattr(self.sandbox, "calls", 0) - before
+        self.sandbox.restore(_LIBRARY)
         self.sandbox.write_files(task.files)
         self._files = dict(task.files)
         self._history = []
@@ -302,14 +304,20 @@ class SWEEnv(AgentEnv):
         )
 
     def wrong_value(self, action: ParsedAction, text: str) -> str | None:
-        """A stale copy: ``view`` shows the file as it was before its last change, ``test`` the previous
-        different report. None when there is no older state that differs."""
+        """A stale copy: ``view`` shows the file as it was before its last change, an edit's echo the lines
+        as they read before the edit, ``test`` the previous different report. None when there is no
+        older state that differs."""
         if action.name == "view":
             path = action.args["path"]
             stale = self._stale_copy(path)
             if stale is None:
                 return None
             return render_view(path, stale, action.args.get("start"), action.args.get("end"))
+        if action.name in ("patch", "replace"):
+            head, edits = self._echoed
+            if not edits:
+                return None
+            return head + "\n".join(echo(p, after, before) for p, before, after in edits)
         if action.name == "test":
             older = [r for r in self._reports[:-1] if r != text]
             if not older:
@@ -356,7 +364,7 @@ class SWEEnv(AgentEnv):
                 f"error: bad pattern or path: {r.text.strip()[:300]}",
                 [ev.tool_call("search", False, "bad_arguments")],
             )
-        lines = [line[2:] if line.startswith("./") else line for line in r.text.splitlines()]
+        lines = sorted((line[2:] if line.startswith("./") else line for line in r.text.splitlines()), key=_grep_order)
         if not lines:
             return Outcome(f"no match for {pattern!r} in {path}.", [ev.tool_call("search", True)])
         more = len(lines) - _MAX_SEARCH_LINES
@@ -377,7 +385,9 @@ class SWEEnv(AgentEnv):
             timeout=self.shell_timeout,
             max_output=_MAX_SHELL_OUTPUT,
         )
-        definitions = [line[2:] if line.startswith("./") else line for line in defs.text.splitlines()]
+        definitions = sorted(
+            (line[2:] if line.startswith("./") else line for line in defs.text.splitlines()), key=_grep_order
+        )
         if not files and not definitions:
             return Outcome(f"nothing named {name!r} in the repository.", [ev.tool_call("search", True)])
         parts = []
@@ -514,7 +524,7 @@ class SWEEnv(AgentEnv):
             lines.append(f"[{len(bad) - _MAX_TEST_LINES} more failing tests]")
         lines += [f"NOT FOUND {t}" for t in missing[:_MAX_TEST_LINES]]
         summary = ", ".join(f"{n} {o}" for o, n in sorted(counts.items())) or "no tests ran"
-        lines.append(f"== {summary} in {float(value.get('seconds', 0.0)):.1f}s ==")
+        lines.append(f"== {summary} ==")  # no timings: the same code gives the same report
         warning = self._rule_warning()
         return "\n".join(lines) + (f"\n{warning}" if warning else "")
 
@@ -556,3 +566,11 @@ class SWEEnv(AgentEnv):
         for path, original in self._episode_task.meta["originals"].items():
             state[f"fixed:{path}"] = self._files.get(path) == original
         return ev.subtask_changes(self._subtasks, state)
+
+
+def _grep_order(line: str) -> tuple[str, int, str]:
+    """``path:line:text`` by path, then line number: grep's own order follows the directory's, which
+    need not be the same in two sandboxes."""
+    path, _, rest = line.partition(":")
+    number, _, text = rest.partition(":")
+    return (path, int(number), text) if number.isdigit() else (path, 0, rest)
