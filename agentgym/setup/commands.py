@@ -58,7 +58,7 @@ def setup_families(only: str) -> set[str] | None:
         return None
     packages = {images.family_image(name): path.parent.name for name, path in images.package_images().items()}
     pages = {source.name: source for source in images.PAGE_SOURCES}
-    known = set(images.family_contexts()) | set(packages.values()) | set(pages) | {"bfcl"}
+    known = set(images.family_contexts()) | set(packages.values()) | set(pages) | {"bfcl", "swe"}
     unknown = sorted(wanted - known)
     if unknown:
         raise ConfigError(f"agentgym setup --only {only!r}: no family {unknown}; choose from {sorted(known)}")
@@ -98,6 +98,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
         step = time.monotonic()
         images.build_api_images(client, rebuild=args.rebuild, log=_log, only=only)
         _log(f"  api images step: {time.monotonic() - step:.1f} s")
+        step = time.monotonic()
+        images.build_swe_images(client, rebuild=args.rebuild, log=_log, only=only)
+        _log(f"  swe image step: {time.monotonic() - step:.1f} s")
     _log(f"setup done in {time.monotonic() - start:.1f} s; `agentgym doctor` checks the result")
     return 0
 
@@ -163,7 +166,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         names = [images.BASE_IMAGE] + [
             images.family_image(f) for f in [*images.family_contexts(), *images.package_images()]
         ]
-        names += [source.image for source in images.PAGE_SOURCES] + [images.BFCL_IMAGE]
+        names += [source.image for source in images.PAGE_SOURCES] + [images.BFCL_IMAGE, images.SWE_IMAGE]
         for name in names:
             image_status[name] = "present" if images.image_id(client, name) else "missing (run `agentgym setup`)"
     report["images"] = image_status

@@ -9,6 +9,8 @@
   added to the Chromium image (``agentgym/miniwob``).
 * `api_images`: tool APIs published elsewhere (BFCL's multi-turn classes and data), fetched pinned
   and hash-checked, added to the base (``agentgym/bfcl``).
+* `swe_images`: real open-source libraries and their test suites (SWE-v0), fetched pinned and
+  hash-checked, added to the base (``agentgym/swe``).
 
 `imaging` holds what they share: every image is built under a temporary tag, checked by starting
 a real sandbox on it, then promoted, and labelled with a hash of its inputs so an unchanged one is
@@ -31,6 +33,7 @@ from agentgym.setup.family_images import build_families, build_family, context_h
 from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, image_id, verify_image
 from agentgym.setup.package_images import build_package_image, build_package_images, package_images, read_packages
 from agentgym.setup.page_images import PAGE_SOURCES, build_page_image, build_page_images
+from agentgym.setup.swe_images import SWE_IMAGE, build_swe_image, build_swe_images
 
 __all__ = [
     "BASE_IMAGE",
@@ -58,4 +61,7 @@ __all__ = [
     "BFCL_IMAGE",
     "build_bfcl_image",
     "build_api_images",
+    "SWE_IMAGE",
+    "build_swe_image",
+    "build_swe_images",
 ]

