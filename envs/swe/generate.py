@@ -65,6 +65,7 @@ from agentgym.envs.swe.libraries import LIBRARIES, Library, library
 from agentgym.envs.swe.modifiers import MODIFIERS, Modification, enumerate_modifications, is_test_path
 from agentgym.envs.swe.sandboxing import RUNNER, open_library_sandbox
 from agentgym.errors import AgentGymError, ConfigError
+from agentgym.ray_support import require_ray
 from agentgym.sandbox import Sandbox
 from agentgym.tasks import stable_hash
 
@@ -467,8 +468,6 @@ class Executor:
         self.ray: Any = None
         self.actors: list[Any] = []
         if ray_address is not None:
-            from agentgym.eval.ray_backend import require_ray  # optional: only a Ray run needs it
-
             self.ray = require_ray()
             if not self.ray.is_initialized():
                 self.ray.init(address=ray_address, log_to_driver=False)
