@@ -194,7 +194,11 @@ def swe_root(cache: Path | None = None) -> Path:
 
 
 def _marker(sources: Collection[Library | TestDependency]) -> str:
-    return "".join(f"{s.name}=={s.version} {s.sha256}\n" for s in sources)
+    """What a complete tree records: each archive's pin and a hash of the whole pin, so a change of
+    what is kept (not only of the archive) extracts the tree again."""
+    return "".join(
+        f"{s.name}=={s.version} {s.sha256} {hashlib.sha256(repr(s).encode()).hexdigest()[:16]}\n" for s in sources
+    )
 
 
 def _materialise(folder: Path, marker: str, fill: Any) -> Path:
@@ -272,7 +276,8 @@ def swe_trees(*, cache: Path | None = None, log: Log | None = None, download: bo
 def _dockerfile() -> str:
     # each library imports from its own tree in the image (nothing of it is compiled or written)
     checks = " && ".join(
-        f"(cd {lib.root} && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH={':'.join([*lib.python_path, '.'])} "
+        f"(cd {lib.root} && PYTHONDONTWRITEBYTECODE=1 "
+        f"PYTHONPATH={':'.join([*lib.python_path, '.'] + ([f'{IMAGE_ROOT}/{DEPS}'] if lib.deps else []))} "
         f"python3 -c 'import {lib.packages[0]}')"
         for lib in LIBRARIES
     )

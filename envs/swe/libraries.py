@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from agentgym.errors import ConfigError
 
-__all__ = ["Library", "TestDependency", "LIBRARIES", "library", "IMAGE_ROOT"]
+__all__ = [
+    "Library",
+    "TestDependency",
+    "LIBRARIES",
+    "library",
+    "IMAGE_ROOT",
+    "TYPING_EXTENSIONS",
+    "FREEZEGUN",
+    "DATEUTIL",
+]
 
 IMAGE_ROOT = "/opt/swe"
 """Where the image holds one read-only tree per library (``/opt/swe/<name>``)."""
@@ -29,18 +38,51 @@ _PERMISSIVE = frozenset({"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "I
 
 @dataclass(frozen=True)
 class TestDependency:
-    """A pure-Python wheel a library's tests import that the base image lacks (under ``/opt/swe/_deps``)."""
+    """A pure-Python wheel a library's tests import that the base image lacks: unpacked under
+    ``/opt/swe/_deps``, which the runner appends to ``sys.path`` (after the workspace, so the
+    library's own copy always wins when a dependency needs it back, as freezegun needs dateutil)."""
 
     __test__ = False  # not a pytest test class, whatever its name
 
     name: str
     version: str
+    filename: str
     sha256: str
     license: str
 
-    @property
-    def filename(self) -> str:
-        return f"{self.name}-{self.version}-py3-none-any.whl"
+
+TYPING_EXTENSIONS = TestDependency(
+    "typing_extensions",
+    "4.16.0",
+    "typing_extensions-4.16.0-py3-none-any.whl",
+    "481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8",
+    "PSF-2.0",
+)
+"""pydash imports it at run time."""
+FREEZEGUN = TestDependency(
+    "freezegun",
+    "1.5.5",
+    "freezegun-1.5.5-py3-none-any.whl",
+    "cd557f4a75cf074e84bc374249b9dd491eaeacd61376b9eb3c423282211619d2",
+    "Apache-2.0",
+)
+"""humanize's time tests freeze the clock with it."""
+DATEUTIL = TestDependency(
+    "python-dateutil",
+    "2.9.0.post0",
+    "python_dateutil-2.9.0.post0-py2.py3-none-any.whl",
+    "a8b2bc7bffae282281c8140a97d3aa9c14da0b136dfe83f850eea9a5f7470427",
+    "Apache-2.0 OR BSD-3-Clause",
+)
+"""freezegun imports it."""
+SIX = TestDependency(
+    "six",
+    "1.17.0",
+    "six-1.17.0-py2.py3-none-any.whl",
+    "4721f391ed90541fddacab5acf947aa0d3dc7d27b2e1e8eda2be8970586c3274",
+    "MIT",
+)
+"""python-dateutil 2.9 imports it."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +163,20 @@ LIBRARIES: tuple[Library, ...] = (
         python_path=("src",),
     ),
     Library(
+        name="humanize",
+        version="4.17.0",
+        filename="humanize-4.17.0.tar.gz",
+        sha256="1d6a36c453dbfbb3f0b34601d2e0b4ce5d48d780305cd45714843f0068fde6ac",
+        license="MIT",
+        packages=("humanize",),
+        keep=("src/humanize", "tests", "pyproject.toml", "tox.ini", "LICENCE", "README.md"),
+        tests=("tests",),
+        license_files=("LICENCE",),
+        drop=("tests/test_benchmarks.py",),  # pytest-benchmark's fixture
+        python_path=("src",),
+        deps=(FREEZEGUN, DATEUTIL, SIX),
+    ),
+    Library(
         name="idna",
         version="3.21",
         filename="idna-3.21.tar.gz",
@@ -188,6 +244,21 @@ LIBRARIES: tuple[Library, ...] = (
         tests=("tests",),
         license_files=("LICENSE",),
         pytest_args=("-o", "addopts="),  # its addopts ask for pytest-cov
+    ),
+    Library(
+        name="pydash",
+        version="8.1.0",
+        filename="pydash-8.1.0.tar.gz",
+        sha256="30914c3e9d377ea2cd0d3c0a4f252889b08392f730a5eb4d117e5b598cdf1d52",
+        license="MIT",
+        packages=("pydash",),
+        keep=("src/pydash", "tests", "pyproject.toml", "setup.cfg", "tox.ini", "LICENSE.rst", "README.rst"),
+        tests=("tests",),
+        license_files=("LICENSE.rst",),
+        drop=("tests/pytest_mypy_testing", "tests/build"),  # the pytest-mypy-testing plugin's cases, a CI leftover
+        pytest_args=("-o", "addopts="),  # its addopts ask for pytest-cov
+        python_path=("src",),
+        deps=(TYPING_EXTENSIONS,),
     ),
     Library(
         name="semver",

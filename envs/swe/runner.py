@@ -104,21 +104,29 @@ _BASE_ARGS = [
     "--color=no",
     "-o",
     "console_output_style=classic",
+    "--continue-on-collection-errors",  # a test module that fails to import fails its tests, not the run
     "-p",
     "no:cacheprovider",  # nothing written to the tree between runs
     "-p",
     "no:pastebin",
 ]
 _SINK_CHARS = 1 << 16
-_CONFIG: dict = {"tests": [], "args": [], "python_path": [], "packages": []}
+_CONFIG: dict = {"tests": [], "args": [], "python_path": [], "extra_path": [], "packages": []}
 
 
-def configure(tests=(), args=(), python_path=(), packages=()):
+def configure(tests=(), args=(), python_path=(), packages=(), extra_path=()):
     """Record the sandbox's library: its suite (``tests``, paths relative to the root), extra
-    pytest ``args``, the folders put before the root on ``sys.path`` and the top-level
-    ``packages`` it provides. Called in the server (`Sandbox.call`), so every forked run inherits
-    it and nothing in the agent's workspace can change it."""
-    _CONFIG.update(tests=list(tests), args=list(args), python_path=list(python_path), packages=list(packages))
+    pytest ``args``, the folders put before the root on ``sys.path`` (``src``), the top-level
+    ``packages`` it provides, and folders appended to ``sys.path`` after everything (its test
+    dependencies, so nothing there shadows the workspace). Called in the server
+    (`Sandbox.call`), so every forked run inherits it and nothing in the workspace can change it."""
+    _CONFIG.update(
+        tests=list(tests),
+        args=list(args),
+        python_path=list(python_path),
+        packages=list(packages),
+        extra_path=list(extra_path),
+    )
     return dict(_CONFIG)
 
 
@@ -234,6 +242,7 @@ def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     os.chdir(root)
     paths = [os.path.join(root, p) for p in _CONFIG["python_path"]]
     sys.path[:0] = paths + [root]
+    sys.path.extend(_CONFIG["extra_path"])
     _forget_library()
     outcomes, failures = {}, {}
     wanted = None

@@ -42,15 +42,15 @@ RUNNER_MODULE = SandboxModule.from_file(RUNNER, Path(__file__).with_name("runner
 def configure_runner(sandbox: Sandbox, lib: Library, *, deps_root: str = f"{IMAGE_ROOT}/{DEPS}") -> None:
     """Load the runner into ``sandbox``'s step server and tell it how ``lib``'s suite runs."""
     sandbox.load_module(RUNNER, RUNNER_MODULE.source)
-    python_path = list(lib.python_path) + ([deps_root] if lib.deps else [])
     sandbox.call(
         RUNNER,
         "configure",
         timeout=30,
         tests=list(lib.tests),
         args=list(lib.pytest_args),
-        python_path=python_path,
+        python_path=list(lib.python_path),
         packages=list(lib.packages),
+        extra_path=[deps_root] if lib.deps else [],
     )
 
 
