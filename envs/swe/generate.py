@@ -60,13 +60,15 @@ from multiprocessing import util as mp_util
 from pathlib import Path
 from typing import Any
 
+from agentgym.envs.swe.baseline import load_baseline
 from agentgym.envs.swe.bugs import Bug, apply_bugs, combined_patch, read_source, sha256
-from agentgym.envs.swe.libraries import LIBRARIES, Library, library
+from agentgym.envs.swe.libraries import LIBRARIES, library
 from agentgym.envs.swe.modifiers import MODIFIERS, Modification, enumerate_modifications, is_test_path
 from agentgym.envs.swe.sandboxing import RUNNER, open_library_sandbox
 from agentgym.errors import AgentGymError, ConfigError
 from agentgym.ray_support import require_ray
 from agentgym.sandbox import Sandbox
+from agentgym.setup.swe_images import library_tree
 from agentgym.tasks import stable_hash
 
 __all__ = [
@@ -79,20 +81,26 @@ __all__ = [
     "ValidationCache",
     "candidate_order",
     "load_target",
+    "usable_libraries",
     "generate",
     "main",
 ]
 
 DATA = Path(__file__).with_name("data")
 TASKS_DIR = DATA / "tasks"
-BASELINE_DIR = DATA / "baseline"
 TIERS = ("one_bug", "two_bugs", "two_files")
 SHARES = {"one_bug": 0.70, "two_bugs": 0.15, "two_files": 0.15}
-WHOLE_SUITE_SECONDS = 6.0
+WHOLE_SUITE_SECONDS = 1.0
 """A library whose baseline suite runs this fast is run whole for every candidate."""
+MAX_SUITE_SECONDS = 20.0
+"""A library whose suite takes longer is left out by default: a few validations would spend the budget
+(and an agent's every test run would cost as much)."""
+OVERHEAD_SECONDS = 0.5
+"""A validation's cost beside the tests: writing the files, forking the runner, importing the library."""
 FAILURE_CHARS = 600
 MAX_FAILURES = 3
 MAX_ROUNDS = 5
+"""Rounds sized from the yield so far; one more then takes every candidate left within the budget."""
 FORMAT = 1
 
 
@@ -177,6 +185,13 @@ class Target:
             files |= self._dependents.get(self.module_of(path), set())
         return tuple(sorted(files))
 
+    def estimate(self, files: Sequence[str]) -> float:
+        """Expected seconds of a validation running ``files``: the baseline suite's time, by their share
+        of its tests, plus `OVERHEAD_SECONDS` (from committed data, so budgets spent on it are deterministic)."""
+        total = sum(len(ids) for ids in self.baseline.values()) or 1
+        share = sum(len(self.baseline.get(f, ())) for f in files) / total
+        return self.suite_seconds * share + OVERHEAD_SECONDS
+
     def whole_suite(self, files: Sequence[str]) -> bool:
         return tuple(files) == tuple(sorted(self.baseline))
 
@@ -219,44 +234,43 @@ def _imports(source: str, module: str, is_package: bool) -> set[str]:
     return names
 
 
-def load_target(name: str, root: Path | None = None) -> Target:
-    """The library ``name`` with its baseline and host tree; errors say which command makes what is missing."""
-    from agentgym.setup.swe_images import library_tree
-
+def load_target(name: str) -> Target:
+    """The library ``name`` with its committed baseline and its host tree; errors say which command
+    makes what is missing (``agentgym setup --only swe``, ``python -m agentgym.envs.swe.baseline``)."""
     lib = library(name)
-    baseline = read_baseline(lib)
-    tree = root / name if root is not None else library_tree(lib)
+    baseline = load_baseline(name)
+    if baseline.get("version") != lib.version:
+        raise ConfigError(
+            f"the baseline of {name} is for version {baseline.get('version')}, the pin is {lib.version}: "
+            f"run `python -m agentgym.envs.swe.baseline --only {name}`"
+        )
+    if not baseline.get("usable"):
+        raise ConfigError(f"{name} is not usable ({baseline.get('why_unusable')}); leave it out of --libraries")
     return Target(
         lib.name,
         lib.version,
-        Path(tree),
+        library_tree(lib),
         lib.packages,
         lib.python_path,
-        {f: tuple(ids) for f, ids in baseline["tests"].items()},
+        {f: tuple(ids) for f, ids in sorted(baseline["files"].items())},
         float(baseline["seconds"]),
     )
 
 
-def read_baseline(lib: Library) -> dict[str, Any]:
-    """``data/baseline/<name>.json`` for the pinned version; `ConfigError` saying how to make it otherwise."""
-    path = BASELINE_DIR / f"{lib.name}.json"
-    if not path.is_file():
-        raise ConfigError(f"no baseline for {lib.name} ({path}); run `python -m agentgym.envs.swe.baseline {lib.name}`")
-    data: dict[str, Any] = json.loads(path.read_text())
-    if data.get("version") != lib.version:
-        raise ConfigError(
-            f"{path} is for {lib.name} {data.get('version')}, the pin is {lib.version}; "
-            f"run `python -m agentgym.envs.swe.baseline {lib.name}`"
-        )
-    return data
-
-
-def libraries_with_baseline() -> list[str]:
-    return [lib.name for lib in LIBRARIES if (BASELINE_DIR / f"{lib.name}.json").is_file()]
+def usable_libraries() -> list[str]:
+    """Every pinned library whose committed baseline says it is usable."""
+    out = []
+    for lib in LIBRARIES:
+        try:
+            if load_baseline(lib.name).get("usable"):
+                out.append(lib.name)
+        except ConfigError:
+            continue
+    return out
 
 
 # --------------------------------------------------------------------------- candidates
-def candidate_order(target: Target, seed: int, per_function: int = 3) -> list[Modification]:
+def candidate_order(target: Target, seed: int, per_function: int = 5) -> list[Modification]:
     """Every candidate of ``target`` in validation order (see the module docstring, step 1)."""
     by_modifier: dict[str, dict[str, list[Modification]]] = {}
     for path in target.sources():
@@ -624,12 +638,39 @@ class _Candidate:
 
 
 @dataclass
+class _Budget:
+    """Estimated validation seconds (`Target.estimate`): each library's own floor, then a shared pool.
+
+    The floor gives every library some tasks; the pool goes to whichever library asks first, and
+    libraries ask cheapest first, so the budget buys as many tasks as it can."""
+
+    pool: dict[str, float]
+    """Per tier, what is left of the shared pool."""
+
+    def charge(self, own: dict[str, float], tier: str, cost: float) -> bool:
+        """Pay ``cost`` from ``own`` (the library's floor), else from the pool; False once both are spent."""
+        if own[tier] > 0:
+            own[tier] -= cost
+        elif self.pool[tier] > 0:
+            self.pool[tier] -= cost
+        else:
+            return False
+        return True
+
+    def left(self, own: dict[str, float], tier: str) -> bool:
+        return own[tier] > 0 or self.pool[tier] > 0
+
+
+@dataclass
 class _Library:
     target: Target
     order: list[Modification]
     originals: dict[str, str]
     runner: str
     want: dict[str, int]
+    budget: dict[str, float]
+    """Per tier, what is left of this library's floor (`_Budget`)."""
+    shared: _Budget
     next: int = 0
     singles: list[_Candidate] = field(default_factory=list)
     pairs: dict[str, list[_Candidate]] = field(default_factory=dict)
@@ -639,12 +680,28 @@ class _Library:
         files = self.target.test_files(sorted({m.path for m in mods}))
         return _Candidate(tier, tuple(mods), patch, files, ValidationCache.key(self.target, patch, files, self.runner))
 
+    def take(self, tier: str, bugs: Sequence[Sequence[Modification]]) -> list[_Candidate]:
+        """Candidates for ``bugs``, in order, while the tier's budget lasts (the one that crosses it included)."""
+        out = []
+        for mods in bugs:
+            c = self.candidate(tier, mods)
+            if not self.shared.charge(self.budget, tier, self.target.estimate(c.test_files)):
+                break
+            out.append(c)
+        return out
+
+    @functools.cached_property
+    def cost(self) -> float:
+        """The mean estimated cost of a single-bug validation here (libraries ask for budget cheapest first)."""
+        files = {m.path: self.target.test_files([m.path]) for m in self.order}
+        return statistics.mean(self.target.estimate(f) for f in files.values()) if files else math.inf
+
     def job(self, c: _Candidate) -> Job:
         by_path: dict[str, list[Modification]] = {}
         for m in c.mods:
             by_path.setdefault(m.path, []).append(m)
         files = tuple((p, apply_bugs(self.originals[p], ms)) for p, ms in sorted(by_path.items()))
-        timeout = max(30.0, 4 * self.target.suite_seconds + 15)
+        timeout = max(10.0, 2.5 * self.target.suite_seconds + 5)  # a bug that makes a loop endless: dropped
         return Job(self.target.name, c.key, files, c.test_files, self.target.whole_suite(c.test_files), timeout)
 
 
@@ -688,6 +745,25 @@ def _pairs(lib: _Library, tier: str, seed: int) -> list[_Candidate]:
 
 def _apart(a: Modification, b: Modification) -> bool:
     return a.last < b.first or b.last < a.first
+
+
+def _rebalance(libs: Sequence[_Library], tier: str, can_grow: Callable[[_Library], bool]) -> None:
+    """Move what libraries that cannot grow will fall short of (in ``tier``) to those that can, evenly
+    (a library with few functions, or a slow suite, gives its share to the others)."""
+    short = 0
+    for lib in libs:
+        have = len(_kept(lib.singles if tier == "one_bug" else lib.pairs.get(tier, [])))
+        if not can_grow(lib) and lib.want[tier] > have:
+            short += lib.want[tier] - have
+            lib.want[tier] = have
+    growing = [lib for lib in libs if can_grow(lib)]
+    for i, lib in enumerate(growing):
+        lib.want[tier] += short // len(growing) + (1 if i < short % len(growing) else 0)
+
+
+def _has_more(tier: str, taken: Mapping[str, int], options: Mapping[str, Sequence[_Candidate]], lib: _Library) -> bool:
+    """Whether ``lib`` has pairs for ``tier`` not yet validated, and budget to validate them."""
+    return taken[lib.target.name] < len(options[lib.target.name]) and lib.shared.left(lib.budget, tier)
 
 
 def _round_size(need: int, tried: int, valid: int) -> int:
@@ -741,9 +817,11 @@ def generate(
     *,
     seed: int = 0,
     per_library: int = 100,
-    per_function: int = 3,
+    per_function: int = 5,
     workers: int = 2,
     ray_address: str | None = None,
+    budget: float = 2000.0,
+    floor: float = 40.0,
     opener: Opener | None = None,
     cache: ValidationCache | None = None,
     progress: ProgressFactory = _tqdm,
@@ -756,50 +834,62 @@ def generate(
     opener = opener if opener is not None else functools.partial(open_library_sandbox, backend="docker")
     want = {tier: round(per_library * share) for tier, share in SHARES.items()}
     libs = []
+    # what the floors leave of the budget is shared (by tier: 70/15/15, as the tasks)
+    shared = _Budget({tier: max(0.0, (budget - floor * len(targets)) * share) for tier, share in SHARES.items()})
     for t in sorted(targets, key=lambda t: t.name):
         originals = {p: read_source(t.root / p) for p in t.sources()}
-        libs.append(_Library(t, candidate_order(t, seed, per_function), originals, runner, dict(want)))
+        order = [m for m in candidate_order(t, seed, per_function) if t.test_files([m.path])]  # no test, no task
+        own = {tier: floor * share for tier, share in SHARES.items()}
+        libs.append(_Library(t, order, originals, runner, dict(want), own, shared))
+    libs.sort(key=lambda lib: (lib.cost, lib.target.name))  # cheapest first: they ask for the pool first
     seconds: dict[str, list[float]] = {}
     ran = 0
     with Executor(
         {lib.target.name: lib.target for lib in libs}, opener, workers=workers, ray_address=ray_address
     ) as ex:
         # single bugs, in rounds sized from each library's yield so far
-        for round_no in range(1, MAX_ROUNDS + 1):
+        for round_no in range(1, MAX_ROUNDS + 2):
+            _rebalance(libs, "one_bug", lambda lib: lib.next < len(lib.order) and shared.left(lib.budget, "one_bug"))
             work: list[tuple[_Library, _Candidate]] = []
             for lib in libs:
                 need = lib.want["one_bug"] - len(_kept(lib.singles))
-                if need <= 0 or lib.next >= len(lib.order):
+                if need <= 0 or lib.next >= len(lib.order) or not shared.left(lib.budget, "one_bug"):
                     continue
                 tried = len(lib.singles)
                 valid = sum(1 for c in lib.singles if c.outcome is not None and c.outcome.valid)
-                size = _round_size(need, tried, valid)
-                batch = [lib.candidate("one_bug", (m,)) for m in lib.order[lib.next : lib.next + size]]
+                size = _round_size(need, tried, valid) if round_no <= MAX_ROUNDS else len(lib.order)
+                batch = lib.take("one_bug", [(m,) for m in lib.order[lib.next : lib.next + size]])
                 lib.next += len(batch)
                 lib.singles.extend(batch)
                 work.extend((lib, c) for c in batch)
             if not work:
                 break
             ran += _validate(work, ex, cache, seconds, progress, f"one bug, round {round_no}")
+        _rebalance(libs, "one_bug", lambda lib: False)
         # pairs: two bugs in one file, two bugs in two files; rounds as above, every library at once
         for tier in ("two_bugs", "two_files"):
             options = {lib.target.name: _pairs(lib, tier, seed) for lib in libs}
             taken = dict.fromkeys(options, 0)
-            for round_no in range(1, MAX_ROUNDS + 1):
+            for lib in libs:
+                lib.pairs[tier] = []
+            for round_no in range(1, MAX_ROUNDS + 2):
+                _rebalance(libs, tier, functools.partial(_has_more, tier, taken, options))
                 work = []
                 for lib in libs:
-                    pairs = lib.pairs.setdefault(tier, [])
+                    pairs = lib.pairs[tier]
                     need = lib.want[tier] - len(_kept(pairs))
                     start = taken[lib.target.name]
-                    if need <= 0 or start >= len(options[lib.target.name]):
+                    if need <= 0 or not _has_more(tier, taken, options, lib):
                         continue
-                    batch = options[lib.target.name][start : start + math.ceil(need * 1.3) + 1]
+                    chosen = options[lib.target.name][start : start + math.ceil(need * 1.3) + 1]
+                    batch = lib.take(tier, [c.mods for c in chosen])
                     taken[lib.target.name] += len(batch)
                     pairs.extend(batch)
                     work.extend((lib, c) for c in batch)
                 if not work:
                     break
                 ran += _validate(work, ex, cache, seconds, progress, f"{tier}, round {round_no}")
+            _rebalance(libs, tier, lambda lib: False)
     manifests = {lib.target.name: _manifest(lib, seed) for lib in libs}
     return {
         "manifests": manifests,
@@ -951,7 +1041,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--libraries", nargs="*", help="library names (default: every library with a baseline)")
     parser.add_argument("--seed", type=int, default=0, help="orders the candidates and the pairs")
     parser.add_argument("--per-library", type=int, default=100, help="tasks wanted per library (70/15/15 by tier)")
-    parser.add_argument("--per-function", type=int, default=3, help="at most this many candidates from one function")
+    parser.add_argument("--per-function", type=int, default=5, help="at most this many candidates from one function")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=2000.0,
+        help="estimated validation seconds in all (a validation: its library's suite time by the share of tests "
+        "run, plus overhead; 70/15/15 by tier); measured here, a validation took about 2.5x its estimate",
+    )
+    parser.add_argument(
+        "--floor", type=float, default=40.0, help="of --budget, estimated seconds each library gets before the pool"
+    )
+    parser.add_argument(
+        "--max-suite-seconds",
+        type=float,
+        default=MAX_SUITE_SECONDS,
+        help="without --libraries, leave out libraries whose baseline suite is slower",
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (one sandbox each), or Ray actors")
     parser.add_argument("--ray-address", default=None, help="run the workers as Ray actors on this cluster ('auto')")
     parser.add_argument("--backend", default="docker", help="sandbox backend (docker; local runs library code here)")
@@ -959,9 +1065,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="run every validation again")
     parser.add_argument("--out", type=Path, default=TASKS_DIR, help="where the manifests and yield.json go")
     args = parser.parse_args(argv)
-    names = args.libraries or libraries_with_baseline()
+    names = args.libraries or [
+        name for name in usable_libraries() if load_baseline(name)["seconds"] <= args.max_suite_seconds
+    ]
     if not names:
-        raise ConfigError("no library has a baseline yet: run `python -m agentgym.envs.swe.baseline` first")
+        raise ConfigError("no library has a usable baseline: run `python -m agentgym.envs.swe.baseline` first")
     targets = [load_target(name) for name in names]
     cache = ValidationCache(None if args.no_cache else (args.cache or default_cache_path()))
     opener = functools.partial(open_library_sandbox, backend=args.backend)
@@ -970,6 +1078,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         per_library=args.per_library,
         per_function=args.per_function,
+        budget=args.budget,
+        floor=args.floor,
         workers=args.workers,
         ray_address=args.ray_address,
         opener=opener,
