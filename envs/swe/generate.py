@@ -1,43 +1,51 @@
 """Generate SWE-v0's tasks: bugs injected into each library, kept only when its own tests catch them.
 
-    python -m agentgym.envs.swe.generate                      # every library with a baseline, 2 workers
+    python -m agentgym.envs.swe.generate                      # every usable library, 2 workers
     python -m agentgym.envs.swe.generate --libraries boltons --per-library 40 --workers 1
-    python -m agentgym.envs.swe.generate --ray-address auto   # the validations as Ray tasks
+    python -m agentgym.envs.swe.generate --ray-address auto   # the workers as Ray actors
 
-SWE-smith's method, offline. For each library that has a baseline (``data/baseline/<name>.json``:
-its passing, non-flaky tests per test file):
+SWE-smith's method, offline. For each library whose committed baseline (``data/baseline/<name>.json``:
+its passing, non-flaky tests per test file) says it is usable, and whose suite runs within
+``--max-suite-seconds``:
 
 1. **Candidates.** Every modification of the package's source files (`modifiers`; never its tests)
    is ordered by a hash of the seed and its name, round-robin over modifiers and, within one, over
-   files, at most ``--per-function`` from one function, so any prefix is spread over both.
+   files, at most ``--per-function`` from one function, so any prefix is spread over both. A
+   modification of a module no test file reaches is left out.
 2. **Validation, in the sandbox.** A worker holds a sandbox on the library
    (`sandboxing.open_library_sandbox`), writes the buggy file into its workspace, runs the tests
    and writes the original back. The tests run are the whole suite when the baseline suite takes at
    most `WHOLE_SUITE_SECONDS`, otherwise every test file that imports the modified module, directly
-   or through the library's own modules (found statically; the manifest names the files). A
-   candidate is kept when at least one baseline-passing test now fails (FAIL_TO_PASS) and at least
-   one still passes (PASS_TO_PASS); one that runs past its deadline or crashes the sandbox is
-   dropped. Candidates are validated in rounds, each sized from the yield so far, until the
-   library has ``--per-library`` x 70% one-bug tasks or no candidates are left.
-3. **Deduplication** (in candidate order): no two tasks with the same patch, and none with the
+   or through the library's own modules, package ``__init__`` files included (found statically; the
+   manifest names the files). A candidate is kept when at least one baseline-passing test now fails
+   (FAIL_TO_PASS) and at least one still passes (PASS_TO_PASS); one that runs past its deadline or
+   crashes the sandbox is dropped.
+3. **Rounds and budget.** Candidates are validated in rounds, each sized from the library's yield
+   so far, until it has its share of tasks (``--per-library``, 70/15/15 by tier), runs out of
+   candidates, or of budget. The budget is in *estimated* seconds (`Target.estimate`: the baseline
+   suite's time by the share of its tests run, plus `OVERHEAD_SECONDS`; committed data, so the same
+   seed validates the same candidates): each library has a floor, the rest is a pool the libraries
+   draw from cheapest first. What a library falls short of moves to the libraries that can still
+   grow, so a slow or small library gives its share to fast ones.
+4. **Deduplication** (in candidate order): no two tasks with the same patch, and none with the
    same FAIL_TO_PASS set on the same function(s).
-4. **Harder tiers.** ``two_bugs``: two kept bugs in different functions of one file;
-   ``two_files``: two kept bugs in two files; each pair validated together, ~15% of the tasks each.
+5. **Harder tiers.** ``two_bugs``: two kept bugs in different functions of one file;
+   ``two_files``: two kept bugs in two files; each pair validated together.
 
 The manifest, ``data/tasks/<library>.json``, holds no library text: each bug is (file, function,
 modifier, site, sha256 of the file and of the patch), rebuilt by `bugs.buggy_files`. Per task: its
 id ``swe/<tier>/<library>/<path>:<function>/<modifier>@<site>[+...]``, the bugs, FAIL_TO_PASS, the
-test files run (PASS_TO_PASS is the baseline's passing tests of those files minus FAIL_TO_PASS),
-up to `MAX_FAILURES` failure excerpts the statement is written from, and the validation's seconds.
-``data/tasks/yield.json`` holds the yield per library, modifier and tier and every validation's
-seconds (`benchmarks/swe_yield.py` reports them).
+test files run (PASS_TO_PASS is the baseline's passing tests of those files minus FAIL_TO_PASS,
+counted in ``PASS_TO_PASS_count``), up to `MAX_FAILURES` failure excerpts of `FAILURE_CHARS` the
+statement is written from, and the validation's seconds. Its header names the runner and the
+baseline it was validated with. ``data/tasks/yield.json`` holds the yield per library, modifier and
+tier and every validation's seconds (`benchmarks/swe_yield.py` reports them).
 
 Validations are cached on disk (key: library, version, patch hash, runner code hash, tests run),
 so an interrupted run resumes where it stopped and a rerun with the same seed rebuilds the same
-manifest without running anything. Workers are processes (``--workers``, one sandbox each) or Ray
-actors (``--ray-address``).
+manifest without running anything. Workers are processes (``--workers``, one sandbox each, spawned)
+or Ray actors (``--ray-address``).
 """
-
 from __future__ import annotations
 
 import argparse
