@@ -105,6 +105,9 @@ MAX_SUITE_SECONDS = 20.0
 (and an agent's every test run would cost as much)."""
 OVERHEAD_SECONDS = 0.5
 """A validation's cost beside the tests: writing the files, forking the runner, importing the library."""
+MAX_REPORT_BYTES = 1 << 22
+"""What a run's report may take on the channel: a suite of thousands of tests reports more than 64 KiB
+(the child's report past the cap reads as a crash)."""
 FAILURE_CHARS = 600
 MAX_FAILURES = 3
 MAX_ROUNDS = 5
@@ -417,7 +420,7 @@ class Validator:
                     RUNNER,
                     "run",
                     timeout=job.timeout,
-                    max_output=1 << 16,
+                    max_output=MAX_REPORT_BYTES,
                     root=sandbox.workspace,
                     files=None if job.whole_suite else list(job.test_files),
                     max_failure_chars=FAILURE_CHARS,
