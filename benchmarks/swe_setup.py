@@ -1,6 +1,6 @@
 """SWE-v0's set-up cost and its libraries' test speed in the sandbox.
 
-    python benchmarks/swe_setup.py [--repeats 3] [--only boltons,idna] [--no-cold] [--json out.json]
+    python benchmarks/swe_setup.py [--repeats 3] [--only boltons,idna] [--no-cold | --cold-only] [--json out.json]
 
 - **cold setup** (``--no-cold`` skips it): what ``agentgym setup --only swe`` costs on a machine
   that has only the base image: every pinned archive downloaded with pip (into a throwaway cache
@@ -46,8 +46,7 @@ def cold_setup() -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="agentgym-swe-bench-") as cache_str:
         cache = Path(cache_str)
         start = time.perf_counter()
-        for source in [*LIBRARIES, *sorted({d for lib in LIBRARIES for d in lib.deps}, key=lambda d: d.name)]:
-            swe_images.fetch_archive(source, cache=cache, log=quiet)
+        swe_images.fetch_all(cache=cache, log=quiet)
         phases["download_s"] = time.perf_counter() - start
         start = time.perf_counter()
         swe_images.swe_trees(cache=cache, log=quiet)
@@ -98,9 +97,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="whole-suite runs per library")
     parser.add_argument("--only", default="", help="these libraries only (comma-separated)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold setup measurement")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold setup measurement")
     parser.add_argument("--json", default="", help="also write the results to this file")
     args = parser.parse_args()
     names = [library(n).name for n in args.only.split(",") if n.strip()] or [lib.name for lib in LIBRARIES]
+    names = [] if args.cold_only else names
     result: dict[str, Any] = {"load_average_before": os.getloadavg()}
     if not args.no_cold:
         result["cold_setup"] = cold_setup()

@@ -133,6 +133,24 @@ class Library:
         return f"{IMAGE_ROOT}/{self.name}"
 
     @property
+    def source_roots(self) -> tuple[str, ...]:
+        """The kept paths that are the library's own code: its packages' folders (or modules)."""
+        return tuple(p for p in self.keep if p.rsplit("/", 1)[-1].removesuffix(".py") in self.packages)
+
+    def is_source(self, path: str) -> bool:
+        """Whether ``path`` (relative to the workspace root) is library code rather than a test:
+        under a source root, and neither a test module, a ``conftest.py`` nor inside a ``tests``
+        folder (toolz keeps its tests inside the package). Bugs go into source files only; the
+        verdict restores everything else from the pristine tree."""
+        parts = path.split("/")
+        if not any(path == root or path.startswith(root + "/") for root in self.source_roots):
+            return False
+        name = parts[-1]
+        if {"tests", "test"} & set(parts[:-1]) or name == "conftest.py":
+            return False
+        return name.endswith(".py") and not name.startswith("test_") and not name.endswith("_test.py")
+
+    @property
     def top(self) -> str:
         """The folder an sdist's paths start with (empty for a wheel)."""
         return "" if self.is_wheel else self.filename[: -len(".tar.gz")]
@@ -259,6 +277,29 @@ LIBRARIES: tuple[Library, ...] = (
         pytest_args=("-o", "addopts="),  # its addopts ask for pytest-cov
         python_path=("src",),
         deps=(TYPING_EXTENSIONS,),
+    ),
+    Library(
+        name="pyparsing",
+        version="3.3.3",
+        filename="pyparsing-3.3.3.tar.gz",
+        sha256="928ae7e20211f3b6f3915a72f06a0cfd29ab9d24279dd6346b6b1a7146397d36",
+        license="MIT",
+        packages=("pyparsing",),
+        # the examples folder: test_unit.py imports grammars from it
+        keep=("pyparsing", "tests", "examples", "pyproject.toml", "tox.ini", "LICENSE", "README.rst"),
+        tests=("tests",),
+        license_files=("LICENSE",),
+        # railroad-diagrams (test_diagram), matplotlib (test_matplotlib_cases), not tests (the rest)
+        drop=(
+            "tests/test_diagram.py",
+            "tests/test_matplotlib_cases.py",
+            "tests/diag_embed.html",
+            "tests/diag_no_embed.html",
+            "tests/mypy-ignore-cases",
+            "tests/perf_pyparsing.py",
+        ),
+        # randomised stress tests, run once per packrat mode: 75 of the suite's 100 s in the sandbox
+        pytest_args=("-k", "not testNestedExpressionRandom and not test_make_compressed_re_random"),
     ),
     Library(
         name="semver",

@@ -10,11 +10,24 @@ folders, its package names). Every `run` happens in a forked child of that serve
 
 runs pytest in ``root`` on the node ids ``ids`` (``None``: every test of ``files``, or the whole
 suite) and returns ``{"outcomes": {nodeid: "passed" | "failed" | "error" | "skipped"}, "failures":
-{nodeid: text}, "collected": int, "seconds": float, "nonce": nonce}``. Node ids are pytest's,
-relative to ``root``, and the same on every run. An id that names no test is reported as an
-``"error"`` with the reason, never a crash, and the others still run (pytest alone would refuse
-the whole command line). Nothing pytest prints reaches the caller: outcomes and failure texts
-(``--tb=short``, each capped at ``max_failure_chars``) are read from pytest's own reports.
+{nodeid: text}, "collected": int, "seconds": float, "cpu_seconds": float, "nonce": nonce,
+"exit_code": int | None}`` (``seconds`` is wall time, ``cpu_seconds`` the CPU time it used).
+
+- Node ids are pytest's, relative to ``root``, and the same on every run. An id selects what it
+  selects on pytest's command line (a function id all its parametrizations, a class id its
+  tests); outcomes are keyed by the tests that ran. ``collected`` counts them.
+- An id that names nothing is reported as an ``"error"`` whose failure text starts with
+  ``"not found"``, never a crash, and the others still run (pytest alone would refuse the whole
+  command line). A test module that fails to import makes its ids (or, running files or the
+  suite, its path) ``"error"`` with the import error; the other modules still run.
+- ``"failed"`` is an assertion or exception in the test, ``"error"`` one in a fixture's setup or
+  teardown, ``"skipped"`` a skip or an expected failure (xfail): neither shows the code works.
+- Nothing pytest prints reaches the caller: outcomes and failure texts (``--tb=short``, memory
+  addresses blanked, each capped at ``max_failure_chars`` keeping its head and its tail) are read
+  from pytest's own reports. Should pytest itself refuse to start (a broken configuration file),
+  the reason is under ``failures["<pytest>"]``.
+- No bytecode is written into the workspace or read from it (a planted ``__pycache__`` is
+  ignored), and the library's modules are imported afresh from ``root`` in every run.
 
 A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does)::
 
@@ -27,7 +40,10 @@ A usage example (what `agentgym.envs.swe.sandboxing.open_library_sandbox` does):
     r.value["outcomes"]  # {"tests/test_strutils.py::test_strip_ansi": "passed"}
 """
 
+import ast
+import hashlib
 import importlib
+import importlib.machinery
 import io
 import os
 import pkgutil
@@ -46,56 +62,97 @@ for _info in pkgutil.walk_packages(_pytest.__path__, "_pytest."):
     except Exception:  # optional extras the runs never need
         pass
 
-# Standard-library modules the libraries and their tests import: warm here, once per sandbox.
+# The standard-library modules the pinned libraries and their tests import (an AST scan of their
+# trees), warmed here once per sandbox: each run then skips importing them, and a run can import
+# them where the interpreter's own files are root's alone (the local backend as root). Codecs too:
+# pytest escapes parametrized ids with ``unicode_escape``.
 for _name in (
-    "argparse",
-    "ast",
-    "bisect",
-    "calendar",
-    "codecs",
-    "collections",
-    "collections.abc",
-    "contextlib",
-    "copy",
-    "dataclasses",
-    "datetime",
-    "decimal",
-    "difflib",
-    "doctest",
-    "enum",
-    "fractions",
-    "functools",
-    "heapq",
-    "inspect",
-    "itertools",
-    "json",
-    "locale",
-    "math",
-    "numbers",
-    "operator",
-    "pickle",
-    "random",
-    "statistics",
-    "string",
-    "struct",
-    "tempfile",
-    "textwrap",
-    "threading",
-    "typing",
-    "unicodedata",
-    "unittest",
-    "unittest.mock",
-    "warnings",
-    "weakref",
-):
+    "argparse", "array", "ast", "asyncio", "base64", "binascii", "bisect", "calendar", "cmath", "codecs",
+    "collections", "collections.abc", "concurrent.futures", "contextlib", "copy", "copyreg", "dataclasses",
+    "datetime", "decimal", "difflib", "doctest", "enum", "errno", "fcntl", "fnmatch", "fractions", "functools",
+    "getpass", "gettext", "glob", "gzip", "hashlib", "heapq", "html", "html.entities", "html.parser",
+    "importlib.machinery", "importlib.metadata", "importlib.resources", "importlib.util", "inspect", "io",
+    "itertools", "json", "keyword", "linecache", "logging", "math", "multiprocessing", "numbers", "operator",
+    "pathlib", "pdb", "pickle", "pkgutil", "platform", "pprint", "queue", "random", "re", "reprlib", "resource",
+    "runpy", "shlex", "shutil", "signal", "socket", "sqlite3", "stat", "statistics", "string", "struct",
+    "subprocess", "sysconfig", "tarfile", "tempfile", "textwrap", "threading", "time", "timeit", "tomllib",
+    "traceback", "tracemalloc", "types", "typing", "unicodedata", "unittest", "unittest.mock", "urllib.parse",
+    "urllib.request", "uuid", "warnings", "weakref", "xml.etree.ElementTree", "xml.parsers.expat", "zipfile",
+    "zlib", "zoneinfo",
+):  # fmt: skip
     try:
         importlib.import_module(_name)
     except ImportError:
+        pass
+import encodings  # noqa: E402
+
+for _info in pkgutil.iter_modules(encodings.__path__, "encodings."):
+    try:
+        importlib.import_module(_info.name)
+    except Exception:  # a codec of another platform (mbcs)
         pass
 
 import gc  # noqa: E402
 
 gc.freeze()  # forked runs then skip scanning the warm interpreter's objects
+
+# ---------------------------------------------------------------- the compile cache (`warm`)
+from _pytest.assertion import rewrite as _rewrite  # noqa: E402
+
+_CODE: dict = {}  # (kind, path, sha256 of the source) -> code object compiled in the server
+_plain_source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+_plain_rewrite_test = _rewrite._rewrite_test
+
+
+def _source_to_code(self, data, path, *, _optimize=-1):
+    code = _CODE.get(("plain", path, hashlib.sha256(data).digest())) if _optimize == -1 else None
+    return code if code is not None else _plain_source_to_code(self, data, path, _optimize=_optimize)
+
+
+def _rewrite_test(fn, config):
+    data = fn.read_bytes()
+    code = _CODE.get(("rewritten", str(fn), hashlib.sha256(data).digest()))
+    return (os.stat(fn), code) if code is not None else _plain_rewrite_test(fn, config)
+
+
+importlib.machinery.SourceFileLoader.source_to_code = _source_to_code  # type: ignore[method-assign]
+_rewrite._rewrite_test = _rewrite_test
+
+
+def _looks_like_test(path):
+    name = os.path.basename(path)
+    parts = path.split(os.sep)
+    return name == "conftest.py" or name.startswith("test") or name.endswith("_test.py") or "tests" in parts
+
+
+def warm(root):
+    """Compile every Python file under ``root`` once, here in the server (`Sandbox.call`), so
+    forked runs take the code instead of compiling it (no bytecode is cached on disk: see `run`);
+    test files are also compiled as pytest rewrites their assertions. The cache is keyed by each
+    file's whole content, so an edited file misses it and is compiled afresh in the run: call it
+    on the pristine tree, before the agent acts. The number of files compiled."""
+    count = 0
+    for folder, dirs, files in os.walk(os.path.abspath(root)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                digest = hashlib.sha256(data).digest()
+                _CODE[("plain", path, digest)] = compile(data, path, "exec", dont_inherit=True)
+                if _looks_like_test(path):
+                    tree = ast.parse(data, filename=path)
+                    _rewrite.rewrite_asserts(tree, data, path, None)
+                    _CODE[("rewritten", path, digest)] = compile(tree, path, "exec", dont_inherit=True)
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                continue  # compiled (and its error reported) in the run, as without the cache
+            count += 1
+    gc.freeze()
+    return count
+
 
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 _BASE_ARGS = [
@@ -221,6 +278,12 @@ def _asked_by(nodeid, wanted):
             asked.add(nodeid[:cut])
 
 
+def _cpu(times):
+    """CPU seconds used (this process and its waited-for children): what a run costs whatever
+    else the machine is doing, where its wall time depends on the neighbours."""
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _file_of(nodeid):
     return nodeid.split("::", 1)[0]
 
@@ -234,10 +297,14 @@ def _forget_library():
 
 def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
     """Run the library's tests in ``root`` (see the module docstring); the report dict."""
-    start = time.perf_counter()
-    # No __pycache__ in the workspace: a .pyc is validated by the source's mtime in seconds and its
-    # size, so an edit of the same size within the second of an earlier run would run stale code.
+    start, cpu_start = time.perf_counter(), os.times()
+    # No bytecode written into the workspace, and none read from it: a .pyc is validated by the
+    # source's mtime in seconds and its size, so an edit of the same size within the second of an
+    # earlier run would run stale code, and a .pyc the agent planted beside a pristine file (its
+    # mtime and size copied) would run instead of it. Under a pycache prefix Python looks for
+    # bytecode only there (pytest's rewritten tests too), and below /dev/null nothing can exist.
     sys.dont_write_bytecode = True
+    sys.pycache_prefix = "/dev/null/agentgym-no-bytecode"
     root = os.path.abspath(root)
     os.chdir(root)
     paths = [os.path.join(root, p) for p in _CONFIG["python_path"]]
@@ -303,6 +370,7 @@ def run(root, ids=None, *, files=None, max_failure_chars=1500, nonce=""):
         "failures": dict(sorted(failures.items())),
         "collected": collector.collected,
         "seconds": round(time.perf_counter() - start, 3),
+        "cpu_seconds": round(_cpu(os.times()) - _cpu(cpu_start), 3),
         "nonce": nonce,
         "exit_code": exit_code,
     }

@@ -8,6 +8,10 @@ a passing test, then the same test after a bug is written into the workspace.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import py_compile
+
 import pytest
 
 from agentgym.envs.swe.libraries import Library
@@ -123,6 +127,23 @@ def test_each_run_imports_the_workspace_afresh(sandbox):
         assert not [p for p in sandbox.list_files() if "__pycache__" in p]  # no stale bytecode left behind
     finally:
         sandbox.write_file("src/fakelib/__init__.py", FILES["src/fakelib/__init__.py"])
+    assert run_tests(sandbox, ["tests/test_fake.py::test_add"])["outcomes"] == {
+        "tests/test_fake.py::test_add": "passed"
+    }
+
+
+def test_bytecode_planted_beside_a_pristine_module_is_never_run(sandbox, tmp_path):
+    """The attack: a .pyc of a wrong ``add`` carrying the pristine source's mtime and size, in the
+    ``__pycache__`` Python would read it from; the test must still run the source."""
+    pristine = FILES["src/fakelib/__init__.py"]
+    evil = "def add(a, b):\n    return a * b\n"
+    assert len(evil) == len(pristine)
+    mtime = int(sandbox.run("stat -c %Y src/fakelib/__init__.py", timeout=10).text)
+    (tmp_path / "evil.py").write_text(evil)
+    os.utime(tmp_path / "evil.py", (mtime, mtime))
+    cfile = importlib.util.cache_from_source("src/fakelib/__init__.py")
+    py_compile.compile(str(tmp_path / "evil.py"), cfile=str(tmp_path / "evil.pyc"))
+    sandbox.write_file(cfile, (tmp_path / "evil.pyc").read_bytes())
     assert run_tests(sandbox, ["tests/test_fake.py::test_add"])["outcomes"] == {
         "tests/test_fake.py::test_add": "passed"
     }
