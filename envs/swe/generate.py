@@ -46,6 +46,7 @@ so an interrupted run resumes where it stopped and a rerun with the same seed re
 manifest without running anything. Workers are processes (``--workers``, one sandbox each, spawned)
 or Ray actors (``--ray-address``).
 """
+
 from __future__ import annotations
 
 import argparse
