@@ -12,20 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentgym.errors import ConfigError
 from agentgym.eval.episodes import EpisodeSpec
 from agentgym.eval.runner import EpisodeWorker, WorkerConfig
+from agentgym.ray_support import require_ray
 
 __all__ = ["iter_ray", "require_ray"]
-
-
-def require_ray() -> Any:
-    """The `ray` module, or a `ConfigError` that says how to install it."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigError("executor='ray' needs Ray: run `pip install ray` (plain ray, not ray[rllib])") from exc
-    return ray
 
 
 class _Actor:

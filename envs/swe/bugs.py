@@ -11,6 +11,7 @@ give byte for byte the patch that was validated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -85,6 +86,12 @@ class Bug:
         )
 
 
+@functools.lru_cache(maxsize=32)
+def _sites(source: str, path: str) -> dict[tuple[str, str, int], Modification]:
+    """Every modification of a file by (function, modifier, site): a file's bugs are rebuilt from one enumeration."""
+    return {(m.function, m.modifier, m.site): m for m in enumerate_modifications(source, path)}
+
+
 def find_modification(source: str, bug: Bug, library: str = "") -> Modification:
     """The modification ``bug`` names in ``source`` (the original file); `BugMismatch` if it is not the recorded one."""
     where = f"{library}: {bug.key}" if library else bug.key
@@ -93,14 +100,14 @@ def find_modification(source: str, bug: Bug, library: str = "") -> Modification:
             f"{where}: {bug.path} is not the file the bug was generated on (sha256 {sha256(source)[:12]}, recorded "
             f"{bug.source_sha256[:12]}); run `agentgym setup --only swe` to fetch the pinned library again"
         )
-    for mod in enumerate_modifications(source, bug.path):
-        if (mod.function, mod.modifier, mod.site) == (bug.function, bug.modifier, bug.site):
-            if mod.patch_sha256 != bug.patch_sha256:
-                raise BugMismatch(
-                    f"{where}: the modifier now makes another patch (sha256 {mod.patch_sha256[:12]}, recorded "
-                    f"{bug.patch_sha256[:12]}); regenerate the manifest: python -m agentgym.envs.swe.generate"
-                )
-            return mod
+    mod = _sites(source, bug.path).get((bug.function, bug.modifier, bug.site))
+    if mod is not None:
+        if mod.patch_sha256 != bug.patch_sha256:
+            raise BugMismatch(
+                f"{where}: the modifier now makes another patch (sha256 {mod.patch_sha256[:12]}, recorded "
+                f"{bug.patch_sha256[:12]}); regenerate the manifest: python -m agentgym.envs.swe.generate"
+            )
+        return mod
     raise BugMismatch(
         f"{where}: the modifiers no longer find this site; "
         "regenerate the manifest: python -m agentgym.envs.swe.generate"
