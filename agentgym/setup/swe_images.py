@@ -300,7 +300,7 @@ def _dockerfile() -> str:
     check = (
         "import importlib.util as u, sys; import pytest; "
         f"found = [p for p in {packages!r} if u.find_spec(p)]; "
-        "sys.exit(found and 'library code in the image: %s' % found)"
+        "sys.exit('library code in the image: %s' % found if found else 0)"
     ).replace('"', "'")
     sources = " ".join(f"{lib.name}=={lib.version}" for lib in LIBRARIES)
     return DOCKERFILE.format(base=BASE_IMAGE, root=IMAGE_ROOT, sources=sources, check=check)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentgym.envs.swe.libraries import LIBRARIES
 from agentgym.tasks import stable_hash, stable_split
 
 __all__ = [
@@ -83,7 +84,7 @@ def split_of(record: TaskRecord) -> str | None:
 def records(tasks_dir: Path = TASKS_DIR) -> dict[str, TaskRecord]:
     """Every task of the manifest by id (each library's file read once per process)."""
     out: dict[str, TaskRecord] = {}
-    for path in sorted(tasks_dir.glob("*.json")):
+    for path in _manifests(tasks_dir):
         data = json.loads(path.read_text())
         for t in data["tasks"]:
             out[t["id"]] = TaskRecord(
@@ -104,9 +105,15 @@ def library_env_id(name: str) -> str:
     return f"agentgym/SWE-{name}-v0"
 
 
+def _manifests(tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    """The manifest's files, one per library (the folder also holds the generator's ``yield.json``)."""
+    names = {lib.name for lib in LIBRARIES}
+    return [p for p in sorted(tasks_dir.glob("*.json")) if p.stem in names]
+
+
 def libraries() -> tuple[str, ...]:
     """The libraries the manifest has tasks for, sorted (no file is parsed)."""
-    return tuple(sorted(p.stem for p in TASKS_DIR.glob("*.json")))
+    return tuple(p.stem for p in _manifests())
 
 
 def pass_to_pass_sample(task_id: str, candidates: Sequence[str], fail_to_pass: Sequence[str], k: int) -> list[str]:

@@ -143,12 +143,12 @@ def test_the_pristine_source_is_nowhere_in_the_sandbox(env, task_id):
     (path,) = task.meta["record"].files
     original = task.meta["originals"][path].splitlines()
     buggy = set(task.files[path].splitlines())
-    removed = sorted((line.strip() for line in original if line not in buggy and len(line.strip()) > 12), key=len)
+    removed = sorted((line for line in original if line not in buggy and len(line.strip()) > 12), key=len)
     assert removed, "the bug changed no distinctive line"
-    needle = removed[-1]
+    needle = removed[-1]  # the whole line as the original has it, indentation included (grep -x)
     out = _shell(
         env,
-        "grep -rlF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev -e "
+        "grep -rlxF --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev -e "
         + "'"
         + needle.replace("'", "'\\''")
         + "' / 2>/dev/null | head -5",
