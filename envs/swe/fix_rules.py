@@ -189,7 +189,6 @@ def _class_head(node: ast.ClassDef) -> ast.ClassDef:
         keywords=node.keywords,
         body=[ast.Pass()],
         decorator_list=node.decorator_list,
-        type_params=getattr(node, "type_params", []),
     )
 
 

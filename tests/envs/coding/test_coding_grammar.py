@@ -6,8 +6,8 @@ import pytest
 
 from agentgym.core import ActionError, BadArguments
 from agentgym.envs.coding import HELP
-from agentgym.repo.diffs import PatchMismatch, apply_patch, make_patch, parse_patch
 from agentgym.envs.coding.grammar import parse
+from agentgym.repo.diffs import PatchMismatch, apply_patch, make_patch, parse_patch
 
 DIFF = """--- a/m.py
 +++ b/m.py

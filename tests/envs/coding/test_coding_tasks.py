@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentgym.envs.coding.build_tasks import build
-from agentgym.repo.diffs import apply_patch, parse_patch
 from agentgym.envs.coding.tasks import TIERS, CodingTasks, StaleMutantData, default_taskset, module_is_heldout
 from agentgym.errors import ConfigError
+from agentgym.repo.diffs import apply_patch, parse_patch
 
 FIXTURE_CORPUS = Path(__file__).with_name("fixtures")
 
