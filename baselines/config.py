@@ -518,8 +518,10 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # SWE-v0: the menu policy on real libraries' bugs, Coding-v0's menu shape (the true fix among
     # other modifications of the same function, test, revert, submit) and its forced starts. A step
-    # that runs tests costs a pytest run in the sandbox (0.3-1 s, no result cache), so the preset is
-    # sized for about 30 minutes on a quiet 2-core machine: two seeds, few env steps, 32 held-out tasks.
+    # that runs tests costs a pytest run in the sandbox (0.1-1 s, no result cache), and a reset that
+    # changes library writes its tree (0.4-1.7 s): a 2-core machine trained at 1-2 env steps/s (a
+    # smoke run, 96 steps per schedule, finished end to end in 183 s), so these 12,000 env steps in
+    # all need about two hours there. Not yet run at this size.
     "swe": {
         "env_ids": "agentgym/SWE-v0",
         "seeds": "1,2",
