@@ -15,7 +15,7 @@ import gymnasium as gym
 
 from agentgym.envs.bfcl.tasks import CATEGORIES, category_env_id
 from agentgym.envs.miniwob.tasks import TASKS, task_env_id
-from agentgym.envs.swe.tasks import libraries, library_env_id
+from agentgym.envs.swe.tasks import libraries, library_env_id, library_is_heldout
 from agentgym.errors import UnknownEnvId
 
 __all__ = ["ENV_IDS", "ENTRY_POINT", "register_envs", "task_ids", "unknown_env_id"]
@@ -42,7 +42,11 @@ def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
 
     ids = {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
     ids.update({category_env_id(c): ("agentgym/BFCL-v0", {"categories": [c]}) for c in CATEGORIES})
-    ids.update({library_env_id(lib): ("agentgym/SWE-v0", {"libraries": [lib]}) for lib in libraries()})
+    for lib in libraries():  # a held-out library's tasks are all in the heldout split: its id starts there
+        fixed: dict[str, list[str] | str] = {"libraries": [lib]}
+        if library_is_heldout(lib):
+            fixed["split"] = "heldout"
+        ids[library_env_id(lib)] = ("agentgym/SWE-v0", fixed)
     return ids
 
 

@@ -27,6 +27,7 @@ before and after side by side.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -93,7 +94,8 @@ def _tool_call(env: Any, action: str) -> tuple[str, dict[str, Any]]:
     try:  # the one tool surface (after issue 56), else the TRL adapter's module (before it)
         from agentgym.llm.tools import action_call, tool_schemas
     except ImportError:
-        from agentgym.integrations.tools import action_call, tool_schemas  # type: ignore[no-redef,import-not-found]
+        before = importlib.import_module("agentgym.integrations.tools")  # the module at a ref before it
+        action_call, tool_schemas = before.action_call, before.tool_schemas
     base = env.unwrapped
     return action_call(base.family, action, tool_schemas(env, probed=base.tools()))
 

@@ -29,8 +29,8 @@ __all__ = ["SWETasks", "Candidate", "build_task", "statement", "default_taskset"
 
 STATEMENTS = ("full", "minimal")
 DECOYS = 3
-"""Wrong patches per bug on the menu: other modifications of the buggy function, plausible edits
-of the same code that do not restore it."""
+"""Wrong patches per bug on the menu: other modifications of the buggy function (of the functions
+nearest it when it has fewer), plausible edits of the same code that do not restore it."""
 _EXCERPT_TESTS = 3
 _EXCERPT_CHARS = 600
 
@@ -75,11 +75,22 @@ def statement(rec: TaskRecord, kind: str = "full") -> str:
     )
 
 
-def _decoys(task_id: str, path: str, buggy: str, function: str) -> list[str]:
-    """Up to `DECOYS` wrong versions of ``buggy``: other modifications of the same function, by a hash of the task."""
-    mods = [m for m in enumerate_modifications(buggy, path) if m.function == function and m.text != buggy]
-    mods.sort(key=lambda m: stable_hash(f"{task_id}\n{m.modifier}@{m.site}"))
-    return [m.text for m in mods[:DECOYS]]
+def _decoys(task_id: str, path: str, buggy: str, function: str, original: str) -> list[str]:
+    """`DECOYS` wrong versions of ``buggy``: other modifications of the same function first, then of the
+    functions nearest it in the file when it has too few (each group by a hash of the task), so the menu
+    is never a giveaway."""
+    mods = [m for m in enumerate_modifications(buggy, path) if m.text not in (buggy, original)]
+    own = sorted(
+        (m for m in mods if m.function == function), key=lambda m: stable_hash(f"{task_id}\n{m.modifier}@{m.site}")
+    )
+    if len(own) >= DECOYS:
+        return [m.text for m in own[:DECOYS]]
+    at = min((m.first for m in own), default=0) or next((m.first for m in mods if m.function == function), 0)
+    others = sorted(
+        (m for m in mods if m.function != function),
+        key=lambda m: (abs(m.first - at), stable_hash(f"{task_id}\n{m.key}")),
+    )
+    return [m.text for m in (own + others)[:DECOYS]]
 
 
 def build_task(rec: TaskRecord, split: str, kind: str = "full") -> Task:
@@ -91,7 +102,7 @@ def build_task(rec: TaskRecord, split: str, kind: str = "full") -> Task:
         path = str(bug["path"])
         candidates += [
             Candidate(path, files[path], d, False)
-            for d in _decoys(rec.task_id, path, files[path], str(bug["function"]))
+            for d in _decoys(rec.task_id, path, files[path], str(bug["function"]), originals[path])
         ]
     baseline = trees.baseline_tests(rec.library, rec.test_files)
     p2p_all = [t for t in baseline if t not in set(rec.fail_to_pass)]

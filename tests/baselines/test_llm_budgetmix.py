@@ -47,7 +47,7 @@ def test_oracle_transcripts_replay_to_success_and_mask_only_the_calls():
                 fn = call["tool_calls"][0]["function"]
                 assert getattr(instance, fn["name"])(**fn["arguments"]) == answer
             assert instance.get_reward() == 1.0 and instance.episode.terminated
-            assert "[turns left:" in answers[0]  # what GRPO's rollouts see after each call
+            assert " turns left]" in answers[0]  # what GRPO's rollouts see after each call
         finally:
             instance.episode.close()
 

@@ -26,8 +26,9 @@ EXTRA = {  # turns the oracle needs beyond T_clean, per (family, kind), with the
     ("agentgym/Browser-v0", "wrong_value"): 1,
     ("agentgym/BFCL-v0", "wrong_value"): 0,
     ("agentgym/Coding-v0", "wrong_value"): 0,
+    ("agentgym/SWE-v0", "wrong_value"): 0,  # a stale echo of the first patch: the oracle reads the true file
 }
-DOCKER_ONLY = {"agentgym/MiniWoB-v0": "agentgym/miniwob:latest"}
+DOCKER_ONLY = {"agentgym/MiniWoB-v0": "agentgym/miniwob:latest", "agentgym/SWE-v0": "agentgym/swe:latest"}
 
 
 def _family(env_id: str) -> type[AgentEnv]:

@@ -62,7 +62,7 @@ def _family_run(env_id: str, out: Path) -> tuple[Path, int]:
     image, tasks = probe.unwrapped.image, probe.unwrapped.tasks
     probe.close()
     sandbox = "local"
-    if env_id == "agentgym/MiniWoB-v0":
+    if "local" not in getattr(type(probe.unwrapped), "backends", ("local",)):  # MiniWoB-v0, SWE-v0
         require_docker(image)
         sandbox = "docker"
     ids = select_tasks(env_id, "test", 2, seed=0)
