@@ -28,9 +28,10 @@ from agentgym.tasks import Task, TaskSet, stable_hash
 __all__ = ["SWETasks", "Candidate", "build_task", "statement", "default_taskset", "STATEMENTS", "DECOYS"]
 
 STATEMENTS = ("full", "minimal")
-DECOYS = 3
+DECOYS = 5
 """Wrong patches per bug on the menu: other modifications of the buggy function (of the functions
-nearest it when it has fewer), plausible edits of the same code that do not restore it."""
+nearest it when it has fewer), plausible edits of the same code that do not restore it. Five keep a
+uniform pick over the menu under the contract's 0.25 at T=20 (three did not)."""
 _EXCERPT_TESTS = 3
 _EXCERPT_CHARS = 600
 
