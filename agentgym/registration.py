@@ -33,14 +33,16 @@ ENV_IDS = {
 }
 
 
-def task_ids() -> dict[str, tuple[str, dict[str, list[str]]]]:
+def task_ids() -> dict[str, tuple[str, dict[str, list[str] | str]]]:
     """Ids that are a family id with one task fixed, where Gymnasium users expect one id per task:
     ``agentgym/MiniWoB-click-button-v0`` is ``agentgym/MiniWoB-v0`` with ``tasks=["click-button"]``,
     ``agentgym/BFCL-miss_func-v0`` is ``agentgym/BFCL-v0`` with ``categories=["miss_func"]``,
     ``agentgym/SWE-boltons-v0`` is ``agentgym/SWE-v0`` with ``libraries=["boltons"]``.
     id -> (family id, its fixed arguments). The contract suite covers the family id; these share its code."""
 
-    ids = {task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS}
+    ids: dict[str, tuple[str, dict[str, list[str] | str]]] = {
+        task_env_id(page): ("agentgym/MiniWoB-v0", {"tasks": [page]}) for page in TASKS
+    }
     ids.update({category_env_id(c): ("agentgym/BFCL-v0", {"categories": [c]}) for c in CATEGORIES})
     for lib in libraries():  # a held-out library's tasks are all in the heldout split: its id starts there
         fixed: dict[str, list[str] | str] = {"libraries": [lib]}
