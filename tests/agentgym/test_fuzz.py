@@ -5,7 +5,8 @@ hypothesis search plays at least 2,000 actions: menu actions as they are, gramma
 mutations of them (`agentgym.fuzz.mutate`), each tool called with hostile argument values,
 the payloads that broke envs before (5000-digit numbers, ``-``/``not`` chains and JSON nested
 900 deep, ``$inf``, NUL bytes, huge strings) and random unicode. Every step must return within
-5 s with a bounded observation. Every id runs on the local backend (shell actions reduced to
+5 s with a bounded observation, except in a family whose steps run a real library's test suite
+(SWE-v0): there the bound is the one the env promises, its ``test_timeout`` plus the restore. Every id runs on the local backend (shell actions reduced to
 ``echo``), and ToolUse-v0 also on Docker, with raw actions.
 """
 
@@ -27,6 +28,18 @@ from support.docker import require_docker
 ACTIONS = 2000  # per (id, backend), as the robustness issue asks
 PER_EXAMPLE = 20
 STEP_LIMIT_S = 5.0
+# SWE-v0's `test` and `submit` run a real library's tests: a few seconds on a loaded machine (CI
+# measured 6.0 s with two test workers beside it). Its guarantee is its own timeout, plus the
+# restore of the pristine tree that precedes a verdict.
+SUITE_RUNNING = {"agentgym/SWE-v0"}
+RESTORE_MARGIN_S = 10.0
+
+
+def step_limit(env_id: str, env: gym.Env) -> float:
+    """The most seconds one step of ``env_id`` may take: 5 s, or the env's own test timeout."""
+    if env_id in SUITE_RUNNING:
+        return float(env.unwrapped.test_timeout) + RESTORE_MARGIN_S
+    return STEP_LIMIT_S
 
 
 def _family_backend(env_id: str) -> str:
@@ -88,6 +101,7 @@ def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
     env = envs[key]
     base = env.unwrapped
     limit = base.max_observation_length + 4096  # the text cap, plus any small fields a family adds
+    limit_s = step_limit(env_id, env)
     played = {"actions": 0, "slowest": 0.0}
 
     @seed(20251130)
@@ -114,7 +128,7 @@ def test_no_exception_escapes_a_hostile_agent(env_id, backend, envs):
             took = time.perf_counter() - start
             played["actions"] += 1
             played["slowest"] = max(played["slowest"], took)
-            assert took < STEP_LIMIT_S, f"step took {took:.1f} s"
+            assert took < limit_s, f"step took {took:.1f} s (bound {limit_s:g} s)"
             assert isinstance(obs["text"], str) and observation_size(obs) <= limit
             assert reward in (0.0, 1.0)
             if terminated or truncated:
