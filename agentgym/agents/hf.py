@@ -122,6 +122,8 @@ class HFAgent:
         transcript: ``hf`` (this agent's chat) or ``adapter`` (the TRL adapter's transcript, see the module).
         max_tool_calls: with ``transcript="adapter"``, TRL's ``max_tool_calling_iterations``: the calls of
             later replies are not played and the model's episode ends (None: no limit).
+        adapter: a LoRA adapter folder merged into ``model``'s weights (the language-model warm start saves
+            one: ``RUN/warm_start/adapter``), with the tokenizer and chat template saved beside it.
     """
 
     def __init__(
@@ -141,6 +143,7 @@ class HFAgent:
         prefix_cache_size: int = 4,
         transcript: str = "hf",
         max_tool_calls: int | None = None,
+        adapter: str | None = None,
     ) -> None:
         torch = require_module("torch")
         if tools not in _TOOLS_MODES:
@@ -160,8 +163,8 @@ class HFAgent:
             self.model.eval()
             self.name = type(self.model).__name__
         else:
-            self.model, self.tokenizer = load_causal_lm(model, device=device, dtype=dtype)
-            self.name = str(model)
+            self.model, self.tokenizer = load_causal_lm(model, device=device, dtype=dtype, adapter=adapter)
+            self.name = str(model) if adapter is None else f"{model}+{adapter}"
         self.device = next(self.model.parameters()).device  # where load_causal_lm put it, or the caller's model
         template = self.tokenizer.chat_template or ""
         takes_tools = "tools" in template

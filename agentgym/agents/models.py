@@ -34,6 +34,7 @@ __all__ = [
     "SMOLLM2_WHEEL",
     "MODEL_ALIASES",
     "load_causal_lm",
+    "apply_adapter",
     "load_tokenizer",
     "resolve_model",
     "tiny_causal_lm",
@@ -202,19 +203,45 @@ def pick_device(device: str = "auto") -> str:
 
 
 def load_causal_lm(
-    name_or_path: str | os.PathLike[str], *, device: str = "auto", dtype: str = "float32", tool_template: bool = False
+    name_or_path: str | os.PathLike[str],
+    *,
+    device: str = "auto",
+    dtype: str = "float32",
+    tool_template: bool = False,
+    adapter: str | os.PathLike[str] | None = None,
 ) -> tuple[Any, Any]:
-    """``(model, tokenizer)`` for ``name_or_path`` (`resolve_model`), in eval mode on ``device``."""
+    """``(model, tokenizer)`` for ``name_or_path`` (`resolve_model`), in eval mode on ``device``.
+
+    ``adapter``: a LoRA adapter folder (``save_pretrained`` of a ``peft`` model, as the language-model warm
+    start writes it), merged into the weights (`apply_adapter`); the tokenizer saved beside it, if any, is the
+    one used, so a chat template the adapter was trained with comes along."""
     transformers = require_module("transformers")
     torch = require_module("torch")
     if not isinstance(getattr(torch, dtype, None), torch.dtype):
         raise ConfigError(f"dtype {dtype!r}: expected a torch dtype name such as float32, bfloat16 or float16")
     folder = resolve_model(name_or_path)
-    tokenizer = load_tokenizer(folder, tool_template=tool_template)
+    saved = Path(adapter).expanduser() if adapter is not None else None
+    own = saved is not None and (saved / "tokenizer_config.json").is_file()
+    tokenizer = load_tokenizer(saved if own else folder, tool_template=tool_template and not own)
     model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=getattr(torch, dtype), **OFFLINE)
+    if saved is not None:
+        model = apply_adapter(model, saved)
     model.to(pick_device(device))
     model.eval()
     return model, tokenizer
+
+
+def apply_adapter(model: Any, adapter: str | os.PathLike[str]) -> Any:
+    """``model`` with the LoRA adapter saved in the folder ``adapter`` merged into its weights (plain
+    weights again: generation costs what the base model's does). Needs ``peft``."""
+    folder = Path(adapter).expanduser()
+    if not (folder / "adapter_config.json").is_file():
+        raise ConfigError(
+            f"adapter {str(adapter)!r}: no adapter_config.json there; give the folder the warm start saved "
+            "(python -m baselines.llm_budgetmix writes RUN/warm_start/adapter)"
+        )
+    peft = require_module("peft")
+    return peft.PeftModel.from_pretrained(model, str(folder), is_trainable=False).merge_and_unload()
 
 
 def tiny_causal_lm(tokenizer: Any, *, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:

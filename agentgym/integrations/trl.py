@@ -331,9 +331,14 @@ def dataset(
     faults: str | Sequence[str] | None = None,
     seed: int = 0,
     prompt: str = PROMPT,
+    balanced: bool = False,
     **env_kwargs: Any,
 ) -> Any:
     """A ``datasets.Dataset`` of ``n`` rows for `environment_factory`'s classes, seeded.
+
+    ``balanced``: draw the tasks round-robin over the split's units (a task id without its last part: a
+    MiniWoB page, a ToolUse template), each unit's tasks without repeats while it has any, instead of
+    uniformly over tasks (where a unit with many seeds crowds out the rest): what a warm start wants.
 
     Each row: ``prompt`` (one user message), ``task_id`` (uniform over ``split``'s tasks, narrowed by
     ``env_kwargs`` such as ``tiers=``/``domains=``), ``seed``, ``budget`` (T drawn per row from a
@@ -361,8 +366,8 @@ def dataset(
     rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "budget": [], "faults": []}
     if grouped:
         rows["environment"] = []
-    for i in range(n):
-        task_id = ids[int(rng.integers(len(ids)))]
+    drawn = _balanced(ids, n, rng) if balanced else [ids[int(rng.integers(len(ids)))] for _ in range(n)]
+    for i, task_id in enumerate(drawn):
         rows["prompt"].append([{"role": "user", "content": prompt + "\n\n"}])
         rows["task_id"].append(task_id)
         rows["seed"].append(int(rng.integers(2**31)))
@@ -371,3 +376,15 @@ def dataset(
         if grouped:
             rows["environment"].append(group_of[task_id])
     return datasets.Dataset.from_dict(rows)
+
+
+def _balanced(ids: Sequence[str], n: int, rng: np.random.Generator) -> list[str]:
+    """``n`` task ids round-robin over their units (the id without its last ``/`` part), in a shuffled unit
+    order, each unit's ids shuffled and used in turn (again from the start once all are used)."""
+    units: dict[str, list[str]] = {}
+    for task_id in ids:
+        units.setdefault(task_id.rsplit("/", 1)[0], []).append(task_id)
+    order = sorted(units)
+    rng.shuffle(order)
+    pools = {u: [units[u][int(i)] for i in rng.permutation(len(units[u]))] for u in order}
+    return [pools[order[i % len(order)]][(i // len(order)) % len(pools[order[i % len(order)]])] for i in range(n)]

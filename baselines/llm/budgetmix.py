@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from agentgym.agents.models import load_causal_lm, load_tokenizer, pick_device, tiny_causal_lm
+from agentgym.agents.models import apply_adapter, load_causal_lm, load_tokenizer, pick_device, tiny_causal_lm
 from agentgym.errors import ConfigError
 from agentgym.integrations import trl as agtrl
 from agentgym.llm.tools import action_call, tool_schemas
@@ -117,18 +117,23 @@ class Args:
     """save the warm start and every trained model (save_pretrained, with the tool template)"""
 
     # warm start
+    warm_start_adapter: str = ""
+    """a LoRA adapter folder a warm start saved (RUN/warm_start/adapter): use it instead of training one"""
     sft_tasks: int = 4
-    """training-split tasks the oracle plays for the warm start (failed replays are dropped)"""
+    """training-split tasks the oracle plays for the warm start, round-robin over the split's units (pages,
+    templates; failed replays are dropped)"""
     sft_budget: int = 8
     """the turn budget of the oracle's episodes (the oracle must finish within it)"""
     sft_epochs: int = 1
     """passes over the oracle transcripts"""
     sft_batch: int = 2
-    """transcripts per optimiser step (one at a time, gradients accumulated)"""
+    """packed sequences per optimiser step (one at a time, gradients accumulated)"""
     sft_lr: float = 1e-4
     """AdamW learning rate of the warm start"""
+    sft_max_seconds: float = 0.0
+    """stop the warm start after this many seconds of training (0: no limit); the report says when it stopped"""
     max_length: int = 4096
-    """longest transcript kept for the warm start (tokens; longer ones are dropped)"""
+    """longest packed sequence of the warm start (tokens): transcripts are packed up to it, longer ones dropped"""
 
     # GRPO
     schedules: str = ",".join(SCHEDULES)
@@ -171,7 +176,11 @@ class Args:
     eval_ts: str = "4,8"
     """the T grid of the evaluation (its smallest and largest T are the contrasts' short and long T)"""
     eval_samples: int = 1
-    """episodes per (task, T) cell"""
+    """episodes per (task, T) cell (at least the largest of eval_ks)"""
+    eval_ks: str = "1"
+    """the K of pass@K reported (comma-separated; pass@1 is the unbiased estimate from eval_samples)"""
+    eval_base: bool = False
+    """also evaluate the model before the warm start (the zero-shot row)"""
     eval_temperature: float = 0.0
     """sampling temperature of the evaluation (0: greedy)"""
     max_new_tokens: int = 64
@@ -212,6 +221,32 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
     # SmolLM2-135M on the 2-core CPU machine, one family: 11 min 20 s measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
+    # the warm start that acts (docs/how-to/llm-agents.md): SmolLM2-135M with LoRA on 400 oracle transcripts of
+    # MiniWoB-v0's ordinary-control pages, 10 per page, on the 2-core CPU in about 45 minutes; then its K x T
+    # table beside the zero-shot model (no GRPO: --schedules adds it, or --warm-start-adapter reuses the adapter)
+    "warm-start": dict(
+        exp_name="llm-warm-start",
+        env_id="agentgym/MiniWoB-v0",
+        env_kwargs='{"tiers": ["controls"]}',
+        threads=2,
+        lora_rank=16,
+        sft_lr=5e-4,
+        sft_tasks=400,
+        sft_epochs=2,
+        sft_batch=4,
+        sft_budget=12,
+        sft_max_seconds=2300.0,
+        max_length=1280,
+        schedules="",
+        eval_base=True,
+        eval_ks="1,4",
+        eval_samples=4,
+        eval_temperature=0.7,
+        eval_tasks=40,
+        eval_ts="2,4,6",
+        t_long=6,
+        max_new_tokens=48,
+    ),
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
     "gpu": dict(
         exp_name="llm-budgetmix-gpu",
@@ -328,9 +363,11 @@ def oracle_transcripts(env_id: str, rows: Any, env_kwargs: Mapping[str, Any]) ->
     by name, not the env's schemas in the env's order)."""
     factory = agtrl.environment_factory(env_id, **env_kwargs)
     out = []
-    for row in rows:
-        instance = _tool_class(factory, row)()
-        try:
+    instances: dict[Any, Any] = {}  # one per tool class, reset per row as TRL's loop does (one sandbox each)
+    try:
+        for row in rows:
+            cls = _tool_class(factory, row)
+            instance = instances[cls] = instances.get(cls) or cls()
             first = instance.reset(**row)
             base = instance.episode.env.unwrapped
             schemas = tool_schemas(instance.episode.env, probed=base.tools())
@@ -356,7 +393,8 @@ def oracle_transcripts(env_id: str, rows: Any, env_kwargs: Mapping[str, Any]) ->
                     "turns": instance.episode.turns,
                 }
             )
-        finally:
+    finally:
+        for instance in instances.values():
             instance.episode.close()
     return out
 
@@ -384,12 +422,36 @@ def encode_transcript(
     return list(out["input_ids"]), list(out["assistant_masks"])
 
 
-def _assistant_loss(model: Any, ids: Any, mask: Any) -> tuple[Any, int]:
-    """Summed next-token cross-entropy over the masked tokens, the LM head applied to those positions
-    only (a 49k-vocabulary head over every prompt position costs more memory than the body)."""
+def pack(data: Sequence[tuple[list[int], list[int]]], max_length: int) -> list[list[tuple[list[int], list[int]]]]:
+    """Transcripts packed into sequences of at most ``max_length`` tokens (first fit, longest first), so a
+    forward pass runs on long sequences without padding; one that alone exceeds ``max_length`` is dropped."""
+    bins: list[list[tuple[list[int], list[int]]]] = []
+    room: list[int] = []
+    for ids, mask in sorted(data, key=lambda d: -len(d[0])):
+        if len(ids) > max_length:
+            continue
+        at = next((i for i, r in enumerate(room) if r >= len(ids)), None)
+        if at is None:
+            bins.append([])
+            room.append(max_length)
+            at = len(bins) - 1
+        bins[at].append((ids, mask))
+        room[at] -= len(ids)
+    return bins
+
+
+def _assistant_loss(model: Any, packed: Sequence[tuple[list[int], list[int]]], device: Any) -> tuple[Any, int]:
+    """Summed next-token cross-entropy over the assistant's tokens of a packed sequence. Each transcript's
+    positions restart at 0, from which transformers builds a block-diagonal causal mask (no transcript
+    attends to another); a transcript's first token is a prompt token, so no target crosses a boundary. The LM
+    head is applied to the target positions only (a 49k-vocabulary head over every position costs more
+    memory than the body)."""
     import torch
 
-    hidden = model.get_decoder()(input_ids=ids).last_hidden_state[0, :-1]
+    ids = torch.tensor([[t for seq, _ in packed for t in seq]], device=device)
+    mask = torch.tensor([[m for _, seq in packed for m in seq]], device=device)
+    position = torch.tensor([[p for seq, _ in packed for p in range(len(seq))]], device=device)
+    hidden = model.get_decoder()(input_ids=ids, position_ids=position, use_cache=False).last_hidden_state[0, :-1]
     target = mask[0, 1:].bool()
     logits = model.get_output_embeddings()(hidden[target]).float()
     loss = torch.nn.functional.cross_entropy(logits, ids[0, 1:][target], reduction="sum")
@@ -399,57 +461,71 @@ def _assistant_loss(model: Any, ids: Any, mask: Any) -> tuple[Any, int]:
 def warm_start(
     model: Any, tokenizer: Any, transcripts: Sequence[Mapping[str, Any]], args: Args, seed: int
 ) -> dict[str, Any]:
-    """Supervised fine-tuning on the transcripts, loss on the assistant's tokens only (mean over them
-    per optimiser step); returns the losses and the measured costs."""
+    """Supervised fine-tuning on the transcripts, packed (`pack`), loss on the assistant's tokens only (mean
+    over them per optimiser step); stops early after ``sft_max_seconds``. Returns the losses and the costs."""
     import torch
 
     template = _training_template(tokenizer)
     device = next(model.parameters()).device
     data = [encode_transcript(tokenizer, t, template) for t in transcripts]
-    kept = [(ids, mask) for ids, mask in data if len(ids) <= args.max_length and any(mask)]
-    if not kept:
+    usable = [(ids, mask) for ids, mask in data if any(mask)]
+    packed = pack(usable, args.max_length)
+    if not packed:
         raise ConfigError(f"no oracle transcript fits max_length={args.max_length}; raise --max-length")
+    kept = sum(len(b) for b in packed)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=args.sft_lr, weight_decay=0.0)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     order = random.Random(seed)
     model.train()
-    losses, steps, tokens, started = [], 0, 0, time.perf_counter()
+    losses, steps, tokens, started, stopped = [], 0, 0, time.perf_counter(), None
+    total_steps = args.sft_epochs * -(-len(packed) // args.sft_batch)
     for epoch in range(args.sft_epochs):
-        batch_order = list(range(len(kept)))
+        batch_order = list(range(len(packed)))
         order.shuffle(batch_order)
         for start in range(0, len(batch_order), args.sft_batch):
-            batch = [kept[i] for i in batch_order[start : start + args.sft_batch]]
-            n_target = sum(sum(mask[1:]) for _, mask in batch)
+            if args.sft_max_seconds and time.perf_counter() - started > args.sft_max_seconds:
+                stopped = f"after {steps} of {total_steps} steps ({args.sft_max_seconds:g} s spent)"
+                break
+            batch = [packed[i] for i in batch_order[start : start + args.sft_batch]]
+            n_target = sum(sum(mask[1:]) for seq in batch for _, mask in seq)
             total = 0.0
-            for ids, mask in batch:  # one transcript at a time: no padding, gradients accumulated
+            for seq in batch:  # one packed sequence at a time: no padding, gradients accumulated
                 with autocast:
-                    loss, _ = _assistant_loss(
-                        model, torch.tensor([ids], device=device), torch.tensor([mask], device=device)
-                    )
+                    loss, _ = _assistant_loss(model, seq, device)
                 (loss / n_target).backward()
                 total += float(loss.detach())
-                tokens += len(ids)
+                tokens += sum(len(ids) for ids, _ in seq)
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
             steps += 1
             losses.append(total / n_target)
-            print(f"warm start: epoch {epoch} step {steps} loss {losses[-1]:.3f}", flush=True)
+            elapsed = time.perf_counter() - started
+            print(
+                f"warm start: epoch {epoch} step {steps}/{total_steps} loss {losses[-1]:.3f} "
+                f"({tokens / elapsed:.0f} tokens/s, {elapsed:.0f} s)",
+                flush=True,
+            )
+        if stopped:
+            break
     model.eval()
     seconds = time.perf_counter() - started
     return {
-        "transcripts": len(kept),
-        "dropped_too_long": len(data) - len(kept),
+        "transcripts": kept,
+        "dropped_too_long": len(usable) - kept,
+        "packed_sequences": len(packed),
+        "trainable_parameters": sum(p.numel() for p in params),
         "steps": steps,
-        "first_loss": losses[0],
-        "last_loss": losses[-1],
+        "stopped_early": stopped,
+        "first_loss": losses[0] if losses else None,
+        "last_loss": losses[-1] if losses else None,
         "losses": losses,
         "seconds": seconds,
-        "seconds_per_step": seconds / steps,
+        "seconds_per_step": seconds / max(steps, 1),
         "tokens": tokens,
         "tokens_per_second": tokens / seconds,
-        "mean_transcript_tokens": float(np.mean([len(ids) for ids, _ in kept])),
+        "mean_transcript_tokens": float(np.mean([len(ids) for b in packed for ids, _ in b])),
     }
 
 
@@ -635,7 +711,7 @@ def evaluate_policy(model: Any, tokenizer: Any, args: Args, label: str, out: Pat
     result = evaluate(
         args.env_id,
         agent,
-        ks=(1,),
+        ks=_ints(args.eval_ks),
         ts=args.eval_ts,
         n=args.eval_samples,
         split=args.eval_split,
@@ -650,13 +726,20 @@ def evaluate_policy(model: Any, tokenizer: Any, args: Args, label: str, out: Pat
     )
     records = [dict(r) for r in result.records]
     seconds = time.perf_counter() - started
+    groups = result.summary["results"]["clean"]
+    passes = groups[next(iter(groups))]["pass"]
     return {
         "label": label,
         "seed": seed,
         "records": records,
+        "pass": {int(t): {int(k): dict(c) for k, c in row.items()} for t, row in passes.items()},
         "seconds": seconds,
         "seconds_per_episode": seconds / max(len(records), 1),
     }
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in str(text).split(",") if x.strip())
 
 
 def _eval_tasks(args: Args) -> list[str]:
@@ -731,12 +814,27 @@ def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
             s = success_at(agent, tasks, t, resamples=args.resamples)
             cols.append(f"{_fmt(s['mean'])} [{_fmt(s['lo'])}, {_fmt(s['hi'])}]")
         lines.append(f"| {name} | {len(agent)} | " + " | ".join(cols) + " |")
-    table = contrast_table(results["contrasts"]).split("\n\n")[0]  # (d)'s equivalence rows are not in this family
+    ks = _ints(args.eval_ks)
     lines += [
         "",
-        "## Contrasts (a), (b), (g), Holm-adjusted as one family",
+        "## Pass@K by T (the harness's unbiased estimator, 95% bootstrap interval over tasks; first seed)",
         "",
-        table,
+        "| agent | K | " + " | ".join(f"T={t}" for t in ts) + " |",
+        "|---|---|" + "---|" * len(ts),
+    ]
+    for name, per_seed in results.get("pass", {}).items():
+        grid = next(iter(per_seed.values()))
+        for k in ks:
+            cols = [grid.get(t, {}).get(k) for t in ts]
+            lines.append(
+                f"| {name} | {k} | "
+                + " | ".join("–" if c is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]" for c in cols)
+                + " |"
+            )
+    if results["contrasts"]:
+        table = contrast_table(results["contrasts"]).split("\n\n")[0]  # (d)'s equivalence rows are not in this family
+        lines += ["", "## Contrasts (a), (b), (g), Holm-adjusted as one family", "", table]
+    lines += [
         "",
         "## Costs",
         "",
@@ -769,32 +867,60 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     torch.manual_seed(seeds[0])
 
-    # ---- warm start: SFT on the oracle's transcripts of training tasks
     model, tokenizer = _load(args)
-    sft_rows = agtrl.dataset(
-        args.env_id, split="train", n=args.sft_tasks, budget=args.sft_budget, seed=10_000 + seeds[0], **env_kwargs
-    )
-    transcripts = oracle_transcripts(args.env_id, sft_rows, env_kwargs)
-    solved = [t for t in transcripts if t["reward"] > 0]
-    print(f"oracle: {len(solved)}/{len(transcripts)} transcripts solve their task", flush=True)
-    if args.lora_rank > 0:
-        from peft import get_peft_model
-
-        model = get_peft_model(model, _lora_config(args))
-    sft = warm_start(model, tokenizer, solved, args, seeds[0])
-    if args.lora_rank > 0:
-        model = model.merge_and_unload()
-    sft["oracle_solved"] = f"{len(solved)}/{len(transcripts)}"
-    if args.save_models:
-        model.save_pretrained(run / "warm_start")
-        tokenizer.save_pretrained(run / "warm_start")
-    warm_state = copy.deepcopy(model.state_dict())
-
-    costs: dict[str, Any] = {"warm_start": {k: v for k, v in sft.items() if k != "losses"}, "grpo": [], "eval": []}
+    costs: dict[str, Any] = {"grpo": [], "eval": []}
     cells: dict[str, dict[int, dict[tuple[str, int], float]]] = {}
-    evaluated = evaluate_policy(model, tokenizer, args, "warm-start", run / "eval" / "warm-start")
-    cells["warm-start"] = {0: cells_from_records(evaluated["records"])}
-    costs["eval"].append({k: v for k, v in evaluated.items() if k != "records"} | _token_costs(evaluated["records"]))
+    passes: dict[str, Any] = {}
+
+    def evaluated_as(label: str, policy: Any, folder: Path, seed: int = 0) -> None:
+        evaluated = evaluate_policy(policy, tokenizer, args, label, folder, seed)
+        cells.setdefault(label, {})[seed] = cells_from_records(evaluated["records"])
+        passes.setdefault(label, {})[seed] = evaluated["pass"]
+        costs["eval"].append(
+            {k: v for k, v in evaluated.items() if k not in ("records", "pass")} | _token_costs(evaluated["records"])
+        )
+        (run / "results.json").write_text(json.dumps({"pass": passes, "costs": costs}, indent=1, default=str))
+
+    # ---- warm start: SFT on the oracle's transcripts of training tasks (or a saved adapter)
+    if args.warm_start_adapter:
+        model = apply_adapter(model, args.warm_start_adapter)
+        costs["warm_start"] = {"adapter": args.warm_start_adapter}
+    else:
+        sft_rows = agtrl.dataset(
+            args.env_id,
+            split="train",
+            n=args.sft_tasks,
+            budget=args.sft_budget,
+            seed=10_000 + seeds[0],
+            balanced=True,
+            **env_kwargs,
+        )
+        oracle_started = time.perf_counter()
+        transcripts = oracle_transcripts(args.env_id, sft_rows, env_kwargs)
+        solved = [t for t in transcripts if t["reward"] > 0]
+        print(f"oracle: {len(solved)}/{len(transcripts)} transcripts solve their task", flush=True)
+        if args.lora_rank > 0:
+            from peft import get_peft_model
+
+            model = get_peft_model(model, _lora_config(args))
+        sft = warm_start(model, tokenizer, solved, args, seeds[0])
+        sft["oracle_seconds"] = time.perf_counter() - oracle_started - sft["seconds"]
+        sft["oracle_solved"] = f"{len(solved)}/{len(transcripts)}"
+        sft["units"] = len({t["task_id"].rsplit("/", 1)[0] for t in solved})
+        if args.lora_rank > 0:
+            if args.save_models:  # the adapter alone: what --agent hf --adapter PATH loads
+                model.save_pretrained(run / "warm_start" / "adapter")
+                tokenizer.save_pretrained(run / "warm_start" / "adapter")
+            model = model.merge_and_unload()
+        elif args.save_models:
+            model.save_pretrained(run / "warm_start")
+            tokenizer.save_pretrained(run / "warm_start")
+        (run / "warm_start_losses.json").write_text(json.dumps(sft["losses"]))
+        costs["warm_start"] = {k: v for k, v in sft.items() if k != "losses"}
+    warm_state = copy.deepcopy(model.state_dict())
+    evaluated_as("warm-start", model, run / "eval" / "warm-start")
+    if args.eval_base:  # the zero-shot row: the model as loaded, before the warm start, in the same transcript
+        evaluated_as("zero-shot", _load(args)[0], run / "eval" / "zero-shot")
 
     # ---- GRPO per schedule and seed, each from the warm start
     for seed in seeds:
@@ -809,21 +935,19 @@ def main(argv: list[str] | None = None) -> int:
             if args.save_models:
                 policy.save_pretrained(run / f"{schedule}-{seed}" / "model")
                 tokenizer.save_pretrained(run / f"{schedule}-{seed}" / "model")
-            evaluated = evaluate_policy(policy, tokenizer, args, schedule, run / "eval" / f"{schedule}-{seed}", seed)
-            cells.setdefault(schedule, {})[seed] = cells_from_records(evaluated["records"])
-            costs["eval"].append(
-                {k: v for k, v in evaluated.items() if k != "records"} | _token_costs(evaluated["records"])
-            )
+            evaluated_as(schedule, policy, run / "eval" / f"{schedule}-{seed}", seed)
             print(json.dumps(costs["grpo"][-1]), flush=True)
 
     # ---- contrasts and the report
     ts = [int(t) for t in args.eval_ts.split(",")]
     agents = {name: per_seed for name, per_seed in cells.items()}
     tasks = sorted({task for per_seed in agents.values() for c in per_seed.values() for task, _ in c})
-    contrasts = llm_contrasts({k: v for k, v in agents.items() if k in SCHEDULES}, tasks, ts, args.resamples)
+    trained = {k: v for k, v in agents.items() if k in SCHEDULES}
+    contrasts = llm_contrasts(trained, tasks, ts, args.resamples) if len(trained) == len(SCHEDULES) else []
     costs["total_seconds"] = time.perf_counter() - started
     results = {
         "args": dataclasses.asdict(args),
+        "pass": passes,
         "cells": {
             n: {s: {f"{k[0]}@{k[1]}": v for k, v in c.items()} for s, c in per_seed.items()}
             for n, per_seed in cells.items()
