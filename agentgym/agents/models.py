@@ -221,8 +221,8 @@ def load_causal_lm(
         raise ConfigError(f"dtype {dtype!r}: expected a torch dtype name such as float32, bfloat16 or float16")
     folder = resolve_model(name_or_path)
     saved = Path(adapter).expanduser() if adapter is not None else None
-    own = saved is not None and (saved / "tokenizer_config.json").is_file()
-    tokenizer = load_tokenizer(saved if own else folder, tool_template=tool_template and not own)
+    own = saved if saved is not None and (saved / "tokenizer_config.json").is_file() else None
+    tokenizer = load_tokenizer(own or folder, tool_template=tool_template and own is None)
     model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=getattr(torch, dtype), **OFFLINE)
     if saved is not None:
         model = apply_adapter(model, saved)

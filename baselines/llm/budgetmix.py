@@ -181,6 +181,8 @@ class Args:
     """the K of pass@K reported (comma-separated; pass@1 is the unbiased estimate from eval_samples)"""
     eval_base: bool = False
     """also evaluate the model before the warm start (the zero-shot row)"""
+    eval_warm_start: bool = True
+    """evaluate the warm start (off when a run that saved it already did, with --warm-start-adapter)"""
     eval_temperature: float = 0.0
     """sampling temperature of the evaluation (0: greedy)"""
     max_new_tokens: int = 64
@@ -601,6 +603,7 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
     device = str(next(model.parameters()).device.type)
     exposure = Exposure(args.env_steps, args.equal_by)
     episodes: list[dict[str, Any]] = []
+    spread: list[dict[str, Any]] = []  # per reward call (one optimiser step's rollouts): GRPO's signal
 
     def verifier_reward(
         prompts: Any, completions: Any, environments: Any = None, completion_ids: Any = None, **_: Any
@@ -610,7 +613,22 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
         tokens = [len(ids) for ids in completion_ids] if completion_ids is not None else [0] * len(summaries)
         exposure.add(summaries, tokens)
         episodes.extend({**s, "tokens": n} for s, n in zip(summaries, tokens))
-        return [float(e.get_reward()) for e in environments]
+        rewards = [float(e.get_reward()) for e in environments]
+        k = args.num_generations  # TRL orders a batch's completions group by group
+        groups = [rewards[i : i + k] for i in range(0, len(rewards), k)]
+        spread.append(
+            {
+                "groups": len(groups),
+                "with_spread": sum(max(g) > min(g) for g in groups),
+                "mean_reward": float(np.mean(rewards)) if rewards else 0.0,
+            }
+        )
+        print(
+            f"{schedule}: rollouts {len(rewards)}, reward {spread[-1]['mean_reward']:.2f}, groups with "
+            f"reward spread {spread[-1]['with_spread']}/{len(groups)}",
+            flush=True,
+        )
+        return rewards
 
     class StopWhenSpent(TrainerCallback):
         def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
@@ -654,6 +672,8 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
         "seconds_per_step": seconds / max(steps, 1),
         **exposure.as_dict(),
         "train_success": exposure.successes / max(exposure.episodes, 1),
+        "reward_spread": spread,
+        "share_of_groups_with_spread": sum(c["with_spread"] for c in spread) / max(sum(c["groups"] for c in spread), 1),
         "budgets": sorted({int(e["budget"]) for e in episodes if e.get("budget") is not None}),
         "log": [m for m in trainer.state.log_history if "loss" in m or "reward" in m],
         "model": trained,
@@ -668,7 +688,7 @@ def _lora_config(args: Args) -> Any:
             f"--lora-rank {args.lora_rank} needs peft, which is not installed: pip install peft "
             "(or leave --lora-rank 0 for full fine-tuning)"
         )
-    from peft import LoraConfig  # type: ignore[import-not-found]
+    from peft import LoraConfig
 
     return LoraConfig(
         r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear", task_type="CAUSAL_LM"
@@ -825,10 +845,10 @@ def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
     for name, per_seed in results.get("pass", {}).items():
         grid = next(iter(per_seed.values()))
         for k in ks:
-            cols = [grid.get(t, {}).get(k) for t in ts]
+            cells_k: list[Mapping[str, float] | None] = [grid.get(t, {}).get(k) for t in ts]
             lines.append(
                 f"| {name} | {k} | "
-                + " | ".join("–" if c is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]" for c in cols)
+                + " | ".join("–" if c is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]" for c in cells_k)
                 + " |"
             )
     if results["contrasts"]:
@@ -918,7 +938,8 @@ def main(argv: list[str] | None = None) -> int:
         (run / "warm_start_losses.json").write_text(json.dumps(sft["losses"]))
         costs["warm_start"] = {k: v for k, v in sft.items() if k != "losses"}
     warm_state = copy.deepcopy(model.state_dict())
-    evaluated_as("warm-start", model, run / "eval" / "warm-start")
+    if args.eval_warm_start:
+        evaluated_as("warm-start", model, run / "eval" / "warm-start")
     if args.eval_base:  # the zero-shot row: the model as loaded, before the warm start, in the same transcript
         evaluated_as("zero-shot", _load(args)[0], run / "eval" / "zero-shot")
 

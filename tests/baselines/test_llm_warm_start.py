@@ -122,6 +122,16 @@ def test_a_folder_without_an_adapter_is_refused_with_what_to_give(saved_adapter)
 def test_the_eval_cli_takes_adapter_for_the_hf_agent_only(capsys, tmp_path):
     from agentgym.cli import main
 
-    argv = ["eval", "--env", "agentgym/ToolUse-v0", "--agent", "random", "--adapter", "somewhere", "--out", str(tmp_path)]
+    argv = [
+        "eval",
+        "--env",
+        "agentgym/ToolUse-v0",
+        "--agent",
+        "random",
+        "--adapter",
+        "somewhere",
+        "--out",
+        str(tmp_path),
+    ]
     code = main(argv)
     assert code == 2 and "--adapter applies to --agent hf only" in capsys.readouterr().err
