@@ -851,6 +851,23 @@ def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
                 + " | ".join("–" if c is None else f"{c['mean']:.2f} [{c['lo']:.2f}, {c['hi']:.2f}]" for c in cells_k)
                 + " |"
             )
+    grpo = results["costs"].get("grpo") or []
+    if grpo:
+        lines += [
+            "",
+            "## GRPO's signal: groups with reward spread, per optimiser step",
+            "",
+            "A group whose K rollouts all score the same has zero advantage and teaches nothing.",
+            "",
+            "| schedule | seed | steps | env steps | train success | groups with spread, per step | share |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for g in grpo:
+            per_step = ", ".join(f"{c['with_spread']}/{c['groups']}" for c in g.get("reward_spread", []))
+            lines.append(
+                f"| {g['schedule']} | {g['seed']} | {g['steps']} | {g['env_steps']} | {g['train_success']:.2f} | "
+                f"{per_step or '–'} | {g.get('share_of_groups_with_spread', 0.0):.2f} |"
+            )
     if results["contrasts"]:
         table = contrast_table(results["contrasts"]).split("\n\n")[0]  # (d)'s equivalence rows are not in this family
         lines += ["", "## Contrasts (a), (b), (g), Holm-adjusted as one family", "", table]

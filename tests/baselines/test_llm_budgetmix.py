@@ -174,6 +174,8 @@ def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
         "Contrasts (a), (b), (g)",
         "collapse of the long-budget specialist",
         "H1 difference-in-differences",
+        "Pass@K by T",
+        "GRPO's signal: groups with reward spread",
         "## Costs",
     ):
         assert section in report, section
@@ -185,6 +187,7 @@ def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
     assert set(grpo["budgetmix"]["budgets"]) <= {2, 3, 4}
     for g in grpo.values():
         assert g["steps"] == 1 and g["episodes"] == 2 * g["steps"] and g["equal_by"] == "env_steps"
+        assert [c["groups"] for c in g["reward_spread"]] == [1] and 0 <= g["share_of_groups_with_spread"] <= 1
     warm = results["costs"]["warm_start"]
     assert warm["oracle_solved"] == "2/2" and warm["steps"] == 1 and warm["tokens_per_second"] > 0
     assert [r["label"] for r in results["contrasts"]] == ["a", "b", "g"]
