@@ -475,6 +475,15 @@ def warm_start(
     if not packed:
         raise ConfigError(f"no oracle transcript fits max_length={args.max_length}; raise --max-length")
     kept = sum(len(b) for b in packed)
+    if kept < len(usable):  # say so: a balanced set that loses its longest units is no longer balanced
+        long_units = sorted(
+            {t["task_id"].rsplit("/", 1)[0] for t, (ids, _) in zip(transcripts, data) if len(ids) > args.max_length}
+        )
+        print(
+            f"warm start: {len(usable) - kept} of {len(usable)} transcripts are longer than max_length="
+            f"{args.max_length} and are left out (from {', '.join(long_units)}); raise --max-length to keep them",
+            flush=True,
+        )
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=args.sft_lr, weight_decay=0.0)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
