@@ -646,6 +646,8 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
             return control
 
     peft_config = _lora_config(args)
+    if peft_config is None and not any(p.requires_grad for p in model.parameters()):
+        raise ConfigError("every weight of the model is frozen: GRPO would train nothing")
     config = grpo_config(args, device, seed, out)
     factory: Any = agtrl.environment_factory(args.env_id, **_env_kwargs(args))
     reward_funcs: list[Any] = [verifier_reward]
@@ -929,7 +931,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- warm start: SFT on the oracle's transcripts of training tasks (or a saved adapter)
     if args.warm_start_adapter:
-        model = apply_adapter(model, args.warm_start_adapter)
+        # merged weights come back frozen (peft loads an adapter for inference): GRPO must train them
+        model = apply_adapter(model, args.warm_start_adapter).requires_grad_(True)
         costs["warm_start"] = {"adapter": args.warm_start_adapter}
     else:
         sft_rows = agtrl.dataset(

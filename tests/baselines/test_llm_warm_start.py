@@ -135,3 +135,15 @@ def test_the_eval_cli_takes_adapter_for_the_hf_agent_only(capsys, tmp_path):
     ]
     code = main(argv)
     assert code == 2 and "--adapter applies to --agent hf only" in capsys.readouterr().err
+
+
+def test_grpo_refuses_a_model_whose_weights_are_all_frozen(tmp_path):
+    """A merged adapter comes back frozen (peft loads it for inference): GRPO on it would log a gradient norm
+    of 0 and train nothing, as the first pilot from a saved warm start did, so it is refused."""
+    from agentgym.agents.models import tiny_causal_lm
+
+    tokenizer = _tokenizer()
+    model = tiny_causal_lm(tokenizer, hidden=32, seed=0).requires_grad_(False)
+    args = lbm.Args(env_kwargs='{"domains": ["retail"], "tiers": ["single"], "backend": "local"}')
+    with pytest.raises(ConfigError, match="frozen"):
+        lbm.train_schedule(model, tokenizer, args, "fixed-short", 1, tmp_path)
