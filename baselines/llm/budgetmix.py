@@ -249,6 +249,31 @@ PRESETS: dict[str, dict[str, Any]] = {
         t_long=6,
         max_new_tokens=48,
     ),
+    # GRPO from that warm start (run it first, with the default --out), on the 7 pages whose warm-start pass
+    # rate was between 0.2 and 0.8 (where a group of 4 has the best odds of differing rewards): 29 minutes
+    "grpo-pilot": dict(
+        exp_name="llm-grpo-pilot",
+        env_id="agentgym/MiniWoB-v0",
+        env_kwargs='{"tasks": ["choose-list", "click-button", "click-tab", "enter-time", "focus-text-2", '
+        '"login-user", "read-table"]}',
+        threads=2,
+        warm_start_adapter="runs/llm-warm-start/warm_start/adapter",
+        eval_warm_start=False,
+        schedules="fixed-short,fixed-long,budgetmix",
+        t_short=2,
+        t_long=6,
+        num_generations=4,
+        prompts_per_step=1,
+        env_steps=24,
+        max_grpo_steps=4,
+        grpo_lr=1e-5,
+        max_completion_length=1536,
+        max_new_tokens=48,
+        eval_tasks=24,
+        eval_ts="2,6",
+        eval_samples=2,
+        eval_temperature=0.7,
+    ),
     # a user's GPU and a local 0.5B-class instruct model (--model PATH): three seeds, a real budget
     "gpu": dict(
         exp_name="llm-budgetmix-gpu",
