@@ -6,8 +6,9 @@ mutations of them (`agentgym.fuzz.mutate`), each tool called with hostile argume
 the payloads that broke envs before (5000-digit numbers, ``-``/``not`` chains and JSON nested
 900 deep, ``$inf``, NUL bytes, huge strings) and random unicode. Every step must return within
 5 s with a bounded observation, except in a family whose steps run a real library's test suite
-(SWE-v0): there the bound is the one the env promises, its ``test_timeout`` plus the restore. Every id runs on the local backend (shell actions reduced to
-``echo``), and ToolUse-v0 also on Docker, with raw actions.
+(SWE-v0): there the bound is the one the env promises, its ``test_timeout`` plus the restore. Every id
+runs on the local backend (shell actions reduced to ``echo``), and ToolUse-v0 also on Docker, with raw
+actions.
 """
 
 from __future__ import annotations
