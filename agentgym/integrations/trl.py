@@ -366,8 +366,10 @@ def dataset(
     rows: dict[str, list[Any]] = {"prompt": [], "task_id": [], "seed": [], "budget": [], "faults": []}
     if grouped:
         rows["environment"] = []
-    drawn = _balanced(ids, n, rng) if balanced else [ids[int(rng.integers(len(ids)))] for _ in range(n)]
-    for i, task_id in enumerate(drawn):
+    drawn = _balanced(ids, n, rng) if balanced else None
+    for i in range(n):
+        # uniform draws interleave with the row's seed and budget: the rows of a given seed stay what they were
+        task_id = drawn[i] if drawn is not None else ids[int(rng.integers(len(ids)))]
         rows["prompt"].append([{"role": "user", "content": prompt + "\n\n"}])
         rows["task_id"].append(task_id)
         rows["seed"].append(int(rng.integers(2**31)))
