@@ -224,7 +224,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     # SmolLM2-135M on the 2-core CPU machine, one family: 11 min 20 s measured (aimed at <= 30), figures in docs/llm.md
     "pilot": dict(),  # the defaults
     # the warm start that acts (docs/how-to/llm-agents.md): SmolLM2-135M with LoRA on 400 oracle transcripts of
-    # MiniWoB-v0's ordinary-control pages, 10 per page, on the 2-core CPU in about 45 minutes; then its K x T
+    # MiniWoB-v0's ordinary-control pages, 10 per page, on the 2-core CPU in about 40 minutes; then its K x T
     # table beside the zero-shot model (no GRPO: --schedules adds it, or --warm-start-adapter reuses the adapter)
     "warm-start": dict(
         exp_name="llm-warm-start",
@@ -238,7 +238,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         sft_batch=4,
         sft_budget=12,
         sft_max_seconds=2300.0,
-        max_length=1280,
+        max_length=2176,  # above the longest transcript (2,102 tokens): every page is trained
         schedules="",
         eval_base=True,
         eval_ks="1,4",
