@@ -159,6 +159,10 @@ class HFAgent:
         if threads:
             torch.set_num_threads(int(threads))
         if isinstance(model, tuple):
+            if adapter is not None:
+                raise ConfigError(
+                    "adapter= applies to a model loaded by name or folder; merge it into your own model first"
+                )
             self.model, self.tokenizer = model
             self.model.eval()
             self.name = type(self.model).__name__

@@ -109,6 +109,8 @@ def test_a_saved_adapter_loads_back_merged(saved_adapter):
     with torch.no_grad():
         assert torch.allclose(agent.model(input_ids=ids).logits, tuned, atol=1e-4)
     assert agent.name.endswith(str(root / "adapter"))
+    with pytest.raises(ConfigError, match="adapter= applies to a model loaded by name"):
+        HFAgent((model, tokenizer), adapter=str(root / "adapter"))
 
 
 def test_a_folder_without_an_adapter_is_refused_with_what_to_give(saved_adapter):
