@@ -21,14 +21,22 @@ from baselines.experiment.grid import land_checkpoint, run_jobs
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _slow_square(x: int) -> tuple[int, int]:
-    time.sleep(0.05 * (4 - x))  # the first jobs finish last
+def _slow_square(x: int, flag: str | None = None) -> tuple[int, int]:
+    if flag is None:
+        time.sleep(0.05 * (4 - x))  # the first jobs finish last
+    elif x == 0:  # job 0 waits until another worker has finished a job: it finishes after it, however loaded
+        deadline = time.monotonic() + 30
+        while not os.path.exists(flag) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    else:
+        open(flag, "a").close()
     return x * x, os.getpid()
 
 
-def test_run_jobs_returns_results_in_job_order_from_several_processes() -> None:
+def test_run_jobs_returns_results_in_job_order_from_several_processes(tmp_path) -> None:
     finished: list[int] = []
-    results = run_jobs(_slow_square, [(x,) for x in range(4)], workers=2, on_done=lambda i, _: finished.append(i))
+    flag = str(tmp_path / "another-job-done")
+    results = run_jobs(_slow_square, [(x, flag) for x in range(4)], workers=2, on_done=lambda i, _: finished.append(i))
     assert [r[0] for r in results] == [0, 1, 4, 9]
     assert sorted(finished) == [0, 1, 2, 3] and finished != [0, 1, 2, 3]  # finished out of order, returned in order
     assert len({r[1] for r in results}) == 2 and os.getpid() not in {r[1] for r in results}
