@@ -68,6 +68,7 @@ __all__ = [
     "PRESETS",
     "SCHEDULES",
     "Exposure",
+    "group_spread",
     "schedule_spec",
     "schedule_budgets",
     "oracle_transcripts",
@@ -319,6 +320,20 @@ def schedule_budgets(spec: Any, n: int, seed: int) -> list[int]:
     sample, top = parse_budget(spec)
     rng = np.random.default_rng([seed, 7919])
     return [draw_turns(sample, rng, top, "schedule", "budget") for _ in range(n)]
+
+
+def group_spread(rewards: Sequence[float | None], k: int) -> dict[str, Any]:
+    """GRPO's signal in one batch of rewards, ordered group by group as TRL orders completions: how many
+    groups of ``k`` have rewards that differ (an all-equal group has zero advantage). A reward of None (an
+    infrastructure failure, never scored) is left out, as TRL leaves it out of the group's baseline."""
+    groups = [[r for r in rewards[i : i + k] if r is not None] for i in range(0, len(rewards), k)]
+    scored = [r for g in groups for r in g]
+    return {
+        "groups": len(groups),
+        "with_spread": sum(bool(g) and max(g) > min(g) for g in groups),
+        "mean_reward": float(np.mean(scored)) if scored else 0.0,
+        "unscored": len(rewards) - len(scored),
+    }
 
 
 class Exposure:
@@ -647,19 +662,12 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
         tokens = [len(ids) for ids in completion_ids] if completion_ids is not None else [0] * len(summaries)
         exposure.add(summaries, tokens)
         episodes.extend({**s, "tokens": n} for s, n in zip(summaries, tokens))
-        rewards = [float(e.get_reward()) for e in environments]
-        k = args.num_generations  # TRL orders a batch's completions group by group
-        groups = [rewards[i : i + k] for i in range(0, len(rewards), k)]
-        spread.append(
-            {
-                "groups": len(groups),
-                "with_spread": sum(max(g) > min(g) for g in groups),
-                "mean_reward": float(np.mean(rewards)) if rewards else 0.0,
-            }
-        )
+        # None after an infrastructure failure: TRL then leaves the completion out of its group's baseline
+        rewards = [e.get_reward() for e in environments]
+        spread.append(group_spread(rewards, args.num_generations))
         print(
             f"{schedule}: rollouts {len(rewards)}, reward {spread[-1]['mean_reward']:.2f}, groups with "
-            f"reward spread {spread[-1]['with_spread']}/{len(groups)}",
+            f"reward spread {spread[-1]['with_spread']}/{spread[-1]['groups']}",
             flush=True,
         )
         return rewards

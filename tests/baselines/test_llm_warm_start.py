@@ -149,3 +149,10 @@ def test_grpo_refuses_a_model_whose_weights_are_all_frozen(tmp_path):
     args = lbm.Args(env_kwargs='{"domains": ["retail"], "tiers": ["single"], "backend": "local"}')
     with pytest.raises(ConfigError, match="frozen"):
         lbm.train_schedule(model, tokenizer, args, "fixed-short", 1, tmp_path)
+
+
+def test_group_spread_counts_differing_groups_and_leaves_infrastructure_failures_unscored():
+    # a dead sandbox's rollout (None) is no 0: it neither makes nor breaks its group's spread
+    out = lbm.group_spread([1.0, 0.0, None, 0.0, None, 1.0, 1.0, None], 4)
+    assert out == {"groups": 2, "with_spread": 1, "mean_reward": 0.6, "unscored": 3}
+    assert lbm.group_spread([None, None], 2)["with_spread"] == 0
