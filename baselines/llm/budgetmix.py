@@ -142,7 +142,8 @@ class Args:
     t_short: int = 4
     """T of fixed-T-short, the smallest T of BudgetMix and of the evaluation's contrasts"""
     t_long: int = 8
-    """T of fixed-T-long, the largest T of BudgetMix; also TRL's max_tool_calling_iterations"""
+    """T of fixed-T-long, the largest T of BudgetMix and of TRL's max_tool_calling_iterations (a schedule's cap is
+    its largest T)"""
     mix: str = ""
     """BudgetMix's budget spec (RandomBudget syntax, JSON); empty: uniform over [t_short, t_long]"""
     num_generations: int = 2
@@ -250,16 +251,44 @@ PRESETS: dict[str, dict[str, Any]] = {
         t_long=6,
         max_new_tokens=48,
     ),
-    # GRPO from that warm start (run it first, with the default --out), on the 7 pages whose warm-start pass
-    # rate was between 0.2 and 0.8 (where a group of 4 has the best odds of differing rewards): 29 minutes
+    # the same recipe on ToolUse-v0's single and refusal tiers, both domains (10 templates): 160 oracle
+    # transcripts, 16 per template, each seen once (a transcript is 1,950-2,820 tokens, so packing does not
+    # pair them and an epoch costs about 20 minutes here); T from the shortest template's min_turns (3) to 9
+    "warm-start-tooluse": dict(
+        exp_name="llm-warm-start-tooluse",
+        env_id="agentgym/ToolUse-v0",
+        env_kwargs='{"tiers": ["single", "refusal"]}',
+        threads=2,
+        lora_rank=16,
+        sft_lr=5e-4,
+        sft_tasks=160,
+        sft_epochs=1,
+        sft_batch=2,
+        sft_budget=12,
+        sft_max_seconds=2400.0,
+        max_length=2880,  # above the longest transcript (2,824 tokens)
+        schedules="",
+        eval_base=True,
+        eval_ks="1,4",
+        eval_samples=4,
+        eval_temperature=0.7,
+        eval_tasks=20,
+        eval_ts="3,6,9",
+        t_short=3,
+        t_long=9,
+        max_new_tokens=96,  # the oracle's longest call is 80 tokens (an address)
+    ),
+    # GRPO from that warm start (run it first, with the default --out), on the 5 pages whose warm-start pass
+    # rate lay between 0.2 and 0.8 at both T=2 and T=6 (where a group of 4 has the best odds of differing
+    # rewards under either budget), two seeds: about 55 minutes
     "grpo-pilot": dict(
         exp_name="llm-grpo-pilot",
         env_id="agentgym/MiniWoB-v0",
-        env_kwargs='{"tasks": ["choose-list", "click-button", "click-tab", "enter-time", "focus-text-2", '
-        '"login-user", "read-table"]}',
+        env_kwargs='{"tasks": ["choose-list", "click-tab", "enter-time", "focus-text-2", "read-table"]}',
         threads=2,
         warm_start_adapter="runs/llm-warm-start/warm_start/adapter",
-        eval_warm_start=False,
+        eval_warm_start=True,
+        seeds="1,2",
         schedules="fixed-short,fixed-long,budgetmix",
         t_short=2,
         t_long=6,
@@ -270,7 +299,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         grpo_lr=1e-5,
         max_completion_length=1536,
         max_new_tokens=48,
-        eval_tasks=24,
+        eval_tasks=20,
         eval_ts="2,6",
         eval_samples=2,
         eval_temperature=0.7,
@@ -613,9 +642,13 @@ def _grpo_rows(args: Args, schedule: str, seed: int) -> Any:
     return rows.remove_columns("budget").add_column("budget", budgets)
 
 
-def grpo_config(args: Args, device: str, seed: int, out: Path) -> Any:
+def grpo_config(args: Args, device: str, seed: int, out: Path, max_turns: int | None = None) -> Any:
     """TRL's `GRPOConfig` for one schedule's run: every turn capped at ``max_new_tokens``, the rollout at
-    ``max_completion_length`` and ``t_long`` tool calls (the env ends a shorter budget itself)."""
+    ``max_completion_length`` and ``max_turns`` tool calls (``t_long`` when None).
+
+    TRL's cap is global and it never asks the env whether to stop, so a rollout whose budget ended earlier
+    goes on generating calls that change nothing until the cap: give the schedule's largest T (a fixed-T-short
+    run then generates no call after its end; BudgetMix's short rows still do)."""
     from trl import GRPOConfig
 
     return GRPOConfig(
@@ -624,7 +657,7 @@ def grpo_config(args: Args, device: str, seed: int, out: Path) -> Any:
         per_device_train_batch_size=args.num_generations * args.prompts_per_step,
         num_generations=args.num_generations,
         max_completion_length=args.max_completion_length,
-        max_tool_calling_iterations=args.t_long,
+        max_tool_calling_iterations=max_turns or args.t_long,
         temperature=args.temperature,
         learning_rate=args.grpo_lr,
         beta=args.beta,
@@ -681,14 +714,15 @@ def train_schedule(model: Any, tokenizer: Any, args: Args, schedule: str, seed: 
     peft_config = _lora_config(args)
     if peft_config is None and not any(p.requires_grad for p in model.parameters()):
         raise ConfigError("every weight of the model is frozen: GRPO would train nothing")
-    config = grpo_config(args, device, seed, out)
+    rows = _grpo_rows(args, schedule, seed)
+    config = grpo_config(args, device, seed, out, max_turns=max(rows["budget"]))
     factory: Any = agtrl.environment_factory(args.env_id, **_env_kwargs(args))
     reward_funcs: list[Any] = [verifier_reward]
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=reward_funcs,
         args=config,
-        train_dataset=_grpo_rows(args, schedule, seed),
+        train_dataset=rows,
         processing_class=tokenizer,
         environment_factory=factory,
         callbacks=[StopWhenSpent()],
@@ -860,10 +894,12 @@ def write_report(run: Path, args: Args, results: Mapping[str, Any]) -> str:
         name: {int(s): cells for s, cells in per_seed.items()} for name, per_seed in results["cells"].items()
     }
     tasks = sorted({task for per_seed in agents.values() for cells in per_seed.values() for task, _ in cells})
+    has_grpo = bool(results["costs"].get("grpo"))
+    trained = f"schedules trained at equal {args.equal_by} ({args.env_steps})" if has_grpo else "no GRPO schedule"
     lines = [
-        f"# {args.exp_name}: GRPO BudgetMix on {args.env_id} ({args.model})",
+        f"# {args.exp_name}: {'GRPO BudgetMix' if has_grpo else 'a warm start'} on {args.env_id} ({args.model})",
         "",
-        f"Preset `{args.preset}`; schedules trained at equal {args.equal_by} ({args.env_steps}); evaluation on "
+        f"Preset `{args.preset}`; {trained}; evaluation on "
         f"{len(tasks)} `{args.eval_split}` tasks, {args.eval_samples} episode(s) per (task, T), temperature "
         f"{args.eval_temperature}.",
         "",

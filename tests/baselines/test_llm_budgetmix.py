@@ -150,6 +150,31 @@ def test_grpo_caps_every_turn_at_max_new_tokens(tmp_path):
     assert config.max_tool_calling_iterations == 4
 
 
+def test_a_schedule_caps_trl_tool_calls_at_its_own_largest_budget(tmp_path, monkeypatch):
+    """TRL's turn cap is global and it never asks the env whether to stop: under fixed-T-short a cap of
+    ``t_long`` made every rollout generate calls after its end (about 4 of 6 at T=2 in the MiniWoB pilot)."""
+    import torch
+
+    args = lbm.Args(env_kwargs=json.dumps(RETAIL), t_short=2, t_long=6, max_grpo_steps=3)
+    caps = {}
+
+    class Stop(Exception):
+        pass
+
+    def config(args, device, seed, out, max_turns=None):
+        caps[schedule] = max_turns
+        raise Stop
+
+    original = lbm.grpo_config
+    monkeypatch.setattr(lbm, "grpo_config", config)
+    for schedule in lbm.SCHEDULES:
+        with pytest.raises(Stop):
+            lbm.train_schedule(torch.nn.Linear(1, 1), None, args, schedule, 0, tmp_path)
+    mix = lbm.schedule_budgets(lbm.schedule_spec("budgetmix", args), 3, 0)
+    assert caps == {"fixed-short": 2, "fixed-long": 6, "budgetmix": max(mix)}
+    assert original(args, "cpu", 0, tmp_path).max_tool_calling_iterations == 6  # no cap given: t_long
+
+
 @pytest.mark.slow  # about 80 s on the shared 2-core machine
 @pytest.mark.timeout(600)
 def test_smoke_preset_runs_the_whole_pipeline(tmp_path: Path) -> None:
