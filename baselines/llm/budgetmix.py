@@ -1119,6 +1119,14 @@ def parse_args(argv: list[str] | None = None) -> Args:
         parser.error("no --model: give a local model folder (agentgym never downloads weights), smollm2-135m or tiny")
     if not 1 <= args.t_short <= args.t_long:
         parser.error(f"--t-short {args.t_short} --t-long {args.t_long}: expected 1 <= t_short <= t_long")
+    try:
+        ts, ks = _ints(args.eval_ts), _ints(args.eval_ks)
+    except ValueError:
+        parser.error(f"--eval-ts {args.eval_ts!r} --eval-ks {args.eval_ks!r}: expected comma-separated integers")
+    if not ts or max(ts) > args.t_long:  # the evaluation's model stops calling tools after t_long calls
+        parser.error(f"--eval-ts {args.eval_ts!r}: expected budgets up to --t-long {args.t_long}")
+    if not ks or max(ks) > args.eval_samples:
+        parser.error(f"--eval-ks {args.eval_ks!r}: pass@K needs K <= --eval-samples {args.eval_samples}")
     return args
 
 

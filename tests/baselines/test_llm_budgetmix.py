@@ -114,6 +114,24 @@ def test_command_line_presets_and_checks():
         lbm.parse_args(["--gpu"])  # no weights are ever downloaded: the user names a folder
     with pytest.raises(SystemExit):
         lbm.parse_args(["--t-short", "9", "--t-long", "4"])
+    with pytest.raises(SystemExit):  # the evaluation's model would stop calling tools at t_long
+        lbm.parse_args(["--eval-ts", "4,12", "--t-long", "8"])
+    with pytest.raises(SystemExit):
+        lbm.parse_args(["--eval-ks", "1,4", "--eval-samples", "2"])
+
+
+@pytest.mark.parametrize("preset", sorted(set(lbm.PRESETS) - {"gpu"}))
+def test_every_preset_is_a_consistent_command_line(preset):
+    """Each preset parses (T grid within t_long, K within the samples) and names tasks its family has."""
+    from agentgym.make import make
+
+    args = lbm.parse_args(["--preset", preset])
+    kwargs = {**lbm._env_kwargs(args), "backend": "local"}
+    env = make(args.env_id, **kwargs)
+    try:
+        assert env.unwrapped.tasks.ids("train") and env.unwrapped.tasks.ids(args.eval_split)
+    finally:
+        env.close()
 
 
 def test_contrasts_are_a_b_g_with_their_own_holm_family():
