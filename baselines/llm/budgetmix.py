@@ -253,7 +253,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
     # the same recipe on ToolUse-v0's single and refusal tiers, both domains (10 templates): 160 oracle
     # transcripts, 16 per template, each seen once (a transcript is 1,950-2,820 tokens, so packing does not
-    # pair them and an epoch costs about 20 minutes here); T from the shortest template's min_turns (3) to 9
+    # pair them: 80 steps took 34 minutes here); T from the shortest template's min_turns (3) to 9
     "warm-start-tooluse": dict(
         exp_name="llm-warm-start-tooluse",
         env_id="agentgym/ToolUse-v0",
@@ -648,7 +648,7 @@ def grpo_config(args: Args, device: str, seed: int, out: Path, max_turns: int | 
 
     TRL's cap is global and it never asks the env whether to stop, so a rollout whose budget ended earlier
     goes on generating calls that change nothing until the cap: give the schedule's largest T (a fixed-T-short
-    run then generates no call after its end; BudgetMix's short rows still do)."""
+    rollout then generates at most t_short calls; an episode that ends below its schedule's cap still does)."""
     from trl import GRPOConfig
 
     return GRPOConfig(
