@@ -125,6 +125,28 @@ def api_classes() -> dict[str, type]:
     return apis.load([str(_root())], {cls: module for cls, (module, _) in CLASSES.items()})
 
 
+def same_call(a: Call, b: Call, classes: tuple[str, ...]) -> bool:
+    """Whether two calls are one call however their arguments are spelled: BFCL's ground truth passes some
+    arguments by position (``get_zipcode_based_on_city("Crescent Hollow")``), a tool call names every one
+    (``{"city": "Crescent Hollow"}``). Both are bound to the method's parameters, defaults filled in."""
+    if a == b:
+        return True
+    if a[0] != b[0]:
+        return False
+    loaded = api_classes()
+    method = next((getattr(loaded[c], a[0]) for c in classes if hasattr(loaded[c], a[0])), None)
+    if method is None:
+        return False
+    signature = inspect.signature(method)
+    try:
+        bound = [signature.bind(None, *positional, **dict(kwargs)) for _, positional, kwargs in (a, b)]
+    except TypeError:  # a call that does not fit the method is no call of it
+        return False
+    for arguments in bound:
+        arguments.apply_defaults()
+    return bound[0].arguments == bound[1].arguments
+
+
 @cache
 def public_methods(classes: tuple[str, ...]) -> frozenset[str]:
     """Every public method of these classes: what BFCL's executor runs when a call names it."""

@@ -245,7 +245,8 @@ class BFCLEnv(AgentEnv):
         self._results[-1].append(reply["result"])
         self._cwd = reply["cwd"]
         expected = self._expected()
-        advanced = expected is not None and call == expected
+        assert self.entry is not None
+        advanced = expected is not None and data.same_call(call, expected, self.entry.classes)
         self._progress += advanced
         self._advanced.append(advanced)
         events = [ev.tool_call(action.name, reply["ok"], reply["error_kind"])]

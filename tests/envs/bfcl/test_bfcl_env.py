@@ -58,6 +58,22 @@ def test_ground_truth_is_parsed_never_evaluated():
     assert data.render_python(e.ground_truth[0][0]) == "cd(folder='document')"
 
 
+def test_a_call_spelled_by_keyword_advances_the_oracle_past_a_positional_ground_truth(env):
+    """BFCL's ground truth passes some arguments by position; a tool call (TRL's, MCP's) names them all. The
+    oracle's cursor once compared the spellings, so through the TRL adapter the oracle repeated
+    ``get_zipcode_based_on_city("Crescent Hollow")`` until its budget ran out on bfcl/base/57."""
+    env.reset(options={"task_id": "bfcl/base/57"})
+    assert env.reference_action() == 'get_zipcode_based_on_city("Crescent Hollow")'
+    env.step('get_zipcode_based_on_city(city="Crescent Hollow")')
+    assert env.reference_action() == 'get_zipcode_based_on_city("Autumnville")'
+    env.step('get_zipcode_based_on_city(city="Crescent Hollow")')  # the same call again is not the next one
+    assert env.reference_action() == 'get_zipcode_based_on_city("Autumnville")'
+    classes = env.entry.classes
+    assert data.same_call(("add", (1, 2), ()), ("add", (), (("a", 1), ("b", 2))), classes)
+    assert not data.same_call(("add", (1, 2), ()), ("add", (2, 1), ()), classes)
+    assert not data.same_call(("add", (1, 2, 3), ()), ("add", (1, 2, 3), (("z", 1),)), classes)  # binds to nothing
+
+
 def test_observation_turns_and_call_forms(env):
     obs, info = env.reset(seed=0, options={"task_id": "bfcl/base/0"})
     assert "Move 'final_report.pdf'" in obs["text"] and "reply(" in obs["text"]
