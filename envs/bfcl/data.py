@@ -134,9 +134,10 @@ def same_call(a: Call, b: Call, classes: tuple[str, ...]) -> bool:
     if a[0] != b[0]:
         return False
     loaded = api_classes()
-    method = next((getattr(loaded[c], a[0]) for c in classes if hasattr(loaded[c], a[0])), None)
-    if method is None:
+    owners = [loaded[c] for c in classes if hasattr(loaded[c], a[0])]
+    if not owners:
         return False
+    method = getattr(owners[-1], a[0])  # a later class wins a shared name, as in `apis.World` and BFCL's mapping
     signature = inspect.signature(method)
     try:
         bound = [signature.bind(None, *positional, **dict(kwargs)) for _, positional, kwargs in (a, b)]
