@@ -200,6 +200,21 @@ class Args:
     """the preset these values came from (set by --smoke, --gpu; informational)"""
 
 
+WARM_START_RECIPE: dict[str, Any] = dict(
+    threads=2,
+    lora_rank=16,
+    sft_lr=5e-4,
+    sft_budget=12,
+    schedules="",
+    eval_base=True,
+    eval_ks="1,4",
+    eval_samples=4,
+    eval_temperature=0.7,
+)
+"""What the warm-start presets share: LoRA rank 16 on two threads, no GRPO, and an evaluation of pass@1 and
+pass@4 from 4 samples at temperature 0.7 beside the zero-shot model; each preset adds its family and sizes."""
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     # a tiny random-weight model: the whole pipeline in about a minute (the CI test runs it)
     "smoke": dict(
@@ -229,23 +244,15 @@ PRESETS: dict[str, dict[str, Any]] = {
     # MiniWoB-v0's ordinary-control pages, 10 per page, on the 2-core CPU in about 40 minutes; then its K x T
     # table beside the zero-shot model (no GRPO: --schedules adds it, or --warm-start-adapter reuses the adapter)
     "warm-start": dict(
+        **WARM_START_RECIPE,
         exp_name="llm-warm-start",
         env_id="agentgym/MiniWoB-v0",
         env_kwargs='{"tiers": ["controls"]}',
-        threads=2,
-        lora_rank=16,
-        sft_lr=5e-4,
         sft_tasks=400,
         sft_epochs=2,
         sft_batch=4,
-        sft_budget=12,
         sft_max_seconds=2300.0,
         max_length=2176,  # above the longest transcript (2,102 tokens): every page is trained
-        schedules="",
-        eval_base=True,
-        eval_ks="1,4",
-        eval_samples=4,
-        eval_temperature=0.7,
         eval_tasks=40,
         eval_ts="2,4,6",
         t_long=6,
@@ -255,23 +262,15 @@ PRESETS: dict[str, dict[str, Any]] = {
     # transcripts, 16 per template, each seen once (a transcript is 1,950-2,820 tokens, so packing does not
     # pair them: 80 steps took 34 minutes here); T from the shortest template's min_turns (3) to 9
     "warm-start-tooluse": dict(
+        **WARM_START_RECIPE,
         exp_name="llm-warm-start-tooluse",
         env_id="agentgym/ToolUse-v0",
         env_kwargs='{"tiers": ["single", "refusal"]}',
-        threads=2,
-        lora_rank=16,
-        sft_lr=5e-4,
         sft_tasks=160,
         sft_epochs=1,
         sft_batch=2,
-        sft_budget=12,
         sft_max_seconds=2400.0,
         max_length=2880,  # above the longest transcript (2,824 tokens)
-        schedules="",
-        eval_base=True,
-        eval_ks="1,4",
-        eval_samples=4,
-        eval_temperature=0.7,
         eval_tasks=20,
         eval_ts="3,6,9",
         t_short=3,
