@@ -196,7 +196,8 @@ def page_change(before: str, after: str) -> str | None:
     ids = {m.group(1) for m in map(_ELEMENT.match, page) if m}
     changed = [line for line in page if line not in seen]
     gone = [m.group(1) for m in map(_ELEMENT.match, was) if m and m.group(1) not in ids]
-    gone += [line for line in was if line.strip() and line not in now and not line.startswith(("[", "Title: "))]
+    prose = [line for line in was if line.strip() and not line.lstrip().startswith(("[", "Title: "))]  # no element
+    gone += [line for line in prose if line not in now]
     lines = head + (["[same page; changed:]"] + changed if changed else ["[same page, unchanged]"])
     if gone:
         lines.append("[gone: " + ", ".join(gone) + "]")
@@ -204,7 +205,7 @@ def page_change(before: str, after: str) -> str | None:
     return text if len(text) < len(after) else None
 
 
-_ELEMENT = re.compile(r"^\[(\d+)\]")
+_ELEMENT = re.compile(r"^\s*\[(\d+)\]")  # an element's line, indented as deep as it is nested
 
 
 def record_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:

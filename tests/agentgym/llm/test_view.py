@@ -31,6 +31,12 @@ def test_a_step_on_the_same_page_shows_the_changed_lines_and_the_ids_gone():
     assert page_change(PAGE, PAGE.replace("/form.html", "/done.html")) is None  # another page: shown whole
 
 
+def test_a_nested_element_is_named_by_its_id_when_it_changes_or_goes():
+    page = PAGE + "\n  [40] textbox 'name' value=''\n  [41] link 'help'"  # nested elements are indented
+    after = page.replace("value=''", "value='Ann'").replace("\n  [41] link 'help'", "")
+    assert page_change(page, after) == "[same page; changed:]\n  [40] textbox 'name' value='Ann'\n[gone: 41]"
+
+
 def test_the_task_page_is_the_first_one_seen_and_a_note_above_the_page_is_kept():
     seen = Seen(_Pages())  # type: ignore[arg-type]
     seen.task("Instruction: tick a.\n\n" + PAGE + "\n\n[budget: 5 turns]")
