@@ -300,9 +300,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         t_long=16,
         max_new_tokens=128,  # the oracle's longest call is 124 tokens
     ),
-    # GRPO from that warm start (run it first, with the default --out), on the 5 pages whose warm-start pass
-    # rate lay between 0.2 and 0.8 at both T=2 and T=6 (where a group of 4 has the best odds of differing
-    # rewards under either budget), two seeds: about 55 minutes
+    # GRPO from the MiniWoB-v0 warm start ("warm-start": run it first, with the default --out), on the 5 pages
+    # whose warm-start pass rate lay between 0.2 and 0.8 at both T=2 and T=6 (where a group of 4 has the best
+    # odds of differing rewards under either budget), two seeds: about 55 minutes
     "grpo-pilot": dict(
         exp_name="llm-grpo-pilot",
         env_id="agentgym/MiniWoB-v0",
